@@ -1,0 +1,18 @@
+import Koa from 'koa';
+import type { Api } from './core/http/api.ts';
+import type { AppState } from './core/http/context.ts';
+import { plumbing } from './core/http/middleware.ts';
+import { serveUi } from './core/http/static-ui.ts';
+import type { Logger } from './core/logging/logger.ts';
+import type { Metrics } from './core/metrics/metrics.ts';
+
+/** Builds the Koa app from ready-made parts. It never listens by itself. */
+export function buildApp(deps: { api: Api; logger: Logger; metrics: Metrics; uiDir: string }): Koa<AppState> {
+  const app = new Koa<AppState>({ proxy: false });
+  app.silent = true;
+  app.use(plumbing({ logger: deps.logger, metrics: deps.metrics }));
+  app.use(deps.api.router.routes());
+  app.use(deps.api.router.allowedMethods());
+  app.use(serveUi(deps.uiDir));
+  return app;
+}

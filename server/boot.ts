@@ -1,0 +1,172 @@
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AddressInfo } from 'node:net';
+import type { DestinationStream } from 'pino';
+import { z } from 'zod';
+import pkg from '../package.json' with { type: 'json' };
+import { buildApp } from './app.ts';
+import { loadConfig, type ConfigInput, type HearthConfig } from './core/config/config.ts';
+import { createLogger, type Logger } from './core/logging/logger.ts';
+import { createMetrics } from './core/metrics/metrics.ts';
+import { coreMigrations, openPlatformDb, type Db } from './core/storage/platform-db.ts';
+import { SecretStore, resolveAppSecret } from './core/secrets/secrets.ts';
+import { createAuditLog } from './core/audit/audit.ts';
+import { createTokenStore } from './core/auth/tokens.store.ts';
+import { createTokenService, type TokenService } from './core/auth/tokens.service.ts';
+import { createAuthenticator } from './core/auth/auth.ts';
+import { Api } from './core/http/api.ts';
+import { registerCoreRoutes } from './core/core.routes.ts';
+import { createDbService, dbMigrations, type DbService } from './db/index.ts';
+
+export const VERSION: string = pkg.version;
+export const DEFAULT_UI_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../ui/dist');
+export const INITIAL_TOKEN_FILE = 'initial-admin-token';
+
+export interface StartOptions extends ConfigInput {
+  /** Where log lines go (default: stdout). */
+  logDestination?: DestinationStream;
+  /** Environment to read settings from (default: process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface RunningServer {
+  url: string;
+  host: string;
+  port: number;
+  config: HearthConfig;
+  logger: Logger;
+  /** Path of the file holding the first admin token, when Hearth created one. */
+  initialTokenFile: string | null;
+  services: { db: DbService; tokens: TokenService; platformDb: Db };
+  close(): Promise<void>;
+}
+
+/** Migrations of every domain, in order. */
+export const allMigrations = [...coreMigrations, ...dbMigrations];
+
+/** Opens the platform database of a data folder (for offline CLI commands such as `hearth tokens`). */
+export function openDataDir(dataDir: string) {
+  const db = openPlatformDb(dataDir, allMigrations);
+  return db;
+}
+
+/** The one boot function: used by `hearth serve`, the Electron utility process and the tests. */
+export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
+  const { logDestination, env, ...flags } = options;
+  const config = loadConfig(flags, env ?? process.env);
+  const logger = createLogger({ level: config.logLevel, destination: logDestination });
+  fs.mkdirSync(config.dataDir, { recursive: true });
+  const secrets = new SecretStore(config.dataDir);
+  resolveAppSecret(secrets, config.appSecret);
+
+  const platformDb = openPlatformDb(config.dataDir, allMigrations);
+  const metrics = createMetrics();
+  const audit = createAuditLog(platformDb);
+  const tokens = createTokenService(createTokenStore(platformDb), { adminToken: config.adminToken });
+  const db = createDbService({
+    platformDb,
+    audit,
+    logger: logger.child({ domain: 'db' }),
+    metrics,
+    dataDir: config.dataDir,
+    maxOpenNamespaces: config.maxOpenNamespaces,
+    uploadLimit: config.uploadLimit,
+    uploadMemoryLimit: config.uploadMemoryLimit,
+  });
+
+  let closing = false;
+  const startedAt = Date.now();
+  const api = new Api({ authenticate: createAuthenticator(tokens), jsonBodyLimit: config.jsonBodyLimit });
+  registerCoreRoutes(api, {
+    db: platformDb,
+    metrics,
+    tokens,
+    audit,
+    version: VERSION,
+    startedAt,
+    counts: () => ({ count: db.namespaces.count(), open: db.namespaces.handles.size }),
+    isClosing: () => closing,
+  });
+  db.registerRoutes(api);
+  let openapi: unknown = null;
+  api.route({
+    method: 'get', path: '/v1/openapi.json', operationId: 'openapi', tags: ['Operations'], access: 'public',
+    summary: 'This OpenAPI document',
+    responses: { 200: { description: 'OpenAPI 3.1 document.', schema: z.record(z.string(), z.unknown()) } },
+    handler: (ctx) => {
+      ctx.set('Cache-Control', 'no-cache');
+      openapi ??= api.document({ version: VERSION });
+      return openapi;
+    },
+  });
+
+  const initialTokenFile = ensureInitialAdminToken(config, tokens);
+  db.start();
+
+  const app = buildApp({ api, logger, metrics, uiDir: config.uiDir ?? DEFAULT_UI_DIR });
+  const server = http.createServer({ keepAliveTimeout: 5000 }, app.callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch(async (err) => {
+    await db.close();
+    platformDb.close();
+    const e = err as NodeJS.ErrnoException;
+    if (e.code === 'EADDRINUSE') throw new Error(`cannot listen on ${config.host}:${config.port}: the address is in use`);
+    if (e.code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${config.host}:${config.port}: no such address on this machine`);
+    throw err;
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${urlHost === '0.0.0.0' ? '127.0.0.1' : urlHost === '[::]' ? '[::1]' : urlHost}:${address.port}`;
+  logger.info({ url, dataDir: config.dataDir, version: VERSION }, 'hearth listening');
+
+  let closed: Promise<void> | null = null;
+  return {
+    url,
+    host: address.address,
+    port: address.port,
+    config,
+    logger,
+    initialTokenFile,
+    services: { db, tokens, platformDb },
+    close() {
+      closed ??= (async () => {
+        closing = true;
+        const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
+        const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
+        await stopped;
+        clearTimeout(timer);
+        await db.close();
+        platformDb.close();
+        logger.info('hearth stopped');
+        await new Promise<void>((resolve) => logger.flush(() => resolve()));
+      })();
+      return closed;
+    },
+  };
+}
+
+/**
+ * On a fresh data folder (no active admin token, no HEARTH_ADMIN_TOKEN) Hearth creates one admin token and
+ * writes it to `<data>/initial-admin-token` (mode 0600) so the first sign-in needs nothing else. It is never logged.
+ */
+function ensureInitialAdminToken(config: HearthConfig, tokens: TokenService): string | null {
+  const file = path.join(config.dataDir, INITIAL_TOKEN_FILE);
+  if (fs.existsSync(file)) {
+    const stored = fs.readFileSync(file, 'utf8').trim();
+    if (tokens.authenticate(stored)?.kind === 'admin') return file;
+    fs.rmSync(file, { force: true }); // revoked or expired: do not point anyone at it
+  }
+  if (tokens.hasActiveAdminToken() || config.adminToken) return null;
+  const { token } = tokens.create({ name: 'initial-admin', scope: 'admin' });
+  fs.writeFileSync(file, token + '\n', { mode: 0o600 });
+  fs.chmodSync(file, 0o600);
+  return file;
+}

@@ -1,0 +1,72 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { CliError } from './output.ts';
+
+export interface ClientOptions {
+  url?: string;
+  token?: string;
+  data?: string;
+}
+
+/** A small HTTP client for the running server. Errors come back as CliError carrying the server's message. */
+export class HearthClient {
+  readonly base: string;
+  private readonly token: string;
+
+  constructor(opts: ClientOptions) {
+    this.base = (opts.url ?? process.env.HEARTH_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
+    const token = opts.token ?? process.env.HEARTH_TOKEN ?? process.env.HEARTH_ADMIN_TOKEN ?? readInitialToken(opts.data);
+    if (!token) {
+      throw new CliError(
+        'no API token: pass --token, set HEARTH_TOKEN, or create one with `hearth tokens create --name <name> --admin`',
+      );
+    }
+    this.token = token;
+  }
+
+  async request(method: string, pathname: string, init: { json?: unknown; body?: BodyInit | Readable; headers?: Record<string, string>; length?: number } = {}): Promise<Response> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...init.headers };
+    let body: BodyInit | undefined;
+    if (init.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(init.json);
+    } else if (init.body instanceof Readable) {
+      body = Readable.toWeb(init.body) as unknown as BodyInit;
+      if (init.length !== undefined) headers['content-length'] = String(init.length);
+    } else body = init.body;
+    let res: Response;
+    try {
+      res = await fetch(this.base + pathname, { method, headers, body, duplex: 'half' } as RequestInit);
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause;
+      throw new CliError(`cannot reach Hearth at ${this.base}${cause?.code ? ` (${cause.code})` : ''}: is \`hearth serve\` running? (--url or HEARTH_URL)`);
+    }
+    if (!res.ok) {
+      let message = `${res.status} ${res.statusText}`;
+      try {
+        const e = (await res.json()) as { error?: string; message?: string };
+        if (e.message) message = `${e.message} (${e.error}, HTTP ${res.status})`;
+      } catch {
+        // not JSON
+      }
+      throw new CliError(message);
+    }
+    return res;
+  }
+
+  async json<T>(method: string, pathname: string, json?: unknown): Promise<T> {
+    const res = await this.request(method, pathname, { json });
+    if (res.status === 204) return undefined as T;
+    return (await res.json()) as T;
+  }
+}
+
+function readInitialToken(data?: string): string | undefined {
+  const dir = path.resolve(data ?? process.env.HEARTH_DATA_DIR ?? './hearth-data');
+  try {
+    return fs.readFileSync(path.join(dir, 'initial-admin-token'), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,238 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Command } from 'commander';
+import cliProgress from 'cli-progress';
+import { HearthClient, type ClientOptions } from '../client.ts';
+import { CliError, formatBytes, printJson, printTable } from '../output.ts';
+import { NamespaceConfig, type NamespaceRecord } from '../../db/namespaces/namespaces.schemas.ts';
+
+type Opts = ClientOptions & { json?: boolean };
+
+function progressBar(label: string, total: number) {
+  const bar = new cliProgress.SingleBar(
+    { format: `${label} [{bar}] {percentage}% | {done} / {size} | {eta_formatted} left`, stream: process.stderr, hideCursor: true, clearOnComplete: false },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(total, 0, { done: formatBytes(0), size: formatBytes(total) });
+  let done = 0;
+  return {
+    add(n: number) {
+      done += n;
+      bar.update(done, { done: formatBytes(done) });
+    },
+    stop: () => bar.stop(),
+  };
+}
+
+const row = (n: NamespaceRecord) => ({
+  name: n.name,
+  size: formatBytes(n.storage?.size_bytes),
+  journal: n.config.journal_mode,
+  quota: n.config.max_db_size === null ? '-' : formatBytes(n.config.max_db_size),
+  read_only: n.config.read_only ? 'yes' : 'no',
+  created_at: n.created_at,
+  last_activity_at: n.last_activity_at,
+});
+const COLUMNS = ['name', 'size', 'journal', 'quota', 'read_only', 'created_at', 'last_activity_at'];
+
+/** Parses `key=value` pairs of `--set` into a configuration, coercing numbers, booleans and null. */
+function applySets(config: Record<string, unknown>, sets: string[]): Record<string, unknown> {
+  const out = { ...config };
+  for (const s of sets) {
+    const eq = s.indexOf('=');
+    if (eq < 1) throw new CliError(`--set takes key=value (got ${JSON.stringify(s)})`);
+    const key = s.slice(0, eq);
+    const raw = s.slice(eq + 1);
+    out[key] = raw === 'null' || raw === 'none' ? null : raw === 'true' ? true : raw === 'false' ? false : /^-?\d+$/.test(raw) ? Number(raw) : raw;
+  }
+  return out;
+}
+
+function parseConfig(value: Record<string, unknown>) {
+  const parsed = NamespaceConfig.safeParse(value);
+  if (!parsed.success) {
+    const i = parsed.error.issues[0]!;
+    throw new CliError(`config ${i.path.join('.') || ''}: ${i.code === 'unrecognized_keys' ? `unknown setting ${i.keys.join(', ')}` : i.message}`);
+  }
+  return parsed.data;
+}
+
+export function registerNamespaces(program: Command): void {
+  const ns = program.command('ns').description('manage namespaces on a running server');
+  const common = (c: Command) =>
+    c
+      .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
+      .option('--token <token>', 'admin API token (HEARTH_TOKEN; default: the data folder\'s initial admin token)')
+      .option('--data <dir>', 'data folder to find the initial admin token in (default ./hearth-data)');
+  const enc = encodeURIComponent;
+
+  common(ns.command('list'))
+    .description('list namespaces')
+    .option('--limit <n>', 'page size when fetching (1–500)', '500')
+    .option('--json', 'print JSON')
+    .action(async (opts: Opts & { limit: string }) => {
+      const client = new HearthClient(opts);
+      const all: NamespaceRecord[] = [];
+      let cursor: string | null = null;
+      do {
+        const q = new URLSearchParams({ limit: opts.limit });
+        if (cursor) q.set('cursor', cursor);
+        const page: { data: NamespaceRecord[]; next_cursor: string | null } = await client.json('GET', `/v1/namespaces?${q}`);
+        all.push(...page.data);
+        cursor = page.next_cursor;
+      } while (cursor);
+      if (opts.json) printJson(all);
+      else printTable(all.map(row), COLUMNS);
+    });
+
+  common(ns.command('create <name>'))
+    .description('create a namespace')
+    .option('--set <key=value...>', 'configuration settings, e.g. --set synchronous=normal max_db_size=1048576')
+    .option('--json', 'print JSON')
+    .action(async (name: string, opts: Opts & { set?: string[] }) => {
+      const client = new HearthClient(opts);
+      const body: Record<string, unknown> = { name };
+      if (opts.set?.length) body.config = parseConfig(applySets({}, opts.set));
+      const rec = await client.json<NamespaceRecord>('POST', '/v1/namespaces', body);
+      if (opts.json) printJson(rec);
+      else process.stdout.write(`Created namespace ${rec.name}.\n`);
+    });
+
+  common(ns.command('get <name>'))
+    .description('show a namespace')
+    .option('--json', 'print JSON')
+    .action(async (name: string, opts: Opts) => {
+      const rec = await new HearthClient(opts).json<NamespaceRecord>('GET', `/v1/namespaces/${enc(name)}`);
+      if (opts.json) printJson(rec);
+      else {
+        printTable([row(rec)], COLUMNS);
+        process.stdout.write('\nconfig:\n' + Object.entries(rec.config).map(([k, v]) => `  ${k} = ${v}`).join('\n') + '\n');
+      }
+    });
+
+  common(ns.command('config <name>'))
+    .description('show the configuration, or replace it with --set/--file (settings not given keep their current value)')
+    .option('--set <key=value...>', 'settings to change')
+    .option('--file <config.json>', 'a JSON file with the whole configuration')
+    .option('--json', 'print JSON')
+    .action(async (name: string, opts: Opts & { set?: string[]; file?: string }) => {
+      const client = new HearthClient(opts);
+      let rec = await client.json<NamespaceRecord>('GET', `/v1/namespaces/${enc(name)}`);
+      if (opts.set?.length || opts.file) {
+        let config: Record<string, unknown> = rec.config;
+        if (opts.file) {
+          try {
+            config = JSON.parse(fs.readFileSync(opts.file, 'utf8')) as Record<string, unknown>;
+          } catch (err) {
+            throw new CliError(`cannot read ${opts.file}: ${(err as Error).message}`);
+          }
+        }
+        config = parseConfig(applySets(config, opts.set ?? []));
+        rec = await client.json<NamespaceRecord>('PUT', `/v1/namespaces/${enc(name)}`, { config });
+      }
+      if (opts.json) printJson(rec.config);
+      else process.stdout.write(Object.entries(rec.config).map(([k, v]) => `${k} = ${v}`).join('\n') + '\n');
+    });
+
+  common(ns.command('delete <name>'))
+    .description('delete a namespace and its data')
+    .option('--yes', 'do not ask for confirmation')
+    .action(async (name: string, opts: Opts & { yes?: boolean }) => {
+      if (!opts.yes) {
+        if (!process.stdin.isTTY) throw new CliError(`refusing to delete ${name} without --yes`);
+        const answer = await ask(`Delete namespace ${name} and all its data? Type its name to confirm: `);
+        if (answer.trim() !== name) throw new CliError('not deleted');
+      }
+      await new HearthClient(opts).json('DELETE', `/v1/namespaces/${enc(name)}`);
+      process.stdout.write(`Deleted namespace ${name}.\n`);
+    });
+
+  common(ns.command('duplicate <name> <newName>'))
+    .description('copy a namespace into a new one')
+    .option('--json', 'print JSON')
+    .action(async (name: string, newName: string, opts: Opts) => {
+      const rec = await new HearthClient(opts).json<NamespaceRecord>('POST', `/v1/namespaces/${enc(name)}/duplicate`, { name: newName });
+      if (opts.json) printJson(rec);
+      else process.stdout.write(`Duplicated ${name} into ${rec.name}.\n`);
+    });
+
+  common(ns.command('export <name>'))
+    .description('download the database file')
+    .option('-o, --output <file>', 'where to write it (default <name>.db; - for stdout)')
+    .option('--quiet', 'no progress bar')
+    .action(async (name: string, opts: Opts & { output?: string; quiet?: boolean }) => {
+      const res = await new HearthClient(opts).request('GET', `/v1/namespaces/${enc(name)}/export`);
+      const total = Number(res.headers.get('content-length') ?? 0);
+      const out = opts.output ?? `${name}.db`;
+      const toStdout = out === '-';
+      const tmp = toStdout ? '' : `${out}.part-${crypto.randomBytes(4).toString('hex')}`;
+      const bar = !opts.quiet && process.stderr.isTTY ? progressBar('export', total) : null;
+      const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream);
+      body.on('data', (c: Buffer) => bar?.add(c.length));
+      try {
+        await pipeline(body, toStdout ? process.stdout : fs.createWriteStream(tmp));
+        if (!toStdout) fs.renameSync(tmp, out);
+      } catch (err) {
+        if (!toStdout) fs.rmSync(tmp, { force: true });
+        throw new CliError(`export failed: ${(err as Error).message}`);
+      } finally {
+        bar?.stop();
+      }
+      if (!toStdout) process.stderr.write(`Exported ${name} to ${out} (${formatBytes(fs.statSync(out).size)}).\n`);
+    });
+
+  common(ns.command('import <name> <file>'))
+    .description('replace the database of a namespace with a SQLite file')
+    .option('--quiet', 'no progress bar')
+    .option('--json', 'print JSON')
+    .action(async (name: string, file: string, opts: Opts & { quiet?: boolean }) => {
+      let size: number;
+      try {
+        size = fs.statSync(file).size;
+      } catch (err) {
+        throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
+      }
+      const boundary = `----hearth${crypto.randomBytes(12).toString('hex')}`;
+      const head = Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${path.basename(file).replace(/"/g, '')}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+      );
+      const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+      const bar = !opts.quiet && process.stderr.isTTY ? progressBar('import', size) : null;
+      const body = Readable.from(
+        (async function* () {
+          yield head;
+          for await (const chunk of fs.createReadStream(file)) {
+            bar?.add((chunk as Buffer).length);
+            yield chunk as Buffer;
+          }
+          yield tail;
+        })(),
+      );
+      let rec: NamespaceRecord;
+      try {
+        const res = await new HearthClient(opts).request('POST', `/v1/namespaces/${enc(name)}/import`, {
+          body,
+          length: head.length + size + tail.length,
+          headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+        });
+        rec = (await res.json()) as NamespaceRecord;
+      } finally {
+        bar?.stop();
+      }
+      if (opts.json) printJson(rec);
+      else process.stdout.write(`Imported ${file} into ${name} (${formatBytes(rec.storage?.size_bytes)}).\n`);
+    });
+}
+
+async function ask(question: string): Promise<string> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return await rl.question(question);
+  } finally {
+    rl.close();
+  }
+}

@@ -1,0 +1,92 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { openDataDir } from '../../boot.ts';
+import { createTokenStore } from '../../core/auth/tokens.store.ts';
+import { createTokenService } from '../../core/auth/tokens.service.ts';
+import { createAuditLog } from '../../core/audit/audit.ts';
+import { CreateTokenBody } from '../../core/core.routes.ts';
+import { CliError, printJson, printTable } from '../output.ts';
+
+/**
+ * `hearth tokens …` works on the data folder directly (whoever can read it is an administrator), so the first
+ * token can be made before anyone can sign in, and whether or not the server is running.
+ */
+export function registerTokens(program: Command): void {
+  const tokens = program.command('tokens').description('manage API tokens (works on the data folder directly)');
+  const withData = (c: Command) => c.option('--data <dir>', 'data folder (HEARTH_DATA_DIR, default ./hearth-data)');
+  const open = (data?: string) => {
+    const dir = path.resolve(data ?? process.env.HEARTH_DATA_DIR ?? './hearth-data');
+    const db = openDataDir(dir);
+    return { db, service: createTokenService(createTokenStore(db), {}), audit: createAuditLog(db) };
+  };
+
+  withData(tokens.command('create'))
+    .description('create a token and print it once')
+    .requiredOption('--name <name>', 'a name to recognise the token by')
+    .option('--admin', 'an admin token (control plane and every namespace)')
+    .option('--ns <names>', 'comma-separated namespaces for a data-plane token')
+    .option('--read-only', 'namespace token that can only read')
+    .option('--expires <iso>', 'expiry time (ISO 8601)')
+    .option('--json', 'print JSON')
+    .action((opts: { name: string; admin?: boolean; ns?: string; readOnly?: boolean; expires?: string; json?: boolean; data?: string }) => {
+      if (!!opts.admin === !!opts.ns) throw new CliError('choose exactly one of --admin or --ns <names>');
+      const parsed = CreateTokenBody.safeParse({
+        name: opts.name,
+        scope: opts.admin ? 'admin' : 'namespaces',
+        namespaces: opts.ns?.split(',').map((s) => s.trim()).filter(Boolean),
+        read_only: opts.readOnly,
+        expires_at: opts.expires,
+      });
+      if (!parsed.success) {
+        const i = parsed.error.issues[0]!;
+        throw new CliError(`${i.path.join('.') || 'token'}: ${i.message}`);
+      }
+      const { db, service, audit } = open(opts.data);
+      try {
+        const b = parsed.data;
+        const { token, info } = service.create({ name: b.name, scope: b.scope, namespaces: b.namespaces, readOnly: b.read_only, expiresAt: b.expires_at ?? null });
+        audit.record({ actor: 'cli', action: 'token.create', target: info.id, detail: { name: info.name, scope: info.scope, namespaces: info.namespaces, read_only: info.read_only } });
+        if (opts.json) printJson({ ...info, token });
+        else {
+          process.stdout.write(`${token}\n`);
+          process.stderr.write(`Created ${info.scope} token "${info.name}" (id ${info.id}). It is shown only now: keep it safe.\n`);
+        }
+      } finally {
+        db.close();
+      }
+    });
+
+  withData(tokens.command('list'))
+    .description('list tokens (never their secrets)')
+    .option('--json', 'print JSON')
+    .action((opts: { json?: boolean; data?: string }) => {
+      const { db, service } = open(opts.data);
+      try {
+        const list = service.list();
+        if (opts.json) printJson(list);
+        else printTable(list.map((t) => ({ ...t, state: t.revoked_at ? 'revoked' : 'active', access: t.scope === 'admin' ? 'admin' : `${t.read_only ? 'read ' : ''}${t.namespaces?.join(',')}` })), ['id', 'name', 'prefix', 'access', 'state', 'created_at', 'last_used_at']);
+      } finally {
+        db.close();
+      }
+    });
+
+  withData(tokens.command('revoke <id>'))
+    .description('revoke a token')
+    .option('--json', 'print JSON')
+    .action((id: string, opts: { json?: boolean; data?: string }) => {
+      const { db, service, audit } = open(opts.data);
+      try {
+        let info;
+        try {
+          info = service.revoke(id);
+        } catch (err) {
+          throw new CliError((err as Error).message);
+        }
+        audit.record({ actor: 'cli', action: 'token.revoke', target: info.id, detail: { name: info.name } });
+        if (opts.json) printJson(info);
+        else process.stdout.write(`Revoked token "${info.name}" (${info.id}).\n`);
+      } finally {
+        db.close();
+      }
+    });
+}

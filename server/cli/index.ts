@@ -1,0 +1,33 @@
+import { Command, CommanderError } from 'commander';
+import { VERSION } from '../boot.ts';
+import { CliError } from './output.ts';
+import { registerServe } from './commands/serve.ts';
+import { registerTokens } from './commands/tokens.ts';
+import { registerNamespaces } from './commands/ns.ts';
+
+export function buildProgram(): Command {
+  const program = new Command('hearth')
+    .description('Hearth: database service, identity platform and outgoing mail for small offices')
+    .version(VERSION, '-v, --version')
+    .showHelpAfterError()
+    .exitOverride();
+  registerServe(program);
+  registerTokens(program);
+  registerNamespaces(program);
+  return program;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) process.exit(err.exitCode);
+    if (err instanceof CliError) {
+      process.stderr.write(`hearth: ${err.message}\n`);
+      process.exit(err.exitCode);
+    }
+    process.stderr.write(`hearth: ${(err as Error).stack ?? String(err)}\n`);
+    process.exit(1);
+  }
+}

@@ -1,0 +1,126 @@
+import crypto from 'node:crypto';
+import { HearthError } from '../http/errors.ts';
+import type { TokenRow, TokenStore } from './tokens.store.ts';
+
+/** Who is calling. `admin` may do everything; a namespace token reaches only the data plane of its namespaces. */
+export type Principal =
+  | { kind: 'admin'; tokenId: string; name: string }
+  | { kind: 'namespaces'; tokenId: string; name: string; namespaces: string[]; readOnly: boolean };
+
+export interface TokenInfo {
+  id: string;
+  name: string;
+  prefix: string;
+  scope: 'admin' | 'namespaces';
+  namespaces: string[] | null;
+  read_only: boolean;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export interface CreateTokenInput {
+  name: string;
+  scope: 'admin' | 'namespaces';
+  namespaces?: string[];
+  readOnly?: boolean;
+  expiresAt?: string | null;
+}
+
+const TOKEN_PREFIX = 'hth_';
+const TOUCH_INTERVAL_MS = 60_000;
+
+export const hashToken = (token: string) => crypto.createHash('sha256').update(token).digest('hex');
+
+export function presentToken(row: TokenRow): TokenInfo {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    scope: row.scope,
+    namespaces: row.namespaces ? (JSON.parse(row.namespaces) as string[]) : null,
+    read_only: row.read_only === 1,
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+    last_used_at: row.last_used_at,
+    revoked_at: row.revoked_at,
+  };
+}
+
+export function createTokenService(store: TokenStore, opts: { adminToken?: string; now?: () => Date }) {
+  const now = opts.now ?? (() => new Date());
+  const adminTokenHash = opts.adminToken ? crypto.createHash('sha256').update(opts.adminToken).digest() : null;
+  const lastTouched = new Map<string, number>();
+
+  return {
+    /** Creates a token; the secret is returned exactly once and only its SHA-256 is stored. */
+    create(input: CreateTokenInput): { token: string; info: TokenInfo } {
+      const secret = TOKEN_PREFIX + crypto.randomBytes(32).toString('base64url');
+      const row = {
+        id: crypto.randomUUID(),
+        name: input.name,
+        token_hash: hashToken(secret),
+        prefix: secret.slice(0, TOKEN_PREFIX.length + 6),
+        scope: input.scope,
+        namespaces: input.scope === 'namespaces' ? JSON.stringify([...new Set(input.namespaces ?? [])].sort()) : null,
+        read_only: input.scope === 'namespaces' && input.readOnly ? 1 : 0,
+        created_at: now().toISOString(),
+        expires_at: input.expiresAt ?? null,
+      };
+      store.insert(row);
+      return { token: secret, info: presentToken({ ...row, last_used_at: null, revoked_at: null }) };
+    },
+
+    list(): TokenInfo[] {
+      return store.list().map(presentToken);
+    },
+
+    get(id: string): TokenInfo {
+      const row = store.findById(id);
+      if (!row) throw new HearthError('token_not_found', `no API token with id ${id}`);
+      return presentToken(row);
+    },
+
+    revoke(id: string): TokenInfo {
+      const row = store.findById(id);
+      if (!row) throw new HearthError('token_not_found', `no API token with id ${id}`);
+      store.revoke(id, now().toISOString());
+      return presentToken(store.findById(id)!);
+    },
+
+    hasActiveAdminToken(): boolean {
+      return store.countActiveAdmin(now().toISOString()) > 0;
+    },
+
+    /** Resolves a bearer token to a principal, or null when it is unknown, revoked or expired. */
+    authenticate(token: string): Principal | null {
+      if (adminTokenHash) {
+        const given = crypto.createHash('sha256').update(token).digest();
+        if (crypto.timingSafeEqual(given, adminTokenHash)) return { kind: 'admin', tokenId: 'env', name: 'HEARTH_ADMIN_TOKEN' };
+      }
+      if (!token.startsWith(TOKEN_PREFIX)) return null;
+      const row = store.findByHash(hashToken(token));
+      if (!row || row.revoked_at) return null;
+      const at = now();
+      if (row.expires_at && Date.parse(row.expires_at) <= at.getTime()) return null;
+      const last = lastTouched.get(row.id) ?? 0;
+      if (at.getTime() - last >= TOUCH_INTERVAL_MS) {
+        lastTouched.set(row.id, at.getTime());
+        store.touch(row.id, at.toISOString());
+      }
+      if (row.scope === 'admin') return { kind: 'admin', tokenId: row.id, name: row.name };
+      return {
+        kind: 'namespaces',
+        tokenId: row.id,
+        name: row.name,
+        namespaces: JSON.parse(row.namespaces ?? '[]') as string[],
+        readOnly: row.read_only === 1,
+      };
+    },
+  };
+}
+
+export type TokenService = ReturnType<typeof createTokenService>;
+
+export const actorOf = (p: Principal) => (p.tokenId === 'env' ? 'token:env' : `token:${p.name}`);

@@ -1,0 +1,89 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * Hearth's configuration, declared once. Precedence: defaults < environment (HEARTH_*) < explicit options
+ * (CLI flags or the caller of startServer). A bad value stops start-up with a one-line explanation.
+ */
+export const configSchema = z
+  .object({
+    dataDir: z.string().min(1, 'must not be empty'),
+    host: z.string().min(1, 'must not be empty'),
+    port: z.coerce.number().int().min(0).max(65535),
+    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
+    /** Most tenant databases kept open at once (least recently used closed first). */
+    maxOpenNamespaces: z.coerce.number().int().min(1).max(100_000),
+    /** Largest accepted JSON request body, in bytes. */
+    jsonBodyLimit: z.coerce.number().int().min(1024).max(256 * 1024 * 1024),
+    /** Largest accepted multipart upload (database import), in bytes. */
+    uploadLimit: z.coerce.number().int().min(1024),
+    /** Parts up to this size are kept in memory during import; larger ones spill to a temporary file. */
+    uploadMemoryLimit: z.coerce.number().int().min(0),
+    /** Optional admin token accepted in addition to stored API tokens (automation, tests). */
+    adminToken: z.string().min(16, 'must be at least 16 characters').optional(),
+    /** Application secret; generated into the data folder when absent. */
+    appSecret: z.string().min(32, 'must be at least 32 characters').optional(),
+    /** Where the built admin UI lives. */
+    uiDir: z.string().optional(),
+    /** Seconds a graceful shutdown waits for in-flight requests before closing connections. */
+    shutdownTimeoutMs: z.coerce.number().int().min(0),
+  })
+  .strict();
+
+export type HearthConfig = z.infer<typeof configSchema>;
+export type ConfigInput = Partial<{ [K in keyof HearthConfig]: HearthConfig[K] | string | number }>;
+
+export const DEFAULTS = {
+  dataDir: './hearth-data',
+  host: '127.0.0.1',
+  port: 8787,
+  logLevel: 'info',
+  maxOpenNamespaces: 256,
+  jsonBodyLimit: 1024 * 1024,
+  uploadLimit: 16 * 1024 * 1024 * 1024,
+  uploadMemoryLimit: 64 * 1024 * 1024,
+  shutdownTimeoutMs: 10_000,
+} satisfies Partial<HearthConfig>;
+
+/** Environment variable for each setting. */
+export const ENV_NAMES: Record<keyof HearthConfig, string> = {
+  dataDir: 'HEARTH_DATA_DIR',
+  host: 'HEARTH_HOST',
+  port: 'HEARTH_PORT',
+  logLevel: 'HEARTH_LOG_LEVEL',
+  maxOpenNamespaces: 'HEARTH_MAX_OPEN_NAMESPACES',
+  jsonBodyLimit: 'HEARTH_JSON_BODY_LIMIT',
+  uploadLimit: 'HEARTH_UPLOAD_LIMIT',
+  uploadMemoryLimit: 'HEARTH_UPLOAD_MEMORY_LIMIT',
+  adminToken: 'HEARTH_ADMIN_TOKEN',
+  appSecret: 'APP_SECRET',
+  uiDir: 'HEARTH_UI_DIR',
+  shutdownTimeoutMs: 'HEARTH_SHUTDOWN_TIMEOUT_MS',
+};
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(options: ConfigInput = {}, env: NodeJS.ProcessEnv = process.env): HearthConfig {
+  const merged: Record<string, unknown> = { ...DEFAULTS };
+  for (const [key, name] of Object.entries(ENV_NAMES)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') merged[key] = value;
+  }
+  for (const [key, value] of Object.entries(options)) {
+    if (value !== undefined) merged[key] = value;
+  }
+  const parsed = configSchema.safeParse(merged);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const key = String(issue.path[0] ?? '');
+    const source = key in ENV_NAMES ? `${key} (${ENV_NAMES[key as keyof HearthConfig]})` : key || 'configuration';
+    const shown = key === 'adminToken' || key === 'appSecret' ? '' : ` (got ${JSON.stringify(merged[key])})`;
+    throw new ConfigError(`invalid setting ${source}: ${issue.message}${shown}`);
+  }
+  return { ...parsed.data, dataDir: path.resolve(parsed.data.dataDir) };
+}

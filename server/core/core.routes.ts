@@ -1,0 +1,155 @@
+import { z } from 'zod';
+import type { Api } from './http/api.ts';
+import type { Db } from './storage/platform-db.ts';
+import type { Metrics } from './metrics/metrics.ts';
+import type { TokenService } from './auth/tokens.service.ts';
+import type { AuditLog } from './audit/audit.ts';
+import { actorFor } from './auth/auth.ts';
+import { HearthError } from './http/errors.ts';
+
+const Health = z
+  .object({
+    status: z.enum(['ok', 'unavailable']),
+    version: z.string(),
+    uptime_seconds: z.number(),
+    checks: z.record(z.string(), z.object({ ok: z.boolean(), message: z.string().optional() })),
+    namespaces: z.object({ count: z.number().int(), open: z.number().int() }),
+  })
+  .meta({ id: 'Health' });
+
+const TokenInfo = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    prefix: z.string().meta({ description: 'First characters of the token, to recognise it.' }),
+    scope: z.enum(['admin', 'namespaces']),
+    namespaces: z.array(z.string()).nullable(),
+    read_only: z.boolean(),
+    created_at: z.string(),
+    expires_at: z.string().nullable(),
+    last_used_at: z.string().nullable().meta({ description: 'Updated at most once a minute.' }),
+    revoked_at: z.string().nullable(),
+  })
+  .meta({ id: 'ApiToken' });
+
+export const CreateTokenBody = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    scope: z.enum(['admin', 'namespaces']).meta({
+      description: '`admin`: control plane, administration and every namespace. `namespaces`: the data plane of the listed namespaces only.',
+    }),
+    namespaces: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/)).min(1).max(1000).optional(),
+    read_only: z.boolean().optional().meta({ description: 'Namespace tokens only: refuse every write.' }),
+    expires_at: z.iso.datetime({ offset: true }).optional().meta({ description: 'Optional expiry (ISO 8601).' }),
+  })
+  .strict()
+  .superRefine((v, ctx) => {
+    if (v.scope === 'namespaces' && !v.namespaces) ctx.addIssue({ code: 'custom', path: ['namespaces'], message: 'a namespaces token needs a list of namespaces' });
+    if (v.scope === 'admin' && (v.namespaces || v.read_only)) ctx.addIssue({ code: 'custom', path: ['scope'], message: 'an admin token takes neither namespaces nor read_only' });
+    if (v.expires_at && Date.parse(v.expires_at) <= Date.now()) ctx.addIssue({ code: 'custom', path: ['expires_at'], message: 'expires_at must be in the future' });
+  })
+  .meta({ id: 'CreateApiToken' });
+
+export function registerCoreRoutes(
+  api: Api,
+  deps: { db: Db; metrics: Metrics; tokens: TokenService; audit: AuditLog; version: string; startedAt: number; counts: () => { count: number; open: number }; isClosing: () => boolean },
+): void {
+  const probe = deps.db.prepare("INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at");
+
+  api.route({
+    method: 'get', path: '/healthz', operationId: 'health', tags: ['Operations'], access: 'public',
+    summary: 'Health',
+    description: 'Answers 200 when the server can serve requests, 503 when the platform database cannot be written or the server is shutting down.',
+    responses: { 200: { description: 'Healthy.', schema: Health }, 503: { description: 'Unhealthy (same body, `status: unavailable`).', schema: Health } },
+    handler: (ctx) => {
+      const checks: Record<string, { ok: boolean; message?: string }> = {};
+      try {
+        probe.run(new Date().toISOString());
+        checks.platform_db = { ok: true };
+      } catch (err) {
+        checks.platform_db = { ok: false, message: `platform database cannot be written: ${(err as Error).message}` };
+      }
+      if (deps.isClosing()) checks.server = { ok: false, message: 'shutting down' };
+      const ok = Object.values(checks).every((c) => c.ok);
+      ctx.status = ok ? 200 : 503;
+      ctx.set('Cache-Control', 'no-store');
+      const counts = ok || checks.platform_db?.ok ? safeCounts(deps.counts) : { count: 0, open: 0 };
+      return { status: ok ? 'ok' : 'unavailable', version: deps.version, uptime_seconds: Math.round((Date.now() - deps.startedAt) / 1000), checks, namespaces: counts };
+    },
+  });
+
+  api.route({
+    method: 'get', path: '/metrics', operationId: 'metrics', tags: ['Operations'], access: 'public',
+    summary: 'Prometheus metrics',
+    description: 'Prometheus text format: `hearth_http_requests_total` and `hearth_http_request_duration_seconds` by method, route and status; `hearth_namespaces`; `hearth_namespace_handles_open`; Node.js process metrics including `hearth_nodejs_eventloop_lag_seconds`.',
+    responses: { 200: { description: 'Metrics.', contentType: 'text/plain; version=0.0.4', schema: z.string() } },
+    handler: async (ctx) => {
+      ctx.type = deps.metrics.registry.contentType;
+      ctx.set('Cache-Control', 'no-store');
+      return await deps.metrics.registry.metrics();
+    },
+  });
+
+  api.route({
+    method: 'get', path: '/api/admin/tokens', operationId: 'listTokens', tags: ['API tokens'], access: 'admin',
+    summary: 'List API tokens', description: 'Never returns token secrets.',
+    responses: { 200: { description: 'All tokens, revoked ones included.', schema: z.object({ data: z.array(TokenInfo) }) } },
+    handler: (ctx) => {
+      ctx.set('Cache-Control', 'no-store');
+      return { data: deps.tokens.list() };
+    },
+  });
+
+  api.route({
+    method: 'post', path: '/api/admin/tokens', operationId: 'createToken', tags: ['API tokens'], access: 'admin',
+    summary: 'Create an API token', description: 'The secret `token` is in this answer only; Hearth stores its SHA-256.',
+    body: CreateTokenBody,
+    responses: { 201: { description: 'Created.', schema: TokenInfo.extend({ token: z.string() }).meta({ id: 'CreatedApiToken' }) } },
+    handler: (ctx, { body }) => {
+      const { token, info } = deps.tokens.create({ name: body.name, scope: body.scope, namespaces: body.namespaces, readOnly: body.read_only, expiresAt: body.expires_at ?? null });
+      const a = actorFor(ctx);
+      deps.audit.record({ actor: a.actor, action: 'token.create', target: info.id, detail: { name: info.name, scope: info.scope, namespaces: info.namespaces, read_only: info.read_only }, requestId: a.requestId });
+      ctx.status = 201;
+      ctx.set('Cache-Control', 'no-store');
+      return { ...info, token };
+    },
+  });
+
+  api.route({
+    method: 'delete', path: '/api/admin/tokens/:id', operationId: 'revokeToken', tags: ['API tokens'], access: 'admin',
+    summary: 'Revoke an API token', description: 'The record stays (with `revoked_at`) for the audit trail.',
+    params: z.object({ id: z.string() }),
+    responses: { 204: { description: 'Revoked.' }, 404: { description: 'No such token (`token_not_found`).' } },
+    handler: (ctx, { params }) => {
+      const info = deps.tokens.revoke(params.id);
+      const a = actorFor(ctx);
+      deps.audit.record({ actor: a.actor, action: 'token.revoke', target: info.id, detail: { name: info.name }, requestId: a.requestId });
+      ctx.status = 204;
+    },
+  });
+
+  api.route({
+    method: 'get', path: '/api/admin/audit', operationId: 'listAudit', tags: ['Audit'], access: 'admin',
+    summary: 'Read the audit log', description: 'Newest first. Pass the last `id` of a page as `before` for the next one.',
+    query: z.object({
+      limit: z.coerce.number().int().min(1).max(500).default(100),
+      before: z.coerce.number().int().min(1).optional(),
+      action: z.string().max(100).optional(),
+    }).strict(),
+    responses: {
+      200: {
+        description: 'Audit records.',
+        schema: z.object({ data: z.array(z.object({ id: z.number(), at: z.string(), actor: z.string(), action: z.string(), target: z.string().nullable(), detail: z.record(z.string(), z.unknown()).nullable(), request_id: z.string().nullable() })) }),
+      },
+    },
+    handler: (_ctx, { query }) => ({ data: deps.audit.list(query) }),
+  });
+}
+
+function safeCounts(read: () => { count: number; open: number }) {
+  try {
+    return read();
+  } catch (err) {
+    throw new HearthError('service_unavailable', `cannot read the namespace registry: ${(err as Error).message}`);
+  }
+}

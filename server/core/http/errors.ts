@@ -1,0 +1,50 @@
+/**
+ * The one error type of Hearth. Every non-2xx answer is `{error, message}` where `error` is a stable
+ * snake_case code; the status is part of the code's definition so a code always maps to one status.
+ */
+export const ERROR_CODES = {
+  invalid_request: 400,
+  invalid_json: 400,
+  invalid_database: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  namespace_not_found: 404,
+  token_not_found: 404,
+  method_not_allowed: 405,
+  not_acceptable: 406,
+  namespace_exists: 409,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+  quota_exceeded: 507,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class HearthError extends Error {
+  readonly code: string;
+  readonly status: number;
+  readonly details: Record<string, unknown> | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: ErrorCode | (string & {}),
+    message: string,
+    opts: { status?: number; details?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'HearthError';
+    this.code = code;
+    this.status = opts.status ?? (ERROR_CODES as Record<string, number>)[code] ?? 500;
+    this.details = opts.details;
+    this.headers = opts.headers;
+  }
+}
+
+export const badRequest = (message: string, details?: Record<string, unknown>) =>
+  new HearthError('invalid_request', message, { details });
+export const notFound = (code: ErrorCode, message: string) => new HearthError(code, message);

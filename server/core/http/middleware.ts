@@ -1,0 +1,93 @@
+import crypto from 'node:crypto';
+import { STATUS_CODES } from 'node:http';
+import type { Logger } from '../logging/logger.ts';
+import type { Metrics } from '../metrics/metrics.ts';
+import { HearthError } from './errors.ts';
+import type { AppContext, AppMiddleware } from './context.ts';
+
+const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+
+/** Request id, access log, metrics and the error envelope, in that order of wrapping. */
+export function plumbing(deps: { logger: Logger; metrics: Metrics }): AppMiddleware {
+  return async (ctx, next) => {
+    const started = process.hrtime.bigint();
+    const given = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    ctx.state.requestId = requestId;
+    ctx.state.log = deps.logger.child({ reqId: requestId });
+    ctx.set('X-Request-ID', requestId);
+    try {
+      await next();
+      if (ctx.body === undefined || ctx.body === null) {
+        if (ctx.status === 404) throw new HearthError('not_found', `no route for ${ctx.method} ${ctx.path}`);
+        if (ctx.status === 405 || ctx.status === 501) {
+          const allow = ctx.response.get('Allow');
+          throw new HearthError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}${allow ? ` (allowed: ${allow})` : ''}`, {
+            headers: allow ? { Allow: allow } : undefined,
+          });
+        }
+      }
+    } catch (err) {
+      renderError(ctx, err);
+    } finally {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const route = (ctx as AppContext & { _matchedRoute?: string })._matchedRoute;
+      deps.metrics.observeRequest(ctx.method, typeof route === 'string' ? route : 'unmatched', ctx.status, seconds);
+      const level = ctx.status >= 500 ? 'error' : 'info';
+      ctx.state.log[level](
+        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000 * 10) / 10, ns: ctx.state.namespace },
+        'request',
+      );
+    }
+  };
+}
+
+function renderError(ctx: AppContext, err: unknown): void {
+  let e: HearthError;
+  if (err instanceof HearthError) e = err;
+  else if (isHttpError(err) && err.status < 500) {
+    e = new HearthError(codeForStatus(err.status), err.expose ? err.message : STATUS_CODES[err.status] ?? 'error', {
+      status: err.status,
+    });
+  } else {
+    ctx.state.log.error({ err }, 'unhandled error');
+    e = new HearthError('internal_error', 'internal error; the request id identifies it in the server log');
+  }
+  if (e.status >= 500 && e.code !== 'internal_error') ctx.state.log.warn({ code: e.code, msg: e.message }, 'request failed');
+  if (ctx.headerSent) {
+    // Streaming already started: the only honest signal left is to cut the connection.
+    ctx.req.socket.destroy();
+    return;
+  }
+  const requestId = ctx.state.requestId;
+  const allow = ctx.response.get('Allow');
+  ctx.response.remove('Content-Disposition');
+  ctx.response.remove('Content-Length');
+  ctx.set('X-Request-ID', requestId);
+  if (allow && e.status === 405) ctx.set('Allow', allow);
+  for (const [k, v] of Object.entries(e.headers ?? {})) ctx.set(k, v);
+  if (e.status === 401 && !e.headers?.['WWW-Authenticate']) ctx.set('WWW-Authenticate', 'Bearer realm="hearth"');
+  ctx.status = e.status;
+  ctx.type = 'application/json';
+  ctx.body = { error: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
+}
+
+function isHttpError(err: unknown): err is { status: number; message: string; expose?: boolean } {
+  return typeof err === 'object' && err !== null && typeof (err as { status?: unknown }).status === 'number';
+}
+
+function codeForStatus(status: number): string {
+  switch (status) {
+    case 400: return 'invalid_request';
+    case 401: return 'unauthorized';
+    case 403: return 'forbidden';
+    case 404: return 'not_found';
+    case 405: return 'method_not_allowed';
+    case 406: return 'not_acceptable';
+    case 409: return 'conflict';
+    case 413: return 'payload_too_large';
+    case 415: return 'unsupported_media_type';
+    case 429: return 'rate_limited';
+    default: return 'invalid_request';
+  }
+}

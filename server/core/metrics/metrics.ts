@@ -1,0 +1,41 @@
+import client from 'prom-client';
+
+/** One Prometheus registry per server instance (no globals: several servers may share a process in tests). */
+export function createMetrics() {
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry, prefix: 'hearth_', eventLoopMonitoringPrecision: 20 });
+  const requests = new client.Counter({
+    name: 'hearth_http_requests_total',
+    help: 'HTTP requests by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [registry],
+  });
+  const duration = new client.Histogram({
+    name: 'hearth_http_request_duration_seconds',
+    help: 'HTTP request duration by method, route and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  return {
+    registry,
+    observeRequest(method: string, route: string, status: number, seconds: number) {
+      const labels = { method, route, status: String(status) };
+      requests.inc(labels);
+      duration.observe(labels, seconds);
+    },
+    /** Registers a gauge whose value is read when /metrics is scraped. */
+    gauge(name: string, help: string, read: () => number) {
+      new client.Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          this.set(read());
+        },
+      });
+    },
+  };
+}
+
+export type Metrics = ReturnType<typeof createMetrics>;

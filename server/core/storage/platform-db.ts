@@ -1,0 +1,90 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+export type Db = Database.Database;
+
+/** A forward-only migration. Ids are `<domain>-<NNN>-<name>`; they run in the order given at boot. */
+export interface Migration {
+  id: string;
+  up: string | ((db: Db) => void);
+}
+
+export class MigrationError extends Error {}
+
+export function openPlatformDb(dataDir: string, migrations: Migration[]): Db {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const db = new Database(path.join(dataDir, 'platform.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('foreign_keys = ON');
+  try {
+    migrate(db, migrations);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+  return db;
+}
+
+export function migrate(db: Db, migrations: Migration[]): string[] {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    id TEXT PRIMARY KEY,
+    applied_at TEXT NOT NULL
+  ) STRICT`);
+  const applied = new Set(
+    db.prepare('SELECT id FROM schema_migrations').pluck().all() as string[],
+  );
+  const known = new Set(migrations.map((m) => m.id));
+  const unknown = [...applied].filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new MigrationError(
+      `platform.db was written by a newer Hearth (unknown migrations: ${unknown.join(', ')}); upgrade Hearth instead of downgrading`,
+    );
+  }
+  const ran: string[] = [];
+  const insert = db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)');
+  for (const m of migrations) {
+    if (applied.has(m.id)) continue;
+    db.transaction(() => {
+      if (typeof m.up === 'string') db.exec(m.up);
+      else m.up(db);
+      insert.run(m.id, new Date().toISOString());
+    })();
+    ran.push(m.id);
+  }
+  return ran;
+}
+
+export const coreMigrations: Migration[] = [
+  {
+    id: 'core-001-tokens-audit',
+    up: `
+      CREATE TABLE api_tokens (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        token_hash TEXT NOT NULL UNIQUE,
+        prefix TEXT NOT NULL,
+        scope TEXT NOT NULL,              -- 'admin' or 'namespaces'
+        namespaces TEXT,                  -- JSON array when scope = 'namespaces'
+        read_only INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        expires_at TEXT,
+        last_used_at TEXT,
+        revoked_at TEXT
+      ) STRICT;
+      CREATE TABLE audit_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        target TEXT,
+        detail TEXT,
+        request_id TEXT
+      ) STRICT;
+      CREATE INDEX audit_log_at ON audit_log (at);
+      CREATE TABLE health_probe (id INTEGER PRIMARY KEY, at TEXT NOT NULL) STRICT;
+    `,
+  },
+];

@@ -1,0 +1,380 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { HearthError } from '../../core/http/errors.ts';
+import type { Upload } from '../../core/http/multipart.ts';
+import type { AuditLog } from '../../core/audit/audit.ts';
+import type { Logger } from '../../core/logging/logger.ts';
+import { HandleManager, applyConfig, dbFile, measureStorage, removeDbFiles, type StorageInfo, type TenantDb } from './handles.ts';
+import { NAMESPACE_NAME, NamespaceConfig, type NamespaceRecord } from './namespaces.schemas.ts';
+import type { NamespaceRow, NamespaceStore } from './namespaces.store.ts';
+
+export interface Actor {
+  actor: string;
+  requestId?: string;
+}
+
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+const ACTIVITY_FLUSH_MS = 5_000;
+const STORAGE_MEASURE_MS = 5 * 60_000;
+
+export const defaultConfig = (): NamespaceConfig => NamespaceConfig.parse({});
+
+function presentNamespace(row: NamespaceRow): NamespaceRecord {
+  return {
+    name: row.name,
+    created_at: row.created_at,
+    config: JSON.parse(row.config) as NamespaceConfig,
+    last_activity_at: row.last_activity_at,
+    storage: row.storage ? (JSON.parse(row.storage) as StorageInfo) : null,
+  };
+}
+
+const encodeCursor = (name: string) => Buffer.from(JSON.stringify({ after: name })).toString('base64url');
+function decodeCursor(cursor: string): string {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { after?: unknown };
+    if (typeof v.after === 'string' && NAMESPACE_NAME.test(v.after)) return v.after;
+  } catch {
+    // fall through
+  }
+  throw new HearthError('invalid_request', 'cursor is not valid: pass next_cursor from a previous page unchanged');
+}
+
+const notFound = (name: string) => new HearthError('namespace_not_found', `namespace ${JSON.stringify(name)} does not exist`);
+const quotaExceeded = (bytes: number, max: number) =>
+  new HearthError('quota_exceeded', `the database (${bytes} bytes) exceeds the namespace quota max_db_size of ${max} bytes`);
+
+/** Serialises control-plane operations per namespace name. */
+class Locks {
+  private readonly tails = new Map<string, Promise<unknown>>();
+  async run<T>(key: string, fn: () => Promise<T> | T): Promise<T> {
+    const prev = this.tails.get(key) ?? Promise.resolve();
+    const next = prev.catch(() => {}).then(fn);
+    this.tails.set(key, next);
+    try {
+      return await next;
+    } finally {
+      if (this.tails.get(key) === next) this.tails.delete(key);
+    }
+  }
+}
+
+export interface NamespaceServiceDeps {
+  store: NamespaceStore;
+  audit: AuditLog;
+  logger: Logger;
+  dataDir: string;
+  maxOpen: number;
+}
+
+export function createNamespaceService(deps: NamespaceServiceDeps) {
+  const { store, audit, logger } = deps;
+  const dir = path.join(deps.dataDir, 'namespaces');
+  const tmpDir = path.join(deps.dataDir, 'tmp');
+  fs.mkdirSync(tmpDir, { recursive: true });
+  const locks = new Locks();
+
+  const handles = new HandleManager({
+    dir,
+    maxOpen: deps.maxOpen,
+    logger,
+    lookup(name) {
+      const row = store.get(name);
+      return row ? { fileId: row.file_id, config: JSON.parse(row.config) as NamespaceConfig } : null;
+    },
+    onStorage(name, fileId, info) {
+      store.setStorage(name, fileId, JSON.stringify(info));
+    },
+  });
+
+  const requireRow = (name: string) => {
+    const row = NAMESPACE_NAME.test(name) ? store.get(name) : undefined;
+    if (!row) throw notFound(name);
+    return row;
+  };
+
+  const record = (e: { actor: Actor; action: string; target: string; detail?: Record<string, unknown> }) =>
+    audit.record({ actor: e.actor.actor, action: e.action, target: e.target, detail: e.detail ?? null, requestId: e.actor.requestId });
+
+  /** Copies a consistent snapshot of a live namespace to `dest` with SQLite's online backup (writes continue). */
+  async function snapshot(name: string, dest: string, onProgress?: (done: number, total: number) => void): Promise<void> {
+    const ok = await handles.withPinned(name, async (db) => {
+      await db.backup(dest, {
+        progress: ({ totalPages, remainingPages }) => {
+          onProgress?.(totalPages - remainingPages, totalPages);
+          return 256;
+        },
+      });
+      return true;
+    });
+    if (!ok) throw notFound(name);
+  }
+
+  function createFile(fileId: string, config: NamespaceConfig): StorageInfo {
+    const file = dbFile(dir, fileId);
+    const db = new Database(file, { timeout: config.busy_timeout });
+    try {
+      applyConfig(db, config);
+      return measureStorage(db, file);
+    } finally {
+      db.close();
+    }
+  }
+
+  async function checkUpload(upload: Upload): Promise<{ pageSize: number; pageCount: number; tables: number }> {
+    const head = upload.kind === 'memory' ? upload.buffer.subarray(0, 16) : readHead(upload.path);
+    if (upload.size < 512 || !head.equals(SQLITE_MAGIC)) {
+      throw new HearthError('invalid_database', 'the uploaded file is not a SQLite database (its header is not "SQLite format 3")');
+    }
+    const result = await new Promise<{ ok: boolean; reason?: string; pageSize: number; pageCount: number; tables: number }>((resolve, reject) => {
+      const worker = new Worker(new URL('./check.worker.ts', import.meta.url), {
+        workerData: upload.kind === 'memory' ? { buffer: upload.buffer } : { file: upload.path },
+      });
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.once('exit', (code) => code !== 0 && reject(new Error(`database check exited with code ${code}`)));
+    });
+    if (!result.ok) throw new HearthError('invalid_database', result.reason ?? 'the uploaded file is not a healthy SQLite database');
+    return result;
+  }
+
+  function readHead(file: string): Buffer {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const buf = Buffer.alloc(16);
+      fs.readSync(fd, buf, 0, 16, 0);
+      return buf;
+    } finally {
+      fs.closeSync(fd);
+    }
+  }
+
+  const service = {
+    handles,
+    dir,
+    tmpDir,
+
+    exists: (name: string) => NAMESPACE_NAME.test(name) && store.get(name) !== undefined,
+
+    get(name: string): NamespaceRecord {
+      return presentNamespace(requireRow(name));
+    },
+
+    /** The tenant connection for the data plane; 404 when the namespace does not exist. */
+    connection(name: string): TenantDb {
+      const db = NAMESPACE_NAME.test(name) ? handles.acquire(name) : null;
+      if (!db) throw notFound(name);
+      return db;
+    },
+
+    config(name: string): NamespaceConfig {
+      return JSON.parse(requireRow(name).config) as NamespaceConfig;
+    },
+
+    list(opts: { limit: number; cursor?: string }): { data: NamespaceRecord[]; next_cursor: string | null } {
+      const after = opts.cursor ? decodeCursor(opts.cursor) : null;
+      const rows = store.page(after, opts.limit + 1);
+      const page = rows.slice(0, opts.limit);
+      return {
+        data: page.map(presentNamespace),
+        next_cursor: rows.length > opts.limit ? encodeCursor(page[page.length - 1]!.name) : null,
+      };
+    },
+
+    async create(input: { name: string; config?: NamespaceConfig }, actor: Actor): Promise<NamespaceRecord> {
+      return locks.run(input.name, () => {
+        const config = input.config ?? defaultConfig();
+        if (store.get(input.name)) throw new HearthError('namespace_exists', `namespace ${JSON.stringify(input.name)} already exists`);
+        const fileId = crypto.randomUUID();
+        const created_at = new Date().toISOString();
+        let storage: StorageInfo;
+        try {
+          storage = createFile(fileId, config);
+        } catch (err) {
+          removeDbFiles(dir, fileId);
+          throw err;
+        }
+        try {
+          store.transaction(() => {
+            store.insert({ name: input.name, file_id: fileId, created_at, config: JSON.stringify(config) });
+            store.setStorage(input.name, fileId, JSON.stringify(storage));
+            record({ actor, action: 'namespace.create', target: input.name, detail: { config } });
+          });
+        } catch (err) {
+          removeDbFiles(dir, fileId);
+          if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+            throw new HearthError('namespace_exists', `namespace ${JSON.stringify(input.name)} already exists`);
+          }
+          throw err;
+        }
+        return presentNamespace(store.get(input.name)!);
+      });
+    },
+
+    async updateConfig(name: string, config: NamespaceConfig, actor: Actor): Promise<NamespaceRecord> {
+      return locks.run(name, () => {
+        const row = requireRow(name);
+        const before = JSON.parse(row.config) as NamespaceConfig;
+        try {
+          handles.reconfigure(name, config);
+        } catch (err) {
+          // Put the old settings back on the open connection and report why the new ones cannot apply.
+          try {
+            handles.reconfigure(name, before);
+          } catch {
+            void handles.close(name);
+          }
+          throw new HearthError('conflict', `configuration could not be applied: ${(err as Error).message}`);
+        }
+        store.transaction(() => {
+          store.setConfig(name, JSON.stringify(config));
+          record({ actor, action: 'namespace.config', target: name, detail: { before, after: config } });
+        });
+        return presentNamespace(store.get(name)!);
+      });
+    },
+
+    async delete(name: string, actor: Actor): Promise<void> {
+      await locks.run(name, async () => {
+        const row = requireRow(name);
+        await handles.close(name);
+        store.transaction(() => {
+          store.remove(name);
+          record({ actor, action: 'namespace.delete', target: name });
+        });
+        removeDbFiles(dir, row.file_id);
+      });
+    },
+
+    async duplicate(name: string, target: string, actor: Actor): Promise<NamespaceRecord> {
+      const source = requireRow(name);
+      return locks.run(target, async () => {
+        if (store.get(target)) throw new HearthError('namespace_exists', `namespace ${JSON.stringify(target)} already exists`);
+        const fileId = crypto.randomUUID();
+        const file = dbFile(dir, fileId);
+        const config = JSON.parse(source.config) as NamespaceConfig;
+        try {
+          await snapshot(name, file);
+          const storage = createFile(fileId, config);
+          store.transaction(() => {
+            if (store.get(target)) throw new HearthError('namespace_exists', `namespace ${JSON.stringify(target)} already exists`);
+            store.insert({ name: target, file_id: fileId, created_at: new Date().toISOString(), config: source.config });
+            store.setStorage(target, fileId, JSON.stringify(storage));
+            record({ actor, action: 'namespace.duplicate', target, detail: { source: name } });
+          });
+        } catch (err) {
+          removeDbFiles(dir, fileId);
+          throw err;
+        }
+        return presentNamespace(store.get(target)!);
+      });
+    },
+
+    /** Writes a consistent snapshot to a temporary file; the caller streams it and calls `cleanup()`. */
+    async exportSnapshot(name: string, actor: Actor): Promise<{ file: string; size: number; cleanup: () => void }> {
+      requireRow(name);
+      const file = path.join(tmpDir, `export-${crypto.randomUUID()}.db`);
+      const cleanup = () => removeDbFiles(path.dirname(file), path.basename(file, '.db'));
+      try {
+        await snapshot(name, file);
+        // A self-contained file: rollback-journal mode, nothing left in a WAL beside it.
+        const db = new Database(file);
+        db.pragma('journal_mode = DELETE');
+        db.close();
+        record({ actor, action: 'namespace.export', target: name });
+        return { file, size: fs.statSync(file).size, cleanup };
+      } catch (err) {
+        cleanup();
+        throw err;
+      }
+    },
+
+    /** Replaces a namespace's database with an uploaded one, atomically; a failed import changes nothing. */
+    async importDatabase(name: string, upload: Upload, actor: Actor): Promise<NamespaceRecord> {
+      requireRow(name);
+      return locks.run(name, async () => {
+        const row = requireRow(name);
+        const config = JSON.parse(row.config) as NamespaceConfig;
+        if (config.max_db_size !== null && upload.size > config.max_db_size) throw quotaExceeded(upload.size, config.max_db_size);
+        const info = await checkUpload(upload);
+        const logical = info.pageSize * info.pageCount;
+        if (config.max_db_size !== null && logical > config.max_db_size) throw quotaExceeded(logical, config.max_db_size);
+
+        const fileId = crypto.randomUUID();
+        const file = dbFile(dir, fileId);
+        let storage: StorageInfo;
+        try {
+          if (upload.kind === 'memory') fs.writeFileSync(file, upload.buffer, { flag: 'wx' });
+          else fs.renameSync(upload.path, file);
+          storage = createFile(fileId, config);
+        } catch (err) {
+          removeDbFiles(dir, fileId);
+          throw err;
+        }
+        await handles.close(name);
+        try {
+          store.transaction(() => {
+            store.setFile(name, fileId, JSON.stringify(storage));
+            record({ actor, action: 'namespace.import', target: name, detail: { bytes: upload.size, sha256: upload.sha256, tables: info.tables } });
+          });
+        } catch (err) {
+          removeDbFiles(dir, fileId);
+          throw err;
+        }
+        removeDbFiles(dir, row.file_id);
+        return presentNamespace(store.get(name)!);
+      });
+    },
+
+    /** Removes database files no registry row points at (left by a crash between steps) and stale temporary files. */
+    sweepOrphans(): number {
+      const known = store.fileIds();
+      let removed = 0;
+      for (const f of fs.readdirSync(dir)) {
+        const m = /^([0-9a-f-]{36})\.db(-wal|-shm|-journal)?$/.exec(f);
+        if (m && !known.has(m[1]!)) {
+          fs.rmSync(path.join(dir, f), { force: true });
+          removed++;
+        }
+      }
+      for (const f of fs.readdirSync(tmpDir)) fs.rmSync(path.join(tmpDir, f), { force: true, recursive: true });
+      return removed;
+    },
+
+    flushActivity(): void {
+      const entries = handles.drainActivity();
+      if (entries.length) store.flushActivity(entries);
+    },
+
+    count: () => store.count(),
+
+    /** Starts the periodic activity flush and storage measurement; returns a stop function. */
+    startJobs(): () => void {
+      const flush = setInterval(() => {
+        try {
+          service.flushActivity();
+        } catch (err) {
+          logger.warn({ err }, 'could not flush namespace activity');
+        }
+      }, ACTIVITY_FLUSH_MS);
+      const measure = setInterval(() => handles.measureOpen(), STORAGE_MEASURE_MS);
+      flush.unref();
+      measure.unref();
+      return () => {
+        clearInterval(flush);
+        clearInterval(measure);
+      };
+    },
+
+    async close(): Promise<void> {
+      service.flushActivity();
+      await handles.closeAll();
+    },
+  };
+  return service;
+}
+
+export type NamespaceService = ReturnType<typeof createNamespaceService>;
