@@ -153,7 +153,5 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z
   const at = issue.path.length ? issue.path.join('.') : where;
   let message = issue.message;
   if (issue.code === 'unrecognized_keys') message = `unknown ${issue.keys.length > 1 ? 'keys' : 'key'} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
-  throw new HearthError('invalid_request', `${where === 'body' || where === 'query' ? `${where}: ` : ''}${at === where ? '' : `${at}: `}${message}`, {
-    details: { location: where, path: issue.path.map(String), issues: result.error.issues.length },
-  });
+  throw new HearthError('invalid_request', `${where === 'body' || where === 'query' ? `${where}: ` : ''}${at === where ? '' : `${at}: `}${message}`);
 }

@@ -36,7 +36,7 @@ export async function receiveSingleFile(ctx: AppContext, opts: ReceiveOptions): 
   }
   let bb: busboy.Busboy;
   try {
-    bb = busboy({ headers: ctx.req.headers, limits: { files: 1, fields: 0, parts: 1, fileSize: opts.maxBytes + 1 } });
+    bb = busboy({ headers: ctx.req.headers, limits: { files: 1, fields: 0, parts: 2, fileSize: opts.maxBytes + 1 } });
   } catch (err) {
     throw new HearthError('invalid_request', `malformed multipart body: ${(err as Error).message}`);
   }

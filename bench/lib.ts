@@ -1,0 +1,336 @@
+/**
+ * Small helpers shared by the benchmarks: timing, percentiles, a keep-alive HTTP load loop, child processes
+ * talking over IPC, and a file-descriptor sampler. Node built-ins only.
+ *
+ * Benchmarks measure and print; they never assert on timings.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+
+export const now = (): number => performance.now();
+
+export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Reads a positive integer knob from the environment (e.g. BENCH_NS_COUNT), or the default. */
+export function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw)})`);
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Statistics and formatting
+
+export interface Stats {
+  n: number;
+  min: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  mean: number;
+}
+
+/** Nearest-rank percentile of an ascending array (p in 0..100). */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.ceil((p / 100) * sorted.length);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, rank - 1))]!;
+}
+
+export function summarize(samples: readonly number[]): Stats {
+  const s = [...samples].sort((a, b) => a - b);
+  const sum = s.reduce((a, b) => a + b, 0);
+  return {
+    n: s.length,
+    min: s[0] ?? NaN,
+    p50: percentile(s, 50),
+    p90: percentile(s, 90),
+    p99: percentile(s, 99),
+    max: s[s.length - 1] ?? NaN,
+    mean: s.length ? sum / s.length : NaN,
+  };
+}
+
+export const fmtMs = (ms: number): string => (Number.isFinite(ms) ? (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0)) + ' ms' : 'n/a');
+export const fmtRate = (perSec: number, unit: string): string => `${perSec >= 100 ? perSec.toFixed(0) : perSec.toFixed(1)} ${unit}/s`;
+export const fmtS = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
+/** `a / b` as "0.62×". */
+export const ratio = (a: number, b: number): string => (b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}×` : 'n/a');
+
+/** Prints rows as an aligned plain-text table (first row is the header). */
+export function printTable(rows: string[][], indent = '  '): void {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  const line = (r: string[]) => indent + r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('   ');
+  console.log(line(rows[0]!));
+  console.log(indent + widths.map((w) => '-'.repeat(w)).join('   '));
+  for (const r of rows.slice(1)) console.log(line(r));
+}
+
+export function heading(text: string): void {
+  console.log(`\n== ${text}`);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// HTTP
+
+export interface HttpResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export function keepAliveAgent(maxSockets = 1): http.Agent {
+  return new http.Agent({ keepAlive: true, maxSockets });
+}
+
+/** One request over `agent`; resolves with the whole body as text. */
+export function request(
+  agent: http.Agent,
+  url: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string | Buffer } = {},
+): Promise<HttpResponse> {
+  return new Promise((resolve, reject) => {
+    const headers: Record<string, string | number> = { ...opts.headers };
+    if (opts.body !== undefined) headers['content-length'] = Buffer.byteLength(opts.body);
+    const req = http.request(url, { method: opts.method ?? 'GET', agent, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(opts.body);
+  });
+}
+
+export interface LoadResult {
+  /** Latency of every request, in ms, in completion order. */
+  latencies: number[];
+  elapsedMs: number;
+  connections: number;
+}
+
+/**
+ * Runs `total` requests with `connections` concurrent workers, each on its own keep-alive connection.
+ * `send(i, agent)` performs request i; a rejection stops the loop and is rethrown.
+ */
+export async function loadLoop(
+  opts: { total: number; connections: number },
+  send: (i: number, agent: http.Agent) => Promise<void>,
+): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let next = 0;
+  let failed: unknown = null;
+  const agents = Array.from({ length: opts.connections }, () => keepAliveAgent(1));
+  const t0 = now();
+  await Promise.all(
+    agents.map(async (agent) => {
+      while (failed === null) {
+        const i = next++;
+        if (i >= opts.total) return;
+        const t = now();
+        try {
+          await send(i, agent);
+        } catch (err) {
+          failed ??= err;
+          return;
+        }
+        latencies.push(now() - t);
+      }
+    }),
+  );
+  const elapsedMs = now() - t0;
+  for (const a of agents) a.destroy();
+  if (failed !== null) throw failed;
+  return { latencies, elapsedMs, connections: opts.connections };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Child processes (servers under test run outside the load generator's event loop)
+
+export interface ChildReady {
+  type: 'ready';
+  url: string;
+}
+
+export interface BenchChild {
+  pid: number;
+  url: string;
+  /** Sends `msg` with a fresh id and resolves with the child's `{type: 'reply', id, ...}` answer. */
+  ask<T>(msg: Record<string, unknown>): Promise<T>;
+  /** Asks the child to close gracefully and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+const benchDir = path.dirname(fileURLToPath(import.meta.url));
+
+/** Forks `bench/<script>`, sends it `{type: 'start', ...start}` and waits for `{type: 'ready', url}`. */
+export async function startChild(script: string, start: Record<string, unknown>, timeoutMs = 30_000): Promise<BenchChild> {
+  const child: ChildProcess = fork(path.join(benchDir, script), [], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const pending = new Map<number, (msg: Record<string, unknown>) => void>();
+  let exited = false;
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => ((exited = true), resolve(code))));
+  const ready = new Promise<ChildReady>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${script} did not start within ${timeoutMs} ms`)), timeoutMs);
+    child.on('message', (raw) => {
+      const msg = raw as Record<string, unknown>;
+      if (msg.type === 'ready') {
+        clearTimeout(timer);
+        resolve(msg as unknown as ChildReady);
+      } else if (msg.type === 'reply' && typeof msg.id === 'number') {
+        pending.get(msg.id)?.(msg);
+        pending.delete(msg.id);
+      } else if (msg.type === 'error') {
+        clearTimeout(timer);
+        reject(new Error(`${script}: ${String(msg.message)}`));
+      }
+    });
+    void exit.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${script} exited with code ${code} before it was ready`));
+    });
+  });
+  child.send({ type: 'start', ...start });
+  let info: ChildReady;
+  try {
+    info = await ready;
+  } catch (err) {
+    if (!exited) child.kill('SIGKILL');
+    throw err;
+  }
+  let seq = 0;
+  return {
+    pid: child.pid!,
+    url: info.url,
+    ask<T>(msg: Record<string, unknown>): Promise<T> {
+      const id = ++seq;
+      return new Promise<T>((resolve, reject) => {
+        if (exited) return reject(new Error(`${script} has exited`));
+        pending.set(id, (m) => resolve(m as T));
+        child.send({ ...msg, id });
+      });
+    },
+    async stop() {
+      if (exited) return;
+      child.send({ type: 'stop' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      const code = await exit;
+      clearTimeout(timer);
+      if (code !== 0) throw new Error(`${script} exited with code ${code}`);
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// File descriptors
+
+/** Open file descriptors of a process now, and how many of them point under `watchDir` (if given). */
+export function countFds(pid: number, watchDir?: string): { total: number; watched: number } {
+  const dir = `/proc/${pid}/fd`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return { total: NaN, watched: NaN };
+  }
+  let watched = 0;
+  if (watchDir) {
+    const prefix = watchDir.endsWith(path.sep) ? watchDir : watchDir + path.sep;
+    for (const n of names) {
+      try {
+        if (fs.readlinkSync(`${dir}/${n}`).startsWith(prefix)) watched++;
+      } catch {
+        // closed between readdir and readlink
+      }
+    }
+  }
+  return { total: names.length, watched };
+}
+
+export interface FdPhase {
+  label: string;
+  samples: number;
+  first: number;
+  last: number;
+  peak: number;
+  /** Peak number of descriptors pointing under the watched folder. */
+  peakWatched: number;
+}
+
+/**
+ * Samples a process's open descriptors every `intervalMs` (default 50) and keeps the peak per labelled phase.
+ * Call `phase(label)` to start a new phase; `stop()` to end sampling.
+ */
+export class FdSampler {
+  readonly phases: FdPhase[] = [];
+  private timer: NodeJS.Timeout | null = null;
+  private current: FdPhase | null = null;
+  private pid = 0;
+  private readonly watchDir: string | undefined;
+  private readonly intervalMs: number;
+
+  constructor(opts: { watchDir?: string; intervalMs?: number } = {}) {
+    this.watchDir = opts.watchDir;
+    this.intervalMs = opts.intervalMs ?? 50;
+  }
+
+  /** Starts sampling `pid` under a new phase. */
+  watch(pid: number, label: string): void {
+    this.stop();
+    this.pid = pid;
+    this.phase(label);
+    this.timer = setInterval(() => this.sample(), this.intervalMs);
+  }
+
+  phase(label: string): FdPhase {
+    this.current = { label, samples: 0, first: NaN, last: NaN, peak: 0, peakWatched: 0 };
+    this.phases.push(this.current);
+    this.sample();
+    return this.current;
+  }
+
+  /** Takes one sample now (also called by the timer). */
+  sample(): { total: number; watched: number } {
+    const c = countFds(this.pid, this.watchDir);
+    const p = this.current;
+    if (p && Number.isFinite(c.total)) {
+      if (p.samples === 0) p.first = c.total;
+      p.samples++;
+      p.last = c.total;
+      p.peak = Math.max(p.peak, c.total);
+      p.peakWatched = Math.max(p.peakWatched, c.watched);
+    }
+    return c;
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    if (this.current) this.sample();
+    this.current = null;
+  }
+
+  get peak(): number {
+    return Math.max(0, ...this.phases.map((p) => p.peak));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Temporary folders
+
+/** A fresh folder under the OS temporary directory; `remove()` deletes it. */
+export function tempFolder(prefix: string): { dir: string; remove(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}

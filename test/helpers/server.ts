@@ -1,0 +1,61 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startServer, type RunningServer, type StartOptions } from '../../server/boot.ts';
+
+export interface TestServer extends RunningServer {
+  token: string;
+  dataDir: string;
+  /** fetch relative to the server with the admin token unless `auth: false` or another token is given. */
+  api(pathname: string, init?: RequestInit & { json?: unknown; token?: string | null }): Promise<Response>;
+  /** Stops the server and removes its data folder. */
+  stop(): Promise<void>;
+}
+
+export function tempDir(prefix = 'hearth-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** Starts the real server on 127.0.0.1, port 0, with its own temporary data folder. */
+export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
+  const dataDir = (opts.dataDir as string | undefined) ?? tempDir();
+  const token = (opts.adminToken as string | undefined) ?? `test-admin-${crypto.randomBytes(16).toString('hex')}`;
+  const server = await startServer({ host: '127.0.0.1', port: 0, logLevel: 'silent', env: {}, ...opts, dataDir, adminToken: token });
+  const api: TestServer['api'] = (pathname, init = {}) => {
+    const { json, token: t, headers, ...rest } = init;
+    const h = new Headers(headers);
+    const use = t === undefined ? token : t;
+    if (use !== null) h.set('authorization', `Bearer ${use}`);
+    let body = rest.body;
+    if (json !== undefined) {
+      h.set('content-type', 'application/json');
+      body = JSON.stringify(json);
+    }
+    return fetch(server.url + pathname, { ...rest, headers: h, body });
+  };
+  return {
+    ...server,
+    token,
+    dataDir,
+    api,
+    async stop() {
+      await server.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Builds a multipart/form-data body by hand (so tests control every byte). */
+export function multipart(parts: Array<{ name: string; filename?: string; data: Buffer | string; type?: string }>) {
+  const boundary = `----hearthtest${crypto.randomBytes(8).toString('hex')}`;
+  const chunks: Buffer[] = [];
+  for (const p of parts) {
+    const disp = `form-data; name="${p.name}"${p.filename !== undefined ? `; filename="${p.filename}"` : ''}`;
+    chunks.push(Buffer.from(`--${boundary}\r\nContent-Disposition: ${disp}\r\n${p.filename !== undefined ? `Content-Type: ${p.type ?? 'application/octet-stream'}\r\n` : ''}\r\n`));
+    chunks.push(Buffer.isBuffer(p.data) ? p.data : Buffer.from(p.data));
+    chunks.push(Buffer.from('\r\n'));
+  }
+  chunks.push(Buffer.from(`--${boundary}--\r\n`));
+  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+}

@@ -1,0 +1,196 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../../server/boot.ts';
+import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+
+const repo = path.resolve(import.meta.dirname, '../../..');
+
+function hearth(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), ...args], {
+      cwd: tempDir('hearth-cli-cwd-'),
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+let s: TestServer;
+let conn: string[];
+let work: string;
+beforeAll(async () => {
+  s = await startTestServer();
+  conn = ['--url', s.url, '--token', s.token];
+  work = tempDir('hearth-cli-');
+});
+afterAll(async () => {
+  await s.stop();
+  fs.rmSync(work, { recursive: true, force: true });
+});
+
+describe('hearth tokens (on the data folder)', () => {
+  it('creates a token that the server accepts, lists without secrets, revokes', async () => {
+    const dir = tempDir();
+    const created = await hearth(['tokens', 'create', '--name', 'ops', '--admin', '--data', dir, '--json']);
+    expect(created.code).toBe(0);
+    const info = JSON.parse(created.stdout);
+    expect(info.token).toMatch(/^hth_/);
+    const srv = await startServer({ dataDir: dir, port: 0, logLevel: 'silent', env: {} });
+    try {
+      expect((await fetch(`${srv.url}/v1/namespaces`, { headers: { authorization: `Bearer ${info.token}` } })).status).toBe(200);
+      // with an admin token already present, no initial token is created
+      expect(srv.initialTokenFile).toBeNull();
+      const list = await hearth(['tokens', 'list', '--data', dir, '--json']);
+      expect(list.code).toBe(0);
+      expect(JSON.parse(list.stdout).map((t: { name: string }) => t.name)).toEqual(['ops']);
+      expect(list.stdout).not.toContain(info.token);
+      const table = await hearth(['tokens', 'list', '--data', dir]);
+      expect(table.stdout).toMatch(/^ID\s+NAME\s+PREFIX/);
+      expect(table.stdout).toContain('ops');
+      const revoked = await hearth(['tokens', 'revoke', info.id, '--data', dir]);
+      expect(revoked.code).toBe(0);
+      expect(revoked.stdout).toContain('Revoked');
+      expect((await fetch(`${srv.url}/v1/namespaces`, { headers: { authorization: `Bearer ${info.token}` } })).status).toBe(401);
+    } finally {
+      await srv.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('plain output prints only the token on stdout', async () => {
+    const dir = tempDir();
+    const r = await hearth(['tokens', 'create', '--name', 'reader', '--ns', 'a,b', '--read-only', '--data', dir]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^hth_[A-Za-z0-9_-]{43}$/);
+    expect(r.stderr).toContain('shown only now');
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses ambiguous or invalid token requests', async () => {
+    const dir = tempDir();
+    expect((await hearth(['tokens', 'create', '--name', 'x', '--data', dir])).code).toBe(1);
+    expect((await hearth(['tokens', 'create', '--name', 'x', '--admin', '--ns', 'a', '--data', dir])).stderr).toMatch(/exactly one of --admin or --ns/);
+    const bad = await hearth(['tokens', 'revoke', 'nope', '--data', dir]);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/^hearth: no API token with id nope/);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('hearth ns (against a running server)', () => {
+  it('create, list, get, config, duplicate, export, import, delete', async () => {
+    const c = await hearth(['ns', 'create', 'books', '--set', 'synchronous=normal', 'max_db_size=10485760', ...conn, '--json']);
+    expect(c.code).toBe(0);
+    expect(JSON.parse(c.stdout).config).toMatchObject({ synchronous: 'normal', max_db_size: 10485760 });
+    s.services.db.namespaces.connection('books').exec("CREATE TABLE b (title TEXT); INSERT INTO b VALUES ('Dune'), ('Emma')");
+
+    const list = await hearth(['ns', 'list', ...conn]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^NAME\s+SIZE\s+JOURNAL/);
+    expect(list.stdout).toMatch(/books\s+\S+ KiB\s+wal\s+10.0 MiB\s+no/);
+
+    const get = await hearth(['ns', 'get', 'books', ...conn, '--json']);
+    expect(JSON.parse(get.stdout).name).toBe('books');
+
+    const cfg = await hearth(['ns', 'config', 'books', '--set', 'read_only=true', 'max_db_size=null', ...conn, '--json']);
+    expect(cfg.code).toBe(0);
+    // --set changes only what it names; the rest keeps its current value
+    expect(JSON.parse(cfg.stdout)).toMatchObject({ read_only: true, max_db_size: null, synchronous: 'normal' });
+    const badCfg = await hearth(['ns', 'config', 'books', '--set', 'synchronous=off', ...conn]);
+    expect(badCfg.code).toBe(1);
+    expect(badCfg.stderr).toMatch(/synchronous/);
+
+    expect((await hearth(['ns', 'duplicate', 'books', 'books-copy', ...conn])).stdout).toContain('Duplicated books into books-copy');
+
+    const out = path.join(work, 'books.db');
+    const exp = await hearth(['ns', 'export', 'books', '-o', out, ...conn]);
+    expect(exp.code).toBe(0);
+    expect(exp.stderr).toContain(`Exported books to ${out}`);
+    const db = new Database(out, { readonly: true });
+    expect(db.prepare('SELECT title FROM b ORDER BY title').pluck().all()).toEqual(['Dune', 'Emma']);
+    db.close();
+
+    await hearth(['ns', 'create', 'shelf', ...conn]);
+    const imp = await hearth(['ns', 'import', 'shelf', out, ...conn, '--json']);
+    expect(imp.code).toBe(0);
+    expect(JSON.parse(imp.stdout).name).toBe('shelf');
+    expect(s.services.db.namespaces.connection('shelf').prepare('SELECT count(*) FROM b').pluck().get()).toBe(2);
+
+    const notDb = path.join(work, 'notes.txt');
+    fs.writeFileSync(notDb, 'not a database\n'.repeat(100));
+    const badImp = await hearth(['ns', 'import', 'shelf', notDb, ...conn]);
+    expect(badImp.code).toBe(1);
+    expect(badImp.stderr).toMatch(/not a SQLite database.*\(invalid_database, HTTP 400\)$/m);
+
+    const noYes = await hearth(['ns', 'delete', 'books-copy', ...conn]);
+    expect(noYes.code).toBe(1);
+    expect(noYes.stderr).toMatch(/without --yes/);
+    expect((await hearth(['ns', 'delete', 'books-copy', '--yes', ...conn])).code).toBe(0);
+    expect((await s.api('/v1/namespaces/books-copy')).status).toBe(404);
+  });
+
+  it('reports server errors and unreachable servers in one line', async () => {
+    const missing = await hearth(['ns', 'get', 'nope', ...conn]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toBe('hearth: namespace "nope" does not exist (namespace_not_found, HTTP 404)\n');
+    const down = await hearth(['ns', 'list', '--url', 'http://127.0.0.1:1', '--token', 'x']);
+    expect(down.code).toBe(1);
+    expect(down.stderr).toMatch(/^hearth: cannot reach Hearth at http:\/\/127.0.0.1:1/);
+    const noToken = await hearth(['ns', 'list', '--url', s.url, '--data', tempDir()]);
+    expect(noToken.code).toBe(1);
+    expect(noToken.stderr).toMatch(/no API token/);
+  });
+
+  it('uses the data folder\'s initial admin token when none is given', async () => {
+    const dir = tempDir();
+    const srv = await startServer({ dataDir: dir, port: 0, logLevel: 'silent', env: {} });
+    try {
+      const r = await hearth(['ns', 'create', 'auto', '--url', srv.url, '--data', dir]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('Created namespace auto');
+    } finally {
+      await srv.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('hearth serve', () => {
+  it('prints the address and how to sign in, and stops cleanly on SIGTERM', async () => {
+    const dir = tempDir();
+    const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), 'serve', '--port', '0', '--data', dir, '--log-level', 'silent'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.on('data', (c) => {
+        out += c;
+        const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (m && out.includes('Sign in')) resolve(m[1]!);
+      });
+      child.on('exit', () => reject(new Error(`exited early: ${out}`)));
+    });
+    expect(out).toMatch(/^Hearth \d+\.\d+\.\d+ listening on/);
+    expect(out).toContain(`paste the admin token stored in ${path.join(dir, 'initial-admin-token')}`);
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    const code = await new Promise<number | null>((resolve) => {
+      child.on('exit', (c) => resolve(c));
+      child.kill('SIGTERM');
+    });
+    expect(code).toBe(0);
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('--version and --help', async () => {
+    const v = await hearth(['--version']);
+    expect(v.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
+    const h = await hearth(['--help']);
+    for (const cmd of ['serve', 'tokens', 'ns']) expect(h.stdout).toContain(cmd);
+  });
+});

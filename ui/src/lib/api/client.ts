@@ -1,0 +1,145 @@
+/**
+ * The one HTTP client of the admin UI. Every call is same-origin JSON with `Authorization: Bearer`;
+ * every non-2xx answer becomes an `ApiError` carrying the server's `{error, message}` and request id.
+ */
+
+/** The error body every Hearth endpoint answers with. */
+export interface ErrorBody {
+  error: string;
+  message: string;
+  details?: { location?: string; path?: string[]; [key: string]: unknown };
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly requestId: string | null;
+  readonly details: ErrorBody['details'];
+
+  constructor(status: number, body: ErrorBody, requestId: string | null) {
+    super(body.message);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = body.error;
+    this.requestId = requestId;
+    this.details = body.details;
+  }
+
+  /** For messages like `body: config.busy_timeout: Too big…`: the field path (`config.busy_timeout`) and the bare message. */
+  fieldIssue(): { path: string; message: string } | null {
+    const m = /^body: ([A-Za-z0-9_.]+): (.*)$/s.exec(this.message);
+    if (m) return { path: m[1]!, message: m[2]! };
+    if (this.details?.location === 'body' && Array.isArray(this.details.path) && this.details.path.length) {
+      return { path: this.details.path.join('.'), message: this.message.replace(/^body: /, '') };
+    }
+    return null;
+  }
+}
+
+/** A request that never reached the server or whose answer could not be read. */
+export class NetworkError extends Error {
+  constructor(message = 'Hearth could not be reached. Check that the server is running, then try again.') {
+    super(message);
+    this.name = 'NetworkError';
+  }
+}
+
+type Listener = () => void;
+
+/** The token used for every call, and who to tell when the server stops accepting it. */
+class Credentials {
+  token: string | null = null;
+  private readonly unauthorized = new Set<Listener>();
+
+  onUnauthorized(fn: Listener): () => void {
+    this.unauthorized.add(fn);
+    return () => this.unauthorized.delete(fn);
+  }
+
+  notifyUnauthorized(): void {
+    for (const fn of this.unauthorized) fn();
+  }
+}
+
+export const credentials = new Credentials();
+
+export interface RequestOptions {
+  method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  query?: Record<string, string | number | undefined | null>;
+  json?: unknown;
+  body?: BodyInit;
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  /** Use this token instead of the signed-in one (sign-in checks a token before keeping it). */
+  token?: string | null;
+  /** A 401 normally signs the user out; pass false where a 401 is an expected answer. */
+  signOutOn401?: boolean;
+}
+
+export function url(path: string, query?: RequestOptions['query']): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined && v !== null) params.set(k, String(v));
+  const qs = params.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+export function authHeaders(token = credentials.token): Record<string, string> {
+  return token ? { Authorization: `Bearer ${token}` } : {};
+}
+
+/** Sends a request and returns the raw response when it is 2xx; throws `ApiError`/`NetworkError` otherwise. */
+export async function send(path: string, opts: RequestOptions = {}): Promise<Response> {
+  const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders(opts.token === undefined ? credentials.token : opts.token), ...opts.headers };
+  let body = opts.body;
+  if (opts.json !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = JSON.stringify(opts.json);
+  }
+  let res: Response;
+  try {
+    res = await fetch(url(path, opts.query), { method: opts.method ?? 'GET', headers, body, signal: opts.signal, credentials: 'omit', cache: 'no-store' });
+  } catch (err) {
+    if ((err as Error).name === 'AbortError') throw err;
+    throw new NetworkError();
+  }
+  if (res.ok) return res;
+  throw await toApiError(res, opts.signOutOn401 ?? true);
+}
+
+/** Reads a non-2xx response into an `ApiError` (and signs out on 401 unless told not to). */
+export async function toApiError(res: Response, signOutOn401 = true): Promise<ApiError> {
+  const err = new ApiError(res.status, await readErrorBody(res), res.headers.get('X-Request-ID'));
+  if (res.status === 401 && signOutOn401) credentials.notifyUnauthorized();
+  return err;
+}
+
+async function readErrorBody(res: Response): Promise<ErrorBody> {
+  const text = await res.text().catch(() => '');
+  try {
+    const body = JSON.parse(text) as Partial<ErrorBody>;
+    if (typeof body.error === 'string' && typeof body.message === 'string') return body as ErrorBody;
+  } catch {
+    // not JSON: fall through
+  }
+  return { error: 'http_' + res.status, message: `The server answered ${res.status} ${res.statusText || ''}`.trim() + '.' };
+}
+
+/** JSON request → parsed JSON answer (or `undefined` for 204). */
+export async function request<T>(path: string, opts: RequestOptions = {}): Promise<T> {
+  const res = await send(path, opts);
+  if (res.status === 204) return undefined as T;
+  try {
+    return (await res.json()) as T;
+  } catch {
+    throw new NetworkError('The server sent an answer the admin UI could not read.');
+  }
+}
+
+/** A user-facing sentence for any thrown value. */
+export function describeError(err: unknown): string {
+  if (err instanceof ApiError || err instanceof NetworkError) return err.message;
+  if (err instanceof Error) return err.message;
+  return String(err);
+}
+
+export type Progress = { loaded: number; total: number | null };

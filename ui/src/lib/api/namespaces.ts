@@ -1,0 +1,175 @@
+/** The namespace control plane: `/v1/namespaces`. Types mirror server/db/namespaces/namespaces.schemas.ts. */
+import { ApiError, NetworkError, authHeaders, credentials, request, send, toApiError, type ErrorBody, type Progress } from './client.ts';
+
+export const JOURNAL_MODES = ['wal', 'delete', 'truncate', 'persist'] as const;
+export type JournalMode = (typeof JOURNAL_MODES)[number];
+export const SYNCHRONOUS_MODES = ['full', 'normal'] as const;
+export type Synchronous = (typeof SYNCHRONOUS_MODES)[number];
+
+export interface NamespaceConfig {
+  journal_mode: JournalMode;
+  synchronous: Synchronous;
+  /** Milliseconds, 0–600000. */
+  busy_timeout: number;
+  /** Bytes, at least 4096; `null` means no quota. */
+  max_db_size: number | null;
+  /** Milliseconds, 1–3600000. */
+  query_timeout: number;
+  foreign_keys: boolean;
+  read_only: boolean;
+}
+
+export const DEFAULT_CONFIG: Readonly<NamespaceConfig> = Object.freeze({
+  journal_mode: 'wal',
+  synchronous: 'full',
+  busy_timeout: 5000,
+  max_db_size: null,
+  query_timeout: 10_000,
+  foreign_keys: true,
+  read_only: false,
+});
+
+export const LIMITS = {
+  busy_timeout: { min: 0, max: 600_000 },
+  query_timeout: { min: 1, max: 3_600_000 },
+  max_db_size: { min: 4096, max: Number.MAX_SAFE_INTEGER },
+} as const;
+
+export interface StorageSnapshot {
+  size_bytes: number;
+  wal_bytes: number;
+  page_size: number;
+  page_count: number;
+  free_pages: number;
+  measured_at: string;
+}
+
+export interface Namespace {
+  name: string;
+  created_at: string;
+  config: NamespaceConfig;
+  last_activity_at: string | null;
+  storage: StorageSnapshot | null;
+}
+
+export interface NamespacePage {
+  data: Namespace[];
+  next_cursor: string | null;
+}
+
+export const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** Client-side check of a namespace name; the server applies the same rule. `null` when valid. */
+export function checkNamespaceName(name: string): string | null {
+  if (name === '') return 'Enter a name.';
+  if (name.length > 64) return 'Names are at most 64 characters long.';
+  if (!/^[A-Za-z0-9]/.test(name)) return 'Names start with a letter or a digit.';
+  if (!NAMESPACE_NAME.test(name)) return 'Use only letters, digits, “_” and “-”.';
+  return null;
+}
+
+const path = (name: string) => `/v1/namespaces/${encodeURIComponent(name)}`;
+
+export function listNamespaces(opts: { limit?: number; cursor?: string | null; signal?: AbortSignal } = {}): Promise<NamespacePage> {
+  return request('/v1/namespaces', { query: { limit: opts.limit ?? 100, cursor: opts.cursor }, signal: opts.signal });
+}
+
+export function getNamespace(name: string, signal?: AbortSignal): Promise<Namespace> {
+  return request(path(name), { signal });
+}
+
+export function createNamespace(input: { name: string; config?: NamespaceConfig }): Promise<Namespace> {
+  return request('/v1/namespaces', { method: 'POST', json: input });
+}
+
+/** Replaces the whole configuration. */
+export function updateNamespaceConfig(name: string, config: NamespaceConfig): Promise<Namespace> {
+  return request(path(name), { method: 'PUT', json: { config } });
+}
+
+export function deleteNamespace(name: string): Promise<void> {
+  return request(path(name), { method: 'DELETE' });
+}
+
+export function duplicateNamespace(name: string, newName: string): Promise<Namespace> {
+  return request(`${path(name)}/duplicate`, { method: 'POST', json: { name: newName } });
+}
+
+/** Downloads a consistent snapshot of the database, reporting progress from `Content-Length`. */
+export async function exportNamespace(
+  name: string,
+  opts: { onProgress?: (p: Progress) => void; signal?: AbortSignal } = {},
+): Promise<{ blob: Blob; filename: string }> {
+  const res = await send(`${path(name)}/export`, { headers: { Accept: 'application/octet-stream' }, signal: opts.signal });
+  const length = Number(res.headers.get('Content-Length'));
+  const total = Number.isFinite(length) && length > 0 ? length : null;
+  const filename = filenameFrom(res.headers.get('Content-Disposition')) ?? `${name}.db`;
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  let loaded = 0;
+  opts.onProgress?.({ loaded, total });
+  if (res.body) {
+    const reader = res.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        loaded += value.byteLength;
+        opts.onProgress?.({ loaded, total });
+      }
+    } catch (err) {
+      if ((err as Error).name === 'AbortError') throw err;
+      throw new NetworkError('The download was interrupted. Try again.');
+    }
+  }
+  if (total !== null && loaded !== total) throw new NetworkError(`The download was cut short (${loaded} of ${total} bytes). Try again.`);
+  return { blob: new Blob(chunks, { type: 'application/vnd.sqlite3' }), filename };
+}
+
+function filenameFrom(disposition: string | null): string | null {
+  const m = disposition ? /filename="([^"]+)"/.exec(disposition) : null;
+  return m ? m[1]! : null;
+}
+
+/**
+ * Replaces the namespace's database with `file` (multipart, one field `file`). Uses XMLHttpRequest
+ * because fetch cannot report upload progress.
+ */
+export function importNamespace(
+  name: string,
+  file: File,
+  opts: { onProgress?: (p: Progress) => void; signal?: AbortSignal } = {},
+): Promise<Namespace> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open('POST', `${path(name)}/import`);
+    for (const [k, v] of Object.entries(authHeaders(credentials.token))) xhr.setRequestHeader(k, v);
+    xhr.setRequestHeader('Accept', 'application/json');
+    xhr.responseType = 'text';
+    xhr.upload.onprogress = (e) => opts.onProgress?.({ loaded: e.loaded, total: e.lengthComputable ? e.total : null });
+    xhr.onerror = () => reject(new NetworkError('The upload failed: Hearth could not be reached.'));
+    xhr.onabort = () => reject(new DOMException('The upload was cancelled.', 'AbortError'));
+    xhr.onload = () => {
+      if (xhr.status >= 200 && xhr.status < 300) {
+        try {
+          resolve(JSON.parse(xhr.responseText) as Namespace);
+        } catch {
+          reject(new NetworkError('The server sent an answer the admin UI could not read.'));
+        }
+        return;
+      }
+      const response = new Response(xhr.status === 204 ? null : xhr.responseText, {
+        status: xhr.status,
+        statusText: xhr.statusText,
+        headers: { 'X-Request-ID': xhr.getResponseHeader('X-Request-ID') ?? '' },
+      });
+      void toApiError(response).then(reject, reject);
+    };
+    opts.signal?.addEventListener('abort', () => xhr.abort(), { once: true });
+    const form = new FormData();
+    form.append('file', file, file.name);
+    xhr.send(form);
+  });
+}
+
+export { ApiError, type ErrorBody };

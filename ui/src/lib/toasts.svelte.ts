@@ -1,0 +1,56 @@
+/** Transient notices in the corner: successes, and progress of long transfers. */
+export type ToastKind = 'success' | 'error' | 'info' | 'progress';
+
+export interface Toast {
+  id: number;
+  kind: ToastKind;
+  title: string;
+  detail?: string;
+  /** 0–100, or null for "working, size unknown" (progress toasts only). */
+  progress?: number | null;
+  onCancel?: () => void;
+}
+
+let nextId = 1;
+const timers = new Map<number, ReturnType<typeof setTimeout>>();
+
+class Toasts {
+  items = $state<Toast[]>([]);
+
+  show(t: Omit<Toast, 'id'>, ttl = t.kind === 'error' ? 8000 : t.kind === 'progress' ? 0 : 5000): number {
+    const id = nextId++;
+    this.items.push({ ...t, id });
+    if (ttl > 0) this.expire(id, ttl);
+    return id;
+  }
+
+  success(title: string, detail?: string): number {
+    return this.show({ kind: 'success', title, detail });
+  }
+
+  error(title: string, detail?: string): number {
+    return this.show({ kind: 'error', title, detail });
+  }
+
+  update(id: number, patch: Partial<Omit<Toast, 'id'>>, ttl?: number): void {
+    const t = this.items.find((x) => x.id === id);
+    if (!t) return;
+    Object.assign(t, patch);
+    if (patch.kind && patch.kind !== 'progress') t.onCancel = undefined;
+    if (ttl !== undefined) this.expire(id, ttl);
+  }
+
+  dismiss(id: number): void {
+    clearTimeout(timers.get(id));
+    timers.delete(id);
+    const i = this.items.findIndex((x) => x.id === id);
+    if (i >= 0) this.items.splice(i, 1);
+  }
+
+  private expire(id: number, ttl: number): void {
+    clearTimeout(timers.get(id));
+    timers.set(id, setTimeout(() => this.dismiss(id), ttl));
+  }
+}
+
+export const toasts = new Toasts();
