@@ -235,42 +235,56 @@ export async function startChild(script: string, start: Record<string, unknown>,
 // ---------------------------------------------------------------------------------------------------------------
 // File descriptors
 
-/** Open file descriptors of a process now, and how many of them point under `watchDir` (if given). */
-export function countFds(pid: number, watchDir?: string): { total: number; watched: number } {
+export interface FdCount {
+  /** Every open descriptor. */
+  total: number;
+  /** Descriptors that are sockets (listening socket and HTTP connections). */
+  sockets: number;
+  /** Descriptors whose target lies under the watched folder (e.g. tenant database files). */
+  watched: number;
+}
+
+/** Open file descriptors of a process now, by kind (readdir + readlink of /proc/<pid>/fd). */
+export function countFds(pid: number, watchDir?: string): FdCount {
   const dir = `/proc/${pid}/fd`;
   let names: string[];
   try {
     names = fs.readdirSync(dir);
   } catch {
-    return { total: NaN, watched: NaN };
+    return { total: NaN, sockets: NaN, watched: NaN };
   }
+  const prefix = watchDir ? (watchDir.endsWith(path.sep) ? watchDir : watchDir + path.sep) : null;
+  let sockets = 0;
   let watched = 0;
-  if (watchDir) {
-    const prefix = watchDir.endsWith(path.sep) ? watchDir : watchDir + path.sep;
-    for (const n of names) {
-      try {
-        if (fs.readlinkSync(`${dir}/${n}`).startsWith(prefix)) watched++;
-      } catch {
-        // closed between readdir and readlink
-      }
+  for (const n of names) {
+    let target: string;
+    try {
+      target = fs.readlinkSync(`${dir}/${n}`);
+    } catch {
+      continue; // closed between readdir and readlink
     }
+    if (target.startsWith('socket:')) sockets++;
+    else if (prefix && target.startsWith(prefix)) watched++;
   }
-  return { total: names.length, watched };
+  return { total: names.length, sockets, watched };
 }
 
 export interface FdPhase {
   label: string;
   samples: number;
-  first: number;
-  last: number;
+  /** Count at the first sample of the phase. */
+  first: FdCount | null;
+  last: FdCount | null;
   peak: number;
+  /** Peak of descriptors that are not sockets (files, pipes, event descriptors…). */
+  peakNonSocket: number;
   /** Peak number of descriptors pointing under the watched folder. */
   peakWatched: number;
 }
 
 /**
- * Samples a process's open descriptors every `intervalMs` (default 50) and keeps the peak per labelled phase.
- * Call `phase(label)` to start a new phase; `stop()` to end sampling.
+ * Samples a process's open descriptors every `intervalMs` (default 50) and keeps the peaks per labelled phase.
+ * `watch(pid, label)` starts; `phase(label)` starts a new phase; `stop()` ends sampling.
  */
 export class FdSampler {
   readonly phases: FdPhase[] = [];
@@ -285,30 +299,30 @@ export class FdSampler {
     this.intervalMs = opts.intervalMs ?? 50;
   }
 
-  /** Starts sampling `pid` under a new phase. */
-  watch(pid: number, label: string): void {
+  watch(pid: number, label: string): FdPhase {
     this.stop();
     this.pid = pid;
-    this.phase(label);
     this.timer = setInterval(() => this.sample(), this.intervalMs);
+    return this.phase(label);
   }
 
   phase(label: string): FdPhase {
-    this.current = { label, samples: 0, first: NaN, last: NaN, peak: 0, peakWatched: 0 };
+    this.current = { label, samples: 0, first: null, last: null, peak: 0, peakNonSocket: 0, peakWatched: 0 };
     this.phases.push(this.current);
     this.sample();
     return this.current;
   }
 
-  /** Takes one sample now (also called by the timer). */
-  sample(): { total: number; watched: number } {
+  /** Takes one sample now (the timer calls it too). */
+  sample(): FdCount {
     const c = countFds(this.pid, this.watchDir);
     const p = this.current;
     if (p && Number.isFinite(c.total)) {
-      if (p.samples === 0) p.first = c.total;
+      p.first ??= c;
       p.samples++;
-      p.last = c.total;
+      p.last = c;
       p.peak = Math.max(p.peak, c.total);
+      p.peakNonSocket = Math.max(p.peakNonSocket, c.total - c.sockets);
       p.peakWatched = Math.max(p.peakWatched, c.watched);
     }
     return c;
@@ -321,6 +335,7 @@ export class FdSampler {
     this.current = null;
   }
 
+  /** Peak over every phase so far. */
   get peak(): number {
     return Math.max(0, ...this.phases.map((p) => p.peak));
   }
