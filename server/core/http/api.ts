@@ -58,7 +58,7 @@ export type Authenticator = (ctx: AppContext, access: Access) => void;
 
 /** Routes and their OpenAPI description, from the same zod schemas that validate requests. */
 export class Api {
-  readonly router = new Router<AppState>();
+  readonly router = new Router<AppState>({ sensitive: true });
   readonly registry = new OpenAPIRegistry();
   private readonly authenticate: Authenticator;
   private readonly jsonLimit: number;

@@ -2,9 +2,13 @@ import { z } from 'zod';
 
 export const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
+/** Names that would shadow a route: `/v1/namespaces/…` is the control plane, so no namespace may be called that. */
+export const RESERVED_NAMESPACE_NAMES = ['namespaces'];
+
 export const NamespaceName = z
   .string()
   .regex(NAMESPACE_NAME, 'namespace names are 1–64 characters of letters, digits, "_" and "-", starting with a letter or digit')
+  .refine((n) => !RESERVED_NAMESPACE_NAMES.includes(n), { message: 'the name "namespaces" is reserved (its data-plane paths would collide with /v1/namespaces)' })
   .meta({ description: 'Namespace name: `[A-Za-z0-9][A-Za-z0-9_-]{0,63}`.', example: 'sales' });
 
 /** `journal_mode` values a server can use safely. `memory` and `off` lose data on a crash and are refused. */

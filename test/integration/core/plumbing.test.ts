@@ -53,6 +53,8 @@ describe('error envelope and X-Request-ID', () => {
     await expectEnvelope(await s.api('/v1/nothing-here'), 404, 'not_found');
     await expectEnvelope(await s.api('/v1/namespaces/none'), 404, 'namespace_not_found');
     await expectEnvelope(await fetch(s.url + '/api/unknown'), 404, 'not_found');
+    // routes are case-sensitive, like namespace names
+    await expectEnvelope(await s.api('/V1/namespaces', { method: 'POST', json: { name: 'upper' } }), 404, 'not_found');
   });
 
   it('405 for a wrong method, with Allow', async () => {

@@ -33,6 +33,11 @@ const upload = (ns: string, parts: Parameters<typeof multipart>[0]) => {
   return s.api(`/v1/namespaces/${ns}/import`, { method: 'POST', body: m.body, headers: { 'content-type': m.contentType } });
 };
 
+async function waitForEmpty(dir: string) {
+  for (let i = 0; i < 100 && fs.readdirSync(dir).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  expect(fs.readdirSync(dir)).toEqual([]);
+}
+
 const count = (ns: string) => s.services.db.namespaces.connection(ns).prepare('SELECT count(*) FROM people').pluck().get();
 
 describe('export', () => {
@@ -57,8 +62,8 @@ describe('export', () => {
     expect(out.prepare('SELECT name FROM people WHERE id = 1234').pluck().get()).toBe('p1233');
     expect(out.pragma('journal_mode', { simple: true })).toBe('delete');
     out.close();
-    // no snapshot left behind
-    expect(fs.readdirSync(path.join(s.dataDir, 'tmp'))).toEqual([]);
+    // no snapshot left behind (removed when the stream closes, just after the last byte)
+    await waitForEmpty(path.join(s.dataDir, 'tmp'));
   });
 
   it('404s a missing namespace with the envelope', async () => {
@@ -80,9 +85,7 @@ describe('export', () => {
     await reader.read();
     ac.abort();
     await reader.read().catch(() => {});
-    const tmp = path.join(s.dataDir, 'tmp');
-    for (let i = 0; i < 50 && fs.readdirSync(tmp).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
-    expect(fs.readdirSync(tmp)).toEqual([]);
+    await waitForEmpty(path.join(s.dataDir, 'tmp'));
   });
 });
 

@@ -56,6 +56,8 @@ describe('create', () => {
     ['has space', 400],
     ['dot.name', 400],
     ['ünï', 400],
+    ['namespaces', 400],
+    ['Namespaces', 201],
   ])('name %j → %i', async (name, status) => {
     const res = await create(name);
     expect(res.status).toBe(status);
