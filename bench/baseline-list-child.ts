@@ -1,7 +1,8 @@
 /**
  * Baseline for listing namespaces: a minimal node:http server (no Koa, router, zod, auth or metrics) that answers
- * `GET /v1/namespaces?cursor=…` with the same keyset query Hearth's registry uses, against a copy of the registry
- * table, in the same response shape (`{data, next_cursor}`, config/storage decoded from their JSON columns).
+ * `GET /v1/namespaces?cursor=…` with a keyset query (`WHERE name > ? ORDER BY name LIMIT 101`; '' before the first
+ * page) against a copy of Hearth's registry table, in the same response shape and bytes (`{data, next_cursor}`,
+ * config/storage decoded from their JSON columns, same base64url cursor).
  *
  * Parent → child: {type: 'start', dbFile}, {type: 'stop'}.  Child → parent: {type: 'ready', url}.
  */

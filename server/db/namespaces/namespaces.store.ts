@@ -28,7 +28,8 @@ export interface NamespaceRow {
 /** The namespace registry in platform.db. It never opens a tenant database. */
 export function createNamespaceStore(db: Db) {
   const get = db.prepare('SELECT * FROM namespaces WHERE name = ?');
-  const page = db.prepare('SELECT * FROM namespaces WHERE (@after IS NULL OR name > @after) ORDER BY name LIMIT @limit');
+  // Keyset paging: `name > ?` lets SQLite seek in the primary-key index ('' precedes every valid name).
+  const page = db.prepare('SELECT * FROM namespaces WHERE name > ? ORDER BY name LIMIT ?');
   const insert = db.prepare(
     'INSERT INTO namespaces (name, file_id, created_at, config) VALUES (@name, @file_id, @created_at, @config)',
   );
@@ -44,7 +45,7 @@ export function createNamespaceStore(db: Db) {
 
   return {
     get: (name: string) => get.get(name) as NamespaceRow | undefined,
-    page: (after: string | null, limit: number) => page.all({ after, limit }) as NamespaceRow[],
+    page: (after: string | null, limit: number) => page.all(after ?? '', limit) as NamespaceRow[],
     insert: (row: Omit<NamespaceRow, 'last_activity_at' | 'storage'>) => void insert.run(row),
     remove: (name: string) => remove.run(name).changes > 0,
     setConfig: (name: string, config: string) => void setConfig.run(config, name),
