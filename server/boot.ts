@@ -105,7 +105,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const initialTokenFile = ensureInitialAdminToken(config, tokens);
   db.start();
 
-  const app = buildApp({ api, logger, metrics, uiDir: config.uiDir ?? DEFAULT_UI_DIR });
+  const app = buildApp({ api, logger, metrics, uiDir: config.uiDir ?? DEFAULT_UI_DIR, onFinished: (ctx, seconds) => db.observeRequest(ctx, seconds) });
   const server = http.createServer({ keepAliveTimeout: 5000 }, app.callback());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -8,6 +8,9 @@ export interface AppState {
   principal?: Principal;
   /** Set by a data-plane or control-plane route so telemetry can attribute the request. */
   namespace?: string;
+  /** Rows a data-plane request read and wrote (for namespace telemetry). */
+  rowsRead?: number;
+  rowsWritten?: number;
 }
 
 export type AppContext = Koa.ParameterizedContext<AppState>;

@@ -8,7 +8,7 @@ import type { AppContext, AppMiddleware } from './context.ts';
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
 /** Request id, access log, metrics and the error envelope, in that order of wrapping. */
-export function plumbing(deps: { logger: Logger; metrics: Metrics }): AppMiddleware {
+export function plumbing(deps: { logger: Logger; metrics: Metrics; onFinished?: (ctx: AppContext, seconds: number) => void }): AppMiddleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     const given = ctx.get('x-request-id');
@@ -33,6 +33,13 @@ export function plumbing(deps: { logger: Logger; metrics: Metrics }): AppMiddlew
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = (ctx as AppContext & { _matchedRoute?: string })._matchedRoute;
       deps.metrics.observeRequest(ctx.method, typeof route === 'string' ? route : 'unmatched', ctx.status, seconds);
+      if (deps.onFinished) {
+        try {
+          deps.onFinished(ctx, seconds);
+        } catch (err) {
+          ctx.state.log.warn({ err }, 'request observer failed');
+        }
+      }
       const level = ctx.status >= 500 ? 'error' : 'info';
       ctx.state.log[level](
         { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000 * 10) / 10, ns: ctx.state.namespace },

@@ -72,6 +72,8 @@ export interface HandleManagerOptions {
   logger: Logger;
   /** Looks up a namespace's current file and configuration in the registry; null when it does not exist. */
   lookup: (name: string) => { fileId: string; config: NamespaceConfig } | null;
+  /** Called after a connection is opened and configured (register SQL functions here). */
+  onOpen?: (db: TenantDb) => void;
   /** Called with a fresh storage snapshot when a handle is closed or measured. */
   onStorage: (name: string, fileId: string, info: StorageInfo) => void;
 }
@@ -116,6 +118,18 @@ export class HandleManager {
       h.pins--;
       if (h.pins === 0) for (const r of h.released.splice(0)) r();
     }
+  }
+
+  /** The configuration an open connection runs with (opens it if needed); null when the namespace does not exist. */
+  configOf(name: string): NamespaceConfig | null {
+    const h = this.handle(name);
+    return h ? h.config : null;
+  }
+
+  /** Path of the namespace's current database file; null when it does not exist. */
+  fileOf(name: string): string | null {
+    const h = this.handle(name);
+    return h ? dbFile(this.opts.dir, h.fileId) : null;
   }
 
   /** Re-applies configuration to an open connection at once. */
@@ -173,6 +187,7 @@ export class HandleManager {
     const db = new Database(file, { timeout: found.config.busy_timeout });
     try {
       applyConfig(db, found.config);
+      this.opts.onOpen?.(db);
     } catch (err) {
       db.close();
       throw err;

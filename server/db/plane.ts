@@ -1,0 +1,32 @@
+import type { AppContext } from '../core/http/context.ts';
+import { requireNamespaceAccess } from '../core/auth/auth.ts';
+import { HearthError } from '../core/http/errors.ts';
+import type { NamespaceService } from './namespaces/namespaces.service.ts';
+import type { NamespaceConfig } from './namespaces/namespaces.schemas.ts';
+import type { TenantDb } from './namespaces/handles.ts';
+import { z } from 'zod';
+
+export interface Tenant {
+  ns: string;
+  db: TenantDb;
+  config: NamespaceConfig;
+  /** The caller, for `_meta.actor` when the body gives none. */
+  actor: string;
+}
+
+export const NsParams = z.object({ ns: z.string().meta({ description: 'Namespace name.' }) });
+
+/**
+ * The data-plane gate every `/v1/{ns}/…` handler passes: token scope (403), namespace existence (404),
+ * and for writes the namespace's `read_only` flag (409 `namespace_read_only`).
+ */
+export function openTenant(ctx: AppContext, namespaces: NamespaceService, ns: string, mode: 'read' | 'write'): Tenant {
+  const principal = requireNamespaceAccess(ctx, ns, mode);
+  ctx.state.namespace = ns;
+  const db = namespaces.connection(ns);
+  const config = namespaces.handles.configOf(ns)!;
+  if (mode === 'write' && config.read_only) {
+    throw new HearthError('namespace_read_only', `namespace ${JSON.stringify(ns)} is read-only (config read_only: true): writes are refused`);
+  }
+  return { ns, db, config, actor: principal.tokenId === 'env' ? 'token:env' : `token:${principal.name}` };
+}
