@@ -57,7 +57,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const { logDestination, env, ...flags } = options;
   const config = loadConfig(flags, env ?? process.env);
   const logger = createLogger({ level: config.logLevel, destination: logDestination });
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const secrets = new SecretStore(config.dataDir);
   resolveAppSecret(secrets, config.appSecret);
 

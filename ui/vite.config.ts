@@ -9,7 +9,8 @@ const target = process.env.HEARTH_DEV_API ?? 'http://127.0.0.1:8787';
 export default defineConfig({
   root,
   base: '/',
-  plugins: [svelte()],
+  // Svelte 5 compiles `lang="ts"` itself: no preprocessor, so no svelte.config.js.
+  plugins: [svelte({ configFile: false })],
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -121,9 +121,10 @@ export function registerCoreRoutes(
     params: z.object({ id: z.string() }),
     responses: { 204: { description: 'Revoked.' }, 404: { description: 'No such token (`token_not_found`).' } },
     handler: (ctx, { params }) => {
+      const before = deps.tokens.get(params.id);
       const info = deps.tokens.revoke(params.id);
       const a = actorFor(ctx);
-      deps.audit.record({ actor: a.actor, action: 'token.revoke', target: info.id, detail: { name: info.name }, requestId: a.requestId });
+      if (!before.revoked_at) deps.audit.record({ actor: a.actor, action: 'token.revoke', target: info.id, detail: { name: info.name }, requestId: a.requestId });
       ctx.status = 204;
     },
   });

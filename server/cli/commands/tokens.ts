@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { openDataDir } from '../../boot.ts';
@@ -14,8 +15,11 @@ import { CliError, printJson, printTable } from '../output.ts';
 export function registerTokens(program: Command): void {
   const tokens = program.command('tokens').description('manage API tokens (works on the data folder directly)');
   const withData = (c: Command) => c.option('--data <dir>', 'data folder (HEARTH_DATA_DIR, default ./hearth-data)');
-  const open = (data?: string) => {
+  const open = (data?: string, mustExist = true) => {
     const dir = path.resolve(data ?? process.env.HEARTH_DATA_DIR ?? './hearth-data');
+    if (mustExist && !fs.existsSync(path.join(dir, 'platform.db'))) {
+      throw new CliError(`no Hearth data folder at ${dir} (no platform.db): pass --data <dir> or set HEARTH_DATA_DIR`);
+    }
     const db = openDataDir(dir);
     return { db, service: createTokenService(createTokenStore(db), {}), audit: createAuditLog(db) };
   };
@@ -41,7 +45,7 @@ export function registerTokens(program: Command): void {
         const i = parsed.error.issues[0]!;
         throw new CliError(`${i.path.join('.') || 'token'}: ${i.message}`);
       }
-      const { db, service, audit } = open(opts.data);
+      const { db, service, audit } = open(opts.data, false);
       try {
         const b = parsed.data;
         const { token, info } = service.create({ name: b.name, scope: b.scope, namespaces: b.namespaces, readOnly: b.read_only, expiresAt: b.expires_at ?? null });
@@ -64,7 +68,7 @@ export function registerTokens(program: Command): void {
       try {
         const list = service.list();
         if (opts.json) printJson(list);
-        else printTable(list.map((t) => ({ ...t, state: t.revoked_at ? 'revoked' : 'active', access: t.scope === 'admin' ? 'admin' : `${t.read_only ? 'read ' : ''}${t.namespaces?.join(',')}` })), ['id', 'name', 'prefix', 'access', 'state', 'created_at', 'last_used_at']);
+        else printTable(list.map((t) => ({ ...t, state: t.revoked_at ? 'revoked' : t.expires_at && Date.parse(t.expires_at) <= Date.now() ? 'expired' : 'active', access: t.scope === 'admin' ? 'admin' : `${t.read_only ? 'read ' : ''}${t.namespaces?.join(',')}` })), ['id', 'name', 'prefix', 'access', 'state', 'created_at', 'last_used_at']);
       } finally {
         db.close();
       }

@@ -66,7 +66,7 @@ export function createTokenService(store: TokenStore, opts: { adminToken?: strin
         namespaces: input.scope === 'namespaces' ? JSON.stringify([...new Set(input.namespaces ?? [])].sort()) : null,
         read_only: input.scope === 'namespaces' && input.readOnly ? 1 : 0,
         created_at: now().toISOString(),
-        expires_at: input.expiresAt ?? null,
+        expires_at: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
       };
       store.insert(row);
       return { token: secret, info: presentToken({ ...row, last_used_at: null, revoked_at: null }) };

@@ -25,7 +25,7 @@ export const configSchema = z
     appSecret: z.string().min(32, 'must be at least 32 characters').optional(),
     /** Where the built admin UI lives. */
     uiDir: z.string().optional(),
-    /** Seconds a graceful shutdown waits for in-flight requests before closing connections. */
+    /** Milliseconds a graceful shutdown waits for in-flight requests before closing connections. */
     shutdownTimeoutMs: z.coerce.number().int().min(0),
   })
   .strict();

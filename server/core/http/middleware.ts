@@ -22,6 +22,7 @@ export function plumbing(deps: { logger: Logger; metrics: Metrics; onFinished?: 
         if (ctx.status === 404) throw new HearthError('not_found', `no route for ${ctx.method} ${ctx.path}`);
         if (ctx.status === 405 || ctx.status === 501) {
           const allow = ctx.response.get('Allow');
+          if (!allow) throw new HearthError('not_found', `no route for ${ctx.method} ${ctx.path}`);
           throw new HearthError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}${allow ? ` (allowed: ${allow})` : ''}`, {
             headers: allow ? { Allow: allow } : undefined,
           });
@@ -60,7 +61,7 @@ function renderError(ctx: AppContext, err: unknown): void {
     ctx.state.log.error({ err }, 'unhandled error');
     e = new HearthError('internal_error', 'internal error; the request id identifies it in the server log');
   }
-  if (e.status >= 500 && e.code !== 'internal_error') ctx.state.log.warn({ code: e.code, msg: e.message }, 'request failed');
+  if (e.status >= 500 && e.code !== 'internal_error') ctx.state.log.warn({ code: e.code, error: e.message }, 'request failed');
   if (ctx.headerSent) {
     // Streaming already started: the only honest signal left is to cut the connection.
     ctx.req.socket.destroy();

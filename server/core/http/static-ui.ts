@@ -63,7 +63,11 @@ export function serveUi(dir: string): AppMiddleware {
         "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'self'; form-action 'self'",
       );
     }
-    ctx.body = ctx.method === 'HEAD' ? null : fs.createReadStream(file);
+    if (ctx.method === 'HEAD') {
+      ctx.status = 200;
+      return;
+    }
+    ctx.body = fs.createReadStream(file);
   };
 }
 

@@ -113,6 +113,13 @@ export function registerNamespaceRoutes(
     },
     handler: async (ctx, { params }) => {
       ctx.state.namespace = params.ns;
+      if (ctx.method === 'HEAD') {
+        svc.get(params.ns);
+        ctx.status = 200;
+        ctx.type = 'application/octet-stream';
+        ctx.set('Content-Disposition', `attachment; filename="${params.ns}.db"`);
+        return;
+      }
       const snap = await svc.exportSnapshot(params.ns, actorFor(ctx));
       const stream = fs.createReadStream(snap.file);
       let cleaned = false;
@@ -146,6 +153,7 @@ export function registerNamespaceRoutes(
       200: { description: 'Imported; the updated namespace record (or, with `table`, the CSV import result).', schema: NamespaceRecord },
       400: { description: 'Not exactly one `file` field, or not a healthy SQLite database (`invalid_request`, `invalid_database`).' },
       404: NOT_FOUND,
+      413: { description: 'The upload exceeds HEARTH_UPLOAD_LIMIT (`payload_too_large`).' },
       415: { description: 'Not multipart/form-data (`unsupported_media_type`).' },
       507: { description: 'The upload exceeds `max_db_size` (`quota_exceeded`).' },
     },

@@ -68,6 +68,8 @@ export interface NamespaceServiceDeps {
   logger: Logger;
   dataDir: string;
   maxOpen: number;
+  /** Called on every tenant connection after it is opened (SQL functions). */
+  onOpen?: (db: TenantDb) => void;
 }
 
 export function createNamespaceService(deps: NamespaceServiceDeps) {
@@ -81,6 +83,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     dir,
     maxOpen: deps.maxOpen,
     logger,
+    onOpen: deps.onOpen,
     lookup(name) {
       const row = store.get(name);
       return row ? { fileId: row.file_id, config: JSON.parse(row.config) as NamespaceConfig } : null;
@@ -201,6 +204,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
           store.transaction(() => {
             store.insert({ name: input.name, file_id: fileId, created_at, config: JSON.stringify(config) });
             store.setStorage(input.name, fileId, JSON.stringify(storage));
+            store.flushActivity([[input.name, created_at]]);
             record({ actor, action: 'namespace.create', target: input.name, detail: { config } });
           });
         } catch (err) {
@@ -263,6 +267,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
             if (store.get(target)) throw new HearthError('namespace_exists', `namespace ${JSON.stringify(target)} already exists`);
             store.insert({ name: target, file_id: fileId, created_at: new Date().toISOString(), config: source.config });
             store.setStorage(target, fileId, JSON.stringify(storage));
+            store.flushActivity([[target, new Date().toISOString()]]);
             record({ actor, action: 'namespace.duplicate', target, detail: { source: name } });
           });
         } catch (err) {
@@ -285,6 +290,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
         db.pragma('journal_mode = DELETE');
         db.close();
         record({ actor, action: 'namespace.export', target: name });
+        store.flushActivity([[name, new Date().toISOString()]]);
         return { file, size: fs.statSync(file).size, cleanup };
       } catch (err) {
         cleanup();
@@ -318,6 +324,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
         try {
           store.transaction(() => {
             store.setFile(name, fileId, JSON.stringify(storage));
+            store.flushActivity([[name, new Date().toISOString()]]);
             record({ actor, action: 'namespace.import', target: name, detail: { bytes: upload.size, sha256: upload.sha256, tables: info.tables } });
           });
         } catch (err) {

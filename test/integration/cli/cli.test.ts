@@ -78,6 +78,11 @@ describe('hearth tokens (on the data folder)', () => {
     const dir = tempDir();
     expect((await hearth(['tokens', 'create', '--name', 'x', '--data', dir])).code).toBe(1);
     expect((await hearth(['tokens', 'create', '--name', 'x', '--admin', '--ns', 'a', '--data', dir])).stderr).toMatch(/exactly one of --admin or --ns/);
+    const missing = await hearth(['tokens', 'list', '--data', dir]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^hearth: no Hearth data folder at .* \(no platform.db\)/);
+    expect(fs.existsSync(path.join(dir, 'platform.db'))).toBe(false);
+    expect((await hearth(['tokens', 'create', '--name', 'first', '--admin', '--data', dir])).code).toBe(0);
     const bad = await hearth(['tokens', 'revoke', 'nope', '--data', dir]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/^hearth: no API token with id nope/);

@@ -25,7 +25,7 @@ describe('create', () => {
     expect(body.config).toEqual(DEFAULTS);
     expect(Date.parse(body.created_at)).toBeGreaterThan(Date.now() - 60_000);
     expect(body.created_at).toMatch(/Z$/);
-    expect(body.last_activity_at).toBeNull();
+    expect(body.last_activity_at).toBe(body.created_at);
     expect(body.storage).toMatchObject({ page_size: 4096, page_count: expect.any(Number), size_bytes: expect.any(Number), wal_bytes: 0, free_pages: 0 });
     // the database exists and really is in WAL mode with the configured pragmas
     const db = s.services.db.namespaces.connection('alpha');

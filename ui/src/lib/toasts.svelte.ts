@@ -12,6 +12,8 @@ export interface Toast {
 }
 
 let nextId = 1;
+/** More than this many finished notices at once is noise: the oldest go first. */
+const MAX_NOTICES = 3;
 const timers = new Map<number, ReturnType<typeof setTimeout>>();
 
 class Toasts {
@@ -21,6 +23,7 @@ class Toasts {
     const id = nextId++;
     this.items.push({ ...t, id });
     if (ttl > 0) this.expire(id, ttl);
+    this.trim();
     return id;
   }
 
@@ -38,6 +41,7 @@ class Toasts {
     Object.assign(t, patch);
     if (patch.kind && patch.kind !== 'progress') t.onCancel = undefined;
     if (ttl !== undefined) this.expire(id, ttl);
+    this.trim();
   }
 
   dismiss(id: number): void {
@@ -45,6 +49,11 @@ class Toasts {
     timers.delete(id);
     const i = this.items.findIndex((x) => x.id === id);
     if (i >= 0) this.items.splice(i, 1);
+  }
+
+  private trim(): void {
+    const notices = this.items.filter((x) => x.kind !== 'progress');
+    for (const old of notices.slice(0, Math.max(0, notices.length - MAX_NOTICES))) this.dismiss(old.id);
   }
 
   private expire(id: number, ttl: number): void {

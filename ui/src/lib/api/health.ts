@@ -1,3 +1,4 @@
+/** `GET /healthz`: public, no token. */
 export interface Health {
   status: 'ok' | 'unavailable';
   version: string;

@@ -1,5 +1,5 @@
 /** The namespace control plane: `/v1/namespaces`. Types mirror server/db/namespaces/namespaces.schemas.ts. */
-import { ApiError, NetworkError, authHeaders, credentials, request, send, toApiError, type ErrorBody, type Progress } from './client.ts';
+import { NetworkError, authHeaders, credentials, request, send, toApiError, type Progress } from './client.ts';
 
 export const JOURNAL_MODES = ['wal', 'delete', 'truncate', 'persist'] as const;
 export type JournalMode = (typeof JOURNAL_MODES)[number];
@@ -171,5 +171,3 @@ export function importNamespace(
     xhr.send(form);
   });
 }
-
-export { ApiError, type ErrorBody };

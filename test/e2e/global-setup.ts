@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const READY = /^Hearth (\S+) listening on (http:\/\/\S+)\s*$/m;
+const READY_TIMEOUT_MS = 30_000;
+
+/** Shared with global-teardown.ts: both run in the Playwright runner process. */
+export interface E2eServer {
+  child: ChildProcess;
+  dataDir: string;
+}
+export const SERVER_KEY = Symbol.for('hearth.e2e.server');
+
+/** Starts the real Hearth server (port 0, fresh data folder, random admin token) for the UI tests. */
+export default async function globalSetup(): Promise<void> {
+  const index = path.join(repoRoot, 'ui/dist/index.html');
+  if (!fs.existsSync(index)) {
+    throw new Error(`The admin UI is not built (${path.relative(repoRoot, index)} is missing). Run \`npm run build:ui\` before the end-to-end tests.`);
+  }
+
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-'));
+  const token = `e2e-admin-${crypto.randomBytes(24).toString('hex')}`;
+  const child = spawn(process.execPath, ['bin/hearth.mjs', 'serve', '--port', '0', '--data', dataDir, '--log-level', 'warn'], {
+    cwd: repoRoot,
+    env: { ...process.env, HEARTH_ADMIN_TOKEN: token },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  (globalThis as Record<symbol, unknown>)[SERVER_KEY] = { child, dataDir } satisfies E2eServer;
+
+  let stderr = '';
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (chunk: string) => {
+    stderr += chunk;
+    process.stderr.write(`[hearth] ${chunk}`);
+  });
+
+  const url = await new Promise<string>((resolve, reject) => {
+    let stdout = '';
+    const timer = setTimeout(() => fail(new Error(`Hearth did not report "listening" within ${READY_TIMEOUT_MS / 1000} s.\nstdout: ${stdout}\nstderr: ${stderr}`)), READY_TIMEOUT_MS);
+    const onExit = (code: number | null, signal: string | null) =>
+      fail(new Error(`Hearth exited before it was ready (code ${code}, signal ${signal}).\nstdout: ${stdout}\nstderr: ${stderr}`));
+    function fail(err: Error) {
+      clearTimeout(timer);
+      child.off('exit', onExit);
+      child.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      reject(err);
+    }
+    child.once('exit', onExit);
+    child.once('error', (err) => fail(err));
+    child.stdout!.setEncoding('utf8');
+    child.stdout!.on('data', (chunk: string) => {
+      stdout += chunk;
+      const m = READY.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        child.off('exit', onExit);
+        resolve(m[2]!);
+      }
+    });
+  });
+
+  process.env.HEARTH_E2E_URL = url;
+  process.env.HEARTH_E2E_TOKEN = token;
+  process.env.HEARTH_E2E_DATA = dataDir;
+}
