@@ -8,6 +8,13 @@ import { namespaceMigrations, createNamespaceStore } from './namespaces/namespac
 import { createNamespaceService, type NamespaceService } from './namespaces/namespaces.service.ts';
 import { registerNamespaceRoutes } from './namespaces/namespaces.routes.ts';
 import { EventBus } from './events/bus.ts';
+import { registerFunctions } from './rows/functions.ts';
+import { createRowsService } from './rows/rows.service.ts';
+import { registerRestRoutes, registerRowRoutes } from './rows/rows.routes.ts';
+import { importCsv } from './rows/csv.ts';
+import { openTenant } from './plane.ts';
+import { receiveSingleFile, discardUpload } from '../core/http/multipart.ts';
+import { HearthError } from '../core/http/errors.ts';
 import { createSchemaService } from './schema/schema.service.ts';
 import { registerSchemaRoutes } from './schema/schema.routes.ts';
 import { createSqlService, registerSqlRoutes } from './sql/sql.routes.ts';
@@ -36,9 +43,11 @@ export function createDbService(deps: DbServiceDeps) {
     logger: deps.logger,
     dataDir: deps.dataDir,
     maxOpen: deps.maxOpenNamespaces,
+    onOpen: registerFunctions,
   });
   const events = new EventBus();
   const schema = createSchemaService({ events });
+  const rows = createRowsService({ events });
   const sql = createSqlService({ namespaces, logger: deps.logger.child({ part: 'sql' }), dataDir: deps.dataDir });
   const telemetry = createTelemetry({ platformDb: deps.platformDb, logger: deps.logger.child({ part: 'telemetry' }) });
   let eventRoutes: { close(): void } | null = null;
@@ -49,16 +58,41 @@ export function createDbService(deps: DbServiceDeps) {
     namespaces,
     events,
     schema,
+    rows,
     registerRoutes(api: Api) {
-      registerNamespaceRoutes(api, { namespaces, uploadLimit: deps.uploadLimit, uploadMemoryLimit: deps.uploadMemoryLimit });
+      registerNamespaceRoutes(api, {
+        namespaces,
+        uploadLimit: deps.uploadLimit,
+        uploadMemoryLimit: deps.uploadMemoryLimit,
+        // `POST /v1/namespaces/{ns}/import?table=…`: CSV rows into a table, in one transaction.
+        importTable: async (ctx, ns, table) => {
+          const t = openTenant(ctx, namespaces, ns, 'write');
+          const upload = await receiveSingleFile(ctx, {
+            field: 'file',
+            memoryLimit: deps.uploadMemoryLimit,
+            maxBytes: Math.min(deps.uploadLimit, 256 * 1024 * 1024),
+            tooLarge: () => new HearthError('payload_too_large', 'a CSV import is at most 256 MiB'),
+            tmpDir: namespaces.tmpDir,
+          });
+          try {
+            const result = await importCsv({ ns, db: t.db, table, upload, rows, meta: { actor: t.actor } });
+            ctx.state.rowsWritten = result.inserted;
+            return result;
+          } finally {
+            discardUpload(upload);
+          }
+        },
+      });
       registerSchemaRoutes(api, { namespaces, schema });
+      registerRowRoutes(api, { namespaces, rows });
+      registerRestRoutes(api, { namespaces, rows });
       registerSqlRoutes(api, { namespaces, sql });
       eventRoutes = registerEventRoutes(api, { namespaces, events });
       registerOverviewRoutes(api, { namespaces, telemetry });
     },
     /** Called by the HTTP layer when any request finishes: data-plane requests feed namespace telemetry. */
     observeRequest(ctx: AppContext, seconds: number) {
-      const ns = ctx.state.namespace;
+      const ns = ctx.state.namespace ?? (ctx as AppContext & { params?: Record<string, string> }).params?.ns;
       if (!ns || !ctx.path.startsWith(`/v1/${ns}/`)) return;
       telemetry.observe({ ns, status: ctx.status, seconds, rowsRead: ctx.state.rowsRead ?? 0, rowsWritten: ctx.state.rowsWritten ?? 0 });
     },

@@ -39,7 +39,7 @@ export const DEFAULTS = {
   port: 8787,
   logLevel: 'info',
   maxOpenNamespaces: 256,
-  jsonBodyLimit: 1024 * 1024,
+  jsonBodyLimit: 16 * 1024 * 1024,
   uploadLimit: 16 * 1024 * 1024 * 1024,
   uploadMemoryLimit: 64 * 1024 * 1024,
   shutdownTimeoutMs: 10_000,

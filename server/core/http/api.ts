@@ -41,7 +41,6 @@ export const ErrorSchema = z
   .object({
     error: z.string().meta({ description: 'Stable error code (snake_case).', example: 'invalid_request' }),
     message: z.string().meta({ description: 'Human-readable explanation.' }),
-    details: z.record(z.string(), z.unknown()).optional().meta({ description: 'Optional structured detail.' }),
   })
   .meta({ id: 'Error' });
 
@@ -152,6 +151,11 @@ function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z
   const issue = result.error.issues[0]!;
   const at = issue.path.length ? issue.path.join('.') : where;
   let message = issue.message;
+  if (where === 'body' && issue.path.length === 0 && Array.isArray(value)) {
+    message = 'expected a JSON object; a top-level array is rejected (to insert several rows send {"rows": [...]})';
+  } else if (where === 'body' && issue.path.length === 0 && (value === null || typeof value !== 'object')) {
+    message = 'expected a JSON object';
+  }
   if (issue.code === 'unrecognized_keys') message = `unknown ${issue.keys.length > 1 ? 'keys' : 'key'} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
   throw new HearthError('invalid_request', `${where === 'body' || where === 'query' ? `${where}: ` : ''}${at === where ? '' : `${at}: `}${message}`);
 }

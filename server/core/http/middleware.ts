@@ -77,7 +77,7 @@ function renderError(ctx: AppContext, err: unknown): void {
   if (e.status === 401 && !e.headers?.['WWW-Authenticate']) ctx.set('WWW-Authenticate', 'Bearer realm="hearth"');
   ctx.status = e.status;
   ctx.type = 'application/json';
-  ctx.body = { error: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
+  ctx.body = { error: e.code, message: e.message };
 }
 
 function isHttpError(err: unknown): err is { status: number; message: string; expose?: boolean } {

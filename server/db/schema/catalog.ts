@@ -165,6 +165,7 @@ export function listIndexes(db: Db, table: TableInfo): IndexInfo[] {
     const cols = (db.prepare('SELECT name FROM pragma_index_info(?) ORDER BY seqno').pluck().all(r.name) as string[]);
     out.push({ name: r.name, type: r.unique ? 'unique' : 'index', columns: cols });
   }
+  out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   if (table.fts) out.push({ name: FTS_INDEX_NAME, type: 'fts', columns: table.fts });
   return out;
 }

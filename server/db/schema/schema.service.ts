@@ -317,11 +317,11 @@ export function createSchemaService(deps: { events: EventBus }) {
       if (body.type === 'fts') {
         if (body.name !== undefined) throw new HearthError('invalid_request', `an fts index has no name (it is addressed as "${FTS_INDEX_NAME}")`);
         if (!t.hasId) throw new HearthError('invalid_request', `${table} has no integer id column for full-text search`);
-        if (t.fts) throw new HearthError('index_exists', `table ${table} already has an fts index`);
         for (const c of body.columns) {
           const type = t.byName.get(c)!.type;
           if (type !== 'text' && type !== 'json') throw new HearthError('invalid_request', `fts indexes text columns; ${c} is ${type}`);
         }
+        if (t.fts) throw new HearthError('index_exists', `table ${table} already has an fts index`);
         change(ctx, 'create_index', table, { type: 'fts', columns: body.columns }, body._meta, () => {
           createFts(ctx.db, table, body.columns);
           const exists = ctx.db.prepare('SELECT 1 FROM _hearth_objects WHERE name = ?').get(table);

@@ -1,0 +1,234 @@
+/**
+ * Turns the parsed grammar into SQL for one table. Identifiers come only from the table's schema (an unknown
+ * column is a 400, never spliced); every value is a bound parameter.
+ */
+import { HearthError } from '../../core/http/errors.ts';
+import { q, type TableInfo } from '../schema/catalog.ts';
+import type { ColumnInfo } from '../schema/types.ts';
+import {
+  invalidFilter,
+  parseConditions,
+  parseOrder,
+  parseSelect,
+  type Condition,
+  type OrderTerm,
+  type SelectItem,
+} from './grammar.ts';
+
+export interface Where {
+  sql: string;
+  params: unknown[];
+}
+
+export function column(table: TableInfo, name: string): ColumnInfo {
+  const c = table.byName.get(name);
+  if (!c) throw new HearthError('unknown_column', `${table.name} has no column ${JSON.stringify(name)}`);
+  return c;
+}
+
+/** Converts a filter value (always text in a URL) to what the column stores, so comparisons mean what they say. */
+function filterValue(col: ColumnInfo, raw: string): unknown {
+  switch (col.type) {
+    case 'integer':
+    case 'real': {
+      const n = Number(raw);
+      if (raw.trim() === '' || !Number.isFinite(n)) throw invalidFilter(`${col.name} is ${col.type}: ${JSON.stringify(raw)} is not a number`);
+      return n;
+    }
+    case 'boolean': {
+      const v = raw.toLowerCase();
+      if (v === 'true' || v === '1') return 1;
+      if (v === 'false' || v === '0') return 0;
+      throw invalidFilter(`${col.name} is boolean: use true or false (got ${JSON.stringify(raw)})`);
+    }
+    case 'datetime': {
+      const t = Date.parse(raw);
+      return /^\d{4}-\d{2}-\d{2}/.test(raw) && !Number.isNaN(t) && /[T ]\d{2}:\d{2}/.test(raw) ? new Date(t).toISOString() : raw;
+    }
+    default:
+      return raw;
+  }
+}
+
+/** PostgREST's `*` wildcard in like/ilike, as SQL `%`. */
+const likePattern = (v: string) => v.replace(/\*/g, '%');
+
+/** A LIKE pattern as a GLOB pattern (case-sensitive `like`): %→*, _→?, GLOB's own specials escaped. */
+function globPattern(like: string): string {
+  let out = '';
+  for (const ch of like) {
+    if (ch === '%') out += '*';
+    else if (ch === '_') out += '?';
+    else if (ch === '*' || ch === '?' || ch === '[' || ch === ']') out += `[${ch}]`;
+    else out += ch;
+  }
+  return out;
+}
+
+function conditionSql(table: TableInfo, c: Condition, params: unknown[], depth = 0): string {
+  if (c.kind === 'logic') {
+    const parts = c.conditions.map((x) => conditionSql(table, x, params, depth + 1));
+    const joined = `(${parts.join(c.op === 'and' ? ' AND ' : ' OR ')})`;
+    return c.negate ? `NOT ${joined}` : joined;
+  }
+  const col = column(table, c.column);
+  const id = q(col.name);
+  let sql: string;
+  const one = () => {
+    params.push(filterValue(col, c.value as string));
+    return '?';
+  };
+  switch (c.op) {
+    case 'eq': sql = `${id} = ${one()}`; break;
+    case 'neq': sql = `${id} <> ${one()}`; break;
+    case 'gt': sql = `${id} > ${one()}`; break;
+    case 'gte': sql = `${id} >= ${one()}`; break;
+    case 'lt': sql = `${id} < ${one()}`; break;
+    case 'lte': sql = `${id} <= ${one()}`; break;
+    case 'like':
+      params.push(globPattern(likePattern(c.value as string)));
+      sql = `${id} GLOB ?`;
+      break;
+    case 'ilike':
+      params.push(likePattern(c.value as string));
+      sql = `${id} LIKE ? ESCAPE '\\'`;
+      break;
+    case 'match':
+    case 'imatch':
+      params.push(c.value as string, c.op === 'imatch' ? 'i' : '');
+      sql = `hearth_match(${id}, ?, ?)`;
+      break;
+    case 'in': {
+      const list = c.value as string[];
+      if (list.length === 0) sql = '0';
+      else {
+        for (const v of list) params.push(filterValue(col, v));
+        sql = `${id} IN (${list.map(() => '?').join(', ')})`;
+      }
+      break;
+    }
+    case 'is': {
+      const v = c.value as string;
+      sql = v === 'null' || v === 'unknown' ? `${id} IS NULL` : v === 'not_null' ? `${id} IS NOT NULL` : v === 'true' ? `${id} IS 1` : `${id} IS 0`;
+      break;
+    }
+    case 'isdistinct':
+      sql = `${id} IS NOT ${one()}`;
+      break;
+  }
+  return c.negate ? `NOT (${sql})` : sql;
+}
+
+/** Full-text search on the table's fts index: words are ANDed; a trailing * makes a prefix. */
+export function searchSql(table: TableInfo, text: string, params: unknown[]): string {
+  if (!table.fts) throw new HearthError('invalid_request', `table ${table.name} has no fts index: create one with POST /v1/{ns}/tables/${table.name}/indexes {"type":"fts","columns":[…]}`);
+  const terms = text.trim().split(/\s+/).filter(Boolean).slice(0, 32);
+  if (terms.length === 0) throw new HearthError('invalid_request', 'search is empty');
+  const match = terms.map((t) => {
+    const prefix = t.endsWith('*') && t.length > 1;
+    const word = (prefix ? t.slice(0, -1) : t).replace(/"/g, '""');
+    return `"${word}"${prefix ? '*' : ''}`;
+  }).join(' ');
+  params.push(match);
+  const fts = q(`_hearth_fts_${table.name}`);
+  return `"id" IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?)`;
+}
+
+export function buildWhere(table: TableInfo, params: URLSearchParams, opts: { search?: boolean } = {}): Where {
+  const conds = parseConditions(params);
+  const values: unknown[] = [];
+  const parts = conds.map((c) => conditionSql(table, c, values));
+  const search = params.get('search');
+  if (opts.search !== false && search !== null) parts.push(searchSql(table, search, values));
+  return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params: values };
+}
+
+export interface Projection {
+  sql: string;
+  /** Output columns: name → type of the source column (for JSON conversion). */
+  columns: Array<{ name: string; type: ColumnInfo['type'] | undefined }>;
+  aggregate: boolean;
+  groupBy: string | null;
+}
+
+export function buildProjection(table: TableInfo, raw: string | null): Projection {
+  const items: SelectItem[] = raw === null || raw === '' ? [{ kind: 'star' }] : parseSelect(raw);
+  const aggregate = items.some((i) => i.kind === 'aggregate');
+  const parts: string[] = [];
+  const columns: Projection['columns'] = [];
+  const plain: string[] = [];
+  const seen = new Set<string>();
+  const add = (alias: string) => {
+    if (seen.has(alias)) throw invalidFilter(`select names ${JSON.stringify(alias)} twice: give one an alias (alias:column)`);
+    seen.add(alias);
+  };
+  for (const item of items) {
+    if (item.kind === 'star') {
+      if (aggregate) throw invalidFilter('select=* cannot be combined with aggregates: list the grouping columns');
+      for (const c of table.columns) {
+        add(c.name);
+        parts.push(q(c.name));
+        columns.push({ name: c.name, type: c.type });
+      }
+    } else if (item.kind === 'column') {
+      const c = column(table, item.column);
+      add(item.alias);
+      if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(item.alias)) throw invalidFilter(`alias ${JSON.stringify(item.alias)} is not a valid identifier`);
+      parts.push(item.alias === c.name ? q(c.name) : `${q(c.name)} AS ${q(item.alias)}`);
+      columns.push({ name: item.alias, type: c.type });
+      plain.push(q(c.name));
+    } else {
+      add(item.alias);
+      if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(item.alias)) throw invalidFilter(`alias ${JSON.stringify(item.alias)} is not a valid identifier`);
+      if (item.column === null) {
+        parts.push(`count(*) AS ${q(item.alias)}`);
+        columns.push({ name: item.alias, type: 'integer' });
+      } else {
+        const c = column(table, item.column);
+        if ((item.fn === 'sum' || item.fn === 'avg') && c.type !== 'integer' && c.type !== 'real') {
+          throw invalidFilter(`${item.fn}() needs a numeric column; ${c.name} is ${c.type}`);
+        }
+        parts.push(`${item.fn}(${q(c.name)}) AS ${q(item.alias)}`);
+        const type = item.fn === 'count' ? 'integer' : item.fn === 'avg' ? 'real' : c.type;
+        columns.push({ name: item.alias, type });
+      }
+    }
+  }
+  return { sql: parts.join(', '), columns, aggregate, groupBy: aggregate && plain.length ? plain.join(', ') : null };
+}
+
+export function buildOrder(table: TableInfo, raw: string | null, projection: Projection): string {
+  if (raw === null || raw === '') {
+    if (projection.aggregate) return '';
+    return table.hasId ? 'ORDER BY "id"' : '';
+  }
+  const terms: OrderTerm[] = parseOrder(raw);
+  const sql = terms.map((t) => {
+    let target: string;
+    if (projection.aggregate) {
+      if (!projection.columns.some((c) => c.name === t.column)) throw invalidFilter(`order by ${JSON.stringify(t.column)}: with aggregates, order by a selected column or alias`);
+      target = q(t.column);
+    } else target = q(column(table, t.column).name);
+    return `${target} ${t.desc ? 'DESC' : 'ASC'}${t.nulls ? ` NULLS ${t.nulls === 'first' ? 'FIRST' : 'LAST'}` : ''}`;
+  });
+  if (!projection.aggregate && table.hasId && !terms.some((t) => t.column === 'id')) sql.push('"id" ASC');
+  return `ORDER BY ${sql.join(', ')}`;
+}
+
+export const MAX_LIMIT = 10_000;
+export const DEFAULT_LIMIT = 100;
+
+export function parseLimit(raw: string | null, opts: { max?: number; fallback: number | null }): number | null {
+  if (raw === null || raw === '') return opts.fallback;
+  if (!/^\d+$/.test(raw)) throw new HearthError('invalid_request', `limit must be a whole number (got ${JSON.stringify(raw)})`);
+  const n = Number(raw);
+  const max = opts.max ?? MAX_LIMIT;
+  if (n > max) throw new HearthError('invalid_request', `limit is at most ${max} (got ${n})`);
+  return n;
+}
+
+export function parseOffset(raw: string | null): number {
+  if (raw === null || raw === '') return 0;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new HearthError('invalid_request', `offset must be a whole number (got ${JSON.stringify(raw)})`);
+  return Number(raw);
+}

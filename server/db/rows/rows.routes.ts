@@ -1,0 +1,306 @@
+import { z } from 'zod';
+import type { Api } from '../../core/http/api.ts';
+import type { AppContext } from '../../core/http/context.ts';
+import { HearthError } from '../../core/http/errors.ts';
+import { readJsonBody } from '../../core/http/body.ts';
+import type { NamespaceService } from '../namespaces/namespaces.service.ts';
+import { NsParams, openTenant, type Tenant } from '../plane.ts';
+import { parsePrefer, type Meta, type RowsService } from './rows.service.ts';
+import { exportCsv } from './csv.ts';
+
+const tags = ['Rows'];
+const TableParams = NsParams.extend({ table: z.string() });
+const RowParams = TableParams.extend({ id: z.string().meta({ description: 'The row id (integer).' }) });
+const Row = z.record(z.string(), z.unknown()).meta({ id: 'Row', description: 'A flat object of column values (json columns hold any JSON; blobs are base64).' });
+const MetaSchema = z.object({ actor: z.string().optional() }).catchall(z.unknown());
+
+const FILTER_DOC =
+  'Filters follow PostgREST: `<column>=<op>.<value>` with `eq neq gt gte lt lte like ilike match imatch in is isdistinct` ' +
+  '(`like`/`ilike` take `*` or `%` as wildcard; `in.(a,b,"c,d")`; `is.null|not_null|true|false|unknown`; `match`/`imatch` are regular expressions), ' +
+  '`not.` before the operator negates, several filters are ANDed, and `or=(a.eq.1,and(b.gt.2,c.is.null))` / `and=(…)` / `not.or=(…)` nest logical expressions. ' +
+  'Values are bound as parameters and columns are checked against the schema: an unknown column is 400 `unknown_column`, a malformed filter 400 `invalid_filter`.';
+
+export const ListQuery = z
+  .object({
+    select: z.string().optional().meta({ description: 'Comma-separated columns, `alias:column` renames, and aggregates `count()`, `column.sum()` (or `sum(column)`), `avg`, `min`, `max`, grouped by the plain columns selected. Aggregate answers are `{data}` without `meta`.' }),
+    order: z.string().optional().meta({ description: '`column[.asc|.desc][.nullsfirst|.nullslast]`, comma-separated. Ties are broken by `id`.' }),
+    limit: z.string().optional().meta({ description: 'Default 100, at most 10000.' }),
+    offset: z.string().optional(),
+    count: z.literal('exact').optional().meta({ description: '`exact` adds `meta.total_count` (all rows) and `meta.filter_count` (rows matching the filters). `Prefer: count=exact` does the same.' }),
+    search: z.string().optional().meta({ description: 'Full-text search over the table\'s fts index: words are ANDed, a trailing `*` matches a prefix.' }),
+    or: z.string().optional(),
+    and: z.string().optional(),
+  })
+  .catchall(z.union([z.string(), z.array(z.string())]))
+  .meta({ description: FILTER_DOC });
+
+const ListResponse = z
+  .object({
+    data: z.array(Row),
+    meta: z.object({ limit: z.number().int(), offset: z.number().int(), total_count: z.number().int().optional(), filter_count: z.number().int().optional() }).optional(),
+  })
+  .meta({ id: 'RowList' });
+
+const InsertBody = z
+  .union([z.object({ rows: z.array(Row).max(100_000), _meta: MetaSchema.optional() }).strict(), Row])
+  .meta({ id: 'InsertRows', description: 'One row as a flat object (optionally with `_meta`), or `{rows: [...], _meta}`. A top-level array is rejected.' });
+
+const PREFER_DOC =
+  '`Prefer: return=representation` answers with the rows written; `return=minimal` with no body; without it an insert answers `{count}`. ' +
+  '`Prefer: resolution=merge-duplicates` updates the existing row when a unique constraint conflicts (an upsert; `on_conflict=<columns>` names the constraint, otherwise any unique conflict counts), `resolution=ignore-duplicates` skips such rows.';
+
+function metaOf(body: unknown, actor: string): Meta {
+  const raw = body && typeof body === 'object' && !Array.isArray(body) ? (body as { _meta?: unknown })._meta : undefined;
+  if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) throw new HearthError('invalid_request', '_meta must be an object like {"actor": "alice"}');
+  const meta = (raw ?? {}) as Meta;
+  if (meta.actor !== undefined && typeof meta.actor !== 'string') throw new HearthError('invalid_request', '_meta.actor must be a string');
+  return { ...meta, actor: (meta.actor as string | undefined) ?? actor };
+}
+
+const params = (ctx: AppContext) => new URLSearchParams(ctx.querystring);
+
+function countRows(ctx: AppContext, key: 'rowsRead' | 'rowsWritten', n: number) {
+  ctx.state[key] = (ctx.state[key] ?? 0) + n;
+}
+
+async function optionalBody(ctx: AppContext): Promise<unknown> {
+  return readJsonBody(ctx, 1024 * 1024);
+}
+
+export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService; rows: RowsService }): void {
+  const { namespaces, rows } = deps;
+  const writer = (t: Tenant, meta: Meta) => ({ ns: t.ns, db: t.db, meta });
+
+  api.route({
+    method: 'get', path: '/v1/:ns/tables/:table/rows', operationId: 'listRows', tags, access: 'authenticated',
+    summary: 'List rows', description: FILTER_DOC,
+    params: TableParams,
+    query: ListQuery,
+    responses: { 200: { description: '`{data, meta: {limit, offset, total_count?, filter_count?}}`; aggregates answer `{data}`.', schema: ListResponse }, 404: { description: 'No such namespace or table.' } },
+    handler: (ctx, { params: p }) => {
+      const t = openTenant(ctx, namespaces, p.ns, 'read');
+      const q = params(ctx);
+      const countExact = q.get('count') === 'exact' || parsePrefer(ctx.get('prefer')).count === 'exact';
+      if (q.has('count') && q.get('count') !== 'exact') throw new HearthError('invalid_request', 'count takes the value exact');
+      const result = rows.list(t.db, p.table, q, { countExact });
+      countRows(ctx, 'rowsRead', result.data.length);
+      return result.meta ? { data: result.data, meta: result.meta } : { data: result.data };
+    },
+  });
+
+  api.route({
+    method: 'post', path: '/v1/:ns/tables/:table/rows', operationId: 'insertRows', tags, access: 'authenticated',
+    summary: 'Insert rows', description: `A multi-row insert is one transaction: all rows or none. ${PREFER_DOC}`,
+    params: TableParams,
+    body: InsertBody,
+    responses: {
+      201: { description: '`{count}`, or `{data: [rows]}` with return=representation; empty with return=minimal.', schema: z.object({ count: z.number().int().optional(), data: z.array(Row).optional() }) },
+      400: { description: 'Invalid rows (`invalid_value`, `not_null_violation`, `max_length_violation`, `min_violation`, `max_violation`, `unknown_column`, `invalid_request`).' },
+      404: { description: 'No such namespace or table.' },
+      409: { description: '`unique_violation`, or `namespace_read_only`.' },
+      507: { description: 'The write would exceed `max_db_size` (`quota_exceeded`); nothing was written.' },
+    },
+    handler: (ctx, { params: p, body }) => {
+      if (Array.isArray(body)) throw new HearthError('invalid_request', 'a top-level JSON array is rejected: send {"rows": [...], "_meta": {...}}');
+      const t = openTenant(ctx, namespaces, p.ns, 'write');
+      const prefer = parsePrefer(ctx.get('prefer'));
+      const b = body as Record<string, unknown>;
+      const list = 'rows' in b && Array.isArray(b.rows) ? b.rows : [b];
+      const written = rows.insert(writer(t, metaOf(b, t.actor)), p.table, list, { resolution: prefer.resolution, onConflict: params(ctx).get('on_conflict') });
+      countRows(ctx, 'rowsWritten', written.length);
+      ctx.status = 201;
+      if (prefer.return === 'minimal') return;
+      if (prefer.return === 'representation') return { data: written };
+      return { count: written.length };
+    },
+  });
+
+  api.route({
+    method: 'patch', path: '/v1/:ns/tables/:table/rows', operationId: 'updateRows', tags, access: 'authenticated',
+    summary: 'Update the rows matching the filters', description: `Body: the columns to set, plus optional \`_meta\`. Without filters every row is updated. ${FILTER_DOC}`,
+    params: TableParams,
+    query: ListQuery,
+    body: Row,
+    responses: { 200: { description: '`{count}`, or `{data: [rows]}` with return=representation.', schema: z.object({ count: z.number().int().optional(), data: z.array(Row).optional() }) }, 204: { description: 'With return=minimal.' }, 404: { description: 'No such namespace or table.' } },
+    handler: (ctx, { params: p, body }) => {
+      const t = openTenant(ctx, namespaces, p.ns, 'write');
+      const prefer = parsePrefer(ctx.get('prefer'));
+      const updated = rows.update(writer(t, metaOf(body, t.actor)), p.table, { params: params(ctx) }, body);
+      countRows(ctx, 'rowsWritten', updated.length);
+      if (prefer.return === 'minimal') {
+        ctx.status = 204;
+        return;
+      }
+      return prefer.return === 'representation' ? { data: updated } : { count: updated.length };
+    },
+  });
+
+  api.route({
+    method: 'delete', path: '/v1/:ns/tables/:table/rows', operationId: 'deleteRows', tags, access: 'authenticated',
+    summary: 'Delete the rows matching the filters', description: `An unfiltered delete removes every row: guard it in the caller. Optional body \`{_meta}\`. ${FILTER_DOC}`,
+    params: TableParams,
+    query: ListQuery,
+    responses: { 204: { description: 'Deleted.' }, 200: { description: 'With return=representation: `{data: [deleted rows]}`.', schema: z.object({ data: z.array(Row) }) }, 404: { description: 'No such namespace or table.' } },
+    handler: async (ctx, { params: p }) => {
+      const t = openTenant(ctx, namespaces, p.ns, 'write');
+      const body = await optionalBody(ctx);
+      const deleted = rows.delete(writer(t, metaOf(body, t.actor)), p.table, { params: params(ctx) });
+      countRows(ctx, 'rowsWritten', deleted.length);
+      if (parsePrefer(ctx.get('prefer')).return === 'representation') return { data: deleted };
+      ctx.status = 204;
+    },
+  });
+
+  api.route({
+    method: 'get', path: '/v1/:ns/tables/:table/rows/:id', operationId: 'getRow', tags, access: 'authenticated',
+    summary: 'Get one row',
+    params: RowParams,
+    responses: { 200: { description: 'The row.', schema: Row }, 404: { description: 'No such namespace, table or row (`row_not_found`).' } },
+    handler: (ctx, { params: p }) => {
+      const t = openTenant(ctx, namespaces, p.ns, 'read');
+      countRows(ctx, 'rowsRead', 1);
+      return rows.get(t.db, p.table, p.id);
+    },
+  });
+
+  api.route({
+    method: 'put', path: '/v1/:ns/tables/:table/rows/:id', operationId: 'updateRow', tags, access: 'authenticated',
+    summary: 'Update one row', description: 'Body: the columns to change, plus optional `_meta`. Answers with the updated row (204 with `Prefer: return=minimal`).',
+    params: RowParams,
+    body: Row,
+    responses: { 200: { description: 'The updated row.', schema: Row }, 404: { description: 'No such namespace, table or row.' } },
+    handler: (ctx, { params: p, body }) => {
+      const t = openTenant(ctx, namespaces, p.ns, 'write');
+      const updated = rows.update(writer(t, metaOf(body, t.actor)), p.table, { id: p.id }, body);
+      if (updated.length === 0) throw new HearthError('row_not_found', `${p.table} has no row with id ${p.id}`);
+      countRows(ctx, 'rowsWritten', 1);
+      if (parsePrefer(ctx.get('prefer')).return === 'minimal') {
+        ctx.status = 204;
+        return;
+      }
+      return updated[0];
+    },
+  });
+
+  api.route({
+    method: 'delete', path: '/v1/:ns/tables/:table/rows/:id', operationId: 'deleteRow', tags, access: 'authenticated',
+    summary: 'Delete one row', description: 'Optional body `{_meta}`. 204, or 200 with the deleted row with `Prefer: return=representation`.',
+    params: RowParams,
+    responses: { 204: { description: 'Deleted.' }, 200: { description: 'The deleted row (return=representation).', schema: Row }, 404: { description: 'No such namespace, table or row.' } },
+    handler: async (ctx, { params: p }) => {
+      const t = openTenant(ctx, namespaces, p.ns, 'write');
+      const body = await optionalBody(ctx);
+      const deleted = rows.delete(writer(t, metaOf(body, t.actor)), p.table, { id: p.id });
+      if (deleted.length === 0) throw new HearthError('row_not_found', `${p.table} has no row with id ${p.id}`);
+      countRows(ctx, 'rowsWritten', 1);
+      if (parsePrefer(ctx.get('prefer')).return === 'representation') return deleted[0];
+      ctx.status = 204;
+    },
+  });
+
+  api.route({
+    method: 'get', path: '/v1/:ns/tables/:table/export', operationId: 'exportRows', tags, access: 'authenticated',
+    summary: 'Export rows as CSV',
+    description: `RFC 4180 CSV with a header row, streamed with constant memory from a separate read-only connection. \`format=csv\` is required; filters, \`select\`, \`order\`, \`search\` work as in listing; \`limit\` is optional (all matching rows by default); \`bom=true\` prepends a UTF-8 byte-order mark. NULL is an empty field, an empty string is \`""\`; booleans are true/false, json columns their JSON text, blobs base64. Once streaming has begun an error cuts the connection (the status was already sent). ${FILTER_DOC}`,
+    params: TableParams,
+    query: ListQuery.extend({ format: z.literal('csv'), bom: z.enum(['true', 'false']).optional() }),
+    responses: { 200: { description: 'The CSV file.', contentType: 'text/csv; charset=utf-8', schema: z.string() }, 404: { description: 'No such namespace or table.' } },
+    handler: (ctx, { params: p }) => {
+      const t = openTenant(ctx, namespaces, p.ns, 'read');
+      const file = namespaces.handles.fileOf(p.ns)!;
+      exportCsv(ctx, { db: t.db, file, table: p.table, params: params(ctx), rows, busyTimeout: t.config.busy_timeout });
+    },
+  });
+}
+
+/**
+ * A PostgREST-compatible surface over the same engine, for PostgREST clients such as `@supabase/postgrest-js`:
+ * `/v1/{ns}/rest/{table}` answers bare JSON arrays, reports counts in `Content-Range`, honours
+ * `Accept: application/vnd.pgrst.object+json` (exactly one row, else 406), accepts arrays on insert, and
+ * defaults to `return=minimal` like PostgREST.
+ */
+export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceService; rows: RowsService }): void {
+  const { namespaces, rows } = deps;
+  const rtags = ['PostgREST-compatible rows'];
+  const SINGLE = 'application/vnd.pgrst.object+json';
+  const respond = (ctx: AppContext, data: Record<string, unknown>[], status: number) => {
+    if (ctx.get('accept').includes(SINGLE)) {
+      if (data.length !== 1) throw new HearthError('not_acceptable', `JSON object requested, but ${data.length} rows were returned`);
+      ctx.status = status;
+      ctx.type = SINGLE;
+      return data[0];
+    }
+    ctx.status = status;
+    return data;
+  };
+  const writer = (t: Tenant, meta: Meta) => ({ ns: t.ns, db: t.db, meta });
+  const path = '/v1/:ns/rest/:table';
+
+  api.route({
+    method: 'get', path, operationId: 'restSelect', tags: rtags, access: 'authenticated',
+    summary: 'Select rows (PostgREST)', description: `A JSON array. \`Prefer: count=exact\` (or \`count=exact\`) reports \`Content-Range: <from>-<to>/<filtered count>\`. Without \`limit\` at most 10000 rows. ${FILTER_DOC}`,
+    params: TableParams,
+    query: ListQuery,
+    responses: { 200: { description: 'Rows.', schema: z.array(Row) }, 406: { description: 'Single object requested but not exactly one row (`not_acceptable`).' } },
+    handler: (ctx, { params: p }) => {
+      const t = openTenant(ctx, namespaces, p.ns, 'read');
+      const q = params(ctx);
+      if (!q.has('limit')) q.set('limit', '10000');
+      const countExact = q.get('count') === 'exact' || parsePrefer(ctx.get('prefer')).count === 'exact';
+      const result = rows.list(t.db, p.table, q, { countExact });
+      const offset = result.meta?.offset ?? 0;
+      const range = result.data.length ? `${offset}-${offset + result.data.length - 1}` : '*';
+      ctx.set('Content-Range', `${range}/${result.counts ? result.counts.filtered : '*'}`);
+      countRows(ctx, 'rowsRead', result.data.length);
+      return respond(ctx, result.data, 200);
+    },
+  });
+
+  api.route({
+    method: 'post', path, operationId: 'restInsert', tags: rtags, access: 'authenticated',
+    summary: 'Insert rows (PostgREST)', description: `A row or an array of rows, in one transaction. ${PREFER_DOC} Without \`Prefer: return=representation\` the answer is 201 with no body.`,
+    params: TableParams,
+    body: z.union([Row, z.array(Row)]),
+    responses: { 201: { description: 'Inserted (rows with return=representation).', schema: z.array(Row) } },
+    handler: (ctx, { params: p, body }) => {
+      const t = openTenant(ctx, namespaces, p.ns, 'write');
+      const prefer = parsePrefer(ctx.get('prefer'));
+      const list = Array.isArray(body) ? body : [body];
+      const written = rows.insert(writer(t, metaOf(Array.isArray(body) ? {} : body, t.actor)), p.table, list, { resolution: prefer.resolution, onConflict: params(ctx).get('on_conflict') });
+      countRows(ctx, 'rowsWritten', written.length);
+      if (prefer.return === 'representation') return respond(ctx, written, 201);
+      ctx.status = 201;
+    },
+  });
+
+  api.route({
+    method: 'patch', path, operationId: 'restUpdate', tags: rtags, access: 'authenticated',
+    summary: 'Update rows (PostgREST)', description: FILTER_DOC,
+    params: TableParams,
+    query: ListQuery,
+    body: Row,
+    responses: { 200: { description: 'Updated rows (return=representation).', schema: z.array(Row) }, 204: { description: 'Updated.' } },
+    handler: (ctx, { params: p, body }) => {
+      const t = openTenant(ctx, namespaces, p.ns, 'write');
+      const updated = rows.update(writer(t, metaOf(body, t.actor)), p.table, { params: params(ctx) }, body);
+      countRows(ctx, 'rowsWritten', updated.length);
+      if (parsePrefer(ctx.get('prefer')).return === 'representation') return respond(ctx, updated, 200);
+      ctx.status = 204;
+    },
+  });
+
+  api.route({
+    method: 'delete', path, operationId: 'restDelete', tags: rtags, access: 'authenticated',
+    summary: 'Delete rows (PostgREST)', description: FILTER_DOC,
+    params: TableParams,
+    query: ListQuery,
+    responses: { 200: { description: 'Deleted rows (return=representation).', schema: z.array(Row) }, 204: { description: 'Deleted.' } },
+    handler: (ctx, { params: p }) => {
+      const t = openTenant(ctx, namespaces, p.ns, 'write');
+      const deleted = rows.delete(writer(t, { actor: t.actor }), p.table, { params: params(ctx) });
+      countRows(ctx, 'rowsWritten', deleted.length);
+      if (parsePrefer(ctx.get('prefer')).return === 'representation') return respond(ctx, deleted, 200);
+      ctx.status = 204;
+    },
+  });
+}

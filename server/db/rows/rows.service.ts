@@ -1,0 +1,310 @@
+import type Database from 'better-sqlite3';
+import { HearthError } from '../../core/http/errors.ts';
+import type { EventBus, ChangeEvent } from '../events/bus.ts';
+import { q, requireObject, type TableInfo } from '../schema/catalog.ts';
+import { fromStorage, toStorage, type ColumnInfo } from '../schema/types.ts';
+import { buildOrder, buildProjection, buildWhere, parseLimit, parseOffset, DEFAULT_LIMIT, MAX_LIMIT, type Projection } from './builder.ts';
+import { InvalidPatternError } from './functions.ts';
+
+type Db = Database.Database;
+type Row = Record<string, unknown>;
+export type Meta = Record<string, unknown>;
+
+const NOW_SQL = `strftime('%Y-%m-%dT%H:%M:%fZ', 'now')`;
+
+export interface Prefer {
+  return: 'representation' | 'minimal' | null;
+  resolution: 'merge-duplicates' | 'ignore-duplicates' | null;
+  count: 'exact' | null;
+}
+
+export function parsePrefer(header: string | undefined): Prefer {
+  const out: Prefer = { return: null, resolution: null, count: null };
+  for (const part of (header ?? '').split(',')) {
+    const [k, v] = part.trim().split('=').map((x) => x?.trim());
+    if (k === 'return' && (v === 'representation' || v === 'minimal')) out.return = v;
+    else if (k === 'resolution' && (v === 'merge-duplicates' || v === 'ignore-duplicates')) out.resolution = v;
+    else if (k === 'count' && v === 'exact') out.count = 'exact';
+  }
+  return out;
+}
+
+/** Prepared statements per connection, keyed by SQL (bounded). */
+const statements = new WeakMap<Db, Map<string, Database.Statement>>();
+export function prepare(db: Db, sql: string): Database.Statement {
+  let m = statements.get(db);
+  if (!m) statements.set(db, (m = new Map()));
+  let s = m.get(sql);
+  if (!s) {
+    s = db.prepare(sql);
+    if (m.size >= 256) m.delete(m.keys().next().value!);
+    m.set(sql, s);
+  }
+  return s;
+}
+
+/** Converts stored rows to JSON in place, only for the columns that need it. */
+export function converter(columns: Array<{ name: string; type: ColumnInfo['type'] | undefined }>): (row: Row) => Row {
+  const needs = columns.filter((c) => c.type === 'boolean' || c.type === 'json' || c.type === 'blob' || c.type === undefined);
+  if (needs.length === 0) return (r) => r;
+  return (r) => {
+    for (const c of needs) r[c.name] = fromStorage(c.type, r[c.name]);
+    return r;
+  };
+}
+
+const fullRow = (t: TableInfo) => converter(t.columns.map((c) => ({ name: c.name, type: c.type })));
+
+/** Maps SQLite errors of a write to the envelope; anything unexpected is rethrown. */
+export function writeError(err: unknown, table: string): never {
+  if (err instanceof HearthError) throw err;
+  if (err instanceof InvalidPatternError) throw new HearthError('invalid_filter', err.message);
+  const e = err as { code?: string; message?: string };
+  const msg = e.message ?? '';
+  const col = /constraint failed: ([^\s,]+)/.exec(msg)?.[1]?.split('.').pop();
+  switch (e.code) {
+    case 'SQLITE_CONSTRAINT_UNIQUE':
+    case 'SQLITE_CONSTRAINT_PRIMARYKEY':
+      throw new HearthError('unique_violation', `${table}.${col ?? '?'} must be unique: a row with that value exists`, { details: { column: col } });
+    case 'SQLITE_CONSTRAINT_NOTNULL':
+      throw new HearthError('not_null_violation', `${table}.${col ?? '?'} must not be null`, { details: { column: col } });
+    case 'SQLITE_CONSTRAINT_FOREIGNKEY':
+      throw new HearthError('foreign_key_violation', `the change breaks a foreign key of ${table}`);
+    case 'SQLITE_CONSTRAINT_CHECK':
+      throw new HearthError('check_violation', `a check constraint of ${table} failed (${msg.replace(/^CHECK constraint failed: /, '')})`);
+    case 'SQLITE_FULL':
+      throw new HearthError('quota_exceeded', 'the write would make the database larger than its quota max_db_size; nothing was changed');
+    case 'SQLITE_READONLY':
+      throw new HearthError('namespace_read_only', 'the namespace is read-only (config read_only: true)');
+    case 'SQLITE_BUSY':
+    case 'SQLITE_LOCKED':
+      throw new HearthError('service_unavailable', 'the database is busy (busy_timeout passed); try again', { headers: { 'Retry-After': '1' } });
+  }
+  throw err;
+}
+
+export function readError(err: unknown): never {
+  if (err instanceof HearthError) throw err;
+  if (err instanceof InvalidPatternError) throw new HearthError('invalid_filter', err.message);
+  const e = err as { code?: string; message?: string };
+  if (e.code === 'SQLITE_ERROR' && /fts5: syntax error/i.test(e.message ?? '')) throw new HearthError('invalid_request', `search: ${e.message}`);
+  if (e.code === 'SQLITE_BUSY') throw new HearthError('service_unavailable', 'the database is busy; try again', { headers: { 'Retry-After': '1' } });
+  throw err;
+}
+
+export interface ListResult {
+  data: Row[];
+  meta?: { limit: number; offset: number; total_count?: number; filter_count?: number };
+  /** Counts computed (for Content-Range in the PostgREST surface). */
+  counts?: { total: number; filtered: number };
+}
+
+export interface WriteContext {
+  ns: string;
+  db: Db;
+  meta: Meta;
+}
+
+export interface Query {
+  sql: string;
+  params: unknown[];
+  projection: Projection;
+}
+
+export function createRowsService(deps: { events: EventBus }) {
+  function publish(ns: string, table: string, action: string, rows: Row[], meta: Meta) {
+    if (rows.length === 0) return;
+    const timestamp = new Date().toISOString();
+    deps.events.publish(ns, rows.map((row): ChangeEvent => ({ table, action, row, _meta: meta, timestamp })));
+  }
+
+  function requireTable(db: Db, name: string): TableInfo {
+    const t = requireObject(db, name);
+    if (t.type === 'view') throw new HearthError('object_is_view', `${name} is a view: rows are written through its tables`);
+    return t;
+  }
+
+  function requireId(t: TableInfo, raw: string): number {
+    if (!t.hasId) throw new HearthError('invalid_request', `${t.name} has no integer id column: address its rows with filters`);
+    if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new HearthError('invalid_request', `row id must be an integer (got ${JSON.stringify(raw)})`);
+    return Number(raw);
+  }
+
+  /** Validates one row of a write and converts it to stored values. */
+  function storedValues(t: TableInfo, row: unknown, mode: 'insert' | 'update'): Map<string, unknown> {
+    if (row === null || typeof row !== 'object' || Array.isArray(row)) throw new HearthError('invalid_request', 'each row must be a JSON object of column values');
+    const out = new Map<string, unknown>();
+    for (const [k, v] of Object.entries(row as Row)) {
+      if (k === '_meta') continue;
+      const col = t.byName.get(k);
+      if (!col) throw new HearthError('unknown_column', `${t.name} has no column ${JSON.stringify(k)}`);
+      if (t.managed && (k === 'created_at' || k === 'updated_at')) throw new HearthError('reserved_name', `${k} is maintained by the service and cannot be written`);
+      if (t.managed && k === 'id' && mode === 'update') throw new HearthError('reserved_name', 'id cannot be changed');
+      out.set(k, toStorage(col, v, t.name));
+    }
+    if (mode === 'insert') {
+      for (const c of t.columns) {
+        if (c.not_null && !c.system && !out.has(c.name)) throw new HearthError('not_null_violation', `${t.name}.${c.name} must not be null (it is missing)`, { details: { column: c.name } });
+      }
+    } else if (out.size === 0) throw new HearthError('invalid_request', 'nothing to update: send at least one column');
+    return out;
+  }
+
+  const service = {
+    prepare,
+
+    /** Builds the SELECT of a listing (also used by CSV export and the PostgREST surface). */
+    buildList(t: TableInfo, params: URLSearchParams, opts: { limit: number | null }): Query {
+      const projection = buildProjection(t, params.get('select'));
+      const where = buildWhere(t, params);
+      const order = buildOrder(t, params.get('order'), projection);
+      const offset = parseOffset(params.get('offset'));
+      let sql = `SELECT ${projection.sql} FROM ${q(t.name)} ${where.sql}`;
+      if (projection.groupBy) sql += ` GROUP BY ${projection.groupBy}`;
+      if (order) sql += ` ${order}`;
+      const values = [...where.params];
+      if (opts.limit !== null) {
+        sql += ' LIMIT ? OFFSET ?';
+        values.push(opts.limit, offset);
+      } else if (offset) {
+        sql += ' LIMIT -1 OFFSET ?';
+        values.push(offset);
+      }
+      return { sql, params: values, projection };
+    },
+
+    list(db: Db, table: string, params: URLSearchParams, opts: { countExact: boolean }): ListResult {
+      const t = requireObject(db, table);
+      const limit = parseLimit(params.get('limit'), { fallback: DEFAULT_LIMIT });
+      try {
+        const query = service.buildList(t, params, { limit: limit ?? MAX_LIMIT });
+        const convert = converter(query.projection.columns);
+        const data = (prepare(db, query.sql).all(...query.params) as Row[]).map(convert);
+        if (query.projection.aggregate) return { data };
+        const result: ListResult = { data, meta: { limit: limit!, offset: parseOffset(params.get('offset')) } };
+        if (opts.countExact) {
+          const where = buildWhere(t, params);
+          const total = prepare(db, `SELECT count(*) FROM ${q(t.name)}`).pluck().get() as number;
+          const filtered = where.sql ? (prepare(db, `SELECT count(*) FROM ${q(t.name)} ${where.sql}`).pluck().get(...where.params) as number) : total;
+          result.meta!.total_count = total;
+          result.meta!.filter_count = filtered;
+          result.counts = { total, filtered };
+        }
+        return result;
+      } catch (err) {
+        readError(err);
+      }
+    },
+
+    get(db: Db, table: string, id: string): Row {
+      const t = requireObject(db, table);
+      const row = prepare(db, `SELECT * FROM ${q(t.name)} WHERE "id" = ?`).get(requireId(t, id)) as Row | undefined;
+      if (!row) throw new HearthError('row_not_found', `${table} has no row with id ${id}`);
+      return fullRow(t)(row);
+    },
+
+    /** Inserts rows in one transaction (all or none). Returns the rows written (inserted or merged). */
+    insert(w: WriteContext, table: string, rows: unknown[], opts: { resolution: Prefer['resolution']; onConflict: string | null; bulk?: boolean }): Row[] {
+      const t = requireTable(w.db, table);
+      if (rows.length === 0) return [];
+      if (rows.length > 100_000 && !opts.bulk) throw new HearthError('invalid_request', 'at most 100,000 rows in one insert');
+      const prepared = rows.map((r) => storedValues(t, r, 'insert'));
+      let target = '';
+      if (opts.onConflict) {
+        const cols = opts.onConflict.split(',').map((c) => c.trim());
+        for (const c of cols) if (!t.byName.has(c)) throw new HearthError('unknown_column', `on_conflict: ${t.name} has no column ${JSON.stringify(c)}`);
+        target = `(${cols.map(q).join(', ')})`;
+      }
+      const convert = fullRow(t);
+      const out: Row[] = [];
+      const merged: Row[] = [];
+      try {
+        w.db.transaction(() => {
+          for (const values of prepared) {
+            const cols = [...values.keys()];
+            let sql = cols.length
+              ? `INSERT INTO ${q(t.name)} (${cols.map(q).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`
+              : `INSERT INTO ${q(t.name)} DEFAULT VALUES`;
+            if (opts.resolution === 'ignore-duplicates') sql += ` ON CONFLICT ${target} DO NOTHING`;
+            else if (opts.resolution === 'merge-duplicates') {
+              const sets = cols.filter((c) => c !== 'id').map((c) => `${q(c)} = excluded.${q(c)}`);
+              if (t.managed) sets.push(`"updated_at" = ${NOW_SQL}`);
+              sql += sets.length ? ` ON CONFLICT ${target} DO UPDATE SET ${sets.join(', ')}` : ` ON CONFLICT ${target} DO NOTHING`;
+            }
+            sql += ' RETURNING *';
+            const row = prepare(w.db, sql).get(...values.values()) as Row | undefined;
+            if (!row) continue;
+            const r = convert(row);
+            out.push(r);
+            if (opts.resolution === 'merge-duplicates' && t.managed && r.created_at !== r.updated_at) merged.push(r);
+          }
+        })();
+      } catch (err) {
+        writeError(err, t.name);
+      }
+      if (opts.bulk) {
+        // One event for a bulk import instead of one per row.
+        publish(w.ns, t.name, 'import', [{ count: out.length }], w.meta);
+        return out;
+      }
+      const mergedSet = new Set(merged);
+      publish(w.ns, t.name, 'insert', out.filter((r) => !mergedSet.has(r)), w.meta);
+      publish(w.ns, t.name, 'update', merged, w.meta);
+      return out;
+    },
+
+    /** Updates every row matching the filters (or one id); returns the updated rows. */
+    update(w: WriteContext, table: string, where: { params: URLSearchParams } | { id: string }, body: unknown): Row[] {
+      const t = requireTable(w.db, table);
+      const values = storedValues(t, body, 'update');
+      const sets = [...values.keys()].map((c) => `${q(c)} = ?`);
+      if (t.managed) sets.push(`"updated_at" = ${NOW_SQL}`);
+      const params: unknown[] = [...values.values()];
+      let whereSql: string;
+      if ('id' in where) {
+        whereSql = 'WHERE "id" = ?';
+        params.push(requireId(t, where.id));
+      } else {
+        const built = buildWhere(t, where.params);
+        whereSql = built.sql;
+        params.push(...built.params);
+      }
+      let rows: Row[];
+      try {
+        rows = w.db.transaction(() => prepare(w.db, `UPDATE ${q(t.name)} SET ${sets.join(', ')} ${whereSql} RETURNING *`).all(...params) as Row[])();
+      } catch (err) {
+        writeError(err, t.name);
+      }
+      const convert = fullRow(t);
+      const out = rows.map(convert);
+      publish(w.ns, t.name, 'update', out, w.meta);
+      return out;
+    },
+
+    delete(w: WriteContext, table: string, where: { params: URLSearchParams } | { id: string }): Row[] {
+      const t = requireTable(w.db, table);
+      let whereSql: string;
+      let params: unknown[];
+      if ('id' in where) {
+        whereSql = 'WHERE "id" = ?';
+        params = [requireId(t, where.id)];
+      } else {
+        const built = buildWhere(t, where.params);
+        whereSql = built.sql;
+        params = built.params;
+      }
+      let rows: Row[];
+      try {
+        rows = w.db.transaction(() => prepare(w.db, `DELETE FROM ${q(t.name)} ${whereSql} RETURNING *`).all(...params) as Row[])();
+      } catch (err) {
+        writeError(err, t.name);
+      }
+      const out = rows.map(fullRow(t));
+      publish(w.ns, t.name, 'delete', out, w.meta);
+      return out;
+    },
+  };
+  return service;
+}
+
+export type RowsService = ReturnType<typeof createRowsService>;
