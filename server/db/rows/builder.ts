@@ -42,6 +42,7 @@ function filterValue(col: ColumnInfo, raw: string): unknown {
       throw invalidFilter(`${col.name} is boolean: use true or false (got ${JSON.stringify(raw)})`);
     }
     case 'datetime': {
+      raw = raw.replace(/ (\d{2}:?\d{2})$/, '+$1'); // an unencoded "+" in a URL arrives as a space
       const t = Date.parse(raw);
       return /^\d{4}-\d{2}-\d{2}/.test(raw) && !Number.isNaN(t) && /[T ]\d{2}:\d{2}/.test(raw) ? new Date(t).toISOString() : raw;
     }

@@ -140,7 +140,7 @@ export async function importCsv(opts: { ns: string; db: Database.Database; table
         try {
           toStorage(col, value, t.name);
         } catch (err) {
-          const msg = err instanceof HearthError ? err.message.replace(`${t.name}.${col.name}: `, '') : String(err);
+          const msg = err instanceof HearthError ? err.message.replace(`${t.name}.${col.name}: `, '').replace(`${t.name}.${col.name} `, '') : String(err);
           throw new HearthError('invalid_csv', `line ${info.lines}, column ${JSON.stringify(col.name)}: ${msg}`);
         }
         row[col.name] = value;

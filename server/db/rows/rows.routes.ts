@@ -5,7 +5,8 @@ import { HearthError } from '../../core/http/errors.ts';
 import { readJsonBody } from '../../core/http/body.ts';
 import type { NamespaceService } from '../namespaces/namespaces.service.ts';
 import { NsParams, openTenant, type Tenant } from '../plane.ts';
-import { parsePrefer, type Meta, type RowsService } from './rows.service.ts';
+import { parsePrefer, projectRows, type Meta, type RowsService } from './rows.service.ts';
+import { requireObject } from '../schema/catalog.ts';
 import { exportCsv } from './csv.ts';
 
 const tags = ['Rows'];
@@ -59,6 +60,10 @@ function metaOf(body: unknown, actor: string): Meta {
 
 const params = (ctx: AppContext) => new URLSearchParams(ctx.querystring);
 
+/** The rows a write returns, shaped by `select` like a listing. */
+const project = (ctx: AppContext, t: Tenant, table: string, rows: Record<string, unknown>[]) =>
+  projectRows(rows, params(ctx).get('select'), requireObject(t.db, table));
+
 function countRows(ctx: AppContext, key: 'rowsRead' | 'rowsWritten', n: number) {
   ctx.state[key] = (ctx.state[key] ?? 0) + n;
 }
@@ -109,8 +114,8 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
       const written = rows.insert(writer(t, metaOf(b, t.actor)), p.table, list, { resolution: prefer.resolution, onConflict: params(ctx).get('on_conflict') });
       countRows(ctx, 'rowsWritten', written.length);
       ctx.status = 201;
-      if (prefer.return === 'minimal') return;
-      if (prefer.return === 'representation') return { data: written };
+      if (prefer.return === 'minimal') return '';
+      if (prefer.return === 'representation') return { data: project(ctx, t, p.table, written) };
       return { count: written.length };
     },
   });
@@ -131,7 +136,7 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
         ctx.status = 204;
         return;
       }
-      return prefer.return === 'representation' ? { data: updated } : { count: updated.length };
+      return prefer.return === 'representation' ? { data: project(ctx, t, p.table, updated) } : { count: updated.length };
     },
   });
 
@@ -146,7 +151,7 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
       const body = await optionalBody(ctx);
       const deleted = rows.delete(writer(t, metaOf(body, t.actor)), p.table, { params: params(ctx) });
       countRows(ctx, 'rowsWritten', deleted.length);
-      if (parsePrefer(ctx.get('prefer')).return === 'representation') return { data: deleted };
+      if (parsePrefer(ctx.get('prefer')).return === 'representation') return { data: project(ctx, t, p.table, deleted) };
       ctx.status = 204;
     },
   });
@@ -268,8 +273,9 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
       const list = Array.isArray(body) ? body : [body];
       const written = rows.insert(writer(t, metaOf(Array.isArray(body) ? {} : body, t.actor)), p.table, list, { resolution: prefer.resolution, onConflict: params(ctx).get('on_conflict') });
       countRows(ctx, 'rowsWritten', written.length);
-      if (prefer.return === 'representation') return respond(ctx, written, 201);
+      if (prefer.return === 'representation') return respond(ctx, project(ctx, t, p.table, written), 201);
       ctx.status = 201;
+      return '';
     },
   });
 
@@ -284,7 +290,7 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const updated = rows.update(writer(t, metaOf(body, t.actor)), p.table, { params: params(ctx) }, body);
       countRows(ctx, 'rowsWritten', updated.length);
-      if (parsePrefer(ctx.get('prefer')).return === 'representation') return respond(ctx, updated, 200);
+      if (parsePrefer(ctx.get('prefer')).return === 'representation') return respond(ctx, project(ctx, t, p.table, updated), 200);
       ctx.status = 204;
     },
   });
@@ -299,7 +305,7 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const deleted = rows.delete(writer(t, { actor: t.actor }), p.table, { params: params(ctx) });
       countRows(ctx, 'rowsWritten', deleted.length);
-      if (parsePrefer(ctx.get('prefer')).return === 'representation') return respond(ctx, deleted, 200);
+      if (parsePrefer(ctx.get('prefer')).return === 'representation') return respond(ctx, project(ctx, t, p.table, deleted), 200);
       ctx.status = 204;
     },
   });

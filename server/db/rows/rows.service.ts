@@ -5,6 +5,7 @@ import { q, requireObject, type TableInfo } from '../schema/catalog.ts';
 import { fromStorage, toStorage, type ColumnInfo } from '../schema/types.ts';
 import { buildOrder, buildProjection, buildWhere, parseLimit, parseOffset, DEFAULT_LIMIT, MAX_LIMIT, type Projection } from './builder.ts';
 import { InvalidPatternError } from './functions.ts';
+import { parseSelect } from './grammar.ts';
 
 type Db = Database.Database;
 type Row = Record<string, unknown>;
@@ -51,6 +52,22 @@ export function converter(columns: Array<{ name: string; type: ColumnInfo['type'
     for (const c of needs) r[c.name] = fromStorage(c.type, r[c.name]);
     return r;
   };
+}
+
+/** Applies `select` (columns and renames, no aggregates) to rows returned by a write. */
+export function projectRows(rows: Row[], select: string | null, t: TableInfo): Row[] {
+  if (select === null || select === '' || select === '*') return rows;
+  const items = parseSelect(select);
+  const picks: Array<[string, string]> = [];
+  for (const item of items) {
+    if (item.kind === 'aggregate') throw new HearthError('invalid_filter', 'aggregates cannot be selected from a write');
+    if (item.kind === 'star') for (const c of t.columns) picks.push([c.name, c.name]);
+    else {
+      if (!t.byName.has(item.column)) throw new HearthError('unknown_column', `${t.name} has no column ${JSON.stringify(item.column)}`);
+      picks.push([item.alias, item.column]);
+    }
+  }
+  return rows.map((r) => Object.fromEntries(picks.map(([alias, col]) => [alias, r[col]])));
 }
 
 const fullRow = (t: TableInfo) => converter(t.columns.map((c) => ({ name: c.name, type: c.type })));

@@ -104,7 +104,6 @@ export function toStorage(col: ColumnInfo, value: unknown, table: string): unkno
 
 /** Converts a CSV field (always a string; empty = NULL) to a JSON value for `toStorage`. */
 export function fromCsv(col: ColumnInfo, raw: string): unknown {
-  if (raw === '') return null;
   switch (col.type) {
     case 'integer': {
       if (!/^[+-]?\d+$/.test(raw.trim())) return raw;
