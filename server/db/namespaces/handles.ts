@@ -216,6 +216,8 @@ export class HandleManager {
       this.opts.logger.warn({ err, ns: h.name }, 'could not measure namespace storage');
     }
     try {
+      // Never wait for a reader here (a long read-only query may hold the WAL): a busy checkpoint is harmless.
+      h.db.pragma('busy_timeout = 0');
       if (h.db.pragma('journal_mode', { simple: true }) === 'wal') h.db.pragma('wal_checkpoint(TRUNCATE)');
     } catch {
       // a busy checkpoint is harmless: SQLite checkpoints on the next open

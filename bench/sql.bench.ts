@@ -1,0 +1,219 @@
+/**
+ * Read-only SQL isolation: while one namespace runs a 5-second query, how fast are requests to another namespace?
+ * Target: p99 under 50 ms. Every figure is reported against a baseline measured in the same run.
+ *
+ *   baseline   requests to namespace `other` for BENCH_SQL_SECONDS, no long query running
+ *   long       the same requests while namespace `long` runs one ~5-second query (a recursive CTE, calibrated
+ *              on this machine so it really completes in about that time; query_timeout raised so it is not killed)
+ *   two long   the same again while `long` runs two such queries at once (a namespace may hold only one of the
+ *              query processes, so the second waits and `other` keeps a process)
+ *
+ * The requests to `other` are, alternately on each of BENCH_SQL_CONNECTIONS keep-alive connections:
+ *   query  POST /v1/other/query  {sql: 'SELECT count(*) … FROM items WHERE id < ?'}  (runs in a query process)
+ *   get    GET  /v1/namespaces/other                                                (event loop only)
+ *
+ * Hearth runs in its own process (bench/server-child.ts); this process only generates load.
+ * Knobs (environment): BENCH_SQL_SECONDS (5, the long query's target duration), BENCH_SQL_CONNECTIONS (4).
+ */
+import crypto from 'node:crypto';
+import type http from 'node:http';
+import path from 'node:path';
+import {
+  envInt,
+  fmtMs,
+  fmtRate,
+  heading,
+  keepAliveAgent,
+  now,
+  printTable,
+  ratio,
+  request,
+  sleep,
+  startChild,
+  summarize,
+  tempFolder,
+  type BenchChild,
+  type Stats,
+} from './lib.ts';
+
+const SECONDS = envInt('BENCH_SQL_SECONDS', 5);
+const CONNECTIONS = envInt('BENCH_SQL_CONNECTIONS', 4);
+const TARGET_P99_MS = 50;
+
+const tmp = tempFolder('hearth-bench-sql-');
+const token = `bench-admin-${crypto.randomBytes(16).toString('hex')}`;
+const auth = { authorization: `Bearer ${token}` };
+const json = { ...auth, 'content-type': 'application/json' };
+let hearth: BenchChild | null = null;
+const t0 = now();
+const elapsed = () => `[${((now() - t0) / 1000).toFixed(1).padStart(5)} s]`;
+
+let cleaning: Promise<void> | null = null;
+function cleanup(): Promise<void> {
+  cleaning ??= (async () => {
+    await hearth?.stop().catch(() => {});
+    tmp.remove();
+  })();
+  return cleaning;
+}
+let interrupted = false;
+for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(sig, () => {
+    interrupted = true;
+    console.error(`\n${sig}: stopping hearth and removing ${tmp.dir}`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+const countTo = (n: number) => `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < ${n}) SELECT count(*) AS n FROM c`;
+
+async function call(agent: http.Agent, method: string, pathname: string, body?: unknown): Promise<{ status: number; body: string; ms: number }> {
+  const t = now();
+  const res = await request(agent, hearth!.url + pathname, { method, headers: body === undefined ? auth : json, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, body: res.body, ms: now() - t };
+}
+
+async function must(agent: http.Agent, method: string, pathname: string, body: unknown, status: number): Promise<string> {
+  const res = await call(agent, method, pathname, body);
+  if (res.status !== status) throw new Error(`${method} ${pathname} → ${res.status} (expected ${status}): ${res.body.slice(0, 300)}`);
+  return res.body;
+}
+
+interface Load {
+  query: number[];
+  get: number[];
+  elapsedMs: number;
+}
+
+/** Requests to `other` on CONNECTIONS connections until `until` resolves (or for `ms`). */
+async function loadOther(until: Promise<unknown>): Promise<Load> {
+  const out: Load = { query: [], get: [], elapsedMs: 0 };
+  let stop = false;
+  void until.finally(() => (stop = true));
+  const agents = Array.from({ length: CONNECTIONS }, () => keepAliveAgent(1));
+  const start = now();
+  let i = 0;
+  await Promise.all(
+    agents.map(async (agent, w) => {
+      let k = w;
+      while (!stop) {
+        const n = i++;
+        if (k++ % 2 === 0) {
+          const r = await call(agent, 'POST', '/v1/other/query', { sql: 'SELECT count(*) AS n, max(id) AS m FROM items WHERE id < ?', params: [1 + (n % 1000)] });
+          if (r.status !== 200) throw new Error(`query on other → ${r.status}: ${r.body.slice(0, 200)}`);
+          out.query.push(r.ms);
+        } else {
+          const r = await call(agent, 'GET', '/v1/namespaces/other');
+          if (r.status !== 200) throw new Error(`GET other → ${r.status}`);
+          out.get.push(r.ms);
+        }
+      }
+    }),
+  );
+  out.elapsedMs = now() - start;
+  for (const a of agents) a.destroy();
+  return out;
+}
+
+interface Long {
+  status: number;
+  ms: number;
+}
+
+function longQuery(agent: http.Agent, n: number): Promise<Long> {
+  return call(agent, 'POST', '/v1/long/query', { sql: countTo(n) }).then((r) => ({ status: r.status, ms: r.ms }));
+}
+
+async function main(): Promise<number> {
+  console.log(`${elapsed()} starting hearth (its own process), ${CONNECTIONS} connections to namespace "other"`);
+  hearth = await startChild('server-child.ts', { dataDir: path.join(tmp.dir, 'hearth'), adminToken: token });
+  const setup = keepAliveAgent(1);
+  for (const name of ['long', 'other']) await must(setup, 'POST', '/v1/namespaces', { name, config: { query_timeout: 60_000 } }, 201);
+  await must(setup, 'POST', '/v1/other/tables', { type: 'table', name: 'items', columns: [{ name: 'label', type: 'text' }] }, 201);
+  // Rows come through the rows API (the query endpoint cannot write); without it the table stays empty.
+  const rows = await call(setup, 'POST', '/v1/other/tables/items/rows', { rows: Array.from({ length: 1000 }, (_, i) => ({ label: `item ${i}` })) });
+  const seeded = rows.status >= 200 && rows.status < 300;
+  if (!seeded) console.log(`           (rows API answered ${rows.status}: ${rows.body.slice(0, 160)})`);
+
+  // Warm up: both query processes started, the paths of both request kinds exercised.
+  const spare = keepAliveAgent(1);
+  await Promise.all([must(setup, 'POST', '/v1/long/query', { sql: 'SELECT 1' }, 200), must(spare, 'POST', '/v1/other/query', { sql: 'SELECT 1' }, 200)]);
+  await loadOther(sleep(500));
+
+  // Calibrate the long query on this machine: rows per second of the recursive CTE, in the query process.
+  const probeN = 2_000_000;
+  const probe = await longQuery(setup, probeN);
+  if (probe.status !== 200) throw new Error(`calibration query → ${probe.status}`);
+  const longN = Math.max(probeN, Math.round((probeN * SECONDS * 1000) / probe.ms));
+  console.log(`${elapsed()} calibration: count to ${probeN.toLocaleString('en')} took ${fmtMs(probe.ms)}; the long query counts to ${longN.toLocaleString('en')}`);
+  console.log(`           "other" holds ${seeded ? '1000 rows (rows API)' : '0 rows (rows API unavailable)'}`);
+
+  heading(`baseline: requests to "other" for ${SECONDS} s, nothing else running`);
+  const base = await loadOther(sleep(SECONDS * 1000));
+  console.log(`${elapsed()} ${base.query.length + base.get.length} requests`);
+
+  heading(`long: the same while "long" runs one ~${SECONDS}-second query`);
+  const longAgent = keepAliveAgent(1);
+  const one = longQuery(longAgent, longN);
+  await sleep(50);
+  const during = await loadOther(one);
+  const oneResult = await one;
+  console.log(`${elapsed()} long query: ${oneResult.status} in ${fmtMs(oneResult.ms)}; ${during.query.length + during.get.length} requests to "other" meanwhile`);
+
+  heading(`two long: the same while "long" runs two such queries at once`);
+  const a2 = keepAliveAgent(1);
+  const two = Promise.all([longQuery(longAgent, longN), longQuery(a2, longN)]);
+  await sleep(50);
+  const during2 = await loadOther(two);
+  const twoResult = await two;
+  console.log(`${elapsed()} long queries: ${twoResult.map((r) => `${r.status} in ${fmtMs(r.ms)}`).join(', ')} (the second waits for the first); ${during2.query.length + during2.get.length} requests to "other" meanwhile`);
+  for (const a of [setup, spare, longAgent, a2]) a.destroy();
+
+  const all = (l: Load) => [...l.query, ...l.get];
+  const st = {
+    base: { all: summarize(all(base)), query: summarize(base.query), get: summarize(base.get), rate: ((base.query.length + base.get.length) / base.elapsedMs) * 1000 },
+    one: { all: summarize(all(during)), query: summarize(during.query), get: summarize(during.get), rate: ((during.query.length + during.get.length) / during.elapsedMs) * 1000 },
+    two: { all: summarize(all(during2)), query: summarize(during2.query), get: summarize(during2.get), rate: ((during2.query.length + during2.get.length) / during2.elapsedMs) * 1000 },
+  };
+  const row = (label: string, s: Stats, b: Stats) => [label, String(s.n), fmtMs(s.p50), fmtMs(s.p99), fmtMs(s.max), ratio(s.p99, b.p99)];
+
+  heading('latency of requests to "other"');
+  printTable([
+    ['scenario / request', 'n', 'p50', 'p99', 'max', 'p99 / baseline p99'],
+    row('baseline: all', st.base.all, st.base.all),
+    row('baseline: query', st.base.query, st.base.query),
+    row('baseline: get namespace', st.base.get, st.base.get),
+    row('1 long query: all', st.one.all, st.base.all),
+    row('1 long query: query', st.one.query, st.base.query),
+    row('1 long query: get namespace', st.one.get, st.base.get),
+    row('2 long queries: all', st.two.all, st.base.all),
+    row('2 long queries: query', st.two.query, st.base.query),
+    row('2 long queries: get namespace', st.two.get, st.base.get),
+  ]);
+
+  heading('summary');
+  const met = (p99: number) => (p99 < TARGET_P99_MS ? 'met' : 'NOT met');
+  printTable([
+    ['figure', 'measured', 'baseline', 'measured/baseline', `target p99 < ${TARGET_P99_MS} ms`],
+    ['p99, requests to "other" during a 5-s query in "long"', fmtMs(st.one.all.p99), fmtMs(st.base.all.p99), ratio(st.one.all.p99, st.base.all.p99), met(st.one.all.p99)],
+    ['p99, the same during two 5-s queries in "long"', fmtMs(st.two.all.p99), fmtMs(st.base.all.p99), ratio(st.two.all.p99, st.base.all.p99), met(st.two.all.p99)],
+    ['throughput to "other" during one long query', fmtRate(st.one.rate, 'req'), fmtRate(st.base.rate, 'req'), ratio(st.one.rate, st.base.rate), ''],
+    ['long query duration', fmtMs(oneResult.ms), '', '', ''],
+  ]);
+  console.log(`  Requests alternate POST /v1/other/query and GET /v1/namespaces/other on ${CONNECTIONS} keep-alive connections.`);
+  console.log('  One namespace may use only one of the two query processes, so the queries to "other" share one process');
+  console.log('  (they queue behind each other, in the baseline too); the long query runs in the other.');
+  console.log(`${elapsed()} done`);
+  return oneResult.status === 200 && twoResult.every((r) => r.status === 200) ? 0 : 1;
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (err) {
+  if (!interrupted) console.error('\nsql benchmark failed:', err);
+  code = 1;
+} finally {
+  await cleanup();
+}
+process.exit(code);

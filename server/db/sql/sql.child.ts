@@ -1,0 +1,245 @@
+/**
+ * A query child: runs read-only SQL for the server process, one request at a time, and answers over IPC.
+ *
+ * It lives in its own process because a running better-sqlite3 statement cannot be interrupted: when a query
+ * outlives the namespace's `query_timeout`, the server kills this process (SIGKILL) and starts another.
+ *
+ * Started by `sql.pool.ts` with `child_process.fork` (`serialization: 'advanced'`). Protocol: `sql.protocol.ts`.
+ * It imports only better-sqlite3 and the tenant SQL functions, so it starts quickly.
+ *
+ * Read-only, in depth: every connection is opened `readonly` (SQLITE_OPEN_READONLY) with `query_only = 1`; each
+ * statement must be one statement (better-sqlite3 refuses more), must not start with PRAGMA/ATTACH/DETACH/VACUUM,
+ * and SQLite must report it both read-only (`sqlite3_stmt_readonly`) and returning rows (`stmt.reader`). That last
+ * check also refuses ATTACH/DETACH (read-only per SQLite, but they return no rows) and BEGIN/COMMIT/SAVEPOINT,
+ * which would otherwise leave a stale snapshot open on a cached connection. The `load_extension()` SQL function
+ * is disabled (better-sqlite3 only enables the C API), so it answers "not authorized".
+ */
+import fs from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import Database from 'better-sqlite3';
+import { registerFunctions } from '../rows/functions.ts';
+import type { RunFailed, RunReply, RunRequest, SqlParam } from './sql.protocol.ts';
+
+/** Connections kept open per child, least recently used closed first. */
+const MAX_CONNECTIONS = 8;
+const FORBIDDEN_FIRST_WORDS = new Set(['PRAGMA', 'ATTACH', 'DETACH', 'VACUUM']);
+const MIN_SAFE = BigInt(Number.MIN_SAFE_INTEGER);
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+if (!process.send) {
+  console.error('server/db/sql/sql.child.ts is started by the SQL pool with child_process.fork (it talks over IPC)');
+  process.exit(2);
+}
+
+const connections = new Map<string, Database.Database>();
+
+/**
+ * The watchdog: a thread with its own event loop that kills this process when a query outlives `selfKillMs`,
+ * even while the main thread is inside SQLite. Armed before each request, disarmed after.
+ */
+const watchdog = new Worker(
+  `const { parentPort } = require('node:worker_threads');
+   let timer = null;
+   parentPort.on('message', (ms) => {
+     if (timer) clearTimeout(timer);
+     timer = ms > 0 ? setTimeout(() => process.kill(process.pid, 'SIGKILL'), ms) : null;
+   });`,
+  { eval: true },
+);
+watchdog.unref();
+
+class Refusal extends Error {
+  readonly code: RunFailed['code'];
+  readonly where: RunFailed['where'];
+  constructor(code: RunFailed['code'], message: string, where: RunFailed['where']) {
+    super(message);
+    this.code = code;
+    this.where = where;
+  }
+}
+
+function connection(file: string, busyTimeout: number): Database.Database {
+  // Files are never reused (a namespace's file gets a new name on import), so a cached connection whose file is
+  // gone only holds disk space: close those.
+  for (const [f, c] of connections) {
+    if (f !== file && !fs.existsSync(f)) {
+      connections.delete(f);
+      c.close();
+    }
+  }
+  let db = connections.get(file);
+  if (db) {
+    connections.delete(file);
+    connections.set(file, db);
+    return db;
+  }
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeout });
+    db.pragma('query_only = 1');
+    // The same SQL functions as the server's own tenant connections (e.g. hearth_match), so views using them work.
+    registerFunctions(db);
+  } catch (err) {
+    db?.close();
+    throw new Refusal('file_gone', `could not open the namespace database: ${(err as Error).message}`, null);
+  }
+  connections.set(file, db);
+  for (const [f, c] of connections) {
+    if (connections.size <= MAX_CONNECTIONS) break;
+    connections.delete(f);
+    c.close();
+  }
+  return db;
+}
+
+/** The first keyword of a statement, after leading whitespace and comments. */
+function firstWord(sql: string): string {
+  let i = 0;
+  for (;;) {
+    while (i < sql.length && /\s/.test(sql[i]!)) i++;
+    if (sql.startsWith('--', i)) {
+      const nl = sql.indexOf('\n', i);
+      i = nl < 0 ? sql.length : nl + 1;
+    } else if (sql.startsWith('/*', i)) {
+      const end = sql.indexOf('*/', i + 2);
+      i = end < 0 ? sql.length : end + 2;
+    } else break;
+  }
+  return (/^[A-Za-z_]+/.exec(sql.slice(i, i + 32))?.[0] ?? '').toUpperCase();
+}
+
+function prepare(db: Database.Database, sql: string): Database.Statement {
+  let stmt: Database.Statement;
+  try {
+    stmt = db.prepare(sql);
+  } catch (err) {
+    throw new Refusal('invalid_sql', (err as Error).message, 'sql');
+  }
+  const word = firstWord(sql);
+  if (FORBIDDEN_FIRST_WORDS.has(word)) {
+    const hint = word === 'PRAGMA' ? "; read introspection pragmas as table-valued functions, e.g. SELECT * FROM pragma_table_info('t')" : '';
+    throw new Refusal('not_read_only', `${word} statements are not run by the read-only query endpoint${hint}`, 'sql');
+  }
+  if (!stmt.readonly) throw new Refusal('not_read_only', 'only read-only statements are run here; this statement would write', 'sql');
+  if (!stmt.reader) {
+    throw new Refusal('not_read_only', 'only queries that return rows (SELECT, WITH … SELECT, VALUES, EXPLAIN) are run here', 'sql');
+  }
+  return stmt.safeIntegers(true);
+}
+
+function bindable(p: SqlParam): unknown {
+  if (typeof p === 'boolean') return p ? 1n : 0n;
+  // better-sqlite3 binds every JS number as REAL; whole numbers should be INTEGER (e.g. for LIMIT ?).
+  if (typeof p === 'number' && Number.isSafeInteger(p)) return BigInt(p);
+  return p;
+}
+
+/** A SQLite value as JSON: BLOB → base64, INTEGER outside ±(2^53−1) → decimal string, ±Infinity → string. */
+function jsonValue(v: unknown): unknown {
+  if (typeof v === 'bigint') return v >= MIN_SAFE && v <= MAX_SAFE ? Number(v) : v.toString();
+  if (Buffer.isBuffer(v)) return v.toString('base64');
+  if (typeof v === 'number' && !Number.isFinite(v)) return String(v);
+  return v;
+}
+
+/** Bytes a row's big values will take in JSON, roughly, before encoding it (so one huge value cannot exhaust memory). */
+function roughSize(row: Record<string, unknown>): number {
+  let n = 0;
+  for (const v of Object.values(row)) {
+    if (typeof v === 'string') n += v.length;
+    else if (Buffer.isBuffer(v)) n += Math.ceil(v.length / 3) * 4;
+  }
+  return n;
+}
+
+function run(req: RunRequest): RunReply {
+  const db = connection(req.file, req.busyTimeout);
+  let index = 0;
+  try {
+    // Every statement is checked before any runs, so a bad statement late in a batch costs nothing.
+    const prepared: Database.Statement[] = [];
+    for (; index < req.statements.length; index++) prepared.push(prepare(db, req.statements[index]!.sql));
+
+    let budget = req.maxBytes;
+    let rows = 0;
+    let anyTruncated = false;
+    const parts: string[] = [];
+    for (index = 0; index < prepared.length; index++) {
+      const params = req.statements[index]!.params.map(bindable);
+      let iterator: IterableIterator<unknown>;
+      try {
+        iterator = prepared[index]!.iterate(...params) as IterableIterator<unknown>;
+      } catch (err) {
+        if (err instanceof RangeError || err instanceof TypeError) throw new Refusal('invalid_request', err.message, 'params');
+        throw err;
+      }
+      const out: string[] = [];
+      let truncated = budget <= 0;
+      if (!truncated) {
+        for (const raw of iterator) {
+          const row = raw as Record<string, unknown>;
+          if (out.length >= req.maxRows) {
+            truncated = true;
+            break;
+          }
+          if (roughSize(row) > budget) {
+            truncated = true;
+            budget = 0; // the response is cut here: later statements of a batch return no rows
+            break;
+          }
+          const converted: Record<string, unknown> = {};
+          for (const [k, v] of Object.entries(row)) converted[k] = jsonValue(v);
+          const text = JSON.stringify(converted);
+          const bytes = Buffer.byteLength(text) + 1;
+          if (bytes > budget) {
+            truncated = true;
+            budget = 0;
+            break;
+          }
+          budget -= bytes;
+          out.push(text);
+        }
+      } else iterator.return?.();
+      rows += out.length;
+      anyTruncated ||= truncated;
+      parts.push(`{"data":[${out.join(',')}]${truncated ? ',"truncated":true' : ''}}`);
+    }
+    const body = req.batch ? `{"results":[${parts.join(',')}]}` : parts[0]!;
+    return { type: 'result', id: req.id, ok: true, body, rows, truncated: anyTruncated };
+  } catch (err) {
+    if (err instanceof Refusal) return { type: 'result', id: req.id, ok: false, code: err.code, message: err.message, index, where: err.where };
+    return failure(req.id, err, index);
+  } finally {
+    if (db.open && db.inTransaction) db.exec('ROLLBACK');
+  }
+}
+
+function failure(id: number, err: unknown, index: number | null): RunFailed {
+  const code = (err as { code?: unknown }).code;
+  const message = err instanceof Error ? err.message : String(err);
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) {
+    if (code.startsWith('SQLITE_READONLY')) return { type: 'result', id, ok: false, code: 'not_read_only', message, index, where: 'sql' };
+    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return { type: 'result', id, ok: false, code: 'busy', message, index, where: null };
+    if (code.startsWith('SQLITE_CANTOPEN')) return { type: 'result', id, ok: false, code: 'file_gone', message, index: null, where: null };
+    if (/^SQLITE_(CORRUPT|NOTADB|IOERR|NOMEM|FULL|INTERNAL|PERM)/.test(code)) return { type: 'result', id, ok: false, code: 'internal', message: `${code}: ${message}`, index, where: null };
+    // SQLITE_ERROR (syntax, no such table/function, "not authorized"), SQLITE_TOOBIG, SQLITE_MISMATCH, SQLITE_RANGE…
+    return { type: 'result', id, ok: false, code: 'invalid_sql', message, index, where: 'sql' };
+  }
+  return { type: 'result', id, ok: false, code: 'internal', message, index, where: null };
+}
+
+process.on('disconnect', () => process.exit(0));
+process.on('message', (raw) => {
+  const req = raw as RunRequest;
+  if (req.type !== 'run') return;
+  let reply: RunReply;
+  watchdog.postMessage(req.selfKillMs);
+  try {
+    reply = run(req);
+  } catch (err) {
+    reply = err instanceof Refusal ? { type: 'result', id: req.id, ok: false, code: err.code, message: err.message, index: null, where: err.where } : failure(req.id, err, null);
+  } finally {
+    watchdog.postMessage(0);
+  }
+  process.send!(reply);
+});
+process.send({ type: 'ready' });
