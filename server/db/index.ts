@@ -53,6 +53,9 @@ export function createDbService(deps: DbServiceDeps) {
   let eventRoutes: { close(): void } | null = null;
   deps.metrics.gauge('hearth_namespaces', 'Namespaces in the registry', () => namespaces.count());
   deps.metrics.gauge('hearth_namespace_handles_open', 'Tenant databases currently open', () => namespaces.handles.size);
+  deps.metrics.gauge('hearth_sql_children', 'Read-only SQL child processes running', () => sql.pool.stats.children);
+  deps.metrics.gauge('hearth_sql_busy', 'Read-only SQL child processes running a query', () => sql.pool.stats.busy);
+  deps.metrics.gauge('hearth_sql_queued', 'Read-only queries waiting for a child process', () => sql.pool.stats.queued);
   let stopJobs: (() => void) | null = null;
   return {
     namespaces,
