@@ -19,6 +19,7 @@ import { createAuthenticator } from './core/auth/auth.ts';
 import { Api } from './core/http/api.ts';
 import { registerCoreRoutes } from './core/core.routes.ts';
 import { createDbService, dbMigrations, type DbService } from './db/index.ts';
+import { bundledUiDir } from './core/runtime.ts';
 
 export const VERSION: string = pkg.version;
 export const DEFAULT_UI_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../ui/dist');
@@ -40,8 +41,17 @@ export interface RunningServer {
   /** Path of the file holding the first admin token, when Hearth created one. */
   initialTokenFile: string | null;
   services: { db: DbService; tokens: TokenService; platformDb: Db };
+  /**
+   * Moves the HTTP listener to another address (the desktop's "Share on the local network") without touching the
+   * databases. Connections to the old address get a short grace to finish, then are closed. On failure the server
+   * keeps (or gets back) its old address and the error says why. Updates `url`, `host` and `port`.
+   */
+  rebind(host: string, port: number | string): Promise<{ url: string; host: string; port: number }>;
   close(): Promise<void>;
 }
+
+/** How long connections to an address the server has just left may finish what they are doing. */
+const REBIND_GRACE_MS = 2000;
 
 /** Migrations of every domain, in order. */
 export const allMigrations = [...coreMigrations, ...dbMigrations];
@@ -105,43 +115,71 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const initialTokenFile = ensureInitialAdminToken(config, tokens);
   db.start();
 
-  const app = buildApp({ api, logger, metrics, uiDir: config.uiDir ?? DEFAULT_UI_DIR, onFinished: (ctx, seconds) => db.observeRequest(ctx, seconds) });
-  const server = http.createServer({ keepAliveTimeout: 5000 }, app.callback());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  }).catch(async (err) => {
+  const app = buildApp({ api, logger, metrics, uiDir: config.uiDir ?? bundledUiDir() ?? DEFAULT_UI_DIR, onFinished: (ctx, seconds) => db.observeRequest(ctx, seconds) });
+  const callback = app.callback();
+  const newListener = () => http.createServer({ keepAliveTimeout: 5000 }, callback);
+  let server = newListener();
+  /** Listeners the server has moved away from whose connections are still finishing. */
+  const leaving = new Set<Promise<void>>();
+  await listen(server, config.port, config.host).catch(async (err) => {
     await db.close();
     platformDb.close();
-    const e = err as NodeJS.ErrnoException;
-    if (e.code === 'EADDRINUSE') throw new Error(`cannot listen on ${config.host}:${config.port}: the address is in use`);
-    if (e.code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${config.host}:${config.port}: no such address on this machine`);
     throw err;
   });
-  const address = server.address() as AddressInfo;
-  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${urlHost === '0.0.0.0' ? '127.0.0.1' : urlHost === '[::]' ? '[::1]' : urlHost}:${address.port}`;
-  logger.info({ url, dataDir: config.dataDir, version: VERSION }, 'hearth listening');
+  let address = describe(server);
+  logger.info({ url: address.url, dataDir: config.dataDir, version: VERSION }, 'hearth listening');
 
   let closed: Promise<void> | null = null;
-  return {
-    url,
-    host: address.address,
+  const running: RunningServer = {
+    url: address.url,
+    host: address.host,
     port: address.port,
     config,
     logger,
     initialTokenFile,
     services: { db, tokens, platformDb },
+    async rebind(host, port) {
+      if (closed) throw new Error('the server is shutting down');
+      const wanted = z.coerce.number().int().min(0).max(65535).parse(port);
+      const old = server;
+      const next = newListener();
+      try {
+        await listen(next, wanted, host);
+      } catch (err) {
+        // The same port on another interface conflicts with our own listener (127.0.0.1:8787 → 0.0.0.0:8787):
+        // release it first, and take the old address back if the new one still fails.
+        if ((err as { code?: string }).code !== 'address_in_use' || wanted !== address.port) throw err;
+        await new Promise<void>((resolve) => old.close(() => resolve()).closeAllConnections());
+        try {
+          await listen(next, wanted, host);
+        } catch (again) {
+          server = newListener();
+          await listen(server, address.port, address.host);
+          throw again;
+        }
+      }
+      server = next;
+      if (old.listening) {
+        const gone = new Promise<void>((resolve) => old.close(() => resolve()));
+        old.closeIdleConnections();
+        const timer = setTimeout(() => old.closeAllConnections(), Math.min(REBIND_GRACE_MS, config.shutdownTimeoutMs));
+        const done = gone.then(() => clearTimeout(timer));
+        leaving.add(done);
+        void done.then(() => leaving.delete(done));
+      }
+      address = describe(server);
+      Object.assign(running, address);
+      logger.info({ url: address.url, host: address.host, port: address.port }, 'hearth listening on a new address');
+      return { ...address };
+    },
     close() {
       closed ??= (async () => {
         closing = true;
+        db.closeStreams();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
         const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
-        await stopped;
+        await Promise.all([stopped, ...leaving]);
         clearTimeout(timer);
         await db.close();
         platformDb.close();
@@ -151,6 +189,30 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       return closed;
     },
   };
+  return running;
+}
+
+/** Starts `server` listening; address errors become one-line messages (`code: 'address_in_use'` when taken). */
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  }).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'EADDRINUSE') throw Object.assign(new Error(`cannot listen on ${host}:${port}: the address is in use`), { code: 'address_in_use' });
+    if (err.code === 'EADDRNOTAVAIL') throw Object.assign(new Error(`cannot listen on ${host}:${port}: no such address on this machine`), { code: 'address_not_available' });
+    throw err;
+  });
+}
+
+/** The listening address, and the URL to reach it from this machine (a wildcard address is reached on loopback). */
+function describe(server: http.Server): { url: string; host: string; port: number } {
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const url = `http://${urlHost === '0.0.0.0' ? '127.0.0.1' : urlHost === '[::]' ? '[::1]' : urlHost}:${address.port}`;
+  return { url, host: address.address, port: address.port };
 }
 
 /**

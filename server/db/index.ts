@@ -37,6 +37,8 @@ export interface DbServiceDeps {
 }
 
 export function createDbService(deps: DbServiceDeps) {
+  const events = new EventBus();
+  const telemetry = createTelemetry({ platformDb: deps.platformDb, logger: deps.logger.child({ part: 'telemetry' }) });
   const namespaces = createNamespaceService({
     store: createNamespaceStore(deps.platformDb),
     audit: deps.audit,
@@ -44,17 +46,22 @@ export function createDbService(deps: DbServiceDeps) {
     dataDir: deps.dataDir,
     maxOpen: deps.maxOpenNamespaces,
     onOpen: registerFunctions,
+    // A deleted or replaced database: end its event streams (old ids now read as lost) and forget pending telemetry.
+    onGone: (ns, why) => {
+      events.drop(ns);
+      if (why === 'deleted') telemetry.forget(ns);
+    },
   });
-  const events = new EventBus();
   const schema = createSchemaService({ events });
   const rows = createRowsService({ events });
   const sql = createSqlService({ namespaces, logger: deps.logger.child({ part: 'sql' }), dataDir: deps.dataDir });
-  const telemetry = createTelemetry({ platformDb: deps.platformDb, logger: deps.logger.child({ part: 'telemetry' }) });
   let eventRoutes: { close(): void } | null = null;
   deps.metrics.gauge('hearth_namespaces', 'Namespaces in the registry', () => namespaces.count());
   deps.metrics.gauge('hearth_namespace_handles_open', 'Tenant databases currently open', () => namespaces.handles.size);
   deps.metrics.gauge('hearth_sql_children', 'Read-only SQL child processes running', () => sql.pool.stats.children);
   deps.metrics.gauge('hearth_sql_busy', 'Read-only SQL child processes running a query', () => sql.pool.stats.busy);
+  deps.metrics.gauge('hearth_sse_subscribers', 'Open change-event streams', () => events.subscribers());
+  deps.metrics.gauge('hearth_sse_dropped_total', 'Change-event subscribers dropped for falling behind', () => events.droppedSubscribers);
   deps.metrics.gauge('hearth_sql_queued', 'Read-only queries waiting for a child process', () => sql.pool.stats.queued);
   let stopJobs: (() => void) | null = null;
   return {
@@ -92,6 +99,10 @@ export function createDbService(deps: DbServiceDeps) {
       registerSqlRoutes(api, { namespaces, sql });
       eventRoutes = registerEventRoutes(api, { namespaces, events });
       registerOverviewRoutes(api, { namespaces, telemetry });
+    },
+    /** Ends every change-event stream (first step of a graceful shutdown, so open streams do not hold it up). */
+    closeStreams() {
+      eventRoutes?.close();
     },
     /** Called by the HTTP layer when any request finishes: data-plane requests feed namespace telemetry. */
     observeRequest(ctx: AppContext, seconds: number) {

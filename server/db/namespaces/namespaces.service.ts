@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import { Database } from '../../core/storage/sqlite.ts';
+import { spawnWorker } from '../../core/runtime.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Upload } from '../../core/http/multipart.ts';
 import type { AuditLog } from '../../core/audit/audit.ts';
@@ -70,6 +70,8 @@ export interface NamespaceServiceDeps {
   maxOpen: number;
   /** Called on every tenant connection after it is opened (SQL functions). */
   onOpen?: (db: TenantDb) => void;
+  /** Called after a namespace's database is deleted or replaced by an import. */
+  onGone?: (name: string, why: 'deleted' | 'replaced') => void;
 }
 
 export function createNamespaceService(deps: NamespaceServiceDeps) {
@@ -133,7 +135,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
       throw new HearthError('invalid_database', 'the uploaded file is not a SQLite database (its header is not "SQLite format 3")');
     }
     const result = await new Promise<{ ok: boolean; reason?: string; pageSize: number; pageCount: number; tables: number }>((resolve, reject) => {
-      const worker = new Worker(new URL('./check.worker.ts', import.meta.url), {
+      const worker = spawnWorker('db-check', new URL('./check.worker.ts', import.meta.url), {
         workerData: upload.kind === 'memory' ? { buffer: upload.buffer } : { file: upload.path },
       });
       worker.once('message', resolve);
@@ -250,6 +252,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
           record({ actor, action: 'namespace.delete', target: name });
         });
         removeDbFiles(dir, row.file_id);
+        deps.onGone?.(name, 'deleted');
       });
     },
 
@@ -332,6 +335,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
           throw err;
         }
         removeDbFiles(dir, row.file_id);
+        deps.onGone?.(name, 'replaced');
         return presentNamespace(store.get(name)!);
       });
     },
