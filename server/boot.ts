@@ -19,6 +19,7 @@ import { createAuthenticator } from './core/auth/auth.ts';
 import { Api } from './core/http/api.ts';
 import { registerCoreRoutes } from './core/core.routes.ts';
 import { createDbService, dbMigrations, type DbService } from './db/index.ts';
+import { createIdentityService, identityMigrations, type IdentityService } from './identity/index.ts';
 import { bundledUiDir } from './core/runtime.ts';
 
 export const VERSION: string = pkg.version;
@@ -40,7 +41,7 @@ export interface RunningServer {
   logger: Logger;
   /** Path of the file holding the first admin token, when Hearth created one. */
   initialTokenFile: string | null;
-  services: { db: DbService; tokens: TokenService; platformDb: Db };
+  services: { db: DbService; identity: IdentityService; tokens: TokenService; platformDb: Db };
   /**
    * Moves the HTTP listener to another address (the desktop's "Share on the local network") without touching the
    * databases. Connections to the old address get a short grace to finish, then are closed. On failure the server
@@ -54,7 +55,7 @@ export interface RunningServer {
 const REBIND_GRACE_MS = 2000;
 
 /** Migrations of every domain, in order. */
-export const allMigrations = [...coreMigrations, ...dbMigrations];
+export const allMigrations = [...coreMigrations, ...dbMigrations, ...identityMigrations];
 
 /** Opens the platform database of a data folder (for offline CLI commands such as `hearth tokens`). */
 export function openDataDir(dataDir: string) {
@@ -70,6 +71,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const secrets = new SecretStore(config.dataDir);
   resolveAppSecret(secrets, config.appSecret);
+  let publicUrl = '';
 
   const platformDb = openPlatformDb(config.dataDir, allMigrations);
   const metrics = createMetrics();
@@ -86,6 +88,15 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     uploadMemoryLimit: config.uploadMemoryLimit,
   });
 
+  const identity = createIdentityService({
+    platformDb,
+    secrets,
+    audit,
+    logger: logger.child({ domain: 'identity' }),
+    env: env ?? process.env,
+    issuer: () => publicUrl,
+  });
+
   let closing = false;
   const startedAt = Date.now();
   const api = new Api({ authenticate: createAuthenticator(tokens), jsonBodyLimit: config.jsonBodyLimit });
@@ -98,8 +109,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     startedAt,
     counts: () => ({ count: db.namespaces.count(), open: db.namespaces.handles.size }),
     isClosing: () => closing,
+    readiness: () => ({ identity_keys: identity.readiness() }),
   });
   db.registerRoutes(api);
+  identity.registerRoutes(api);
   let openapi: unknown = null;
   api.route({
     method: 'get', path: '/v1/openapi.json', operationId: 'openapi', tags: ['Operations'], access: 'public',
@@ -113,6 +126,13 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   });
 
   const initialTokenFile = ensureInitialAdminToken(config, tokens);
+  try {
+    await identity.start();
+  } catch (err) {
+    await db.close();
+    platformDb.close();
+    throw err;
+  }
   db.start();
 
   const app = buildApp({ api, logger, metrics, uiDir: config.uiDir ?? bundledUiDir() ?? DEFAULT_UI_DIR, onFinished: (ctx, seconds) => db.observeRequest(ctx, seconds) });
@@ -127,6 +147,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     throw err;
   });
   let address = describe(server);
+  publicUrl = (env ?? process.env).HEARTH_PUBLIC_URL?.replace(/\/+$/, '') || address.url;
   logger.info({ url: address.url, dataDir: config.dataDir, version: VERSION }, 'hearth listening');
 
   let closed: Promise<void> | null = null;
@@ -137,7 +158,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     config,
     logger,
     initialTokenFile,
-    services: { db, tokens, platformDb },
+    services: { db, identity, tokens, platformDb },
     async rebind(host, port) {
       if (closed) throw new Error('the server is shutting down');
       const wanted = z.coerce.number().int().min(0).max(65535).parse(port);
@@ -182,6 +203,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         await Promise.all([stopped, ...leaving]);
         clearTimeout(timer);
         await db.close();
+        await identity.close();
         platformDb.close();
         logger.info('hearth stopped');
         await new Promise<void>((resolve) => logger.flush(() => resolve()));

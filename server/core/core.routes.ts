@@ -52,7 +52,7 @@ export const CreateTokenBody = z
 
 export function registerCoreRoutes(
   api: Api,
-  deps: { db: Db; metrics: Metrics; tokens: TokenService; audit: AuditLog; version: string; startedAt: number; counts: () => { count: number; open: number }; isClosing: () => boolean },
+  deps: { db: Db; metrics: Metrics; tokens: TokenService; audit: AuditLog; version: string; startedAt: number; counts: () => { count: number; open: number }; isClosing: () => boolean; readiness?: () => Record<string, string | null> },
 ): void {
   const probe = deps.db.prepare("INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at");
 
@@ -69,6 +69,7 @@ export function registerCoreRoutes(
       } catch (err) {
         checks.platform_db = { ok: false, message: `platform database cannot be written: ${(err as Error).message}` };
       }
+      for (const [name, problem] of Object.entries(deps.readiness?.() ?? {})) checks[name] = problem === null ? { ok: true } : { ok: false, message: problem };
       if (deps.isClosing()) checks.server = { ok: false, message: 'shutting down' };
       const ok = Object.values(checks).every((c) => c.ok);
       ctx.status = ok ? 200 : 503;

@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database, type SqliteDb } from './sqlite.ts';
 
-export type Db = Database.Database;
+export type Db = SqliteDb;
 
 /** A forward-only migration. Ids are `<domain>-<NNN>-<name>`; they run in the order given at boot. */
 export interface Migration {

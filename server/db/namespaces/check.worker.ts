@@ -3,10 +3,10 @@
  * Input (workerData): {file} or {buffer}. Output: {ok: true, pageSize, pageCount, tables} or {ok: false, reason}.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import { Database, type SqliteDb } from '../../core/storage/sqlite.ts';
 
 const input = workerData as { file?: string; buffer?: Uint8Array };
-let db: Database.Database | undefined;
+let db: SqliteDb | undefined;
 try {
   db = input.buffer ? new Database(Buffer.from(input.buffer)) : new Database(input.file!, { readonly: true, fileMustExist: true });
   const check = db.pragma('quick_check', { simple: true });

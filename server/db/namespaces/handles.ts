@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
+import { Database, type SqliteDb } from '../../core/storage/sqlite.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { NamespaceConfig } from './namespaces.schemas.ts';
 
-export type TenantDb = Database.Database;
+export type TenantDb = SqliteDb;
 
 export interface StorageInfo {
   size_bytes: number;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { Readable } from 'node:stream';
-import Database from 'better-sqlite3';
+import { Database, type SqliteDb } from '../../core/storage/sqlite.ts';
 import { parse } from 'csv-parse';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
@@ -31,7 +31,7 @@ const CHUNK_BYTES = 64 * 1024;
  */
 export function exportCsv(
   ctx: AppContext,
-  opts: { db: Database.Database; file: string; table: string; params: URLSearchParams; rows: RowsService; busyTimeout: number },
+  opts: { db: SqliteDb; file: string; table: string; params: URLSearchParams; rows: RowsService; busyTimeout: number },
 ): void {
   const t = requireObject(opts.db, opts.table);
   const limit = parseLimit(opts.params.get('limit'), { fallback: null, max: Number.MAX_SAFE_INTEGER });
@@ -101,7 +101,7 @@ const CSV_IMPORT_LIMIT = 256 * 1024 * 1024;
  * coerced to the column types (empty unquoted field = NULL, `""` = empty string). The first bad value is reported
  * with its line and column, and nothing is written.
  */
-export async function importCsv(opts: { ns: string; db: Database.Database; table: string; upload: Upload; rows: RowsService; meta: Meta }): Promise<{ table: string; inserted: number }> {
+export async function importCsv(opts: { ns: string; db: SqliteDb; table: string; upload: Upload; rows: RowsService; meta: Meta }): Promise<{ table: string; inserted: number }> {
   const t: TableInfo = requireObject(opts.db, opts.table);
   if (t.type === 'view') throw new HearthError('object_is_view', `${t.name} is a view: import into a table`);
   if (opts.upload.size > CSV_IMPORT_LIMIT) throw new HearthError('payload_too_large', `a CSV import is at most ${CSV_IMPORT_LIMIT} bytes`);

@@ -16,7 +16,7 @@
  */
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import Database from 'better-sqlite3';
+import { Database, type SqliteDb, type SqliteStatement } from '../../core/storage/sqlite.ts';
 import { registerFunctions } from '../rows/functions.ts';
 import type { RunFailed, RunReply, RunRequest, SqlParam } from './sql.protocol.ts';
 
@@ -31,7 +31,7 @@ if (!process.send) {
   process.exit(2);
 }
 
-const connections = new Map<string, Database.Database>();
+const connections = new Map<string, SqliteDb>();
 
 /**
  * The watchdog: a thread with its own event loop that kills this process when a query outlives `selfKillMs`,
@@ -58,7 +58,7 @@ class Refusal extends Error {
   }
 }
 
-function connection(file: string, busyTimeout: number): Database.Database {
+function connection(file: string, busyTimeout: number): SqliteDb {
   // Files are never reused (a namespace's file gets a new name on import), so a cached connection whose file is
   // gone only holds disk space: close those.
   for (const [f, c] of connections) {
@@ -107,8 +107,8 @@ function firstWord(sql: string): string {
   return (/^[A-Za-z_]+/.exec(sql.slice(i, i + 32))?.[0] ?? '').toUpperCase();
 }
 
-function prepare(db: Database.Database, sql: string): Database.Statement {
-  let stmt: Database.Statement;
+function prepare(db: SqliteDb, sql: string): SqliteStatement {
+  let stmt: SqliteStatement;
   try {
     stmt = db.prepare(sql);
   } catch (err) {
@@ -156,7 +156,7 @@ function run(req: RunRequest): RunReply {
   let index = 0;
   try {
     // Every statement is checked before any runs, so a bad statement late in a batch costs nothing.
-    const prepared: Database.Statement[] = [];
+    const prepared: SqliteStatement[] = [];
     for (; index < req.statements.length; index++) prepared.push(prepare(db, req.statements[index]!.sql));
 
     let budget = req.maxBytes;

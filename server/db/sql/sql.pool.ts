@@ -12,8 +12,9 @@
  * - A child that dies mid-query answers 503 `service_unavailable` and is replaced on the next query.
  * - A caller that goes away (AbortSignal) leaves the queue, or has its running query killed.
  */
-import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
+import { forkChild } from '../../core/runtime.ts';
+import { ADDON_ENV } from '../../core/storage/sqlite.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { ChildMessage, RunReply, RunRequest } from './sql.protocol.ts';
@@ -69,7 +70,7 @@ interface Slot {
 /** The child's environment: an allow-list (no tokens or secrets), where SQLite puts temporary files, Electron as Node. */
 function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ELECTRON_RUN_AS_NODE: '1' };
-  for (const k of ['PATH', 'TMPDIR', 'TMP', 'TEMP', 'SQLITE_TMPDIR', 'SystemRoot']) if (process.env[k] !== undefined) env[k] = process.env[k];
+  for (const k of ['PATH', 'TMPDIR', 'TMP', 'TEMP', 'SQLITE_TMPDIR', 'SystemRoot', ADDON_ENV]) if (process.env[k] !== undefined) env[k] = process.env[k];
   return env;
 }
 
@@ -85,7 +86,7 @@ export class QueryPool {
   private readonly perNamespace: number;
   private readonly startTimeoutMs: number;
   private readonly idleMs: number;
-  private readonly childPath: string;
+  private readonly childUrl: URL;
   private readonly slots = new Set<Slot>();
   private readonly queue: Pending[] = [];
   private readonly running = new Map<string, number>();
@@ -101,7 +102,7 @@ export class QueryPool {
     this.perNamespace = Math.max(1, Math.min(this.size, opts.perNamespace ?? this.size - 1));
     this.startTimeoutMs = opts.startTimeoutMs ?? 15_000;
     this.idleMs = opts.idleMs ?? 5 * 60_000;
-    this.childPath = fileURLToPath(opts.childUrl ?? new URL('./sql.child.ts', import.meta.url));
+    this.childUrl = opts.childUrl ?? new URL('./sql.child.ts', import.meta.url);
   }
 
   get stats() {
@@ -188,7 +189,7 @@ export class QueryPool {
   }
 
   private spawn(): Slot {
-    const proc = fork(this.childPath, [], {
+    const proc = forkChild('sql-child', this.childUrl, [], {
       execArgv: [],
       serialization: 'advanced',
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],

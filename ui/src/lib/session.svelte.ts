@@ -3,6 +3,7 @@
  * device", in localStorage. A 401 from any call signs out and leaves a message for the sign-in page.
  */
 import { credentials } from './api/client.ts';
+import { connectDesktopSession } from './desktop.ts';
 
 const KEY = 'hearth.admin-token';
 
@@ -58,3 +59,4 @@ class Session {
 }
 
 export const session = new Session();
+connectDesktopSession(session);

@@ -1,0 +1,126 @@
+/**
+ * The headless binary: cold start to a healthy /healthz, size, and resident memory when idle, each against `node`
+ * running the very same bundle (build/out/headless/hearth.cjs, with the addon and UI beside it) in the same run.
+ *
+ *   start    spawn `serve --port 0 --data <empty folder>` → first 200 from /healthz; median of BENCH_HEADLESS_RUNS
+ *            runs (7), each with a new data folder. The binary's first start (empty cache folder, so it unpacks the
+ *            SQLite addon and the UI) is reported apart.
+ *   size     the binary (Node 24 stripped + blob), the tarball, and the stripped Node it started from
+ *   memory   VmRSS of the server process after BENCH_HEADLESS_IDLE_MS (2000) idle after its first /healthz
+ *
+ * Builds the binary when it is missing (`npm run build:headless`).
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { envInt, fmtMs, heading, now, printTable, ratio, sleep, summarize, tempFolder } from './lib.ts';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BINARY = path.join(repo, 'build', 'out', 'hearth-linux-x64');
+const BUNDLE = path.join(repo, 'build', 'out', 'headless', 'hearth.cjs');
+const RUNS = envInt('BENCH_HEADLESS_RUNS', 7);
+const IDLE_MS = envInt('BENCH_HEADLESS_IDLE_MS', 2000);
+
+if (!fs.existsSync(BINARY) || !fs.existsSync(BUNDLE)) {
+  console.log('building the headless binary (npm run build:headless)…');
+  const r = spawnSync('npm', ['run', 'build:headless', '--silent'], { cwd: repo, stdio: 'inherit' });
+  if (r.status !== 0) process.exit(1);
+}
+
+const work = tempFolder('hearth-bench-headless-');
+process.on('exit', () => work.remove());
+
+interface Start {
+  ms: number;
+  rssKb: number | null;
+}
+
+/** Starts a server, waits for its first healthy /healthz, optionally samples its memory, then stops it. */
+async function startOnce(cmd: string, args: string[], env: NodeJS.ProcessEnv, sampleMemory: boolean): Promise<Start> {
+  const data = fs.mkdtempSync(path.join(work.dir, 'data-'));
+  const t0 = now();
+  const child = spawn(cmd, [...args, 'serve', '--port', '0', '--data', data, '--log-level', 'warn'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    let url: string | null = null;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${cmd} exited with ${child.exitCode}: ${err}`);
+      url ??= /listening on (http:\/\/[\d.:]+)/.exec(out)?.[1] ?? null;
+      if (url) {
+        const ok = await fetch(url + '/healthz').then((r) => r.status === 200, () => false);
+        if (ok) break;
+      }
+      if (now() - t0 > 30_000) throw new Error(`${cmd} not healthy within 30 s: ${out} ${err}`);
+      await sleep(url ? 2 : 5);
+    }
+    const ms = now() - t0;
+    let rssKb: number | null = null;
+    if (sampleMemory) {
+      await sleep(IDLE_MS);
+      const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+    }
+    return { ms, rssKb };
+  } finally {
+    child.kill('SIGTERM');
+    const code = await Promise.race([exited, sleep(10_000).then(() => 'timeout' as const)]);
+    if (code === 'timeout') child.kill('SIGKILL');
+    else if (code !== 0) console.warn(`  (${path.basename(cmd)} exited with ${code} on SIGTERM)`);
+  }
+}
+
+const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work.dir, LANG: 'C.UTF-8' };
+const binEnv = { ...base, HEARTH_CACHE_DIR: path.join(work.dir, 'cache') };
+const nodeEnv = { ...base };
+
+heading(`headless start: spawn → first 200 from /healthz (${RUNS} runs each, alternating)`);
+const first = await startOnce(BINARY, [], binEnv, false); // empty cache folder: unpacks the addon and the UI
+const bin: Start[] = [];
+const node: Start[] = [];
+await startOnce(process.execPath, [BUNDLE], nodeEnv, false); // warm the page cache for the baseline too
+for (let i = 0; i < RUNS; i++) {
+  bin.push(await startOnce(BINARY, [], binEnv, i === 0));
+  node.push(await startOnce(process.execPath, [BUNDLE], nodeEnv, i === 0));
+}
+const b = summarize(bin.map((s) => s.ms));
+const n = summarize(node.map((s) => s.ms));
+printTable([
+  ['', 'median', 'min', 'max'],
+  ['binary (hearth-linux-x64)', fmtMs(b.p50), fmtMs(b.min), fmtMs(b.max)],
+  ['node hearth.cjs (baseline)', fmtMs(n.p50), fmtMs(n.min), fmtMs(n.max)],
+  ['binary, first start (empty cache)', fmtMs(first.ms), '', ''],
+]);
+console.log(`  binary / node: ${ratio(b.p50, n.p50)}`);
+
+heading('size');
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const tarball = fs.readdirSync(path.dirname(BINARY)).find((f) => f.endsWith('-linux-x64.tar.gz'));
+const stripped = path.join(work.dir, 'node-stripped');
+fs.copyFileSync(process.execPath, stripped);
+const canStrip = spawnSync('strip', [stripped], { stdio: 'ignore' }).status === 0;
+const bundleDir = path.dirname(BUNDLE);
+const bundleBytes = fs.statSync(BUNDLE).size;
+const addonBytes = fs.statSync(path.join(bundleDir, 'better_sqlite3.node')).size;
+printTable([
+  ['', 'size'],
+  ['binary', mb(fs.statSync(BINARY).size)],
+  ...(tarball ? [['tarball (gzip)', mb(fs.statSync(path.join(path.dirname(BINARY), tarball)).size)]] : []),
+  [canStrip ? 'node 24, stripped (baseline)' : 'node 24 (baseline, not stripped)', mb(fs.statSync(stripped).size)],
+  ['bundle (hearth.cjs)', mb(bundleBytes)],
+  ['SQLite addon', mb(addonBytes)],
+]);
+console.log(`  binary / stripped node: ${ratio(fs.statSync(BINARY).size, fs.statSync(stripped).size)}`);
+
+heading(`resident memory, idle ${IDLE_MS} ms after the first /healthz`);
+const kb = (v: number | null) => (v === null || !Number.isFinite(v) ? 'n/a' : `${(v / 1024).toFixed(1)} MB`);
+printTable([
+  ['', 'VmRSS'],
+  ['binary', kb(bin[0]!.rssKb)],
+  ['node hearth.cjs (baseline)', kb(node[0]!.rssKb)],
+]);
+console.log(`  binary / node: ${ratio(bin[0]!.rssKb ?? NaN, node[0]!.rssKb ?? NaN)}`);

@@ -1,0 +1,105 @@
+/**
+ * `npm run build:headless`: the headless `hearth` binary for Linux x64, a Node 24 single-executable application.
+ *
+ *   build/out/headless/        the bundle (hearth.cjs) with the addon and the UI beside it: `node hearth.cjs serve`
+ *   build/out/hearth-linux-x64 the binary: Node + the bundle + SEA assets (the bundle again for worker threads,
+ *                              SQLite's addon, the admin UI, a manifest)
+ *   build/out/hearth-<version>-linux-x64.tar.gz   the binary (as `hearth`), hearth.service, INSTALL.md
+ *
+ * Steps: esbuild → `node --experimental-sea-config` → copy this Node binary → strip it (before injecting: stripping
+ * afterwards would remove the blob) → postject → smoke test (`--version`) → tarball.
+ */
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { BUNDLE_ASSET, MANIFEST_ASSET, type SeaManifest } from '../server/entry/sea-assets.ts';
+import { OUT, ROOT, UI_DIST, VERSION, bundleServer, copyDir, fail, listFiles, log, require, requireUi } from './lib.ts';
+
+const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+const BUNDLE_DIR = path.join(OUT, 'headless');
+const BINARY = path.join(OUT, 'hearth-linux-x64');
+const TARBALL = path.join(OUT, `hearth-${VERSION}-linux-x64.tar.gz`);
+
+const t0 = Date.now();
+const major = Number(process.versions.node.split('.')[0]);
+if (major < 24) fail(`the binary embeds the Node.js that builds it: run this with Node.js 24 (found ${process.version})`);
+if (process.platform !== 'linux' || process.arch !== 'x64') fail(`the headless binary is built on Linux x64 (this is ${process.platform}-${process.arch})`);
+requireUi();
+
+// 1. The bundle, with SQLite's addon and the UI beside it.
+fs.rmSync(BUNDLE_DIR, { recursive: true, force: true });
+fs.mkdirSync(BUNDLE_DIR, { recursive: true });
+const bundle = path.join(BUNDLE_DIR, BUNDLE_ASSET);
+await bundleServer({ entry: 'server/entry/headless.ts', outfile: bundle });
+const addonSource = sqliteAddon();
+const addon = path.join(BUNDLE_DIR, 'better_sqlite3.node');
+fs.copyFileSync(addonSource, addon);
+copyDir(UI_DIST, path.join(BUNDLE_DIR, 'ui'));
+log(`bundle ${rel(bundle)} (${mb(fs.statSync(bundle).size)}), addon from ${rel(addonSource)}`);
+
+// 2. The SEA blob: the bundle as the main script and as an asset, the addon, the UI files, the manifest.
+const uiFiles = listFiles(path.join(BUNDLE_DIR, 'ui'));
+const assets: Record<string, string> = { [BUNDLE_ASSET]: bundle, 'better_sqlite3.node': addon };
+for (const f of uiFiles) assets[`ui/${f}`] = path.join(BUNDLE_DIR, 'ui', f);
+const hash = crypto.createHash('sha256');
+for (const key of Object.keys(assets).sort()) hash.update(key).update('\0').update(fs.readFileSync(assets[key]!));
+const manifest: SeaManifest = { id: `${VERSION}-${hash.digest('hex').slice(0, 12)}`, addon: 'better_sqlite3.node', ui: uiFiles.map((f) => `ui/${f}`) };
+const manifestFile = path.join(OUT, 'sea-manifest.json');
+fs.writeFileSync(manifestFile, JSON.stringify(manifest));
+assets[MANIFEST_ASSET] = manifestFile;
+const blob = path.join(OUT, 'sea-prep.blob');
+const seaConfig = path.join(OUT, 'sea-config.json');
+fs.writeFileSync(
+  seaConfig,
+  JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, useSnapshot: false, assets }, null, 2),
+);
+run(process.execPath, ['--experimental-sea-config', seaConfig]);
+
+// 3. The binary: this Node, stripped, with the blob injected.
+fs.rmSync(BINARY, { force: true });
+fs.copyFileSync(process.execPath, BINARY);
+fs.chmodSync(BINARY, 0o755);
+const before = fs.statSync(BINARY).size;
+const strip = spawnSync('strip', [BINARY], { stdio: ['ignore', 'ignore', 'pipe'], encoding: 'utf8' });
+if (strip.error || strip.status !== 0) log(`strip is not available (${strip.error?.message ?? strip.stderr.trim()}): the binary keeps its symbols`);
+else log(`stripped node: ${mb(before)} → ${mb(fs.statSync(BINARY).size)}`);
+// postject's own command (its library prints harmless ELF warnings straight to stderr; a child keeps them quiet).
+run(process.execPath, [require.resolve('postject/dist/cli.js'), BINARY, 'NODE_SEA_BLOB', blob, '--sentinel-fuse', SENTINEL_FUSE]);
+
+// 4. Smoke test, then the tarball.
+const version = spawnSync(BINARY, ['--version'], { encoding: 'utf8', env: { ...process.env, HEARTH_CACHE_DIR: path.join(OUT, '.cache') } });
+if (version.status !== 0 || version.stdout.trim() !== VERSION) fail(`the binary does not run: ${version.stderr || version.stdout}`);
+const stage = path.join(OUT, `hearth-${VERSION}-linux-x64`);
+fs.rmSync(stage, { recursive: true, force: true });
+fs.mkdirSync(stage);
+fs.copyFileSync(BINARY, path.join(stage, 'hearth'));
+fs.copyFileSync(path.join(ROOT, 'resources', 'hearth.service'), path.join(stage, 'hearth.service'));
+fs.copyFileSync(path.join(ROOT, 'build', 'INSTALL.md'), path.join(stage, 'INSTALL.md'));
+run('tar', ['-czf', TARBALL, '-C', OUT, path.basename(stage)]);
+fs.rmSync(stage, { recursive: true, force: true });
+for (const f of [blob, seaConfig, manifestFile]) fs.rmSync(f, { force: true });
+
+log(`${rel(BINARY)} ${mb(fs.statSync(BINARY).size)}, ${rel(TARBALL)} ${mb(fs.statSync(TARBALL).size)} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+
+function sqliteAddon(): string {
+  const dir = path.dirname(require.resolve('better-sqlite3/package.json'));
+  const built = path.join(dir, 'build', 'Release', 'better_sqlite3.node');
+  if (fs.existsSync(built)) return built;
+  const prebuilt = path.join(dir, 'prebuilds', `${process.platform}-${process.arch}.node`);
+  if (fs.existsSync(prebuilt)) return prebuilt;
+  fail(`no better-sqlite3 addon for ${process.platform}-${process.arch} in ${dir}`);
+}
+
+function run(cmd: string, args: string[]): void {
+  const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
+  if (r.error || r.status !== 0) fail(`${cmd} ${args.join(' ')} failed: ${r.error?.message ?? r.stderr}`);
+}
+
+function rel(p: string): string {
+  return path.relative(ROOT, p);
+}
+
+function mb(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}

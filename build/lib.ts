@@ -1,0 +1,78 @@
+/**
+ * Shared by the build scripts: paths, the esbuild settings for server bundles, small file helpers.
+ */
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import esbuild from 'esbuild';
+import pkg from '../package.json' with { type: 'json' };
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+export const OUT = path.join(ROOT, 'build', 'out');
+export const UI_DIST = path.join(ROOT, 'ui', 'dist');
+export const VERSION: string = pkg.version;
+export const require = createRequire(import.meta.url);
+
+export function log(msg: string): void {
+  process.stdout.write(`build: ${msg}\n`);
+}
+
+export function fail(msg: string): never {
+  process.stderr.write(`build: ${msg}\n`);
+  process.exit(1);
+}
+
+export function requireUi(): void {
+  if (!fs.existsSync(path.join(UI_DIST, 'index.html'))) fail('the admin UI is not built (ui/dist/index.html is missing): run `npm run build:ui` first');
+}
+
+/** Every file under `dir`, as paths relative to it with forward slashes, sorted. */
+export function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const r = rel ? `${rel}/${e.name}` : e.name;
+      if (e.isDirectory()) walk(r);
+      else if (e.isFile()) out.push(r);
+    }
+  };
+  walk('');
+  return out.sort();
+}
+
+export function copyDir(from: string, to: string): void {
+  fs.rmSync(to, { recursive: true, force: true });
+  fs.cpSync(from, to, { recursive: true });
+}
+
+/**
+ * Bundles a server entry into one CommonJS file for Node 24. `import.meta.url` becomes the bundle's own file URL
+ * (it names helper modules that the runtime seam replaces, and the default UI folder, which entries override);
+ * `supports-color` (pulled in by `debug`) is replaced by an empty module.
+ */
+export async function bundleServer(opts: { entry: string; outfile: string; external?: string[] }): Promise<esbuild.Metafile> {
+  const empty = path.join(OUT, '.empty-module.cjs');
+  fs.mkdirSync(OUT, { recursive: true });
+  fs.writeFileSync(empty, 'module.exports = {};\n');
+  const result = await esbuild.build({
+    entryPoints: [path.join(ROOT, opts.entry)],
+    outfile: opts.outfile,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node22',
+    external: opts.external ?? [],
+    alias: { 'supports-color': empty },
+    define: { 'import.meta.url': '__hearth_import_meta_url' },
+    banner: { js: `'use strict';\nvar __hearth_import_meta_url = require('node:url').pathToFileURL(__filename).href;` },
+    minifySyntax: true,
+    minifyWhitespace: true,
+    keepNames: false,
+    legalComments: 'none',
+    metafile: true,
+    logLevel: 'warning',
+    logOverride: { 'empty-import-meta': 'silent' },
+  });
+  return result.metafile;
+}

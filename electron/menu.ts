@@ -1,0 +1,69 @@
+/**
+ * The tray icon and the application menu: open the window, share on the local network (on/off, with the address
+ * to give LAN clients), open the data folder, view the logs, quit.
+ */
+import { Menu, Tray, clipboard, type MenuItemConstructorOptions, type NativeImage } from 'electron';
+
+export interface MenuModel {
+  shareOnLan: boolean;
+  /** Addresses for LAN clients, when sharing. */
+  lanUrls: string[];
+  /** e.g. "Running", "Restarting…", "Stopped: …" */
+  status: string;
+}
+
+export interface MenuActions {
+  open(): void;
+  setShareOnLan(on: boolean): void;
+  openDataFolder(): void;
+  viewLogs(): void;
+  quit(): void;
+}
+
+function items(model: MenuModel, actions: MenuActions): MenuItemConstructorOptions[] {
+  const lan: MenuItemConstructorOptions[] = model.shareOnLan
+    ? model.lanUrls.length
+      ? model.lanUrls.map((url) => ({ label: `Copy LAN address ${url}`, click: () => clipboard.writeText(url) }))
+      : [{ label: 'No local network address found', enabled: false }]
+    : [];
+  return [
+    { label: 'Open Hearth', click: actions.open },
+    { label: model.status, enabled: false },
+    { type: 'separator' },
+    { label: 'Share on the local network', type: 'checkbox', checked: model.shareOnLan, click: (item) => actions.setShareOnLan(item.checked) },
+    ...lan,
+    { type: 'separator' },
+    { label: 'Open data folder', click: actions.openDataFolder },
+    { label: 'View logs', click: actions.viewLogs },
+    { type: 'separator' },
+    { label: 'Quit Hearth', accelerator: 'CmdOrCtrl+Q', click: actions.quit },
+  ];
+}
+
+export function applicationMenu(model: MenuModel, actions: MenuActions): Menu {
+  return Menu.buildFromTemplate([
+    ...(process.platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
+    { label: 'Hearth', submenu: items(model, actions) },
+    { role: 'editMenu' },
+    { label: 'View', submenu: [{ role: 'reload' }, { role: 'resetZoom' }, { role: 'zoomIn' }, { role: 'zoomOut' }, { type: 'separator' }, { role: 'togglefullscreen' }] },
+    { role: 'windowMenu' },
+  ]);
+}
+
+/** A tray icon with the same items; null where the desktop has no tray. */
+export function createTray(icon: NativeImage, actions: MenuActions): { update(model: MenuModel): void } | null {
+  let tray: Tray;
+  try {
+    tray = new Tray(icon);
+  } catch {
+    return null;
+  }
+  tray.setToolTip('Hearth');
+  tray.on('click', actions.open);
+  return {
+    update(model) {
+      tray.setContextMenu(Menu.buildFromTemplate(items(model, actions)));
+      tray.setToolTip(`Hearth: ${model.status}`);
+    },
+  };
+}

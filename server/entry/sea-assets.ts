@@ -1,0 +1,99 @@
+/**
+ * The headless binary's files: SQLite's native addon and the admin UI travel inside the executable as SEA assets.
+ * At start they are written to a private cache folder (once per build; later starts only compare the bytes) so the
+ * addon can be loaded with `process.dlopen` and the UI served from disk.
+ *
+ * The cache folder, first that applies: HEARTH_CACHE_DIR; systemd's CACHE_DIRECTORY (`CacheDirectory=` in the
+ * unit); `$XDG_CACHE_HOME/hearth`; `~/.cache/hearth`; `<tmp>/hearth-<uid>`. It must be a real folder owned by this
+ * user that nobody else can write to, or Hearth refuses to load code from it.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { getAsset } from 'node:sea';
+
+/** Written by build/headless.ts into the binary. */
+export interface SeaManifest {
+  /** `<version>-<hash of the assets>`: the cache sub-folder of this build. */
+  id: string;
+  /** Asset key of SQLite's addon. */
+  addon: string;
+  /** Asset keys of the admin UI's files, each `ui/<path>`. */
+  ui: string[];
+}
+
+export const MANIFEST_ASSET = 'manifest.json';
+/** The bundle itself, again, as an asset: worker threads evaluate it (core/runtime.ts). */
+export const BUNDLE_ASSET = 'hearth.cjs';
+
+export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.HEARTH_CACHE_DIR) return path.resolve(env.HEARTH_CACHE_DIR);
+  if (env.CACHE_DIRECTORY) return path.resolve(env.CACHE_DIRECTORY.split(':')[0]!);
+  if (env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME)) return path.join(env.XDG_CACHE_HOME, 'hearth');
+  let home = '';
+  try {
+    home = os.homedir();
+  } catch {
+    // no home folder (a system user without one)
+  }
+  if (home && home !== '/' && isWritableDir(home)) return path.join(home, '.cache', 'hearth');
+  return path.join(os.tmpdir(), `hearth-${process.getuid?.() ?? 'user'}`);
+}
+
+function isWritableDir(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+    return fs.statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** Creates `dir` (0700) if needed and checks nobody else can put files in it. */
+export function ensurePrivateDir(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = fs.lstatSync(dir);
+  const uid = process.getuid?.();
+  const problem = !st.isDirectory()
+    ? 'it is not a folder'
+    : uid !== undefined && st.uid !== uid
+      ? `it belongs to user ${st.uid}, not ${uid}`
+      : process.platform !== 'win32' && (st.mode & 0o022) !== 0
+        ? `others can write to it (mode ${(st.mode & 0o777).toString(8)})`
+        : null;
+  if (problem) throw new Error(`refusing to use the cache folder ${dir}: ${problem}; set HEARTH_CACHE_DIR to a private folder`);
+}
+
+/** Writes `data` to `file` unless it already holds exactly that, atomically (several processes may start at once). */
+function writeIfDifferent(file: string, data: Buffer, mode: number): void {
+  try {
+    const have = fs.readFileSync(file);
+    if (have.equals(data)) return;
+  } catch {
+    // missing: write it
+  }
+  fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+  fs.writeFileSync(tmp, data, { mode });
+  fs.renameSync(tmp, file);
+}
+
+/** Extracts this build's assets into the cache folder; returns the addon file and the UI folder. */
+export function extractSeaAssets(env: NodeJS.ProcessEnv = process.env): { addon: string; uiDir: string; dir: string } {
+  const manifest = JSON.parse(getAsset(MANIFEST_ASSET, 'utf8')) as SeaManifest;
+  const root = cacheRoot(env);
+  ensurePrivateDir(root);
+  const dir = path.join(root, manifest.id);
+  ensurePrivateDir(dir);
+  const addon = path.join(dir, 'better_sqlite3.node');
+  writeIfDifferent(addon, Buffer.from(getAsset(manifest.addon)), 0o700);
+  const uiDir = path.join(dir, 'ui');
+  for (const key of manifest.ui) {
+    const rel = key.slice('ui/'.length);
+    const file = path.join(uiDir, rel);
+    if (!file.startsWith(uiDir + path.sep)) continue;
+    writeIfDifferent(file, Buffer.from(getAsset(key)), 0o600);
+  }
+  return { addon, uiDir, dir };
+}

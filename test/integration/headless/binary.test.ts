@@ -1,0 +1,173 @@
+/**
+ * The headless single-executable binary, as a home-server admin would use it: copied alone into an empty folder,
+ * started on port 0 with a temporary data folder, used over HTTP and through its own CLI, stopped with SIGTERM.
+ *
+ * `npm test` builds the binary first (`npm run build:headless`); run alone, this test builds it when it is missing.
+ * Its helpers run inside the binary too: the upload check (a worker thread) through an import, the read-only SQL
+ * pool (child processes of the binary itself) through a query.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pkg from '../../../package.json' with { type: 'json' };
+import { tempDir } from '../../helpers/server.ts';
+
+const repo = path.resolve(import.meta.dirname, '../../..');
+const BUILT = path.join(repo, 'build', 'out', 'hearth-linux-x64');
+
+let root: string;
+let bin: string;
+let env: NodeJS.ProcessEnv;
+let server: ChildProcess;
+let url: string;
+let token: string;
+let stdout = '';
+let stderr = '';
+
+function run(args: string[], opts: { input?: string } = {}) {
+  return spawnSync(bin, args, { cwd: path.dirname(bin), env, encoding: 'utf8', input: opts.input, timeout: 30_000 });
+}
+
+function childPids(pid: number): number[] {
+  const r = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' });
+  return r.stdout.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
+}
+
+const auth = () => ({ authorization: `Bearer ${token}` });
+
+beforeAll(async () => {
+  if (!fs.existsSync(BUILT)) {
+    if (!fs.existsSync(path.join(repo, 'ui', 'dist', 'index.html'))) {
+      const ui = spawnSync('npm', ['run', 'build:ui', '--silent'], { cwd: repo, encoding: 'utf8' });
+      if (ui.status !== 0) throw new Error(`building the UI failed: ${ui.stderr}`);
+    }
+    const b = spawnSync(process.execPath, ['build/headless.ts'], { cwd: repo, encoding: 'utf8' });
+    if (b.status !== 0) throw new Error(`building the binary failed: ${b.stderr || b.stdout}`);
+  }
+  root = tempDir('hearth-headless-');
+  const folder = path.join(root, 'bin');
+  fs.mkdirSync(folder);
+  bin = path.join(folder, 'hearth');
+  fs.copyFileSync(BUILT, bin);
+  fs.chmodSync(bin, 0o755);
+  // Nothing from the checkout: only what any machine has.
+  env = { PATH: '/usr/local/bin:/usr/bin:/bin', HOME: path.join(root, 'home'), HEARTH_CACHE_DIR: path.join(root, 'cache'), LANG: 'C.UTF-8' };
+  fs.mkdirSync(env.HOME!);
+
+  server = spawn(bin, ['serve', '--port', '0', '--data', path.join(root, 'data')], { cwd: folder, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  server.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  server.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no address within 20 s; stdout: ${stdout} stderr: ${stderr}`)), 20_000);
+    server.stdout!.on('data', () => {
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+    server.once('exit', (code) => reject(new Error(`exited with ${code}: ${stderr}`)));
+  });
+  token = fs.readFileSync(path.join(root, 'data', 'initial-admin-token'), 'utf8').trim();
+}, 240_000);
+
+afterAll(() => {
+  if (server && server.exitCode === null && server.signalCode === null) server.kill('SIGKILL');
+  if (root) fs.rmSync(root, { recursive: true, force: true });
+});
+
+describe('headless binary', () => {
+  it('runs from a folder holding nothing but itself', () => {
+    expect(fs.readdirSync(path.dirname(bin))).toEqual(['hearth']);
+    expect(run(['--version']).stdout.trim()).toBe(pkg.version);
+    const help = run(['--help']);
+    expect(help.status).toBe(0);
+    for (const cmd of ['serve', 'tokens', 'ns']) expect(help.stdout).toContain(cmd);
+    // Its SQLite addon and UI were unpacked into the private cache folder.
+    const cache = fs.readdirSync(env.HEARTH_CACHE_DIR!);
+    expect(cache).toHaveLength(1);
+    expect(cache[0]).toMatch(new RegExp(`^${pkg.version.replace(/\./g, '\\.')}-[0-9a-f]{12}$`));
+    expect((fs.statSync(env.HEARTH_CACHE_DIR!).mode & 0o777).toString(8)).toBe('700');
+  });
+
+  it('answers /healthz', async () => {
+    const res = await fetch(url + '/healthz');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ status: 'ok', version: pkg.version });
+  });
+
+  it('serves the admin UI: the index page and its assets', async () => {
+    const res = await fetch(url + '/', { headers: { accept: 'text/html' } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await res.text();
+    const script = /<script[^>]+src="([^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeTruthy();
+    const js = await fetch(url + script);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toMatch(/javascript/);
+  });
+
+  it('creates a namespace, exports it and imports it back (the upload check runs in a worker thread)', async () => {
+    const create = await fetch(url + '/v1/namespaces', { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'sales' }) });
+    expect(create.status).toBe(201);
+    const table = await fetch(url + '/v1/sales/query', {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ sql: 'SELECT sqlite_version() AS v, 6 * 7 AS answer' }),
+    });
+    expect(table.status).toBe(200);
+    expect(await table.json()).toMatchObject({ data: [{ answer: 42 }] });
+
+    // The binary's own CLI exports it.
+    const file = path.join(root, 'sales.db');
+    const exp = run(['ns', 'export', 'sales', '-o', file, '--quiet', '--url', url, '--token', token]);
+    expect(exp.status, exp.stderr).toBe(0);
+    const bytes = fs.readFileSync(file);
+    expect(bytes.subarray(0, 16).toString('latin1')).toBe('SQLite format 3\0');
+
+    // Give it a table, then import it back in its place.
+    const db = new Database(file);
+    db.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT); INSERT INTO notes (body) VALUES ('hello');");
+    db.close();
+    const imp = run(['ns', 'import', 'sales', file, '--quiet', '--json', '--url', url, '--token', token]);
+    expect(imp.status, imp.stderr).toBe(0);
+    const rows = await fetch(url + '/v1/sales/query', {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ sql: 'SELECT body FROM notes' }),
+    });
+    expect(await rows.json()).toMatchObject({ data: [{ body: 'hello' }] });
+
+    // A file that is not a database is refused by the check.
+    const bad = path.join(root, 'bad.db');
+    fs.writeFileSync(bad, Buffer.concat([Buffer.from('SQLite format 3\0', 'latin1'), Buffer.alloc(4096, 7)]));
+    const refused = run(['ns', 'import', 'sales', bad, '--quiet', '--url', url, '--token', token]);
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/invalid_database/);
+
+    const list = run(['ns', 'list', '--json', '--url', url, '--token', token]);
+    expect(list.status, list.stderr).toBe(0);
+    expect(list.stdout).toContain('"sales"');
+  });
+
+  it('works on the data folder offline (tokens)', () => {
+    const list = run(['tokens', 'list', '--data', path.join(root, 'data')]);
+    expect(list.status, list.stderr).toBe(0);
+    expect(list.stdout).toContain('initial-admin');
+  });
+
+  it('stops cleanly on SIGTERM, with its helper processes', async () => {
+    const helpers = childPids(server.pid!);
+    expect(helpers.length).toBeGreaterThan(0); // the SQL pool's children, started by the queries above
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
+    server.kill('SIGTERM');
+    const { code, signal } = await exited;
+    expect({ code, signal }).toEqual({ code: 0, signal: null });
+    expect(stderr).toBe('');
+    await new Promise((r) => setTimeout(r, 200));
+    for (const pid of helpers) expect(() => process.kill(pid, 0)).toThrow();
+  });
+});
