@@ -61,7 +61,7 @@ export function createDbService(deps: DbServiceDeps) {
   deps.metrics.gauge('hearth_sql_children', 'Read-only SQL child processes running', () => sql.pool.stats.children);
   deps.metrics.gauge('hearth_sql_busy', 'Read-only SQL child processes running a query', () => sql.pool.stats.busy);
   deps.metrics.gauge('hearth_sse_subscribers', 'Open change-event streams', () => events.subscribers());
-  deps.metrics.gauge('hearth_sse_dropped_total', 'Change-event subscribers dropped for falling behind', () => events.droppedSubscribers);
+  deps.metrics.gauge('hearth_sse_dropped_subscribers', 'Change-event subscribers dropped for falling behind since start', () => events.droppedSubscribers);
   deps.metrics.gauge('hearth_sql_queued', 'Read-only queries waiting for a child process', () => sql.pool.stats.queued);
   let stopJobs: (() => void) | null = null;
   return {
@@ -81,7 +81,7 @@ export function createDbService(deps: DbServiceDeps) {
             field: 'file',
             memoryLimit: deps.uploadMemoryLimit,
             maxBytes: Math.min(deps.uploadLimit, 256 * 1024 * 1024),
-            tooLarge: () => new HearthError('payload_too_large', 'a CSV import is at most 256 MiB'),
+            tooLarge: () => new HearthError('payload_too_large', `a CSV import is at most ${Math.min(deps.uploadLimit, 256 * 1024 * 1024)} bytes`),
             tmpDir: namespaces.tmpDir,
           });
           try {
@@ -106,7 +106,8 @@ export function createDbService(deps: DbServiceDeps) {
     },
     /** Called by the HTTP layer when any request finishes: data-plane requests feed namespace telemetry. */
     observeRequest(ctx: AppContext, seconds: number) {
-      const ns = ctx.state.namespace ?? (ctx as AppContext & { params?: Record<string, string> }).params?.ns;
+      // Only requests that passed the namespace gate count: unauthenticated traffic cannot inflate the figures.
+      const ns = ctx.state.namespace;
       if (!ns || !ctx.path.startsWith(`/v1/${ns}/`)) return;
       telemetry.observe({ ns, status: ctx.status, seconds, rowsRead: ctx.state.rowsRead ?? 0, rowsWritten: ctx.state.rowsWritten ?? 0 });
     },

@@ -22,7 +22,10 @@ export function plumbing(deps: { logger: Logger; metrics: Metrics; onFinished?: 
         if (ctx.status === 404) throw new HearthError('not_found', `no route for ${ctx.method} ${ctx.path}`);
         if (ctx.status === 405 || ctx.status === 501) {
           const allow = ctx.response.get('Allow');
-          if (!allow) throw new HearthError('not_found', `no route for ${ctx.method} ${ctx.path}`);
+          if (!allow) {
+            ctx.response.remove('Allow');
+            throw new HearthError('not_found', `no route for ${ctx.method} ${ctx.path}`);
+          }
           throw new HearthError('method_not_allowed', `${ctx.method} is not allowed on ${ctx.path}${allow ? ` (allowed: ${allow})` : ''}`, {
             headers: allow ? { Allow: allow } : undefined,
           });
@@ -69,6 +72,7 @@ function renderError(ctx: AppContext, err: unknown): void {
   }
   const requestId = ctx.state.requestId;
   const allow = ctx.response.get('Allow');
+  ctx.response.remove('Allow');
   ctx.response.remove('Content-Disposition');
   ctx.response.remove('Content-Length');
   ctx.set('X-Request-ID', requestId);

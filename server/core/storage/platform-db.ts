@@ -13,7 +13,7 @@ export interface Migration {
 export class MigrationError extends Error {}
 
 export function openPlatformDb(dataDir: string, migrations: Migration[]): Db {
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const db = new Database(path.join(dataDir, 'platform.db'));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

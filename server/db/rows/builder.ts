@@ -4,7 +4,7 @@
  */
 import { HearthError } from '../../core/http/errors.ts';
 import { q, type TableInfo } from '../schema/catalog.ts';
-import type { ColumnInfo } from '../schema/types.ts';
+import { parseDateTime, type ColumnInfo } from '../schema/types.ts';
 import {
   invalidFilter,
   parseConditions,
@@ -42,9 +42,9 @@ function filterValue(col: ColumnInfo, raw: string): unknown {
       throw invalidFilter(`${col.name} is boolean: use true or false (got ${JSON.stringify(raw)})`);
     }
     case 'datetime': {
-      raw = raw.replace(/ (\d{2}:?\d{2})$/, '+$1'); // an unencoded "+" in a URL arrives as a space
-      const t = Date.parse(raw);
-      return /^\d{4}-\d{2}-\d{2}/.test(raw) && !Number.isNaN(t) && /[T ]\d{2}:\d{2}/.test(raw) ? new Date(t).toISOString() : raw;
+      // An unencoded "+" in a URL arrives as a space; a value that is not a full date-time compares as text
+      // (so `gte.2026-03` still works as a prefix bound).
+      return parseDateTime(raw.replace(/ (\d{2}:?\d{2})$/, '+$1')) ?? raw;
     }
     default:
       return raw;

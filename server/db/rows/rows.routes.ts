@@ -68,8 +68,19 @@ function countRows(ctx: AppContext, key: 'rowsRead' | 'rowsWritten', n: number) 
   ctx.state[key] = (ctx.state[key] ?? 0) + n;
 }
 
+/** DELETE may carry `{_meta}`; anything else is refused. */
 async function optionalBody(ctx: AppContext): Promise<unknown> {
-  return readJsonBody(ctx, 1024 * 1024);
+  const body = await readJsonBody(ctx, 1024 * 1024);
+  if (body === undefined) return undefined;
+  if (body === null || typeof body !== 'object' || Array.isArray(body) || Object.keys(body).some((k) => k !== '_meta')) {
+    throw new HearthError('invalid_request', 'body: a DELETE body may only be {"_meta": {...}}');
+  }
+  return body;
+}
+
+/** Validates `select` before a write that returns rows, so a bad select never follows a committed write. */
+function checkSelect(ctx: AppContext, t: Tenant, table: string): void {
+  projectRows([], params(ctx).get('select'), requireObject(t.db, table));
 }
 
 export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService; rows: RowsService }): void {
@@ -110,7 +121,13 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const prefer = parsePrefer(ctx.get('prefer'));
       const b = body as Record<string, unknown>;
-      const list = 'rows' in b && Array.isArray(b.rows) ? b.rows : [b];
+      const envelope = 'rows' in b && Array.isArray(b.rows);
+      if (envelope) {
+        const extra = Object.keys(b).filter((k) => k !== 'rows' && k !== '_meta');
+        if (extra.length) throw new HearthError('invalid_request', `body: unknown key ${JSON.stringify(extra[0])} beside "rows" (only rows and _meta)`);
+      }
+      if (prefer.return === 'representation') checkSelect(ctx, t, p.table);
+      const list = envelope ? (b.rows as unknown[]) : [b];
       const written = rows.insert(writer(t, metaOf(b, t.actor)), p.table, list, { resolution: prefer.resolution, onConflict: params(ctx).get('on_conflict') });
       countRows(ctx, 'rowsWritten', written.length);
       ctx.status = 201;
@@ -130,6 +147,7 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
     handler: (ctx, { params: p, body }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const prefer = parsePrefer(ctx.get('prefer'));
+      if (prefer.return === 'representation') checkSelect(ctx, t, p.table);
       const updated = rows.update(writer(t, metaOf(body, t.actor)), p.table, { params: params(ctx) }, body);
       countRows(ctx, 'rowsWritten', updated.length);
       if (prefer.return === 'minimal') {
@@ -149,6 +167,7 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
     handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const body = await optionalBody(ctx);
+      if (parsePrefer(ctx.get('prefer')).return === 'representation') checkSelect(ctx, t, p.table);
       const deleted = rows.delete(writer(t, metaOf(body, t.actor)), p.table, { params: params(ctx) });
       countRows(ctx, 'rowsWritten', deleted.length);
       if (parsePrefer(ctx.get('prefer')).return === 'representation') return { data: project(ctx, t, p.table, deleted) };
@@ -270,6 +289,7 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
     handler: (ctx, { params: p, body }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const prefer = parsePrefer(ctx.get('prefer'));
+      if (prefer.return === 'representation') checkSelect(ctx, t, p.table);
       const list = Array.isArray(body) ? body : [body];
       const written = rows.insert(writer(t, metaOf(Array.isArray(body) ? {} : body, t.actor)), p.table, list, { resolution: prefer.resolution, onConflict: params(ctx).get('on_conflict') });
       countRows(ctx, 'rowsWritten', written.length);
@@ -288,6 +308,7 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
     responses: { 200: { description: 'Updated rows (return=representation).', schema: z.array(Row) }, 204: { description: 'Updated.' } },
     handler: (ctx, { params: p, body }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
+      if (parsePrefer(ctx.get('prefer')).return === 'representation') checkSelect(ctx, t, p.table);
       const updated = rows.update(writer(t, metaOf(body, t.actor)), p.table, { params: params(ctx) }, body);
       countRows(ctx, 'rowsWritten', updated.length);
       if (parsePrefer(ctx.get('prefer')).return === 'representation') return respond(ctx, project(ctx, t, p.table, updated), 200);
@@ -303,6 +324,7 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
     responses: { 200: { description: 'Deleted rows (return=representation).', schema: z.array(Row) }, 204: { description: 'Deleted.' } },
     handler: (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
+      if (parsePrefer(ctx.get('prefer')).return === 'representation') checkSelect(ctx, t, p.table);
       const deleted = rows.delete(writer(t, { actor: t.actor }), p.table, { params: params(ctx) });
       countRows(ctx, 'rowsWritten', deleted.length);
       if (parsePrefer(ctx.get('prefer')).return === 'representation') return respond(ctx, project(ctx, t, p.table, deleted), 200);

@@ -78,6 +78,9 @@ export function writeError(err: unknown, table: string): never {
   if (err instanceof InvalidPatternError) throw new HearthError('invalid_filter', err.message);
   const e = err as { code?: string; message?: string };
   const msg = e.message ?? '';
+  if (/ON CONFLICT clause does not match/i.test(msg)) {
+    throw new HearthError('invalid_request', 'on_conflict must name columns of a unique constraint (or the id)');
+  }
   const col = /constraint failed: ([^\s,]+)/.exec(msg)?.[1]?.split('.').pop();
   switch (e.code) {
     case 'SQLITE_CONSTRAINT_UNIQUE':
@@ -106,6 +109,7 @@ export function readError(err: unknown): never {
   const e = err as { code?: string; message?: string };
   if (e.code === 'SQLITE_ERROR' && /fts5: syntax error/i.test(e.message ?? '')) throw new HearthError('invalid_request', `search: ${e.message}`);
   if (e.code === 'SQLITE_BUSY') throw new HearthError('service_unavailable', 'the database is busy; try again', { headers: { 'Retry-After': '1' } });
+  if (e.code === 'SQLITE_ERROR') throw new HearthError('conflict', `cannot read: ${e.message} (a view may refer to a table or column that no longer exists)`);
   throw err;
 }
 
@@ -215,7 +219,8 @@ export function createRowsService(deps: { events: EventBus }) {
 
     get(db: Db, table: string, id: string): Row {
       const t = requireObject(db, table);
-      const row = prepare(db, `SELECT * FROM ${q(t.name)} WHERE "id" = ?`).get(requireId(t, id)) as Row | undefined;
+      const rowId = requireId(t, id);
+      const row = prepare(db, `SELECT * FROM ${q(t.name)} WHERE "id" = ?`).get(rowId) as Row | undefined;
       if (!row) throw new HearthError('row_not_found', `${table} has no row with id ${id}`);
       return fullRow(t)(row);
     },

@@ -71,6 +71,11 @@ function schemaVersion(db: Db): number {
   return db.pragma('schema_version', { simple: true }) as number;
 }
 
+/** Forgets what is cached for a connection (after a catalog write that leaves schema_version unchanged). */
+export function invalidate(db: Db): void {
+  cache.delete(db);
+}
+
 export function hasCatalog(db: Db): boolean {
   return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = '_hearth_objects'").get() !== undefined;
 }
@@ -101,7 +106,12 @@ function load(db: Db, name: string): TableInfo | null {
   const meta = hasCatalog(db)
     ? (db.prepare('SELECT * FROM _hearth_objects WHERE name = ?').get(name) as { columns: string | null; metadata: string; fts: string | null } | undefined)
     : undefined;
-  const xinfo = db.prepare(`SELECT name, type, "notnull" AS nn, pk FROM pragma_table_xinfo(?) WHERE hidden = 0`).all(name) as Array<{ name: string; type: string; nn: number; pk: number }>;
+  let xinfo: Array<{ name: string; type: string; nn: number; pk: number }>;
+  try {
+    xinfo = db.prepare(`SELECT name, type, "notnull" AS nn, pk FROM pragma_table_xinfo(?) WHERE hidden = 0`).all(name) as typeof xinfo;
+  } catch {
+    xinfo = []; // a view whose tables or columns are gone: listed, droppable, not readable
+  }
   let columns: ColumnInfo[];
   if (meta?.columns) {
     const defs = JSON.parse(meta.columns) as ColumnDef[];

@@ -8,6 +8,7 @@ import {
   describe,
   estimateRows,
   hasCatalog,
+  invalidate,
   listIndexes,
   listObjects,
   q,
@@ -89,6 +90,7 @@ function sqliteError(err: unknown): never {
   if (e.code === 'SQLITE_CONSTRAINT_NOTNULL') throw new HearthError('not_null_violation', `cannot apply: existing rows hold NULL in a not_null column (${e.message})`);
   if (e.code === 'SQLITE_FULL') throw new HearthError('quota_exceeded', 'the change would make the database larger than its quota max_db_size');
   if (e.code === 'SQLITE_READONLY') throw new HearthError('namespace_read_only', 'the namespace is read-only (config read_only: true)');
+  if (e.code === 'SQLITE_BUSY' || e.code === 'SQLITE_LOCKED') throw new HearthError('service_unavailable', 'the database is busy (busy_timeout passed); try again', { headers: { 'Retry-After': '1' } });
   throw err;
 }
 
@@ -119,9 +121,11 @@ export function createSchemaService(deps: { events: EventBus }) {
         return r;
       })();
     } catch (err) {
+      invalidate(ctx.db);
       if (err instanceof HearthError) throw err;
       sqliteError(err);
     }
+    invalidate(ctx.db);
     deps.events.publish(ctx.ns, { table, action, row: null, _meta: meta ?? null, timestamp: now() });
     return out;
   }
@@ -140,11 +144,12 @@ export function createSchemaService(deps: { events: EventBus }) {
   }
 
   function checkColumns(columns: ColumnDef[], existing: string[] = []) {
-    const seen = new Set(existing);
+    const seen = new Set(existing.map((n) => n.toLowerCase()));
     for (const c of columns) {
       checkUserIdentifier(c.name, 'column');
-      if (seen.has(c.name)) throw new HearthError('column_exists', `column ${JSON.stringify(c.name)} appears twice`);
-      seen.add(c.name);
+      // SQLite column names are case-insensitive
+      if (seen.has(c.name.toLowerCase())) throw new HearthError('column_exists', `column ${JSON.stringify(c.name)} appears twice (names are case-insensitive)`);
+      seen.add(c.name.toLowerCase());
     }
   }
 
@@ -170,7 +175,21 @@ export function createSchemaService(deps: { events: EventBus }) {
     const from = keep.map((c) => q(inverse.get(c) ?? c));
     db.exec(`INSERT INTO ${q(tmp)} (${keep.map(q).join(', ')}) SELECT ${from.join(', ')} FROM ${q(t.name)}`);
     db.exec(`DROP TABLE ${q(t.name)}`);
-    db.exec(`ALTER TABLE ${q(tmp)} RENAME TO ${q(t.name)}`);
+    // Views that read the table refer to it by name: rename the new table into place without SQLite
+    // re-checking them against the dropped one (SQLite's documented procedure), then check each view still works.
+    db.pragma('legacy_alter_table = ON');
+    try {
+      db.exec(`ALTER TABLE ${q(tmp)} RENAME TO ${q(t.name)}`);
+    } finally {
+      db.pragma('legacy_alter_table = OFF');
+    }
+    for (const v of db.prepare("SELECT name FROM sqlite_schema WHERE type = 'view'").pluck().all() as string[]) {
+      try {
+        db.prepare(`SELECT * FROM ${q(v)} LIMIT 0`);
+      } catch (err) {
+        throw new HearthError('conflict', `view ${v} depends on what this change removes or renames (${(err as Error).message}); change or drop the view first`);
+      }
+    }
     const names = new Set(columns.map((c) => c.name));
     for (const i of indexes) {
       const cols = i.columns.map((c) => renames.get(c) ?? c);
@@ -280,7 +299,11 @@ export function createSchemaService(deps: { events: EventBus }) {
           db.exec(`CREATE VIEW ${q(newName)} AS ${body2}`);
         } else if (newName !== name) {
           if (fts) dropFts(db, name);
-          db.exec(`ALTER TABLE ${q(name)} RENAME TO ${q(newName)}`);
+          if (newName.toLowerCase() === name.toLowerCase()) {
+            // SQLite refuses a rename that only changes case: go through a temporary name
+            db.exec(`ALTER TABLE ${q(name)} RENAME TO ${q(`_hearth_rename_${name}`)}`);
+            db.exec(`ALTER TABLE ${q(`_hearth_rename_${name}`)} RENAME TO ${q(newName)}`);
+          } else db.exec(`ALTER TABLE ${q(name)} RENAME TO ${q(newName)}`);
           if (fts) createFts(db, newName, fts);
         }
         const exists = db.prepare('SELECT 1 FROM _hearth_objects WHERE name = ?').get(name);
@@ -330,6 +353,7 @@ export function createSchemaService(deps: { events: EventBus }) {
         });
         return { name: FTS_INDEX_NAME, type: 'fts' as const, columns: body.columns };
       }
+      if (body.name === undefined) throw new HearthError('invalid_request', `an index of type ${body.type} needs a name`);
       const name = checkUserIdentifier(body.name, 'index name');
       if (name === FTS_INDEX_NAME) throw new HearthError('reserved_name', `index name "${FTS_INDEX_NAME}" is reserved for the full-text index`);
       if (nameTaken(ctx.db, name)) throw new HearthError('index_exists', `an index, table or view named ${JSON.stringify(name)} already exists`);

@@ -42,8 +42,34 @@ export interface ColumnInfo extends ColumnDef {
   system?: boolean;
 }
 
-const DATE_RE = /^\d{4}-\d{2}-\d{2}$/;
-const DATETIME_RE = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATETIME_RE = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+function validDay(y: number, m: number, d: number): boolean {
+  const dt = new Date(Date.UTC(y, m - 1, d));
+  return dt.getUTCFullYear() === y && dt.getUTCMonth() === m - 1 && dt.getUTCDate() === d;
+}
+
+/** A calendar date YYYY-MM-DD that exists (no 2026-02-30). */
+export function parseDate(s: string): string | null {
+  const m = DATE_RE.exec(s);
+  return m && validDay(Number(m[1]), Number(m[2]), Number(m[3])) ? s : null;
+}
+
+/**
+ * An ISO 8601 date-time, normalised to UTC `YYYY-MM-DDTHH:MM:SS.sssZ`. Without a zone it is taken as UTC
+ * (never the server's local time); impossible dates and times are refused.
+ */
+export function parseDateTime(s: string): string | null {
+  const m = DATETIME_RE.exec(s);
+  if (!m) return null;
+  const [, y, mo, d, h, mi, sec = '00', frac = '', zone] = m;
+  if (!validDay(Number(y), Number(mo), Number(d)) || Number(h) > 23 || Number(mi) > 59 || Number(sec) > 59) return null;
+  let z = (zone ?? 'Z').toUpperCase();
+  if (z !== 'Z' && !z.includes(':')) z = `${z.slice(0, 3)}:${z.slice(3)}`;
+  const t = Date.parse(`${y}-${mo}-${d}T${h}:${mi}:${sec}${frac.slice(0, 4)}${z}`);
+  return Number.isNaN(t) ? null : new Date(t).toISOString();
+}
 
 export const invalidValue = (table: string, column: string, message: string) =>
   new HearthError('invalid_value', `${table}.${column}: ${message}`, { details: { column } });
@@ -77,14 +103,13 @@ export function toStorage(col: ColumnInfo, value: unknown, table: string): unkno
       out = value ? 1 : 0;
       break;
     case 'datetime': {
-      if (typeof value !== 'string' || !DATETIME_RE.test(value)) throw bad('an ISO 8601 date-time');
-      const t = Date.parse(value.replace(' ', 'T'));
-      if (Number.isNaN(t)) throw bad('an ISO 8601 date-time');
-      out = new Date(t).toISOString();
+      const iso = typeof value === 'string' ? parseDateTime(value) : null;
+      if (iso === null) throw bad('an ISO 8601 date-time');
+      out = iso;
       break;
     }
     case 'date':
-      if (typeof value !== 'string' || !DATE_RE.test(value) || Number.isNaN(Date.parse(value))) throw bad('a date YYYY-MM-DD');
+      if (typeof value !== 'string' || parseDate(value) === null) throw bad('a date YYYY-MM-DD');
       out = value;
       break;
     case 'json':

@@ -511,3 +511,52 @@ describe('CSV', () => {
     expect(missing.status).toBe(400);
   });
 });
+
+describe('regressions from review', () => {
+  it('dates and date-times: impossible values refused, no zone means UTC', async () => {
+    const ns = `dt${++n}`;
+    await post('/v1/namespaces', { name: ns });
+    await post(`/v1/${ns}/tables`, { type: 'table', name: 't', columns: [{ name: 'd', type: 'date' }, { name: 'at', type: 'datetime' }] });
+    for (const row of [{ d: '2026-02-30' }, { d: '2026-13-01' }, { at: '2026-02-31T10:00Z' }, { at: '2026-01-01T24:00' }, { at: 'yesterday' }]) {
+      const res = await post(`/v1/${ns}/tables/t/rows`, row);
+      expect([JSON.stringify(row), res.status]).toEqual([JSON.stringify(row), 400]);
+    }
+    const ok = await post(`/v1/${ns}/tables/t/rows`, { d: '2024-02-29', at: '2026-03-01T08:00' }, { prefer: 'return=representation' });
+    expect((await ok.json()).data[0]).toMatchObject({ d: '2024-02-29', at: '2026-03-01T08:00:00.000Z' });
+    expect((await get(`/v1/${ns}/tables/t/rows?at=eq.2026-03-01T08:00`)).body.data).toHaveLength(1);
+    expect((await get(`/v1/${ns}/tables/t/rows?at=gte.2026-03`)).body.data).toHaveLength(1);
+  });
+
+  it('a bad select on a write is refused before anything is written; on_conflict must be unique', async () => {
+    const ns = await seed();
+    const bad = await post(`/v1/${ns}/tables/people/rows?select=nope`, { name: 'agg2' }, { prefer: 'return=representation' });
+    expect(bad.status).toBe(400);
+    const agg = await post(`/v1/${ns}/tables/people/rows?select=n:count()`, { name: 'agg3' }, { prefer: 'return=representation' });
+    expect(agg.status).toBe(400);
+    expect((await get(`/v1/${ns}/tables/people/rows?name=in.(agg2,agg3)`)).body.data).toEqual([]);
+    const up = await post(`/v1/${ns}/tables/people/rows?on_conflict=city`, { name: 'x', city: 'Oslo' }, { prefer: 'resolution=merge-duplicates' });
+    expect(up.status).toBe(400);
+    expect((await up.json()).message).toMatch(/on_conflict/);
+  });
+
+  it('strict bodies: envelope keys, DELETE bodies', async () => {
+    const ns = await seed();
+    expect((await post(`/v1/${ns}/tables/people/rows`, { rows: [{ name: 'x' }], foo: 1 })).status).toBe(400);
+    expect((await s.api(`/v1/${ns}/tables/people/rows?name=eq.Ann`, { method: 'DELETE', json: [1] })).status).toBe(400);
+    expect((await s.api(`/v1/${ns}/tables/people/rows?name=eq.Ann`, { method: 'DELETE', json: { nope: 1 } })).status).toBe(400);
+    expect((await get(`/v1/${ns}/tables/people/rows?name=eq.Ann`)).body.data).toHaveLength(1);
+  });
+
+  it('a broken view is listed and droppable; reading it is 409; GET by id on a table without id is 400', async () => {
+    const ns = await seed();
+    await post(`/v1/${ns}/tables`, { type: 'table', name: 'tmp1', columns: [{ name: 'v', type: 'text' }] });
+    await post(`/v1/${ns}/tables`, { type: 'view', name: 'vtmp', sql: 'SELECT v FROM tmp1' });
+    expect((await s.api(`/v1/${ns}/tables/tmp1`, { method: 'DELETE' })).status).toBe(204);
+    expect((await get(`/v1/${ns}/tables`)).status).toBe(200);
+    expect((await get(`/v1/${ns}/tables/vtmp`)).status).toBe(200);
+    expect((await get(`/v1/${ns}/tables/vtmp/rows`)).status).toBe(409);
+    expect((await s.api(`/v1/${ns}/tables/vtmp`, { method: 'DELETE' })).status).toBe(204);
+    s.services.db.namespaces.connection(ns).exec('CREATE TABLE nokey (code TEXT, n INTEGER)');
+    expect((await get(`/v1/${ns}/tables/nokey/rows/1`)).status).toBe(400);
+  });
+});

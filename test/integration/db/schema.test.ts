@@ -325,3 +325,50 @@ describe('read-only namespaces and scoped tokens', () => {
     expect((await s.api(`/v1/${ns}/tables`, { token: null })).status).toBe(401);
   });
 });
+
+describe('regressions', () => {
+  it('a metadata-only update is visible at once and survives later changes', async () => {
+    const ns = await freshNs();
+    await post(`/v1/${ns}/tables`, people);
+    await post(`/v1/${ns}/tables`, { type: 'view', name: 'v3', sql: 'SELECT 1 AS x' });
+    const res = await put(`/v1/${ns}/tables/v3`, { metadata: { label: 'V3' } });
+    expect((await res.json()).metadata).toEqual({ label: 'V3' });
+    expect((await (await s.api(`/v1/${ns}/tables/v3`)).json()).metadata).toEqual({ label: 'V3' });
+    await put(`/v1/${ns}/tables/people`, { metadata: { label: 'A' } });
+    const renamed = await (await put(`/v1/${ns}/tables/people`, { rename: 'grown' })).json();
+    expect(renamed.metadata).toEqual({ label: 'A' });
+  });
+
+  it('altering the columns of a table a view reads keeps the view, or refuses when the view would break', async () => {
+    const ns = await freshNs();
+    await post(`/v1/${ns}/tables`, people);
+    await post(`/v1/${ns}/tables/people/rows`, { rows: [{ name: 'Old', age: 70 }, { name: 'Young', age: 20 }] });
+    await post(`/v1/${ns}/tables`, { type: 'view', name: 'seniors', sql: 'SELECT name, age FROM people WHERE age >= 40' });
+    const add = await put(`/v1/${ns}/tables/people`, { add_columns: [{ name: 'city', type: 'text' }] });
+    expect(add.status).toBe(200);
+    expect((await (await s.api(`/v1/${ns}/tables/seniors/rows`)).json()).data).toEqual([{ name: 'Old', age: 70 }]);
+    const drop = await put(`/v1/${ns}/tables/people`, { drop_columns: ['age'] });
+    expect(drop.status).toBe(409);
+    expect((await drop.json()).message).toMatch(/view seniors depends/);
+    // nothing changed
+    const t = await (await s.api(`/v1/${ns}/tables/people`)).json();
+    expect(t.columns.map((c: { name: string }) => c.name)).toContain('age');
+    expect((await (await s.api(`/v1/${ns}/tables/seniors/rows`)).json()).data).toEqual([{ name: 'Old', age: 70 }]);
+    expect((await put(`/v1/${ns}/tables/people`, { drop_columns: ['bio'] })).status).toBe(200);
+  });
+});
+
+describe('more regressions', () => {
+  it('case-only renames work; columns differing only in case are refused; unnamed index is a clear 400', async () => {
+    const ns = await freshNs();
+    await post(`/v1/${ns}/tables`, { type: 'table', name: 'casey', columns: [{ name: 'v', type: 'text' }] });
+    const r = await put(`/v1/${ns}/tables/casey`, { rename: 'Casey' });
+    expect(r.status).toBe(200);
+    expect((await r.json()).name).toBe('Casey');
+    const dup = await post(`/v1/${ns}/tables`, { type: 'table', name: 'ab', columns: [{ name: 'A', type: 'text' }, { name: 'a', type: 'text' }] });
+    expect(dup.status).toBe(409);
+    const ix = await post(`/v1/${ns}/tables/Casey/indexes`, { type: 'index', columns: ['v'] });
+    expect(ix.status).toBe(400);
+    expect((await ix.json()).message).toBe('an index of type index needs a name');
+  });
+});

@@ -1,0 +1,149 @@
+/**
+ * The key-encryption key (KEK) and the envelope that keeps private signing JWKs encrypted at rest.
+ *
+ * KEKs are 32 bytes, given as 64 hexadecimal characters: `HEARTH_IDENTITY_KEY_ENCRYPTION_KEY` (current, the only one
+ * that encrypts), `HEARTH_IDENTITY_NEXT_KEY` and `HEARTH_IDENTITY_PREVIOUS_KEY` (decrypt only, for the rolling rewrap).
+ * Without the environment variable the current KEK is generated on first run into the data folder's secret store
+ * (`<data>/secrets/identity-kek`, hex, mode 0600). `APP_SECRET` is never a fallback.
+ *
+ * Envelope: AES-256-GCM, a fresh 12-byte IV per seal, 128-bit tag, and additional data binding the key id and purpose
+ * so an envelope cannot be moved to another row. Stored as `hk1.<iv>.<ciphertext>.<tag>` (base64url).
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import type { SecretStore } from '../../core/secrets/secrets.ts';
+
+export const KEK_ENV = 'HEARTH_IDENTITY_KEY_ENCRYPTION_KEY';
+export const NEXT_KEK_ENV = 'HEARTH_IDENTITY_NEXT_KEY';
+export const PREVIOUS_KEK_ENV = 'HEARTH_IDENTITY_PREVIOUS_KEY';
+export const KEK_SECRET_NAME = 'identity-kek';
+
+const ENVELOPE_VERSION = 'hk1';
+
+/** A bad KEK setting: the message names the variable and never echoes its value. */
+export class KekConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'KekConfigError';
+  }
+}
+
+/** An envelope that does not open: wrong KEK, or ciphertext that was altered. */
+export class EnvelopeError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EnvelopeError';
+  }
+}
+
+export interface Kek {
+  /** Short fingerprint of the key: the `encryptionKeyId` of everything it seals. */
+  id: string;
+  key: Buffer;
+}
+
+export interface KekSet {
+  current: Kek;
+  next: Kek | null;
+  previous: Kek | null;
+  /** Where the current KEK came from. */
+  source: 'environment' | 'secret-store';
+}
+
+/** A 16-hex-character fingerprint (HMAC-SHA-256 under the key itself, so it reveals nothing about the key). */
+export function kekFingerprint(key: Buffer): string {
+  return crypto.createHmac('sha256', key).update('hearth-identity-kek-fingerprint-v1').digest('hex').slice(0, 16);
+}
+
+export function parseKek(value: string, name: string): Kek {
+  const v = value.trim();
+  if (!/^[0-9a-fA-F]{64}$/.test(v)) {
+    throw new KekConfigError(`${name} must be 64 hexadecimal characters (32 random bytes, e.g. \`openssl rand -hex 32\`); the given value has ${v.length} characters${/^[0-9a-fA-F]*$/.test(v) ? '' : ' and is not hexadecimal'}`);
+  }
+  const key = Buffer.from(v, 'hex');
+  return { id: kekFingerprint(key), key };
+}
+
+/** Reads the KEKs from the environment, generating the current one into the secret store when it is absent. */
+export function resolveKeks(env: NodeJS.ProcessEnv, secrets: SecretStore): KekSet {
+  const given = env[KEK_ENV]?.trim();
+  let current: Kek;
+  let source: KekSet['source'];
+  if (given) {
+    current = parseKek(given, KEK_ENV);
+    source = 'environment';
+  } else {
+    current = parseKek(storedKek(secrets), `the stored KEK ${secrets.file(KEK_SECRET_NAME)}`);
+    source = 'secret-store';
+  }
+  const next = env[NEXT_KEK_ENV]?.trim() ? parseKek(env[NEXT_KEK_ENV]!, NEXT_KEK_ENV) : null;
+  const previous = env[PREVIOUS_KEK_ENV]?.trim() ? parseKek(env[PREVIOUS_KEK_ENV]!, PREVIOUS_KEK_ENV) : null;
+  return {
+    current,
+    next: next && next.id !== current.id ? next : null,
+    previous: previous && previous.id !== current.id ? previous : null,
+    source,
+  };
+}
+
+/** `<data>/secrets/identity-kek`: 32 random bytes as hex (the format of the environment variable), created once. */
+function storedKek(secrets: SecretStore): string {
+  const file = secrets.file(KEK_SECRET_NAME);
+  try {
+    return fs.readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  fs.mkdirSync(secrets.dir, { recursive: true, mode: 0o700 });
+  const value = crypto.randomBytes(32).toString('hex');
+  try {
+    fs.writeFileSync(file, value + '\n', { mode: 0o600, flag: 'wx' });
+    return value;
+  } catch (err) {
+    // Another process on the same data folder created it first: use theirs.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return fs.readFileSync(file, 'utf8').trim();
+    throw err;
+  }
+}
+
+/** The KEK with this fingerprint, if configured. */
+export function kekById(keks: KekSet, id: string): Kek | null {
+  for (const k of [keks.current, keks.previous, keks.next]) if (k && k.id === id) return k;
+  return null;
+}
+
+function aad(kid: string, purpose: string): Buffer {
+  return Buffer.from(`hearth-identity-signing-key-v1\0${kid}\0${purpose}`, 'utf8');
+}
+
+/** Encrypts a private JWK (its JSON text) under `kek`. */
+export function seal(kek: Kek, plaintext: string, kid: string, purpose: string): string {
+  const iv = crypto.randomBytes(12);
+  const cipher = crypto.createCipheriv('aes-256-gcm', kek.key, iv, { authTagLength: 16 });
+  cipher.setAAD(aad(kid, purpose));
+  const data = Buffer.from(plaintext, 'utf8');
+  const ct = Buffer.concat([cipher.update(data), cipher.final()]);
+  data.fill(0);
+  return [ENVELOPE_VERSION, iv.toString('base64url'), ct.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+}
+
+/** Decrypts an envelope; throws `EnvelopeError` when it is malformed or fails authentication. */
+export function open(kek: Kek, envelope: string, kid: string, purpose: string): string {
+  const parts = envelope.split('.');
+  if (parts.length !== 4 || parts[0] !== ENVELOPE_VERSION) throw new EnvelopeError('the envelope is malformed');
+  const [, ivText, ctText, tagText] = parts as [string, string, string, string];
+  const iv = Buffer.from(ivText, 'base64url');
+  const tag = Buffer.from(tagText, 'base64url');
+  if (iv.length !== 12 || tag.length !== 16) throw new EnvelopeError('the envelope is malformed');
+  try {
+    const decipher = crypto.createDecipheriv('aes-256-gcm', kek.key, iv, { authTagLength: 16 });
+    decipher.setAAD(aad(kid, purpose));
+    decipher.setAuthTag(tag);
+    const pt = Buffer.concat([decipher.update(Buffer.from(ctText, 'base64url')), decipher.final()]);
+    const text = pt.toString('utf8');
+    pt.fill(0);
+    return text;
+  } catch {
+    throw new EnvelopeError('authentication failed');
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Client-side routes on real paths (the server answers index.html for any HTML GET outside the API):
+ *
+ *   /                                   namespaces list
+ *   /ns/<name>                          namespace overview
+ *   /ns/<name>/tables[/<table>[/structure]]
+ *   /ns/<name>/sql | /events | /changelog
+ */
+
+export type NsTab = 'overview' | 'tables' | 'sql' | 'events' | 'changelog';
+export const NS_TABS: readonly NsTab[] = ['overview', 'tables', 'sql', 'events', 'changelog'];
+
+export type Route =
+  | { name: 'namespaces' }
+  | { name: 'namespace'; ns: string; tab: NsTab; table: string | null; view: 'rows' | 'structure' }
+  | { name: 'not_found'; path: string };
+
+function decode(s: string): string | null {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return null;
+  }
+}
+
+export function parse(pathname: string): Route {
+  const parts = pathname.split('/').filter(Boolean).map(decode);
+  if (parts.some((p) => p === null)) return { name: 'not_found', path: pathname };
+  const p = parts as string[];
+  if (p.length === 0) return { name: 'namespaces' };
+  if (p[0] === 'ns' && p[1]) {
+    const ns = p[1];
+    const tab = (p[2] ?? 'overview') as NsTab;
+    if (!NS_TABS.includes(tab)) return { name: 'not_found', path: pathname };
+    if (tab === 'tables') {
+      if (p.length > 5 || (p[4] !== undefined && p[4] !== 'structure')) return { name: 'not_found', path: pathname };
+      return { name: 'namespace', ns, tab, table: p[3] ?? null, view: p[4] === 'structure' ? 'structure' : 'rows' };
+    }
+    if (p.length > 3) return { name: 'not_found', path: pathname };
+    return { name: 'namespace', ns, tab, table: null, view: 'rows' };
+  }
+  return { name: 'not_found', path: pathname };
+}
+
+const enc = encodeURIComponent;
+
+/** The path of a namespace page, e.g. `nsPath('sales', 'tables', 'orders')` → `/ns/sales/tables/orders`. */
+export function nsPath(ns: string, tab: NsTab = 'overview', table?: string | null, view: 'rows' | 'structure' = 'rows'): string {
+  let p = `/ns/${enc(ns)}`;
+  if (tab !== 'overview') p += `/${tab}`;
+  if (tab === 'tables' && table) {
+    p += `/${enc(table)}`;
+    if (view === 'structure') p += '/structure';
+  }
+  return p;
+}
+
+class Router {
+  path = $state(typeof location === 'undefined' ? '/' : location.pathname);
+  readonly route = $derived(parse(this.path));
+
+  constructor() {
+    if (typeof window !== 'undefined') window.addEventListener('popstate', () => (this.path = location.pathname));
+  }
+
+  navigate(to: string, opts: { replace?: boolean } = {}): void {
+    if (to === location.pathname + location.search) return;
+    if (opts.replace) history.replaceState(null, '', to);
+    else history.pushState(null, '', to);
+    this.path = location.pathname;
+    if (!opts.replace) window.scrollTo(0, 0);
+  }
+}
+
+export const router = new Router();
+
+/**
+ * `onclick` for in-app links: plain left clicks navigate without a reload; modified clicks (new tab…)
+ * keep the browser's behaviour.
+ */
+export function link(e: MouseEvent): void {
+  const a = e.currentTarget as HTMLAnchorElement;
+  if (e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey || a.target) return;
+  e.preventDefault();
+  router.navigate(a.pathname + a.search);
+}
