@@ -1,14 +1,24 @@
 /**
  * The identity platform (seed 001). Other domains use only this file.
- * Built so far: signing keys (server/identity/keys) — the only code that touches a private key.
+ * Built so far: signing keys (server/identity/keys) — the only code that touches a private key. Other domains get the
+ * closed signing authority (typed token shapes, no arbitrary claims) and the application-facing verifiers from here.
  */
 import type { Api } from '../core/http/api.ts';
 import type { AuditLog } from '../core/audit/audit.ts';
 import type { Logger } from '../core/logging/logger.ts';
 import type { Db, Migration } from '../core/storage/platform-db.ts';
 import type { SecretStore } from '../core/secrets/secrets.ts';
+import { createKeyStore, keyMigrations } from './keys/keys.store.ts';
+import { createKeysService } from './keys/keys.service.ts';
+import { registerKeyRoutes } from './keys/keys.routes.ts';
 
-export const identityMigrations: Migration[] = [];
+export const identityMigrations: Migration[] = [...keyMigrations];
+
+export { createRemoteVerifiers, InvalidTokenError, JWKS_PATHS, TOKEN_TYPES, SESSION_AUDIENCE } from './keys/keys.tokens.ts';
+export type {
+  AccessTokenInput, IdTokenInput, InvocationTokenInput, SessionTokenInput, VerifiedAccessToken, VerifiedInvocation, VerifiedSession,
+} from './keys/keys.tokens.ts';
+export { TOKEN_POLICY, verificationWindowMs } from './keys/keys.lifecycle.ts';
 
 export interface IdentityDeps {
   platformDb: Db;
@@ -18,18 +28,50 @@ export interface IdentityDeps {
   env: NodeJS.ProcessEnv;
   /** The public origin tokens are issued for (HEARTH_PUBLIC_URL, default the listening address). */
   issuer: () => string;
+  /** The clock (epoch ms), default `Date.now()`; injectable for tests. */
+  now?: () => number;
 }
 
-export function createIdentityService(_deps: IdentityDeps) {
+export function createIdentityService(deps: IdentityDeps) {
+  const keys = createKeysService({
+    store: createKeyStore(deps.platformDb),
+    secrets: deps.secrets,
+    audit: deps.audit,
+    logger: deps.logger.child({ part: 'keys' }),
+    env: deps.env,
+    issuer: deps.issuer,
+    now: deps.now,
+  });
   return {
-    registerRoutes(_api: Api): void {},
+    registerRoutes(api: Api): void {
+      registerKeyRoutes(api, keys);
+    },
     /** Start-up readiness: throws when keys cannot be loaded (wrong KEK, corrupt ciphertext, mismatched pair). */
-    async start(): Promise<void> {},
+    async start(): Promise<void> {
+      await keys.start();
+    },
     /** Health check entry: null when ready, otherwise the reason. */
     readiness(): string | null {
-      return null;
+      return keys.readiness();
     },
-    async close(): Promise<void> {},
+    async close(): Promise<void> {
+      await keys.close();
+    },
+
+    /** Runs signing-key maintenance now (it also runs at start and every minute). */
+    maintainKeys: keys.maintain,
+
+    // The closed signing authority: only these token shapes can be signed.
+    /** A session token (`typ: hearth-session+jwt`, at most 12 h). */
+    signSessionToken: keys.signSessionToken,
+    /** An invocation token (`typ: hearth-invocation+jwt`, 30 s). */
+    signInvocationToken: keys.signInvocationToken,
+    /** For the OAuth module: RFC 9068 access tokens and OpenID Connect ID tokens, one hour. */
+    oauthAuthority: keys.oauthAuthority,
+
+    // Application-facing verifiers: each trusts only its own purpose's JWKS.
+    verifySessionToken: keys.verifySessionToken,
+    verifyInvocationToken: keys.verifyInvocationToken,
   };
 }
 

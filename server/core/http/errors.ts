@@ -45,6 +45,9 @@ export const ERROR_CODES = {
   service_unavailable: 503,
   query_timeout: 504,
   quota_exceeded: 507,
+  key_not_found: 404,
+  key_not_revocable: 409,
+  signing_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -14,7 +14,16 @@ export function plumbing(deps: { logger: Logger; metrics: Metrics; onFinished?: 
     const given = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(given) ? given : crypto.randomUUID();
     ctx.state.requestId = requestId;
-    ctx.state.log = deps.logger.child({ reqId: requestId });
+    // The child logger is made on first use: most requests only log their access line.
+    let log: Logger | undefined;
+    Object.defineProperty(ctx.state, 'log', {
+      get: () => (log ??= deps.logger.child({ reqId: requestId })),
+      set: (v: Logger) => {
+        log = v;
+      },
+      configurable: true,
+      enumerable: true,
+    });
     ctx.set('X-Request-ID', requestId);
     try {
       await next();
@@ -45,10 +54,12 @@ export function plumbing(deps: { logger: Logger; metrics: Metrics; onFinished?: 
         }
       }
       const level = ctx.status >= 500 ? 'error' : 'info';
-      ctx.state.log[level](
-        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000 * 10) / 10, ns: ctx.state.namespace },
-        'request',
-      );
+      if (deps.logger.isLevelEnabled(level)) {
+        deps.logger[level](
+          { reqId: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000 * 10) / 10, ns: ctx.state.namespace },
+          'request',
+        );
+      }
     }
   };
 }

@@ -17,12 +17,22 @@ export function createMetrics() {
     buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [registry],
   });
+  // Labelled children are cached: resolving labels is the costly part of an observation on a hot path.
+  const children = new Map<string, { inc: () => void; observe: (v: number) => void }>();
   return {
     registry,
     observeRequest(method: string, route: string, status: number, seconds: number) {
-      const labels = { method, route, status: String(status) };
-      requests.inc(labels);
-      duration.observe(labels, seconds);
+      const key = `${method} ${status} ${route}`;
+      let child = children.get(key);
+      if (!child) {
+        const labels = { method, route, status: String(status) };
+        const c = requests.labels(labels);
+        const h = duration.labels(labels);
+        child = { inc: () => c.inc(), observe: (v) => h.observe(v) };
+        if (children.size < 5000) children.set(key, child);
+      }
+      child.inc();
+      child.observe(seconds);
     },
     /** Registers a gauge whose value is read when /metrics is scraped. */
     gauge(name: string, help: string, read: () => number) {

@@ -101,6 +101,22 @@ export class EventBus {
     this.now = opts.now ?? Date.now;
   }
 
+  /**
+   * Whether events for `ns` are kept now. When false a writer may skip building them and call `spend(ns, n)`
+   * instead (the ids are used up all the same, so a later reconnect still learns that events were lost).
+   */
+  wants(ns: string): boolean {
+    const c = this.channels.get(ns);
+    return c !== undefined && !(c.subscribers.size === 0 && this.now() - c.idleSince > this.idleRetentionMs);
+  }
+
+  /** Uses up `n` event ids for `ns` without events (see `wants`). */
+  spend(ns: string, n: number): void {
+    if (this.wants(ns)) throw new Error('spend() is only for namespaces nobody listens to');
+    this.channels.delete(ns);
+    this.seq += n;
+  }
+
   /** Publishes after commit. Never throws because of a listener (the mutation has already happened). */
   publish(ns: string, events: ChangeEvent | ChangeEvent[]): void {
     const list = Array.isArray(events) ? events : [events];

@@ -85,7 +85,8 @@ export interface HandleManagerOptions {
 export class HandleManager {
   private readonly open = new Map<string, Handle>();
   private readonly opts: HandleManagerOptions;
-  private readonly activity = new Map<string, string>();
+  /** name → last use (epoch ms); formatted only when drained. */
+  private readonly activity = new Map<string, number>();
   opened = 0;
 
   constructor(opts: HandleManagerOptions) {
@@ -155,7 +156,7 @@ export class HandleManager {
 
   /** Takes the pending last-activity times (name → ISO time) for the registry to store. */
   drainActivity(): Array<[string, string]> {
-    const entries = [...this.activity.entries()];
+    const entries = [...this.activity.entries()].map(([n, t]): [string, string] => [n, new Date(t).toISOString()]);
     this.activity.clear();
     return entries;
   }
@@ -172,7 +173,7 @@ export class HandleManager {
   }
 
   private handle(name: string): Handle | null {
-    const now = new Date().toISOString();
+    const now = Date.now();
     let h = this.open.get(name);
     if (h) {
       this.open.delete(name);

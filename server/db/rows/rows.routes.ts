@@ -128,12 +128,16 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
       }
       if (prefer.return === 'representation') checkSelect(ctx, t, p.table);
       const list = envelope ? (b.rows as unknown[]) : [b];
-      const written = rows.insert(writer(t, metaOf(b, t.actor)), p.table, list, { resolution: prefer.resolution, onConflict: params(ctx).get('on_conflict') });
-      countRows(ctx, 'rowsWritten', written.length);
+      const written = rows.insert(writer(t, metaOf(b, t.actor)), p.table, list, {
+        resolution: prefer.resolution,
+        onConflict: params(ctx).get('on_conflict'),
+        returnRows: prefer.return === 'representation',
+      });
+      countRows(ctx, 'rowsWritten', written.count);
       ctx.status = 201;
       if (prefer.return === 'minimal') return '';
-      if (prefer.return === 'representation') return { data: project(ctx, t, p.table, written) };
-      return { count: written.length };
+      if (prefer.return === 'representation') return { data: project(ctx, t, p.table, written.rows) };
+      return { count: written.count };
     },
   });
 
@@ -291,9 +295,13 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
       const prefer = parsePrefer(ctx.get('prefer'));
       if (prefer.return === 'representation') checkSelect(ctx, t, p.table);
       const list = Array.isArray(body) ? body : [body];
-      const written = rows.insert(writer(t, metaOf(Array.isArray(body) ? {} : body, t.actor)), p.table, list, { resolution: prefer.resolution, onConflict: params(ctx).get('on_conflict') });
-      countRows(ctx, 'rowsWritten', written.length);
-      if (prefer.return === 'representation') return respond(ctx, project(ctx, t, p.table, written), 201);
+      const written = rows.insert(writer(t, metaOf(Array.isArray(body) ? {} : body, t.actor)), p.table, list, {
+        resolution: prefer.resolution,
+        onConflict: params(ctx).get('on_conflict'),
+        returnRows: prefer.return === 'representation',
+      });
+      countRows(ctx, 'rowsWritten', written.count);
+      if (prefer.return === 'representation') return respond(ctx, project(ctx, t, p.table, written.rows), 201);
       ctx.status = 201;
       return '';
     },

@@ -225,10 +225,18 @@ export function createRowsService(deps: { events: EventBus }) {
       return fullRow(t)(row);
     },
 
-    /** Inserts rows in one transaction (all or none). Returns the rows written (inserted or merged). */
-    insert(w: WriteContext, table: string, rows: unknown[], opts: { resolution: Prefer['resolution']; onConflict: string | null; bulk?: boolean }): Row[] {
+    /**
+     * Inserts rows in one transaction (all or none). Answers how many rows were written and, when `returnRows` is
+     * set or someone listens to the namespace's events, the rows themselves (inserted or merged).
+     */
+    insert(
+      w: WriteContext,
+      table: string,
+      rows: unknown[],
+      opts: { resolution: Prefer['resolution']; onConflict: string | null; bulk?: boolean; returnRows?: boolean },
+    ): { count: number; rows: Row[] } {
       const t = requireTable(w.db, table);
-      if (rows.length === 0) return [];
+      if (rows.length === 0) return { count: 0, rows: [] };
       if (rows.length > 100_000 && !opts.bulk) throw new HearthError('invalid_request', 'at most 100,000 rows in one insert');
       const prepared = rows.map((r) => storedValues(t, r, 'insert'));
       let target = '';
@@ -240,21 +248,38 @@ export function createRowsService(deps: { events: EventBus }) {
       const convert = fullRow(t);
       const out: Row[] = [];
       const merged: Row[] = [];
+      // Nobody needs the written rows back (no representation, no listener, no merge to tell apart): skip
+      // RETURNING and the row conversion entirely — the common bulk-load path.
+      const lean = !opts.returnRows && !opts.bulk && opts.resolution !== 'merge-duplicates' && !deps.events.wants(w.ns);
+      let written = 0;
       try {
+        // Rows of one request almost always name the same columns: build the SQL and find the statement only when
+        // the column list changes, not once per row.
+        let lastKey: string | null = null;
+        let stmt: Database.Statement | null = null;
         w.db.transaction(() => {
           for (const values of prepared) {
             const cols = [...values.keys()];
-            let sql = cols.length
-              ? `INSERT INTO ${q(t.name)} (${cols.map(q).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`
-              : `INSERT INTO ${q(t.name)} DEFAULT VALUES`;
-            if (opts.resolution === 'ignore-duplicates') sql += ` ON CONFLICT ${target} DO NOTHING`;
-            else if (opts.resolution === 'merge-duplicates') {
-              const sets = cols.filter((c) => c !== 'id').map((c) => `${q(c)} = excluded.${q(c)}`);
-              if (t.managed) sets.push(`"updated_at" = ${NOW_SQL}`);
-              sql += sets.length ? ` ON CONFLICT ${target} DO UPDATE SET ${sets.join(', ')}` : ` ON CONFLICT ${target} DO NOTHING`;
+            const key = cols.join(',');
+            if (key !== lastKey) {
+              let sql = cols.length
+                ? `INSERT INTO ${q(t.name)} (${cols.map(q).join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`
+                : `INSERT INTO ${q(t.name)} DEFAULT VALUES`;
+              if (opts.resolution === 'ignore-duplicates') sql += ` ON CONFLICT ${target} DO NOTHING`;
+              else if (opts.resolution === 'merge-duplicates') {
+                const sets = cols.filter((c) => c !== 'id').map((c) => `${q(c)} = excluded.${q(c)}`);
+                if (t.managed) sets.push(`"updated_at" = ${NOW_SQL}`);
+                sql += sets.length ? ` ON CONFLICT ${target} DO UPDATE SET ${sets.join(', ')}` : ` ON CONFLICT ${target} DO NOTHING`;
+              }
+              if (!lean) sql += ' RETURNING *';
+              stmt = prepare(w.db, sql);
+              lastKey = key;
             }
-            sql += ' RETURNING *';
-            const row = prepare(w.db, sql).get(...values.values()) as Row | undefined;
+            if (lean) {
+              written += stmt!.run([...values.values()]).changes;
+              continue;
+            }
+            const row = stmt!.get([...values.values()]) as Row | undefined;
             if (!row) continue;
             const r = convert(row);
             out.push(r);
@@ -264,15 +289,19 @@ export function createRowsService(deps: { events: EventBus }) {
       } catch (err) {
         writeError(err, t.name);
       }
+      if (lean) {
+        deps.events.spend(w.ns, written);
+        return { count: written, rows: [] };
+      }
       if (opts.bulk) {
         // One event for a bulk import instead of one per row.
         publish(w.ns, t.name, 'import', [{ count: out.length }], w.meta);
-        return out;
+        return { count: out.length, rows: out };
       }
       const mergedSet = new Set(merged);
       publish(w.ns, t.name, 'insert', out.filter((r) => !mergedSet.has(r)), w.meta);
       publish(w.ns, t.name, 'update', merged, w.meta);
-      return out;
+      return { count: out.length, rows: out };
     },
 
     /** Updates every row matching the filters (or one id); returns the updated rows. */

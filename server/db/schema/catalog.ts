@@ -63,12 +63,25 @@ export interface TableInfo {
 
 interface CacheEntry {
   version: number;
-  tables: Map<string, TableInfo | null>;
+  /** When schema_version was last read (ms). */
+  checkedAt: number;
+  tables: Map<string, TableInfo>;
 }
+
+/**
+ * How long a cached description is trusted without re-reading `schema_version`. Hearth's own schema changes
+ * invalidate the cache at once (`invalidate`); this window only bounds how late a change made by another tool
+ * on the same file is noticed. Reading the version costs a read transaction, which dominated small requests.
+ */
+const RECHECK_MS = 250;
 const cache = new WeakMap<Db, CacheEntry>();
 
+/** One prepared `PRAGMA schema_version` per connection: `db.pragma()` prepares a new statement on every call. */
+const versionStatements = new WeakMap<Db, Database.Statement>();
 function schemaVersion(db: Db): number {
-  return db.pragma('schema_version', { simple: true }) as number;
+  let s = versionStatements.get(db);
+  if (!s) versionStatements.set(db, (s = db.prepare('PRAGMA schema_version').pluck()));
+  return s.get() as number;
 }
 
 /** Forgets what is cached for a connection (after a catalog write that leaves schema_version unchanged). */
@@ -82,15 +95,20 @@ export function hasCatalog(db: Db): boolean {
 
 /** Describes a user table or view (cached per connection until the schema changes); null when absent. */
 export function describe(db: Db, name: string): TableInfo | null {
-  const version = schemaVersion(db);
   let entry = cache.get(db);
-  if (!entry || entry.version !== version) {
-    entry = { version, tables: new Map() };
-    cache.set(db, entry);
+  const now = Date.now();
+  if (!entry || now - entry.checkedAt >= RECHECK_MS) {
+    const version = schemaVersion(db);
+    if (!entry || entry.version !== version) {
+      entry = { version, checkedAt: now, tables: new Map() };
+      cache.set(db, entry);
+    } else entry.checkedAt = now;
   }
-  if (entry.tables.has(name)) return entry.tables.get(name)!;
+  const cached = entry.tables.get(name);
+  if (cached) return cached;
   const info = load(db, name);
-  entry.tables.set(name, info);
+  // Absent names are not remembered: a table created by another tool shows up at once.
+  if (info) entry.tables.set(name, info);
   return info;
 }
 

@@ -204,6 +204,7 @@ export interface VerifyContext {
 }
 
 async function verify(token: string, what: string, ctx: VerifyContext, opts: { typ: string; audience: string; toleranceS: number; maxLifetimeS: number; required: string[] }) {
+  if (!ctx.issuer) throw new InvalidTokenError(`invalid ${what}: the issuer is not known yet`, 'no_issuer');
   try {
     const { payload } = await jwtVerify(token, ctx.key, {
       algorithms: [ALGORITHM],
