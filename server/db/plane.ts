@@ -23,8 +23,7 @@ export const NsParams = z.object({ ns: z.string().meta({ description: 'Namespace
 export function openTenant(ctx: AppContext, namespaces: NamespaceService, ns: string, mode: 'read' | 'write'): Tenant {
   const principal = requireNamespaceAccess(ctx, ns, mode);
   ctx.state.namespace = ns;
-  const db = namespaces.connection(ns);
-  const config = namespaces.handles.configOf(ns)!;
+  const { db, config } = namespaces.tenant(ns);
   if (mode === 'write' && config.read_only) {
     throw new HearthError('namespace_read_only', `namespace ${JSON.stringify(ns)} is read-only (config read_only: true): writes are refused`);
   }

@@ -102,6 +102,12 @@ export class HandleManager {
     return this.open.has(name);
   }
 
+  /** The open connection and its configuration in one lookup (the data-plane hot path); null when absent. */
+  lease(name: string): { db: TenantDb; config: NamespaceConfig } | null {
+    const h = this.handle(name);
+    return h ? { db: h.db, config: h.config } : null;
+  }
+
   /** Returns the open connection for a namespace, opening it if needed; null when the namespace does not exist. */
   acquire(name: string): TenantDb | null {
     const h = this.handle(name);

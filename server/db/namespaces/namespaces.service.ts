@@ -169,6 +169,13 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     },
 
     /** The tenant connection for the data plane; 404 when the namespace does not exist. */
+    /** The tenant connection with its configuration; 404 when the namespace does not exist. */
+    tenant(name: string): { db: TenantDb; config: NamespaceConfig } {
+      const t = NAMESPACE_NAME.test(name) ? handles.lease(name) : null;
+      if (!t) throw notFound(name);
+      return t;
+    },
+
     connection(name: string): TenantDb {
       const db = NAMESPACE_NAME.test(name) ? handles.acquire(name) : null;
       if (!db) throw notFound(name);

@@ -70,7 +70,13 @@ export function projectRows(rows: Row[], select: string | null, t: TableInfo): R
   return rows.map((r) => Object.fromEntries(picks.map(([alias, col]) => [alias, r[col]])));
 }
 
-const fullRow = (t: TableInfo) => converter(t.columns.map((c) => ({ name: c.name, type: c.type })));
+/** The JSON converter of a table's full rows, made once per table description. */
+const fullRows = new WeakMap<TableInfo, (row: Row) => Row>();
+const fullRow = (t: TableInfo) => {
+  let f = fullRows.get(t);
+  if (!f) fullRows.set(t, (f = converter(t.columns.map((c) => ({ name: c.name, type: c.type })))));
+  return f;
+};
 
 /** Maps SQLite errors of a write to the envelope; anything unexpected is rethrown. */
 export function writeError(err: unknown, table: string): never {
