@@ -7,23 +7,31 @@ import type { AppContext, AppMiddleware } from './context.ts';
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
+/** `ctx.state` of a request: a class rather than a per-request accessor, so every request shares one shape. */
+class RequestState {
+  requestId: string;
+  #logger: Logger;
+  #log: Logger | undefined;
+  constructor(requestId: string, logger: Logger) {
+    this.requestId = requestId;
+    this.#logger = logger;
+  }
+  get log(): Logger {
+    return (this.#log ??= this.#logger.child({ reqId: this.requestId }));
+  }
+  set log(v: Logger) {
+    this.#log = v;
+  }
+}
+
 /** Request id, access log, metrics and the error envelope, in that order of wrapping. */
 export function plumbing(deps: { logger: Logger; metrics: Metrics; onFinished?: (ctx: AppContext, seconds: number) => void }): AppMiddleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
     const given = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(given) ? given : crypto.randomUUID();
-    ctx.state.requestId = requestId;
-    // The child logger is made on first use: most requests only log their access line.
-    let log: Logger | undefined;
-    Object.defineProperty(ctx.state, 'log', {
-      get: () => (log ??= deps.logger.child({ reqId: requestId })),
-      set: (v: Logger) => {
-        log = v;
-      },
-      configurable: true,
-      enumerable: true,
-    });
+    // The child logger is made on first use (see RequestState): most requests only log their access line.
+    ctx.state = new RequestState(requestId, deps.logger) as unknown as AppContext['state'];
     ctx.set('X-Request-ID', requestId);
     try {
       await next();
