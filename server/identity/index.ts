@@ -1,6 +1,6 @@
 /**
  * The identity platform (seed 001). Other domains use only this file.
- * Built so far: signing keys (server/identity/keys) — the only code that touches a private key. Other domains get the
+ * Built so far: accounts, groups, service accounts and account categories (server/identity/accounts); signing keys (server/identity/keys) — the only code that touches a private key. Other domains get the
  * closed signing authority (typed token shapes, no arbitrary claims) and the application-facing verifiers from here.
  */
 import type { Api } from '../core/http/api.ts';
@@ -11,14 +11,22 @@ import type { SecretStore } from '../core/secrets/secrets.ts';
 import { createKeyStore, keyMigrations } from './keys/keys.store.ts';
 import { createKeysService } from './keys/keys.service.ts';
 import { registerKeyRoutes } from './keys/keys.routes.ts';
+import { accountMigrations, createAccountStore } from './accounts/accounts.store.ts';
+import { createAccountsService } from './accounts/accounts.service.ts';
+import { registerAccountRoutes } from './accounts/accounts.routes.ts';
 
-export const identityMigrations: Migration[] = [...keyMigrations];
+export const identityMigrations: Migration[] = [...keyMigrations, ...accountMigrations];
 
 export { createRemoteVerifiers, InvalidTokenError, JWKS_PATHS, TOKEN_TYPES, SESSION_AUDIENCE } from './keys/keys.tokens.ts';
 export type {
   AccessTokenInput, IdTokenInput, InvocationTokenInput, SessionTokenInput, VerifiedAccessToken, VerifiedInvocation, VerifiedSession,
 } from './keys/keys.tokens.ts';
 export { TOKEN_POLICY, verificationWindowMs } from './keys/keys.lifecycle.ts';
+export { ACCOUNT_CATEGORIES, accountCategory, accountCategoryLabel } from './accounts/categories.ts';
+export type { AccountCategory, CategorizedAccount } from './accounts/categories.ts';
+export { DEFAULT_ACCOUNT_CATEGORY_POLICY } from './accounts/accounts.service.ts';
+export type { Account, AccountsService, PolicySubject, ServiceAccount } from './accounts/accounts.service.ts';
+export type { AccountCategoryPolicy } from './accounts/accounts.schemas.ts';
 
 export interface IdentityDeps {
   platformDb: Db;
@@ -42,9 +50,11 @@ export function createIdentityService(deps: IdentityDeps) {
     issuer: deps.issuer,
     now: deps.now,
   });
+  const accounts = createAccountsService({ store: createAccountStore(deps.platformDb), audit: deps.audit, now: deps.now });
   return {
     registerRoutes(api: Api): void {
       registerKeyRoutes(api, keys);
+      registerAccountRoutes(api, accounts);
     },
     /** Start-up readiness: throws when keys cannot be loaded (wrong KEK, corrupt ciphertext, mismatched pair). */
     async start(): Promise<void> {
@@ -72,6 +82,13 @@ export function createIdentityService(deps: IdentityDeps) {
     // Application-facing verifiers: each trusts only its own purpose's JWKS.
     verifySessionToken: keys.verifySessionToken,
     verifyInvocationToken: keys.verifyInvocationToken,
+
+    /** Accounts, nested groups, resource-bound service accounts and the account-category policy. */
+    accounts,
+    /** The stored account-category policy; an invalid stored policy reads as allowing nothing (`valid: false`). */
+    readAccountCategoryPolicy: accounts.readAccountCategoryPolicy,
+    /** Server-only: whether the account's category may use credential flows (false when disabled, expired or a service account). */
+    isAccountCategoryAllowed: accounts.isAccountCategoryAllowed,
   };
 }
 

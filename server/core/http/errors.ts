@@ -48,6 +48,14 @@ export const ERROR_CODES = {
   key_not_found: 404,
   key_not_revocable: 409,
   signing_unavailable: 503,
+  account_not_found: 404,
+  group_not_found: 404,
+  service_account_not_found: 404,
+  login_taken: 409,
+  email_taken: 409,
+  group_exists: 409,
+  group_cycle: 409,
+  service_account_exists: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
