@@ -4,6 +4,7 @@ import { CliError } from './output.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerTokens } from './commands/tokens.ts';
 import { registerNamespaces } from './commands/ns.ts';
+import { registerSetup } from './commands/setup.ts';
 
 export function buildProgram(): Command {
   const program = new Command('hearth')
@@ -14,6 +15,7 @@ export function buildProgram(): Command {
   registerServe(program);
   registerTokens(program);
   registerNamespaces(program);
+  registerSetup(program);
   return program;
 }
 

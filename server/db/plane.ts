@@ -1,5 +1,6 @@
 import type { AppContext } from '../core/http/context.ts';
 import { requireNamespaceAccess } from '../core/auth/auth.ts';
+import { actorOf } from '../core/auth/tokens.service.ts';
 import { HearthError } from '../core/http/errors.ts';
 import type { NamespaceService } from './namespaces/namespaces.service.ts';
 import type { NamespaceConfig } from './namespaces/namespaces.schemas.ts';
@@ -27,5 +28,5 @@ export function openTenant(ctx: AppContext, namespaces: NamespaceService, ns: st
   if (mode === 'write' && config.read_only) {
     throw new HearthError('namespace_read_only', `namespace ${JSON.stringify(ns)} is read-only (config read_only: true): writes are refused`);
   }
-  return { ns, db, config, actor: principal.tokenId === 'env' ? 'token:env' : `token:${principal.name}` };
+  return { ns, db, config, actor: actorOf(principal) };
 }

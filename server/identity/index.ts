@@ -1,6 +1,7 @@
 /**
  * The identity platform (seed 001). Other domains use only this file.
- * Built so far: accounts, groups, service accounts and account categories (server/identity/accounts); signing keys (server/identity/keys) — the only code that touches a private key. Other domains get the
+ * Built so far: accounts, groups, service accounts and account categories (server/identity/accounts); password sign-in,
+ * first-run setup and platform sessions (server/identity/sessions); signing keys (server/identity/keys) — the only code that touches a private key. Other domains get the
  * closed signing authority (typed token shapes, no arbitrary claims) and the application-facing verifiers from here.
  */
 import type { Api } from '../core/http/api.ts';
@@ -14,8 +15,11 @@ import { registerKeyRoutes } from './keys/keys.routes.ts';
 import { accountMigrations, createAccountStore } from './accounts/accounts.store.ts';
 import { createAccountsService } from './accounts/accounts.service.ts';
 import { registerAccountRoutes } from './accounts/accounts.routes.ts';
+import { createSessionStore, sessionMigrations } from './sessions/sessions.store.ts';
+import { createSessionsService } from './sessions/sessions.service.ts';
+import { registerSessionRoutes } from './sessions/sessions.routes.ts';
 
-export const identityMigrations: Migration[] = [...keyMigrations, ...accountMigrations];
+export const identityMigrations: Migration[] = [...keyMigrations, ...accountMigrations, ...sessionMigrations];
 
 export { createRemoteVerifiers, InvalidTokenError, JWKS_PATHS, TOKEN_TYPES, SESSION_AUDIENCE } from './keys/keys.tokens.ts';
 export type {
@@ -27,6 +31,10 @@ export type { AccountCategory, CategorizedAccount } from './accounts/categories.
 export { DEFAULT_ACCOUNT_CATEGORY_POLICY } from './accounts/accounts.service.ts';
 export type { Account, AccountsService, PolicySubject, ServiceAccount } from './accounts/accounts.service.ts';
 export type { AccountCategoryPolicy } from './accounts/accounts.schemas.ts';
+export { SESSION_COOKIE, RECENT_AUTH_MS, SESSION_LIFETIME_MS } from './sessions/sessions.service.ts';
+export type { SessionsService } from './sessions/sessions.service.ts';
+export { createSessionStore } from './sessions/sessions.store.ts';
+export { createSessionsService } from './sessions/sessions.service.ts';
 
 export interface IdentityDeps {
   platformDb: Db;
@@ -50,11 +58,16 @@ export function createIdentityService(deps: IdentityDeps) {
     issuer: deps.issuer,
     now: deps.now,
   });
-  const accounts = createAccountsService({ store: createAccountStore(deps.platformDb), audit: deps.audit, now: deps.now });
+  const accountStore = createAccountStore(deps.platformDb);
+  const accounts = createAccountsService({ store: accountStore, audit: deps.audit, now: deps.now });
+  const sessions = createSessionsService({
+    store: createSessionStore(deps.platformDb), accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now,
+  });
   return {
     registerRoutes(api: Api): void {
       registerKeyRoutes(api, keys);
       registerAccountRoutes(api, accounts);
+      registerSessionRoutes(api, sessions, { issuer: deps.issuer });
     },
     /** Start-up readiness: throws when keys cannot be loaded (wrong KEK, corrupt ciphertext, mismatched pair). */
     async start(): Promise<void> {
@@ -89,6 +102,15 @@ export function createIdentityService(deps: IdentityDeps) {
     readAccountCategoryPolicy: accounts.readAccountCategoryPolicy,
     /** Server-only: whether the account's category may use credential flows (false when disabled, expired or a service account). */
     isAccountCategoryAllowed: accounts.isAccountCategoryAllowed,
+
+    /** Password sign-in, first-run setup and platform sessions. */
+    sessions,
+    /** For the core authenticator: the principal of the `hearth_session` cookie (null without one). */
+    authenticateSession: sessions.authenticate,
+    /** True when the request's session was issued within ten minutes (false for API tokens). */
+    isRecentAuth: sessions.isRecentAuth,
+    /** Sensitive actions: true when the session was issued within ten minutes, otherwise 403 `recent_auth_required`. */
+    requireRecentAuth: sessions.requireRecentAuth,
   };
 }
 

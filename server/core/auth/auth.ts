@@ -5,19 +5,35 @@ import { actorOf, type Principal, type TokenService } from './tokens.service.ts'
 
 const BEARER = /^Bearer[ \t]+([A-Za-z0-9._~+/=-]+)[ \t]*$/i;
 
-/** Resolves `Authorization: Bearer …` for a route's declared access: 401 when absent or invalid, 403 when not allowed. */
-export function createAuthenticator(tokens: TokenService) {
+/**
+ * Resolves a platform session cookie (identity domain): the principal, null when no session cookie was sent; it
+ * throws 401 for an ended session and 403 `origin_mismatch` for a state-changing request from another origin.
+ */
+export type SessionAuthenticator = (ctx: AppContext) => Principal | null;
+
+/**
+ * Resolves `Authorization: Bearer …` (or, without that header, the platform session cookie) for a route's declared
+ * access: 401 when absent or invalid, 403 when not allowed. A bearer token always wins over a cookie.
+ */
+export function createAuthenticator(tokens: TokenService, sessions?: SessionAuthenticator) {
   return (ctx: AppContext, access: Access): void => {
     if (access === 'public') return;
     const header = ctx.get('authorization');
-    if (!header) throw new HearthError('unauthorized', 'missing Authorization: Bearer <token> header');
-    const m = BEARER.exec(header);
-    if (!m) throw new HearthError('unauthorized', 'the Authorization header must be "Bearer <token>"');
-    const principal = tokens.authenticate(m[1]!);
-    if (!principal) throw new HearthError('unauthorized', 'the bearer token is invalid, expired or revoked');
+    let principal: Principal | null;
+    if (!header) {
+      principal = sessions ? sessions(ctx) : null;
+      if (!principal) throw new HearthError('unauthorized', 'missing Authorization: Bearer <token> header');
+    } else {
+      const m = BEARER.exec(header);
+      if (!m) throw new HearthError('unauthorized', 'the Authorization header must be "Bearer <token>"');
+      principal = tokens.authenticate(m[1]!);
+      if (!principal) throw new HearthError('unauthorized', 'the bearer token is invalid, expired or revoked');
+    }
     ctx.state.principal = principal;
     if (access === 'admin' && principal.kind !== 'admin') {
-      throw new HearthError('forbidden', 'this token may not use administration endpoints: an admin token is required');
+      throw new HearthError('forbidden', principal.session
+        ? 'this account may not use administration endpoints: the administrator role is required'
+        : 'this token may not use administration endpoints: an admin token is required');
     }
   };
 }

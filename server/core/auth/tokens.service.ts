@@ -2,10 +2,22 @@ import crypto from 'node:crypto';
 import { HearthError } from '../http/errors.ts';
 import type { TokenRow, TokenStore } from './tokens.store.ts';
 
-/** Who is calling. `admin` may do everything; a namespace token reaches only the data plane of its namespaces. */
+/** A platform session behind a principal (set by the identity domain's session cookie; absent for API tokens). */
+export interface SessionInfo {
+  sub: string;
+  login: string;
+  familyId: string;
+  /** Epoch ms of the interactive sign-in ("recent authentication" is measured from it). */
+  issuedAt: number;
+}
+
+/**
+ * Who is calling. `admin` may do everything; a namespace token reaches only the data plane of its namespaces.
+ * A signed-in account is `admin` when it has the administrator role, otherwise `namespaces` with none; `session` is set.
+ */
 export type Principal =
-  | { kind: 'admin'; tokenId: string; name: string }
-  | { kind: 'namespaces'; tokenId: string; name: string; namespaces: string[]; readOnly: boolean };
+  | { kind: 'admin'; tokenId: string; name: string; session?: SessionInfo }
+  | { kind: 'namespaces'; tokenId: string; name: string; namespaces: string[]; readOnly: boolean; session?: SessionInfo };
 
 export interface TokenInfo {
   id: string;
@@ -126,4 +138,5 @@ export function createTokenService(store: TokenStore, opts: { adminToken?: strin
 
 export type TokenService = ReturnType<typeof createTokenService>;
 
-export const actorOf = (p: Principal) => (p.tokenId === 'env' ? 'token:env' : `token:${p.name}`);
+/** The audit actor: `token:<name>` (`token:env`) for API tokens, `account:<login>` for a signed-in account. */
+export const actorOf = (p: Principal) => (p.session ? `account:${p.session.login}` : p.tokenId === 'env' ? 'token:env' : `token:${p.name}`);

@@ -56,6 +56,10 @@ export const ERROR_CODES = {
   group_exists: 409,
   group_cycle: 409,
   service_account_exists: 409,
+  invalid_credentials: 401,
+  origin_mismatch: 403,
+  recent_auth_required: 403,
+  already_set_up: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,59 @@
+import path from 'node:path';
+import type { Command } from 'commander';
+import { openDataDir } from '../../boot.ts';
+import { createAuditLog } from '../../core/audit/audit.ts';
+import { HearthError } from '../../core/http/errors.ts';
+import { createAccountStore } from '../../identity/accounts/accounts.store.ts';
+import { createAccountsService } from '../../identity/accounts/accounts.service.ts';
+import { createSessionStore } from '../../identity/sessions/sessions.store.ts';
+import { createSessionsService } from '../../identity/sessions/sessions.service.ts';
+import { CliError, printJson } from '../output.ts';
+
+/** Reads all of stdin; the password is its first line (a trailing CR/LF is not part of it). */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+}
+
+/**
+ * `hearth setup` creates the first administrator on the data folder directly (like `hearth tokens`), only while no
+ * account exists. The password comes from standard input only, never from an argument (it would show in `ps`).
+ */
+export function registerSetup(program: Command): void {
+  program
+    .command('setup')
+    .description('create the first administrator account (only while no account exists; works on the data folder directly)')
+    .requiredOption('--login <login>', 'login name of the administrator')
+    .option('--password-stdin', 'read the password from the first line of standard input (required)')
+    .option('--display-name <name>', 'display name')
+    .option('--email <email>', 'email address')
+    .option('--data <dir>', 'data folder (HEARTH_DATA_DIR, default ./hearth-data)')
+    .option('--json', 'print JSON')
+    .action(async (opts: { login: string; passwordStdin?: boolean; displayName?: string; email?: string; data?: string; json?: boolean }) => {
+      if (!opts.passwordStdin) throw new CliError('pass the password on standard input with --password-stdin (it is never accepted as an argument)');
+      const password = await readStdin();
+      if (!password) throw new CliError('no password on standard input');
+      const dir = path.resolve(opts.data ?? process.env.HEARTH_DATA_DIR ?? './hearth-data');
+      const db = openDataDir(dir);
+      try {
+        const audit = createAuditLog(db);
+        const accountStore = createAccountStore(db);
+        const accounts = createAccountsService({ store: accountStore, audit });
+        // The issuer only matters for cookies and Origin checks, which the CLI never uses.
+        const sessions = createSessionsService({ store: createSessionStore(db), accountStore, accounts, audit, issuer: () => '' });
+        let account;
+        try {
+          account = await sessions.setup({ login: opts.login, password, displayName: opts.displayName, email: opts.email }, { actor: 'cli' });
+        } catch (err) {
+          if (err instanceof HearthError) throw new CliError(err.message);
+          throw err;
+        }
+        const out = { sub: account.sub, login: account.login, displayName: account.displayName, admin: account.admin };
+        if (opts.json) printJson(out);
+        else process.stdout.write(`Created administrator "${account.login}" (${account.sub}). Sign in with it in the admin UI.\n`);
+      } finally {
+        db.close();
+      }
+    });
+}

@@ -1,0 +1,268 @@
+/**
+ * Password sign-in and platform sessions (seed 001, Authentication rule 3 and "Limits: Sessions").
+ *
+ * - The cookie `hearth_session` holds `<familyId>.<secret>`: an opaque value looked up server-side (only the SHA-256
+ *   of the secret is stored), so revocation is immediate and validation needs no signature check.
+ * - Each sign-in creates a session family row (`sub`, account `epoch` at issue, `issued_at`, `last_seen`,
+ *   `revoked_at`). A request is accepted only while the family is live and unexpired (12 hours), the account exists,
+ *   its `epoch` still equals the one at issue (user-epoch revocation) and `isAccountCategoryAllowed` (not disabled,
+ *   not expired, category allowed).
+ * - State-changing requests authenticated by the cookie need the exact platform `Origin`.
+ */
+import crypto from 'node:crypto';
+import { z } from 'zod';
+import type { AuditLog } from '../../core/audit/audit.ts';
+import { HearthError, badRequest } from '../../core/http/errors.ts';
+import type { AppContext } from '../../core/http/context.ts';
+import type { Principal, SessionInfo } from '../../core/auth/tokens.service.ts';
+import { presentAccount, type AccountsService, type Actor } from '../accounts/accounts.service.ts';
+import { CreateAccountBody } from '../accounts/accounts.schemas.ts';
+import type { AccountRow, AccountStore } from '../accounts/accounts.store.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword, verifyDummy, verifyPassword } from './passwords.ts';
+import { createFailureLimiter } from './rate-limit.ts';
+import type { SessionFamilyRow, SessionStore } from './sessions.store.ts';
+
+export const SESSION_COOKIE = 'hearth_session';
+/** Absolute lifetime of a session family. */
+export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
+/** "Recent authentication": a session issued within this long may perform sensitive actions. */
+export const RECENT_AUTH_MS = 10 * 60 * 1000;
+/** Sign-in failures allowed per client IP per window before 429. */
+export const LOGIN_FAILURE_LIMIT = 10;
+export const LOGIN_FAILURE_WINDOW_MS = 60_000;
+const TOUCH_INTERVAL_MS = 60_000;
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+const COOKIE_VALUE = /^([A-Za-z0-9_-]{16,64})\.([A-Za-z0-9_-]{43})$/;
+
+export const Password = z
+  .string()
+  .min(PASSWORD_MIN_LENGTH, `password must be at least ${PASSWORD_MIN_LENGTH} characters`)
+  .max(PASSWORD_MAX_LENGTH, `password must be at most ${PASSWORD_MAX_LENGTH} characters`)
+  .meta({ description: `A password of ${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters.` });
+
+/** What a session adds to its principal. */
+export type { SessionInfo };
+
+const sha256 = (s: string) => crypto.hash('sha256', s, 'hex');
+const invalidCredentials = () => new HearthError('invalid_credentials', 'the login or password is wrong, or the account may not sign in');
+
+/** Parses outside a route's schema (the CLI): the first issue becomes 400 `invalid_request`. */
+function valid<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
+  const r = schema.safeParse(value);
+  if (r.success) return r.data;
+  const i = r.error.issues[0]!;
+  throw badRequest(`${i.path.length ? i.path.join('.') : what}: ${i.message}`);
+}
+
+function cookieOf(header: string): string | null {
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    if (part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim();
+  }
+  return null;
+}
+
+export function presentSessionAccount(row: AccountRow) {
+  return { sub: row.sub, login: row.login!, displayName: row.display_name, admin: row.admin === 1 };
+}
+
+export function createSessionsService(deps: {
+  store: SessionStore;
+  accountStore: AccountStore;
+  accounts: AccountsService;
+  audit: AuditLog;
+  /** The platform's public origin (HEARTH_PUBLIC_URL or the listening address). */
+  issuer: () => string;
+  now?: () => number;
+}) {
+  const { store, accountStore, accounts, audit } = deps;
+  const now = deps.now ?? Date.now;
+  const limiter = createFailureLimiter({ limit: LOGIN_FAILURE_LIMIT, windowMs: LOGIN_FAILURE_WINDOW_MS, now });
+  const record = (a: Actor, action: string, target: string, detail?: Record<string, unknown>) =>
+    audit.record({ actor: a.actor, action, target, detail: detail ?? null, requestId: a.requestId ?? null });
+
+  const personByLogin = (login: string): AccountRow | undefined => {
+    const sub = accountStore.findSubByLogin(login);
+    const row = sub === undefined ? undefined : accountStore.getAccount(sub);
+    return row && row.kind === 'person' ? row : undefined;
+  };
+  const allowed = (row: AccountRow) => accounts.isAccountCategoryAllowed(presentAccount(row));
+
+  /** The family and account behind a cookie value, or null when any check fails. */
+  function validate(value: string): { family: SessionFamilyRow; account: AccountRow } | null {
+    const m = COOKIE_VALUE.exec(value);
+    if (!m) return null;
+    const family = store.getFamily(m[1]!);
+    if (!family || family.revoked_at !== null) return null;
+    const given = Buffer.from(sha256(m[2]!), 'hex');
+    if (!crypto.timingSafeEqual(given, Buffer.from(family.secret_hash, 'hex'))) return null;
+    const at = now();
+    if (family.expires_at <= at) return null;
+    const account = accountStore.getAccount(family.sub);
+    if (!account || account.kind !== 'person' || account.epoch !== family.epoch || !allowed(account)) return null;
+    if (at - family.last_seen >= TOUCH_INTERVAL_MS) store.touch(family.id, at);
+    return { family, account };
+  }
+
+  function principalOf(family: SessionFamilyRow, account: AccountRow): Principal {
+    const session: SessionInfo = { sub: account.sub, login: account.login!, familyId: family.id, issuedAt: family.issued_at };
+    const base = { tokenId: `session:${family.id}`, name: account.login!, session };
+    return account.admin === 1 ? { kind: 'admin', ...base } : { kind: 'namespaces', ...base, namespaces: [], readOnly: true };
+  }
+
+  function checkOrigin(ctx: AppContext): void {
+    const origin = ctx.get('origin');
+    if (origin !== deps.issuer()) {
+      throw new HearthError('origin_mismatch', origin
+        ? `the Origin ${JSON.stringify(origin)} is not this platform's origin`
+        : 'a state-changing request authenticated by the session cookie needs the Origin header of this platform');
+    }
+  }
+
+  function cookieHeader(value: string, maxAgeS: number): string {
+    const secure = deps.issuer().startsWith('https:') ? '; Secure' : '';
+    return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeS}; HttpOnly; SameSite=Lax${secure}`;
+  }
+
+  function current(ctx: AppContext) {
+    const value = cookieOf(ctx.get('cookie'));
+    if (value === null) return { present: false as const, session: null };
+    return { present: true as const, session: validate(value) };
+  }
+
+  async function storePassword(password: string): Promise<string> {
+    return hashPassword(valid(Password, password, 'password'));
+  }
+
+  return {
+    /** True while no person account exists (first run). */
+    needsSetup: () => store.countPersons() === 0,
+
+    /** Creates the first administrator with a password; 409 `already_set_up` once any account exists. */
+    async setup(input: { login: string; password: string; displayName?: string; email?: string | null }, a: Actor) {
+      if (store.countPersons() > 0) throw new HearthError('already_set_up', 'Hearth is already set up: an account exists');
+      const body = valid(CreateAccountBody, { login: input.login, displayName: input.displayName, email: input.email, admin: true, profile: 'user' }, 'account');
+      const hash = await storePassword(input.password);
+      return store.transaction(() => {
+        if (store.countPersons() > 0) throw new HearthError('already_set_up', 'Hearth is already set up: an account exists');
+        const account = accounts.createAccount(body, a);
+        store.putPassword(account.sub, hash, now());
+        record(a, 'setup.complete', account.sub, { login: account.login });
+        return account;
+      });
+    },
+
+    /** Sets an account's password (administration); every other session of the account ends. */
+    async setPassword(sub: string, password: string, a: Actor, keepFamily: string | null = null) {
+      const hash = await storePassword(password);
+      return store.transaction(() => {
+        const row = accountStore.getAccount(sub);
+        if (!row || row.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
+        store.putPassword(sub, hash, now());
+        const ended = store.revokeAll(sub, now(), 'password', keepFamily);
+        record(a, 'account.password.set', sub, { login: row.login, endedSessions: ended });
+      });
+    },
+
+    /** The signed-in account changes its own password, proving the current one; its other sessions end. */
+    async changeOwnPassword(session: SessionInfo, current: string, next: string, ip: string, a: Actor) {
+      const wait = limiter.retryAfter(ip);
+      if (wait > 0) throw new HearthError('rate_limited', 'too many failed attempts; try again later', { headers: { 'Retry-After': String(wait) } });
+      const stored = store.getPassword(session.sub);
+      const ok = stored ? await verifyPassword(current, stored) : await verifyDummy(current);
+      if (!ok) {
+        limiter.fail(ip);
+        throw invalidCredentials();
+      }
+      const hash = await storePassword(next);
+      store.transaction(() => {
+        store.putPassword(session.sub, hash, now());
+        const ended = store.revokeAll(session.sub, now(), 'password', session.familyId);
+        record(a, 'account.password.change', session.sub, { login: session.login, endedSessions: ended });
+      });
+    },
+
+    /**
+     * Password sign-in. Every refusal (unknown login, wrong password, no password, disabled, expired, category not
+     * allowed) is the same 401 `invalid_credentials` after the same Argon2 work; 10 failures a minute per IP → 429.
+     */
+    async login(login: string, password: string, ip: string, requestId: string) {
+      const wait = limiter.retryAfter(ip);
+      if (wait > 0) throw new HearthError('rate_limited', 'too many failed sign-in attempts; try again later', { headers: { 'Retry-After': String(wait) } });
+      const row = typeof login === 'string' ? personByLogin(login) : undefined;
+      const stored = row ? store.getPassword(row.sub) : undefined;
+      const ok = stored ? await verifyPassword(password, stored) : await verifyDummy(password);
+      // Re-read after the (slow) hash: the account may have changed meanwhile.
+      const fresh = row ? accountStore.getAccount(row.sub) : undefined;
+      if (!ok || !fresh || !allowed(fresh)) {
+        limiter.fail(ip);
+        throw invalidCredentials();
+      }
+      const at = now();
+      const id = crypto.randomBytes(16).toString('base64url');
+      const secret = crypto.randomBytes(32).toString('base64url');
+      store.transaction(() => {
+        store.purge(at - 24 * 60 * 60 * 1000);
+        store.insertFamily({ id, sub: fresh.sub, secret_hash: sha256(secret), epoch: fresh.epoch, issued_at: at, expires_at: at + SESSION_LIFETIME_MS });
+        record({ actor: `account:${fresh.login}`, requestId }, 'session.login', fresh.sub, { login: fresh.login, session: id });
+      });
+      return { account: presentSessionAccount(fresh), setCookie: cookieHeader(`${id}.${secret}`, SESSION_LIFETIME_MS / 1000) };
+    },
+
+    /** Ends the request's session family (when it has a valid one) and returns the header that clears the cookie. */
+    logout(ctx: AppContext): string {
+      const c = current(ctx);
+      if (c.session) {
+        checkOrigin(ctx);
+        store.revoke(c.session.family.id, now(), 'logout');
+        record({ actor: `account:${c.session.account.login}`, requestId: ctx.state.requestId }, 'session.logout', c.session.account.sub, {
+          login: c.session.account.login, session: c.session.family.id,
+        });
+      }
+      return cookieHeader('', 0);
+    },
+
+    /** The request's valid session, or null. */
+    current(ctx: AppContext) {
+      const c = current(ctx);
+      if (!c.session) return null;
+      const { family, account } = c.session;
+      return { account: presentSessionAccount(account), session: { issuedAt: family.issued_at, expiresAt: family.expires_at, recentAuth: now() - family.issued_at < RECENT_AUTH_MS } };
+    },
+
+    clearCookie: () => cookieHeader('', 0),
+
+    /**
+     * For the authenticator: the session principal, or null when no session cookie was sent. An invalid cookie is
+     * 401; a state-changing request without the exact platform Origin is 403 `origin_mismatch`.
+     */
+    authenticate(ctx: AppContext): Principal | null {
+      const c = current(ctx);
+      if (!c.present) return null;
+      if (!c.session) throw new HearthError('unauthorized', 'the session has ended (signed out, revoked or expired): sign in again');
+      if (!SAFE_METHODS.has(ctx.method)) checkOrigin(ctx);
+      return principalOf(c.session.family, c.session.account);
+    },
+
+    /** True when the request's session was issued within ten minutes; bearer tokens are not sessions (false). */
+    isRecentAuth(ctx: AppContext): boolean {
+      const s = ctx.state.principal?.session;
+      return !!s && now() - s.issuedAt < RECENT_AUTH_MS;
+    },
+
+    /** Sensitive actions: true when the session was issued within ten minutes, otherwise 403 `recent_auth_required`. */
+    requireRecentAuth(ctx: AppContext): true {
+      const s = ctx.state.principal?.session;
+      if (!s || now() - s.issuedAt >= RECENT_AUTH_MS) {
+        throw new HearthError('recent_auth_required', 'this action needs a sign-in within the last ten minutes: sign in again');
+      }
+      return true;
+    },
+
+    /** The client IP for rate limiting (the socket address: Hearth does not trust forwarded headers). */
+    clientIp: (ctx: AppContext) => ctx.ip || 'unknown',
+  };
+}
+
+export type SessionsService = ReturnType<typeof createSessionsService>;
