@@ -33,6 +33,9 @@ export function registerServe(program: Command): void {
       } else {
         lines.push(`Sign in: open ${server.url} with an admin API token (create one: hearth tokens create --name <you> --admin --data ${server.config.dataDir})`);
       }
+      if (server.services.identity.sessions.needsSetup()) {
+        lines.push(`First run: create the administrator account at ${server.url} or with: hearth setup --login <name> --password-stdin --data ${server.config.dataDir}`);
+      }
       process.stdout.write(lines.join('\n') + '\n');
       let stopping = false;
       const stop = (signal: string) => {

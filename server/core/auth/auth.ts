@@ -43,7 +43,7 @@ export function requireNamespaceAccess(ctx: AppContext, ns: string, mode: 'read'
   const p = ctx.state.principal;
   if (!p) throw new HearthError('unauthorized', 'missing Authorization: Bearer <token> header');
   if (p.kind === 'admin') return p;
-  if (!p.namespaces.includes(ns)) throw new HearthError('forbidden', `this token may not use namespace ${JSON.stringify(ns)}`);
+  if (!p.namespaces.includes(ns)) throw new HearthError('forbidden', `this credential may not use namespace ${JSON.stringify(ns)}`);
   if (mode === 'write' && p.readOnly) throw new HearthError('forbidden', 'this token is read-only');
   return p;
 }

@@ -183,6 +183,7 @@ describe('hearth serve', () => {
     });
     expect(out).toMatch(/^Hearth \d+\.\d+\.\d+ listening on/);
     expect(out).toContain(`paste the admin token stored in ${path.join(dir, 'initial-admin-token')}`);
+    expect(out).toContain(`First run: create the administrator account at ${url} or with: hearth setup --login <name> --password-stdin`);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const code = await new Promise<number | null>((resolve) => {
       child.on('exit', (c) => resolve(c));
