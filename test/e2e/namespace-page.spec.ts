@@ -46,6 +46,7 @@ async function shot(page: Page, name: string): Promise<void> {
 /** Signs in on `/` (the token lives in this tab's sessionStorage), then opens `to`. */
 async function open(page: Page, to: string): Promise<void> {
   await page.goto('/');
+  await page.getByRole('button', { name: 'Use an API token' }).click();
   await page.getByLabel('Admin token').fill(TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();

@@ -1,5 +1,6 @@
 /**
- * The one HTTP client of the admin UI. Every call is same-origin JSON with `Authorization: Bearer`;
+ * The one HTTP client of the admin UI. Every call is same-origin JSON, authenticated either with
+ * `Authorization: Bearer` (token sessions) or with the `hearth_session` cookie (account sessions, no header);
  * every non-2xx answer becomes an `ApiError` carrying the server's `{error, message}` and request id.
  */
 
@@ -15,14 +16,17 @@ export class ApiError extends Error {
   readonly code: string;
   readonly requestId: string | null;
   readonly details: ErrorBody['details'];
+  /** Seconds to wait before trying again (`Retry-After` of a 429), when the server said. */
+  readonly retryAfter: number | null;
 
-  constructor(status: number, body: ErrorBody, requestId: string | null) {
+  constructor(status: number, body: ErrorBody, requestId: string | null, retryAfter: number | null = null) {
     super(body.message);
     this.name = 'ApiError';
     this.status = status;
     this.code = body.error;
     this.requestId = requestId;
     this.details = body.details;
+    this.retryAfter = retryAfter;
   }
 
   /** For messages like `body: config.busy_timeout: Too big…`: the field path (`config.busy_timeout`) and the bare message. */
@@ -46,7 +50,7 @@ export class NetworkError extends Error {
 
 type Listener = () => void;
 
-/** The token used for every call, and who to tell when the server stops accepting it. */
+/** The token used for every call (null: the session cookie, if any, authenticates), and who to tell when the server stops accepting it. */
 class Credentials {
   token: string | null = null;
   private readonly unauthorized = new Set<Listener>();
@@ -87,9 +91,18 @@ export function authHeaders(token = credentials.token): Record<string, string> {
   return token ? { Authorization: `Bearer ${token}` } : {};
 }
 
+/**
+ * Cookie policy of a call: with a bearer token no cookie is sent (the token alone decides); without one the
+ * same-origin session cookie authenticates (browsers add the `Origin` the server checks on writes).
+ */
+export function fetchCredentials(token = credentials.token): RequestCredentials {
+  return token ? 'omit' : 'same-origin';
+}
+
 /** Sends a request and returns the raw response when it is 2xx; throws `ApiError`/`NetworkError` otherwise. */
 export async function send(path: string, opts: RequestOptions = {}): Promise<Response> {
-  const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders(opts.token === undefined ? credentials.token : opts.token), ...opts.headers };
+  const token = opts.token === undefined ? credentials.token : opts.token;
+  const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders(token), ...opts.headers };
   let body = opts.body;
   if (opts.json !== undefined) {
     headers['Content-Type'] = 'application/json';
@@ -97,7 +110,7 @@ export async function send(path: string, opts: RequestOptions = {}): Promise<Res
   }
   let res: Response;
   try {
-    res = await fetch(url(path, opts.query), { method: opts.method ?? 'GET', headers, body, signal: opts.signal, credentials: 'omit', cache: 'no-store' });
+    res = await fetch(url(path, opts.query), { method: opts.method ?? 'GET', headers, body, signal: opts.signal, credentials: fetchCredentials(token), cache: 'no-store' });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new NetworkError();
@@ -108,7 +121,8 @@ export async function send(path: string, opts: RequestOptions = {}): Promise<Res
 
 /** Reads a non-2xx response into an `ApiError` (and signs out on 401 unless told not to). */
 export async function toApiError(res: Response, signOutOn401 = true): Promise<ApiError> {
-  const err = new ApiError(res.status, await readErrorBody(res), res.headers.get('X-Request-ID'));
+  const retry = Number.parseInt(res.headers.get('Retry-After') ?? '', 10);
+  const err = new ApiError(res.status, await readErrorBody(res), res.headers.get('X-Request-ID'), Number.isFinite(retry) && retry >= 0 ? retry : null);
   if (res.status === 401 && signOutOn401) credentials.notifyUnauthorized();
   return err;
 }

@@ -2,7 +2,7 @@
  * The data plane of one namespace: tables and views, rows, CSV, read-only SQL, changelog and overview.
  * Types mirror server/db/schema/schema.schemas.ts, server/db/rows and server/db/overview.
  */
-import { NetworkError, request, send, toApiError, authHeaders, credentials } from './client.ts';
+import { NetworkError, request, send, toApiError, authHeaders, credentials, fetchCredentials } from './client.ts';
 
 export const COLUMN_TYPES = ['text', 'integer', 'real', 'boolean', 'datetime', 'date', 'json', 'blob'] as const;
 export type ColumnType = (typeof COLUMN_TYPES)[number];
@@ -232,7 +232,7 @@ export async function importCsv(ns: string, t: string, file: File, signal?: Abor
       headers: { Accept: 'application/json', ...authHeaders(credentials.token) },
       body: form,
       signal,
-      credentials: 'omit',
+      credentials: fetchCredentials(),
       cache: 'no-store',
     });
   } catch (err) {

@@ -3,7 +3,7 @@
  * EventSource cannot send an Authorization header, so the stream is read with fetch and parsed here;
  * a dropped connection is resumed with `Last-Event-ID` after the server's `retry:` delay.
  */
-import { ApiError, authHeaders, credentials, toApiError } from './client.ts';
+import { ApiError, authHeaders, credentials, fetchCredentials, toApiError } from './client.ts';
 
 export interface ChangeEvent {
   /** The SSE `id:` (`<epoch>-<seq>`), or null. */
@@ -121,7 +121,7 @@ export function subscribe(ns: string, opts: SubscribeOptions): () => void {
       res = await fetch(`/v1/${encodeURIComponent(ns)}/subscribe${params.size ? `?${params}` : ''}`, {
         headers,
         signal: ctrl.signal,
-        credentials: 'omit',
+        credentials: fetchCredentials(),
         cache: 'no-store',
       });
     } catch (err) {
