@@ -43,7 +43,7 @@ import {
   RssSampler,
   sleep,
   startChild,
-  tempFolder,
+  benchRun,
   type BenchChild,
 } from './lib.ts';
 import { createItemsNamespace, items, namespaceFiles, postRows, type Hearth } from './rows-common.ts';
@@ -57,30 +57,15 @@ const BATCH = 100_000;
 const MEMORY_TARGET = 64 * 1024 * 1024;
 const NS = 'csv';
 
-const tmp = tempFolder('hearth-bench-csv-');
+const run = benchRun('hearth-bench-csv-');
+const tmp = run.tmp;
 const hearthDir = path.join(tmp.dir, 'hearth');
 const token = `bench-admin-${crypto.randomBytes(16).toString('hex')}`;
 const auth = { authorization: `Bearer ${token}` };
-const children = new Set<BenchChild>();
+const children = run.children;
 const t0 = now();
 const elapsed = () => `[${((now() - t0) / 1000).toFixed(1).padStart(5)} s]`;
 
-let cleaning: Promise<void> | null = null;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await Promise.allSettled([...children].map((c) => c.stop()));
-    tmp.remove();
-  })();
-  return cleaning;
-}
-let interrupted = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => {
-    interrupted = true;
-    console.error(`\n${sig}: stopping servers and removing ${tmp.dir}`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
 
 async function startHearth(): Promise<BenchChild> {
   const c = await startChild('server-child.ts', { dataDir: hearthDir, adminToken: token });
@@ -341,9 +326,9 @@ let code = 1;
 try {
   code = await main();
 } catch (err) {
-  if (!interrupted) console.error('\ncsv benchmark failed:', err);
+  if (!run.interrupted) console.error('\ncsv benchmark failed:', err);
   code = 1;
 } finally {
-  await cleanup();
+  await run.cleanup();
 }
 process.exit(code);

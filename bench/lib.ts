@@ -350,6 +350,37 @@ export function tempFolder(prefix: string): { dir: string; remove(): void } {
   return { dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * A benchmark run's temporary folder and child servers, cleaned up once: at the end (`cleanup()`), or on
+ * SIGINT/SIGTERM (then the process exits 130 and `interrupted` is set). `beforeStop` runs first (e.g. samplers).
+ */
+export function benchRun(prefix: string, opts: { beforeStop?: () => void } = {}) {
+  const tmp = tempFolder(prefix);
+  const children = new Set<BenchChild>();
+  let cleaning: Promise<void> | null = null;
+  const run = {
+    tmp,
+    children,
+    interrupted: false,
+    cleanup(): Promise<void> {
+      cleaning ??= (async () => {
+        opts.beforeStop?.();
+        await Promise.allSettled([...children].map((c) => c.stop()));
+        tmp.remove();
+      })();
+      return cleaning;
+    },
+  };
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(sig, () => {
+      run.interrupted = true;
+      console.error(`\n${sig}: stopping servers and removing ${tmp.dir}`);
+      void run.cleanup().finally(() => process.exit(130));
+    });
+  }
+  return run;
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Process memory
 

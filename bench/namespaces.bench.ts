@@ -35,7 +35,7 @@ import {
   sleep,
   startChild,
   summarize,
-  tempFolder,
+  benchRun,
   type BenchChild,
   type FdPhase,
   type Stats,
@@ -55,33 +55,16 @@ const DEEP_PAGE = Math.max(1, Math.min(99, PAGES - 1));
 const width = Math.max(5, String(COUNT - 1).length);
 const nameOf = (i: number) => `ns-${String(i).padStart(width, '0')}`;
 
-const tmp = tempFolder('hearth-bench-ns-');
+const run = benchRun('hearth-bench-ns-', { beforeStop: () => sampler.stop() });
+const tmp = run.tmp;
 const hearthDir = path.join(tmp.dir, 'hearth');
 const baseDir = path.join(tmp.dir, 'baseline');
 const token = `bench-admin-${crypto.randomBytes(16).toString('hex')}`;
 const auth = { authorization: `Bearer ${token}` };
-const children = new Set<BenchChild>();
+const children = run.children;
 const sampler = new FdSampler({ watchDir: path.join(hearthDir, 'namespaces') });
 const t0 = now();
 
-let cleaning: Promise<void> | null = null;
-/** Stops the servers and removes the temporary folder (once; every caller waits for the same work). */
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    sampler.stop();
-    await Promise.allSettled([...children].map((c) => c.stop()));
-    tmp.remove();
-  })();
-  return cleaning;
-}
-let interrupted = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => {
-    interrupted = true;
-    console.error(`\n${sig}: stopping servers and removing ${tmp.dir}`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
 
 async function startHearth(): Promise<BenchChild> {
   const c = await startChild('server-child.ts', { dataDir: hearthDir, adminToken: token, maxOpenNamespaces: MAX_OPEN });
@@ -404,9 +387,9 @@ let code = 1;
 try {
   code = await main();
 } catch (err) {
-  if (!interrupted) console.error('\nnamespaces benchmark failed:', err);
+  if (!run.interrupted) console.error('\nnamespaces benchmark failed:', err);
   code = 1;
 } finally {
-  await cleanup();
+  await run.cleanup();
 }
 process.exit(code);

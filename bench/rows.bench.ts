@@ -40,8 +40,7 @@ import {
   ratio,
   startChild,
   summarize,
-  tempFolder,
-  type BenchChild,
+  benchRun,
 } from './lib.ts';
 import { createItemsNamespace, items, namespaceFiles, postRows, type Hearth, type Item } from './rows-common.ts';
 import { Loader, RawConnection, mergeRates, type RateResult } from './rows-http.ts';
@@ -58,31 +57,16 @@ const INSERT_TARGET = 0.5;
 const PAGE = 100;
 const NS = 'bench';
 
-const tmp = tempFolder('hearth-bench-rows-');
+const run = benchRun('hearth-bench-rows-');
+const tmp = run.tmp;
 const hearthDir = path.join(tmp.dir, 'hearth');
 const baseDir = path.join(tmp.dir, 'baseline');
 fs.mkdirSync(baseDir);
 const token = `bench-admin-${crypto.randomBytes(16).toString('hex')}`;
-const children = new Set<BenchChild>();
+const children = run.children;
 const t0 = now();
 const elapsed = () => `[${((now() - t0) / 1000).toFixed(1).padStart(5)} s]`;
 
-let cleaning: Promise<void> | null = null;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await Promise.allSettled([...children].map((c) => c.stop()));
-    tmp.remove();
-  })();
-  return cleaning;
-}
-let interrupted = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => {
-    interrupted = true;
-    console.error(`\n${sig}: stopping servers and removing ${tmp.dir}`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Reads
@@ -314,9 +298,9 @@ let code = 1;
 try {
   code = await main();
 } catch (err) {
-  if (!interrupted) console.error('\nrows benchmark failed:', err);
+  if (!run.interrupted) console.error('\nrows benchmark failed:', err);
   code = 1;
 } finally {
-  await cleanup();
+  await run.cleanup();
 }
 process.exit(code);

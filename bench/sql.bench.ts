@@ -31,7 +31,7 @@ import {
   sleep,
   startChild,
   summarize,
-  tempFolder,
+  benchRun,
   type BenchChild,
   type Stats,
 } from './lib.ts';
@@ -40,7 +40,8 @@ const SECONDS = envInt('BENCH_SQL_SECONDS', 5);
 const CONNECTIONS = envInt('BENCH_SQL_CONNECTIONS', 4);
 const TARGET_P99_MS = 50;
 
-const tmp = tempFolder('hearth-bench-sql-');
+const run = benchRun('hearth-bench-sql-');
+const tmp = run.tmp;
 const token = `bench-admin-${crypto.randomBytes(16).toString('hex')}`;
 const auth = { authorization: `Bearer ${token}` };
 const json = { ...auth, 'content-type': 'application/json' };
@@ -48,22 +49,6 @@ let hearth: BenchChild | null = null;
 const t0 = now();
 const elapsed = () => `[${((now() - t0) / 1000).toFixed(1).padStart(5)} s]`;
 
-let cleaning: Promise<void> | null = null;
-function cleanup(): Promise<void> {
-  cleaning ??= (async () => {
-    await hearth?.stop().catch(() => {});
-    tmp.remove();
-  })();
-  return cleaning;
-}
-let interrupted = false;
-for (const sig of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(sig, () => {
-    interrupted = true;
-    console.error(`\n${sig}: stopping hearth and removing ${tmp.dir}`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
 
 const countTo = (n: number) => `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < ${n}) SELECT count(*) AS n FROM c`;
 
@@ -127,6 +112,7 @@ function longQuery(agent: http.Agent, n: number): Promise<Long> {
 async function main(): Promise<number> {
   console.log(`${elapsed()} starting hearth (its own process), ${CONNECTIONS} connections to namespace "other"`);
   hearth = await startChild('server-child.ts', { dataDir: path.join(tmp.dir, 'hearth'), adminToken: token });
+  run.children.add(hearth);
   const setup = keepAliveAgent(1);
   for (const name of ['long', 'other']) await must(setup, 'POST', '/v1/namespaces', { name, config: { query_timeout: 60_000 } }, 201);
   await must(setup, 'POST', '/v1/other/tables', { type: 'table', name: 'items', columns: [{ name: 'label', type: 'text' }] }, 201);
@@ -211,9 +197,9 @@ let code = 1;
 try {
   code = await main();
 } catch (err) {
-  if (!interrupted) console.error('\nsql benchmark failed:', err);
+  if (!run.interrupted) console.error('\nsql benchmark failed:', err);
   code = 1;
 } finally {
-  await cleanup();
+  await run.cleanup();
 }
 process.exit(code);
