@@ -99,7 +99,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
 
   let closing = false;
   const startedAt = Date.now();
-  const api = new Api({ authenticate: createAuthenticator(tokens, identity.authenticateSession), jsonBodyLimit: config.jsonBodyLimit });
+  const api = new Api({ authenticate: createAuthenticator(tokens, identity.authenticateSession, identity.authenticateAccessToken), jsonBodyLimit: config.jsonBodyLimit });
   registerCoreRoutes(api, {
     db: platformDb,
     metrics,

@@ -18,8 +18,13 @@ import { registerAccountRoutes } from './accounts/accounts.routes.ts';
 import { createSessionStore, sessionMigrations } from './sessions/sessions.store.ts';
 import { createSessionsService } from './sessions/sessions.service.ts';
 import { registerSessionRoutes } from './sessions/sessions.routes.ts';
+import { createOAuthStore, oauthMigrations } from './oauth/oauth.store.ts';
+import { createOAuthService } from './oauth/oauth.service.ts';
+import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
+import { PLATFORM_AUDIENCE } from './oauth/oauth.schemas.ts';
+import type { AppContext } from '../core/http/context.ts';
 
-export const identityMigrations: Migration[] = [...keyMigrations, ...accountMigrations, ...sessionMigrations];
+export const identityMigrations: Migration[] = [...keyMigrations, ...accountMigrations, ...sessionMigrations, ...oauthMigrations];
 
 export { createRemoteVerifiers, InvalidTokenError, JWKS_PATHS, TOKEN_TYPES, SESSION_AUDIENCE } from './keys/keys.tokens.ts';
 export type {
@@ -35,6 +40,9 @@ export { SESSION_COOKIE, RECENT_AUTH_MS, SESSION_LIFETIME_MS } from './sessions/
 export type { SessionsService } from './sessions/sessions.service.ts';
 export { createSessionStore } from './sessions/sessions.store.ts';
 export { createSessionsService } from './sessions/sessions.service.ts';
+export { FIRST_PARTY_CLI } from './oauth/oauth.service.ts';
+export type { OAuthService } from './oauth/oauth.service.ts';
+export { PLATFORM_AUDIENCE } from './oauth/oauth.schemas.ts';
 
 export interface IdentityDeps {
   platformDb: Db;
@@ -63,22 +71,65 @@ export function createIdentityService(deps: IdentityDeps) {
   const sessions = createSessionsService({
     store: createSessionStore(deps.platformDb), accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now,
   });
+  const oauth = createOAuthService({
+    store: createOAuthStore(deps.platformDb), accounts, accountStore, authority: keys.oauthAuthority, audit: deps.audit,
+    logger: deps.logger.child({ part: 'oauth' }), issuer: deps.issuer, now: deps.now,
+  });
+  let cleanupTimer: NodeJS.Timeout | null = null;
+
+  /**
+   * The audiences a request path accepts for OAuth access tokens: the platform audience `hearth` everywhere; on the
+   * database service also `{base}/v1` and, under `/v1/{ns}/…`, `{base}/v1/{ns}`.
+   */
+  function audiencesFor(path: string): { audiences: string[]; ns: string | null } {
+    const base = deps.issuer();
+    if (!path.startsWith('/v1/')) return { audiences: [PLATFORM_AUDIENCE], ns: null };
+    const seg = path.slice(4).split('/')[0] ?? '';
+    let ns: string | null = null;
+    try {
+      ns = seg && seg !== 'namespaces' && seg !== 'openapi.json' ? decodeURIComponent(seg) : null;
+    } catch {
+      ns = null;
+    }
+    return { audiences: [PLATFORM_AUDIENCE, `${base}/v1`, ...(ns ? [`${base}/v1/${ns}`] : [])], ns };
+  }
+
   return {
     registerRoutes(api: Api): void {
       registerKeyRoutes(api, keys);
       registerAccountRoutes(api, accounts);
       registerSessionRoutes(api, sessions, { issuer: deps.issuer });
+      registerOAuthRoutes(api, oauth, sessions, { issuer: deps.issuer });
     },
     /** Start-up readiness: throws when keys cannot be loaded (wrong KEK, corrupt ciphertext, mismatched pair). */
     async start(): Promise<void> {
       await keys.start();
+      oauth.seed();
+      oauth.cleanup();
+      cleanupTimer = setInterval(() => {
+        try {
+          oauth.cleanup();
+        } catch (err) {
+          deps.logger.warn({ err: (err as Error).message }, 'oauth cleanup failed');
+        }
+      }, 60_000);
+      cleanupTimer.unref();
     },
     /** Health check entry: null when ready, otherwise the reason. */
     readiness(): string | null {
       return keys.readiness();
     },
     async close(): Promise<void> {
+      if (cleanupTimer) clearInterval(cleanupTimer);
       await keys.close();
+    },
+
+    /** The OAuth 2.0 / OpenID Connect server: clients, grants, and the principal of an access token. */
+    oauth,
+    /** For the core authenticator: the principal of an OAuth access token on this request's path (null: refused). */
+    authenticateAccessToken(token: string, ctx: AppContext) {
+      const { audiences, ns } = audiencesFor(ctx.path);
+      return oauth.principalFor(token, audiences, ns);
     },
 
     /** Runs signing-key maintenance now (it also runs at start and every minute). */

@@ -12,29 +12,54 @@ const BEARER = /^Bearer[ \t]+([A-Za-z0-9._~+/=-]+)[ \t]*$/i;
 export type SessionAuthenticator = (ctx: AppContext) => Principal | null;
 
 /**
- * Resolves `Authorization: Bearer …` (or, without that header, the platform session cookie) for a route's declared
- * access: 401 when absent or invalid, 403 when not allowed. A bearer token always wins over a cookie.
+ * Resolves an OAuth access token (a JWT) for the request: the principal, or null when it does not verify for this
+ * request's audiences (the identity domain decides which audiences a path accepts).
  */
-export function createAuthenticator(tokens: TokenService, sessions?: SessionAuthenticator) {
-  return (ctx: AppContext, access: Access): void => {
+export type OAuthBearerAuthenticator = (token: string, ctx: AppContext) => Promise<Principal | null>;
+
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/**
+ * Resolves `Authorization: Bearer …` (an API token, or an OAuth access token) or, without that header, the platform
+ * session cookie, for a route's declared access: 401 when absent or invalid, 403 when not allowed. A bearer token
+ * always wins over a cookie.
+ */
+export function createAuthenticator(tokens: TokenService, sessions?: SessionAuthenticator, oauth?: OAuthBearerAuthenticator) {
+  const finish = (ctx: AppContext, access: Access, principal: Principal) => {
+    ctx.state.principal = principal;
+    if (access === 'admin' && principal.kind !== 'admin') {
+      throw new HearthError('forbidden', principal.session
+        ? 'this account may not use administration endpoints: the administrator role is required'
+        : principal.oauth
+          ? 'this access token may not use administration endpoints: an administrator account\'s token with the admin scope and the hearth audience is required'
+          : 'this token may not use administration endpoints: an admin token is required');
+    }
+  };
+  return (ctx: AppContext, access: Access): void | Promise<void> => {
     if (access === 'public') return;
     const header = ctx.get('authorization');
     let principal: Principal | null;
     if (!header) {
       principal = sessions ? sessions(ctx) : null;
       if (!principal) throw new HearthError('unauthorized', 'missing Authorization: Bearer <token> header');
-    } else {
-      const m = BEARER.exec(header);
-      if (!m) throw new HearthError('unauthorized', 'the Authorization header must be "Bearer <token>"');
-      principal = tokens.authenticate(m[1]!);
-      if (!principal) throw new HearthError('unauthorized', 'the bearer token is invalid, expired or revoked');
+      return finish(ctx, access, principal);
     }
-    ctx.state.principal = principal;
-    if (access === 'admin' && principal.kind !== 'admin') {
-      throw new HearthError('forbidden', principal.session
-        ? 'this account may not use administration endpoints: the administrator role is required'
-        : 'this token may not use administration endpoints: an admin token is required');
+    const m = BEARER.exec(header);
+    if (!m) throw new HearthError('unauthorized', 'the Authorization header must be "Bearer <token>"');
+    const token = m[1]!;
+    if (oauth && JWT.test(token)) {
+      return oauth(token, ctx).then((p) => {
+        if (!p) {
+          throw new HearthError('unauthorized', 'the access token is invalid, expired, revoked or not meant for this resource', {
+            headers: { 'WWW-Authenticate': 'Bearer realm="hearth", error="invalid_token"' },
+          });
+        }
+        finish(ctx, access, p);
+      });
     }
+    principal = tokens.authenticate(token);
+    if (!principal) throw new HearthError('unauthorized', 'the bearer token is invalid, expired or revoked');
+    finish(ctx, access, principal);
   };
 }
 
@@ -43,8 +68,8 @@ export function requireNamespaceAccess(ctx: AppContext, ns: string, mode: 'read'
   const p = ctx.state.principal;
   if (!p) throw new HearthError('unauthorized', 'missing Authorization: Bearer <token> header');
   if (p.kind === 'admin') return p;
-  if (!p.namespaces.includes(ns)) throw new HearthError('forbidden', `this credential may not use namespace ${JSON.stringify(ns)}`);
-  if (mode === 'write' && p.readOnly) throw new HearthError('forbidden', 'this token is read-only');
+  if (!p.anyNamespace && !p.namespaces.includes(ns)) throw new HearthError('forbidden', `this credential may not use namespace ${JSON.stringify(ns)}`);
+  if (mode === 'write' && p.readOnly) throw new HearthError('forbidden', p.oauth ? 'this access token has no write scope' : 'this token is read-only');
   return p;
 }
 

@@ -11,13 +11,25 @@ export interface SessionInfo {
   issuedAt: number;
 }
 
+/** An OAuth access token behind a principal (identity domain). */
+export interface OAuthInfo {
+  clientId: string;
+  scope: string[];
+  audience: string[];
+  /** The audit and `_meta.actor` name: `account:<login>` or `service:<appId>:<resourceType>:<resourceId>`. */
+  actor: string;
+  /** The user UUID or service-account ID (the seed's `accessSubject`). */
+  sub: string;
+  actorKind: 'user' | 'service_account';
+}
+
 /**
  * Who is calling. `admin` may do everything; a namespace token reaches only the data plane of its namespaces.
  * A signed-in account is `admin` when it has the administrator role, otherwise `namespaces` with none; `session` is set.
  */
 export type Principal =
-  | { kind: 'admin'; tokenId: string; name: string; session?: SessionInfo }
-  | { kind: 'namespaces'; tokenId: string; name: string; namespaces: string[]; readOnly: boolean; session?: SessionInfo };
+  | { kind: 'admin'; tokenId: string; name: string; session?: SessionInfo; oauth?: OAuthInfo }
+  | { kind: 'namespaces'; tokenId: string; name: string; namespaces: string[]; anyNamespace?: boolean; readOnly: boolean; session?: SessionInfo; oauth?: OAuthInfo };
 
 export interface TokenInfo {
   id: string;
@@ -138,5 +150,6 @@ export function createTokenService(store: TokenStore, opts: { adminToken?: strin
 
 export type TokenService = ReturnType<typeof createTokenService>;
 
-/** The audit actor: `token:<name>` (`token:env`) for API tokens, `account:<login>` for a signed-in account. */
-export const actorOf = (p: Principal) => (p.session ? `account:${p.session.login}` : p.tokenId === 'env' ? 'token:env' : `token:${p.name}`);
+/** The audit actor: `token:<name>` (`token:env`) for API tokens, `account:<login>` for a signed-in account or a user's OAuth token, `service:…` for a client-credentials token. */
+export const actorOf = (p: Principal) =>
+  p.oauth ? p.oauth.actor : p.session ? `account:${p.session.login}` : p.tokenId === 'env' ? 'token:env' : `token:${p.name}`;

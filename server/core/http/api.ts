@@ -53,7 +53,7 @@ const COMMON_ERRORS: Record<number, string> = {
   500: 'Internal failure (`internal_error`).',
 };
 
-export type Authenticator = (ctx: AppContext, access: Access) => void;
+export type Authenticator = (ctx: AppContext, access: Access) => void | Promise<void>;
 
 /** Routes and their OpenAPI description, from the same zod schemas that validate requests. */
 export class Api {
@@ -118,7 +118,8 @@ export class Api {
     const stringParams = def.params ? plainStringKeys(def.params) : null;
     this.router[def.method](def.path, async (ctx) => {
       const c = ctx as unknown as AppContext;
-      this.authenticate(c, def.access);
+      const pending = this.authenticate(c, def.access);
+      if (pending) await pending;
       const params = def.params ? ((stringParams && pickStrings(stringParams, ctx.params)) ?? parse(def.params, ctx.params, 'path')) : {};
       const query = def.query ? parse(def.query, ctx.query, 'query') : {};
       let body: unknown = undefined;

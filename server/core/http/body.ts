@@ -46,3 +46,19 @@ export async function readJsonBody(ctx: AppContext, limit: number): Promise<unkn
     throw new HearthError('invalid_json', `request body is not valid JSON: ${(err as Error).message}`);
   }
 }
+
+/**
+ * Parses an `application/x-www-form-urlencoded` body (OAuth endpoints). Absent body → `{}`; a parameter given twice
+ * is 400 (RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once").
+ */
+export async function readFormBody(ctx: AppContext, limit: number): Promise<Record<string, string>> {
+  if (!hasBody(ctx)) return {};
+  requireMediaType(ctx, 'application/x-www-form-urlencoded');
+  const raw = await readRawBody(ctx, limit);
+  const out: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) {
+    if (Object.hasOwn(out, k)) throw new HearthError('invalid_request', `parameter ${JSON.stringify(k)} is given more than once`);
+    out[k] = v;
+  }
+  return out;
+}

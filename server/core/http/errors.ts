@@ -60,6 +60,24 @@ export const ERROR_CODES = {
   origin_mismatch: 403,
   recent_auth_required: 403,
   already_set_up: 409,
+  // OAuth 2.0 (RFC 6749 §5.2, RFC 6750 §3.1, RFC 7009, RFC 7591, RFC 8707); these bodies also carry `error_description`.
+  invalid_client: 401,
+  invalid_grant: 400,
+  invalid_scope: 400,
+  invalid_target: 400,
+  unauthorized_client: 400,
+  unsupported_grant_type: 400,
+  unsupported_token_type: 400,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  invalid_redirect_uri: 400,
+  invalid_client_metadata: 400,
+  server_error: 503,
+  temporarily_unavailable: 503,
+  client_not_found: 404,
+  client_protected: 409,
+  client_revoked: 409,
+  client_is_public: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -100,7 +100,8 @@ function renderError(ctx: AppContext, err: unknown): void {
   if (e.status === 401 && !e.headers?.['WWW-Authenticate']) ctx.set('WWW-Authenticate', 'Bearer realm="hearth"');
   ctx.status = e.status;
   ctx.type = 'application/json';
-  ctx.body = { error: e.code, message: e.message };
+  // OAuth endpoints answer in RFC 6749's shape too (`error_description`), keeping Hearth's `message`.
+  ctx.body = ctx.path.startsWith('/oauth/') ? { error: e.code, error_description: e.message, message: e.message } : { error: e.code, message: e.message };
 }
 
 function isHttpError(err: unknown): err is { status: number; message: string; expose?: boolean } {

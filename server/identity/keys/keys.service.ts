@@ -535,7 +535,7 @@ export function createKeysService(deps: KeysServiceDeps) {
         const v = IdTokenInput.parse(input);
         return sign('oauth', (iss, t) => idTokenDraft(v, iss, t));
       },
-      verifyAccessToken: (token: string, opts: { audience: string }) =>
+      verifyAccessToken: (token: string, opts: { audience: string | string[] }) =>
         verifyAccessToken(token, opts.audience, { key: resolvers.oauth, issuer: deps.issuer(), now: now() }),
     },
     verifySessionToken: (token: string) => verifySession(token, { key: resolvers.session, issuer: deps.issuer(), now: now() }),

@@ -203,7 +203,7 @@ export interface VerifyContext {
   now?: number;
 }
 
-async function verify(token: string, what: string, ctx: VerifyContext, opts: { typ: string; audience: string; toleranceS: number; maxLifetimeS: number; required: string[] }) {
+async function verify(token: string, what: string, ctx: VerifyContext, opts: { typ: string; audience: string | string[]; toleranceS: number; maxLifetimeS: number; required: string[] }) {
   if (!ctx.issuer) throw new InvalidTokenError(`invalid ${what}: the issuer is not known yet`, 'no_issuer');
   try {
     const { payload } = await jwtVerify(token, ctx.key, {
@@ -248,8 +248,8 @@ export async function verifyInvocation(token: string, audience: string, ctx: Ver
   return { sub: p.sub!, actorKind: kind, accessSubject: str(p.access_subject) ?? p.sub!, audience, scope: scopes(p.scope), issuedAt: p.iat!, expiresAt: p.exp!, jti: p.jti! };
 }
 
-/** For the OAuth module and resource servers inside Hearth: a JWT access token for `audience`. */
-export async function verifyAccessToken(token: string, audience: string, ctx: VerifyContext): Promise<VerifiedAccessToken> {
+/** For the OAuth module and resource servers inside Hearth: a JWT access token for `audience` (any of them, when several). */
+export async function verifyAccessToken(token: string, audience: string | string[], ctx: VerifyContext): Promise<VerifiedAccessToken> {
   const p = await verify(token, 'access token', ctx, {
     typ: TOKEN_TYPES.accessToken, audience, toleranceS: TOKEN_POLICY.oauth.toleranceMs / 1000, maxLifetimeS: OAUTH_S, required: ['client_id', 'hearth_actor'],
   });

@@ -233,6 +233,12 @@ export function createSessionsService(deps: {
 
     clearCookie: () => cookieHeader('', 0),
 
+    /** For the OAuth authorization endpoint: the request's valid session family and account, or null. */
+    sessionView(ctx: AppContext): { familyId: string; issuedAt: number; account: AccountRow } | null {
+      const c = current(ctx);
+      return c.session ? { familyId: c.session.family.id, issuedAt: c.session.family.issued_at, account: c.session.account } : null;
+    },
+
     /**
      * For the authenticator: the session principal, or null when no session cookie was sent. An invalid cookie is
      * 401; a state-changing request without the exact platform Origin is 403 `origin_mismatch`.

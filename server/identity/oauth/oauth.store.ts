@@ -1,0 +1,286 @@
+import type { Db, Migration } from '../../core/storage/platform-db.ts';
+
+/**
+ * OAuth storage. Secrets are never stored: client secrets, authorization codes and refresh tokens are kept as
+ * SHA-256 hashes of high-entropy random values. Times are epoch ms.
+ *
+ * Named states (seed: "not shown"):
+ * - authorization code: `issued` (used_at NULL, before expires_at) → `redeemed` (used_at set) | `expired`.
+ * - refresh family: `active` → `revoked` (revoked_at + reason: `reuse`, `code_replay`, `revoked`, `logout`,
+ *   `client_revoked`, `recheck_failed`, `fail_closed`); `reservation` is set while a refresh is being issued.
+ * - refresh token: `current` (rotated_at NULL) → `rotated`.
+ */
+export const oauthMigrations: Migration[] = [
+  {
+    id: 'identity-004-oauth',
+    up: `
+      CREATE TABLE oauth_clients (
+        client_id TEXT PRIMARY KEY,
+        origin TEXT NOT NULL CHECK (origin IN ('managed', 'first_party', 'dynamic')),
+        name TEXT NOT NULL,
+        description TEXT,
+        redirect_uris TEXT NOT NULL,          -- JSON array
+        logout_uri TEXT,
+        scopes TEXT NOT NULL,                 -- JSON array
+        audiences TEXT NOT NULL,              -- JSON array
+        service_account_id TEXT,
+        allowed_profiles TEXT NOT NULL,       -- JSON array
+        access_mode TEXT NOT NULL CHECK (access_mode IN ('profiles', 'specific')),
+        allowed_user_ids TEXT NOT NULL,       -- JSON array
+        allowed_group_ids TEXT NOT NULL,      -- JSON array
+        is_public INTEGER NOT NULL CHECK (is_public IN (0, 1)),
+        secret_hash TEXT,
+        grant_types TEXT NOT NULL,            -- JSON array
+        application_type TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        secret_rotated_at INTEGER,
+        first_used_at INTEGER,                -- first authorization request (abandoned dynamic registrations have none)
+        revoked_at INTEGER
+      ) STRICT;
+      CREATE INDEX oauth_clients_by_created ON oauth_clients (created_at, client_id);
+      CREATE TABLE oauth_interactions (
+        id_hash TEXT PRIMARY KEY,
+        client_id TEXT NOT NULL REFERENCES oauth_clients (client_id) ON DELETE CASCADE,
+        params TEXT NOT NULL,                 -- JSON: the validated authorization request
+        sub TEXT,                             -- bound at the consent step
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER
+      ) STRICT;
+      CREATE TABLE oauth_codes (
+        code_hash TEXT PRIMARY KEY,
+        client_id TEXT NOT NULL REFERENCES oauth_clients (client_id) ON DELETE CASCADE,
+        sub TEXT NOT NULL,
+        redirect_uri TEXT NOT NULL,
+        scope TEXT NOT NULL,                  -- JSON array
+        audiences TEXT NOT NULL,              -- JSON array: the snapshot taken now
+        resource TEXT,
+        nonce TEXT,
+        code_challenge TEXT,
+        auth_time INTEGER NOT NULL,           -- epoch s
+        sid TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER,
+        family_id TEXT,                       -- the refresh family minted from it (revoked on replay)
+        access_jti TEXT,                      -- the access token minted from it (denied on replay)
+        access_expires_at INTEGER
+      ) STRICT;
+      CREATE TABLE oauth_refresh_families (
+        id TEXT PRIMARY KEY,
+        client_id TEXT NOT NULL REFERENCES oauth_clients (client_id) ON DELETE CASCADE,
+        sub TEXT NOT NULL,
+        scope TEXT NOT NULL,                  -- JSON array; narrowing persists
+        audiences TEXT NOT NULL,              -- JSON array snapshot
+        resource TEXT,
+        auth_time INTEGER NOT NULL,
+        sid TEXT,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        revoked_at INTEGER,
+        revoked_reason TEXT,
+        reservation TEXT,                     -- JSON {nonce, status: 'reserved'|'issued', at}
+        generation INTEGER NOT NULL DEFAULT 0
+      ) STRICT;
+      CREATE INDEX oauth_refresh_families_by_sub ON oauth_refresh_families (sub);
+      CREATE INDEX oauth_refresh_families_by_client ON oauth_refresh_families (client_id);
+      CREATE TABLE oauth_refresh_tokens (
+        token_hash TEXT PRIMARY KEY,
+        family_id TEXT NOT NULL REFERENCES oauth_refresh_families (id) ON DELETE CASCADE,
+        generation INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        rotated_at INTEGER
+      ) STRICT;
+      CREATE INDEX oauth_refresh_tokens_by_family ON oauth_refresh_tokens (family_id);
+      CREATE TABLE oauth_revoked_access (
+        jti TEXT PRIMARY KEY,
+        expires_at INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
+];
+
+export interface ClientRow {
+  client_id: string;
+  origin: 'managed' | 'first_party' | 'dynamic';
+  name: string;
+  description: string | null;
+  redirect_uris: string;
+  logout_uri: string | null;
+  scopes: string;
+  audiences: string;
+  service_account_id: string | null;
+  allowed_profiles: string;
+  access_mode: 'profiles' | 'specific';
+  allowed_user_ids: string;
+  allowed_group_ids: string;
+  is_public: 0 | 1;
+  secret_hash: string | null;
+  grant_types: string;
+  application_type: string | null;
+  created_at: number;
+  updated_at: number;
+  secret_rotated_at: number | null;
+  first_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface InteractionRow {
+  id_hash: string;
+  client_id: string;
+  params: string;
+  sub: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+export interface CodeRow {
+  code_hash: string;
+  client_id: string;
+  sub: string;
+  redirect_uri: string;
+  scope: string;
+  audiences: string;
+  resource: string | null;
+  nonce: string | null;
+  code_challenge: string | null;
+  auth_time: number;
+  sid: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+  family_id: string | null;
+  access_jti: string | null;
+  access_expires_at: number | null;
+}
+
+export interface FamilyRow {
+  id: string;
+  client_id: string;
+  sub: string;
+  scope: string;
+  audiences: string;
+  resource: string | null;
+  auth_time: number;
+  sid: string | null;
+  created_at: number;
+  expires_at: number;
+  revoked_at: number | null;
+  revoked_reason: string | null;
+  reservation: string | null;
+  generation: number;
+}
+
+export interface RefreshTokenRow {
+  token_hash: string;
+  family_id: string;
+  generation: number;
+  created_at: number;
+  rotated_at: number | null;
+}
+
+const CLIENT_COLUMNS = [
+  'client_id', 'origin', 'name', 'description', 'redirect_uris', 'logout_uri', 'scopes', 'audiences', 'service_account_id',
+  'allowed_profiles', 'access_mode', 'allowed_user_ids', 'allowed_group_ids', 'is_public', 'secret_hash', 'grant_types',
+  'application_type', 'created_at', 'updated_at', 'secret_rotated_at', 'first_used_at', 'revoked_at',
+] as const;
+
+export function createOAuthStore(db: Db) {
+  const q = {
+    client: db.prepare('SELECT * FROM oauth_clients WHERE client_id = ?'),
+    insertClient: db.prepare(`INSERT INTO oauth_clients (${CLIENT_COLUMNS.join(', ')}) VALUES (${CLIENT_COLUMNS.map((c) => '@' + c).join(', ')})`),
+    updateClient: db.prepare(`UPDATE oauth_clients SET ${CLIENT_COLUMNS.filter((c) => c !== 'client_id').map((c) => `${c} = @${c}`).join(', ')} WHERE client_id = @client_id`),
+    deleteClient: db.prepare('DELETE FROM oauth_clients WHERE client_id = ?'),
+    countClients: db.prepare(`SELECT count(*) FROM oauth_clients WHERE (@search IS NULL OR instr(lower(name), @search) > 0
+      OR instr(lower(client_id), @search) > 0 OR instr(lower(coalesce(description, '')), @search) > 0)`),
+    listClients: db.prepare(`SELECT * FROM oauth_clients WHERE (@search IS NULL OR instr(lower(name), @search) > 0
+      OR instr(lower(client_id), @search) > 0 OR instr(lower(coalesce(description, '')), @search) > 0)
+      ORDER BY created_at, client_id LIMIT @limit OFFSET @offset`),
+    markUsed: db.prepare('UPDATE oauth_clients SET first_used_at = ? WHERE client_id = ? AND first_used_at IS NULL'),
+    abandoned: db.prepare(`SELECT client_id FROM oauth_clients WHERE origin = 'dynamic' AND first_used_at IS NULL AND created_at < ?`),
+
+    insertInteraction: db.prepare('INSERT INTO oauth_interactions (id_hash, client_id, params, sub, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)'),
+    interaction: db.prepare('SELECT * FROM oauth_interactions WHERE id_hash = ?'),
+    bindInteraction: db.prepare('UPDATE oauth_interactions SET sub = ?, expires_at = ? WHERE id_hash = ? AND used_at IS NULL AND sub IS NULL'),
+    useInteraction: db.prepare('UPDATE oauth_interactions SET used_at = ? WHERE id_hash = ? AND used_at IS NULL AND expires_at > ?'),
+
+    insertCode: db.prepare(`INSERT INTO oauth_codes (code_hash, client_id, sub, redirect_uri, scope, audiences, resource, nonce, code_challenge, auth_time, sid, created_at, expires_at)
+      VALUES (@code_hash, @client_id, @sub, @redirect_uri, @scope, @audiences, @resource, @nonce, @code_challenge, @auth_time, @sid, @created_at, @expires_at)`),
+    code: db.prepare('SELECT * FROM oauth_codes WHERE code_hash = ?'),
+    redeemCode: db.prepare('UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL'),
+    codeIssued: db.prepare('UPDATE oauth_codes SET family_id = ?, access_jti = ?, access_expires_at = ? WHERE code_hash = ?'),
+
+    insertFamily: db.prepare(`INSERT INTO oauth_refresh_families (id, client_id, sub, scope, audiences, resource, auth_time, sid, created_at, expires_at, generation)
+      VALUES (@id, @client_id, @sub, @scope, @audiences, @resource, @auth_time, @sid, @created_at, @expires_at, 0)`),
+    family: db.prepare('SELECT * FROM oauth_refresh_families WHERE id = ?'),
+    revokeFamily: db.prepare('UPDATE oauth_refresh_families SET revoked_at = ?, revoked_reason = ?, reservation = NULL WHERE id = ? AND revoked_at IS NULL'),
+    revokeFamiliesOfClient: db.prepare('UPDATE oauth_refresh_families SET revoked_at = ?, revoked_reason = ? WHERE client_id = ? AND revoked_at IS NULL'),
+    revokeFamiliesOfSession: db.prepare('UPDATE oauth_refresh_families SET revoked_at = ?, revoked_reason = ? WHERE client_id = ? AND sub = ? AND revoked_at IS NULL'),
+    setReservation: db.prepare('UPDATE oauth_refresh_families SET reservation = ? WHERE id = ?'),
+    narrowFamily: db.prepare('UPDATE oauth_refresh_families SET scope = ?, generation = generation + 1, reservation = NULL WHERE id = ?'),
+
+    insertRefresh: db.prepare('INSERT INTO oauth_refresh_tokens (token_hash, family_id, generation, created_at) VALUES (?, ?, ?, ?)'),
+    refresh: db.prepare('SELECT * FROM oauth_refresh_tokens WHERE token_hash = ?'),
+    rotateRefresh: db.prepare('UPDATE oauth_refresh_tokens SET rotated_at = ? WHERE token_hash = ? AND rotated_at IS NULL'),
+
+    revokeAccess: db.prepare('INSERT OR IGNORE INTO oauth_revoked_access (jti, expires_at) VALUES (?, ?)'),
+    accessRevoked: db.prepare('SELECT 1 FROM oauth_revoked_access WHERE jti = ?'),
+
+    purgeInteractions: db.prepare('DELETE FROM oauth_interactions WHERE expires_at < ?'),
+    purgeCodes: db.prepare('DELETE FROM oauth_codes WHERE expires_at < ?'),
+    purgeFamilies: db.prepare('DELETE FROM oauth_refresh_families WHERE expires_at < ? OR (revoked_at IS NOT NULL AND revoked_at < ?)'),
+    purgeRevokedAccess: db.prepare('DELETE FROM oauth_revoked_access WHERE expires_at < ?'),
+  };
+
+  return {
+    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+    getClient: (id: string) => q.client.get(id) as ClientRow | undefined,
+    insertClient: (row: ClientRow) => void q.insertClient.run(row),
+    updateClient: (row: ClientRow) => void q.updateClient.run(row),
+    deleteClient: (id: string) => q.deleteClient.run(id).changes > 0,
+    countClients: (search: string | null) => q.countClients.pluck().get({ search }) as number,
+    listClients: (search: string | null, limit: number, offset: number) => q.listClients.all({ search, limit, offset }) as ClientRow[],
+    markClientUsed: (id: string, at: number) => void q.markUsed.run(at, id),
+    abandonedClients: (before: number) => q.abandoned.pluck().all(before) as string[],
+
+    insertInteraction: (r: Omit<InteractionRow, 'used_at'>) => void q.insertInteraction.run(r.id_hash, r.client_id, r.params, r.sub, r.created_at, r.expires_at),
+    getInteraction: (idHash: string) => q.interaction.get(idHash) as InteractionRow | undefined,
+    /** Binds a consent interaction to the account it is shown to, once; its five minutes start now. */
+    bindInteraction: (idHash: string, sub: string, expiresAt: number) => void q.bindInteraction.run(sub, expiresAt, idHash),
+    useInteraction: (idHash: string, at: number) => q.useInteraction.run(at, idHash, at).changes > 0,
+
+    insertCode: (r: Omit<CodeRow, 'used_at' | 'family_id' | 'access_jti' | 'access_expires_at'>) => void q.insertCode.run(r),
+    getCode: (hash: string) => q.code.get(hash) as CodeRow | undefined,
+    redeemCode: (hash: string, at: number) => q.redeemCode.run(at, hash).changes > 0,
+    setCodeIssued: (hash: string, familyId: string | null, jti: string, accessExpiresAt: number) => void q.codeIssued.run(familyId, jti, accessExpiresAt, hash),
+
+    insertFamily: (r: Omit<FamilyRow, 'revoked_at' | 'revoked_reason' | 'reservation' | 'generation'>) => void q.insertFamily.run(r),
+    getFamily: (id: string) => q.family.get(id) as FamilyRow | undefined,
+    revokeFamily: (id: string, at: number, reason: string) => q.revokeFamily.run(at, reason, id).changes > 0,
+    revokeClientFamilies: (clientId: string, at: number, reason: string) => q.revokeFamiliesOfClient.run(at, reason, clientId).changes,
+    revokeUserClientFamilies: (clientId: string, sub: string, at: number, reason: string) => q.revokeFamiliesOfSession.run(at, reason, clientId, sub).changes,
+    setReservation: (id: string, value: string | null) => void q.setReservation.run(value, id),
+    advanceFamily: (id: string, scope: string) => void q.narrowFamily.run(scope, id),
+
+    insertRefreshToken: (hash: string, familyId: string, generation: number, at: number) => void q.insertRefresh.run(hash, familyId, generation, at),
+    getRefreshToken: (hash: string) => q.refresh.get(hash) as RefreshTokenRow | undefined,
+    rotateRefreshToken: (hash: string, at: number) => q.rotateRefresh.run(at, hash).changes > 0,
+
+    revokeAccessToken: (jti: string, expiresAt: number) => void q.revokeAccess.run(jti, expiresAt),
+    isAccessRevoked: (jti: string) => q.accessRevoked.get(jti) !== undefined,
+
+    /** Background cleanup: expired interactions, codes, refresh families and access-token denials. */
+    purge(at: number, keepRevokedMs: number) {
+      return db.transaction(() => ({
+        interactions: q.purgeInteractions.run(at - 60_000).changes,
+        codes: q.purgeCodes.run(at - 60 * 60_000).changes,
+        families: q.purgeFamilies.run(at, at - keepRevokedMs).changes,
+        revokedAccess: q.purgeRevokedAccess.run(at).changes,
+      })).immediate();
+    },
+  };
+}
+
+export type OAuthStore = ReturnType<typeof createOAuthStore>;
