@@ -32,7 +32,7 @@ async function call(pathname: string, init: { method?: string; json?: unknown; c
     headers.set('content-type', 'application/x-www-form-urlencoded');
     body = new URLSearchParams(init.form).toString();
   }
-  const r = await fetch(pathname.startsWith('http') ? pathname : s.url + pathname, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+  const r = await fetch(pathname.startsWith('http') ? pathname : s.url + pathname, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
   const text = await r.text();
   let json: any = null;
   try {
@@ -543,5 +543,99 @@ describe('client administration', () => {
     for (const p of ['/oauth/authorize', '/oauth/token', '/oauth/register', '/oauth/revoke', '/oauth/userinfo', '/oauth/logout', '/.well-known/openid-configuration', '/api/admin/oauth/clients', '/api/admin/oauth/clients/{clientId}/secret']) {
       expect(Object.keys(doc.json.paths)).toContain(p);
     }
+  });
+});
+
+describe('lifetimes, cleanup and the fail-closed refresh reservation', () => {
+  const db = () => s.services.platformDb;
+
+  it('an expired code is refused; a consent answered after five minutes is refused', async () => {
+    const config = await rp(managed.clientId, managed.secret);
+    const v = client.randomPKCECodeVerifier();
+    const r = await call(client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: await client.calculatePKCECodeChallenge(v), code_challenge_method: 'S256' }).toString(), { cookie: aliceCookie, origin: null });
+    const code = new URL(r.location!).searchParams.get('code')!;
+    const hash = crypto.createHash('sha256').update(code).digest('hex');
+    const row = db().prepare('SELECT created_at, expires_at FROM oauth_codes WHERE code_hash = ?').get(hash) as { created_at: number; expires_at: number };
+    expect(row.expires_at - row.created_at).toBe(60_000);
+    db().prepare('UPDATE oauth_codes SET expires_at = ? WHERE code_hash = ?').run(Date.now() - 1, hash);
+    const late = await rawToken({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: v }, { id: managed.clientId, secret: managed.secret });
+    expect(late.json).toMatchObject({ error: 'invalid_grant' });
+
+    const reg = await call('/oauth/register', { json: { redirect_uris: ['https://late.example/cb'], client_name: 'Late' }, origin: null });
+    const page = await call(`/oauth/authorize?${new URLSearchParams({ client_id: reg.json.client_id, redirect_uri: 'https://late.example/cb', response_type: 'code', scope: 'openid', resource: `${issuer}/v1`, code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`, { cookie: aliceCookie, origin: null });
+    expect(page.status).toBe(200);
+    const action = /action="(\/oauth\/interaction\/[^"]+\/consent)"/.exec(page.text)![1]!;
+    const i = db().prepare('SELECT created_at, expires_at FROM oauth_interactions WHERE client_id = ?').get(reg.json.client_id) as { created_at: number; expires_at: number };
+    expect(i.expires_at - Date.now()).toBeLessThanOrEqual(5 * 60_000);
+    expect(i.expires_at - Date.now()).toBeGreaterThan(4 * 60_000);
+    db().prepare('UPDATE oauth_interactions SET expires_at = ? WHERE client_id = ?').run(Date.now() - 1, reg.json.client_id);
+    const answered = await call(action, { form: { decision: 'approve' }, cookie: aliceCookie });
+    expect(answered.status).toBe(409);
+    expect(answered.location).toBeNull();
+  });
+
+  it('removes registrations abandoned for a day, and keeps used ones', async () => {
+    const abandoned = await call('/oauth/register', { json: { redirect_uris: ['https://gone.example/cb'] }, origin: null });
+    const used = await call('/oauth/register', { json: { redirect_uris: ['https://kept.example/cb'] }, origin: null });
+    await call(`/oauth/authorize?${new URLSearchParams({ client_id: used.json.client_id, redirect_uri: 'https://kept.example/cb', response_type: 'code', resource: `${issuer}/v1`, code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`, { cookie: aliceCookie, origin: null });
+    const dayAgo = Date.now() - 25 * 3600_000;
+    db().prepare('UPDATE oauth_clients SET created_at = ? WHERE client_id IN (?, ?)').run(dayAgo, abandoned.json.client_id, used.json.client_id);
+    const r = s.services.identity.oauth.cleanup();
+    expect(r.abandoned).toBeGreaterThanOrEqual(1);
+    expect((await admin(`/api/admin/oauth/clients/${abandoned.json.client_id}`)).status).toBe(404);
+    expect((await admin(`/api/admin/oauth/clients/${used.json.client_id}`)).status).toBe(200);
+  });
+
+  it('a signing failure during refresh releases a reservation proven not to have issued, and otherwise fails closed', async () => {
+    const authority = s.services.identity.oauthAuthority;
+    const real = authority.signAccessToken;
+    const basic = { id: managed.clientId, secret: managed.secret };
+    const { tokens } = await codeFlow({ clientId: managed.clientId, secret: managed.secret, cookie: aliceCookie });
+    try {
+      authority.signAccessToken = async () => {
+        throw new Error('authority transport failed');
+      };
+      const failed = await rawToken({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, basic);
+      expect(failed.status).toBe(503);
+      expect(failed.json.error).toBe('server_error');
+      expect(failed.json.error_description).toContain('still valid');
+    } finally {
+      authority.signAccessToken = real;
+    }
+    const retried = await rawToken({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, basic);
+    expect(retried.status, retried.text).toBe(200);
+
+    // The outcome is unknown (the reservation no longer reads "reserved"): the family stays closed.
+    try {
+      authority.signAccessToken = async () => {
+        db().prepare(`UPDATE oauth_refresh_families SET reservation = json_set(reservation, '$.status', 'issued') WHERE reservation IS NOT NULL`).run();
+        throw new Error('authority answered nothing');
+      };
+      const unknown = await rawToken({ grant_type: 'refresh_token', refresh_token: retried.json.refresh_token }, basic);
+      expect(unknown.status).toBe(503);
+      expect(unknown.json.error_description).not.toContain('still valid');
+    } finally {
+      authority.signAccessToken = real;
+    }
+    const closed = await rawToken({ grant_type: 'refresh_token', refresh_token: retried.json.refresh_token }, basic);
+    expect(closed.json).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('RP-initiated logout ends the session and the client\'s refresh grants, and returns to the registered logout URI', async () => {
+    const c = await createClient({ name: 'Logout RP', redirectUris: [REDIRECT], logoutUri: 'https://rp.example.test/bye', scopes: ['openid', 'offline_access'] });
+    const cookie = await signIn('alice', USER_PASSWORD);
+    const { tokens } = await codeFlow({ clientId: c.clientId, secret: c.secret, cookie, scope: 'openid offline_access' });
+    const confirm = await call(`/oauth/logout?${new URLSearchParams({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://rp.example.test/bye', state: 'bye-1' })}`, { cookie, origin: null });
+    expect(confirm.status).toBe(200);
+    expect(confirm.text).toContain('Sign out of Hearth?');
+    const done = await call('/oauth/logout', { cookie, form: { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://rp.example.test/bye', state: 'bye-1' } });
+    expect(done.status).toBe(303);
+    expect(done.location).toBe('https://rp.example.test/bye?state=bye-1');
+    expect((await call('/api/auth/session', { cookie, origin: null })).status).toBe(401);
+    expect((await rawToken({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, { id: c.clientId, secret: c.secret! })).json.error).toBe('invalid_grant');
+    // The access token stays valid until it expires (seed: signing out prevents refreshes only).
+    expect((await call('/oauth/userinfo', { token: tokens.access_token, origin: null })).status).toBe(200);
+    const foreign = await call('/oauth/logout', { cookie: aliceCookie, form: {}, origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
   });
 });
