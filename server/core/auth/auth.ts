@@ -76,3 +76,29 @@ export function requireNamespaceAccess(ctx: AppContext, ns: string, mode: 'read'
 export function actorFor(ctx: AppContext) {
   return { actor: ctx.state.principal ? actorOf(ctx.state.principal) : 'anonymous', requestId: ctx.state.requestId };
 }
+
+/** The request context every domain reads after `requireRole` (seed 001, "Application-facing helpers"). */
+export interface RequestIdentity {
+  /** Who acts, for audit and `_meta.actor`: `account:<login>`, `service:<appId>:<resourceType>:<resourceId>`, `token:<name>`. */
+  actor: string;
+  /** What the domain authorizes against: the account's UUID, the service account's ID, or `token:<id>` for an API token. */
+  accessSubject: string;
+  /** `user` (a person, by session or OAuth), `service_account` (client credentials) or `token` (an API token). */
+  kind: 'user' | 'service_account' | 'token';
+  admin: boolean;
+  /** OAuth scopes when the credential is an access token (the credential's scope cap), otherwise null. */
+  scope: string[] | null;
+}
+
+/**
+ * `requireRole(ctx, 'authenticated')` (or `'admin'`): 401 without a credential, 403 without the role; then the
+ * request's `actor` and `accessSubject`. Routes declared `authenticated`/`admin` have already authenticated.
+ */
+export function requireRole(ctx: AppContext, role: 'authenticated' | 'admin'): RequestIdentity {
+  const p = ctx.state.principal;
+  if (!p) throw new HearthError('unauthorized', 'this request needs a credential: a session, an API token or an OAuth access token');
+  if (role === 'admin' && p.kind !== 'admin') throw new HearthError('forbidden', 'the administrator role is required');
+  const kind = p.oauth ? p.oauth.actorKind : p.session ? 'user' : 'token';
+  const accessSubject = p.oauth ? p.oauth.sub : p.session ? p.session.sub : `token:${p.tokenId}`;
+  return { actor: actorOf(p), accessSubject, kind, admin: p.kind === 'admin', scope: p.oauth ? p.oauth.scope : null };
+}

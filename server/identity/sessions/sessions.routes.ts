@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Api } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
-import { actorFor } from '../../core/auth/auth.ts';
+import { actorFor, requireRole } from '../../core/auth/auth.ts';
 import { Login } from '../accounts/accounts.schemas.ts';
 import { SubParams } from '../accounts/accounts.schemas.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
@@ -111,6 +111,23 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
       noStore(ctx);
       ctx.append('Set-Cookie', sessions.logout(ctx));
       ctx.status = 204;
+    },
+  });
+  api.route({
+    method: 'get', path: '/api/auth/whoami', operationId: 'whoami', tags, access: 'authenticated',
+    summary: 'The caller as every domain sees it',
+    description: 'The request context after `requireRole(authenticated)`: `actor` (audit name), `accessSubject` (the account UUID, the service-account ID, or `token:<id>`), `kind`, `admin` and, for OAuth access tokens, the `scope` cap. Works with a session, an API token or an OAuth access token.',
+    responses: {
+      200: {
+        description: 'The caller.',
+        schema: z.object({
+          actor: z.string(), accessSubject: z.string(), kind: z.enum(['user', 'service_account', 'token']), admin: z.boolean(), scope: z.array(z.string()).nullable(),
+        }).meta({ id: 'RequestIdentity' }),
+      },
+    },
+    handler: (ctx) => {
+      noStore(ctx);
+      return requireRole(ctx, 'authenticated');
     },
   });
   api.route({

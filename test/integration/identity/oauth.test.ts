@@ -639,3 +639,21 @@ describe('lifetimes, cleanup and the fail-closed refresh reservation', () => {
     expect(foreign.status).toBe(403);
   });
 });
+
+describe('the request context (requireRole, actor, accessSubject)', () => {
+  it('is the same shape for a session, an API token, a user access token and a service-account token', async () => {
+    const bySession = await call('/api/auth/whoami', { cookie: aliceCookie, origin: null });
+    expect(bySession.json).toEqual({ actor: 'account:alice', accessSubject: alice.sub, kind: 'user', admin: false, scope: null });
+    const byToken = await admin('/api/auth/whoami');
+    expect(byToken.json).toMatchObject({ actor: 'token:env', accessSubject: 'token:env', kind: 'token', admin: true });
+    const { tokens } = await codeFlow({ clientId: 'hearth-cli', cookie: aliceCookie, redirectUri: 'http://127.0.0.1:7/callback', scope: 'openid read' });
+    const byOAuth = await call('/api/auth/whoami', { token: tokens.access_token, origin: null });
+    expect(byOAuth.json).toEqual({ actor: 'account:alice', accessSubject: alice.sub, kind: 'user', admin: false, scope: ['openid', 'read'] });
+    const sa = await admin('/api/admin/core/service-accounts', { json: { appId: 'whoami', resourceType: 'namespace', resourceId: 'sales' } });
+    const c = await createClient({ name: 'whoami', serviceAccountId: sa.json.sub, scopes: ['read'], audiences: ['hearth'] });
+    const cc = await client.clientCredentialsGrant(await rp(c.clientId, c.secret), {});
+    const bySa = await call('/api/auth/whoami', { token: cc.access_token, origin: null });
+    expect(bySa.json).toEqual({ actor: 'service:whoami:namespace:sales', accessSubject: sa.json.sub, kind: 'service_account', admin: false, scope: ['read'] });
+    expect((await call('/api/auth/whoami', { origin: null })).status).toBe(401);
+  });
+});
