@@ -60,6 +60,7 @@ export const ERROR_CODES = {
   origin_mismatch: 403,
   recent_auth_required: 403,
   already_set_up: 409,
+  last_admin: 409,
   // OAuth 2.0 (RFC 6749 §5.2, RFC 6750 §3.1, RFC 7009, RFC 7591, RFC 8707); these bodies also carry `error_description`.
   invalid_client: 401,
   invalid_grant: 400,

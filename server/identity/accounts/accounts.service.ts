@@ -175,7 +175,11 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
         const fields = Object.keys(changes).filter((k) => k !== 'email_key' && k !== 'disabled');
         if (fields.length === 0 && !disabling && !enabling) return before;
         const at = now();
+        const wasUsableAdmin = before.admin === 1 && before.disabled === 0 && (before.expires_at === null || before.expires_at > at);
         store.updateAccount(sub, changes, at);
+        if (wasUsableAdmin && store.countUsableAdmins(at) === 0) {
+          throw new HearthError('last_admin', `${before.login} is the last administrator who can sign in: make another account an administrator first`);
+        }
         if (fields.length > 0) {
           record(a, 'account.update', sub, { login: changes.login ?? before.login, fields, ...(changes.login ? { previousLogin: before.login } : {}) });
         }
@@ -193,6 +197,9 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
       store.transaction(() => {
         const before = personRow(sub);
         store.deleteAccount(sub);
+        if (before.admin === 1 && before.disabled === 0 && store.countUsableAdmins(now()) === 0) {
+          throw new HearthError('last_admin', `${before.login} is the last administrator who can sign in: make another account an administrator first`);
+        }
         record(a, 'account.delete', sub, { login: before.login });
       });
     },

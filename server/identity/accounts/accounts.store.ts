@@ -97,6 +97,8 @@ export function createAccountStore(db: Db) {
   const listAccounts = db.prepare(`SELECT * FROM identity_accounts WHERE ${accountSearch} ORDER BY login LIMIT @limit OFFSET @offset`);
   const countAccounts = db.prepare(`SELECT count(*) FROM identity_accounts WHERE ${accountSearch}`).pluck();
   const getAccount = db.prepare('SELECT * FROM identity_accounts WHERE sub = ?');
+  const usableAdmins = db.prepare(`SELECT count(*) FROM identity_accounts WHERE kind = 'person' AND admin = 1 AND disabled = 0
+    AND (expires_at IS NULL OR expires_at > ?)`).pluck();
   const byLogin = db.prepare('SELECT sub FROM identity_accounts WHERE login = ?').pluck();
   const byEmail = db.prepare('SELECT sub FROM identity_accounts WHERE email_key = ?').pluck();
   const insertAccount = db.prepare(`INSERT INTO identity_accounts
@@ -167,6 +169,8 @@ export function createAccountStore(db: Db) {
       listAccounts.all({ like: likeOf(search), limit, offset }) as AccountRow[],
     countAccounts: (search: string | undefined) => countAccounts.get({ like: likeOf(search) }) as number,
     getAccount: (sub: string) => getAccount.get(sub) as AccountRow | undefined,
+    /** Administrators that can still sign in (not disabled, not expired). */
+    countUsableAdmins: (at: number) => usableAdmins.get(at) as number,
     findSubByLogin: (login: string) => byLogin.get(login) as string | undefined,
     findSubByEmailKey: (emailKey: string) => byEmail.get(emailKey) as string | undefined,
     insertAccount: (row: Omit<AccountRow, 'epoch' | 'updated_at'>) => void insertAccount.run(row),
