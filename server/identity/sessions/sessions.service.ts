@@ -30,6 +30,8 @@ export const RECENT_AUTH_MS = 10 * 60 * 1000;
 /** Sign-in failures allowed per client IP per window before 429. */
 export const LOGIN_FAILURE_LIMIT = 10;
 export const LOGIN_FAILURE_WINDOW_MS = 60_000;
+/** Wrong current passwords allowed per account per window on `PUT /api/auth/password` before 429. */
+export const PASSWORD_CHANGE_FAILURE_LIMIT = 5;
 const TOUCH_INTERVAL_MS = 60_000;
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 const COOKIE_VALUE = /^([A-Za-z0-9_-]{16,64})\.([A-Za-z0-9_-]{43})$/;
@@ -79,6 +81,9 @@ export function createSessionsService(deps: {
   const { store, accountStore, accounts, audit } = deps;
   const now = deps.now ?? Date.now;
   const limiter = createFailureLimiter({ limit: LOGIN_FAILURE_LIMIT, windowMs: LOGIN_FAILURE_WINDOW_MS, now });
+  // Wrong current passwords are counted per account, apart from sign-in failures per address: a signed-in person
+  // mistyping cannot lock the office's shared address out of signing in, and cannot guess without limit either.
+  const passwordLimiter = createFailureLimiter({ limit: PASSWORD_CHANGE_FAILURE_LIMIT, windowMs: LOGIN_FAILURE_WINDOW_MS, now });
   const record = (a: Actor, action: string, target: string, detail?: Record<string, unknown>) =>
     audit.record({ actor: a.actor, action, target, detail: detail ?? null, requestId: a.requestId ?? null });
 
@@ -167,12 +172,12 @@ export function createSessionsService(deps: {
 
     /** The signed-in account changes its own password, proving the current one; its other sessions end. */
     async changeOwnPassword(session: SessionInfo, current: string, next: string, ip: string, a: Actor) {
-      const wait = limiter.retryAfter(ip);
+      const wait = passwordLimiter.retryAfter(session.sub);
       if (wait > 0) throw new HearthError('rate_limited', 'too many failed attempts; try again later', { headers: { 'Retry-After': String(wait) } });
       const stored = store.getPassword(session.sub);
       const ok = stored ? await verifyPassword(current, stored) : await verifyDummy(current);
       if (!ok) {
-        limiter.fail(ip);
+        passwordLimiter.fail(session.sub);
         throw invalidCredentials();
       }
       const hash = await storePassword(next);

@@ -218,6 +218,28 @@ describe('rate limit', () => {
   });
 });
 
+describe('password-change rate limit', () => {
+  it('counts wrong current passwords per account, apart from sign-in failures per address', async () => {
+    const r = await startTestServer();
+    try {
+      const post = (p: string, json: unknown, headers: Record<string, string> = {}, method = 'POST') =>
+        fetch(r.url + p, { method, headers: { 'content-type': 'application/json', origin: r.url, ...headers }, body: JSON.stringify(json) });
+      expect((await post('/api/setup', { login: 'root', password: ADMIN_PASSWORD })).status).toBe(201);
+      const signedIn = await post('/api/auth/login', { login: 'root', password: ADMIN_PASSWORD });
+      const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith('hearth_session='))!.split(';')[0]!;
+      const change = () => post('/api/auth/password', { currentPassword: 'not-the-password', newPassword: NEW_PASSWORD }, { cookie }, 'PUT');
+      for (let i = 0; i < 5; i++) expect((await change()).status).toBe(401);
+      const limited = await change();
+      expect(limited.status).toBe(429);
+      expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      // Signing in from the same address is not affected.
+      expect((await post('/api/auth/login', { login: 'root', password: ADMIN_PASSWORD })).status).toBe(200);
+    } finally {
+      await r.stop();
+    }
+  });
+});
+
 describe('hearth setup (CLI)', () => {
   function hearth(args: string[], stdin: string): Promise<{ code: number; stdout: string; stderr: string }> {
     return new Promise((resolve) => {
