@@ -10,7 +10,7 @@ import type { Logger } from '../core/logging/logger.ts';
 import type { Db, Migration } from '../core/storage/platform-db.ts';
 import type { SecretStore } from '../core/secrets/secrets.ts';
 import { createKeyStore, keyMigrations } from './keys/keys.store.ts';
-import { createKeysService } from './keys/keys.service.ts';
+import { createKeysService, resolveBrokerSecret } from './keys/keys.service.ts';
 import { registerKeyRoutes } from './keys/keys.routes.ts';
 import { accountMigrations, createAccountStore } from './accounts/accounts.store.ts';
 import { createAccountsService } from './accounts/accounts.service.ts';
@@ -71,8 +71,10 @@ export function createIdentityService(deps: IdentityDeps) {
   const sessions = createSessionsService({
     store: createSessionStore(deps.platformDb), accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now,
   });
+  // The OAuth module gets Core's closed authority through the broker, with the shared deployment secret.
+  const oauthAuthority = keys.oauthBroker(resolveBrokerSecret(deps.env, deps.secrets));
   const oauth = createOAuthService({
-    store: createOAuthStore(deps.platformDb), accounts, accountStore, authority: keys.oauthAuthority, audit: deps.audit,
+    store: createOAuthStore(deps.platformDb), accounts, accountStore, authority: oauthAuthority, audit: deps.audit,
     logger: deps.logger.child({ part: 'oauth' }), issuer: deps.issuer, now: deps.now,
   });
   let cleanupTimer: NodeJS.Timeout | null = null;
@@ -104,6 +106,8 @@ export function createIdentityService(deps: IdentityDeps) {
     /** Start-up readiness: throws when keys cannot be loaded (wrong KEK, corrupt ciphertext, mismatched pair). */
     async start(): Promise<void> {
       await keys.start();
+      // Readiness: a validated active OAuth signer must load, or start-up fails (no fallback signer).
+      await oauthAuthority.ready();
       oauth.seed();
       oauth.cleanup();
       cleanupTimer = setInterval(() => {
@@ -141,7 +145,7 @@ export function createIdentityService(deps: IdentityDeps) {
     /** An invocation token (`typ: hearth-invocation+jwt`, 30 s). */
     signInvocationToken: keys.signInvocationToken,
     /** For the OAuth module: RFC 9068 access tokens and OpenID Connect ID tokens, one hour. */
-    oauthAuthority: keys.oauthAuthority,
+    oauthAuthority,
 
     // Application-facing verifiers: each trusts only its own purpose's JWKS.
     verifySessionToken: keys.verifySessionToken,

@@ -26,6 +26,7 @@ import {
   type LifecycleAction, type LifecycleKey, type Purpose,
 } from './keys.lifecycle.ts';
 import type { KeyRow, KeyStore } from './keys.store.ts';
+import type { VerifiedAccessToken } from './keys.tokens.ts';
 import {
   ALGORITHM, AccessTokenInput, IdTokenInput, InvocationTokenInput, SessionTokenInput, accessTokenDraft, idTokenDraft, invocationDraft, sessionDraft,
   verifyAccessToken, verifyInvocation, verifySession, type TokenDraft,
@@ -405,6 +406,23 @@ export function createKeysService(deps: KeysServiceDeps) {
     return { fingerprint: k.current.id, source: k.source, next: k.next?.id ?? null, previous: k.previous?.id ?? null };
   }
 
+  /** Signs what the OAuth module may ask for; `ready()` loads a validated active OAuth signer or fails closed. */
+  const oauthAuthority = {
+    ready: async (): Promise<void> => {
+      await signerFor('oauth');
+    },
+    signAccessToken: async (input: AccessTokenInput) => {
+      const v = AccessTokenInput.parse(input);
+      return sign('oauth', (iss, t) => accessTokenDraft(v, iss, t));
+    },
+    signIdToken: async (input: IdTokenInput) => {
+      const v = IdTokenInput.parse(input);
+      return sign('oauth', (iss, t) => idTokenDraft(v, iss, t));
+    },
+    verifyAccessToken: (token: string, opts: { audience: string | string[] }) =>
+      verifyAccessToken(token, opts.audience, { key: resolvers.oauth, issuer: deps.issuer(), now: now() }),
+  };
+
   return {
     /** Validates every stored key (start-up fails on a wrong KEK, corrupt ciphertext or a mismatched pair), then maintains. */
     async start(): Promise<void> {
@@ -526,17 +544,18 @@ export function createKeysService(deps: KeysServiceDeps) {
       const v = InvocationTokenInput.parse(input);
       return sign('invocation', (iss, t) => invocationDraft(v, iss, t));
     },
-    oauthAuthority: {
-      signAccessToken: async (input: AccessTokenInput) => {
-        const v = AccessTokenInput.parse(input);
-        return sign('oauth', (iss, t) => accessTokenDraft(v, iss, t));
-      },
-      signIdToken: async (input: IdTokenInput) => {
-        const v = IdTokenInput.parse(input);
-        return sign('oauth', (iss, t) => idTokenDraft(v, iss, t));
-      },
-      verifyAccessToken: (token: string, opts: { audience: string | string[] }) =>
-        verifyAccessToken(token, opts.audience, { key: resolvers.oauth, issuer: deps.issuer(), now: now() }),
+    /**
+     * The closed OAuth broker (seed 001, Authentication rule 7): the OAuth module presents the deployment secret it
+     * shares with Core (`HEARTH_OAUTH_BROKER_SECRET`, generated into the secret store when unset) and gets the typed
+     * authority — two token shapes, no arbitrary claims, no fallback signer. A wrong secret fails start-up.
+     */
+    oauthBroker(secret: string): OAuthAuthority {
+      const expected = Buffer.from(resolveBrokerSecret(deps.env, deps.secrets));
+      const given = Buffer.from(secret);
+      if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
+        throw new Error(`identity OAuth broker: the broker secret does not match Core's (${BROKER_SECRET_ENV})`);
+      }
+      return oauthAuthority;
     },
     verifySessionToken: (token: string) => verifySession(token, { key: resolvers.session, issuer: deps.issuer(), now: now() }),
     verifyInvocationToken: (token: string, opts: { audience: string }) =>
@@ -545,3 +564,22 @@ export function createKeysService(deps: KeysServiceDeps) {
 }
 
 export type KeysService = ReturnType<typeof createKeysService>;
+
+export const BROKER_SECRET_ENV = 'HEARTH_OAUTH_BROKER_SECRET';
+
+/** The OAuth broker's deployment secret: `HEARTH_OAUTH_BROKER_SECRET` (at least 32 characters) or a generated one in the secret store. */
+export function resolveBrokerSecret(env: NodeJS.ProcessEnv, secrets: SecretStore): string {
+  const fromEnv = env[BROKER_SECRET_ENV]?.trim();
+  if (fromEnv) {
+    if (fromEnv.length < 32) throw new Error(`${BROKER_SECRET_ENV} must be at least 32 characters`);
+    return fromEnv;
+  }
+  return secrets.getOrCreate('oauth-broker-secret', 32);
+}
+
+export interface OAuthAuthority {
+  ready(): Promise<void>;
+  signAccessToken(input: AccessTokenInput): Promise<string>;
+  signIdToken(input: IdTokenInput): Promise<string>;
+  verifyAccessToken(token: string, opts: { audience: string | string[] }): Promise<VerifiedAccessToken>;
+}

@@ -199,7 +199,7 @@ describe('tokens', () => {
     await expect(id.signInvocationToken({ sub: 'u', actorKind: 'user', aud: 'a', exp: 9999999999 } as never)).rejects.toThrow();
     await expect(id.oauthAuthority.signAccessToken({ sub: 'u', actorKind: 'user', clientId: 'c', audience: [], scope: [] })).rejects.toThrow();
     expect(Object.keys(id).filter((k) => /sign/i.test(k)).sort()).toEqual(['signInvocationToken', 'signSessionToken']);
-    expect(Object.keys(id.oauthAuthority).sort()).toEqual(['signAccessToken', 'signIdToken', 'verifyAccessToken']);
+    expect(Object.keys(id.oauthAuthority).sort()).toEqual(['ready', 'signAccessToken', 'signIdToken', 'verifyAccessToken']);
   });
 
   it('invocation tokens live 30 seconds and verify with two seconds of tolerance', async () => {

@@ -657,3 +657,15 @@ describe('the request context (requireRole, actor, accessSubject)', () => {
     expect((await call('/api/auth/whoami', { origin: null })).status).toBe(401);
   });
 });
+
+describe('the OAuth broker secret', () => {
+  it('start-up refuses a HEARTH_OAUTH_BROKER_SECRET shorter than 32 characters, and uses a given one', async () => {
+    await expect(startTestServer({ env: { HEARTH_OAUTH_BROKER_SECRET: 'too-short' } })).rejects.toThrow(/HEARTH_OAUTH_BROKER_SECRET/);
+    const ok = await startTestServer({ env: { HEARTH_OAUTH_BROKER_SECRET: 'b'.repeat(40) } });
+    try {
+      expect((await fetch(`${ok.url}/.well-known/openid-configuration`)).status).toBe(200);
+    } finally {
+      await ok.stop();
+    }
+  });
+});
