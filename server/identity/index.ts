@@ -19,12 +19,15 @@ import { createSessionStore, sessionMigrations } from './sessions/sessions.store
 import { createSessionsService } from './sessions/sessions.service.ts';
 import { registerSessionRoutes } from './sessions/sessions.routes.ts';
 import { createOAuthStore, oauthMigrations } from './oauth/oauth.store.ts';
+import { createLinuxStore, linuxMigrations } from './linux/linux.store.ts';
+import { createLinuxService } from './linux/linux.service.ts';
+import { registerLinuxRoutes } from './linux/linux.routes.ts';
 import { createOAuthService } from './oauth/oauth.service.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
 import { PLATFORM_AUDIENCE } from './oauth/oauth.schemas.ts';
 import type { AppContext } from '../core/http/context.ts';
 
-export const identityMigrations: Migration[] = [...keyMigrations, ...accountMigrations, ...sessionMigrations, ...oauthMigrations];
+export const identityMigrations: Migration[] = [...keyMigrations, ...accountMigrations, ...sessionMigrations, ...oauthMigrations, ...linuxMigrations];
 
 export { createRemoteVerifiers, InvalidTokenError, JWKS_PATHS, TOKEN_TYPES, SESSION_AUDIENCE } from './keys/keys.tokens.ts';
 export type {
@@ -67,7 +70,8 @@ export function createIdentityService(deps: IdentityDeps) {
     now: deps.now,
   });
   const accountStore = createAccountStore(deps.platformDb);
-  const accounts = createAccountsService({ store: accountStore, audit: deps.audit, now: deps.now });
+  const linux = createLinuxService({ store: createLinuxStore(deps.platformDb), accountStore, audit: deps.audit, now: deps.now });
+  const accounts = createAccountsService({ store: accountStore, audit: deps.audit, now: deps.now, hooks: { personWritten: linux.onPersonWritten } });
   const sessions = createSessionsService({
     store: createSessionStore(deps.platformDb), accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now,
   });
@@ -102,6 +106,7 @@ export function createIdentityService(deps: IdentityDeps) {
       registerAccountRoutes(api, accounts);
       registerSessionRoutes(api, sessions, { issuer: deps.issuer });
       registerOAuthRoutes(api, oauth, sessions, { issuer: deps.issuer });
+      registerLinuxRoutes(api, linux);
     },
     /** Start-up readiness: throws when keys cannot be loaded (wrong KEK, corrupt ciphertext, mismatched pair). */
     async start(): Promise<void> {
@@ -128,6 +133,8 @@ export function createIdentityService(deps: IdentityDeps) {
       await keys.close();
     },
 
+    /** Linux identity assignment (administrators only: every route is admin-only). */
+    linuxIdentities: linux,
     /** The OAuth 2.0 / OpenID Connect server: clients, grants, and the principal of an access token. */
     oauth,
     /** For the core authenticator: the principal of an OAuth access token on this request's path (null: refused). */

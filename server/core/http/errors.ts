@@ -61,6 +61,12 @@ export const ERROR_CODES = {
   recent_auth_required: 403,
   already_set_up: 409,
   last_admin: 409,
+  linux_disabled: 409,
+  linux_conflict: 409,
+  linux_range_exhausted: 409,
+  linux_not_eligible: 409,
+  linux_identity_not_found: 404,
+  range_not_confirmed: 400,
   // OAuth 2.0 (RFC 6749 §5.2, RFC 6750 §3.1, RFC 7009, RFC 7591, RFC 8707); these bodies also carry `error_description`.
   invalid_client: 401,
   invalid_grant: 400,

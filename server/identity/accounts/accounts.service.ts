@@ -67,7 +67,12 @@ export interface PolicySubject extends CategorizedAccount {
   expiresAt: string | number | null;
 }
 
-export function createAccountsService(deps: { store: AccountStore; audit: AuditLog; now?: () => number }) {
+export interface AccountHooks {
+  /** Inside the account's transaction after a person account is created or updated; throwing undoes the change. */
+  personWritten?(before: AccountRow | null, after: AccountRow, a: Actor): void;
+}
+
+export function createAccountsService(deps: { store: AccountStore; audit: AuditLog; now?: () => number; hooks?: AccountHooks }) {
   const { store, audit } = deps;
   const now = deps.now ?? Date.now;
   const record = (a: Actor, action: string, target: string, detail?: Record<string, unknown>) =>
@@ -145,7 +150,9 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
           expires_at: input.expiresAt ? Date.parse(input.expiresAt) : null, created_at: at,
         });
         record(a, 'account.create', sub, { login: input.login, profile: input.profile, admin: input.admin });
-        return store.getAccount(sub)!;
+        const created = store.getAccount(sub)!;
+        deps.hooks?.personWritten?.(null, created, a);
+        return created;
       });
       return presentAccount(row);
     },
@@ -189,7 +196,9 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
           record(a, 'account.disable', sub, { login: changes.login ?? before.login });
         }
         if (enabling) record(a, 'account.enable', sub, { login: changes.login ?? before.login });
-        return store.getAccount(sub)!;
+        const after = store.getAccount(sub)!;
+        deps.hooks?.personWritten?.(before, after, a);
+        return after;
       });
       return presentAccount(row);
     },
