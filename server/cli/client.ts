@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { CliError } from './output.ts';
+import { freshLogin, readLogin, type StoredLogin } from './credentials.ts';
 
 export interface ClientOptions {
   url?: string;
@@ -9,38 +10,44 @@ export interface ClientOptions {
   data?: string;
 }
 
-/** A small HTTP client for the running server. Errors come back as CliError carrying the server's message. */
+/**
+ * A small HTTP client for the running server. Errors come back as CliError carrying the server's message.
+ *
+ * The token is, in order: `--token`, `HEARTH_TOKEN`, `HEARTH_ADMIN_TOKEN`, the `hearth login` of this server address
+ * (refreshed when it expires within a minute, and once more if the server refuses it), the data folder's
+ * `initial-admin-token`.
+ */
 export class HearthClient {
   readonly base: string;
-  private readonly token: string;
+  private token: string;
+  private login: StoredLogin | undefined;
 
   constructor(opts: ClientOptions) {
     this.base = (opts.url ?? process.env.HEARTH_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
-    const token = opts.token ?? process.env.HEARTH_TOKEN ?? process.env.HEARTH_ADMIN_TOKEN ?? readInitialToken(opts.data);
+    const given = opts.token ?? process.env.HEARTH_TOKEN ?? process.env.HEARTH_ADMIN_TOKEN;
+    this.login = given ? undefined : readLogin(this.base);
+    const token = given ?? this.login?.accessToken ?? readInitialToken(opts.data);
     if (!token) {
       throw new CliError(
-        'no API token: pass --token, set HEARTH_TOKEN, or create one with `hearth tokens create --name <name> --admin`',
+        'no API token: pass --token, set HEARTH_TOKEN, sign in with `hearth login`, or create one with `hearth tokens create --name <name> --admin`',
       );
     }
     this.token = token;
   }
 
   async request(method: string, pathname: string, init: { json?: unknown; body?: BodyInit | Readable; headers?: Record<string, string>; length?: number } = {}): Promise<Response> {
-    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...init.headers };
-    let body: BodyInit | undefined;
-    if (init.json !== undefined) {
-      headers['content-type'] = 'application/json';
-      body = JSON.stringify(init.json);
-    } else if (init.body instanceof Readable) {
-      body = Readable.toWeb(init.body) as unknown as BodyInit;
-      if (init.length !== undefined) headers['content-length'] = String(init.length);
-    } else body = init.body;
-    let res: Response;
-    try {
-      res = await fetch(this.base + pathname, { method, headers, body, duplex: 'half' } as RequestInit);
-    } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause;
-      throw new CliError(`cannot reach Hearth at ${this.base}${cause?.code ? ` (${cause.code})` : ''}: is \`hearth serve\` running? (--url or HEARTH_URL)`);
+    if (this.login) {
+      this.login = await freshLogin(this.base, this.login);
+      this.token = this.login.accessToken;
+    }
+    let res = await this.send(method, pathname, init);
+    // A stored login's access token can be refused before its time (revoked, server restarted with new keys):
+    // refresh once and retry, unless the body was a stream that is already spent.
+    if (res.status === 401 && this.login && !(init.body instanceof Readable)) {
+      await res.body?.cancel();
+      this.login = await freshLogin(this.base, this.login, this.token);
+      this.token = this.login.accessToken;
+      res = await this.send(method, pathname, init);
     }
     if (!res.ok) {
       let message = `${res.status} ${res.statusText}`;
@@ -50,9 +57,28 @@ export class HearthClient {
       } catch {
         // not JSON
       }
+      if (this.login && (res.status === 401 || res.status === 403)) message += ` [signed in as ${this.login.account.login} with \`hearth login\`]`;
       throw new CliError(message);
     }
     return res;
+  }
+
+  private async send(method: string, pathname: string, init: { json?: unknown; body?: BodyInit | Readable; headers?: Record<string, string>; length?: number }): Promise<Response> {
+    const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...init.headers };
+    let body: BodyInit | undefined;
+    if (init.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(init.json);
+    } else if (init.body instanceof Readable) {
+      body = Readable.toWeb(init.body) as unknown as BodyInit;
+      if (init.length !== undefined) headers['content-length'] = String(init.length);
+    } else body = init.body;
+    try {
+      return await fetch(this.base + pathname, { method, headers, body, duplex: 'half' } as RequestInit);
+    } catch (err) {
+      const cause = (err as { cause?: { code?: string } }).cause;
+      throw new CliError(`cannot reach Hearth at ${this.base}${cause?.code ? ` (${cause.code})` : ''}: is \`hearth serve\` running? (--url or HEARTH_URL)`);
+    }
   }
 
   async json<T>(method: string, pathname: string, json?: unknown): Promise<T> {

@@ -5,6 +5,8 @@ import { registerServe } from './commands/serve.ts';
 import { registerTokens } from './commands/tokens.ts';
 import { registerNamespaces } from './commands/ns.ts';
 import { registerSetup } from './commands/setup.ts';
+import { registerAccounts } from './commands/accounts.ts';
+import { registerLogin } from './commands/login.ts';
 
 export function buildProgram(): Command {
   const program = new Command('hearth')
@@ -16,6 +18,8 @@ export function buildProgram(): Command {
   registerTokens(program);
   registerNamespaces(program);
   registerSetup(program);
+  registerAccounts(program);
+  registerLogin(program);
   return program;
 }
 

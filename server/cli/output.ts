@@ -3,6 +3,18 @@ export function printJson(value: unknown): void {
   process.stdout.write(JSON.stringify(value, null, 2) + '\n');
 }
 
+/** One JSON object per line (for `--jsonl`): easy to stream into `jq -c` or a line-oriented tool. */
+export function printJsonLines(values: unknown[]): void {
+  process.stdout.write(values.map((v) => JSON.stringify(v) + '\n').join(''));
+}
+
+/** `key  value` lines for a single record, keys aligned. */
+export function printFields(fields: Array<[string, unknown]>): void {
+  const cell = (v: unknown) => (v === null || v === undefined || v === '' ? '-' : Array.isArray(v) ? v.join(', ') : String(v));
+  const width = Math.max(...fields.map(([k]) => k.length));
+  process.stdout.write(fields.map(([k, v]) => `${(k + ':').padEnd(width + 1)}  ${cell(v)}`).join('\n') + '\n');
+}
+
 export function printTable(rows: Array<Record<string, unknown>>, columns: string[]): void {
   if (rows.length === 0) {
     process.stdout.write('(none)\n');

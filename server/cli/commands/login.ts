@@ -1,0 +1,234 @@
+/**
+ * `hearth login`, `hearth logout`, `hearth whoami`: OAuth 2.0 authorization code with PKCE (S256) for the public
+ * client `hearth-cli`, with a loopback redirect on 127.0.0.1 and a port chosen by the system (RFC 8252 §7.3). The
+ * authorization response must carry our `state` and the discovered `iss` (RFC 9207); the ID token must carry our nonce.
+ */
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Command } from 'commander';
+import {
+  CLIENT_ID, SCOPE, OAuthError, checkIdToken, credentialsPath, discover, readLogin, removeLogin, revokeToken, saveLogin, serverKey,
+  toStoredLogin, tokenRequest, type ServerMetadata,
+} from '../credentials.ts';
+import { CliError, printFields, printJson } from '../output.ts';
+
+const CALLBACK_TIMEOUT_MS = 5 * 60_000;
+const b64url = (b: Buffer) => b.toString('base64url');
+const serverUrl = (url?: string) => serverKey(url ?? process.env.HEARTH_URL ?? 'http://127.0.0.1:8787');
+
+/** Best effort: hand the address to the desktop's browser. Every failure is ignored (the address is printed anyway). */
+function openBrowser(url: string): void {
+  const [cmd, args] =
+    process.platform === 'darwin' ? ['open', [url]]
+    : process.platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]]
+    : ['xdg-open', [url]];
+  try {
+    const child = spawn(cmd, args, { stdio: 'ignore', detached: true });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // no browser
+  }
+}
+
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+function page(res: http.ServerResponse, status: number, title: string, text: string): void {
+  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Hearth: ${escapeHtml(title)}</title></head>` +
+    `<body style="font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>\n`;
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-store',
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+    'referrer-policy': 'no-referrer',
+    connection: 'close',
+  });
+  res.end(html);
+}
+
+interface Callback {
+  code: string;
+  /** Answers the browser once the code has been exchanged (or not). */
+  reply(ok: boolean, text: string): void;
+}
+
+/**
+ * Serves `GET /callback` on the loopback address until an authorization response with our `state` arrives. Responses
+ * with another state are answered 400 and otherwise ignored (they are not ours, maybe forged), so they cannot cut a
+ * sign-in short; an error response or a wrong issuer with our state ends the sign-in.
+ */
+async function loopback(meta: ServerMetadata, state: string, onListening: (redirectUri: string) => void): Promise<Callback> {
+  const server = http.createServer();
+  const done = () => {
+    server.close();
+    server.closeAllConnections();
+  };
+  return new Promise<Callback>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      done();
+      reject(new CliError('no sign-in within 5 minutes: run `hearth login` again'));
+    }, CALLBACK_TIMEOUT_MS);
+    let settled = false;
+    const fail = (res: http.ServerResponse, message: string) => {
+      settled = true;
+      clearTimeout(timer);
+      res.on('finish', done);
+      page(res, 400, 'Sign-in failed', `${message}. You can close this tab.`);
+      reject(new CliError(message));
+    };
+    server.on('request', (req, res) => {
+      const u = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (req.method !== 'GET' || u.pathname !== '/callback') return page(res, 404, 'Not found', 'This address only receives the sign-in of `hearth login`.');
+      if (settled) return page(res, 409, 'Already handled', 'hearth login has already received its sign-in response.');
+      const p = u.searchParams;
+      if (p.get('state') !== state) {
+        process.stderr.write('hearth: ignored a sign-in response that does not belong to this login (wrong state)\n');
+        return page(res, 400, 'Sign-in response refused', 'This response does not belong to the sign-in that hearth login is waiting for (wrong state).');
+      }
+      const iss = p.get('iss');
+      if ((iss !== null || meta.authorization_response_iss_parameter_supported) && iss !== meta.issuer) {
+        return fail(res, `the sign-in response came from ${iss === null ? 'an unnamed issuer' : JSON.stringify(iss)}, not ${meta.issuer}`);
+      }
+      const error = p.get('error');
+      if (error !== null) {
+        const description = p.get('error_description');
+        return fail(res, `sign-in refused: ${description ? `${description} (${error})` : error}`);
+      }
+      const code = p.get('code');
+      if (!code) return fail(res, 'the sign-in response has no code');
+      settled = true;
+      clearTimeout(timer);
+      resolve({
+        code,
+        reply(ok, text) {
+          res.on('finish', done);
+          page(res, ok ? 200 : 400, ok ? 'Signed in' : 'Sign-in failed', text);
+        },
+      });
+    });
+    server.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new CliError(`cannot listen on 127.0.0.1: ${err.message}`));
+    });
+    server.listen(0, '127.0.0.1', () => onListening(`http://127.0.0.1:${(server.address() as AddressInfo).port}/callback`));
+  });
+}
+
+/** The login name for display: `preferred_username` (or `uid`) of the ID token, else of userinfo, else the sub. */
+async function loginName(meta: ServerMetadata, claims: Record<string, unknown>, accessToken: string): Promise<string> {
+  for (const k of ['preferred_username', 'uid']) if (typeof claims[k] === 'string' && claims[k]) return claims[k];
+  if (meta.userinfo_endpoint) {
+    try {
+      const res = await fetch(meta.userinfo_endpoint, { headers: { authorization: `Bearer ${accessToken}` }, signal: AbortSignal.timeout(10_000) });
+      const info = (await res.json()) as Record<string, unknown>;
+      if (res.ok && info.sub === claims.sub && typeof info.preferred_username === 'string') return info.preferred_username;
+    } catch {
+      // fall back to the sub
+    }
+  }
+  return claims.sub as string;
+}
+
+export function registerLogin(program: Command): void {
+  program
+    .command('login')
+    .description('sign in to a server in the browser (OAuth); later commands without --token use this sign-in')
+    .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
+    .option('--no-browser', 'only print the address to open')
+    .action(async (opts: { url?: string; browser: boolean }) => {
+      const url = serverUrl(opts.url);
+      const meta = await discover(url);
+      const verifier = b64url(crypto.randomBytes(32));
+      const state = b64url(crypto.randomBytes(16));
+      const nonce = b64url(crypto.randomBytes(16));
+      let redirectUri = '';
+      const callback = await loopback(meta, state, (uri) => {
+        redirectUri = uri;
+        const auth = new URL(meta.authorization_endpoint);
+        const q = {
+          response_type: 'code',
+          client_id: CLIENT_ID,
+          redirect_uri: uri,
+          scope: SCOPE,
+          state,
+          nonce,
+          code_challenge: b64url(crypto.createHash('sha256').update(verifier).digest()),
+          code_challenge_method: 'S256',
+        };
+        for (const [k, v] of Object.entries(q)) auth.searchParams.set(k, v);
+        process.stderr.write(`Open this address to sign in: ${auth.href}\n`);
+        if (opts.browser) openBrowser(auth.href);
+      });
+      let login;
+      try {
+        const t = await tokenRequest(meta, { grant_type: 'authorization_code', code: callback.code, redirect_uri: redirectUri, client_id: CLIENT_ID, code_verifier: verifier });
+        if (!t.id_token) throw new CliError('the server returned no ID token');
+        if (!t.refresh_token) process.stderr.write('hearth: the server returned no refresh token; you will have to sign in again when the access token expires\n');
+        const claims = checkIdToken(t.id_token, meta.issuer, nonce);
+        login = toStoredLogin(meta, t, { sub: claims.sub as string, login: await loginName(meta, claims, t.access_token) });
+        const previous = readLogin(url);
+        await saveLogin(url, login);
+        // the replaced sign-in is of no further use: end it (best effort)
+        if (previous?.refreshToken && previous.refreshToken !== login.refreshToken) await revokeToken(meta, previous.refreshToken).catch(() => {});
+      } catch (err) {
+        const message = err instanceof OAuthError ? `the server refused the sign-in code: ${err.message}` : (err as Error).message;
+        callback.reply(false, `${message}. You can close this tab.`);
+        throw err instanceof OAuthError ? new CliError(message) : err;
+      }
+      callback.reply(true, `Signed in to ${url} as ${login.account.login}. You can close this tab and return to the terminal.`);
+      process.stdout.write(`Signed in to ${url} as ${login.account.login}\n`);
+    });
+
+  program
+    .command('logout')
+    .description('end the sign-in of `hearth login` for a server (revokes it and removes it from the credentials file)')
+    .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
+    .action(async (opts: { url?: string }) => {
+      const url = serverUrl(opts.url);
+      const login = readLogin(url);
+      if (!login) {
+        process.stdout.write(`Not signed in to ${url}\n`);
+        return;
+      }
+      try {
+        const meta = await discover(url);
+        // the refresh token ends the whole grant; the access token too, so that it stops working at once
+        if (login.refreshToken) await revokeToken(meta, login.refreshToken);
+        await revokeToken(meta, login.accessToken, 'access_token');
+      } catch (err) {
+        process.stderr.write(`hearth: could not revoke the sign-in at the server (${(err as Error).message}); it stays valid there until it expires\n`);
+      }
+      await removeLogin(url);
+      process.stdout.write(`Signed out of ${url}\n`);
+    });
+
+  program
+    .command('whoami')
+    .description('show the account of `hearth login` for a server')
+    .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
+    .option('--json', 'print JSON (without tokens)')
+    .action((opts: { url?: string; json?: boolean }) => {
+      const url = serverUrl(opts.url);
+      const login = readLogin(url);
+      if (!login) throw new CliError(`not signed in to ${url}: run \`hearth login --url ${url}\``);
+      const expired = Date.parse(login.expiresAt) <= Date.now();
+      const info = {
+        server: url,
+        login: login.account.login,
+        sub: login.account.sub,
+        scope: login.scope,
+        accessTokenExpiresAt: login.expiresAt,
+        refreshable: !!login.refreshToken,
+        credentials: credentialsPath(),
+      };
+      if (opts.json) return printJson(info);
+      printFields([
+        ['server', url],
+        ['account', `${login.account.login} (${login.account.sub})`],
+        ['scope', login.scope],
+        ['access token', `${expired ? 'expired' : 'expires'} ${login.expiresAt}${login.refreshToken ? ' (renewed automatically)' : ''}`],
+        ['credentials', credentialsPath()],
+      ]);
+    });
+}
