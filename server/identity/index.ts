@@ -22,12 +22,15 @@ import { createOAuthStore, oauthMigrations } from './oauth/oauth.store.ts';
 import { createLinuxStore, linuxMigrations } from './linux/linux.store.ts';
 import { createLinuxService } from './linux/linux.service.ts';
 import { registerLinuxRoutes } from './linux/linux.routes.ts';
+import { createPasskeyStore, passkeyMigrations } from './passkeys/passkeys.store.ts';
+import { createPasskeysService } from './passkeys/passkeys.service.ts';
+import { registerPasskeyRoutes } from './passkeys/passkeys.routes.ts';
 import { createOAuthService } from './oauth/oauth.service.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
 import { PLATFORM_AUDIENCE } from './oauth/oauth.schemas.ts';
 import type { AppContext } from '../core/http/context.ts';
 
-export const identityMigrations: Migration[] = [...keyMigrations, ...accountMigrations, ...sessionMigrations, ...oauthMigrations, ...linuxMigrations];
+export const identityMigrations: Migration[] = [...keyMigrations, ...accountMigrations, ...sessionMigrations, ...oauthMigrations, ...linuxMigrations, ...passkeyMigrations];
 
 export { createRemoteVerifiers, InvalidTokenError, JWKS_PATHS, TOKEN_TYPES, SESSION_AUDIENCE } from './keys/keys.tokens.ts';
 export type {
@@ -75,6 +78,9 @@ export function createIdentityService(deps: IdentityDeps) {
   const sessions = createSessionsService({
     store: createSessionStore(deps.platformDb), accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now,
   });
+  const passkeys = createPasskeysService({
+    store: createPasskeyStore(deps.platformDb), accountStore, sessions, audit: deps.audit, issuer: deps.issuer, now: deps.now,
+  });
   // The OAuth module gets Core's closed authority through the broker, with the shared deployment secret.
   const oauthAuthority = keys.oauthBroker(resolveBrokerSecret(deps.env, deps.secrets));
   const oauth = createOAuthService({
@@ -107,6 +113,7 @@ export function createIdentityService(deps: IdentityDeps) {
       registerSessionRoutes(api, sessions, { issuer: deps.issuer });
       registerOAuthRoutes(api, oauth, sessions, { issuer: deps.issuer });
       registerLinuxRoutes(api, linux);
+      registerPasskeyRoutes(api, passkeys, sessions, { issuer: deps.issuer });
     },
     /** Start-up readiness: throws when keys cannot be loaded (wrong KEK, corrupt ciphertext, mismatched pair). */
     async start(): Promise<void> {

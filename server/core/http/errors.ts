@@ -67,6 +67,7 @@ export const ERROR_CODES = {
   linux_not_eligible: 409,
   linux_identity_not_found: 404,
   range_not_confirmed: 400,
+  passkey_not_found: 404,
   // OAuth 2.0 (RFC 6749 §5.2, RFC 6750 §3.1, RFC 7009, RFC 7591, RFC 8707); these bodies also carry `error_description`.
   invalid_client: 401,
   invalid_grant: 400,

@@ -136,6 +136,18 @@ export function createSessionsService(deps: {
     return { present: true as const, session: validate(value) };
   }
 
+  function startSession(row: AccountRow, requestId: string, method: string) {
+    const at = now();
+    const id = crypto.randomBytes(16).toString('base64url');
+    const secret = crypto.randomBytes(32).toString('base64url');
+    store.transaction(() => {
+      store.purge(at - 24 * 60 * 60 * 1000);
+      store.insertFamily({ id, sub: row.sub, secret_hash: sha256(secret), epoch: row.epoch, issued_at: at, expires_at: at + SESSION_LIFETIME_MS });
+      record({ actor: `account:${row.login}`, requestId }, 'session.login', row.sub, { login: row.login, session: id, ...(method === 'password' ? {} : { method }) });
+    });
+    return { account: presentSessionAccount(row), setCookie: cookieHeader(`${id}.${secret}`, SESSION_LIFETIME_MS / 1000) };
+  }
+
   async function storePassword(password: string): Promise<string> {
     return hashPassword(valid(Password, password, 'password'));
   }
@@ -204,16 +216,21 @@ export function createSessionsService(deps: {
         limiter.fail(ip);
         throw invalidCredentials();
       }
-      const at = now();
-      const id = crypto.randomBytes(16).toString('base64url');
-      const secret = crypto.randomBytes(32).toString('base64url');
-      store.transaction(() => {
-        store.purge(at - 24 * 60 * 60 * 1000);
-        store.insertFamily({ id, sub: fresh.sub, secret_hash: sha256(secret), epoch: fresh.epoch, issued_at: at, expires_at: at + SESSION_LIFETIME_MS });
-        record({ actor: `account:${fresh.login}`, requestId }, 'session.login', fresh.sub, { login: fresh.login, session: id });
-      });
-      return { account: presentSessionAccount(fresh), setCookie: cookieHeader(`${id}.${secret}`, SESSION_LIFETIME_MS / 1000) };
+      return startSession(fresh, requestId, 'password');
     },
+
+    /** A new session family for an account that proved itself another way (a passkey); `method` goes to the audit entry. */
+    startSession: (row: AccountRow, requestId: string, method: string) => startSession(row, requestId, method),
+    /** The per-address sign-in failure budget, for other sign-in methods. */
+    signInLimiter: {
+      check(ip: string): void {
+        const wait = limiter.retryAfter(ip);
+        if (wait > 0) throw new HearthError('rate_limited', 'too many failed sign-in attempts; try again later', { headers: { 'Retry-After': String(wait) } });
+      },
+      fail: (ip: string) => limiter.fail(ip),
+    },
+    /** Whether the account may sign in now (exists as a person, not disabled or expired, category allowed). */
+    maySignIn: (row: AccountRow | undefined): row is AccountRow => !!row && row.kind === 'person' && allowed(row),
 
     /** Ends the request's session family (when it has a valid one) and returns the header that clears the cookie. */
     logout(ctx: AppContext): string {

@@ -1,0 +1,153 @@
+/**
+ * Passkeys (WebAuthn) for accounts: registration from a recent session, and sign-in with a discoverable credential
+ * and user verification, which opens the same platform session as a password sign-in.
+ *
+ * - The relying party ID is the host name of the public origin; the expected origin is the public origin exactly.
+ * - Challenges are single-use and live five minutes; at most 10,000 wait at once (a flood answers 429).
+ * - A signature counter that goes backwards (a cloned authenticator) refuses the sign-in.
+ * - Attestation is not requested (`none`): Hearth does not restrict authenticator models.
+ */
+import crypto from 'node:crypto';
+import {
+  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
+  type AuthenticationResponseJSON, type RegistrationResponseJSON,
+} from '@simplewebauthn/server';
+import type { AuditLog } from '../../core/audit/audit.ts';
+import { HearthError } from '../../core/http/errors.ts';
+import type { SessionInfo } from '../../core/auth/tokens.service.ts';
+import type { Actor } from '../accounts/accounts.service.ts';
+import type { AccountStore } from '../accounts/accounts.store.ts';
+import type { SessionsService } from '../sessions/sessions.service.ts';
+import type { PasskeyRow, PasskeyStore } from './passkeys.store.ts';
+
+export const CHALLENGE_LIFETIME_MS = 5 * 60_000;
+export const MAX_PASSKEYS_PER_ACCOUNT = 20;
+const MAX_PENDING_CHALLENGES = 10_000;
+
+export function presentPasskey(r: PasskeyRow) {
+  return {
+    id: r.id, name: r.name, transports: JSON.parse(r.transports) as string[], deviceType: r.device_type, backedUp: r.backed_up === 1,
+    createdAt: new Date(r.created_at).toISOString(), lastUsedAt: r.last_used_at === null ? null : new Date(r.last_used_at).toISOString(),
+  };
+}
+
+export function createPasskeysService(deps: {
+  store: PasskeyStore;
+  accountStore: AccountStore;
+  sessions: SessionsService;
+  audit: AuditLog;
+  issuer: () => string;
+  now?: () => number;
+}) {
+  const { store, accountStore, sessions, audit } = deps;
+  const now = deps.now ?? Date.now;
+  const record = (a: Actor, action: string, target: string, detail: Record<string, unknown>) =>
+    audit.record({ actor: a.actor, action, target, detail, requestId: a.requestId ?? null });
+  const rp = () => {
+    const origin = deps.issuer();
+    return { origin, rpID: new URL(origin).hostname };
+  };
+  const newChallenge = (purpose: 'register' | 'login', sub: string | null, challenge: string) => {
+    const at = now();
+    store.purgeChallenges(at);
+    if (store.countChallenges() >= MAX_PENDING_CHALLENGES) {
+      throw new HearthError('rate_limited', 'too many passkey ceremonies are waiting; try again in a minute', { headers: { 'Retry-After': '60' } });
+    }
+    const id = crypto.randomBytes(16).toString('base64url');
+    store.putChallenge(id, purpose, sub, challenge, at + CHALLENGE_LIFETIME_MS);
+    return id;
+  };
+  const takeChallenge = (id: string, purpose: 'register' | 'login') => {
+    const c = store.takeChallenge(id, purpose);
+    if (!c || c.expires_at <= now()) throw new HearthError('invalid_request', 'the passkey request expired or was already used: start again');
+    return c;
+  };
+
+  return {
+    async registrationOptions(session: SessionInfo) {
+      const row = accountStore.getAccount(session.sub)!;
+      const existing = store.ofSub(session.sub);
+      if (existing.length >= MAX_PASSKEYS_PER_ACCOUNT) throw new HearthError('conflict', `an account holds at most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys`);
+      const options = await generateRegistrationOptions({
+        rpName: 'Hearth', rpID: rp().rpID, userName: row.login!, userDisplayName: row.display_name || row.login!, userID: new TextEncoder().encode(row.sub),
+        attestationType: 'none', excludeCredentials: existing.map((p) => ({ id: p.id, transports: JSON.parse(p.transports) })),
+        authenticatorSelection: { residentKey: 'required', userVerification: 'required' }, timeout: CHALLENGE_LIFETIME_MS,
+      });
+      return { challengeId: newChallenge('register', session.sub, options.challenge), options };
+    },
+
+    async register(session: SessionInfo, input: { challengeId: string; response: RegistrationResponseJSON; name?: string }, a: Actor) {
+      const c = takeChallenge(input.challengeId, 'register');
+      if (c.sub !== session.sub) throw new HearthError('invalid_request', 'this passkey request belongs to another session');
+      const { origin, rpID } = rp();
+      let verified;
+      try {
+        verified = await verifyRegistrationResponse({ response: input.response, expectedChallenge: c.challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true });
+      } catch (err) {
+        throw new HearthError('invalid_request', `the passkey could not be verified: ${(err as Error).message}`);
+      }
+      if (!verified.verified) throw new HearthError('invalid_request', 'the passkey could not be verified');
+      const info = verified.registrationInfo;
+      if (store.get(info.credential.id)) throw new HearthError('conflict', 'this passkey is already registered');
+      const row: Omit<PasskeyRow, 'last_used_at'> = {
+        id: info.credential.id, sub: session.sub, name: input.name?.trim() || `Passkey ${store.count(session.sub) + 1}`, public_key: info.credential.publicKey,
+        counter: info.credential.counter, transports: JSON.stringify(info.credential.transports ?? []), device_type: info.credentialDeviceType,
+        backed_up: info.credentialBackedUp ? 1 : 0, created_at: now(),
+      };
+      store.insert(row);
+      record(a, 'passkey.register', session.sub, { login: session.login, passkey: row.id, name: row.name });
+      return presentPasskey({ ...row, last_used_at: null });
+    },
+
+    async loginOptions() {
+      const options = await generateAuthenticationOptions({ rpID: rp().rpID, userVerification: 'required', timeout: CHALLENGE_LIFETIME_MS });
+      return { challengeId: newChallenge('login', null, options.challenge), options };
+    },
+
+    /** Sign-in: every refusal is the same 401 `invalid_credentials` and counts towards the address's budget. */
+    async login(input: { challengeId: string; response: AuthenticationResponseJSON }, ip: string, requestId: string) {
+      sessions.signInLimiter.check(ip);
+      const refuse = () => {
+        sessions.signInLimiter.fail(ip);
+        return new HearthError('invalid_credentials', 'the passkey was not accepted, or the account may not sign in');
+      };
+      const c = store.takeChallenge(input.challengeId, 'login');
+      if (!c || c.expires_at <= now()) throw refuse();
+      const key = typeof input.response?.id === 'string' ? store.get(input.response.id) : undefined;
+      if (!key) throw refuse();
+      const { origin, rpID } = rp();
+      let result;
+      try {
+        result = await verifyAuthenticationResponse({
+          response: input.response, expectedChallenge: c.challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true,
+          credential: { id: key.id, publicKey: new Uint8Array(key.public_key), counter: key.counter, transports: JSON.parse(key.transports) },
+        });
+      } catch {
+        throw refuse();
+      }
+      if (!result.verified) throw refuse();
+      // The user handle, when sent, must name the credential's owner.
+      const handle = input.response.response?.userHandle;
+      if (handle && Buffer.from(handle, 'base64url').toString('utf8') !== key.sub) throw refuse();
+      const row = accountStore.getAccount(key.sub);
+      if (!sessions.maySignIn(row)) throw refuse();
+      store.markUsed(key.id, result.authenticationInfo.newCounter, now());
+      return sessions.startSession(row, requestId, 'passkey');
+    },
+
+    list: (sub: string) => store.ofSub(sub).map(presentPasskey),
+
+    rename(sub: string, id: string, name: string, a: Actor) {
+      if (!store.rename(id, sub, name)) throw new HearthError('passkey_not_found', 'no such passkey on this account');
+      record(a, 'passkey.rename', sub, { passkey: id, name });
+      return presentPasskey(store.get(id)!);
+    },
+
+    remove(sub: string, id: string, a: Actor) {
+      if (!store.remove(id, sub)) throw new HearthError('passkey_not_found', 'no such passkey on this account');
+      record(a, 'passkey.remove', sub, { passkey: id });
+    },
+  };
+}
+
+export type PasskeysService = ReturnType<typeof createPasskeysService>;
