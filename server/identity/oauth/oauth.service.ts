@@ -552,7 +552,7 @@ export function createOAuthService(deps: {
       const at = now();
       const existing = getClient(FIRST_PARTY_CLI);
       const base: Client = {
-        clientId: FIRST_PARTY_CLI, origin: 'first_party', name: 'Hearth command-line tool', description: 'Used by `hearth login`, token refresh and `hearth logout`.',
+        clientId: FIRST_PARTY_CLI, origin: 'first_party', name: 'Hearth command-line tool', description: 'Used by hearth login, token refresh and hearth logout.',
         redirectUris: ['http://127.0.0.1/callback', 'http://[::1]/callback'], logoutUri: null,
         scopes: ['openid', 'profile', 'email', 'offline_access', 'read', 'write', 'admin'], audiences: [PLATFORM_AUDIENCE], serviceAccountId: null,
         allowedProfiles: ['user', 'guest'], accessMode: 'profiles', allowedUserIds: [], allowedGroupIds: [], isPublic: true, secretHash: null,

@@ -5,13 +5,27 @@
  *   /ns/<name>                          namespace overview
  *   /ns/<name>/tables[/<table>[/structure]]
  *   /ns/<name>/sql | /events | /changelog
+ *   /accounts | /groups | /service-accounts | /oauth-clients | /keys   identity administration
+ *   /me                                 the signed-in account (own password)
  */
 
 export type NsTab = 'overview' | 'tables' | 'sql' | 'events' | 'changelog';
 export const NS_TABS: readonly NsTab[] = ['overview', 'tables', 'sql', 'events', 'changelog'];
 
+/** Identity administration pages: one path segment each. */
+export const IDENTITY_PAGES = {
+  accounts: 'accounts',
+  groups: 'groups',
+  'service-accounts': 'service_accounts',
+  'oauth-clients': 'oauth_clients',
+  keys: 'keys',
+  me: 'me',
+} as const;
+export type IdentityPage = (typeof IDENTITY_PAGES)[keyof typeof IDENTITY_PAGES];
+
 export type Route =
   | { name: 'namespaces' }
+  | { [K in IdentityPage]: { name: K } }[IdentityPage]
   | { name: 'namespace'; ns: string; tab: NsTab; table: string | null; view: 'rows' | 'structure' }
   | { name: 'not_found'; path: string };
 
@@ -28,6 +42,7 @@ export function parse(pathname: string): Route {
   if (parts.some((p) => p === null)) return { name: 'not_found', path: pathname };
   const p = parts as string[];
   if (p.length === 0) return { name: 'namespaces' };
+  if (p.length === 1 && Object.hasOwn(IDENTITY_PAGES, p[0]!)) return { name: IDENTITY_PAGES[p[0] as keyof typeof IDENTITY_PAGES] };
   if (p[0] === 'ns' && p[1]) {
     const ns = p[1];
     const tab = (p[2] ?? 'overview') as NsTab;

@@ -1,0 +1,68 @@
+/** Small helpers shared by the identity administration pages. */
+import { ApiError, describeError } from '../../lib/api/client.ts';
+
+/** An error as the pages show it: a sentence and the request id to find it in the server log. */
+export type Failure = { message: string; requestId: string | null };
+
+export function failure(err: unknown): Failure {
+  return { message: describeError(err), requestId: err instanceof ApiError ? err.requestId : null };
+}
+
+/** Capitalised, with a final full stop. */
+export function sentence(s: string): string {
+  const t = s.charAt(0).toUpperCase() + s.slice(1);
+  return /[.!?]$/.test(t) ? t : `${t}.`;
+}
+
+/**
+ * Where a server refusal belongs: next to one of `fields` (a body validation issue on that field, or one of the
+ * `codes` mapped to a field), or above the form.
+ */
+export function placeError(
+  err: unknown,
+  fields: readonly string[],
+  codes: Record<string, { field: string; message: string }> = {},
+): { field: { key: string; message: string } | null; form: Failure | null } {
+  if (err instanceof ApiError) {
+    const byCode = codes[err.code];
+    if (byCode) return { field: { key: byCode.field, message: byCode.message }, form: null };
+    const issue = err.fieldIssue();
+    const key = issue?.path.split('.')[0];
+    if (issue && key && fields.includes(key)) return { field: { key, message: sentence(issue.message) }, form: null };
+  }
+  return { field: null, form: failure(err) };
+}
+
+/** `2030-01-01T00:00:00Z` → the value of an `<input type="datetime-local">` in the browser's time zone. */
+export function toLocalInput(iso: string | null): string {
+  if (!iso) return '';
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  const pad = (n: number) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`;
+}
+
+/** The value of an `<input type="datetime-local">` → ISO 8601 (UTC), or null when empty or invalid. */
+export function fromLocalInput(value: string): string | null {
+  if (!value) return null;
+  const d = new Date(value);
+  return Number.isNaN(d.getTime()) ? null : d.toISOString();
+}
+
+/** One entry per non-empty line (trimmed). */
+export function lines(text: string): string[] {
+  return text
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
+}
+
+/** Copies text to the clipboard; false when the browser refused. */
+export async function copyText(text: string): Promise<boolean> {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    return false;
+  }
+}

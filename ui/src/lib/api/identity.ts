@@ -1,0 +1,351 @@
+/**
+ * Identity administration: accounts, groups, service accounts (server/identity/accounts/accounts.routes.ts),
+ * passwords (server/identity/sessions/sessions.routes.ts), signing keys (server/identity/keys/keys.routes.ts)
+ * and OAuth clients (`/api/admin/oauth/clients`). Types mirror the server's schemas.
+ */
+import { request } from './client.ts';
+
+const CORE = '/api/admin/core';
+const enc = encodeURIComponent;
+
+/** Page size bounds of every identity list (`per_page` ≤ 100). */
+export const PER_PAGE_MAX = 100;
+
+export interface PageParams {
+  page?: number;
+  perPage?: number;
+  search?: string;
+  signal?: AbortSignal;
+}
+
+/** The paged answer of the core identity lists. */
+export interface Paged<T> {
+  data: T[];
+  page: number;
+  per_page: number;
+  total: number;
+}
+
+function pageQuery(p: PageParams) {
+  return { page: p.page ?? 1, per_page: p.perPage ?? 50, search: p.search?.trim() ? p.search.trim() : undefined };
+}
+
+// --- accounts
+
+export type Profile = 'user' | 'guest';
+export type AccountCategory = 'login' | 'guest' | 'freeipa';
+export const ACCOUNT_CATEGORIES: readonly AccountCategory[] = ['login', 'guest', 'freeipa'];
+
+export interface Account {
+  sub: string;
+  kind: 'person';
+  login: string;
+  email: string | null;
+  displayName: string;
+  profile: Profile;
+  admin: boolean;
+  disabled: boolean;
+  expiresAt: string | null;
+  epoch: number;
+  category: AccountCategory;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface GroupMembership {
+  id: string;
+  name: string;
+  /** False when the membership is only through nested groups. */
+  direct: boolean;
+}
+
+export interface AccountDetail extends Account {
+  groups: GroupMembership[];
+}
+
+export interface AccountInput {
+  login?: string;
+  email?: string | null;
+  displayName?: string;
+  profile?: Profile;
+  admin?: boolean;
+  disabled?: boolean;
+  expiresAt?: string | null;
+}
+
+export const GROUP_PATTERN = /^[a-z_][a-z0-9_-]{0,63}$/;
+
+/** Client-side check of a login (same rule as the server). `null` when valid. */
+export function checkLogin(login: string): string | null {
+  if (login === '') return 'Enter a login.';
+  if (login.length > 32) return 'A login is at most 32 characters.';
+  if (/^[0-9-]/.test(login)) return 'A login starts with a lowercase letter or _.';
+  if (!/^[a-z_][a-z0-9_-]*$/.test(login)) return 'Use only lowercase letters, digits, _ and -.';
+  return null;
+}
+
+/** Client-side check of a group name (same rule as the server). `null` when valid. */
+export function checkGroupName(name: string): string | null {
+  if (name === '') return 'Enter a name.';
+  if (name.length > 64) return 'A group name is at most 64 characters.';
+  if (/^[0-9-]/.test(name)) return 'A group name starts with a lowercase letter or _.';
+  if (!GROUP_PATTERN.test(name)) return 'Use only lowercase letters, digits, _ and -.';
+  return null;
+}
+
+export function listAccounts(p: PageParams = {}): Promise<Paged<Account>> {
+  return request(`${CORE}/accounts`, { query: pageQuery(p), signal: p.signal });
+}
+
+export function getAccount(sub: string, signal?: AbortSignal): Promise<AccountDetail> {
+  return request(`${CORE}/accounts/${enc(sub)}`, { signal });
+}
+
+export function createAccount(body: AccountInput & { login: string }): Promise<Account> {
+  return request(`${CORE}/accounts`, { method: 'POST', json: body });
+}
+
+export function updateAccount(sub: string, body: AccountInput): Promise<Account> {
+  return request(`${CORE}/accounts/${enc(sub)}`, { method: 'PATCH', json: body });
+}
+
+export function deleteAccount(sub: string): Promise<void> {
+  return request(`${CORE}/accounts/${enc(sub)}`, { method: 'DELETE' });
+}
+
+export function revokeAccountSessions(sub: string): Promise<Account> {
+  return request(`${CORE}/accounts/${enc(sub)}/revoke-sessions`, { method: 'POST' });
+}
+
+/** Admin sets an account's password (from a browser session: needs a sign-in within ten minutes). */
+export function setAccountPassword(sub: string, password: string): Promise<void> {
+  return request(`${CORE}/accounts/${enc(sub)}/password`, { method: 'PUT', json: { password } });
+}
+
+/** The signed-in account changes its own password (account sessions only, not API tokens). */
+export function changeOwnPassword(currentPassword: string, newPassword: string): Promise<void> {
+  // A wrong current password answers 401: that must not sign the user out.
+  return request('/api/auth/password', { method: 'PUT', json: { currentPassword, newPassword }, signOutOn401: false });
+}
+
+export interface AccountPolicy {
+  allowedCategories: AccountCategory[];
+  valid: boolean;
+}
+
+export function getAccountPolicy(signal?: AbortSignal): Promise<AccountPolicy> {
+  return request(`${CORE}/account-policy`, { signal });
+}
+
+export function putAccountPolicy(allowedCategories: AccountCategory[]): Promise<AccountPolicy> {
+  return request(`${CORE}/account-policy`, { method: 'PUT', json: { allowedCategories } });
+}
+
+// --- groups
+
+export interface Group {
+  id: string;
+  name: string;
+  description: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface GroupDetail extends Group {
+  members: {
+    accounts: { sub: string; login: string | null; displayName: string; kind: 'person' | 'service' }[];
+    groups: { id: string; name: string }[];
+  };
+}
+
+export type Member = { account: string } | { group: string };
+
+export function listGroups(p: PageParams = {}): Promise<Paged<Group>> {
+  return request(`${CORE}/groups`, { query: pageQuery(p), signal: p.signal });
+}
+
+export function getGroup(id: string, signal?: AbortSignal): Promise<GroupDetail> {
+  return request(`${CORE}/groups/${enc(id)}`, { signal });
+}
+
+export function createGroup(body: { name: string; description?: string }): Promise<GroupDetail> {
+  return request(`${CORE}/groups`, { method: 'POST', json: body });
+}
+
+export function updateGroup(id: string, body: { name?: string; description?: string }): Promise<GroupDetail> {
+  return request(`${CORE}/groups/${enc(id)}`, { method: 'PATCH', json: body });
+}
+
+export function deleteGroup(id: string): Promise<void> {
+  return request(`${CORE}/groups/${enc(id)}`, { method: 'DELETE' });
+}
+
+export function addGroupMember(id: string, member: Member): Promise<GroupDetail> {
+  return request(`${CORE}/groups/${enc(id)}/members`, { method: 'POST', json: member });
+}
+
+export function removeGroupMember(id: string, member: Member): Promise<GroupDetail> {
+  return request(`${CORE}/groups/${enc(id)}/members`, { method: 'DELETE', query: member });
+}
+
+// --- service accounts
+
+export interface ServiceAccount {
+  sub: string;
+  kind: 'service';
+  appId: string;
+  resourceType: string;
+  resourceId: string;
+  displayName: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function listServiceAccounts(p: PageParams = {}): Promise<Paged<ServiceAccount>> {
+  return request(`${CORE}/service-accounts`, { query: pageQuery(p), signal: p.signal });
+}
+
+export function createServiceAccount(body: { appId: string; resourceType: string; resourceId: string; displayName?: string }): Promise<ServiceAccount> {
+  return request(`${CORE}/service-accounts`, { method: 'POST', json: body });
+}
+
+export function deleteServiceAccount(sub: string): Promise<void> {
+  return request(`${CORE}/service-accounts/${enc(sub)}`, { method: 'DELETE' });
+}
+
+// --- signing keys
+
+export type KeyPurpose = 'session' | 'invocation' | 'oauth';
+export const KEY_PURPOSES: readonly KeyPurpose[] = ['session', 'invocation', 'oauth'];
+export type KeyState = 'pending' | 'active' | 'retired' | 'revoked';
+
+export interface SigningKey {
+  kid: string;
+  purpose: KeyPurpose;
+  state: KeyState;
+  algorithm: 'RS256';
+  thumbprint: string;
+  published: boolean;
+  encryptionKeyId: string | null;
+  createdAt: string;
+  activatesAt: string;
+  activatedAt: string | null;
+  retiresAt: string | null;
+  retiredAt: string | null;
+  retirement: 'rotated' | 'downtime' | 'revoked' | null;
+  withdrawsAt: string | null;
+  withdrawnAt: string | null;
+  revokedAt: string | null;
+  revokedBy: string | null;
+  revocationReason: string | null;
+  rewrappedAt: string | null;
+}
+
+export interface KeyList {
+  kekFingerprint: string;
+  kek: { fingerprint: string; source: 'environment' | 'secret-store'; next: string | null; previous: string | null };
+  keys: SigningKey[];
+}
+
+export function listSigningKeys(signal?: AbortSignal): Promise<KeyList> {
+  return request('/api/admin/identity/keys', { signal });
+}
+
+export function rewrapSigningKeys(): Promise<{ rewrapped: number; unchanged: number; encryptionKeyId: string }> {
+  return request('/api/admin/identity/keys/rewrap', { method: 'POST' });
+}
+
+export function revokeSigningKey(kid: string, reason: string): Promise<{ revoked: SigningKey; replacementKid: string | null }> {
+  return request(`/api/admin/identity/keys/${enc(kid)}/revoke`, { method: 'POST', json: { reason } });
+}
+
+// --- OAuth clients
+
+export const OAUTH_SCOPES = ['openid', 'profile', 'email', 'groups', 'offline_access', 'read', 'write', 'admin'] as const;
+export type OAuthScope = (typeof OAUTH_SCOPES)[number];
+/** Redirect URIs, scopes, audiences, users and groups: at most this many each. */
+export const OAUTH_LIST_MAX = 50;
+
+export interface OAuthClient {
+  clientId: string;
+  origin: 'managed' | 'first_party' | 'dynamic';
+  name: string;
+  description: string | null;
+  redirectUris: string[];
+  logoutUri: string | null;
+  scopes: string[];
+  audiences: string[];
+  serviceAccountId: string | null;
+  allowedProfiles: Profile[];
+  accessMode: 'profiles' | 'specific';
+  allowedUserIds: string[];
+  allowedGroupIds: string[];
+  isPublic: boolean;
+  hasSecret: boolean;
+  createdAt: string;
+  updatedAt: string;
+  revokedAt: string | null;
+  /** Sent by the server beyond the contract; shown when present. */
+  grantTypes?: string[];
+  secretRotatedAt?: string | null;
+}
+
+/** Client names are 1–120 characters. */
+export const OAUTH_NAME_MAX = 120;
+
+export interface OAuthClientInput {
+  name: string;
+  description?: string | null;
+  redirectUris?: string[];
+  logoutUri?: string | null;
+  scopes?: string[];
+  audiences?: string[];
+  serviceAccountId?: string | null;
+  allowedProfiles?: Profile[];
+  accessMode?: 'profiles' | 'specific';
+  allowedUserIds?: string[];
+  allowedGroupIds?: string[];
+  isPublic?: boolean;
+}
+
+export interface OAuthClientPage {
+  clients: OAuthClient[];
+  page: number;
+  perPage: number;
+  total: number;
+}
+
+const OAUTH = '/api/admin/oauth/clients';
+
+export async function listOAuthClients(p: PageParams = {}): Promise<OAuthClientPage> {
+  const r = await request<Partial<OAuthClientPage> & Partial<Paged<OAuthClient>>>(OAUTH, {
+    query: { page: p.page ?? 1, per_page: p.perPage ?? 20, search: p.search?.trim() || undefined },
+    signal: p.signal,
+  });
+  // The contract is `{clients, page, perPage, total}`; the core lists' `{data, per_page}` spelling is read too.
+  return { clients: r.clients ?? r.data ?? [], page: r.page ?? 1, perPage: r.perPage ?? r.per_page ?? p.perPage ?? 20, total: r.total ?? 0 };
+}
+
+export function getOAuthClient(clientId: string, signal?: AbortSignal): Promise<{ client: OAuthClient }> {
+  return request(`${OAUTH}/${enc(clientId)}`, { signal });
+}
+
+export function createOAuthClient(body: OAuthClientInput): Promise<{ client: OAuthClient; clientSecret: string | null }> {
+  return request(OAUTH, { method: 'POST', json: body });
+}
+
+export function updateOAuthClient(clientId: string, body: Partial<OAuthClientInput>): Promise<{ client: OAuthClient }> {
+  return request(`${OAUTH}/${enc(clientId)}`, { method: 'PATCH', json: body });
+}
+
+export function rotateOAuthClientSecret(clientId: string): Promise<{ client: OAuthClient; clientSecret: string }> {
+  return request(`${OAUTH}/${enc(clientId)}/secret`, { method: 'POST' });
+}
+
+export function revokeOAuthClient(clientId: string): Promise<{ client: OAuthClient }> {
+  return request(`${OAUTH}/${enc(clientId)}/revoke`, { method: 'POST' });
+}
+
+export function deleteOAuthClient(clientId: string): Promise<void> {
+  return request(`${OAUTH}/${enc(clientId)}`, { method: 'DELETE' });
+}
