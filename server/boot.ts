@@ -20,6 +20,7 @@ import { Api } from './core/http/api.ts';
 import { registerCoreRoutes } from './core/core.routes.ts';
 import { createDbService, dbMigrations, type DbService } from './db/index.ts';
 import { createIdentityService, identityMigrations, type IdentityService } from './identity/index.ts';
+import { createMailService, mailMigrations, type MailOptions, type MailService } from './mail/index.ts';
 import { bundledUiDir } from './core/runtime.ts';
 
 export const VERSION: string = pkg.version;
@@ -31,6 +32,8 @@ export interface StartOptions extends ConfigInput {
   logDestination?: DestinationStream;
   /** Environment to read settings from (default: process.env). */
   env?: NodeJS.ProcessEnv;
+  /** Outgoing-mail knobs (clock, timers, limits; tests). */
+  mail?: MailOptions;
 }
 
 export interface RunningServer {
@@ -41,7 +44,7 @@ export interface RunningServer {
   logger: Logger;
   /** Path of the file holding the first admin token, when Hearth created one. */
   initialTokenFile: string | null;
-  services: { db: DbService; identity: IdentityService; tokens: TokenService; platformDb: Db };
+  services: { db: DbService; identity: IdentityService; mail: MailService; tokens: TokenService; platformDb: Db };
   /**
    * Moves the HTTP listener to another address (the desktop's "Share on the local network") without touching the
    * databases. Connections to the old address get a short grace to finish, then are closed. On failure the server
@@ -55,7 +58,7 @@ export interface RunningServer {
 const REBIND_GRACE_MS = 2000;
 
 /** Migrations of every domain, in order. */
-export const allMigrations = [...coreMigrations, ...dbMigrations, ...identityMigrations];
+export const allMigrations = [...coreMigrations, ...dbMigrations, ...identityMigrations, ...mailMigrations];
 
 /** Opens the platform database of a data folder (for offline CLI commands such as `hearth tokens`). */
 export function openDataDir(dataDir: string) {
@@ -65,12 +68,12 @@ export function openDataDir(dataDir: string) {
 
 /** The one boot function: used by `hearth serve`, the Electron utility process and the tests. */
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
-  const { logDestination, env, ...flags } = options;
+  const { logDestination, env, mail: mailOptions, ...flags } = options;
   const config = loadConfig(flags, env ?? process.env);
   const logger = createLogger({ level: config.logLevel, destination: logDestination });
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const secrets = new SecretStore(config.dataDir);
-  resolveAppSecret(secrets, config.appSecret);
+  const appSecret = resolveAppSecret(secrets, config.appSecret);
   let publicUrl = '';
 
   const platformDb = openPlatformDb(config.dataDir, allMigrations);
@@ -97,6 +100,18 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     issuer: () => publicUrl,
   });
 
+  const mail = createMailService({
+    platformDb,
+    dataDir: config.dataDir,
+    appSecret,
+    audit,
+    tokens,
+    logger: logger.child({ domain: 'mail' }),
+    options: mailOptions,
+  });
+  // Identity sends password-reset and sign-in links as Hearth's own mail.
+  identity.useMailer({ sendAsCore: (m) => mail.sendCoreMessage(m) });
+
   let closing = false;
   const startedAt = Date.now();
   const api = new Api({ authenticate: createAuthenticator(tokens, identity.authenticateSession, identity.authenticateAccessToken), jsonBodyLimit: config.jsonBodyLimit });
@@ -113,6 +128,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   });
   db.registerRoutes(api);
   identity.registerRoutes(api);
+  mail.registerRoutes(api);
   let openapi: unknown = null;
   api.route({
     method: 'get', path: '/v1/openapi.json', operationId: 'openapi', tags: ['Operations'], access: 'public',
@@ -134,6 +150,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     throw err;
   }
   db.start();
+  mail.start();
 
   const app = buildApp({ api, logger, metrics, uiDir: config.uiDir ?? bundledUiDir() ?? DEFAULT_UI_DIR, onFinished: (ctx, seconds) => db.observeRequest(ctx, seconds) });
   const callback = app.callback();
@@ -142,6 +159,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   /** Listeners the server has moved away from whose connections are still finishing. */
   const leaving = new Set<Promise<void>>();
   await listen(server, config.port, config.host).catch(async (err) => {
+    await mail.close();
     await db.close();
     platformDb.close();
     throw err;
@@ -158,7 +176,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     config,
     logger,
     initialTokenFile,
-    services: { db, identity, tokens, platformDb },
+    services: { db, identity, mail, tokens, platformDb },
     async rebind(host, port) {
       if (closed) throw new Error('the server is shutting down');
       const wanted = z.coerce.number().int().min(0).max(65535).parse(port);
@@ -202,6 +220,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
         await Promise.all([stopped, ...leaving]);
         clearTimeout(timer);
+        await mail.close();
         await db.close();
         await identity.close();
         platformDb.close();

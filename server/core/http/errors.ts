@@ -86,6 +86,26 @@ export const ERROR_CODES = {
   client_protected: 409,
   client_revoked: 409,
   client_is_public: 409,
+  // Outgoing mail (server/mail).
+  profile_unknown: 404,
+  profile_exists: 409,
+  revision_conflict: 409,
+  password_required: 400,
+  profile_is_default: 409,
+  smtp_failed: 502,
+  message_not_queued: 409,
+  message_unknown: 404,
+  batch_unknown: 404,
+  backlog_full: 409,
+  attachment_storage_full: 507,
+  attachment_too_large: 413,
+  daily_limit_exceeded: 429,
+  profile_not_allowed: 403,
+  mail_send_not_declared: 403,
+  mail_not_configured: 409,
+  app_unknown: 404,
+  app_exists: 409,
+  core_policy_fixed: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

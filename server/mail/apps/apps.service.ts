@@ -1,0 +1,157 @@
+import type { AuditLog } from '../../core/audit/audit.ts';
+import type { Principal, TokenService } from '../../core/auth/tokens.service.ts';
+import { HearthError } from '../../core/http/errors.ts';
+import type { MailClock } from '../clock.ts';
+import type { ProfileStore } from '../profiles/profiles.store.ts';
+import { CORE_APP, MAIL_SEND, type Policy } from './apps.schemas.ts';
+import type { AppRow, AppStore } from './apps.store.ts';
+
+export interface Actor {
+  actor: string;
+  requestId?: string | null;
+}
+
+/** A registered client of Hearth as the mail domain sees it. */
+export interface MailApplication {
+  appId: string;
+  name: string;
+  platformPermissions: string[];
+}
+
+/**
+ * Who an application is. The only coupling between applications and identity: today an application is a Hearth API
+ * token registered here (`createTokenAppDirectory`); a directory backed by identity service accounts can replace it.
+ */
+export interface MailAppDirectory {
+  /** The application a request's principal acts for, or null when the credential is not an application's. */
+  fromPrincipal(p: Principal): MailApplication | null;
+  /** A registered application, or null when it is absent from the registry (absence alone never cancels mail). */
+  get(appId: string): MailApplication | null;
+  list(): MailApplication[];
+}
+
+const presentApp = (r: AppRow): MailApplication => ({ appId: r.app_id, name: r.name, platformPermissions: JSON.parse(r.platform_permissions) as string[] });
+
+export function createTokenAppDirectory(store: AppStore): MailAppDirectory {
+  return {
+    fromPrincipal(p) {
+      if (p.kind !== 'namespaces' || p.session || (p as { oauth?: unknown }).oauth) return null;
+      const r = store.byToken(p.tokenId);
+      return r ? presentApp(r) : null;
+    },
+    get: (appId) => {
+      const r = store.get(appId);
+      return r ? presentApp(r) : null;
+    },
+    list: () => store.list().map(presentApp),
+  };
+}
+
+export function createAppsService(deps: { store: AppStore; profiles: ProfileStore; tokens: TokenService; directory: MailAppDirectory; audit: AuditLog; clock: MailClock }) {
+  const { store, profiles, tokens, directory, audit, clock } = deps;
+  const record = (a: Actor, action: string, target: string, detail?: Record<string, unknown>) =>
+    audit.record({ actor: a.actor, action, target, detail: detail ?? null, requestId: a.requestId ?? null });
+
+  /** The profiles an application may use now. Core and followers of the default: the default profile. */
+  function allowedProfiles(appId: string): string[] {
+    if (appId === CORE_APP) return [profiles.getDefault()?.key].filter((k): k is string => !!k);
+    const grants = store.grants(appId);
+    if (grants === null) return [profiles.getDefault()?.key].filter((k): k is string => !!k);
+    return grants;
+  }
+
+  function policyOf(appId: string) {
+    const grants = appId === CORE_APP ? null : store.grants(appId);
+    const mode: 'default' | 'profiles' | 'none' = grants === null ? 'default' : grants.length === 0 ? 'none' : 'profiles';
+    return { mode, profiles: allowedProfiles(appId) };
+  }
+
+  function present(appId: string) {
+    const reg = appId === CORE_APP ? null : store.get(appId);
+    const app = reg ? presentApp(reg) : null;
+    const token = reg?.token_id ? safeToken(reg.token_id) : null;
+    return {
+      appId,
+      name: appId === CORE_APP ? 'Hearth' : (app?.name ?? null),
+      registered: appId === CORE_APP || app !== null,
+      platformPermissions: appId === CORE_APP ? [MAIL_SEND] : (app?.platformPermissions ?? null),
+      declaresMailSend: appId === CORE_APP ? true : app ? app.platformPermissions.includes(MAIL_SEND) : null,
+      fixed: appId === CORE_APP,
+      tokenPrefix: token?.prefix ?? null,
+      policy: policyOf(appId),
+    };
+  }
+  const safeToken = (id: string) => {
+    try {
+      return tokens.get(id);
+    } catch {
+      return null;
+    }
+  };
+
+  return {
+    directory,
+    allowedProfiles,
+    policyOf,
+
+    list() {
+      const ids = new Set<string>([CORE_APP, ...store.list().map((a) => a.app_id), ...store.policyAppIds()]);
+      return { data: [...ids].sort((a, b) => (a === CORE_APP ? -1 : b === CORE_APP ? 1 : a.localeCompare(b))).map(present) };
+    },
+    get(appId: string) {
+      if (appId !== CORE_APP && !store.get(appId) && store.grants(appId) === null) throw new HearthError('app_unknown', `no application "${appId}" is registered or has a stored policy`);
+      return present(appId);
+    },
+
+    register(input: { appId: string; name: string; platformPermissions: string[] }, actor: Actor) {
+      return store.transaction(() => {
+        if (store.get(input.appId)) throw new HearthError('app_exists', `application "${input.appId}" is already registered`);
+        const { token, info } = tokens.create({ name: `mail-app:${input.appId}`, scope: 'namespaces', namespaces: [] });
+        store.insert({ app_id: input.appId, name: input.name, platform_permissions: JSON.stringify(input.platformPermissions), token_id: info.id }, clock.now());
+        record(actor, 'outgoing_mail.app.register', input.appId, { name: input.name, platformPermissions: input.platformPermissions, tokenId: info.id });
+        return { ...present(input.appId), token };
+      });
+    },
+    update(appId: string, input: { name?: string; platformPermissions?: string[] }, actor: Actor) {
+      return store.transaction(() => {
+        const r = store.get(appId);
+        if (!r) throw new HearthError('app_unknown', `application "${appId}" is not registered`);
+        const before = presentApp(r);
+        const next = { name: input.name ?? before.name, platformPermissions: input.platformPermissions ?? before.platformPermissions };
+        store.update({ app_id: appId, name: next.name, platform_permissions: JSON.stringify(next.platformPermissions) }, clock.now());
+        record(actor, 'outgoing_mail.app.update', appId, { before: { name: before.name, platformPermissions: before.platformPermissions }, after: next });
+        return present(appId);
+      });
+    },
+    /** Removes the registration and revokes its credential; a stored policy stays (an offline application keeps it). */
+    unregister(appId: string, actor: Actor): void {
+      store.transaction(() => {
+        const r = store.get(appId);
+        if (!r) throw new HearthError('app_unknown', `application "${appId}" is not registered`);
+        if (r.token_id) safeToken(r.token_id) && tokens.revoke(r.token_id);
+        store.remove(appId);
+        record(actor, 'outgoing_mail.app.unregister', appId);
+      });
+    },
+
+    setPolicy(appId: string, policy: Policy, actor: Actor) {
+      if (appId === CORE_APP) throw new HearthError('core_policy_fixed', 'Core\'s own mail always uses the default profile; its access cannot be changed');
+      return store.transaction(() => {
+        const before = policyOf(appId);
+        let keys: string[] | null = null;
+        if (policy.mode === 'none') keys = [];
+        if (policy.mode === 'profiles') {
+          keys = [...new Set(policy.profiles)].sort();
+          const unknown = keys.filter((k) => !profiles.get(k));
+          if (unknown.length) throw new HearthError('profile_unknown', `unknown sender profile${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
+        }
+        store.setGrants(appId, keys, clock.now());
+        const after = policyOf(appId);
+        record(actor, 'outgoing_mail.app.policy', appId, { before, after });
+        return present(appId);
+      });
+    },
+  };
+}
+
+export type AppsService = ReturnType<typeof createAppsService>;

@@ -1,0 +1,352 @@
+/**
+ * Delivery: the immediate lane (up to eight concurrent attempts per worker), the bulk lane (four drainers per worker,
+ * each profile's attempts spaced by `pacePerMinute` through the atomic slot gate in `mail_profiles.next_slot_at`),
+ * retries, and recovery every 30 seconds. Every state change is a guarded UPDATE on the durable row, so several
+ * workers (processes) on one data folder never take the same row, and a crash at worst repeats a delivery with the
+ * same Message-ID (at least once).
+ */
+import crypto from 'node:crypto';
+import type { Logger } from '../../core/logging/logger.ts';
+import type { MailClock } from '../clock.ts';
+import { CORE_APP, MAIL_SEND } from '../apps/apps.schemas.ts';
+import type { AppStore } from '../apps/apps.store.ts';
+import type { MailAppDirectory } from '../apps/apps.service.ts';
+import type { ProfileStore } from '../profiles/profiles.store.ts';
+import type { ProfilesService } from '../profiles/profiles.service.ts';
+import { MAX_FAILURES } from '../log/log.service.ts';
+import type { LogStore, MessageRow, StoredAttachment } from '../log/log.store.ts';
+import type { AttachmentStore } from './attachments.ts';
+import { attemptSmtp, type OutgoingMessage, type SmtpOptions, type SmtpOutcome } from './smtp.ts';
+
+export interface DeliveryOptions {
+  immediateConcurrency: number;
+  drainers: number;
+  /** A drain run stops claiming after this long (ms). */
+  runCapMs: number;
+  /** SMTP attempt timeout (ms). */
+  attemptTimeoutMs: number;
+  recoveryIntervalMs: number;
+  /** `sending` rows older than this are resubmitted by recovery (ms). */
+  stuckAfterMs: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** How long `close()` lets attempts in progress finish (ms). */
+  closeGraceMs: number;
+}
+
+export const DEFAULT_DELIVERY: DeliveryOptions = {
+  immediateConcurrency: 8,
+  drainers: 4,
+  runCapMs: 60_000,
+  attemptTimeoutMs: 60_000,
+  recoveryIntervalMs: 30_000,
+  stuckAfterMs: 5 * 60_000,
+  retryBaseMs: 60_000,
+  retryMaxMs: 3600_000,
+  closeGraceMs: 10_000,
+};
+
+export interface DeliveryDeps {
+  log: LogStore;
+  profileStore: ProfileStore;
+  profiles: ProfilesService;
+  appStore: AppStore;
+  directory: MailAppDirectory;
+  attachments: AttachmentStore;
+  clock: MailClock;
+  logger: Logger;
+  smtp?: SmtpOptions;
+  options?: Partial<DeliveryOptions>;
+  /** Observer of every attempt start (tests: which worker sent what, when). */
+  onAttempt?: (recordId: string, worker: string) => void;
+  /** Test hook: replaces the SMTP attempt. */
+  attempt?: (settings: Parameters<typeof attemptSmtp>[0], msg: OutgoingMessage, opts: SmtpOptions) => Promise<SmtpOutcome>;
+}
+
+export function createDelivery(deps: DeliveryDeps) {
+  const { log, profileStore, profiles, appStore, directory, attachments, clock, logger } = deps;
+  const o: DeliveryOptions = { ...DEFAULT_DELIVERY, ...deps.options };
+  const worker = `${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
+  const attempt = deps.attempt ?? attemptSmtp;
+  let started = false;
+  let closed = false;
+  let immediateActive = 0;
+  const drainingProfiles = new Set<string>();
+  const inFlight = new Set<Promise<void>>();
+  /** SMTP attempts in progress (a subset of the work in `inFlight`, which also holds sleeping drainers). */
+  const attempts = new Set<Promise<void>>();
+  let immediateTimer: unknown = null;
+  let bulkTimer: unknown = null;
+  let recoveryTimer: unknown = null;
+
+  const track = (p: Promise<void>) => {
+    inFlight.add(p);
+    void p.finally(() => inFlight.delete(p));
+  };
+  const sleepers = new Map<unknown, () => void>();
+  /** A sleep that `close()` cuts short. */
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const h: unknown = clock.setTimeout(() => {
+        sleepers.delete(h);
+        resolve();
+      }, Math.max(0, ms));
+      sleepers.set(h, resolve);
+    });
+
+  /** May this row still go out: the profile exists, a registered app still declares mail:send, and its policy allows the profile. */
+  function access(row: MessageRow): 'ok' | 'profile_removed' | 'profile_not_allowed' {
+    if (!profileStore.get(row.profile_key)) return 'profile_removed';
+    if (row.app_id === CORE_APP) return 'ok';
+    const app = directory.get(row.app_id);
+    // Temporary absence from the registry does not cancel; a registered app that dropped its declaration does.
+    if (app && !app.platformPermissions.includes(MAIL_SEND)) return 'profile_not_allowed';
+    const grants = appStore.grants(row.app_id);
+    if (grants !== null && !grants.includes(row.profile_key)) return 'profile_not_allowed';
+    return 'ok';
+  }
+
+  function release(ids: string[]): void {
+    for (const id of ids) {
+      const r = log.get(id);
+      if (!r || r.attachments_released === 1) continue;
+      const list = JSON.parse(r.attachments) as StoredAttachment[];
+      if (attachments.release(list.map((a) => a.objectId).filter(Boolean))) log.markReleased(id);
+    }
+  }
+
+  const backoff = (attempts: number) => Math.min(o.retryBaseMs * 2 ** Math.max(0, attempts - 1), o.retryMaxMs);
+
+  function deliver(row: MessageRow): Promise<void> {
+    const p = deliverOnce(row);
+    attempts.add(p);
+    void p.catch(() => {}).finally(() => attempts.delete(p));
+    return p;
+  }
+
+  /** One attempt of a claimed row; records the outcome on the row (only while this worker still holds it). */
+  async function deliverOnce(row: MessageRow): Promise<void> {
+    const finish = (v: Omit<Parameters<LogStore['finish']>[0], 'id' | 'worker' | 'now'>) => {
+      const ok = log.finish({ id: row.id, worker, now: clock.now(), ...v });
+      if (ok && v.status !== 'queued' && v.status !== 'sending') release([row.id]);
+    };
+    const base = { last_error: row.last_error, smtp_response: null, failures: row.failures, sent_at: null, due_at: row.due_at, cancel_reason: null } as const;
+    const verdict = access(row);
+    if (verdict !== 'ok') return finish({ ...base, status: 'cancelled', attempted: 0, cancel_reason: verdict });
+    if (clock.now() >= row.deadline_at) {
+      return finish({ ...base, status: 'failed', attempted: 0, last_error: row.last_error ?? 'the 24-hour delivery deadline passed without a successful send' });
+    }
+    const profile = profileStore.get(row.profile_key)!;
+    const content = log.content(row.id);
+    const files = (JSON.parse(row.attachments) as StoredAttachment[]).map((a) => ({ a, content: attachments.read(a.objectId) }));
+    if (!content || files.some((f) => f.content === null)) {
+      return finish({ ...base, status: 'failed', attempted: 0, last_error: !content ? 'the message content is gone' : 'an attachment object is gone (expired or removed)' });
+    }
+    const rcpt = JSON.parse(row.recipients) as { to: string[]; cc: string[]; bcc: string[] };
+    const headers = JSON.parse(content.headers) as Record<string, string>;
+    const replyTo = headers['Reply-To'] ?? null;
+    delete headers['Reply-To'];
+    const settings = profiles.smtpSettings(profile);
+    if (profile.smtp_password !== null && settings.password === null) {
+      // The stored password does not open (APP_SECRET changed): keep the mail queued until an administrator enters it again.
+      logger.warn({ profile: profile.key }, 'outgoing mail: the stored SMTP password cannot be decrypted with the current APP_SECRET');
+      const now = clock.now();
+      return finish({ ...base, status: now >= row.deadline_at ? 'failed' : 'queued', attempted: 0, last_error: 'the stored SMTP password cannot be decrypted (APP_SECRET changed?): enter it again in the profile', due_at: now + backoff(row.attempts + 1) });
+    }
+    deps.onAttempt?.(row.id, worker);
+    let outcome: SmtpOutcome;
+    try {
+      outcome = await attempt(settings, {
+        from: { name: row.from_name, address: row.from_address },
+        ...rcpt,
+        replyTo,
+        subject: row.subject,
+        text: content.text,
+        html: content.html,
+        headers,
+        messageId: row.message_id,
+        envelopeId: row.id,
+        attachments: files.map((f) => ({ filename: f.a.filename, contentType: f.a.contentType, content: f.content! })),
+      }, { ...deps.smtp, timeoutMs: o.attemptTimeoutMs });
+    } catch (err) {
+      outcome = { kind: 'temporary', error: (err as Error).message, response: null };
+    }
+    const now = clock.now();
+    if (outcome.kind === 'accepted') {
+      const failures = [...(JSON.parse(row.failures) as unknown[]), ...outcome.rejected.map((r) => ({ ...r, kind: 'rejected' }))].slice(0, MAX_FAILURES);
+      finish({ ...base, status: 'sent', attempted: 1, smtp_response: outcome.response, failures: JSON.stringify(failures), sent_at: now, last_error: null });
+      return;
+    }
+    if (outcome.kind === 'permanent') {
+      finish({ ...base, status: 'failed', attempted: 1, last_error: outcome.error, smtp_response: outcome.response });
+      return;
+    }
+    const next = now + backoff(row.attempts + 1);
+    if (now >= row.deadline_at) {
+      finish({ ...base, status: 'failed', attempted: 1, last_error: outcome.error, smtp_response: outcome.response });
+    } else {
+      // A temporary failure puts the row back in the queue with the answer kept; it is due again after the backoff.
+      finish({ ...base, status: 'queued', attempted: 1, last_error: outcome.error, smtp_response: outcome.response, due_at: Math.min(next, row.deadline_at) });
+    }
+    logger.warn({ messageId: row.id, profile: row.profile_key, attempt: row.attempts + 1, error: outcome.error }, 'outgoing mail attempt failed');
+  }
+
+  // ---- immediate lane ----
+  function pumpImmediate(): void {
+    if (!started || closed) return;
+    while (immediateActive < o.immediateConcurrency) {
+      const row = log.claimImmediate(worker, clock.now());
+      if (!row) break;
+      immediateActive++;
+      track(deliver(row).catch((err) => logger.error({ err, messageId: row.id }, 'outgoing mail delivery crashed')).finally(() => {
+        immediateActive--;
+        pumpImmediate();
+      }));
+    }
+    scheduleImmediate();
+  }
+  function scheduleImmediate(): void {
+    if (immediateTimer !== null) clock.clearTimeout(immediateTimer);
+    immediateTimer = null;
+    if (closed) return;
+    const due = log.nextImmediateDue();
+    if (due === null) return;
+    immediateTimer = clock.setTimeout(() => {
+      immediateTimer = null;
+      pumpImmediate();
+    }, Math.min(Math.max(0, due - clock.now()), o.recoveryIntervalMs));
+  }
+
+  // ---- bulk lane ----
+  async function drain(key: string): Promise<void> {
+    const runStart = clock.now();
+    while (!closed && clock.now() - runStart < o.runCapMs) {
+      const profile = profileStore.get(key);
+      if (!profile) return;
+      const interval = Math.ceil(60_000 / profile.pace_per_minute);
+      const step = log.transaction(() => {
+        const now = clock.now();
+        const id = log.peekBulk(key, now);
+        if (!id) return { kind: 'empty' as const };
+        if (!profileStore.reserveSlot(key, now, interval)) return { kind: 'wait' as const, until: profileStore.nextSlotAt(key) ?? now + interval };
+        const row = log.claimOne(id, worker, now);
+        return row ? { kind: 'claimed' as const, row } : { kind: 'empty' as const };
+      });
+      if (step.kind === 'empty') return;
+      if (step.kind === 'wait') {
+        const remaining = o.runCapMs - (clock.now() - runStart);
+        if (step.until - clock.now() > remaining) return;
+        await sleep(Math.min(step.until - clock.now(), o.recoveryIntervalMs));
+        continue;
+      }
+      await deliver(step.row).catch((err) => logger.error({ err, messageId: step.row.id }, 'outgoing mail delivery crashed'));
+    }
+  }
+  function pumpBulk(): void {
+    if (!started || closed) return;
+    const now = clock.now();
+    const due = log.dueBulkProfiles(now);
+    for (const { profile_key: key, due: at } of due) {
+      if (drainingProfiles.size >= o.drainers) break;
+      if (drainingProfiles.has(key) || at > now) continue; // coalesced: one run per profile per worker
+      drainingProfiles.add(key);
+      track(drain(key).catch((err) => logger.error({ err, profile: key }, 'outgoing mail drainer crashed')).finally(() => {
+        drainingProfiles.delete(key);
+        pumpBulk();
+      }));
+    }
+    scheduleBulk(due.filter((d) => !drainingProfiles.has(d.profile_key)).map((d) => Math.max(d.due, profileStore.nextSlotAt(d.profile_key) ?? 0)));
+  }
+  function scheduleBulk(dues: number[]): void {
+    if (bulkTimer !== null) clock.clearTimeout(bulkTimer);
+    bulkTimer = null;
+    if (closed || dues.length === 0) return;
+    // A continuation is capped at the recovery interval.
+    const delay = Math.min(Math.max(0, Math.min(...dues) - clock.now()), o.recoveryIntervalMs);
+    bulkTimer = clock.setTimeout(() => {
+      bulkTimer = null;
+      pumpBulk();
+    }, Math.max(delay, 10));
+  }
+
+  // ---- recovery ----
+  /** Every 30 s: resubmits stuck rows, cancels rows whose profile or access is gone, fails rows past their deadline, releases attachments. */
+  function recover(): { resubmitted: number; cancelled: number; expired: number } {
+    const now = clock.now();
+    const out = log.transaction(() => {
+      const resubmitted = log.resubmitStuck(now, now - o.stuckAfterMs);
+      const cancelled = [...log.cancelOrphans(now)];
+      for (const app of log.queuedApps()) {
+        if (app === CORE_APP) continue;
+        for (const key of log.queuedProfilesOfApp(app)) {
+          if (access({ app_id: app, profile_key: key } as MessageRow) === 'profile_not_allowed') cancelled.push(...log.cancelAppProfile(app, key, now));
+        }
+      }
+      const expired = log.expire(now);
+      return { resubmitted, cancelled, expired };
+    });
+    release([...out.cancelled, ...out.expired]);
+    for (const r of log.unreleased(500)) release([r.id]);
+    attachments.expire();
+    if (out.resubmitted.length) logger.warn({ count: out.resubmitted.length }, 'outgoing mail: resubmitted messages stuck in sending');
+    return { resubmitted: out.resubmitted.length, cancelled: out.cancelled.length, expired: out.expired.length };
+  }
+  function scheduleRecovery(): void {
+    if (closed) return;
+    recoveryTimer = clock.setTimeout(() => {
+      try {
+        recover();
+      } catch (err) {
+        logger.error({ err }, 'outgoing mail recovery failed');
+      }
+      kick();
+      scheduleRecovery();
+    }, o.recoveryIntervalMs);
+  }
+
+  function kick(): void {
+    pumpImmediate();
+    pumpBulk();
+  }
+
+  return {
+    worker,
+    release,
+    start(): void {
+      if (started) return;
+      started = true;
+      try {
+        recover();
+      } catch (err) {
+        logger.error({ err }, 'outgoing mail recovery failed');
+      }
+      scheduleRecovery();
+      kick();
+    },
+    kick,
+    recover,
+    /** Resolves once this worker has no SMTP attempt in progress (drainers waiting for a pacing slot do not count). */
+    async idle(): Promise<void> {
+      while (attempts.size > 0) await Promise.allSettled([...attempts]);
+    },
+    async close(): Promise<void> {
+      closed = true;
+      for (const t of [immediateTimer, bulkTimer, recoveryTimer]) if (t !== null) clock.clearTimeout(t);
+      for (const [h, wake] of sleepers) {
+        clock.clearTimeout(h);
+        wake();
+      }
+      sleepers.clear();
+      // Attempts in progress may finish for a while (each is bounded by its own timeout); a row still sending after
+      // that stays `sending` and is resubmitted by recovery (at least once).
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...inFlight]),
+        new Promise<void>((resolve) => (timer = setTimeout(resolve, o.closeGraceMs))),
+      ]);
+      clearTimeout(timer);
+    },
+  };
+}
+
+export type Delivery = ReturnType<typeof createDelivery>;

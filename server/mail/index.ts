@@ -1,0 +1,144 @@
+/**
+ * Outgoing mail (seed 002). Other domains use only this file: sender profiles, application access, the send log,
+ * the immediate and bulk delivery lanes, recovery and retention. Bounce collection (IMAP) is configured on profiles
+ * but not polled yet.
+ */
+import type { Api } from '../core/http/api.ts';
+import type { AuditLog } from '../core/audit/audit.ts';
+import type { Logger } from '../core/logging/logger.ts';
+import type { TokenService } from '../core/auth/tokens.service.ts';
+import type { Db } from '../core/storage/platform-db.ts';
+import { systemClock, type MailClock } from './clock.ts';
+import { createSecretBox } from './crypto.ts';
+import { mailMigrations } from './mail.migrations.ts';
+import { createProfileStore } from './profiles/profiles.store.ts';
+import { createProfilesService } from './profiles/profiles.service.ts';
+import { registerProfileRoutes } from './profiles/profiles.routes.ts';
+import { createAppStore } from './apps/apps.store.ts';
+import { createAppsService, createTokenAppDirectory, type MailAppDirectory } from './apps/apps.service.ts';
+import { registerAppRoutes } from './apps/apps.routes.ts';
+import { CORE_APP, MAIL_SEND } from './apps/apps.schemas.ts';
+import { createLogStore } from './log/log.store.ts';
+import { createLogService, type Sender } from './log/log.service.ts';
+import { registerLogRoutes } from './log/log.routes.ts';
+import { SendBody, type EnqueueBody } from './log/log.schemas.ts';
+import { createAttachmentStore } from './delivery/attachments.ts';
+import { createDelivery, type DeliveryOptions } from './delivery/lanes.ts';
+import type { SmtpOptions } from './delivery/smtp.ts';
+import { createSettingsStore } from './retention/retention.store.ts';
+import { createRetentionService, type RetentionOptions } from './retention/retention.service.ts';
+import { registerRetentionRoutes } from './retention/retention.routes.ts';
+import { createBounceStore } from './bounces/bounces.store.ts';
+import { createBouncePoller, type BounceOptions } from './bounces/poller.ts';
+
+export { mailMigrations };
+export type { MailClock } from './clock.ts';
+export type { MailAppDirectory, MailApplication } from './apps/apps.service.ts';
+export type { DeliveryOptions } from './delivery/lanes.ts';
+
+/** Knobs for tests and operators; every field has a production default. */
+export interface MailOptions {
+  clock?: MailClock;
+  /** Total bytes of the attachment object store (default 2 GiB). */
+  attachmentStoreLimit?: number;
+  delivery?: Partial<DeliveryOptions>;
+  retention?: Partial<RetentionOptions>;
+  /** Extra TLS options for SMTP connections (tests trust a self-signed peer with `ca`). */
+  smtp?: SmtpOptions;
+  bounces?: Partial<BounceOptions> & { tls?: import('node:tls').ConnectionOptions };
+  /** Replaces the token-based application directory (e.g. service accounts). */
+  directory?: MailAppDirectory;
+  /** Observer of every SMTP attempt start (tests). */
+  onAttempt?: (recordId: string, worker: string) => void;
+  /** The installation name used as sender name for Core and test mail (default "Hearth"). */
+  appName?: string;
+}
+
+export interface MailDeps {
+  platformDb: Db;
+  dataDir: string;
+  appSecret: string;
+  audit: AuditLog;
+  tokens: TokenService;
+  logger: Logger;
+  options?: MailOptions;
+}
+
+export function createMailService(deps: MailDeps) {
+  const o = deps.options ?? {};
+  const clock = o.clock ?? systemClock;
+  const appName = o.appName ?? 'Hearth';
+  const box = createSecretBox(deps.appSecret);
+  const profileStore = createProfileStore(deps.platformDb);
+  const appStore = createAppStore(deps.platformDb);
+  const logStore = createLogStore(deps.platformDb);
+  const attachments = createAttachmentStore({ db: deps.platformDb, dataDir: deps.dataDir, clock, limitBytes: o.attachmentStoreLimit });
+  const directory = o.directory ?? createTokenAppDirectory(appStore);
+  const apps = createAppsService({ store: appStore, profiles: profileStore, tokens: deps.tokens, directory, audit: deps.audit, clock });
+
+  // The delivery engine is created below; the hooks reach it lazily.
+  let delivery: ReturnType<typeof createDelivery> | null = null;
+  const log = createLogService({
+    store: logStore, profiles: profileStore, apps, attachments, audit: deps.audit, clock,
+    onAccepted: () => delivery?.kick(),
+  });
+  const profiles = createProfilesService({
+    store: profileStore, box, audit: deps.audit, clock, appName, smtp: o.smtp,
+    onProfileRemoved: (key) => log.cancelQueuedOfProfile(key, 'profile_removed'),
+    afterProfileRemoved: (ids) => delivery?.release(ids),
+  });
+  delivery = createDelivery({
+    log: logStore, profileStore, profiles, appStore, directory, attachments, clock, logger: deps.logger.child({ part: 'delivery' }),
+    smtp: o.smtp, options: o.delivery, onAttempt: o.onAttempt,
+  });
+  const retention = createRetentionService({
+    settings: createSettingsStore(deps.platformDb), log: logStore, attachments, audit: deps.audit, clock, logger: deps.logger.child({ part: 'retention' }), options: o.retention,
+  });
+  const release = (ids: string[]) => delivery!.release(ids);
+  const bounces = createBouncePoller({
+    store: createBounceStore(deps.platformDb), box, clock, logger: deps.logger.child({ part: 'bounces' }), tls: o.bounces?.tls, options: o.bounces,
+  });
+  const coreSender = (): Sender => ({ app: { appId: CORE_APP, name: appName, platformPermissions: [MAIL_SEND] }, actor: { actor: 'core', kind: 'core' } });
+
+  return {
+    registerRoutes(api: Api): void {
+      registerProfileRoutes(api, profiles);
+      registerAppRoutes(api, apps);
+      registerLogRoutes(api, { log, apps, profiles: profileStore, release });
+      registerRetentionRoutes(api, retention);
+    },
+    /** Starts delivery (recovery runs first) and the daily retention job. */
+    start(): void {
+      delivery!.start();
+      retention.start();
+      bounces.start();
+    },
+    async close(): Promise<void> {
+      retention.close();
+      await bounces.close();
+      await delivery!.close();
+    },
+
+    /** Core's own mail (application `core`, default profile): immediate lane. */
+    sendAsCore: (body: Omit<SendBody, 'profile'>) => log.send(coreSender(), { ...body } as SendBody),
+    /** For other domains (identity's email links): one message as `core`, validated like the application API's. */
+    sendCoreMessage: (m: { to: string[]; subject: string; text: string; html?: string | null; ref?: string }) => {
+      const { profile: _ignored, ...body } = SendBody.parse(m);
+      return log.send(coreSender(), body as SendBody);
+    },
+    /** Core's notification batches: the default profile's bulk lane. */
+    enqueueAsCore: (body: Omit<EnqueueBody, 'profile'>) => log.enqueue(coreSender(), body as EnqueueBody),
+
+    /** Operations and tests: wake both lanes now, run recovery or retention now, wait until this worker is idle. */
+    kick: () => delivery!.kick(),
+    recover: () => delivery!.recover(),
+    runRetention: () => retention.run(),
+    /** Runs one bounce-collection tick now (it also runs every five minutes). */
+    checkBounces: () => bounces.tick(),
+    idle: () => delivery!.idle(),
+    worker: () => delivery!.worker,
+    attachmentBytes: () => attachments.usedBytes(),
+  };
+}
+
+export type MailService = ReturnType<typeof createMailService>;

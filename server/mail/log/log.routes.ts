@@ -1,0 +1,146 @@
+import { z } from 'zod';
+import type { Api } from '../../core/http/api.ts';
+import type { AppContext } from '../../core/http/context.ts';
+import { actorFor } from '../../core/auth/auth.ts';
+import { HearthError } from '../../core/http/errors.ts';
+import { MAIL_BASE, noStore } from '../profiles/profiles.routes.ts';
+import type { AppsService } from '../apps/apps.service.ts';
+import type { ProfileStore } from '../profiles/profiles.store.ts';
+import {
+  Accepted, BatchCancelled, BatchParams, EnqueueAccepted, EnqueueBody, IdParams, ListQuery, MessageContent, MessagePage, MessageRecord, SendBody,
+} from './log.schemas.ts';
+import type { LogService, Sender } from './log.service.ts';
+
+export const APP_MAIL_BASE = '/api/mail';
+
+export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsService; profiles: ProfileStore; release: (ids: string[]) => void }): void {
+  const { log, apps } = deps;
+  let tags = ['Outgoing mail: send log'];
+  api.route({
+    method: 'get', path: `${MAIL_BASE}/messages`, operationId: 'listMailMessages', tags, access: 'admin',
+    summary: 'Send-log metadata, newest first',
+    description: 'Filters: `app`, `profile`, `status` (comma-separated), `since` (ISO timestamp), `ref` (`scope` or `scope:id`), `recipient` (substring). Continue with `cursor` = the returned `nextCursor`. Never returns content.',
+    query: ListQuery,
+    responses: { 200: { description: 'A page.', schema: MessagePage } },
+    handler: (ctx, { query }) => {
+      noStore(ctx);
+      return log.list(query);
+    },
+  });
+  api.route({
+    method: 'get', path: `${MAIL_BASE}/messages/:id`, operationId: 'getMailMessage', tags, access: 'admin',
+    summary: 'One send-log record (metadata)',
+    params: IdParams,
+    responses: { 200: { description: 'The record.', schema: MessageRecord }, 404: { description: 'Unknown id (`message_unknown`).' } },
+    handler: (ctx, { params }) => {
+      noStore(ctx);
+      return log.get(params.id);
+    },
+  });
+  api.route({
+    method: 'get', path: `${MAIL_BASE}/messages/:id/content`, operationId: 'getMailMessageContent', tags, access: 'admin',
+    summary: 'Read a message\'s content (audited)',
+    description: 'Text, HTML and custom headers, or `purged: true` after content retention. Every call writes `outgoing_mail.message.read`.',
+    params: IdParams,
+    responses: { 200: { description: 'Content or purge marker.', schema: MessageContent }, 404: { description: 'Unknown id (`message_unknown`).' } },
+    handler: (ctx, { params }) => {
+      noStore(ctx);
+      return log.content(params.id, actorFor(ctx));
+    },
+  });
+  api.route({
+    method: 'post', path: `${MAIL_BASE}/messages/:id/cancel`, operationId: 'cancelMailMessage', tags, access: 'admin',
+    summary: 'Cancel a queued message',
+    description: 'Only `queued` mail (`cancelled_by_admin`); its attachment objects are deleted. Audited as `outgoing_mail.message.cancel`.',
+    params: IdParams,
+    responses: {
+      200: { description: 'The cancelled record.', schema: MessageRecord },
+      404: { description: 'Unknown id (`message_unknown`).' },
+      409: { description: 'Not queued (`message_not_queued`).' },
+    },
+    handler: (ctx, { params }) => {
+      noStore(ctx);
+      return log.cancel(params.id, actorFor(ctx), deps.release);
+    },
+  });
+  api.route({
+    method: 'post', path: `${MAIL_BASE}/batches/:batchId/cancel`, operationId: 'cancelMailBatch', tags, access: 'admin',
+    summary: 'Cancel the still-queued members of a batch',
+    description: 'Sent rows stay sent; rows being sent finish normally. `cancelled` is zero when none remain queued. One audit entry `outgoing_mail.batch.cancel`.',
+    params: BatchParams,
+    responses: { 200: { description: 'How many were cancelled.', schema: BatchCancelled }, 404: { description: 'Unknown batch (`batch_unknown`).' } },
+    handler: (ctx, { params }) => {
+      noStore(ctx);
+      return log.cancelBatch(params.batchId, actorFor(ctx), deps.release);
+    },
+  });
+
+  // ---- application mail API ----
+  tags = ['Application mail API'];
+  const sender = (ctx: AppContext): Sender => {
+    const p = ctx.state.principal!;
+    const app = apps.directory.fromPrincipal(p);
+    if (!app) throw new HearthError('forbidden', 'this credential does not belong to a registered application (register one under /api/admin/core/outgoing-mail/apps)');
+    return { app, actor: { actor: `app:${app.appId}`, kind: 'application', appId: app.appId, tokenId: p.tokenId, tokenName: p.name }, requestId: ctx.state.requestId };
+  };
+  const appErrors = {
+    403: { description: 'Not an application credential (`forbidden`), no `mail:send` declaration (`mail_send_not_declared`), or the profile is not allowed (`profile_not_allowed`).' },
+    404: { description: 'Unknown profile (`profile_unknown`).' },
+    409: { description: 'No profile is configured (`mail_not_configured`).' },
+    413: { description: 'Attachments above the profile\'s limit or 25 MiB each (`attachment_too_large`); body above the JSON limit (`payload_too_large`).' },
+    429: { description: 'The profile\'s rolling 24-hour recipient limit would be exceeded (`daily_limit_exceeded`).' },
+    507: { description: 'The attachment object store is full (`attachment_storage_full`).' },
+  };
+  api.route({
+    method: 'post', path: `${APP_MAIL_BASE}/send`, operationId: 'mailSend', tags, access: 'authenticated',
+    summary: 'mail.send: queue one message on the immediate lane',
+    description: 'Committed to the send log before delivery starts; 202 with the record id and the Message-ID fixed now. Audited as `outgoing_mail.send` (no subject, body, addresses or attachment content).',
+    body: SendBody,
+    responses: { 202: { description: 'Accepted.', schema: Accepted }, 200: { description: 'Already accepted under this idempotency key.', schema: Accepted }, ...appErrors },
+    handler: (ctx, { body }) => {
+      const r = log.send(sender(ctx), body);
+      ctx.status = r.duplicate ? 200 : 202;
+      return r;
+    },
+  });
+  api.route({
+    method: 'post', path: `${APP_MAIL_BASE}/enqueue`, operationId: 'mailEnqueue', tags, access: 'authenticated',
+    summary: 'mail.enqueue: queue one batch on the bulk lane',
+    description: 'Paced by the profile\'s `pacePerMinute`. Rejected whole with 409 `backlog_full` when the profile would hold more than `pacePerMinute × 1440` queued bulk messages, or when any limit fails.',
+    body: EnqueueBody,
+    responses: { 202: { description: 'Accepted.', schema: EnqueueAccepted }, ...appErrors, 409: { description: '`backlog_full` or `mail_not_configured`.' } },
+    handler: (ctx, { body }) => {
+      ctx.status = 202;
+      return log.enqueue(sender(ctx), body);
+    },
+  });
+  api.route({
+    method: 'get', path: `${APP_MAIL_BASE}/profiles`, operationId: 'mailProfiles', tags, access: 'authenticated',
+    summary: 'mail.profiles(): the profiles this application may use',
+    description: 'Never returns passwords or SMTP settings.',
+    responses: {
+      200: {
+        description: 'Profiles.',
+        schema: z.object({
+          data: z.array(z.object({ key: z.string(), name: z.string(), fromAddress: z.string(), fromName: z.string().nullable(), isDefault: z.boolean(), pacePerMinute: z.number().int(), dailyRecipientLimit: z.number().int().nullable(), maxAttachmentBytes: z.number().int() })),
+        }).meta({ id: 'MailAppProfiles' }),
+      },
+    },
+    handler: (ctx) => {
+      const s = sender(ctx);
+      const keys = apps.allowedProfiles(s.app.appId);
+      const data = keys.map((k) => deps.profiles.get(k)).filter((r) => r !== undefined).map((r) => ({
+        key: r.key, name: r.name, fromAddress: r.from_address, fromName: r.from_name, isDefault: r.is_default === 1,
+        pacePerMinute: r.pace_per_minute, dailyRecipientLimit: r.daily_recipient_limit, maxAttachmentBytes: r.max_attachment_bytes,
+      }));
+      return { data };
+    },
+  });
+  api.route({
+    method: 'get', path: `${APP_MAIL_BASE}/messages/:id`, operationId: 'mailMessage', tags, access: 'authenticated',
+    summary: 'The status of one of this application\'s messages (metadata only)',
+    params: IdParams,
+    responses: { 200: { description: 'The record.', schema: MessageRecord }, 404: { description: 'Unknown, or another application\'s (`message_unknown`).' } },
+    handler: (ctx, { params }) => log.getOwn(sender(ctx).app.appId, params.id),
+  });
+}

@@ -1,0 +1,324 @@
+import crypto from 'node:crypto';
+import type { AuditLog } from '../../core/audit/audit.ts';
+import { HearthError } from '../../core/http/errors.ts';
+import type { MailClock } from '../clock.ts';
+import { CORE_APP, MAIL_SEND } from '../apps/apps.schemas.ts';
+import type { AppsService, MailApplication } from '../apps/apps.service.ts';
+import type { AttachmentStore } from '../delivery/attachments.ts';
+import type { ProfileRow, ProfileStore } from '../profiles/profiles.store.ts';
+import type { EnqueueBody, EnqueueMessage, ListQuery, SendBody } from './log.schemas.ts';
+import type { CancelReason, LogStore, MessageRow, StoredAttachment } from './log.store.ts';
+
+export const DELIVERY_DEADLINE_MS = 24 * 3600_000;
+export const MAX_FAILURES = 100;
+
+export interface Actor {
+  actor: string;
+  requestId?: string | null;
+}
+
+/** Who is sending: an application (or `core`) and the caller behind it. */
+export interface Sender {
+  app: MailApplication | { appId: typeof CORE_APP; name: string; platformPermissions: string[] };
+  actor: Record<string, unknown> & { actor: string };
+  requestId?: string | null;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function presentMessage(r: MessageRow) {
+  const rcpt = JSON.parse(r.recipients) as { to: string[]; cc: string[]; bcc: string[] };
+  return {
+    id: r.id,
+    status: r.status,
+    cancelReason: r.cancel_reason,
+    lane: r.lane,
+    app: r.app_id,
+    actor: JSON.parse(r.actor) as Record<string, unknown>,
+    profile: r.profile_key,
+    from: { name: r.from_name, address: r.from_address },
+    to: rcpt.to,
+    cc: rcpt.cc,
+    bcc: rcpt.bcc,
+    subject: r.subject,
+    attachments: (JSON.parse(r.attachments) as StoredAttachment[]).map(({ filename, contentType, size, sha256 }) => ({ filename, contentType, size, sha256 })),
+    attempts: r.attempts,
+    lastError: r.last_error,
+    smtpResponse: r.smtp_response,
+    failures: JSON.parse(r.failures) as Array<{ recipient: string; reason: string; kind: 'rejected' | 'bounced' }>,
+    batchId: r.batch_id,
+    ref: r.ref,
+    idempotencyKey: r.idempotency_key,
+    messageId: r.message_id,
+    createdAt: iso(r.created_at)!,
+    updatedAt: iso(r.updated_at)!,
+    nextAttemptAt: r.status === 'queued' ? iso(r.due_at) : null,
+    deadlineAt: iso(r.deadline_at)!,
+    sentAt: iso(r.sent_at),
+    contentPurgedAt: iso(r.content_purged_at),
+  };
+}
+export type MessageRecord = ReturnType<typeof presentMessage>;
+
+const encodeCursor = (r: MessageRow) => Buffer.from(`${r.created_at}:${r.id}`).toString('base64url');
+function decodeCursor(c: string): { createdAt: number; id: string } {
+  const m = /^(\d+):([0-9a-f-]{36})$/.exec(Buffer.from(c, 'base64url').toString('utf8'));
+  if (!m) throw new HearthError('invalid_request', 'query: cursor: not a cursor returned by this endpoint (use nextCursor)');
+  return { createdAt: Number(m[1]), id: m[2]! };
+}
+
+export interface LogServiceDeps {
+  store: LogStore;
+  profiles: ProfileStore;
+  apps: AppsService;
+  attachments: AttachmentStore;
+  audit: AuditLog;
+  clock: MailClock;
+  /** Called after mail committed (wakes the lanes). */
+  onAccepted: (lane: 'immediate' | 'bulk', profileKey: string) => void;
+}
+
+export function createLogService(deps: LogServiceDeps) {
+  const { store, profiles, apps, attachments, audit, clock } = deps;
+  const record = (a: Actor, action: string, target: string | null, detail?: Record<string, unknown>) =>
+    audit.record({ actor: a.actor, action, target, detail: detail ?? null, requestId: a.requestId ?? null });
+
+  /** The sender profile for a call: explicit (must be allowed) or the default; every refusal names its reason. */
+  function resolveProfile(sender: Sender, requested: string | undefined): ProfileRow {
+    const appId = sender.app.appId;
+    if (appId !== CORE_APP && !sender.app.platformPermissions.includes(MAIL_SEND)) {
+      throw new HearthError('mail_send_not_declared', `application "${appId}" does not declare platformPermissions: ["${MAIL_SEND}"]`);
+    }
+    const def = profiles.getDefault();
+    if (appId === CORE_APP && requested !== undefined && requested !== def?.key) {
+      throw new HearthError('profile_not_allowed', 'Core mail always uses the default profile');
+    }
+    const key = requested ?? def?.key;
+    if (key === undefined) throw new HearthError('mail_not_configured', 'no sender profile is configured: an administrator must create one');
+    const row = profiles.get(key);
+    if (!row) throw new HearthError('profile_unknown', `no sender profile with key "${key}"`);
+    if (!apps.allowedProfiles(appId).includes(key)) {
+      throw new HearthError('profile_not_allowed', `application "${appId}" may not send through profile "${key}"`);
+    }
+    return row;
+  }
+
+  interface Prepared {
+    row: Parameters<LogStore['insert']>[0];
+    content: Parameters<LogStore['insert']>[1];
+    blobs: Buffer[];
+    duplicate?: MessageRow;
+  }
+
+  function prepare(sender: Sender, profile: ProfileRow, m: EnqueueMessage, lane: 'immediate' | 'bulk', batchId: string | null, ref: string | undefined, now: number): Prepared {
+    const blobs = m.attachments.map((a) => Buffer.from(a.content, 'base64'));
+    const total = blobs.reduce((n, b) => n + b.length, 0);
+    if (total > profile.max_attachment_bytes) {
+      throw new HearthError('attachment_too_large', `attachments total ${total} bytes; profile "${profile.key}" allows at most ${profile.max_attachment_bytes} per message`);
+    }
+    const id = crypto.randomUUID();
+    const domain = profile.from_address.split('@')[1] ?? 'hearth.invalid';
+    return {
+      row: {
+        id,
+        lane,
+        app_id: sender.app.appId,
+        actor: JSON.stringify(sender.actor),
+        profile_key: profile.key,
+        from_address: profile.from_address,
+        from_name: profile.from_name ?? sender.app.name,
+        recipients: JSON.stringify({ to: m.to, cc: m.cc, bcc: m.bcc }),
+        recipient_count: m.to.length + m.cc.length + m.bcc.length,
+        subject: m.subject,
+        attachments: JSON.stringify(m.attachments.map((a, i) => ({ objectId: '', filename: a.filename, contentType: a.contentType, size: blobs[i]!.length, sha256: crypto.hash('sha256', blobs[i]!, 'hex') }))),
+        attachments_released: m.attachments.length === 0 ? 1 : 0,
+        batch_id: batchId,
+        ref: m.ref ?? ref ?? null,
+        idempotency_key: m.idempotencyKey ?? null,
+        message_id: `<${id}@${domain}>`,
+        deadline_at: now + DELIVERY_DEADLINE_MS,
+        created_at: now,
+      },
+      content: { text: m.text ?? null, html: m.html ?? null, headers: JSON.stringify({ ...m.headers, ...(m.replyTo ? { 'Reply-To': m.replyTo } : {}) }) },
+      blobs,
+    };
+  }
+
+  function checkDailyLimit(profile: ProfileRow, adding: number, now: number) {
+    if (profile.daily_recipient_limit === null) return;
+    const used = store.windowRecipients(profile.key, now - DELIVERY_DEADLINE_MS);
+    if (used + adding > profile.daily_recipient_limit) {
+      throw new HearthError('daily_limit_exceeded', `profile "${profile.key}" allows ${profile.daily_recipient_limit} recipients per rolling 24 hours; ${used} are used and this call adds ${adding}`);
+    }
+  }
+
+  /** Inserts prepared messages with their attachment objects; returns them (duplicates by idempotency key as found). */
+  function insertAll(prepared: Prepared[]): void {
+    const discards: Array<() => void> = [];
+    try {
+      for (const p of prepared) {
+        if (p.duplicate) continue;
+        const { ids, discard } = attachments.put(p.blobs);
+        discards.push(discard);
+        if (ids.length) {
+          const list = JSON.parse(p.row.attachments) as StoredAttachment[];
+          list.forEach((a, i) => (a.objectId = ids[i]!));
+          p.row.attachments = JSON.stringify(list);
+        }
+        store.insert(p.row, p.content);
+      }
+    } catch (err) {
+      for (const d of discards) d();
+      throw err;
+    }
+  }
+
+  const accepted = (p: Prepared) =>
+    p.duplicate
+      ? { id: p.duplicate.id, messageId: p.duplicate.message_id, status: p.duplicate.status, duplicate: true }
+      : { id: p.row.id, messageId: p.row.message_id, status: 'queued' as const, duplicate: false };
+
+  /** Audits a refused call once, without content, then rethrows. */
+  function denied<T>(sender: Sender, call: 'send' | 'enqueue', fn: () => T): T {
+    try {
+      return fn();
+    } catch (err) {
+      if (err instanceof HearthError) {
+        record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', null, { app: sender.app.appId, call, denied: err.code });
+      }
+      throw err;
+    }
+  }
+
+  return {
+    resolveProfile,
+
+    /** `mail.send`: one message on the immediate lane. */
+    send(sender: Sender, body: SendBody) {
+      const result = denied(sender, 'send', () =>
+        store.transaction(() => {
+          const now = clock.now();
+          if (body.idempotencyKey) {
+            const dup = store.byIdempotency(sender.app.appId, body.idempotencyKey);
+            if (dup) return { p: { duplicate: dup } as Prepared, profile: dup.profile_key };
+          }
+          const profile = resolveProfile(sender, body.profile);
+          const p = prepare(sender, profile, body, 'immediate', null, undefined, now);
+          checkDailyLimit(profile, p.row.recipient_count, now);
+          insertAll([p]);
+          record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', p.row.id, {
+            app: sender.app.appId, actor: sender.actor, profile: profile.key, recipientCount: p.row.recipient_count, messageId: p.row.id,
+          });
+          return { p, profile: profile.key };
+        }),
+      );
+      if (!result.p.duplicate) deps.onAccepted('immediate', result.profile);
+      return accepted(result.p);
+    },
+
+    /** `mail.enqueue`: one batch on the bulk lane, rejected whole (`backlog_full`, limits) or accepted whole. */
+    enqueue(sender: Sender, body: EnqueueBody) {
+      const result = denied(sender, 'enqueue', () =>
+        store.transaction(() => {
+          const now = clock.now();
+          const profile = resolveProfile(sender, body.profile);
+          const batchId = crypto.randomUUID();
+          const prepared: Prepared[] = body.messages.map((m) => {
+            const dup = m.idempotencyKey ? store.byIdempotency(sender.app.appId, m.idempotencyKey) : undefined;
+            return dup ? ({ duplicate: dup } as Prepared) : prepare(sender, profile, m, 'bulk', batchId, body.ref, now);
+          });
+          const fresh = prepared.filter((p) => !p.duplicate);
+          const keys = fresh.map((p) => p.row.idempotency_key).filter((k) => k !== null);
+          if (new Set(keys).size !== keys.length) throw new HearthError('invalid_request', 'body: messages: an idempotencyKey is repeated within the batch');
+          const limit = profile.pace_per_minute * 1440;
+          const queued = store.queuedBulk(profile.key);
+          if (queued + fresh.length > limit) {
+            throw new HearthError('backlog_full', `profile "${profile.key}" holds ${queued} queued bulk messages; its queue limit is ${limit} (pacePerMinute × 1440): the batch of ${fresh.length} is refused whole`);
+          }
+          checkDailyLimit(profile, fresh.reduce((n, p) => n + p.row.recipient_count, 0), now);
+          insertAll(prepared);
+          record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', batchId, {
+            app: sender.app.appId, actors: [sender.actor], profiles: [profile.key], batchId, messageCount: fresh.length, messageIds: fresh.map((p) => p.row.id),
+          });
+          return { batchId, prepared, profile: profile.key, fresh: fresh.length };
+        }),
+      );
+      if (result.fresh > 0) deps.onAccepted('bulk', result.profile);
+      return { batchId: result.batchId, messages: result.prepared.map(accepted) };
+    },
+
+    /** The metadata of an application's own message (404 for another application's). */
+    getOwn(appId: string, id: string) {
+      const r = store.get(id);
+      if (!r || r.app_id !== appId) throw new HearthError('message_unknown', `no message with id ${id}`);
+      return presentMessage(r);
+    },
+
+    list(q: ListQuery) {
+      const ref = q.ref;
+      const rows = store.list({
+        app: q.app,
+        profile: q.profile,
+        status: q.status,
+        since: q.since ? Date.parse(q.since) : undefined,
+        refExact: ref && ref.includes(':') ? ref : undefined,
+        refScope: ref && !ref.includes(':') ? ref : undefined,
+        recipient: q.recipient,
+        before: q.cursor ? decodeCursor(q.cursor) : undefined,
+        limit: q.limit + 1,
+      });
+      const more = rows.length > q.limit;
+      const page = rows.slice(0, q.limit);
+      return { data: page.map(presentMessage), nextCursor: more ? encodeCursor(page[page.length - 1]!) : null };
+    },
+    get(id: string) {
+      const r = store.get(id);
+      if (!r) throw new HearthError('message_unknown', `no message with id ${id}`);
+      return presentMessage(r);
+    },
+    /** Audited content read: text, HTML and custom headers, or the purge marker. */
+    content(id: string, actor: Actor) {
+      const r = store.get(id);
+      if (!r) throw new HearthError('message_unknown', `no message with id ${id}`);
+      const c = store.content(id);
+      record(actor, 'outgoing_mail.message.read', id, { app: r.app_id, purged: !c });
+      if (!c) return { id, purged: true, purgedAt: iso(r.content_purged_at), text: null, html: null, headers: null };
+      return { id, purged: false, purgedAt: null, text: c.text, html: c.html, headers: JSON.parse(c.headers) as Record<string, string> };
+    },
+
+    /** Cancels one queued message (`cancelled_by_admin`). */
+    cancel(id: string, actor: Actor, release: (ids: string[]) => void) {
+      const r = store.transaction(() => {
+        const r = store.get(id);
+        if (!r) throw new HearthError('message_unknown', `no message with id ${id}`);
+        if (r.status !== 'queued' || !store.cancel(id, 'cancelled_by_admin', clock.now())) {
+          throw new HearthError('message_not_queued', `message ${id} is ${r.status}; only queued mail can be cancelled`);
+        }
+        record(actor, 'outgoing_mail.message.cancel', id, { app: r.app_id, profile: r.profile_key });
+        return store.get(id)!;
+      });
+      release([id]);
+      return presentMessage(r);
+    },
+    /** Cancels every still-queued member of a batch; sent and sending rows are left alone. */
+    cancelBatch(batchId: string, actor: Actor, release: (ids: string[]) => void) {
+      const ids = store.transaction(() => {
+        if (!store.batchExists(batchId)) throw new HearthError('batch_unknown', `no batch with id ${batchId}`);
+        const now = clock.now();
+        const rows = store.batchQueued(batchId).filter((r) => store.cancel(r.id, 'cancelled_by_admin', now));
+        record(actor, 'outgoing_mail.batch.cancel', batchId, { apps: [...new Set(rows.map((r) => r.app_id))], cancelled: rows.length });
+        return rows.map((r) => r.id);
+      });
+      release(ids);
+      return { batchId, cancelled: ids.length };
+    },
+
+    /** Inside a profile deletion: cancels its queued mail (`profile_removed`). */
+    cancelQueuedOfProfile(key: string, reason: CancelReason): string[] {
+      const now = clock.now();
+      return store.queuedOfProfile(key).filter((id) => store.cancel(id, reason, now));
+    },
+  };
+}
+
+export type LogService = ReturnType<typeof createLogService>;

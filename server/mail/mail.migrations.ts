@@ -1,0 +1,123 @@
+import type { Migration } from '../core/storage/platform-db.ts';
+
+/** Outgoing mail tables (seed 002). Times are epoch milliseconds. */
+export const mailMigrations: Migration[] = [
+  {
+    id: 'mail-001-outgoing-mail',
+    up: `
+      CREATE TABLE mail_profiles (
+        key TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        from_address TEXT NOT NULL,
+        from_name TEXT,
+        smtp_host TEXT NOT NULL,
+        smtp_port INTEGER NOT NULL,
+        smtp_secure INTEGER NOT NULL CHECK (smtp_secure IN (0, 1)),
+        smtp_user TEXT,
+        smtp_password TEXT,                  -- AES-256-GCM envelope under APP_SECRET, never returned
+        pace_per_minute INTEGER NOT NULL,
+        daily_recipient_limit INTEGER,
+        max_attachment_bytes INTEGER NOT NULL,
+        is_default INTEGER NOT NULL DEFAULT 0 CHECK (is_default IN (0, 1)),
+        revision INTEGER NOT NULL DEFAULT 1,
+        imap_host TEXT,
+        imap_port INTEGER,
+        imap_secure INTEGER,
+        imap_user TEXT,
+        imap_password TEXT,
+        imap_folder TEXT,
+        imap_uidvalidity TEXT,
+        imap_cursor INTEGER,
+        bounces_checked_at INTEGER,
+        bounces_error TEXT,
+        next_slot_at INTEGER NOT NULL DEFAULT 0, -- bulk pacing gate: earliest start of the next bulk attempt
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE UNIQUE INDEX mail_profiles_one_default ON mail_profiles (is_default) WHERE is_default = 1;
+
+      CREATE TABLE mail_apps (
+        app_id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        platform_permissions TEXT NOT NULL,  -- JSON array
+        token_id TEXT UNIQUE,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      -- A row: an explicit set of profiles (empty set = none). No row: follow the default profile.
+      CREATE TABLE mail_app_policies (
+        app_id TEXT PRIMARY KEY,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE TABLE mail_app_grants (
+        app_id TEXT NOT NULL REFERENCES mail_app_policies (app_id) ON DELETE CASCADE,
+        profile_key TEXT NOT NULL REFERENCES mail_profiles (key) ON DELETE CASCADE,
+        PRIMARY KEY (app_id, profile_key)
+      ) STRICT;
+
+      CREATE TABLE mail_messages (
+        id TEXT PRIMARY KEY,
+        lane TEXT NOT NULL CHECK (lane IN ('immediate', 'bulk')),
+        app_id TEXT NOT NULL,
+        actor TEXT NOT NULL,                 -- JSON snapshot of who called
+        profile_key TEXT NOT NULL,           -- no foreign key: a deleted profile cancels its queued rows
+        from_address TEXT NOT NULL,
+        from_name TEXT NOT NULL,
+        recipients TEXT NOT NULL,            -- JSON {to, cc, bcc}
+        recipient_count INTEGER NOT NULL,
+        subject TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('queued', 'sending', 'sent', 'failed', 'cancelled', 'bounced')),
+        cancel_reason TEXT,
+        attachments TEXT NOT NULL,           -- JSON [{objectId, filename, contentType, size, sha256}]
+        attachments_released INTEGER NOT NULL DEFAULT 0,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        last_error TEXT,
+        smtp_response TEXT,
+        failures TEXT NOT NULL DEFAULT '[]', -- JSON [{recipient, reason, kind}], at most 100
+        batch_id TEXT,
+        ref TEXT,
+        idempotency_key TEXT,
+        message_id TEXT NOT NULL,
+        due_at INTEGER NOT NULL,
+        deadline_at INTEGER NOT NULL,
+        claimed_by TEXT,
+        claimed_at INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        sent_at INTEGER,
+        content_purged_at INTEGER
+      ) STRICT;
+      CREATE INDEX mail_messages_created ON mail_messages (created_at DESC, id DESC);
+      CREATE INDEX mail_messages_batch ON mail_messages (batch_id) WHERE batch_id IS NOT NULL;
+      CREATE INDEX mail_messages_bulk_due ON mail_messages (profile_key, due_at, created_at) WHERE status = 'queued' AND lane = 'bulk';
+      CREATE INDEX mail_messages_bulk_deadline ON mail_messages (deadline_at) WHERE status = 'queued' AND lane = 'bulk';
+      CREATE INDEX mail_messages_immediate_due ON mail_messages (due_at, created_at) WHERE status = 'queued' AND lane = 'immediate';
+      CREATE INDEX mail_messages_sending ON mail_messages (claimed_at) WHERE status = 'sending';
+      CREATE INDEX mail_messages_unreleased ON mail_messages (updated_at) WHERE attachments_released = 0;
+      CREATE INDEX mail_messages_profile_window ON mail_messages (profile_key, created_at);
+      CREATE INDEX mail_messages_message_id ON mail_messages (message_id COLLATE NOCASE);
+      CREATE UNIQUE INDEX mail_messages_idempotency ON mail_messages (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+
+      CREATE TABLE mail_message_content (
+        message_id TEXT PRIMARY KEY REFERENCES mail_messages (id) ON DELETE CASCADE,
+        text TEXT,
+        html TEXT,
+        headers TEXT NOT NULL                -- JSON object
+      ) STRICT;
+
+      CREATE TABLE mail_attachment_objects (
+        id TEXT PRIMARY KEY,
+        size INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX mail_attachment_objects_expiry ON mail_attachment_objects (expires_at);
+
+      CREATE TABLE mail_settings (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+    `,
+  },
+];

@@ -1,0 +1,95 @@
+import type { Api } from '../../core/http/api.ts';
+import type { AppContext } from '../../core/http/context.ts';
+import { actorFor } from '../../core/auth/auth.ts';
+import { ProfileList, ProfileParams, ProfileRead, ProfileWrite, TestSendBody, TestSendResult } from './profiles.schemas.ts';
+import type { ProfilesService } from './profiles.service.ts';
+
+export const MAIL_BASE = '/api/admin/core/outgoing-mail';
+export const noStore = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
+
+export function registerProfileRoutes(api: Api, profiles: ProfilesService): void {
+  const tags = ['Outgoing mail: profiles'];
+  api.route({
+    method: 'get', path: `${MAIL_BASE}/profiles`, operationId: 'listMailProfiles', tags, access: 'admin',
+    summary: 'List sender profiles', description: 'Passwords are never returned: `hasPassword` and `imap.hasPassword` say whether one is stored.',
+    responses: { 200: { description: 'Every profile, by key.', schema: ProfileList } },
+    handler: (ctx) => {
+      noStore(ctx);
+      return { data: profiles.list() };
+    },
+  });
+  api.route({
+    method: 'get', path: `${MAIL_BASE}/profiles/:key`, operationId: 'getMailProfile', tags, access: 'admin',
+    summary: 'Read a sender profile', description: 'Its `revision` is needed to replace it.',
+    params: ProfileParams,
+    responses: { 200: { description: 'The profile.', schema: ProfileRead }, 404: { description: 'No such profile (`profile_unknown`).' } },
+    handler: (ctx, { params }) => {
+      noStore(ctx);
+      return profiles.get(params.key);
+    },
+  });
+  api.route({
+    method: 'put', path: `${MAIL_BASE}/profiles/:key`, operationId: 'putMailProfile', tags, access: 'admin',
+    summary: 'Create or replace a sender profile',
+    description:
+      'Without `revision` the key must be new (201); the first profile becomes the default. With `revision` the profile is replaced (200) when the revision is current. ' +
+      '`smtpPassword` / `imap.password`: omitted keeps, null clears, a string replaces; changing the host requires giving it again or clearing it (`password_required`). ' +
+      'Audited as `outgoing_mail.profile.create` / `outgoing_mail.profile.update` (never with a password).',
+    params: ProfileParams,
+    body: ProfileWrite,
+    responses: {
+      200: { description: 'Replaced.', schema: ProfileRead },
+      201: { description: 'Created.', schema: ProfileRead },
+      400: { description: 'Invalid field (`invalid_request`) or a host change without the password (`password_required`).' },
+      409: { description: 'The key exists and no revision was given (`profile_exists`), or the revision is stale (`revision_conflict`).' },
+    },
+    handler: (ctx, { params, body }) => {
+      noStore(ctx);
+      const { profile, created } = profiles.put(params.key, body, actorFor(ctx));
+      ctx.status = created ? 201 : 200;
+      return profile;
+    },
+  });
+  api.route({
+    method: 'delete', path: `${MAIL_BASE}/profiles/:key`, operationId: 'deleteMailProfile', tags, access: 'admin',
+    summary: 'Delete a sender profile',
+    description: 'Cancels its queued mail (`profile_removed`) and removes its application grants. The default profile cannot be deleted while other profiles exist (`profile_is_default`). Audited as `outgoing_mail.profile.delete`.',
+    params: ProfileParams,
+    responses: {
+      204: { description: 'Deleted.' },
+      404: { description: 'No such profile (`profile_unknown`).' },
+      409: { description: 'It is the default profile (`profile_is_default`).' },
+    },
+    handler: (ctx, { params }) => {
+      noStore(ctx);
+      profiles.remove(params.key, actorFor(ctx));
+      ctx.status = 204;
+    },
+  });
+  api.route({
+    method: 'post', path: `${MAIL_BASE}/profiles/:key/default`, operationId: 'setDefaultMailProfile', tags, access: 'admin',
+    summary: 'Make a profile the default', description: 'Subsequent sends that give no profile use it; queued mail keeps its profile. Audited as `outgoing_mail.profile.default`.',
+    params: ProfileParams,
+    responses: { 200: { description: 'The new default profile.', schema: ProfileRead }, 404: { description: 'No such profile (`profile_unknown`).' } },
+    handler: (ctx, { params }) => {
+      noStore(ctx);
+      return profiles.setDefault(params.key, actorFor(ctx));
+    },
+  });
+  api.route({
+    method: 'post', path: `${MAIL_BASE}/profiles/:key/test`, operationId: 'testMailProfile', tags, access: 'admin',
+    summary: 'Send a test message through a profile',
+    description: 'Proves SMTP acceptance only. Not written to the send log; audited as `outgoing_mail.profile.test`. A refusal answers 502 `smtp_failed` with the SMTP message, credentials redacted.',
+    params: ProfileParams,
+    body: TestSendBody,
+    responses: {
+      200: { description: 'Accepted by the SMTP server.', schema: TestSendResult },
+      404: { description: 'No such profile (`profile_unknown`).' },
+      502: { description: 'The SMTP server refused or could not be reached (`smtp_failed`).' },
+    },
+    handler: async (ctx, { params, body }) => {
+      noStore(ctx);
+      return await profiles.testSend(params.key, body.to, actorFor(ctx));
+    },
+  });
+}

@@ -1,0 +1,99 @@
+import net from 'node:net';
+import { z } from 'zod';
+
+export const PROFILE_KEY_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
+export const DEFAULT_PACE_PER_MINUTE = 60;
+export const DEFAULT_MAX_ATTACHMENT_BYTES = 15_728_640;
+export const MAX_ATTACHMENT_BYTES = 26_214_400;
+
+const HOSTNAME = /^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+export const isHost = (h: string) => net.isIP(h) !== 0 || HOSTNAME.test(h);
+/** Host comparison for the password re-entry rule: surrounding spaces and letter case do not count. */
+export const sameHost = (a: string | null | undefined, b: string | null | undefined) => (a ?? '').trim().toLowerCase() === (b ?? '').trim().toLowerCase();
+
+const CONTROL = /[\u0000-\u001f\u007f]/;
+/** `local@domain`: no spaces or control characters, one `@` before a non-empty domain. */
+export const ADDRESS = /^[^\s@<>()\[\],;:"\\]+(?:\.[^\s@<>()\[\],;:"\\]+)*@[^\s@<>()\[\],;:"\\]+$/;
+
+export const ProfileKey = z
+  .string()
+  .regex(PROFILE_KEY_PATTERN, 'key must be lowercase letters, digits and hyphens, begin with a letter or digit, and have at most 63 characters')
+  .meta({ description: 'Immutable profile key: lowercase letters, digits and hyphens, beginning with a letter or digit, at most 63 characters.', example: 'noreply' });
+export const ProfileParams = z.object({ key: ProfileKey });
+
+const Host = (name: string) =>
+  z.string().trim().max(253, `${name} must be at most 253 characters`).refine(isHost, `${name} must be a DNS name or an IP address`);
+const Port = (name: string) => z.number({ error: `${name} must be an integer` }).int(`${name} must be an integer`).min(1, `${name} must be 1–65535`).max(65535, `${name} must be 1–65535`);
+const Password = (name: string) => z.string().max(16384, `${name} must be at most 16384 characters`);
+
+export const ImapWrite = z
+  .object({
+    host: z.string().trim().max(253, 'imap.host must be at most 253 characters').refine((h) => h === '' || isHost(h), 'imap.host must be a DNS name or an IP address')
+      .meta({ description: 'IMAP server; an empty host turns collection off (same as `imap: null`).' }),
+    port: Port('imap.port'),
+    secure: z.boolean({ error: 'imap.secure must be a boolean' }).meta({ description: 'true: implicit TLS; false: STARTTLS is required before authentication.' }),
+    user: z.string().trim().min(1, 'imap.user must not be empty or whitespace').max(320, 'imap.user must be at most 320 characters'),
+    password: Password('imap.password').nullable().optional().meta({ description: 'Write-only; omitted keeps, null clears, a string replaces. Changing the IMAP host requires giving it again or clearing it.' }),
+    folder: z.string().trim().min(1, 'imap.folder must not be empty').max(200, 'imap.folder must be at most 200 characters').refine((f) => !CONTROL.test(f), 'imap.folder must not contain control characters')
+      .meta({ description: '`INBOX` for the inbox.' }),
+  })
+  .strict()
+  .meta({ id: 'MailImapSettings', description: 'Bounce collection. Every connection field, `folder` included, is required.' });
+
+export const ProfileWrite = z
+  .object({
+    name: z.string().trim().min(1, 'name must not be empty').max(120, 'name must be at most 120 characters'),
+    fromAddress: z.string().trim().max(320, 'fromAddress must be at most 320 characters').regex(ADDRESS, 'fromAddress must be an email address')
+      .meta({ description: 'Sender address, also the SMTP envelope sender.' }),
+    fromName: z.string().trim().max(120, 'fromName must be at most 120 characters').refine((n) => !CONTROL.test(n), 'fromName must not contain control characters').nullable().default(null)
+      .meta({ description: 'Null uses the registered application name (the installation name for Core mail and test sends).' }),
+    smtpHost: Host('smtpHost'),
+    smtpPort: Port('smtpPort'),
+    smtpSecure: z.boolean({ error: 'smtpSecure must be a boolean (true: implicit TLS; false: STARTTLS when offered)' }),
+    smtpUser: z.string().max(320, 'smtpUser must be at most 320 characters').nullable().default(null).meta({ description: 'Authentication is omitted when null or empty.' }),
+    smtpPassword: Password('smtpPassword').nullable().optional()
+      .meta({ description: 'Write-only. Omitted keeps the stored password; null clears; a string replaces. Changing `smtpHost` (ignoring case and surrounding spaces) requires giving it again or clearing it.' }),
+    pacePerMinute: z.number().int('pacePerMinute must be an integer').min(1, 'pacePerMinute must be 1–6000').max(6000, 'pacePerMinute must be 1–6000').default(DEFAULT_PACE_PER_MINUTE)
+      .meta({ description: `Bulk-lane attempts per minute (default ${DEFAULT_PACE_PER_MINUTE}); the immediate lane ignores it.` }),
+    dailyRecipientLimit: z.number().int('dailyRecipientLimit must be an integer').min(1, 'dailyRecipientLimit must be at least 1').nullable().default(null)
+      .meta({ description: 'Recipients per rolling 24 hours; null (the default) is unlimited.' }),
+    maxAttachmentBytes: z.number().int('maxAttachmentBytes must be an integer').min(1, `maxAttachmentBytes must be 1–${MAX_ATTACHMENT_BYTES}`).max(MAX_ATTACHMENT_BYTES, `maxAttachmentBytes must be 1–${MAX_ATTACHMENT_BYTES}`).default(DEFAULT_MAX_ATTACHMENT_BYTES),
+    imap: ImapWrite.nullable().default(null).meta({ description: 'Null or omitted turns bounce collection off and clears its cursor and status.' }),
+    revision: z.number().int('revision must be an integer').min(1, 'revision must be at least 1').optional()
+      .meta({ description: 'Required to replace an existing profile: the `revision` of a get. Without it an existing key answers `profile_exists`; a stale one `revision_conflict`.' }),
+  })
+  .strict()
+  .meta({ id: 'MailProfileWrite' });
+export type ProfileWrite = z.infer<typeof ProfileWrite>;
+
+export const ProfileRead = z
+  .object({
+    key: z.string(),
+    name: z.string(),
+    fromAddress: z.string(),
+    fromName: z.string().nullable(),
+    smtpHost: z.string(),
+    smtpPort: z.number().int(),
+    smtpSecure: z.boolean(),
+    smtpUser: z.string().nullable(),
+    hasPassword: z.boolean(),
+    pacePerMinute: z.number().int(),
+    dailyRecipientLimit: z.number().int().nullable(),
+    maxAttachmentBytes: z.number().int(),
+    isDefault: z.boolean().meta({ description: 'The default profile (exactly one while any profile exists).' }),
+    revision: z.number().int(),
+    imap: z.object({ host: z.string(), port: z.number().int(), secure: z.boolean(), user: z.string(), folder: z.string(), hasPassword: z.boolean() }).nullable(),
+    bounces: z.object({ checkedAt: z.string().nullable(), error: z.string().nullable() }).nullable()
+      .meta({ description: 'Null when collection is off; `checkedAt: null` while a new mailbox waits for its first check.' }),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'MailProfile' });
+export type ProfileRead = z.infer<typeof ProfileRead>;
+export const ProfileList = z.object({ data: z.array(ProfileRead) }).meta({ id: 'MailProfileList' });
+
+export const TestSendBody = z
+  .object({ to: z.string().trim().max(320, 'to must be at most 320 characters').regex(ADDRESS, 'to must be an email address') })
+  .strict()
+  .meta({ id: 'MailTestSend' });
+export const TestSendResult = z.object({ ok: z.literal(true) }).meta({ id: 'MailTestSendResult' });

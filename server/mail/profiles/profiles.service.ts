@@ -1,0 +1,211 @@
+import type { AuditLog } from '../../core/audit/audit.ts';
+import { HearthError } from '../../core/http/errors.ts';
+import type { MailClock } from '../clock.ts';
+import type { SecretBox } from '../crypto.ts';
+import { attemptSmtp, type SmtpOptions, type SmtpSettings } from '../delivery/smtp.ts';
+import { sameHost, type ProfileRead, type ProfileWrite } from './profiles.schemas.ts';
+import type { ProfileRow, ProfileStore, ProfileValues } from './profiles.store.ts';
+
+export interface Actor {
+  actor: string;
+  requestId?: string | null;
+}
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+export function presentProfile(r: ProfileRow): ProfileRead {
+  const imapOn = r.imap_host !== null;
+  return {
+    key: r.key,
+    name: r.name,
+    fromAddress: r.from_address,
+    fromName: r.from_name,
+    smtpHost: r.smtp_host,
+    smtpPort: r.smtp_port,
+    smtpSecure: r.smtp_secure === 1,
+    smtpUser: r.smtp_user,
+    hasPassword: r.smtp_password !== null,
+    pacePerMinute: r.pace_per_minute,
+    dailyRecipientLimit: r.daily_recipient_limit,
+    maxAttachmentBytes: r.max_attachment_bytes,
+    isDefault: r.is_default === 1,
+    revision: r.revision,
+    imap: imapOn
+      ? { host: r.imap_host!, port: r.imap_port!, secure: r.imap_secure === 1, user: r.imap_user!, folder: r.imap_folder!, hasPassword: r.imap_password !== null }
+      : null,
+    bounces: imapOn ? { checkedAt: iso(r.bounces_checked_at), error: r.bounces_error } : null,
+    createdAt: iso(r.created_at)!,
+    updatedAt: iso(r.updated_at)!,
+  };
+}
+
+export interface ProfilesDeps {
+  store: ProfileStore;
+  box: SecretBox;
+  audit: AuditLog;
+  clock: MailClock;
+  /** The installation name: the sender name of test sends and Core mail when a profile has no `fromName`. */
+  appName: string;
+  smtp?: SmtpOptions;
+  /** Runs inside the deletion's transaction: cancels the profile's queued mail. Returns the cancelled ids. */
+  onProfileRemoved: (key: string) => string[];
+  /** Runs after the deletion committed (attachment objects of the cancelled rows). */
+  afterProfileRemoved?: (cancelledIds: string[]) => void;
+}
+
+/** Profile fields whose change resets the bounce cursor and check status. */
+const IMAP_IDENTITY = ['imap_host', 'imap_port', 'imap_user', 'imap_folder'] as const;
+
+export function createProfilesService(deps: ProfilesDeps) {
+  const { store, box, audit, clock } = deps;
+  const record = (a: Actor, action: string, target: string, detail?: Record<string, unknown>) =>
+    audit.record({ actor: a.actor, action, target, detail: detail ?? null, requestId: a.requestId ?? null });
+
+  const row = (key: string): ProfileRow => {
+    const r = store.get(key);
+    if (!r) throw new HearthError('profile_unknown', `no sender profile with key "${key}"`);
+    return r;
+  };
+
+  /** Applies the password rule of the write shape: omitted keeps (unless the host changed), null clears, a string replaces. */
+  function password(given: string | null | undefined, stored: string | null, hostChanged: boolean, key: string, field: 'smtp' | 'imap', name: string): string | null {
+    if (given === null) return null;
+    if (given !== undefined) return box.seal(given, key, field);
+    if (hostChanged && stored !== null) {
+      throw new HearthError('password_required', `${name} must be given again or cleared (null) when the ${field === 'smtp' ? 'SMTP' : 'IMAP'} host changes`);
+    }
+    return stored;
+  }
+
+  function values(key: string, body: ProfileWrite, old: ProfileRow | undefined): ProfileValues {
+    const smtpHostChanged = old !== undefined && !sameHost(old.smtp_host, body.smtpHost);
+    const imap = body.imap && body.imap.host !== '' ? body.imap : null;
+    const v: ProfileValues = {
+      key,
+      name: body.name,
+      from_address: body.fromAddress,
+      from_name: body.fromName === '' ? null : body.fromName,
+      smtp_host: body.smtpHost,
+      smtp_port: body.smtpPort,
+      smtp_secure: body.smtpSecure ? 1 : 0,
+      smtp_user: body.smtpUser === '' ? null : body.smtpUser,
+      smtp_password: password(body.smtpPassword, old?.smtp_password ?? null, smtpHostChanged, key, 'smtp', 'smtpPassword'),
+      pace_per_minute: body.pacePerMinute,
+      daily_recipient_limit: body.dailyRecipientLimit,
+      max_attachment_bytes: body.maxAttachmentBytes,
+      imap_host: null, imap_port: null, imap_secure: null, imap_user: null, imap_password: null, imap_folder: null,
+      imap_uidvalidity: null, imap_cursor: null, bounces_checked_at: null, bounces_error: null,
+    };
+    if (imap) {
+      const wasOn = old?.imap_host != null;
+      const imapHostChanged = wasOn && !sameHost(old!.imap_host, imap.host);
+      Object.assign(v, {
+        imap_host: imap.host,
+        imap_port: imap.port,
+        imap_secure: imap.secure ? 1 : 0,
+        imap_user: imap.user,
+        imap_folder: imap.folder,
+        imap_password: password(imap.password, wasOn ? old!.imap_password : null, imapHostChanged, key, 'imap', 'imap.password'),
+      });
+      const sameMailbox = wasOn && sameHost(old!.imap_host, imap.host) && IMAP_IDENTITY.every((c) => c === 'imap_host' || old![c] === v[c]);
+      if (sameMailbox) {
+        Object.assign(v, { imap_uidvalidity: old!.imap_uidvalidity, imap_cursor: old!.imap_cursor, bounces_checked_at: old!.bounces_checked_at, bounces_error: old!.bounces_error });
+      }
+    }
+    return v;
+  }
+
+  /** Audit detail of a write: what changed, never a secret (only whether a password was set, kept or cleared). */
+  const writeDetail = (body: ProfileWrite) => ({
+    smtpHost: body.smtpHost,
+    smtpPort: body.smtpPort,
+    smtpSecure: body.smtpSecure,
+    fromAddress: body.fromAddress,
+    smtpPassword: body.smtpPassword === undefined ? 'kept' : body.smtpPassword === null ? 'cleared' : 'replaced',
+    imap: body.imap && body.imap.host !== '' ? { host: body.imap.host, folder: body.imap.folder, password: body.imap.password === undefined ? 'kept' : body.imap.password === null ? 'cleared' : 'replaced' } : null,
+  });
+
+  return {
+    list: (): ProfileRead[] => store.list().map(presentProfile),
+    get: (key: string): ProfileRead => presentProfile(row(key)),
+    /** Internal: the stored row (passwords sealed). */
+    row: (key: string) => store.get(key),
+    defaultRow: () => store.getDefault(),
+
+    /** Creates (`created: true`) or replaces a profile under the revision rules. */
+    put(key: string, body: ProfileWrite, actor: Actor): { profile: ProfileRead; created: boolean } {
+      return store.transaction(() => {
+        const old = store.get(key);
+        const at = clock.now();
+        if (!old) {
+          if (body.revision !== undefined) throw new HearthError('revision_conflict', `profile "${key}" does not exist (it may have been deleted); create it without a revision`);
+          const first = store.count() === 0;
+          store.insert(values(key, body, undefined), first, at);
+          record(actor, 'outgoing_mail.profile.create', key, { ...writeDetail(body), default: first });
+          return { profile: presentProfile(store.get(key)!), created: true };
+        }
+        if (body.revision === undefined) throw new HearthError('profile_exists', `profile "${key}" already exists; read it and send its revision to replace it`);
+        if (body.revision !== old.revision) throw new HearthError('revision_conflict', `profile "${key}" has changed since revision ${body.revision} (now ${old.revision}); read it again`);
+        store.update(values(key, body, old), at);
+        record(actor, 'outgoing_mail.profile.update', key, writeDetail(body));
+        return { profile: presentProfile(store.get(key)!), created: false };
+      });
+    },
+
+    setDefault(key: string, actor: Actor): ProfileRead {
+      return store.transaction(() => {
+        const old = row(key);
+        const previous = store.getDefault()?.key ?? null;
+        if (old.is_default !== 1) {
+          store.makeDefault(key, clock.now());
+          record(actor, 'outgoing_mail.profile.default', key, { previous });
+        }
+        return presentProfile(store.get(key)!);
+      });
+    },
+
+    remove(key: string, actor: Actor): void {
+      const cancelled = store.transaction(() => {
+        const old = row(key);
+        if (old.is_default === 1 && store.count() > 1) {
+          throw new HearthError('profile_is_default', `profile "${key}" is the default; make another profile the default first`);
+        }
+        if (old.is_default === 1) {
+          // The last profile: deleting it leaves the installation without outgoing mail, which is allowed.
+        }
+        const ids = deps.onProfileRemoved(key);
+        store.remove(key);
+        record(actor, 'outgoing_mail.profile.delete', key, { cancelledMessages: ids.length });
+        return ids;
+      });
+      deps.afterProfileRemoved?.(cancelled);
+    },
+
+    /** The SMTP settings with the password opened (only the send path calls this). */
+    smtpSettings(r: ProfileRow): SmtpSettings {
+      const pw = r.smtp_password === null ? null : box.open(r.smtp_password, r.key, 'smtp');
+      return { host: r.smtp_host, port: r.smtp_port, secure: r.smtp_secure === 1, user: r.smtp_user, password: pw };
+    },
+
+    /** Sends a test message; `{ok: true}` proves SMTP acceptance only. */
+    async testSend(key: string, to: string, actor: Actor): Promise<{ ok: true }> {
+      const r = row(key);
+      const settings = this.smtpSettings(r);
+      const at = clock.now();
+      const outcome = await attemptSmtp(settings, {
+        from: { name: r.from_name ?? deps.appName, address: r.from_address },
+        to: [to], cc: [], bcc: [],
+        subject: `${deps.appName}: test message from sender profile "${r.key}"`,
+        text: `This is a test message sent through the sender profile "${r.name}" (${r.key}) at ${new Date(at).toISOString()}.\n\nIt proves that the SMTP server accepted the message, not that it reached the inbox.`,
+        messageId: `<test-${at.toString(36)}-${Math.random().toString(36).slice(2)}@${r.from_address.split('@')[1] ?? 'hearth.invalid'}>`,
+      }, deps.smtp);
+      const ok = outcome.kind === 'accepted' && outcome.rejected.length === 0;
+      const error = outcome.kind === 'accepted' ? (outcome.rejected[0]?.reason ?? null) : outcome.error;
+      record(actor, 'outgoing_mail.profile.test', key, { ok, error });
+      if (!ok) throw new HearthError('smtp_failed', `the SMTP server did not accept the test message: ${error}`);
+      return { ok: true };
+    },
+  };
+}
+
+export type ProfilesService = ReturnType<typeof createProfilesService>;

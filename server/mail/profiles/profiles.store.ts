@@ -1,0 +1,78 @@
+import type { Db } from '../../core/storage/platform-db.ts';
+
+export interface ProfileRow {
+  key: string;
+  name: string;
+  from_address: string;
+  from_name: string | null;
+  smtp_host: string;
+  smtp_port: number;
+  smtp_secure: 0 | 1;
+  smtp_user: string | null;
+  smtp_password: string | null;
+  pace_per_minute: number;
+  daily_recipient_limit: number | null;
+  max_attachment_bytes: number;
+  is_default: 0 | 1;
+  revision: number;
+  imap_host: string | null;
+  imap_port: number | null;
+  imap_secure: 0 | 1 | null;
+  imap_user: string | null;
+  imap_password: string | null;
+  imap_folder: string | null;
+  imap_uidvalidity: string | null;
+  imap_cursor: number | null;
+  bounces_checked_at: number | null;
+  bounces_error: string | null;
+  next_slot_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export type ProfileValues = Omit<ProfileRow, 'is_default' | 'revision' | 'next_slot_at' | 'created_at' | 'updated_at'>;
+
+const COLUMNS = [
+  'key', 'name', 'from_address', 'from_name', 'smtp_host', 'smtp_port', 'smtp_secure', 'smtp_user', 'smtp_password', 'pace_per_minute',
+  'daily_recipient_limit', 'max_attachment_bytes', 'imap_host', 'imap_port', 'imap_secure', 'imap_user', 'imap_password', 'imap_folder',
+  'imap_uidvalidity', 'imap_cursor', 'bounces_checked_at', 'bounces_error',
+] as const;
+
+/** SQL of sender profiles. Transactions belong to the service. */
+export function createProfileStore(db: Db) {
+  const all = db.prepare('SELECT * FROM mail_profiles ORDER BY key');
+  const get = db.prepare('SELECT * FROM mail_profiles WHERE key = ?');
+  const getDefault = db.prepare('SELECT * FROM mail_profiles WHERE is_default = 1');
+  const count = db.prepare('SELECT count(*) FROM mail_profiles').pluck();
+  const insert = db.prepare(`INSERT INTO mail_profiles (${COLUMNS.join(', ')}, is_default, revision, created_at, updated_at)
+    VALUES (${COLUMNS.map((c) => '@' + c).join(', ')}, @is_default, 1, @at, @at)`);
+  const update = db.prepare(`UPDATE mail_profiles SET ${COLUMNS.filter((c) => c !== 'key').map((c) => `${c} = @${c}`).join(', ')},
+    revision = revision + 1, updated_at = @at WHERE key = @key`);
+  const clearDefault = db.prepare('UPDATE mail_profiles SET is_default = 0, revision = revision + 1, updated_at = ? WHERE is_default = 1 AND key <> ?');
+  const setDefault = db.prepare('UPDATE mail_profiles SET is_default = 1, revision = revision + 1, updated_at = ? WHERE key = ? AND is_default = 0');
+  const remove = db.prepare('DELETE FROM mail_profiles WHERE key = ?');
+  // The pacing gate: reserves the next bulk slot only when it is free, in one statement (atomic across processes).
+  const reserveSlot = db.prepare(
+    'UPDATE mail_profiles SET next_slot_at = @now + @interval WHERE key = @key AND next_slot_at <= @now RETURNING next_slot_at',
+  ).pluck();
+  const nextSlot = db.prepare('SELECT next_slot_at FROM mail_profiles WHERE key = ?').pluck();
+  return {
+    list: () => all.all() as ProfileRow[],
+    get: (key: string) => get.get(key) as ProfileRow | undefined,
+    getDefault: () => getDefault.get() as ProfileRow | undefined,
+    count: () => count.get() as number,
+    insert: (v: ProfileValues, isDefault: boolean, at: number) => void insert.run({ ...v, is_default: isDefault ? 1 : 0, at }),
+    update: (v: ProfileValues, at: number) => void update.run({ ...v, at }),
+    makeDefault(key: string, at: number): boolean {
+      clearDefault.run(at, key);
+      return setDefault.run(at, key).changes > 0;
+    },
+    remove: (key: string) => remove.run(key).changes > 0,
+    /** True when a bulk slot was reserved now; the next one opens `interval` ms later. */
+    reserveSlot: (key: string, now: number, interval: number) => reserveSlot.get({ key, now, interval }) !== undefined,
+    nextSlotAt: (key: string) => nextSlot.get(key) as number | undefined,
+    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+  };
+}
+
+export type ProfileStore = ReturnType<typeof createProfileStore>;

@@ -1,0 +1,62 @@
+import { expect } from 'vitest';
+import type { StartOptions } from '../../../server/boot.ts';
+import type { MailClock } from '../../../server/mail/index.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
+
+export const M = '/api/admin/core/outgoing-mail';
+
+/** A clock tests can move forward: real timers, `now` shifted by `offset`. */
+export function movableClock() {
+  let offset = 0;
+  const clock: MailClock = {
+    now: () => Date.now() + offset,
+    setTimeout: (fn, ms) => {
+      const t = setTimeout(fn, ms);
+      t.unref();
+      return t;
+    },
+    clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+  };
+  return { clock, advance: (ms: number) => void (offset += ms) };
+}
+
+export async function startMailServer(opts: StartOptions = {}) {
+  const c = movableClock();
+  const s = await startTestServer({ ...opts, mail: { clock: c.clock, ...opts.mail } });
+  return Object.assign(s, { advance: c.advance, mail: s.services.mail });
+}
+export type MailServer = Awaited<ReturnType<typeof startMailServer>>;
+
+export async function call<T = any>(s: TestServer, method: string, path: string, json?: unknown, expected = 200, token?: string): Promise<T> {
+  const r = await s.api(path, { method, json, token });
+  const text = await r.text();
+  expect(r.status, `${method} ${path}: ${text}`).toBe(expected);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+export function profileBody(port: number, extra: Record<string, unknown> = {}) {
+  return { name: 'Test', fromAddress: 'noreply@example.test', smtpHost: '127.0.0.1', smtpPort: port, smtpSecure: false, ...extra };
+}
+
+export async function registerApp(s: TestServer, appId = 'crm', permissions = ['mail:send']): Promise<string> {
+  const r = await call(s, 'POST', `${M}/apps`, { appId, name: appId.toUpperCase(), platformPermissions: permissions }, 201);
+  return r.token as string;
+}
+
+export async function audit(s: TestServer, action: string) {
+  return (await call<{ data: Array<{ action: string; target: string; actor: string; detail: any }> }>(s, 'GET', `/api/admin/audit?action=${action}&limit=100`)).data;
+}
+
+/** Polls a message record until `pred` holds. */
+export async function waitMessage(s: TestServer, id: string, pred: (m: any) => boolean, ms = 10_000) {
+  const end = Date.now() + ms;
+  for (;;) {
+    const m = await call(s, 'GET', `${M}/messages/${id}`);
+    if (pred(m)) return m;
+    if (Date.now() > end) throw new Error(`message ${id} stayed ${m.status} (${m.lastError ?? ''})`);
+    await new Promise((r) => setTimeout(r, 40));
+  }
+}
+
+/** A TCP port nothing listens on (connection refused: a temporary failure). */
+export const CLOSED_PORT = 9;

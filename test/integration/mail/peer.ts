@@ -1,0 +1,121 @@
+/** A real SMTP peer for the mail tests: `smtp-server` on 127.0.0.1, port 0, with scriptable faults. */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { SMTPServer } from 'smtp-server';
+import { simpleParser, type ParsedMail } from 'mailparser';
+
+export interface Received {
+  at: number;
+  from: string;
+  to: string[];
+  raw: Buffer;
+  parsed: ParsedMail;
+  user: string | null;
+}
+
+export interface PeerOptions {
+  /** 'plain' (no TLS), 'starttls' or 'implicit' (needs a certificate). */
+  tls?: 'plain' | 'starttls' | 'implicit';
+  auth?: { user: string; pass: string };
+  /** Milliseconds the peer waits before answering the final dot. */
+  dataDelayMs?: number;
+}
+
+let cert: { key: string; cert: string } | null = null;
+/** A self-signed certificate for 127.0.0.1 / localhost (smtp-server's own one has expired). */
+export function selfSigned(): { key: string; cert: string } {
+  if (cert) return cert;
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-cert-'));
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
+    '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+  cert = { key: fs.readFileSync(path.join(dir, 'key.pem'), 'utf8'), cert: fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8') };
+  fs.rmSync(dir, { recursive: true, force: true });
+  return cert;
+}
+
+export async function startPeer(opts: PeerOptions = {}) {
+  const received: Received[] = [];
+  const waiters: Array<() => void> = [];
+  /** Scripted faults, consumed in order: each DATA answers the next one (null = accept). */
+  const dataFaults: Array<{ code: number; message: string } | null> = [];
+  const rejectRcpt = new Map<string, { code: number; message: string }>();
+  let connections = 0;
+  let open = 0;
+  let maxOpen = 0;
+  const mode = opts.tls ?? 'plain';
+  const tls = mode === 'plain' ? {} : selfSigned();
+  const server = new SMTPServer({
+    ...tls,
+    secure: mode === 'implicit',
+    disabledCommands: [...(mode === 'plain' ? ['STARTTLS'] : []), ...(opts.auth ? [] : ['AUTH'])],
+    authOptional: !opts.auth,
+    allowInsecureAuth: true,
+    logger: false,
+    size: 64 * 1024 * 1024,
+    onConnect(_session, cb) {
+      connections++;
+      maxOpen = Math.max(maxOpen, ++open);
+      cb();
+    },
+    onClose() {
+      open--;
+    },
+    onAuth(auth, _session, cb) {
+      if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) return cb(null, { user: auth.username });
+      const err = Object.assign(new Error('Invalid username or password'), { responseCode: 535 });
+      cb(err);
+    },
+    onRcptTo(address, _session, cb) {
+      const r = rejectRcpt.get(address.address.toLowerCase());
+      if (r) return cb(Object.assign(new Error(r.message), { responseCode: r.code }));
+      cb();
+    },
+    onData(stream, session, cb) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', async () => {
+        const fault = dataFaults.shift();
+        if (fault) return cb(Object.assign(new Error(fault.message), { responseCode: fault.code }));
+        const raw = Buffer.concat(chunks);
+        if (opts.dataDelayMs) await new Promise((r) => setTimeout(r, opts.dataDelayMs));
+        received.push({
+          at: Date.now(),
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw,
+          parsed: await simpleParser(raw),
+          user: (session.user as string | undefined) ?? null,
+        });
+        cb(null, 'Message queued as test-' + received.length);
+        for (const w of waiters.splice(0)) w();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as { port: number }).port;
+  return {
+    port,
+    received,
+    dataFaults,
+    rejectRcpt,
+    connections: () => connections,
+    /** The most SMTP sessions open at the same time. */
+    maxConcurrent: () => maxOpen,
+    /** Resolves once `n` messages arrived (or rejects after `ms`). */
+    async waitFor(n: number, ms = 10_000): Promise<Received[]> {
+      const end = Date.now() + ms;
+      while (received.length < n) {
+        if (Date.now() > end) throw new Error(`expected ${n} messages at the peer, got ${received.length}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 50);
+        });
+      }
+      return received;
+    },
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+export type Peer = Awaited<ReturnType<typeof startPeer>>;

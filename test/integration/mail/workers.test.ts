@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../../server/boot.ts';
+import { startTestServer, tempDir } from '../../helpers/server.ts';
+import { M, profileBody } from './helpers.ts';
+import { startPeer, type Peer } from './peer.ts';
+
+const peers: Peer[] = [];
+afterAll(async () => {
+  for (const p of peers) await p.close();
+});
+
+async function json(url: string, token: string, method = 'GET', body?: unknown) {
+  const r = await fetch(url, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const text = await r.text();
+  if (r.status >= 300) throw new Error(`${method} ${url}: ${r.status} ${text}`);
+  return text ? JSON.parse(text) : undefined;
+}
+
+describe('several workers on one data folder', () => {
+  it('two servers share one profile\'s pace through the slot gate and never send a row twice', async () => {
+    // The peer answers slower than the pace: while one worker waits for the answer, the next slot is free for the other.
+    const peer = await startPeer({ dataDelayMs: 600 });
+    peers.push(peer);
+    const seen: Array<{ id: string; worker: string; at: number }> = [];
+    const onAttempt = (id: string, worker: string) => seen.push({ id, worker, at: Date.now() });
+    const a = await startTestServer({ mail: { onAttempt, delivery: { recoveryIntervalMs: 150 } } });
+    const b = await startServer({ host: '127.0.0.1', port: 0, dataDir: a.dataDir, adminToken: a.token, logLevel: 'silent', env: {}, mail: { onAttempt, delivery: { recoveryIntervalMs: 150 } } });
+    try {
+      await json(a.url + `${M}/profiles/paced`, a.token, 'PUT', profileBody(peer.port, { pacePerMinute: 150 })); // 400 ms
+      const { token } = await json(a.url + `${M}/apps`, a.token, 'POST', { appId: 'news', name: 'News', platformPermissions: ['mail:send'] });
+      const acc = await json(a.url + '/api/mail/enqueue', token, 'POST', { messages: Array.from({ length: 8 }, (_, i) => ({ to: [`p${i}@example.test`], subject: `p${i}`, text: 'x' })) });
+      await peer.waitFor(8, 20_000);
+      await new Promise((r) => setTimeout(r, 700));
+      expect(peer.received).toHaveLength(8);
+      expect(new Set(seen.map((x) => x.id)).size).toBe(8);
+      expect(seen).toHaveLength(8);
+      expect(new Set(seen.map((x) => x.worker)).size).toBe(2);
+      const starts = seen.map((x) => x.at).sort((x, y) => x - y);
+      for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!, `gap ${i}`).toBeGreaterThanOrEqual(370);
+      for (const m of acc.messages) expect((await json(b.url + `${M}/messages/${m.id}`, a.token)).status).toBe('sent');
+    } finally {
+      await b.close();
+      await a.stop();
+    }
+  });
+
+  it('crash safety: SIGKILL while the bulk lane sends; after a restart every accepted message arrived at least once, duplicates share the Message-ID', async () => {
+    const peer = await startPeer({ dataDelayMs: 150 });
+    peers.push(peer);
+    const dataDir = tempDir();
+    const token = `test-admin-${crypto.randomBytes(16).toString('hex')}`;
+    const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'serve.ts');
+    const children: ChildProcess[] = [];
+    const boot = () =>
+      new Promise<string>((resolve, reject) => {
+        const child = spawn(process.execPath, [script, dataDir, token], { stdio: ['ignore', 'pipe', 'inherit'] });
+        children.push(child);
+        let out = '';
+        child.stdout!.on('data', (c: Buffer) => {
+          out += c.toString();
+          const line = out.split('\n')[0];
+          if (out.includes('\n')) resolve(JSON.parse(line!).url as string);
+        });
+        child.once('exit', (code) => reject(new Error(`server exited with ${code}`)));
+      });
+    try {
+      const url = await boot();
+      await json(url + `${M}/profiles/bulk`, token, 'PUT', profileBody(peer.port, { pacePerMinute: 1200 }));
+      const app = await json(url + `${M}/apps`, token, 'POST', { appId: 'news', name: 'News', platformPermissions: ['mail:send'] });
+      const acc = await json(url + '/api/mail/enqueue', app.token, 'POST', { messages: Array.from({ length: 20 }, (_, i) => ({ to: [`c${i}@example.test`], subject: `c${i}`, text: 'x' })) });
+      const ids = new Set<string>(acc.messages.map((m: { messageId: string }) => m.messageId));
+      await peer.waitFor(5, 20_000);
+      children[0]!.kill('SIGKILL');
+      await new Promise((r) => children[0]!.once('exit', r));
+      const atKill = peer.received.length;
+      expect(atKill).toBeLessThan(20);
+      const url2 = await boot();
+      const end = Date.now() + 25_000;
+      for (;;) {
+        const page = await json(url2 + `${M}/messages?status=sent&limit=100`, token);
+        if (page.data.length === 20) break;
+        if (Date.now() > end) throw new Error(`only ${page.data.length} of 20 sent after the restart`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+      const arrived = peer.received.map((r) => r.parsed.messageId!);
+      for (const id of ids) expect(arrived, id).toContain(id);
+      for (const id of arrived) expect(ids.has(id)).toBe(true);
+    } finally {
+      for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
