@@ -25,12 +25,14 @@ import { registerLinuxRoutes } from './linux/linux.routes.ts';
 import { createPasskeyStore, passkeyMigrations } from './passkeys/passkeys.store.ts';
 import { createPasskeysService } from './passkeys/passkeys.service.ts';
 import { registerPasskeyRoutes } from './passkeys/passkeys.routes.ts';
+import { createEmailLinks, emailLinkMigrations, type CoreMailer } from './sessions/email-links.ts';
+import { registerEmailLinkRoutes } from './sessions/email-links.routes.ts';
 import { createOAuthService } from './oauth/oauth.service.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
 import { PLATFORM_AUDIENCE } from './oauth/oauth.schemas.ts';
 import type { AppContext } from '../core/http/context.ts';
 
-export const identityMigrations: Migration[] = [...keyMigrations, ...accountMigrations, ...sessionMigrations, ...oauthMigrations, ...linuxMigrations, ...passkeyMigrations];
+export const identityMigrations: Migration[] = [...keyMigrations, ...accountMigrations, ...sessionMigrations, ...oauthMigrations, ...linuxMigrations, ...passkeyMigrations, ...emailLinkMigrations];
 
 export { createRemoteVerifiers, InvalidTokenError, JWKS_PATHS, TOKEN_TYPES, SESSION_AUDIENCE } from './keys/keys.tokens.ts';
 export type {
@@ -44,6 +46,7 @@ export type { Account, AccountsService, PolicySubject, ServiceAccount } from './
 export type { AccountCategoryPolicy } from './accounts/accounts.schemas.ts';
 export { SESSION_COOKIE, RECENT_AUTH_MS, SESSION_LIFETIME_MS } from './sessions/sessions.service.ts';
 export type { SessionsService } from './sessions/sessions.service.ts';
+export type { CoreMailer } from './sessions/email-links.ts';
 export { createSessionStore } from './sessions/sessions.store.ts';
 export { createSessionsService } from './sessions/sessions.service.ts';
 export { FIRST_PARTY_CLI } from './oauth/oauth.service.ts';
@@ -81,6 +84,10 @@ export function createIdentityService(deps: IdentityDeps) {
   const passkeys = createPasskeysService({
     store: createPasskeyStore(deps.platformDb), accountStore, sessions, audit: deps.audit, issuer: deps.issuer, now: deps.now,
   });
+  const emailLinks = createEmailLinks({
+    db: deps.platformDb, accountStore, maySignIn: sessions.maySignIn, audit: deps.audit, logger: deps.logger.child({ part: 'email-links' }),
+    issuer: deps.issuer, now: deps.now,
+  });
   // The OAuth module gets Core's closed authority through the broker, with the shared deployment secret.
   const oauthAuthority = keys.oauthBroker(resolveBrokerSecret(deps.env, deps.secrets));
   const oauth = createOAuthService({
@@ -114,6 +121,7 @@ export function createIdentityService(deps: IdentityDeps) {
       registerOAuthRoutes(api, oauth, sessions, { issuer: deps.issuer });
       registerLinuxRoutes(api, linux);
       registerPasskeyRoutes(api, passkeys, sessions, { issuer: deps.issuer });
+      registerEmailLinkRoutes(api, emailLinks, sessions, { issuer: deps.issuer });
     },
     /** Start-up readiness: throws when keys cannot be loaded (wrong KEK, corrupt ciphertext, mismatched pair). */
     async start(): Promise<void> {
@@ -140,6 +148,8 @@ export function createIdentityService(deps: IdentityDeps) {
       await keys.close();
     },
 
+    /** Connects outgoing mail (application `core`) for password-reset and sign-in links. */
+    useMailer: (m: CoreMailer) => emailLinks.useMailer(m),
     /** Linux identity assignment (administrators only: every route is admin-only). */
     linuxIdentities: linux,
     /** The OAuth 2.0 / OpenID Connect server: clients, grants, and the principal of an access token. */

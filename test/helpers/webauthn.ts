@@ -43,13 +43,17 @@ export class SoftAuthenticator {
   /** Flags to set: user present and verified by default. */
   userVerified = true;
 
-  constructor(readonly origin: string) {}
+  readonly origin: string;
+
+  constructor(origin: string) {
+    this.origin = origin;
+  }
 
   private authData(rpId: string, counter: number, attested?: { id: Buffer; cose: Buffer }) {
     const flags = 0x01 | (this.userVerified ? 0x04 : 0) | (attested ? 0x40 : 0);
     const c = Buffer.alloc(4);
     c.writeUInt32BE(counter);
-    const parts = [crypto.createHash('sha256').update(rpId).digest(), Buffer.from([flags]), c];
+    const parts: Buffer[] = [crypto.createHash('sha256').update(rpId).digest(), Buffer.from([flags]), c];
     if (attested) {
       const len = Buffer.alloc(2);
       len.writeUInt16BE(attested.id.length);

@@ -17,7 +17,7 @@ const TYPES: Record<string, string> = {
 };
 
 /** Paths owned by the API: never answered with the UI. */
-const API_PREFIXES = ['/v1', '/api', '/healthz', '/metrics', '/oauth', '/.well-known'];
+const API_PREFIXES = ['/v1', '/api', '/auth', '/healthz', '/metrics', '/oauth', '/.well-known'];
 
 /**
  * Serves the built admin UI: files under `dir`, and `index.html` for any other GET that accepts HTML

@@ -1,0 +1,137 @@
+/** Password reset and magic-link sign-in, delivered through outgoing mail to a real SMTP peer. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { startPeer, type Peer } from '../mail/peer.ts';
+
+const M = '/api/admin/core/outgoing-mail';
+const PASSWORD = 'old-password-Passw0rd!';
+let s: TestServer;
+let peer: Peer;
+let origin: string;
+
+async function call(path: string, init: { method?: string; json?: unknown; form?: Record<string, string>; cookie?: string; origin?: string | null } = {}) {
+  const headers = new Headers();
+  if (init.cookie) headers.set('cookie', init.cookie);
+  if (init.origin !== null) headers.set('origin', init.origin ?? origin);
+  let body: string | undefined;
+  if (init.json !== undefined) {
+    headers.set('content-type', 'application/json');
+    body = JSON.stringify(init.json);
+  } else if (init.form) {
+    headers.set('content-type', 'application/x-www-form-urlencoded');
+    body = new URLSearchParams(init.form).toString();
+  }
+  const r = await fetch(path.startsWith('http') ? path : s.url + path, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+  const text = await r.text();
+  let json: any = null;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    /* a page */
+  }
+  return { status: r.status, headers: r.headers, text, json, location: r.headers.get('location') };
+}
+const cookieOf = (h: Headers) => h.getSetCookie().find((c) => c.startsWith('hearth_session='))?.split(';')[0];
+const linkIn = (text: string) => /(http:\/\/\S+\?token=[A-Za-z0-9_-]+)/.exec(text)![1]!;
+
+beforeAll(async () => {
+  peer = await startPeer();
+  s = await startTestServer();
+  origin = s.url.replace(/\/$/, '');
+  const profile = await s.api(`${M}/profiles/main`, { method: 'PUT', json: { name: 'Office', fromAddress: 'hearth@example.test', smtpHost: '127.0.0.1', smtpPort: peer.port, smtpSecure: false } });
+  expect(profile.status, await profile.text()).toBe(201);
+  const made = await s.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'rita', email: 'Rita@Example.test', displayName: 'Rita' } });
+  const sub = (await made.json()).sub;
+  expect((await s.api(`/api/admin/core/accounts/${sub}/password`, { method: 'PUT', json: { password: PASSWORD } })).status).toBe(204);
+  await s.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'nomail' } });
+});
+afterAll(async () => {
+  await s?.stop();
+  await peer?.close();
+});
+
+describe('password reset by email', () => {
+  it('mails a single-use link that sets a new password, ends other sessions and signs the browser in', async () => {
+    const before = await call('/api/auth/login', { json: { login: 'rita', password: PASSWORD } });
+    const oldCookie = cookieOf(before.headers)!;
+    const r = await call('/api/auth/password-reset', { json: { login: 'rita@example.test' } });
+    expect(r.status).toBe(202);
+    expect(r.json).toEqual({ accepted: true });
+    const [mail] = await peer.waitFor(1);
+    expect(mail!.to.map((a) => a.toLowerCase())).toEqual(['rita@example.test']);
+    expect(mail!.parsed.subject).toBe('Reset your Hearth password');
+    const link = linkIn(mail!.parsed.text!);
+    expect(link.startsWith(`${origin}/auth/reset-password?token=`)).toBe(true);
+    // The send log shows it as Core's mail.
+    const log = await s.api(`${M}/messages?limit=10`);
+    expect(JSON.stringify(await log.json())).toContain('"core"');
+
+    // Opening the link (a mail scanner) does not use it.
+    for (let i = 0; i < 2; i++) {
+      const page = await call(link, { origin: null });
+      expect(page.status).toBe(200);
+      expect(page.text).toContain('rita');
+    }
+    const token = new URL(link).searchParams.get('token')!;
+    expect((await call('/auth/reset-password', { form: { token, password: 'newpass-Passw0rd!' }, origin: 'https://evil.example' })).status).toBe(403);
+    expect((await call('/auth/reset-password', { form: { token, password: 'short' } })).status).toBe(400);
+    const done = await call('/auth/reset-password', { form: { token, password: 'newpass-Passw0rd!' } });
+    expect(done.status).toBe(303);
+    expect(done.location).toBe('/');
+    const cookie = cookieOf(done.headers)!;
+    expect((await call('/api/auth/session', { cookie, origin: null })).json.account.login).toBe('rita');
+    expect((await call('/api/auth/session', { cookie: oldCookie, origin: null })).status).toBe(401);
+    expect((await call('/api/auth/login', { json: { login: 'rita', password: 'newpass-Passw0rd!' } })).status).toBe(200);
+    // Single use.
+    expect((await call('/auth/reset-password', { form: { token, password: 'another-Passw0rd!' } })).status).toBe(400);
+    expect((await call(link, { origin: null })).status).toBe(400);
+  });
+
+  it('answers the same for unknown accounts and accounts without email, and sends nothing', async () => {
+    const n = peer.received.length;
+    for (const login of ['nobody', 'nomail', 'x@y.example']) expect((await call('/api/auth/password-reset', { json: { login } })).json).toEqual({ accepted: true });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(peer.received.length).toBe(n);
+  });
+});
+
+describe('magic-link sign-in', () => {
+  it('mails a link whose page signs in once with a POST', async () => {
+    const n = peer.received.length;
+    const page = await call('/auth/email-sign-in/request', { origin: null });
+    expect(page.text).toContain('Email me a sign-in link');
+    const sent = await call('/auth/email-sign-in/request', { form: { login: 'rita' } });
+    expect(sent.status).toBe(200);
+    expect(sent.text).toContain('Check your email');
+    const mails = await peer.waitFor(n + 1);
+    const link = linkIn(mails[n]!.parsed.text!);
+    expect(mails[n]!.parsed.subject).toBe('Your Hearth sign-in link');
+    const token = new URL(link).searchParams.get('token')!;
+    const confirm = await call(link, { origin: null });
+    expect(confirm.text).toContain('Sign in to Hearth');
+    const done = await call('/auth/email-sign-in', { form: { token } });
+    expect(done.status).toBe(303);
+    expect((await call('/api/auth/session', { cookie: cookieOf(done.headers)!, origin: null })).json.account.login).toBe('rita');
+    expect((await call('/auth/email-sign-in', { form: { token } })).status).toBe(400);
+    const audit = s.services.platformDb.prepare("SELECT detail FROM audit_log WHERE action = 'session.login' ORDER BY rowid DESC LIMIT 1").pluck().get() as string;
+    expect(JSON.parse(audit).method).toBe('email_link');
+  });
+
+  it('keeps at most three live links per account and limits requests per address', async () => {
+    const r = await startTestServer();
+    try {
+      const ask = () => fetch(`${r.url}/api/auth/magic-link`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'someone' }) });
+      for (let i = 0; i < 20; i++) expect((await ask()).status).toBe(202);
+      const limited = await ask();
+      expect(limited.status).toBe(429);
+      expect(limited.headers.get('retry-after')).toBeTruthy();
+    } finally {
+      await r.stop();
+    }
+    const n = peer.received.length;
+    for (let i = 0; i < 4; i++) await call('/api/auth/magic-link', { json: { login: 'rita' }, origin: null, });
+    await new Promise((res) => setTimeout(res, 500));
+    // Rita used one link above; three more live ones may be sent, the fourth is not.
+    expect(peer.received.length - n).toBe(3);
+  });
+});
