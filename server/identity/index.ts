@@ -27,6 +27,7 @@ import { createPasskeysService } from './passkeys/passkeys.service.ts';
 import { registerPasskeyRoutes } from './passkeys/passkeys.routes.ts';
 import { createEmailLinks, emailLinkMigrations, type CoreMailer } from './sessions/email-links.ts';
 import { registerEmailLinkRoutes } from './sessions/email-links.routes.ts';
+import { createNotices, registerNoticeRoutes } from './notices.ts';
 import { createOAuthService } from './oauth/oauth.service.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
 import { PLATFORM_AUDIENCE } from './oauth/oauth.schemas.ts';
@@ -78,15 +79,21 @@ export function createIdentityService(deps: IdentityDeps) {
   const accountStore = createAccountStore(deps.platformDb);
   const linux = createLinuxService({ store: createLinuxStore(deps.platformDb), accountStore, audit: deps.audit, now: deps.now });
   const accounts = createAccountsService({ store: accountStore, audit: deps.audit, now: deps.now, hooks: { personWritten: linux.onPersonWritten } });
+  // Security notices reach outgoing mail once it is connected (useMailer); until then they are skipped.
+  const notice = { send: (sub: string, subject: string, text: string) => notices?.securityNotice(sub, subject, text) };
+  let notices: ReturnType<typeof createNotices> | null = null;
   const sessions = createSessionsService({
-    store: createSessionStore(deps.platformDb), accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now,
+    store: createSessionStore(deps.platformDb), accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice,
   });
   const passkeys = createPasskeysService({
-    store: createPasskeyStore(deps.platformDb), accountStore, sessions, audit: deps.audit, issuer: deps.issuer, now: deps.now,
+    store: createPasskeyStore(deps.platformDb), accountStore, sessions, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice,
   });
   const emailLinks = createEmailLinks({
     db: deps.platformDb, accountStore, maySignIn: sessions.maySignIn, audit: deps.audit, logger: deps.logger.child({ part: 'email-links' }),
     issuer: deps.issuer, now: deps.now,
+  });
+  notices = createNotices({
+    accountStore, accounts, maySignIn: sessions.maySignIn, audit: deps.audit, logger: deps.logger.child({ part: 'notices' }), mailer: emailLinks.mailer,
   });
   // The OAuth module gets Core's closed authority through the broker, with the shared deployment secret.
   const oauthAuthority = keys.oauthBroker(resolveBrokerSecret(deps.env, deps.secrets));
@@ -122,6 +129,7 @@ export function createIdentityService(deps: IdentityDeps) {
       registerLinuxRoutes(api, linux);
       registerPasskeyRoutes(api, passkeys, sessions, { issuer: deps.issuer });
       registerEmailLinkRoutes(api, emailLinks, sessions, { issuer: deps.issuer });
+      registerNoticeRoutes(api, notices!);
     },
     /** Start-up readiness: throws when keys cannot be loaded (wrong KEK, corrupt ciphertext, mismatched pair). */
     async start(): Promise<void> {

@@ -21,7 +21,9 @@ import { CORE_APP, MAIL_SEND } from './apps/apps.schemas.ts';
 import { createLogStore } from './log/log.store.ts';
 import { createLogService, type Sender } from './log/log.service.ts';
 import { registerLogRoutes } from './log/log.routes.ts';
-import { SendBody, type EnqueueBody } from './log/log.schemas.ts';
+import { EnqueueBody, SendBody } from './log/log.schemas.ts';
+import { NOTIFICATION, NOTIFICATION_BATCH } from './log/log.service.ts';
+import { notificationFrame } from './delivery/frame.ts';
 import { createAttachmentStore } from './delivery/attachments.ts';
 import { createDelivery, type DeliveryOptions } from './delivery/lanes.ts';
 import type { SmtpOptions } from './delivery/smtp.ts';
@@ -125,6 +127,22 @@ export function createMailService(deps: MailDeps) {
     sendCoreMessage: (m: { to: string[]; subject: string; text: string; html?: string | null; ref?: string }) => {
       const { profile: _ignored, ...body } = SendBody.parse(m);
       return log.send(coreSender(), body as SendBody);
+    },
+    /**
+     * Core's individual notification (seed 002, rule 5): immediate lane, default profile, wrapped in Hearth's HTML
+     * frame; it has no 24-hour deadline, so it stays pending through temporary SMTP failures.
+     */
+    notify: (m: { to: string[]; subject: string; text: string; html?: string | null; ref?: string }) => {
+      const { profile: _ignored, ...body } = SendBody.parse({ ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) });
+      return log.send(coreSender(), body as SendBody, NOTIFICATION);
+    },
+    /**
+     * Core's notification batch: the default profile's bulk lane and pace; never refused by the daily recipient
+     * limit — its messages wait until the rolling 24-hour window has room.
+     */
+    notifyBatch: (b: { ref?: string; messages: Array<{ to: string[]; subject: string; text: string; html?: string | null }> }) => {
+      const body = EnqueueBody.parse({ ref: b.ref, messages: b.messages.map((m) => ({ ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) })) });
+      return log.enqueue(coreSender(), body, NOTIFICATION_BATCH);
     },
     /** Core's notification batches: the default profile's bulk lane. */
     enqueueAsCore: (body: Omit<EnqueueBody, 'profile'>) => log.enqueue(coreSender(), body as EnqueueBody),

@@ -120,4 +120,15 @@ export const mailMigrations: Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    // Core's notifications (seed 002, behaviour rule 5): `kind`, and `window_at`, the moment a row counts in its
+    // profile's rolling 24-hour recipient window (NULL: a notification-batch row still waiting for capacity).
+    id: 'mail-002-notifications',
+    up: `
+      ALTER TABLE mail_messages ADD COLUMN kind TEXT NOT NULL DEFAULT 'message' CHECK (kind IN ('message', 'notification'));
+      ALTER TABLE mail_messages ADD COLUMN window_at INTEGER;
+      UPDATE mail_messages SET window_at = created_at;
+      CREATE INDEX mail_messages_window ON mail_messages (profile_key, window_at);
+    `,
+  },
 ];

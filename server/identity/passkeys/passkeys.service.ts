@@ -38,6 +38,7 @@ export function createPasskeysService(deps: {
   audit: AuditLog;
   issuer: () => string;
   now?: () => number;
+  notice?: { send(sub: string, subject: string, text: string): void };
 }) {
   const { store, accountStore, sessions, audit } = deps;
   const now = deps.now ?? Date.now;
@@ -96,6 +97,7 @@ export function createPasskeysService(deps: {
       };
       store.insert(row);
       record(a, 'passkey.register', session.sub, { login: session.login, passkey: row.id, name: row.name });
+      deps.notice?.send(session.sub, 'A passkey was added to your Hearth account', `A passkey named "${row.name}" can now sign in to your Hearth account.`);
       return presentPasskey({ ...row, last_used_at: null });
     },
 
@@ -146,6 +148,7 @@ export function createPasskeysService(deps: {
     remove(sub: string, id: string, a: Actor) {
       if (!store.remove(id, sub)) throw new HearthError('passkey_not_found', 'no such passkey on this account');
       record(a, 'passkey.remove', sub, { passkey: id });
+      deps.notice?.send(sub, 'A passkey was removed from your Hearth account', 'A passkey was removed from your Hearth account; it can no longer sign in.');
     },
   };
 }

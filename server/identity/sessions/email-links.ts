@@ -42,7 +42,12 @@ export type LinkPurpose = keyof typeof LINK_LIFETIME_MS;
 
 /** What identity needs from outgoing mail (its exported service): send as application `core`. */
 export interface CoreMailer {
+  /** One message as `core` (immediate lane). */
   sendAsCore(body: { to: string[]; subject: string; text: string; html?: string | null; ref?: string }): unknown;
+  /** An individual notification (immediate lane, HTML frame, pending through temporary failures). */
+  notify(body: { to: string[]; subject: string; text: string; ref?: string }): unknown;
+  /** A notification batch (bulk lane, waits for the daily window). */
+  notifyBatch(body: { ref?: string; messages: Array<{ to: string[]; subject: string; text: string }> }): unknown;
 }
 
 const sha256 = (s: string) => crypto.hash('sha256', s, 'hex');
@@ -93,6 +98,7 @@ export function createEmailLinks(deps: {
     useMailer(m: CoreMailer) {
       mailer = m;
     },
+    mailer: () => mailer,
 
     /** Sends a link when the account may use it; answers nothing either way. 429 past five requests a minute per address. */
     request(purpose: LinkPurpose, loginOrEmail: string, ip: string, requestId: string): void {

@@ -77,6 +77,8 @@ export function createSessionsService(deps: {
   /** The platform's public origin (HEARTH_PUBLIC_URL or the listening address). */
   issuer: () => string;
   now?: () => number;
+  /** A security notice to the account's email address (set after construction by the identity domain). */
+  notice?: { send(sub: string, subject: string, text: string): void };
 }) {
   const { store, accountStore, accounts, audit } = deps;
   const now = deps.now ?? Date.now;
@@ -173,13 +175,14 @@ export function createSessionsService(deps: {
     /** Sets an account's password (administration); every other session of the account ends. */
     async setPassword(sub: string, password: string, a: Actor, keepFamily: string | null = null) {
       const hash = await storePassword(password);
-      return store.transaction(() => {
+      store.transaction(() => {
         const row = accountStore.getAccount(sub);
         if (!row || row.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
         store.putPassword(sub, hash, now());
         const ended = store.revokeAll(sub, now(), 'password', keepFamily);
         record(a, 'account.password.set', sub, { login: row.login, endedSessions: ended });
       });
+      deps.notice?.send(sub, 'Your Hearth password was changed', 'The password of your Hearth account was changed, and every other sign-in of the account was ended.');
     },
 
     /** The signed-in account changes its own password, proving the current one; its other sessions end. */
@@ -198,6 +201,7 @@ export function createSessionsService(deps: {
         const ended = store.revokeAll(session.sub, now(), 'password', session.familyId);
         record(a, 'account.password.change', session.sub, { login: session.login, endedSessions: ended });
       });
+      deps.notice?.send(session.sub, 'Your Hearth password was changed', 'You changed the password of your Hearth account; your other sign-ins were ended.');
     },
 
     /**

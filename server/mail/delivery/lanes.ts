@@ -34,6 +34,9 @@ export interface DeliveryOptions {
   closeGraceMs: number;
 }
 
+/** The rolling window of the daily recipient limit. */
+const WINDOW_MS = 24 * 3600_000;
+
 export const DEFAULT_DELIVERY: DeliveryOptions = {
   immediateConcurrency: 8,
   drainers: 4,
@@ -228,11 +231,22 @@ export function createDelivery(deps: DeliveryDeps) {
         const now = clock.now();
         const id = log.peekBulk(key, now);
         if (!id) return { kind: 'empty' as const };
+        const peeked = log.get(id)!;
+        if (peeked.window_at === null && profile.daily_recipient_limit !== null) {
+          // A notification-batch row enters the rolling 24-hour window only when it has room (seed 002, rule 5).
+          const since = now - WINDOW_MS;
+          if (log.windowRecipients(key, since) + peeked.recipient_count > profile.daily_recipient_limit) {
+            log.deferDue(id, (log.windowOldest(key, since) ?? now) + WINDOW_MS + 1, now);
+            return { kind: 'deferred' as const };
+          }
+        }
         if (!profileStore.reserveSlot(key, now, interval)) return { kind: 'wait' as const, until: profileStore.nextSlotAt(key) ?? now + interval };
         const row = log.claimOne(id, worker, now);
+        if (row && row.window_at === null) log.openWindow(id, now);
         return row ? { kind: 'claimed' as const, row } : { kind: 'empty' as const };
       });
       if (step.kind === 'empty') return;
+      if (step.kind === 'deferred') continue;
       if (step.kind === 'wait') {
         const remaining = o.runCapMs - (clock.now() - runStart);
         if (step.until - clock.now() > remaining) return;

@@ -78,6 +78,17 @@ export interface LogServiceDeps {
   onAccepted: (lane: 'immediate' | 'bulk', profileKey: string) => void;
 }
 
+/** Core's notifications have no 24-hour deadline: they stay pending through temporary SMTP failures (a year at most). */
+export const NOTIFICATION_DEADLINE_MS = 365 * 24 * 3600_000;
+/** How a message is handled: ordinary mail, or one of Core's notifications (optionally waiting for window capacity). */
+export interface Kind {
+  notification: boolean;
+  waitForWindow: boolean;
+}
+const MESSAGE: Kind = { notification: false, waitForWindow: false };
+export const NOTIFICATION: Kind = { notification: true, waitForWindow: false };
+export const NOTIFICATION_BATCH: Kind = { notification: true, waitForWindow: true };
+
 export function createLogService(deps: LogServiceDeps) {
   const { store, profiles, apps, attachments, audit, clock } = deps;
   const record = (a: Actor, action: string, target: string | null, detail?: Record<string, unknown>) =>
@@ -110,7 +121,7 @@ export function createLogService(deps: LogServiceDeps) {
     duplicate?: MessageRow;
   }
 
-  function prepare(sender: Sender, profile: ProfileRow, m: EnqueueMessage, lane: 'immediate' | 'bulk', batchId: string | null, ref: string | undefined, now: number): Prepared {
+  function prepare(sender: Sender, profile: ProfileRow, m: EnqueueMessage, lane: 'immediate' | 'bulk', batchId: string | null, ref: string | undefined, now: number, kind: Kind = MESSAGE): Prepared {
     const blobs = m.attachments.map((a) => Buffer.from(a.content, 'base64'));
     const total = blobs.reduce((n, b) => n + b.length, 0);
     if (total > profile.max_attachment_bytes) {
@@ -136,8 +147,10 @@ export function createLogService(deps: LogServiceDeps) {
         ref: m.ref ?? ref ?? null,
         idempotency_key: m.idempotencyKey ?? null,
         message_id: `<${id}@${domain}>`,
-        deadline_at: now + DELIVERY_DEADLINE_MS,
+        deadline_at: now + (kind.notification ? NOTIFICATION_DEADLINE_MS : DELIVERY_DEADLINE_MS),
         created_at: now,
+        kind: kind.notification ? 'notification' : 'message',
+        window_at: kind.waitForWindow ? null : now,
       },
       content: { text: m.text ?? null, html: m.html ?? null, headers: JSON.stringify({ ...m.headers, ...(m.replyTo ? { 'Reply-To': m.replyTo } : {}) }) },
       blobs,
@@ -194,7 +207,7 @@ export function createLogService(deps: LogServiceDeps) {
     resolveProfile,
 
     /** `mail.send`: one message on the immediate lane. */
-    send(sender: Sender, body: SendBody) {
+    send(sender: Sender, body: SendBody, kind: Kind = MESSAGE) {
       const result = denied(sender, 'send', () =>
         store.transaction(() => {
           const now = clock.now();
@@ -203,7 +216,7 @@ export function createLogService(deps: LogServiceDeps) {
             if (dup) return { p: { duplicate: dup } as Prepared, profile: dup.profile_key };
           }
           const profile = resolveProfile(sender, body.profile);
-          const p = prepare(sender, profile, body, 'immediate', null, undefined, now);
+          const p = prepare(sender, profile, body, 'immediate', null, undefined, now, kind);
           checkDailyLimit(profile, p.row.recipient_count, now);
           insertAll([p]);
           record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', p.row.id, {
@@ -216,8 +229,11 @@ export function createLogService(deps: LogServiceDeps) {
       return accepted(result.p);
     },
 
-    /** `mail.enqueue`: one batch on the bulk lane, rejected whole (`backlog_full`, limits) or accepted whole. */
-    enqueue(sender: Sender, body: EnqueueBody) {
+    /**
+     * `mail.enqueue`: one batch on the bulk lane, rejected whole (`backlog_full`, limits) or accepted whole. A
+     * notification batch is not refused by the daily limit: its rows wait until the rolling window has room.
+     */
+    enqueue(sender: Sender, body: EnqueueBody, kind: Kind = MESSAGE) {
       const result = denied(sender, 'enqueue', () =>
         store.transaction(() => {
           const now = clock.now();
@@ -225,7 +241,7 @@ export function createLogService(deps: LogServiceDeps) {
           const batchId = crypto.randomUUID();
           const prepared: Prepared[] = body.messages.map((m) => {
             const dup = m.idempotencyKey ? store.byIdempotency(sender.app.appId, m.idempotencyKey) : undefined;
-            return dup ? ({ duplicate: dup } as Prepared) : prepare(sender, profile, m, 'bulk', batchId, body.ref, now);
+            return dup ? ({ duplicate: dup } as Prepared) : prepare(sender, profile, m, 'bulk', batchId, body.ref, now, kind);
           });
           const fresh = prepared.filter((p) => !p.duplicate);
           const keys = fresh.map((p) => p.row.idempotency_key).filter((k) => k !== null);
@@ -235,7 +251,7 @@ export function createLogService(deps: LogServiceDeps) {
           if (queued + fresh.length > limit) {
             throw new HearthError('backlog_full', `profile "${profile.key}" holds ${queued} queued bulk messages; its queue limit is ${limit} (pacePerMinute × 1440): the batch of ${fresh.length} is refused whole`);
           }
-          checkDailyLimit(profile, fresh.reduce((n, p) => n + p.row.recipient_count, 0), now);
+          if (!kind.waitForWindow) checkDailyLimit(profile, fresh.reduce((n, p) => n + p.row.recipient_count, 0), now);
           insertAll(prepared);
           record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', batchId, {
             app: sender.app.appId, actors: [sender.actor], profiles: [profile.key], batchId, messageCount: fresh.length, messageIds: fresh.map((p) => p.row.id),

@@ -29,6 +29,10 @@ export interface MessageRow {
   message_id: string;
   due_at: number;
   deadline_at: number;
+  /** `message`, or `notification` (Core's: no 24-hour deadline; batches wait for window capacity). */
+  kind: 'message' | 'notification';
+  /** When the row counts in the profile's rolling 24-hour window; null while a notification-batch row waits for capacity. */
+  window_at: number | null;
   claimed_by: string | null;
   claimed_at: number | null;
   created_at: number;
@@ -69,9 +73,9 @@ const likeOf = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 /** SQL of the send log. Transactions belong to the service. */
 export function createLogStore(db: Db) {
   const insert = db.prepare(`INSERT INTO mail_messages (id, lane, app_id, actor, profile_key, from_address, from_name, recipients, recipient_count,
-    subject, status, attachments, attachments_released, batch_id, ref, idempotency_key, message_id, due_at, deadline_at, created_at, updated_at)
+    subject, status, attachments, attachments_released, batch_id, ref, idempotency_key, message_id, due_at, deadline_at, created_at, updated_at, kind, window_at)
     VALUES (@id, @lane, @app_id, @actor, @profile_key, @from_address, @from_name, @recipients, @recipient_count, @subject, 'queued', @attachments,
-    @attachments_released, @batch_id, @ref, @idempotency_key, @message_id, @created_at, @deadline_at, @created_at, @created_at)`);
+    @attachments_released, @batch_id, @ref, @idempotency_key, @message_id, @created_at, @deadline_at, @created_at, @created_at, @kind, @window_at)`);
   const insertContent = db.prepare('INSERT INTO mail_message_content (message_id, text, html, headers) VALUES (@message_id, @text, @html, @headers)');
   const get = db.prepare('SELECT * FROM mail_messages WHERE id = ?');
   const byIdempotency = db.prepare('SELECT * FROM mail_messages WHERE app_id = ? AND idempotency_key = ?');
@@ -81,7 +85,10 @@ export function createLogStore(db: Db) {
   const cancel = db.prepare(`UPDATE mail_messages SET status = 'cancelled', cancel_reason = @reason, claimed_by = NULL, updated_at = @now
     WHERE id = @id AND status = @from`);
   const queuedOfProfile = db.prepare("SELECT id FROM mail_messages WHERE profile_key = ? AND status = 'queued'").pluck();
-  const windowRecipients = db.prepare("SELECT coalesce(sum(recipient_count), 0) FROM mail_messages WHERE profile_key = ? AND created_at > ? AND status <> 'cancelled'").pluck();
+  const windowRecipients = db.prepare("SELECT coalesce(sum(recipient_count), 0) FROM mail_messages WHERE profile_key = ? AND window_at > ? AND status <> 'cancelled'").pluck();
+  const windowOldest = db.prepare("SELECT min(window_at) FROM mail_messages WHERE profile_key = ? AND window_at > ? AND status <> 'cancelled'").pluck();
+  const openWindow = db.prepare('UPDATE mail_messages SET window_at = ? WHERE id = ? AND window_at IS NULL');
+  const deferDue = db.prepare("UPDATE mail_messages SET due_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'");
   const queuedBulk = db.prepare("SELECT count(*) FROM mail_messages WHERE profile_key = ? AND status = 'queued' AND lane = 'bulk'").pluck();
 
   // Claims: a row moves from queued to sending only once (the status guard), so a row another worker holds is skipped.
@@ -154,6 +161,12 @@ export function createLogStore(db: Db) {
     cancel: (id: string, reason: CancelReason, now: number, from: MessageStatus = 'queued') => cancel.run({ id, reason, now, from }).changes > 0,
     queuedOfProfile: (key: string) => queuedOfProfile.all(key) as string[],
     windowRecipients: (key: string, since: number) => windowRecipients.get(key, since) as number,
+    /** The oldest entry still in the profile's window (when capacity frees next), or null. */
+    windowOldest: (key: string, since: number) => windowOldest.get(key, since) as number | null,
+    /** A waiting notification-batch row enters the window as it is claimed. */
+    openWindow: (id: string, now: number) => void openWindow.run(now, id),
+    /** Postpones a queued row (a notification batch waiting for window capacity). */
+    deferDue: (id: string, due: number, now: number) => void deferDue.run(due, now, id),
     queuedBulk: (key: string) => queuedBulk.get(key) as number,
 
     claimImmediate: (worker: string, now: number) => claimImmediate.get({ worker, now }) as MessageRow | undefined,

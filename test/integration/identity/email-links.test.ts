@@ -32,6 +32,17 @@ async function call(path: string, init: { method?: string; json?: unknown; form?
   return { status: r.status, headers: r.headers, text, json, location: r.headers.get('location') };
 }
 const cookieOf = (h: Headers) => h.getSetCookie().find((c) => c.startsWith('hearth_session='))?.split(';')[0];
+/** The first mail with this subject received after index `after`. */
+async function mailWithSubject(subject: string, after = 0) {
+  const end = Date.now() + 10_000;
+  for (;;) {
+    const m = peer.received.slice(after).find((r) => r.parsed.subject === subject);
+    if (m) return m;
+    if (Date.now() > end) throw new Error(`no mail "${subject}" arrived; got: ${peer.received.slice(after).map((r) => r.parsed.subject).join(', ')}`);
+    await new Promise((r) => setTimeout(r, 30));
+  }
+}
+const countSubject = (subject: string, after = 0) => peer.received.slice(after).filter((r) => r.parsed.subject === subject).length;
 const linkIn = (text: string) => /(http:\/\/\S+\?token=[A-Za-z0-9_-]+)/.exec(text)![1]!;
 
 beforeAll(async () => {
@@ -57,7 +68,7 @@ describe('password reset by email', () => {
     const r = await call('/api/auth/password-reset', { json: { login: 'rita@example.test' } });
     expect(r.status).toBe(202);
     expect(r.json).toEqual({ accepted: true });
-    const [mail] = await peer.waitFor(1);
+    const mail = await mailWithSubject('Reset your Hearth password');
     expect(mail!.to.map((a) => a.toLowerCase())).toEqual(['rita@example.test']);
     expect(mail!.parsed.subject).toBe('Reset your Hearth password');
     const link = linkIn(mail!.parsed.text!);
@@ -91,7 +102,7 @@ describe('password reset by email', () => {
     const n = peer.received.length;
     for (const login of ['nobody', 'nomail', 'x@y.example']) expect((await call('/api/auth/password-reset', { json: { login } })).json).toEqual({ accepted: true });
     await new Promise((r) => setTimeout(r, 300));
-    expect(peer.received.length).toBe(n);
+    expect(countSubject('Reset your Hearth password', n)).toBe(0);
   });
 });
 
@@ -103,9 +114,8 @@ describe('magic-link sign-in', () => {
     const sent = await call('/auth/email-sign-in/request', { form: { login: 'rita' } });
     expect(sent.status).toBe(200);
     expect(sent.text).toContain('Check your email');
-    const mails = await peer.waitFor(n + 1);
-    const link = linkIn(mails[n]!.parsed.text!);
-    expect(mails[n]!.parsed.subject).toBe('Your Hearth sign-in link');
+    const signInMail = await mailWithSubject('Your Hearth sign-in link', n);
+    const link = linkIn(signInMail.parsed.text!);
     const token = new URL(link).searchParams.get('token')!;
     const confirm = await call(link, { origin: null });
     expect(confirm.text).toContain('Sign in to Hearth');
@@ -132,6 +142,39 @@ describe('magic-link sign-in', () => {
     for (let i = 0; i < 4; i++) await call('/api/auth/magic-link', { json: { login: 'rita' }, origin: null, });
     await new Promise((res) => setTimeout(res, 500));
     // Rita used one link above; three more live ones may be sent, the fourth is not.
-    expect(peer.received.length - n).toBe(3);
+    expect(countSubject('Your Hearth sign-in link', n)).toBe(3);
+  });
+});
+
+describe('notices and announcements', () => {
+  it('emails a security notice when a password changes or a passkey is added', async () => {
+    const n = peer.received.length;
+    const rita = (await (await s.api('/api/admin/core/accounts?search=rita')).json()).data[0];
+    expect((await s.api(`/api/admin/core/accounts/${rita.sub}/password`, { method: 'PUT', json: { password: 'admin-set-Passw0rd!' } })).status).toBe(204);
+    const notice = await mailWithSubject('Your Hearth password was changed', n);
+    expect(notice.parsed.html).toContain('data-hearth-notification-body');
+    const log = await (await s.api(`${M}/messages?limit=5`)).json();
+    expect(log.data[0]).toMatchObject({ app: 'core', lane: 'immediate', subject: 'Your Hearth password was changed' });
+  });
+
+  it('sends an announcement as a notification batch to every account with an address, or one group\'s members', async () => {
+    const made = await s.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'sam', email: 'sam@example.test' } });
+    const sam = await made.json();
+    const group = await (await s.api('/api/admin/core/groups', { method: 'POST', json: { name: 'night-shift' } })).json();
+    await s.api(`/api/admin/core/groups/${group.id}/members`, { method: 'POST', json: { account: sam.sub } });
+    const n = peer.received.length;
+    const all = await s.api('/api/admin/core/announcements', { method: 'POST', json: { subject: 'Maintenance tonight', text: 'Hearth restarts at 22:00.' } });
+    expect(all.status).toBe(202);
+    const body = await all.json();
+    expect(body.recipients).toBe(2);
+    for (let t = Date.now(); countSubject('Maintenance tonight', n) < 2 && Date.now() - t < 10_000; ) await new Promise((r) => setTimeout(r, 30));
+    const got = peer.received.slice(n).filter((m) => m.parsed.subject === 'Maintenance tonight');
+    expect(got.map((m) => m.to[0]!.toLowerCase()).sort()).toEqual(['rita@example.test', 'sam@example.test']);
+    const batch = await (await s.api(`${M}/messages?limit=2`)).json();
+    expect(batch.data.every((m: { lane: string; batchId: string }) => m.lane === 'bulk' && body.batchIds.includes(m.batchId))).toBe(true);
+    const onlyGroup = await (await s.api('/api/admin/core/announcements', { method: 'POST', json: { subject: 'Night shift', text: 'Hello', groupId: group.id } })).json();
+    expect(onlyGroup.recipients).toBe(1);
+    expect((await s.api('/api/admin/core/announcements', { method: 'POST', json: { subject: 'x', text: 'y', groupId: crypto.randomUUID() } })).status).toBe(404);
+    expect((await s.api('/api/admin/core/announcements', { method: 'POST', json: { subject: 'two\nlines', text: 'y' } })).status).toBe(400);
   });
 });
