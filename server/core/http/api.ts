@@ -28,6 +28,8 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   params?: P;
   query?: Q;
   body?: B;
+  /** A larger JSON body limit for this route (bytes), e.g. mail with attachments; default the server's `jsonBodyLimit`. */
+  bodyLimit?: number;
   /** Documented request body other than JSON (e.g. multipart); the handler reads it itself. */
   rawBody?: { contentType: string; schema: z.ZodType; description?: string };
   responses: Record<number, ResponseDef>;
@@ -124,7 +126,7 @@ export class Api {
       const query = def.query ? parse(def.query, ctx.query, 'query') : {};
       let body: unknown = undefined;
       if (def.body) {
-        const raw = await readJsonBody(c, this.jsonLimit);
+        const raw = await readJsonBody(c, Math.max(this.jsonLimit, def.bodyLimit ?? 0));
         if (raw === undefined) throw new HearthError('invalid_request', 'a JSON request body is required');
         body = parse(def.body, raw, 'body');
       }

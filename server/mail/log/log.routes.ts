@@ -13,6 +13,13 @@ import type { LogService, Sender } from './log.service.ts';
 
 export const APP_MAIL_BASE = '/api/mail';
 
+/**
+ * JSON body limits of the send APIs: a 25 MiB attachment is about 33.4 MiB in base64, plus text and HTML of up to
+ * 10 MiB each. The server's general `HEARTH_JSON_BODY_LIMIT` applies when it is larger.
+ */
+export const SEND_BODY_LIMIT = 64 * 1024 * 1024;
+export const ENQUEUE_BODY_LIMIT = 128 * 1024 * 1024;
+
 export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsService; profiles: ProfileStore; release: (ids: string[]) => void }): void {
   const { log, apps } = deps;
   let tags = ['Outgoing mail: send log'];
@@ -92,7 +99,7 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
     507: { description: 'The attachment object store is full (`attachment_storage_full`).' },
   };
   api.route({
-    method: 'post', path: `${APP_MAIL_BASE}/send`, operationId: 'mailSend', tags, access: 'authenticated',
+    method: 'post', path: `${APP_MAIL_BASE}/send`, operationId: 'mailSend', tags, access: 'authenticated', bodyLimit: SEND_BODY_LIMIT,
     summary: 'mail.send: queue one message on the immediate lane',
     description: 'Committed to the send log before delivery starts; 202 with the record id and the Message-ID fixed now. Audited as `outgoing_mail.send` (no subject, body, addresses or attachment content).',
     body: SendBody,
@@ -104,7 +111,7 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
     },
   });
   api.route({
-    method: 'post', path: `${APP_MAIL_BASE}/enqueue`, operationId: 'mailEnqueue', tags, access: 'authenticated',
+    method: 'post', path: `${APP_MAIL_BASE}/enqueue`, operationId: 'mailEnqueue', tags, access: 'authenticated', bodyLimit: ENQUEUE_BODY_LIMIT,
     summary: 'mail.enqueue: queue one batch on the bulk lane',
     description: 'Paced by the profile\'s `pacePerMinute`. Rejected whole with 409 `backlog_full` when the profile would hold more than `pacePerMinute × 1440` queued bulk messages, or when any limit fails.',
     body: EnqueueBody,
