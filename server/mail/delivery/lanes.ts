@@ -16,7 +16,7 @@ import type { ProfilesService } from '../profiles/profiles.service.ts';
 import { MAX_FAILURES } from '../log/log.service.ts';
 import type { LogStore, MessageRow, StoredAttachment } from '../log/log.store.ts';
 import type { AttachmentStore } from './attachments.ts';
-import { attemptSmtp, type OutgoingMessage, type SmtpOptions, type SmtpOutcome } from './smtp.ts';
+import { attemptSmtp, createSmtpPool, type OutgoingMessage, type SmtpOptions, type SmtpOutcome } from './smtp.ts';
 
 export interface DeliveryOptions {
   immediateConcurrency: number;
@@ -34,6 +34,8 @@ export interface DeliveryOptions {
   closeGraceMs: number;
 }
 
+/** SMTP attempts of one profile's bulk lane in flight at once in one worker. */
+const BULK_SENDS_PER_PROFILE = 4;
 /** The rolling window of the daily recipient limit. */
 const WINDOW_MS = 24 * 3600_000;
 
@@ -70,7 +72,9 @@ export function createDelivery(deps: DeliveryDeps) {
   const { log, profileStore, profiles, appStore, directory, attachments, clock, logger } = deps;
   const o: DeliveryOptions = { ...DEFAULT_DELIVERY, ...deps.options };
   const worker = `${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
-  const attempt = deps.attempt ?? attemptSmtp;
+  // Connections are reused across messages (one pool per profile's settings; a settings change gets a new pool).
+  const pool = createSmtpPool({ maxConnections: o.immediateConcurrency });
+  const attempt = deps.attempt ?? pool.attempt;
   let started = false;
   let closed = false;
   let immediateActive = 0;
@@ -223,37 +227,46 @@ export function createDelivery(deps: DeliveryDeps) {
   // ---- bulk lane ----
   async function drain(key: string): Promise<void> {
     const runStart = clock.now();
-    while (!closed && clock.now() - runStart < o.runCapMs) {
-      const profile = profileStore.get(key);
-      if (!profile) return;
-      const interval = Math.ceil(60_000 / profile.pace_per_minute);
-      const step = log.transaction(() => {
-        const now = clock.now();
-        const id = log.peekBulk(key, now);
-        if (!id) return { kind: 'empty' as const };
-        const peeked = log.get(id)!;
-        if (peeked.window_at === null && profile.daily_recipient_limit !== null) {
-          // A notification-batch row enters the rolling 24-hour window only when it has room (seed 002, rule 5).
-          const since = now - WINDOW_MS;
-          if (log.windowRecipients(key, since) + peeked.recipient_count > profile.daily_recipient_limit) {
-            log.deferDue(id, (log.windowOldest(key, since) ?? now) + WINDOW_MS + 1, now);
-            return { kind: 'deferred' as const };
+    const running = new Set<Promise<void>>();
+    try {
+      while (!closed && clock.now() - runStart < o.runCapMs) {
+        const profile = profileStore.get(key);
+        if (!profile) return;
+        const interval = Math.ceil(60_000 / profile.pace_per_minute);
+        const step = log.transaction(() => {
+          const now = clock.now();
+          const id = log.peekBulk(key, now);
+          if (!id) return { kind: 'empty' as const };
+          const peeked = log.get(id)!;
+          if (peeked.window_at === null && profile.daily_recipient_limit !== null) {
+            // A notification-batch row enters the rolling 24-hour window only when it has room (seed 002, rule 5).
+            const since = now - WINDOW_MS;
+            if (log.windowRecipients(key, since) + peeked.recipient_count > profile.daily_recipient_limit) {
+              log.deferDue(id, (log.windowOldest(key, since) ?? now) + WINDOW_MS + 1, now);
+              return { kind: 'deferred' as const };
+            }
           }
+          if (!profileStore.reserveSlot(key, now, interval)) return { kind: 'wait' as const, until: profileStore.nextSlotAt(key) ?? now + interval };
+          const row = log.claimOne(id, worker, now);
+          if (row && row.window_at === null) log.openWindow(id, now);
+          return row ? { kind: 'claimed' as const, row } : { kind: 'empty' as const };
+        });
+        if (step.kind === 'empty') return;
+        if (step.kind === 'deferred') continue;
+        if (step.kind === 'wait') {
+          const remaining = o.runCapMs - (clock.now() - runStart);
+          if (step.until - clock.now() > remaining) return;
+          await sleep(Math.min(step.until - clock.now(), o.recoveryIntervalMs));
+          continue;
         }
-        if (!profileStore.reserveSlot(key, now, interval)) return { kind: 'wait' as const, until: profileStore.nextSlotAt(key) ?? now + interval };
-        const row = log.claimOne(id, worker, now);
-        if (row && row.window_at === null) log.openWindow(id, now);
-        return row ? { kind: 'claimed' as const, row } : { kind: 'empty' as const };
-      });
-      if (step.kind === 'empty') return;
-      if (step.kind === 'deferred') continue;
-      if (step.kind === 'wait') {
-        const remaining = o.runCapMs - (clock.now() - runStart);
-        if (step.until - clock.now() > remaining) return;
-        await sleep(Math.min(step.until - clock.now(), o.recoveryIntervalMs));
-        continue;
+        // Sends overlap (up to BULK_SENDS_PER_PROFILE) so a slow SMTP answer does not stretch the pace; the slot gate spaces them.
+        const p = deliver(step.row).catch((err) => logger.error({ err, messageId: step.row.id }, 'outgoing mail delivery crashed'));
+        running.add(p);
+        void p.finally(() => running.delete(p));
+        if (running.size >= BULK_SENDS_PER_PROFILE) await Promise.race(running);
       }
-      await deliver(step.row).catch((err) => logger.error({ err, messageId: step.row.id }, 'outgoing mail delivery crashed'));
+    } finally {
+      await Promise.allSettled([...running]);
     }
   }
   function pumpBulk(): void {
@@ -359,6 +372,7 @@ export function createDelivery(deps: DeliveryDeps) {
         new Promise<void>((resolve) => (timer = setTimeout(resolve, o.closeGraceMs))),
       ]);
       clearTimeout(timer);
+      pool.close();
     },
   };
 }

@@ -1,7 +1,10 @@
 /**
- * One SMTP attempt with nodemailer: a fresh transport per attempt, a 60-second attempt budget enforced through an
- * AbortSignal, and the outcome classified as accepted, temporary or permanent. Error text never carries credentials.
+ * SMTP attempts with nodemailer: a 60-second attempt budget enforced through an AbortSignal, and the outcome
+ * classified as accepted, temporary or permanent. Error text never carries credentials. The delivery lanes send
+ * through pooled transports (one per profile's settings, up to eight connections, reused across messages, closed
+ * after a minute unused); test sends use a fresh transport, so they exercise the settings from the start.
  */
+import crypto from 'node:crypto';
 import net from 'node:net';
 import type tls from 'node:tls';
 import nodemailer from 'nodemailer';
@@ -70,21 +73,26 @@ interface NodemailerError extends Error {
   rejectedErrors?: Array<{ recipient?: string; response?: string; responseCode?: number }>;
 }
 
-export async function attemptSmtp(settings: SmtpSettings, msg: OutgoingMessage, opts: SmtpOptions = {}): Promise<SmtpOutcome> {
+function transportOptions(settings: SmtpSettings, opts: SmtpOptions) {
   const timeoutMs = opts.timeoutMs ?? 60_000;
-  const auth = settings.user ? { user: settings.user, pass: settings.password ?? '' } : undefined;
-  const transport = nodemailer.createTransport({
+  return {
     host: settings.host,
     port: settings.port,
     secure: settings.secure,
-    auth,
+    auth: settings.user ? { user: settings.user, pass: settings.password ?? '' } : undefined,
     connectionTimeout: Math.min(timeoutMs, 30_000),
     greetingTimeout: Math.min(timeoutMs, 30_000),
     socketTimeout: timeoutMs,
     tls: { ...(net.isIP(settings.host) ? {} : { servername: settings.host }), ...opts.tls },
     logger: false,
     debug: false,
-  });
+  };
+}
+
+type Transport = ReturnType<typeof nodemailer.createTransport>;
+
+async function sendWith(transport: Transport, settings: SmtpSettings, msg: OutgoingMessage, opts: SmtpOptions): Promise<SmtpOutcome> {
+  const timeoutMs = opts.timeoutMs ?? 60_000;
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(new Error(`SMTP attempt exceeded ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
   try {
@@ -120,6 +128,55 @@ export async function attemptSmtp(settings: SmtpSettings, msg: OutgoingMessage, 
     return { kind: permanent ? 'permanent' : 'temporary', error, response };
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** One attempt on a fresh connection (test sends). */
+export async function attemptSmtp(settings: SmtpSettings, msg: OutgoingMessage, opts: SmtpOptions = {}): Promise<SmtpOutcome> {
+  const transport = nodemailer.createTransport(transportOptions(settings, opts));
+  try {
+    return await sendWith(transport, settings, msg, opts);
+  } finally {
     transport.close();
   }
+}
+
+/** Pooled transports for the delivery lanes: one per distinct settings, reused, closed after `idleMs` unused. */
+export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
+  const idleMs = o.idleMs ?? 60_000;
+  const pools = new Map<string, { transport: Transport; busy: number; lastUsed: number }>();
+  const keyOf = (s: SmtpSettings, opts: SmtpOptions) =>
+    crypto.hash('sha256', JSON.stringify([s.host, s.port, s.secure, s.user, s.password, opts.timeoutMs ?? null, opts.tls ? Object.keys(opts.tls).sort() : null]), 'hex');
+  const sweep = setInterval(() => {
+    const now = Date.now();
+    for (const [k, p] of pools) {
+      if (p.busy === 0 && now - p.lastUsed >= idleMs) {
+        p.transport.close();
+        pools.delete(k);
+      }
+    }
+  }, Math.min(idleMs, 30_000));
+  sweep.unref();
+  return {
+    async attempt(settings: SmtpSettings, msg: OutgoingMessage, opts: SmtpOptions = {}): Promise<SmtpOutcome> {
+      const k = keyOf(settings, opts);
+      let p = pools.get(k);
+      if (!p) {
+        p = { transport: nodemailer.createTransport({ ...transportOptions(settings, opts), pool: true, maxConnections: o.maxConnections, maxMessages: 100 }), busy: 0, lastUsed: Date.now() };
+        pools.set(k, p);
+      }
+      p.busy++;
+      try {
+        return await sendWith(p.transport, settings, msg, opts);
+      } finally {
+        p.busy--;
+        p.lastUsed = Date.now();
+      }
+    },
+    close(): void {
+      clearInterval(sweep);
+      for (const p of pools.values()) p.transport.close();
+      pools.clear();
+    },
+  };
 }

@@ -53,6 +53,8 @@ export function createProfileStore(db: Db) {
   const remove = db.prepare('DELETE FROM mail_profiles WHERE key = ?');
   // The pacing gate: reserves the next bulk slot only when it is free, in one statement (atomic across processes).
   const reserveSlot = db.prepare(
+    // Strict spacing: the next slot is a full interval after this one starts (timer lateness is not caught up, so two
+    // attempts are never closer than the pace allows).
     'UPDATE mail_profiles SET next_slot_at = @now + @interval WHERE key = @key AND next_slot_at <= @now RETURNING next_slot_at',
   ).pluck();
   const nextSlot = db.prepare('SELECT next_slot_at FROM mail_profiles WHERE key = ?').pluck();
