@@ -139,13 +139,13 @@ test('first-run setup, password sign-in, sign-out and sign-in errors', async ({ 
   // A wrong password.
   await page.getByLabel('Login').fill('ada');
   await page.getByLabel('Password').fill('wrong password');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expectFieldError(page.getByLabel('Password'), /Wrong login or password/);
   await shot(page, 'sign-in-error');
 
   // The right one.
   await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
   await expect(page.getByRole('table', { name: 'Namespaces' }).getByRole('rowheader', { name: 'notes', exact: true })).toBeVisible();
   await expect(page.getByRole('banner')).toContainText('Ada Lovelace');
@@ -161,7 +161,7 @@ test('first-run setup, password sign-in, sign-out and sign-in errors', async ({ 
   for (let i = 0; i < 10; i++) await request.post(`${base}/api/auth/login`, { data: { login: 'ada', password: `nope ${i}` } });
   await page.getByLabel('Login').fill('ada');
   await page.getByLabel('Password').fill('correct horse battery');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('alert')).toContainText(/Too many failed attempts\. Try again in \d+ seconds?\./);
   await shot(page, 'rate-limited');
 });

@@ -121,7 +121,7 @@ async function signInAccount(page: Page, login = ROOT.login, password = ROOT.pas
   await expect(page.getByRole('heading', { name: 'Sign in', exact: true })).toBeVisible();
   await page.getByLabel('Login').fill(login);
   await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
 }
 
@@ -129,7 +129,7 @@ async function signInToken(page: Page): Promise<void> {
   await page.goto(base + '/');
   await page.getByRole('button', { name: 'Use an API token' }).click();
   await page.getByLabel('Admin token').fill(TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
 }
 

@@ -41,7 +41,7 @@ async function signIn(page: Page, token = TOKEN, opts: { remember?: boolean } = 
   await expect(page.getByRole('heading', { name: 'Sign in with an API token' })).toBeVisible();
   await page.getByLabel('Admin token').fill(token);
   if (opts.remember) await page.getByLabel('Remember on this device').check();
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 const notifications = (page: Page) => page.getByRole('region', { name: 'Notifications' });
@@ -87,7 +87,7 @@ test('sign-in refuses bad tokens, remembers a good one and returns on 401', asyn
 
   // An unknown token.
   await page.getByLabel('Admin token').fill('hth_not-a-real-token');
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expectFieldError(page.getByLabel('Admin token'), /Token invalid/);
   await shot(page, 'sign-in-error');
 
@@ -95,7 +95,7 @@ test('sign-in refuses bad tokens, remembers a good one and returns on 401', asyn
   const nsToken = await request.post(`${API}/api/admin/tokens`, { headers: auth, data: { name: 'e2e data plane', scope: 'namespaces', namespaces: ['nowhere'] } });
   expect(nsToken.status()).toBe(201);
   await page.getByLabel('Admin token').fill((await nsToken.json()).token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expectFieldError(page.getByLabel('Admin token'), /not an admin token/);
 
   // A second admin token, remembered on this device (localStorage) and kept across reloads.
@@ -117,7 +117,7 @@ test('sign-in refuses bad tokens, remembers a good one and returns on 401', asyn
 
   // The configured admin token, for this tab only; sign out clears it.
   await page.getByLabel('Admin token').fill(TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
   expect(await page.evaluate(() => [localStorage.getItem('hearth.admin-token'), sessionStorage.getItem('hearth.admin-token')])).toEqual([null, TOKEN]);
   await expect(page.getByRole('banner')).toContainText(/v\d+\.\d+\.\d+/);

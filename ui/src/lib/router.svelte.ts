@@ -6,7 +6,8 @@
  *   /ns/<name>/tables[/<table>[/structure]]
  *   /ns/<name>/sql | /events | /changelog
  *   /accounts | /groups | /service-accounts | /oauth-clients | /keys   identity administration
- *   /me                                 the signed-in account (own password)
+ *   /linux                              Linux identities (UIDs, GIDs, homes, shells)
+ *   /me                                 the signed-in account (own password, passkeys)
  */
 
 export type NsTab = 'overview' | 'tables' | 'sql' | 'events' | 'changelog';
@@ -19,6 +20,7 @@ export const IDENTITY_PAGES = {
   'service-accounts': 'service_accounts',
   'oauth-clients': 'oauth_clients',
   keys: 'keys',
+  linux: 'linux',
   me: 'me',
 } as const;
 export type IdentityPage = (typeof IDENTITY_PAGES)[keyof typeof IDENTITY_PAGES];

@@ -4,6 +4,7 @@
  * and OAuth clients (`/api/admin/oauth/clients`). Types mirror the server's schemas.
  */
 import { request } from './client.ts';
+import type { SessionAccount } from './auth.ts';
 
 const CORE = '/api/admin/core';
 const enc = encodeURIComponent;
@@ -348,4 +349,144 @@ export function revokeOAuthClient(clientId: string): Promise<{ client: OAuthClie
 
 export function deleteOAuthClient(clientId: string): Promise<void> {
   return request(`${OAUTH}/${enc(clientId)}`, { method: 'DELETE' });
+}
+
+// --- Linux identities (server/identity/linux/linux.routes.ts, docs/api/linux-identities.md)
+
+const LINUX = `${CORE}/linux-identities`;
+/** The preview lists this many accounts a page (fixed by the server). */
+export const LINUX_PAGE_SIZE = 50;
+/** Bounds of the reserved range. */
+export const LINUX_ID_MIN = 1000;
+export const LINUX_ID_MAX = 2147483647;
+
+export interface LinuxConfig {
+  enabled: boolean;
+  rangeStart: number | null;
+  rangeEnd: number | null;
+  homeTemplate: string;
+  loginShell: string;
+}
+
+export interface LinuxIdentity {
+  username: string;
+  uid: number;
+  gid: number;
+  primaryGroup: string;
+  homeDirectory: string;
+  loginShell: string;
+}
+
+export interface LinuxAccount {
+  sub: string;
+  login: string;
+  profile: Profile;
+  disabled: boolean;
+  /** Local full account (profile `user`); guests are not eligible. */
+  eligible: boolean;
+  identity: LinuxIdentity | null;
+  /** `code: explanation` each. */
+  conflicts: string[];
+}
+
+export interface LinuxPreview {
+  config: LinuxConfig;
+  configValid: boolean;
+  accounts: LinuxAccount[];
+  nextCursor: string | null;
+}
+
+export type LinuxScope = 'all' | 'ready';
+
+export function getLinuxConfig(signal?: AbortSignal): Promise<{ config: LinuxConfig; configValid?: boolean }> {
+  return request(`${LINUX}/configuration`, { signal });
+}
+
+export function putLinuxConfig(config: LinuxConfig, rangeReserved: boolean): Promise<{ config: LinuxConfig; configValid?: boolean }> {
+  return request(`${LINUX}/configuration`, { method: 'PUT', json: { config, rangeReserved } });
+}
+
+export function previewLinuxIdentities(p: { after?: string | null; scope?: LinuxScope; search?: string; signal?: AbortSignal } = {}): Promise<LinuxPreview> {
+  return request(LINUX, { query: { after: p.after ?? undefined, scope: p.scope ?? 'all', search: p.search?.trim() || undefined }, signal: p.signal });
+}
+
+export function prepareLinuxIdentity(sub: string): Promise<LinuxAccount & { created: boolean }> {
+  return request(`${LINUX}/users/${enc(sub)}`, { method: 'POST' });
+}
+
+export function updateLinuxIdentity(sub: string, body: { homeDirectory: string; loginShell: string }): Promise<LinuxAccount> {
+  return request(`${LINUX}/users/${enc(sub)}`, { method: 'PATCH', json: body });
+}
+
+export function makeGroupPosix(id: string): Promise<{ id: string; name: string; gid: number; created: boolean }> {
+  return request(`${LINUX}/groups/${enc(id)}`, { method: 'POST' });
+}
+
+/** Client-side check of a path the server puts in `passwd` lines. `null` when valid. */
+export function checkLinuxPath(p: string, what: string): string | null {
+  if (p.length < 2 || !p.startsWith('/')) return `${what} must be an absolute path, like /home/alice.`;
+  if (p.length > 255) return `${what} is at most 255 characters.`;
+  // eslint-disable-next-line no-control-regex
+  if (/[:\x00-\x1f\x7f]/.test(p)) return `${what} must not contain ":" or control characters.`;
+  return null;
+}
+
+// --- passkeys (server/identity/passkeys/passkeys.routes.ts)
+
+export interface Passkey {
+  id: string;
+  name: string;
+  transports: string[];
+  deviceType: string;
+  backedUp: boolean;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+/** A WebAuthn ceremony: the challenge to send back and the options in their JSON form. */
+export interface PasskeyCeremony<O> {
+  challengeId: string;
+  options: O;
+}
+
+export const PASSKEY_NAME_MAX = 80;
+
+export function listPasskeys(signal?: AbortSignal): Promise<{ data: Passkey[] }> {
+  return request('/api/auth/passkeys', { signal });
+}
+
+/** Needs a session signed in within ten minutes (403 `recent_auth_required`). */
+export function passkeyRegistrationOptions(): Promise<PasskeyCeremony<PublicKeyCredentialCreationOptionsJSON>> {
+  return request('/api/auth/passkeys/registration', { method: 'POST' });
+}
+
+export function registerPasskey(body: { challengeId: string; credential: unknown; name?: string }): Promise<Passkey> {
+  return request('/api/auth/passkeys', { method: 'POST', json: body });
+}
+
+export function renamePasskey(id: string, name: string): Promise<Passkey> {
+  return request(`/api/auth/passkeys/${enc(id)}`, { method: 'PATCH', json: { name } });
+}
+
+export function removePasskey(id: string): Promise<void> {
+  return request(`/api/auth/passkeys/${enc(id)}`, { method: 'DELETE' });
+}
+
+export function passkeyLoginOptions(): Promise<PasskeyCeremony<PublicKeyCredentialRequestOptionsJSON>> {
+  return request('/api/auth/passkeys/login/options', { method: 'POST', token: null, signOutOn401: false });
+}
+
+/** Sets the `hearth_session` cookie like a password sign-in. */
+export function passkeyLogin(challengeId: string, credential: unknown): Promise<{ account: SessionAccount }> {
+  return request('/api/auth/passkeys/login', { method: 'POST', json: { challengeId, credential }, token: null, signOutOn401: false });
+}
+
+/**
+ * True when this browser can use passkeys here: `PublicKeyCredential` exists only in secure contexts (HTTPS,
+ * localhost), and the JSON helpers the ceremonies use exist in every current browser.
+ */
+export function passkeysSupported(): boolean {
+  if (typeof window === 'undefined' || typeof window.PublicKeyCredential !== 'function') return false;
+  const pkc = window.PublicKeyCredential as Partial<typeof PublicKeyCredential>;
+  return typeof pkc.parseCreationOptionsFromJSON === 'function' && typeof pkc.parseRequestOptionsFromJSON === 'function';
 }
