@@ -75,6 +75,12 @@ export function registerLinuxRoutes(api: Api, linux: LinuxService): void {
     handler: (ctx, { params, body }) => linux.update(params.id, body, actorFor(ctx)),
   });
   api.route({
+    method: 'get', path: `${BASE}/groups`, operationId: 'listPosixGroups', tags, access: 'admin',
+    summary: 'Groups with a GID',
+    responses: { 200: { description: 'POSIX groups, by GID.', schema: z.object({ data: z.array(z.object({ id: z.string(), name: z.string(), gid: z.number().int() })) }) } },
+    handler: () => linux.listPosixGroups(),
+  });
+  api.route({
     method: 'post', path: `${BASE}/groups/:id`, operationId: 'makeGroupPosix', tags, access: 'admin',
     summary: 'Assign a GID to a group',
     description: 'Idempotent; grants nothing (no sudo). Audited as `linux.group.assign`. 409 `linux_disabled`, `linux_conflict` (an identity\'s private group has the name), `linux_range_exhausted`.',

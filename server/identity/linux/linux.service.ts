@@ -184,6 +184,9 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
       });
     },
 
+    /** Every group with a GID. */
+    listPosixGroups: () => ({ data: store.posixGroups() }),
+
     /** Gives an existing group a GID (idempotent); it grants nothing (no sudo). */
     makePosix(groupId: string, a: Actor) {
       return store.transaction(() => {

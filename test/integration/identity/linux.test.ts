@@ -85,6 +85,7 @@ describe('assignment', () => {
     const posix = await send('POST', `${L}/groups/${group.json.id}`);
     expect(posix.json).toMatchObject({ name: 'carol', gid: 5010, created: true });
     expect((await send('POST', `${L}/groups/${group.json.id}`)).json).toMatchObject({ gid: 5010, created: false });
+    expect((await send('GET', `${L}/groups`)).json.data).toEqual([{ id: group.json.id, name: 'carol', gid: 5010 }]);
     const carol = await create('carol');
     expect(carol.status).toBe(409);
     expect(carol.json.error).toBe('linux_conflict');

@@ -490,3 +490,8 @@ export function passkeysSupported(): boolean {
   const pkc = window.PublicKeyCredential as Partial<typeof PublicKeyCredential>;
   return typeof pkc.parseCreationOptionsFromJSON === 'function' && typeof pkc.parseRequestOptionsFromJSON === 'function';
 }
+
+/** Every group with a GID (`GET /api/admin/core/linux-identities/groups`). */
+export function listPosixGroups(signal?: AbortSignal): Promise<{ data: Array<{ id: string; name: string; gid: number }> }> {
+  return request(`${LINUX}/groups`, { signal });
+}
