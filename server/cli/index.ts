@@ -7,6 +7,7 @@ import { registerNamespaces } from './commands/ns.ts';
 import { registerSetup } from './commands/setup.ts';
 import { registerAccounts } from './commands/accounts.ts';
 import { registerLogin } from './commands/login.ts';
+import { registerLinux } from './commands/linux.ts';
 
 export function buildProgram(): Command {
   const program = new Command('hearth')
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   registerSetup(program);
   registerAccounts(program);
   registerLogin(program);
+  registerLinux(program);
   return program;
 }
 

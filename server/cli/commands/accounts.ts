@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { HearthClient, type ClientOptions } from '../client.ts';
 import { CliError, printFields, printJson, printJsonLines, printTable } from '../output.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../identity/sessions/passwords.ts';
+import { checkOutput, emit, linuxAccount, makePosix, outputOptions, prepareLinuxAccount, printLinuxAccount, requireYes, updateLinuxAccount, type OutputOpts } from './linux.ts';
 
 /**
  * `hearth accounts users|groups|service-accounts …`: the accounts admin API (`/api/admin/core/…`) of a running server.
@@ -377,6 +378,8 @@ function registerUsers(accounts: Command): void {
       process.stdout.write(`Set the password of ${a.login}.\n`);
     });
 
+  registerUserLinux(users);
+
   common(users.command('revoke-sessions <user>'))
     .description('end every session of an account')
     .action(async (ref: string, opts: Opts) => {
@@ -384,6 +387,53 @@ function registerUsers(accounts: Command): void {
       const a = await findUser(client, ref);
       await client.json('POST', `${BASE}/accounts/${enc(a.sub)}/revoke-sessions`);
       process.stdout.write(`Ended every session of ${a.login}.\n`);
+    });
+}
+
+/** `hearth accounts users linux get|prepare|update`: one account's Linux identity (see `hearth admin linux`). */
+function registerUserLinux(users: Command): void {
+  const linux = users.command('linux').description('the Linux identity (UID, private group, home, shell) of one account');
+  type LinuxOpts = Opts & OutputOpts & { yes?: boolean };
+
+  outputOptions(common(linux.command('get <user>')))
+    .description('show whether an account is eligible, its identity and any conflicts')
+    .action(async (ref: string, opts: LinuxOpts) => {
+      checkOutput(opts);
+      const client = new HearthClient(opts);
+      const a = await linuxAccount(client, (await findUser(client, ref)).sub);
+      emit(opts, a, () => printLinuxAccount(a));
+    });
+
+  outputOptions(common(linux.command('prepare <user>')))
+    .description('backfill one account: assign its UID and private group with the configured home and shell (idempotent: a repeat changes nothing)')
+    .option('--yes', 'confirm the change (required)')
+    .action(async (ref: string, opts: LinuxOpts) => {
+      checkOutput(opts);
+      requireYes(opts.yes, `assign a Linux identity to ${ref}`);
+      const client = new HearthClient(opts);
+      const a = await prepareLinuxAccount(client, (await findUser(client, ref)).sub);
+      emit(opts, a, () => {
+        const i = a.identity!;
+        process.stdout.write(
+          a.created
+            ? `Assigned ${a.login} the Linux identity ${i.username}: uid ${i.uid}, gid ${i.gid}, home ${i.homeDirectory}, shell ${i.loginShell}.\n`
+            : `${a.login} already has the Linux identity ${i.username}: uid ${i.uid}, gid ${i.gid} (unchanged).\n`,
+        );
+      });
+    });
+
+  outputOptions(common(linux.command('update <user>')))
+    .description('set the home directory and login shell of an existing identity (both required; works while assignment is disabled too)')
+    .option('--home <path>', 'home directory (absolute path)')
+    .option('--shell <path>', 'login shell (absolute path)')
+    .option('--yes', 'confirm the change (required)')
+    .action(async (ref: string, opts: LinuxOpts & { home?: string; shell?: string }) => {
+      checkOutput(opts);
+      if (opts.home === undefined || opts.shell === undefined) throw new CliError('give both --home <path> and --shell <path> (they are set together)');
+      requireYes(opts.yes, `change the Linux identity of ${ref}`);
+      const client = new HearthClient(opts);
+      const a = await updateLinuxAccount(client, (await findUser(client, ref)).sub, opts.home, opts.shell);
+      emit(opts, a, () => process.stdout.write(`Updated the Linux identity of ${a.login}: home ${a.identity!.homeDirectory}, shell ${a.identity!.loginShell}.\n`));
     });
 }
 
@@ -445,6 +495,18 @@ function registerGroups(accounts: Command): void {
       await confirm(opts.yes, 'group', g.name);
       await client.json('DELETE', `${BASE}/groups/${enc(g.id)}`);
       process.stdout.write(`Deleted group ${g.name}.\n`);
+    });
+
+  outputOptions(common(groups.command('make-posix <group>')))
+    .description('give a group a GID from the Linux ID range (idempotent: a repeat keeps its GID); it grants nothing (no sudo)')
+    .option('--yes', 'confirm the change (required)')
+    .action(async (ref: string, opts: Opts & OutputOpts & { yes?: boolean }) => {
+      checkOutput(opts);
+      requireYes(opts.yes, `make group ${ref} a POSIX group`);
+      const client = new HearthClient(opts);
+      const g = await findGroup(client, ref);
+      const r = await makePosix(client, g.id);
+      emit(opts, r, () => process.stdout.write(r.created ? `Group ${r.name} is now a POSIX group with GID ${r.gid}.\n` : `Group ${r.name} already has GID ${r.gid} (unchanged).\n`));
     });
 
   const members = groups.command('members').description('direct members of a group: accounts (user:<login|sub>) and nested groups (group:<name|id>)');
