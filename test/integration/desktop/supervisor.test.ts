@@ -181,7 +181,7 @@ describe('desktop supervisor: crashes', () => {
   it('kills and restarts a server that does not become ready in time', async () => {
     let stopped = 0;
     const { sup } = harness({
-      readyTimeoutMs: 1500,
+      readyTimeoutMs: 5000, // long enough for a real start on a loaded 2-core machine
       // The first server is frozen as soon as it exists, so it can never say `ready`.
       onSpawn: (pid) => {
         if (stopped++ === 0) process.kill(pid, 'SIGSTOP');
