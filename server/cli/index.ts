@@ -8,6 +8,7 @@ import { registerSetup } from './commands/setup.ts';
 import { registerAccounts } from './commands/accounts.ts';
 import { registerLogin } from './commands/login.ts';
 import { registerLinux } from './commands/linux.ts';
+import { registerMail } from './commands/mail.ts';
 
 export function buildProgram(): Command {
   const program = new Command('hearth')
@@ -22,6 +23,7 @@ export function buildProgram(): Command {
   registerAccounts(program);
   registerLogin(program);
   registerLinux(program);
+  registerMail(program);
   return program;
 }
 
