@@ -29,7 +29,7 @@ import type { KeyRow, KeyStore } from './keys.store.ts';
 import type { VerifiedAccessToken } from './keys.tokens.ts';
 import {
   ALGORITHM, AccessTokenInput, IdTokenInput, InvocationTokenInput, SessionTokenInput, accessTokenDraft, idTokenDraft, invocationDraft, sessionDraft,
-  verifyAccessToken, verifyInvocation, verifySession, type TokenDraft,
+  parseAccessTokenInput, verifyAccessToken, verifyInvocation, verifySession, type TokenDraft,
 } from './keys.tokens.ts';
 
 const generateKeyPair = promisify(crypto.generateKeyPair);
@@ -437,7 +437,7 @@ export function createKeysService(deps: KeysServiceDeps) {
       await signerFor('oauth');
     },
     signAccessToken: async (input: AccessTokenInput) => {
-      const v = AccessTokenInput.parse(input);
+      const v = parseAccessTokenInput(input);
       return sign('oauth', (iss, t) => accessTokenDraft(v, iss, t));
     },
     signIdToken: async (input: IdTokenInput) => {
