@@ -27,7 +27,9 @@
  *
  * Knobs (environment): BENCH_MAIL_N (2000 messages per run), BENCH_MAIL_N_GREET (600), BENCH_MAIL_CONCURRENCY (8),
  * BENCH_MAIL_ROUNDS (3), BENCH_MAIL_PACED (300), BENCH_MAIL_QUEUE (100000), BENCH_MAIL_CLAIMS (2000),
- * BENCH_MAIL_PROFILE (0).
+ * BENCH_MAIL_PROFILE (0), BENCH_MAIL_PROFILE_OUT (a path to keep the .cpuprofile at), BENCH_MAIL_ONLY (`immediate`:
+ * only the immediate lane against the peer without greeting delay, and the profile when BENCH_MAIL_PROFILE=1; for
+ * quick iterations).
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -66,6 +68,7 @@ const QUEUE = envInt('BENCH_MAIL_QUEUE', 100_000);
 const CLAIMS = envInt('BENCH_MAIL_CLAIMS', 2000);
 const SMALL_QUEUE = 1000;
 const FORCE_PROFILE = process.env.BENCH_MAIL_PROFILE === '1';
+const ONLY_IMMEDIATE = process.env.BENCH_MAIL_ONLY === 'immediate';
 const TARGET = 0.7;
 const PACE = 600;
 const M = '/api/admin/core/outgoing-mail';
@@ -378,15 +381,20 @@ async function main(): Promise<number> {
   );
 
   // 2. Immediate lane vs nodemailer.
-  const immShipped = await immediateSection(h, shipped, 'shipped', N_GREET, 'smtp-server as shipped (100 ms greeting delay)');
+  const immShipped = ONLY_IMMEDIATE ? null : await immediateSection(h, shipped, 'shipped', N_GREET, 'smtp-server as shipped (100 ms greeting delay)');
   const immFast = await immediateSection(h, fast, 'fast', N, 'smtp-server without its greeting delay');
+  if (ONLY_IMMEDIATE && !FORCE_PROFILE) {
+    await Promise.allSettled([...run.children].map((c) => c.stop()));
+    run.children.clear();
+    return 0;
+  }
 
   // 3. Bulk pacing at 600/min.
-  const paceFast = await pacingSection(h, fast, 'paced-fast', 'peer without greeting delay');
-  const paceShipped = await pacingSection(h, shipped, 'paced-shipped', 'smtp-server as shipped (every attempt takes ≥ 100 ms)');
+  const paceFast = ONLY_IMMEDIATE ? null : await pacingSection(h, fast, 'paced-fast', 'peer without greeting delay');
+  const paceShipped = ONLY_IMMEDIATE ? null : await pacingSection(h, shipped, 'paced-shipped', 'smtp-server as shipped (every attempt takes ≥ 100 ms)');
 
   // 4. Optional / on a miss: a CPU profile of one more Hearth run (against the peer without delay, where CPU counts).
-  if (FORCE_PROFILE || immFast.ratio < TARGET || immShipped.ratio < TARGET) {
+  if (FORCE_PROFILE || immFast.ratio < TARGET || (immShipped?.ratio ?? TARGET) < TARGET) {
     heading(`where the time goes: CPU profile of hearth during one more immediate-lane run of ${N}, peer without greeting delay (not counted)`);
     const file = path.join(tmp.dir, 'hearth.cpuprofile');
     const cpuBefore = await child.ask<{ userMs: number; systemMs: number }>({ type: 'cpu' });
@@ -394,6 +402,7 @@ async function main(): Promise<number> {
     const pr = await hearthRun(h, fast, 'fast', 'profiled', N);
     await child.ask({ type: 'profile-stop', file });
     const cpuAfter = await child.ask<{ userMs: number; systemMs: number }>({ type: 'cpu' });
+    if (process.env.BENCH_MAIL_PROFILE_OUT) fs.copyFileSync(file, process.env.BENCH_MAIL_PROFILE_OUT);
     const sum = summarizeProfile(file);
     const busy = sum.totalMs - sum.idleMs;
     console.log(
@@ -406,6 +415,7 @@ async function main(): Promise<number> {
   }
   await Promise.allSettled([...run.children].map((c) => c.stop()));
   run.children.clear();
+  if (!immShipped || !paceFast || !paceShipped) return 0; // BENCH_MAIL_ONLY=immediate
 
   // 5. Claim time with a large queue (in this process, after the children stopped).
   heading(`claim of the next bulk row with ${QUEUE} rows queued (temporary platform.db in this process, ${CLAIMS} claims)`);

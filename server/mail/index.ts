@@ -82,7 +82,7 @@ export function createMailService(deps: MailDeps) {
   let delivery: ReturnType<typeof createDelivery> | null = null;
   const log = createLogService({
     store: logStore, profiles: profileStore, apps, attachments, audit: deps.audit, clock,
-    onAccepted: () => delivery?.kick(),
+    onAccepted: (lane) => delivery?.wake(lane),
   });
   const profiles = createProfilesService({
     store: profileStore, box, audit: deps.audit, clock, appName, smtp: o.smtp,

@@ -30,7 +30,19 @@ export interface MailAppDirectory {
   list(): MailApplication[];
 }
 
-const presentApp = (r: AppRow): MailApplication => ({ appId: r.app_id, name: r.name, platformPermissions: JSON.parse(r.platform_permissions) as string[] });
+const presentApp = (r: AppRow): MailApplication => ({ appId: r.app_id, name: r.name, platformPermissions: parsePermissions(r.platform_permissions) });
+
+/** The stored declaration as an array, parsed once per distinct text (a fresh copy each time: callers may keep it). */
+const permissionsCache = new Map<string, readonly string[]>();
+function parsePermissions(text: string): string[] {
+  let list = permissionsCache.get(text);
+  if (!list) {
+    if (permissionsCache.size >= 1000) permissionsCache.clear();
+    list = Object.freeze(JSON.parse(text) as string[]);
+    permissionsCache.set(text, list);
+  }
+  return list.slice();
+}
 
 export function createTokenAppDirectory(store: AppStore): MailAppDirectory {
   return {
@@ -58,6 +70,14 @@ export function createAppsService(deps: { store: AppStore; profiles: ProfileStor
     const grants = store.grants(appId);
     if (grants === null) return [profiles.getDefault()?.key].filter((k): k is string => !!k);
     return grants;
+  }
+
+  /** Whether an application may use a profile now: `allowedProfiles(appId).includes(key)`, in one probe. */
+  function mayUse(appId: string, key: string, defaultKey?: () => string | undefined): boolean {
+    const def = defaultKey ?? (() => profiles.getDefault()?.key);
+    if (appId === CORE_APP) return def() === key;
+    const granted = store.granted(appId, key);
+    return granted === null ? def() === key : granted;
   }
 
   function policyOf(appId: string) {
@@ -92,6 +112,7 @@ export function createAppsService(deps: { store: AppStore; profiles: ProfileStor
   return {
     directory,
     allowedProfiles,
+    mayUse,
     policyOf,
 
     list() {

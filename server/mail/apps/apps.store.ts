@@ -24,6 +24,9 @@ export function createAppStore(db: Db) {
   const clearGrants = db.prepare('DELETE FROM mail_app_grants WHERE app_id = ?');
   const addGrant = db.prepare('INSERT INTO mail_app_grants (app_id, profile_key) VALUES (?, ?) ON CONFLICT DO NOTHING');
   const removePolicy = db.prepare('DELETE FROM mail_app_policies WHERE app_id = ?');
+  // One probe for "may this application use this profile": whether a policy is stored, and whether it grants the key.
+  const mayUse = db.prepare(`SELECT EXISTS (SELECT 1 FROM mail_app_policies WHERE app_id = @app) AS policy,
+    EXISTS (SELECT 1 FROM mail_app_grants WHERE app_id = @app AND profile_key = @key) AS granted`);
   const grantsOfProfile = db.prepare('SELECT app_id FROM mail_app_grants WHERE profile_key = ? ORDER BY app_id').pluck();
   return {
     list: () => all.all() as AppRow[],
@@ -35,6 +38,11 @@ export function createAppStore(db: Db) {
     policyAppIds: () => policyIds.all() as string[],
     /** null: no stored policy (follow the default); otherwise the explicit set, possibly empty (none). */
     grants: (appId: string): string[] | null => (hasPolicy.get(appId) ? (grants.all(appId) as string[]) : null),
+    /** null: no stored policy (follow the default); otherwise whether the explicit set holds `key` (same answer as `grants`). */
+    granted(appId: string, key: string): boolean | null {
+      const r = mayUse.get({ app: appId, key }) as { policy: number; granted: number };
+      return r.policy ? r.granted === 1 : null;
+    },
     setGrants(appId: string, keys: string[] | null, at: number): void {
       if (keys === null) {
         removePolicy.run(appId);

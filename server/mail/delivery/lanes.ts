@@ -68,6 +68,10 @@ export interface DeliveryDeps {
   attempt?: (settings: Parameters<typeof attemptSmtp>[0], msg: OutgoingMessage, opts: SmtpOptions) => Promise<SmtpOutcome>;
 }
 
+/** What an attempt records on its row. */
+type Outcome = Omit<Parameters<LogStore['finish']>[0], 'id' | 'worker' | 'now'>;
+type Settle = (row: MessageRow, v: Outcome) => void;
+
 export function createDelivery(deps: DeliveryDeps) {
   const { log, profileStore, profiles, appStore, directory, attachments, clock, logger } = deps;
   const o: DeliveryOptions = { ...DEFAULT_DELIVERY, ...deps.options };
@@ -83,6 +87,8 @@ export function createDelivery(deps: DeliveryDeps) {
   /** SMTP attempts in progress (a subset of the work in `inFlight`, which also holds sleeping drainers). */
   const attempts = new Set<Promise<void>>();
   let immediateTimer: unknown = null;
+  /** Outcomes of immediate attempts waiting for the next pump (see `finishLater`). */
+  const finishes: Array<{ row: MessageRow; v: Outcome; now: number }> = [];
   let bulkTimer: unknown = null;
   let recoveryTimer: unknown = null;
 
@@ -102,14 +108,17 @@ export function createDelivery(deps: DeliveryDeps) {
     });
 
   /** May this row still go out: the profile exists, a registered app still declares mail:send, and its policy allows the profile. */
-  function access(row: MessageRow): 'ok' | 'profile_removed' | 'profile_not_allowed' {
-    if (!profileStore.get(row.profile_key)) return 'profile_removed';
+  function access(row: Pick<MessageRow, 'app_id' | 'profile_key'>): 'ok' | 'profile_removed' | 'profile_not_allowed' {
+    const profile = profileStore.get(row.profile_key);
+    return profile ? appAccess(row) : 'profile_removed';
+  }
+  /** The application half of `access` (the profile exists). */
+  function appAccess(row: Pick<MessageRow, 'app_id' | 'profile_key'>): 'ok' | 'profile_not_allowed' {
     if (row.app_id === CORE_APP) return 'ok';
     const app = directory.get(row.app_id);
     // Temporary absence from the registry does not cancel; a registered app that dropped its declaration does.
     if (app && !app.platformPermissions.includes(MAIL_SEND)) return 'profile_not_allowed';
-    const grants = appStore.grants(row.app_id);
-    if (grants !== null && !grants.includes(row.profile_key)) return 'profile_not_allowed';
+    if (appStore.granted(row.app_id, row.profile_key) === false) return 'profile_not_allowed';
     return 'ok';
   }
 
@@ -124,28 +133,42 @@ export function createDelivery(deps: DeliveryDeps) {
 
   const backoff = (attempts: number) => Math.min(o.retryBaseMs * 2 ** Math.max(0, attempts - 1), o.retryMaxMs);
 
-  function deliver(row: MessageRow): Promise<void> {
-    const p = deliverOnce(row);
+  /** Whether a finished row may hold attachment objects to release (the flag only ever goes from 0 to 1). */
+  const releasable = (row: MessageRow, v: Outcome) => v.status !== 'queued' && v.status !== 'sending' && row.attachments_released !== 1;
+  /** Records an outcome at once (the bulk lane, and the immediate lane once closing). */
+  const finishNow: Settle = (row, v) => {
+    const ok = log.finish({ id: row.id, worker, now: clock.now(), ...v });
+    if (ok && releasable(row, v)) release([row.id]);
+  };
+  /**
+   * The immediate lane records outcomes in its next pump: every outcome that arrived meanwhile and the claim of the
+   * next rows share one transaction (one commit). Until then the row stays `sending`, held by this worker.
+   */
+  const finishLater: Settle = (row, v) => {
+    if (closed) return finishNow(row, v);
+    finishes.push({ row, v, now: clock.now() });
+    wakeImmediate();
+  };
+
+  function deliver(row: MessageRow, settle: Settle = finishNow): Promise<void> {
+    const p = deliverOnce(row, settle);
     attempts.add(p);
     void p.catch(() => {}).finally(() => attempts.delete(p));
     return p;
   }
 
   /** One attempt of a claimed row; records the outcome on the row (only while this worker still holds it). */
-  async function deliverOnce(row: MessageRow): Promise<void> {
-    const finish = (v: Omit<Parameters<LogStore['finish']>[0], 'id' | 'worker' | 'now'>) => {
-      const ok = log.finish({ id: row.id, worker, now: clock.now(), ...v });
-      if (ok && v.status !== 'queued' && v.status !== 'sending') release([row.id]);
-    };
+  async function deliverOnce(row: MessageRow, settle: Settle): Promise<void> {
+    const finish = (v: Outcome) => settle(row, v);
     const base = { last_error: row.last_error, smtp_response: null, failures: row.failures, sent_at: null, due_at: row.due_at, cancel_reason: null } as const;
-    const verdict = access(row);
+    const profile = profileStore.get(row.profile_key);
+    const verdict = profile ? appAccess(row) : 'profile_removed';
     if (verdict !== 'ok') return finish({ ...base, status: 'cancelled', attempted: 0, cancel_reason: verdict });
     if (clock.now() >= row.deadline_at) {
       return finish({ ...base, status: 'failed', attempted: 0, last_error: row.last_error ?? 'the 24-hour delivery deadline passed without a successful send' });
     }
-    const profile = profileStore.get(row.profile_key)!;
     const content = log.content(row.id);
-    const files = (JSON.parse(row.attachments) as StoredAttachment[]).map((a) => ({ a, content: attachments.read(a.objectId) }));
+    const files = row.attachments === '[]' ? [] : (JSON.parse(row.attachments) as StoredAttachment[]).map((a) => ({ a, content: attachments.read(a.objectId) }));
     if (!content || files.some((f) => f.content === null)) {
       return finish({ ...base, status: 'failed', attempted: 0, last_error: !content ? 'the message content is gone' : 'an attachment object is gone (expired or removed)' });
     }
@@ -153,10 +176,10 @@ export function createDelivery(deps: DeliveryDeps) {
     const headers = JSON.parse(content.headers) as Record<string, string>;
     const replyTo = headers['Reply-To'] ?? null;
     delete headers['Reply-To'];
-    const settings = profiles.smtpSettings(profile);
-    if (profile.smtp_password !== null && settings.password === null) {
+    const settings = profiles.smtpSettings(profile!);
+    if (profile!.smtp_password !== null && settings.password === null) {
       // The stored password does not open (APP_SECRET changed): keep the mail queued until an administrator enters it again.
-      logger.warn({ profile: profile.key }, 'outgoing mail: the stored SMTP password cannot be decrypted with the current APP_SECRET');
+      logger.warn({ profile: profile!.key }, 'outgoing mail: the stored SMTP password cannot be decrypted with the current APP_SECRET');
       const now = clock.now();
       return finish({ ...base, status: now >= row.deadline_at ? 'failed' : 'queued', attempted: 0, last_error: 'the stored SMTP password cannot be decrypted (APP_SECRET changed?): enter it again in the profile', due_at: now + backoff(row.attempts + 1) });
     }
@@ -180,8 +203,11 @@ export function createDelivery(deps: DeliveryDeps) {
     }
     const now = clock.now();
     if (outcome.kind === 'accepted') {
-      const failures = [...(JSON.parse(row.failures) as unknown[]), ...outcome.rejected.map((r) => ({ ...r, kind: 'rejected' }))].slice(0, MAX_FAILURES);
-      finish({ ...base, status: 'sent', attempted: 1, smtp_response: outcome.response, failures: JSON.stringify(failures), sent_at: now, last_error: null });
+      // Nothing to add to an empty list: keep the stored text rather than a parse/stringify round trip.
+      const failures = outcome.rejected.length === 0 && row.failures === '[]'
+        ? row.failures
+        : JSON.stringify([...(JSON.parse(row.failures) as unknown[]), ...outcome.rejected.map((r) => ({ ...r, kind: 'rejected' }))].slice(0, MAX_FAILURES));
+      finish({ ...base, status: 'sent', attempted: 1, smtp_response: outcome.response, failures, sent_at: now, last_error: null });
       return;
     }
     if (outcome.kind === 'permanent') {
@@ -199,24 +225,58 @@ export function createDelivery(deps: DeliveryDeps) {
   }
 
   // ---- immediate lane ----
+  /**
+   * Claims as many due rows as there are free attempt slots (one statement) and starts them. The timer for the next
+   * due row is only looked up when the lane ran out of due rows: while every slot is busy, the end of an attempt
+   * pumps again (and a timer set earlier stays).
+   */
   function pumpImmediate(): void {
-    if (!started || closed) return;
-    while (immediateActive < o.immediateConcurrency) {
-      const row = log.claimImmediate(worker, clock.now());
-      if (!row) break;
-      immediateActive++;
-      track(deliver(row).catch((err) => logger.error({ err, messageId: row.id }, 'outgoing mail delivery crashed')).finally(() => {
-        immediateActive--;
-        pumpImmediate();
-      }));
+    immediatePending = false;
+    const done = finishes.splice(0);
+    const free = started && !closed ? o.immediateConcurrency - immediateActive : 0;
+    if (done.length === 0 && free <= 0) return;
+    let rows: MessageRow[] = [];
+    const toRelease: string[] = [];
+    let next: number | null | undefined;
+    try {
+      log.transaction(() => {
+        for (const f of done) {
+          if (log.finish({ id: f.row.id, worker, now: f.now, ...f.v }, (f.row as { rowid?: number }).rowid) && releasable(f.row, f.v)) toRelease.push(f.row.id);
+        }
+        if (free > 0) {
+          rows = log.claimImmediate(worker, clock.now(), free);
+          if (rows.length < free) next = log.nextImmediateDue();
+        }
+      });
+    } catch (err) {
+      // Rows whose outcome could not be recorded stay `sending` and are resubmitted by recovery (at least once).
+      logger.error({ err, finished: done.length }, 'outgoing mail: recording outcomes or claiming immediate mail failed');
+      if (!closed) scheduleImmediate(clock.now() + 1000);
+      return;
     }
-    scheduleImmediate();
+    if (toRelease.length) release(toRelease);
+    for (const row of rows) {
+      immediateActive++;
+      track(deliver(row, finishLater).catch((err) => logger.error({ err, messageId: row.id }, 'outgoing mail delivery crashed')).finally(immediateDone));
+    }
+    if (next !== undefined) scheduleImmediate(next);
   }
-  function scheduleImmediate(): void {
+  function immediateDone(): void {
+    immediateActive--;
+    wakeImmediate();
+  }
+  /** Coalesces wake-ups (acceptances, finished attempts) arriving together into one pump on the next turn. */
+  let immediatePending = false;
+  function wakeImmediate(): void {
+    if (immediatePending || !started || closed) return;
+    immediatePending = true;
+    setImmediate(pumpImmediate);
+  }
+  /** (Re)sets the lane's timer for the next due row (`due`: looked up when not given; null: none queued). */
+  function scheduleImmediate(due: number | null = log.nextImmediateDue()): void {
     if (immediateTimer !== null) clock.clearTimeout(immediateTimer);
     immediateTimer = null;
     if (closed) return;
-    const due = log.nextImmediateDue();
     if (due === null) return;
     immediateTimer = clock.setTimeout(() => {
       immediateTimer = null;
@@ -335,6 +395,11 @@ export function createDelivery(deps: DeliveryDeps) {
     pumpImmediate();
     pumpBulk();
   }
+  /** After an acceptance (the row is committed): wake only the lane it went to. */
+  function wake(lane: 'immediate' | 'bulk'): void {
+    if (lane === 'immediate') wakeImmediate();
+    else pumpBulk();
+  }
 
   return {
     worker,
@@ -351,10 +416,15 @@ export function createDelivery(deps: DeliveryDeps) {
       kick();
     },
     kick,
+    wake,
     recover,
     /** Resolves once this worker has no SMTP attempt in progress (drainers waiting for a pacing slot do not count). */
     async idle(): Promise<void> {
-      while (attempts.size > 0) await Promise.allSettled([...attempts]);
+      // A wake-up still waiting for its turn (setImmediate) gets it first, so the attempts it starts are awaited too.
+      while (attempts.size > 0 || immediatePending) {
+        if (attempts.size > 0) await Promise.allSettled([...attempts]);
+        else await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     },
     async close(): Promise<void> {
       closed = true;
@@ -372,6 +442,8 @@ export function createDelivery(deps: DeliveryDeps) {
         new Promise<void>((resolve) => (timer = setTimeout(resolve, o.closeGraceMs))),
       ]);
       clearTimeout(timer);
+      // Outcomes that arrived before closing and still wait for their pump are recorded now.
+      if (finishes.length) pumpImmediate();
       pool.close();
     },
   };

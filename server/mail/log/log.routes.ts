@@ -104,8 +104,8 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
     description: 'Committed to the send log before delivery starts; 202 with the record id and the Message-ID fixed now. Audited as `outgoing_mail.send` (no subject, body, addresses or attachment content).',
     body: SendBody,
     responses: { 202: { description: 'Accepted.', schema: Accepted }, 200: { description: 'Already accepted under this idempotency key.', schema: Accepted }, ...appErrors },
-    handler: (ctx, { body }) => {
-      const r = log.send(sender(ctx), body);
+    handler: async (ctx, { body }) => {
+      const r = await log.sendShared(sender(ctx), body);
       ctx.status = r.duplicate ? 200 : 202;
       return r;
     },

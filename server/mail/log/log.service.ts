@@ -100,15 +100,17 @@ export function createLogService(deps: LogServiceDeps) {
     if (appId !== CORE_APP && !sender.app.platformPermissions.includes(MAIL_SEND)) {
       throw new HearthError('mail_send_not_declared', `application "${appId}" does not declare platformPermissions: ["${MAIL_SEND}"]`);
     }
-    const def = profiles.getDefault();
-    if (appId === CORE_APP && requested !== undefined && requested !== def?.key) {
+    // The default profile is read at most once, and only when the answer depends on it.
+    let def: ProfileRow | undefined | null = null;
+    const defaultKey = () => (def === null ? (def = profiles.getDefault()) : def)?.key;
+    if (appId === CORE_APP && requested !== undefined && requested !== defaultKey()) {
       throw new HearthError('profile_not_allowed', 'Core mail always uses the default profile');
     }
-    const key = requested ?? def?.key;
+    const key = requested ?? defaultKey();
     if (key === undefined) throw new HearthError('mail_not_configured', 'no sender profile is configured: an administrator must create one');
     const row = profiles.get(key);
     if (!row) throw new HearthError('profile_unknown', `no sender profile with key "${key}"`);
-    if (!apps.allowedProfiles(appId).includes(key)) {
+    if (!apps.mayUse(appId, key, defaultKey)) {
       throw new HearthError('profile_not_allowed', `application "${appId}" may not send through profile "${key}"`);
     }
     return row;
@@ -203,30 +205,93 @@ export function createLogService(deps: LogServiceDeps) {
     }
   }
 
-  return {
+  /** The work of one `mail.send` inside its transaction. */
+  function sendInTransaction(sender: Sender, body: SendBody, kind: Kind) {
+    const now = clock.now();
+    if (body.idempotencyKey) {
+      const dup = store.byIdempotency(sender.app.appId, body.idempotencyKey);
+      if (dup) return { p: { duplicate: dup } as Prepared, profile: dup.profile_key };
+    }
+    const profile = resolveProfile(sender, body.profile);
+    const p = prepare(sender, profile, body, 'immediate', null, undefined, now, kind);
+    checkDailyLimit(profile, p.row.recipient_count, now);
+    insertAll([p]);
+    record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', p.row.id, {
+      app: sender.app.appId, actor: sender.actor, profile: profile.key, recipientCount: p.row.recipient_count, messageId: p.row.id,
+    });
+    return { p, profile: profile.key };
+  }
+
+  interface SharedCall {
+    sender: Sender;
+    body: SendBody;
+    resolve: (v: ReturnType<typeof accepted>) => void;
+    reject: (err: unknown) => void;
+  }
+  let shared: SharedCall[] = [];
+  function flushShared(): void {
+    const calls = shared;
+    shared = [];
+    if (calls.length === 1) {
+      const c = calls[0]!;
+      try {
+        c.resolve(api.send(c.sender, c.body));
+      } catch (err) {
+        c.reject(err);
+      }
+      return;
+    }
+    const results: Array<{ ok: true; r: ReturnType<typeof sendInTransaction> } | { ok: false; err: unknown }> = [];
+    try {
+      store.transaction(() => {
+        for (const c of calls) {
+          try {
+            // Nested: a savepoint, rolled back alone when this call is refused.
+            results.push({ ok: true, r: store.transaction(() => sendInTransaction(c.sender, c.body, MESSAGE)) });
+          } catch (err) {
+            if (err instanceof HearthError) {
+              record({ actor: c.sender.actor.actor, requestId: c.sender.requestId }, 'outgoing_mail.send', null, { app: c.sender.app.appId, call: 'send', denied: err.code });
+            }
+            results.push({ ok: false, err });
+          }
+        }
+      });
+    } catch (err) {
+      for (const c of calls) c.reject(err);
+      return;
+    }
+    let woke = false;
+    calls.forEach((c, i) => {
+      const res = results[i]!;
+      if (!res.ok) return c.reject(res.err);
+      if (!res.r.p.duplicate && !woke) {
+        woke = true;
+        deps.onAccepted('immediate', res.r.profile);
+      }
+      c.resolve(accepted(res.r.p));
+    });
+  }
+
+  const api = {
     resolveProfile,
 
     /** `mail.send`: one message on the immediate lane. */
     send(sender: Sender, body: SendBody, kind: Kind = MESSAGE) {
-      const result = denied(sender, 'send', () =>
-        store.transaction(() => {
-          const now = clock.now();
-          if (body.idempotencyKey) {
-            const dup = store.byIdempotency(sender.app.appId, body.idempotencyKey);
-            if (dup) return { p: { duplicate: dup } as Prepared, profile: dup.profile_key };
-          }
-          const profile = resolveProfile(sender, body.profile);
-          const p = prepare(sender, profile, body, 'immediate', null, undefined, now, kind);
-          checkDailyLimit(profile, p.row.recipient_count, now);
-          insertAll([p]);
-          record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', p.row.id, {
-            app: sender.app.appId, actor: sender.actor, profile: profile.key, recipientCount: p.row.recipient_count, messageId: p.row.id,
-          });
-          return { p, profile: profile.key };
-        }),
-      );
+      const result = denied(sender, 'send', () => store.transaction(() => sendInTransaction(sender, body, kind)));
       if (!result.p.duplicate) deps.onAccepted('immediate', result.profile);
       return accepted(result.p);
+    },
+
+    /**
+     * `mail.send` for concurrent callers (the application API): calls that arrive in the same turn of the event loop
+     * share one transaction (one commit), each in its own savepoint, so a refused call changes nothing of the others.
+     * Each call resolves only after that commit; the lane is woken after it. A lone call runs exactly as `send`.
+     */
+    sendShared(sender: Sender, body: SendBody): Promise<ReturnType<typeof accepted>> {
+      return new Promise((resolve, reject) => {
+        shared.push({ sender, body, resolve, reject });
+        if (shared.length === 1) setImmediate(flushShared);
+      });
     },
 
     /**
@@ -335,6 +400,7 @@ export function createLogService(deps: LogServiceDeps) {
       return store.queuedOfProfile(key).filter((id) => store.cancel(id, reason, now));
     },
   };
+  return api;
 }
 
 export type LogService = ReturnType<typeof createLogService>;

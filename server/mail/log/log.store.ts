@@ -92,9 +92,14 @@ export function createLogStore(db: Db) {
   const queuedBulk = db.prepare("SELECT count(*) FROM mail_messages WHERE profile_key = ? AND status = 'queued' AND lane = 'bulk'").pluck();
 
   // Claims: a row moves from queued to sending only once (the status guard), so a row another worker holds is skipped.
-  const claimImmediate = db.prepare(`UPDATE mail_messages SET status = 'sending', claimed_by = @worker, claimed_at = @now, updated_at = @now
-    WHERE id = (SELECT id FROM mail_messages WHERE status = 'queued' AND lane = 'immediate' AND due_at <= @now ORDER BY due_at, created_at LIMIT 1)
-    AND status = 'queued' RETURNING *`);
+  // Immediate claims go by rowid (the partial index holds it): no probe of the id index, whose random UUID pages are
+  // rarely in the page cache. The due rowids are read first and each is taken with the status guard, in one
+  // transaction; that is cheaper than one `UPDATE … WHERE rowid IN (…) RETURNING *`, and far cheaper when none is due.
+  const dueImmediate = db.prepare(`SELECT rowid FROM mail_messages WHERE status = 'queued' AND lane = 'immediate' AND due_at <= ?
+    ORDER BY due_at, created_at LIMIT ?`).pluck();
+  const claimRowid = db.prepare(`UPDATE mail_messages SET status = 'sending', claimed_by = @worker, claimed_at = @now, updated_at = @now
+    WHERE rowid = @rowid AND status = 'queued' AND lane = 'immediate'`);
+  const byRowid = db.prepare('SELECT *, rowid AS rowid FROM mail_messages WHERE rowid = ?');
   const nextImmediateDue = db.prepare("SELECT min(due_at) FROM mail_messages WHERE status = 'queued' AND lane = 'immediate'").pluck();
   const peekBulk = db.prepare(`SELECT id FROM mail_messages WHERE profile_key = @key AND status = 'queued' AND lane = 'bulk' AND due_at <= @now AND deadline_at > @now
     ORDER BY due_at, created_at LIMIT 1`).pluck();
@@ -109,6 +114,11 @@ export function createLogStore(db: Db) {
     smtp_response = coalesce(@smtp_response, smtp_response), failures = @failures, sent_at = @sent_at, due_at = @due_at, claimed_by = NULL,
     cancel_reason = @cancel_reason, updated_at = @now
     WHERE id = @id AND status = 'sending' AND claimed_by = @worker`);
+  // The same, reaching the row by the rowid its claim returned (the id must still match).
+  const finishByRowid = db.prepare(`UPDATE mail_messages SET status = @status, attempts = attempts + @attempted, last_error = @last_error,
+    smtp_response = coalesce(@smtp_response, smtp_response), failures = @failures, sent_at = @sent_at, due_at = @due_at, claimed_by = NULL,
+    cancel_reason = @cancel_reason, updated_at = @now
+    WHERE rowid = @rowid AND id = @id AND status = 'sending' AND claimed_by = @worker`);
 
   const resubmitStuck = db.prepare(`UPDATE mail_messages SET status = 'queued', claimed_by = NULL, due_at = @now, updated_at = @now
     WHERE status = 'sending' AND claimed_at < @before RETURNING id`).pluck();
@@ -130,6 +140,9 @@ export function createLogStore(db: Db) {
   const expiredRecords = db.prepare(`SELECT id, attachments, attachments_released FROM mail_messages WHERE created_at < @before
     AND status IN ('sent', 'failed', 'cancelled', 'bounced') LIMIT @limit`);
   const deleteRow = db.prepare('DELETE FROM mail_messages WHERE id = ?');
+
+  // One transaction wrapper, made once (better-sqlite3 builds five wrapper functions per `db.transaction` call).
+  const runTransaction = db.transaction((fn: () => unknown) => fn());
 
   return {
     insert(row: Omit<MessageRow, 'status' | 'cancel_reason' | 'attempts' | 'last_error' | 'smtp_response' | 'failures' | 'due_at' | 'claimed_by' | 'claimed_at' | 'updated_at' | 'sent_at' | 'content_purged_at'>, c: Omit<ContentRow, 'message_id'>) {
@@ -169,7 +182,19 @@ export function createLogStore(db: Db) {
     deferDue: (id: string, due: number, now: number) => void deferDue.run(due, now, id),
     queuedBulk: (key: string) => queuedBulk.get(key) as number,
 
-    claimImmediate: (worker: string, now: number) => claimImmediate.get({ worker, now }) as MessageRow | undefined,
+    /** Claims up to `limit` due immediate rows, in due-time order (due_at, then created_at); each with its `rowid`. */
+    claimImmediate(worker: string, now: number, limit = 1): Array<MessageRow & { rowid: number }> {
+      const first = nextImmediateDue.get() as number | null;
+      if (first === null || first > now) return [];
+      const claim = () => {
+        const rows: Array<MessageRow & { rowid: number }> = [];
+        for (const rowid of dueImmediate.all(now, limit) as number[]) {
+          if (claimRowid.run({ worker, now, rowid }).changes > 0) rows.push(byRowid.get(rowid) as MessageRow & { rowid: number });
+        }
+        return rows;
+      };
+      return db.inTransaction ? claim() : (runTransaction.immediate(claim) as ReturnType<typeof claim>);
+    },
     nextImmediateDue: () => nextImmediateDue.get() as number | null,
     peekBulk: (key: string, now: number) => peekBulk.get({ key, now }) as string | undefined,
     claimOne: (id: string, worker: string, now: number) => claimOne.get({ id, worker, now }) as MessageRow | undefined,
@@ -177,7 +202,9 @@ export function createLogStore(db: Db) {
     finish(v: {
       id: string; worker: string; now: number; status: MessageStatus; attempted: 0 | 1; last_error: string | null; smtp_response: string | null;
       failures: string; sent_at: number | null; due_at: number; cancel_reason: CancelReason | null;
-    }): boolean {
+    }, rowid?: number): boolean {
+      // A rowid can change only through VACUUM: then the id finds the row.
+      if (rowid !== undefined && finishByRowid.run({ ...v, rowid }).changes > 0) return true;
       return finish.run(v).changes > 0;
     },
 
@@ -197,7 +224,7 @@ export function createLogStore(db: Db) {
     },
     expiredRecords: (before: number, limit: number) => expiredRecords.all({ before, limit }) as Array<{ id: string; attachments: string; attachments_released: 0 | 1 }>,
     deleteRow: (id: string) => void deleteRow.run(id),
-    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+    transaction: <T>(fn: () => T): T => runTransaction.immediate(fn) as T,
   };
 }
 
