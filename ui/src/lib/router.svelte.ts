@@ -25,10 +25,15 @@ export const IDENTITY_PAGES = {
 } as const;
 export type IdentityPage = (typeof IDENTITY_PAGES)[keyof typeof IDENTITY_PAGES];
 
+/** Outgoing mail administration: `/mail` (the profiles) and `/mail/<tab>`. */
+export type MailTab = 'profiles' | 'apps' | 'log' | 'retention';
+export const MAIL_TABS: readonly MailTab[] = ['profiles', 'apps', 'log', 'retention'];
+
 export type Route =
   | { name: 'namespaces' }
   | { [K in IdentityPage]: { name: K } }[IdentityPage]
   | { name: 'namespace'; ns: string; tab: NsTab; table: string | null; view: 'rows' | 'structure' }
+  | { name: 'mail'; tab: MailTab }
   | { name: 'not_found'; path: string };
 
 function decode(s: string): string | null {
@@ -45,6 +50,10 @@ export function parse(pathname: string): Route {
   const p = parts as string[];
   if (p.length === 0) return { name: 'namespaces' };
   if (p.length === 1 && Object.hasOwn(IDENTITY_PAGES, p[0]!)) return { name: IDENTITY_PAGES[p[0] as keyof typeof IDENTITY_PAGES] };
+  if (p[0] === 'mail' && p.length <= 2) {
+    const tab = (p[1] ?? 'profiles') as MailTab;
+    return MAIL_TABS.includes(tab) ? { name: 'mail', tab } : { name: 'not_found', path: pathname };
+  }
   if (p[0] === 'ns' && p[1]) {
     const ns = p[1];
     const tab = (p[2] ?? 'overview') as NsTab;

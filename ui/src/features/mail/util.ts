@@ -1,0 +1,83 @@
+/** Helpers shared by the outgoing-mail pages. */
+import { ApiError } from '../../lib/api/client.ts';
+import type { MessageStatus } from '../../lib/api/mail.ts';
+import { failure, type Failure } from '../identity/util.ts';
+
+export type Tab = 'profiles' | 'apps' | 'log' | 'retention';
+export const TABS: readonly { tab: Tab; label: string; href: string }[] = [
+  { tab: 'profiles', label: 'Sender profiles', href: '/mail/profiles' },
+  { tab: 'apps', label: 'Applications', href: '/mail/apps' },
+  { tab: 'log', label: 'Send log', href: '/mail/log' },
+  { tab: 'retention', label: 'Retention', href: '/mail/retention' },
+];
+
+/** A server message as a sentence: capitalised unless it starts with a field name (`recordDays must…`), with a full stop. */
+export function sentence(s: string): string {
+  const first = /^\S+/.exec(s)?.[0] ?? '';
+  const t = /^[a-z]+$/.test(first) ? s.charAt(0).toUpperCase() + s.slice(1) : s;
+  return /[.!?)]$/.test(t) ? t : `${t}.`;
+}
+
+/**
+ * Where a server refusal belongs: next to one of `fields` (a validation issue whose path is, or starts with, a
+ * field: `imap.port` matches the field `imap.port`, `smtpPort` the field `smtpPort`), a field named by its error
+ * `codes`, or above the form.
+ */
+export function placeMailError(
+  err: unknown,
+  fields: readonly string[],
+  codes: Record<string, string | ((e: ApiError) => string | null)> = {},
+): { field: { key: string; message: string } | null; form: Failure | null } {
+  if (err instanceof ApiError) {
+    const c = codes[err.code];
+    const key = typeof c === 'function' ? c(err) : c;
+    if (key && fields.includes(key)) return { field: { key, message: sentence(err.message.replace(/^body: /, '')) }, form: null };
+    const issue = err.fieldIssue();
+    if (issue) {
+      const match = [...fields].sort((a, b) => b.length - a.length).find((f) => issue.path === f || issue.path.startsWith(`${f}.`));
+      if (match) return { field: { key: match, message: sentence(issue.message) }, form: null };
+    }
+  }
+  return { field: null, form: failure(err) };
+}
+
+export const STATUS_TONE: Record<MessageStatus, 'neutral' | 'warning' | 'success' | 'danger' | 'info'> = {
+  queued: 'info',
+  sending: 'info',
+  sent: 'success',
+  failed: 'danger',
+  cancelled: 'neutral',
+  bounced: 'warning',
+};
+
+export const STATUS_LABEL: Record<MessageStatus, string> = {
+  queued: 'Queued',
+  sending: 'Sending',
+  sent: 'Sent',
+  failed: 'Failed',
+  cancelled: 'Cancelled',
+  bounced: 'Bounced',
+};
+
+export const CANCEL_REASON: Record<string, string> = {
+  cancelled_by_admin: 'Cancelled by an administrator',
+  profile_removed: 'Its sender profile was deleted',
+  profile_not_allowed: 'The application lost access to the profile',
+};
+
+/** What to check for each bounce-collection error code (docs/api/mail.md, Bounce collection). */
+export const BOUNCE_ERRORS: Record<string, string> = {
+  open_failed: 'The mailbox could not be opened: check credentials, folder, TLS certificate, STARTTLS and IMAP egress.',
+  search_failed: 'The mailbox could not be searched: check the IMAP server and its UID search support.',
+  apply_failed: 'A report could not be recorded: check the database.',
+  save_failed: 'Progress could not be saved: check the database.',
+  interrupted: 'The check was cut short (shutdown or time budget); the next check resumes.',
+};
+
+/** A number input's text → integer, null when empty, NaN when not a whole number. */
+export function intOrNull(text: string | number | null | undefined): number | null {
+  if (text === null || text === undefined) return null;
+  const s = String(text).trim();
+  if (s === '') return null;
+  return /^-?\d+$/.test(s) ? Number(s) : Number.NaN;
+}
