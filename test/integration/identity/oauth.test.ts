@@ -543,6 +543,9 @@ describe('client administration', () => {
     for (const p of ['/oauth/authorize', '/oauth/token', '/oauth/register', '/oauth/revoke', '/oauth/userinfo', '/oauth/logout', '/.well-known/openid-configuration', '/api/admin/oauth/clients', '/api/admin/oauth/clients/{clientId}/secret']) {
       expect(Object.keys(doc.json.paths)).toContain(p);
     }
+    // Every operation of the whole document has its own operationId (client generators rely on it).
+    const ids = Object.values(doc.json.paths as Record<string, Record<string, { operationId: string }>>).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
   });
 });
 
