@@ -110,7 +110,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     options: mailOptions,
   });
   // Identity sends password-reset and sign-in links as Hearth's own mail.
-  identity.useMailer({ sendAsCore: (m) => mail.sendCoreMessage(m), notify: (m) => mail.notify(m), notifyBatch: (b) => mail.notifyBatch(b) });
+  identity.useMailer({ sendAsCore: (m) => mail.sendAsCore(m), notify: (m) => mail.notify(m), notifyBatch: (b) => mail.notifyBatch(b) });
 
   let closing = false;
   const startedAt = Date.now();

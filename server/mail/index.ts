@@ -3,6 +3,7 @@
  * the immediate and bulk delivery lanes, recovery and retention. Bounce collection (IMAP) is configured on profiles
  * but not polled yet.
  */
+import type { z } from 'zod';
 import type { Api } from '../core/http/api.ts';
 import type { AuditLog } from '../core/audit/audit.ts';
 import type { Logger } from '../core/logging/logger.ts';
@@ -121,20 +122,15 @@ export function createMailService(deps: MailDeps) {
       await delivery!.close();
     },
 
-    /** Core's own mail (application `core`, default profile): immediate lane. */
-    sendAsCore: (body: Omit<SendBody, 'profile'>) => log.send(coreSender(), { ...body } as SendBody),
-    /** For other domains (identity's email links): one message as `core`, validated like the application API's. */
-    sendCoreMessage: (m: { to: string[]; subject: string; text: string; html?: string | null; ref?: string }) => {
-      const { profile: _ignored, ...body } = SendBody.parse(m);
-      return log.send(coreSender(), body as SendBody);
-    },
+    /** Core's own mail (application `core`, default profile): immediate lane, validated like the application API's. */
+    sendAsCore: (m: Omit<z.input<typeof SendBody>, 'profile'>) =>
+      log.send(coreSender(), SendBody.parse(m)),
     /**
      * Core's individual notification (seed 002, rule 5): immediate lane, default profile, wrapped in Hearth's HTML
      * frame; it has no 24-hour deadline, so it stays pending through temporary SMTP failures.
      */
     notify: (m: { to: string[]; subject: string; text: string; html?: string | null; ref?: string }) => {
-      const { profile: _ignored, ...body } = SendBody.parse({ ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) });
-      return log.send(coreSender(), body as SendBody, NOTIFICATION);
+      return log.send(coreSender(), SendBody.parse({ ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) }), NOTIFICATION);
     },
     /**
      * Core's notification batch: the default profile's bulk lane and pace; never refused by the daily recipient

@@ -3,7 +3,8 @@ import type { AppContext } from '../http/context.ts';
 import type { Access } from '../http/api.ts';
 import { actorOf, type Principal, type TokenService } from './tokens.service.ts';
 
-const BEARER = /^Bearer[ \t]+([A-Za-z0-9._~+/=-]+)[ \t]*$/i;
+/** `Authorization: Bearer <token>`; group 1 is the token. */
+export const BEARER = /^Bearer[ \t]+([A-Za-z0-9._~+/=-]+)[ \t]*$/i;
 
 /**
  * Resolves a platform session cookie (identity domain): the principal, null when no session cookie was sent; it

@@ -3,10 +3,11 @@
  * script), posted back to this origin; every page forbids framing (clickjacking on consent) and caching.
  */
 import type { AppContext } from '../../core/http/context.ts';
+import { escapeHtml } from '../../core/http/html.ts';
 import type { AccountRow } from '../accounts/accounts.store.ts';
 import type { AuthorizationParams, Client } from './oauth.service.ts';
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = escapeHtml;
 
 const SCOPE_TEXT: Record<string, string> = {
   openid: 'Confirm your identity (your account ID)',

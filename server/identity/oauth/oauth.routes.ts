@@ -3,8 +3,8 @@ import type { Api } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import { readFormBody, readJsonBody } from '../../core/http/body.ts';
-import { actorFor } from '../../core/auth/auth.ts';
-import type { SessionsService } from '../sessions/sessions.service.ts';
+import { BEARER, actorFor } from '../../core/auth/auth.ts';
+import { requirePlatformOrigin, type SessionsService } from '../sessions/sessions.service.ts';
 import { createFailureLimiter } from '../sessions/rate-limit.ts';
 import { JWKS_PATHS } from '../keys/keys.tokens.ts';
 import {
@@ -52,12 +52,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
   const tags = ['OAuth 2.0 / OpenID Connect'];
   const registrations = createFailureLimiter({ limit: REGISTRATIONS_PER_MINUTE, windowMs: 60_000, now: Date.now });
 
-  const requireOrigin = (ctx: AppContext) => {
-    const origin = ctx.get('origin');
-    if (origin !== opts.issuer()) {
-      throw new HearthError('origin_mismatch', origin ? `the Origin ${JSON.stringify(origin)} is not this platform's origin` : 'this form must be posted from this platform\'s pages (Origin header missing)');
-    }
-  };
+  const requireOrigin = (ctx: AppContext) => requirePlatformOrigin(ctx, opts.issuer());
 
   const render = (ctx: AppContext, o: AuthorizeOutcome) => {
     noStore(ctx);
@@ -270,7 +265,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
   const userinfo = async (ctx: AppContext) => {
     cors(ctx);
     noStore(ctx);
-    const m = /^Bearer[ \t]+([A-Za-z0-9._~+/=-]+)[ \t]*$/i.exec(ctx.get('authorization'));
+    const m = BEARER.exec(ctx.get('authorization'));
     if (!m) {
       throw oauthError('invalid_token', 'send the access token as Authorization: Bearer <token>', { status: 401, headers: { 'WWW-Authenticate': 'Bearer realm="hearth"' } });
     }

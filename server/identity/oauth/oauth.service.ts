@@ -721,14 +721,9 @@ export function createOAuthService(deps: {
         return { page: { status: 400, title: 'Invalid redirect', message: 'The application asked to return to an address that is not registered for it.' } };
       }
       const state = one('state');
-      const fail = (error: string, description: string) => {
-        const u = new URL(redirectUri);
-        u.searchParams.set('error', error);
-        u.searchParams.set('error_description', description);
-        if (typeof state === 'string') u.searchParams.set('state', state);
-        u.searchParams.set('iss', deps.issuer());
-        return { redirect: u.toString() };
-      };
+      const fail = (error: string, description: string) => ({
+        redirect: authorizationResponse(redirectUri, typeof state === 'string' ? state : null, { error, error_description: description }),
+      });
       for (const k of ['response_type', 'scope', 'resource', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'max_age', 'response_mode']) {
         if (one(k) === null) return fail('invalid_request', `${k} must be given once`);
       }
@@ -944,13 +939,17 @@ export function createOAuthService(deps: {
     },
   };
 
-  function errorLocation(params: AuthorizationParams, error: string, description: string) {
-    const u = new URL(params.redirectUri);
-    u.searchParams.set('error', error);
-    u.searchParams.set('error_description', description);
-    if (params.state !== null) u.searchParams.set('state', params.state);
+  /** The redirect of an authorization response: its fields, `state` unchanged, and `iss` (RFC 9207) always. */
+  function authorizationResponse(redirectUri: string, state: string | null, fields: Record<string, string>) {
+    const u = new URL(redirectUri);
+    for (const [k, v] of Object.entries(fields)) u.searchParams.set(k, v);
+    if (state !== null) u.searchParams.set('state', state);
     u.searchParams.set('iss', deps.issuer());
     return u.toString();
+  }
+
+  function errorLocation(params: AuthorizationParams, error: string, description: string) {
+    return authorizationResponse(params.redirectUri, params.state, { error, error_description: description });
   }
 
   function newInteraction(params: AuthorizationParams, sub: string | null, expiresAt: number): string {
@@ -968,11 +967,7 @@ export function createOAuthService(deps: {
       code_challenge: params.codeChallenge, auth_time: Math.floor(session.issuedAt / 1000), sid: sha256(session.familyId).slice(0, 22),
       created_at: at, expires_at: at + CODE_LIFETIME_MS,
     });
-    const u = new URL(params.redirectUri);
-    u.searchParams.set('code', code);
-    if (params.state !== null) u.searchParams.set('state', params.state);
-    u.searchParams.set('iss', deps.issuer());
-    return u.toString();
+    return authorizationResponse(params.redirectUri, params.state, { code });
   }
 }
 

@@ -1,14 +1,14 @@
 import { z } from 'zod';
 import type { Api } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
-import { HearthError } from '../../core/http/errors.ts';
 import { readFormBody } from '../../core/http/body.ts';
+import { escapeHtml } from '../../core/http/html.ts';
 import { errorPage, sendPage } from '../oauth/oauth.pages.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
-import type { SessionsService } from './sessions.service.ts';
+import { requirePlatformOrigin, type SessionsService } from './sessions.service.ts';
 import { LINK_LIFETIME_MS, type EmailLinks, type LinkPurpose } from './email-links.ts';
 
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = escapeHtml;
 const FORM_LIMIT = 16 * 1024;
 const Html = z.string().meta({ description: 'An HTML page.' });
 const Accepted = z.object({ accepted: z.literal(true) }).meta({ id: 'EmailLinkAccepted' });
@@ -16,10 +16,7 @@ const RequestBody = z.object({ login: z.string().min(1).max(256).meta({ descript
 
 export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: SessionsService, opts: { issuer: () => string }): void {
   const tags = ['Sign-in'];
-  const requireOrigin = (ctx: AppContext) => {
-    const origin = ctx.get('origin');
-    if (origin !== opts.issuer()) throw new HearthError('origin_mismatch', origin ? `the Origin ${JSON.stringify(origin)} is not this platform's origin` : 'this form must be posted from this platform\'s pages');
-  };
+  const requireOrigin = (ctx: AppContext) => requirePlatformOrigin(ctx, opts.issuer());
   const requestPage = (ctx: AppContext, purpose: LinkPurpose, sent: boolean) => {
     const title = purpose === 'reset' ? 'Reset your password' : 'Email me a sign-in link';
     const action = purpose === 'reset' ? '/auth/forgot-password' : '/auth/email-sign-in/request';

@@ -65,6 +65,16 @@ function cookieOf(header: string): string | null {
   return null;
 }
 
+/** State-changing browser requests (cookie writes, the sign-in and consent forms) need this platform's exact Origin. */
+export function requirePlatformOrigin(ctx: AppContext, issuer: string): void {
+  const origin = ctx.get('origin');
+  if (origin !== issuer) {
+    throw new HearthError('origin_mismatch', origin
+      ? `the Origin ${JSON.stringify(origin)} is not this platform's origin`
+      : 'a state-changing browser request needs the Origin header of this platform');
+  }
+}
+
 export function presentSessionAccount(row: AccountRow) {
   return { sub: row.sub, login: row.login!, displayName: row.display_name, admin: row.admin === 1 };
 }
@@ -118,14 +128,7 @@ export function createSessionsService(deps: {
     return account.admin === 1 ? { kind: 'admin', ...base } : { kind: 'namespaces', ...base, namespaces: [], readOnly: true };
   }
 
-  function checkOrigin(ctx: AppContext): void {
-    const origin = ctx.get('origin');
-    if (origin !== deps.issuer()) {
-      throw new HearthError('origin_mismatch', origin
-        ? `the Origin ${JSON.stringify(origin)} is not this platform's origin`
-        : 'a state-changing request authenticated by the session cookie needs the Origin header of this platform');
-    }
-  }
+  const checkOrigin = (ctx: AppContext) => requirePlatformOrigin(ctx, deps.issuer());
 
   function cookieHeader(value: string, maxAgeS: number): string {
     const secure = deps.issuer().startsWith('https:') ? '; Secure' : '';

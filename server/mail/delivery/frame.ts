@@ -1,5 +1,5 @@
 /** Hearth's HTML frame for Core's notifications: a plain, mail-client-safe layout around the message. */
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+import { escapeHtml as esc } from '../../core/http/html.ts';
 
 export function notificationFrame(appName: string, subject: string, text: string, html: string | null): string {
   const body = html ?? text.split(/\n{2,}/).map((p) => `<p style="margin:0 0 14px">${esc(p).replace(/\n/g, '<br>')}</p>`).join('');
