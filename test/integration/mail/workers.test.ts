@@ -23,7 +23,8 @@ async function json(url: string, token: string, method = 'GET', body?: unknown) 
 
 describe('several workers on one data folder', () => {
   it('two servers share one profile\'s pace through the slot gate and never send a row twice', async () => {
-    // The peer answers slower than the pace: while one worker waits for the answer, the next slot is free for the other.
+    // Both workers have queued mail for the same profile (each accepted half of it) and race for every slot of the
+    // shared gate; the peer answers slower than the pace.
     const peer = await startPeer({ dataDelayMs: 600 });
     peers.push(peer);
     const seen: Array<{ id: string; worker: string; at: number }> = [];
@@ -33,12 +34,15 @@ describe('several workers on one data folder', () => {
     try {
       await json(a.url + `${M}/profiles/paced`, a.token, 'PUT', profileBody(peer.port, { pacePerMinute: 150 })); // 400 ms
       const { token } = await json(a.url + `${M}/apps`, a.token, 'POST', { appId: 'news', name: 'News', platformPermissions: ['mail:send'] });
-      const acc = await json(a.url + '/api/mail/enqueue', token, 'POST', { messages: Array.from({ length: 8 }, (_, i) => ({ to: [`p${i}@example.test`], subject: `p${i}`, text: 'x' })) });
-      await peer.waitFor(8, 20_000);
+      const batch = (from: number) => ({ messages: Array.from({ length: 6 }, (_, i) => ({ to: [`p${from + i}@example.test`], subject: `p${from + i}`, text: 'x' })) });
+      const accA = await json(a.url + '/api/mail/enqueue', token, 'POST', batch(0));
+      const accB = await json(b.url + '/api/mail/enqueue', token, 'POST', batch(6));
+      const acc = { messages: [...accA.messages, ...accB.messages] };
+      await peer.waitFor(12, 30_000);
       await new Promise((r) => setTimeout(r, 700));
-      expect(peer.received).toHaveLength(8);
-      expect(new Set(seen.map((x) => x.id)).size).toBe(8);
-      expect(seen).toHaveLength(8);
+      expect(peer.received).toHaveLength(12);
+      expect(new Set(seen.map((x) => x.id)).size).toBe(12);
+      expect(seen).toHaveLength(12);
       expect(new Set(seen.map((x) => x.worker)).size).toBe(2);
       const starts = seen.map((x) => x.at).sort((x, y) => x - y);
       for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!, `gap ${i}`).toBeGreaterThanOrEqual(370);
