@@ -7,6 +7,7 @@ import type { DestinationStream } from 'pino';
 import { z } from 'zod';
 import pkg from '../package.json' with { type: 'json' };
 import { buildApp } from './app.ts';
+import { hotDispatcher } from './core/http/hot.ts';
 import { loadConfig, type ConfigInput, type HearthConfig } from './core/config/config.ts';
 import { createLogger, type Logger } from './core/logging/logger.ts';
 import { createMetrics } from './core/metrics/metrics.ts';
@@ -153,7 +154,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   mail.start();
 
   const app = buildApp({ api, logger, metrics, uiDir: config.uiDir ?? bundledUiDir() ?? DEFAULT_UI_DIR, onFinished: (ctx, seconds) => db.observeRequest(ctx, seconds) });
-  const callback = app.callback();
+  // Hot routes (the OAuth token endpoint) are answered before Koa; everything else goes to the Koa app.
+  const callback = hotDispatcher(api.hot, { logger, metrics }, app.callback());
   const newListener = () => http.createServer({ keepAliveTimeout: 5000 }, callback);
   let server = newListener();
   /** Listeners the server has moved away from whose connections are still finishing. */

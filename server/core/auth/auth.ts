@@ -74,7 +74,7 @@ export function requireNamespaceAccess(ctx: AppContext, ns: string, mode: 'read'
   return p;
 }
 
-export function actorFor(ctx: AppContext) {
+export function actorFor(ctx: { state: { principal?: Principal; requestId: string } }) {
   return { actor: ctx.state.principal ? actorOf(ctx.state.principal) : 'anonymous', requestId: ctx.state.requestId };
 }
 

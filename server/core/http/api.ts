@@ -3,7 +3,8 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import { z } from 'zod';
 import { HearthError } from './errors.ts';
 import { readJsonBody } from './body.ts';
-import type { AppContext, AppState } from './context.ts';
+import type { AppContext, AppState, HotContext } from './context.ts';
+import type { HotHandler } from './hot.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -39,6 +40,11 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   ) => unknown | Promise<unknown>;
 }
 
+/** A hot route: public, no path/query/JSON-body schema (it reads its own body), handled with a `HotContext`. */
+export type HotRouteDef = Omit<RouteDef<z.ZodType, z.ZodType, z.ZodType>, 'access' | 'params' | 'query' | 'body' | 'bodyLimit' | 'handler'> & {
+  handler: (ctx: HotContext) => Promise<unknown>;
+};
+
 export const ErrorSchema = z
   .object({
     error: z.string().meta({ description: 'Stable error code (snake_case).', example: 'invalid_request' }),
@@ -61,6 +67,8 @@ export type Authenticator = (ctx: AppContext, access: Access) => void | Promise<
 export class Api {
   readonly router = new Router<AppState>({ sensitive: true });
   readonly registry = new OpenAPIRegistry();
+  /** Hot routes by `METHOD /path` (see server/core/http/hot.ts). */
+  readonly hot = new Map<string, HotHandler>();
   private readonly authenticate: Authenticator;
   private readonly jsonLimit: number;
 
@@ -133,6 +141,16 @@ export class Api {
       const result = await def.handler(c, { params, query, body } as never);
       if (result !== undefined) ctx.body = result;
     });
+  }
+
+  /**
+   * A public route the hot dispatcher answers without Koa (server/core/http/hot.ts). It is registered as a normal
+   * route too (OpenAPI, preflight and 405 for other methods, and the same handler should a request reach Koa).
+   */
+  hotRoute(def: HotRouteDef): void {
+    if (/:/.test(def.path)) throw new Error(`hot route ${def.path}: only literal paths`);
+    this.route({ ...def, access: 'public', handler: (ctx) => def.handler(ctx) });
+    this.hot.set(`${def.method.toUpperCase()} ${def.path}`, def.handler);
   }
 
   document(info: { version: string; serverUrl?: string }) {

@@ -15,3 +15,19 @@ export interface AppState {
 
 export type AppContext = Koa.ParameterizedContext<AppState>;
 export type AppMiddleware = Koa.Middleware<AppState>;
+
+/**
+ * The part of a request context a hot route may use (see `Api.hotRoute`): a Koa context is one, and so is the lean
+ * context the hot dispatcher makes without Koa.
+ */
+export interface HotContext {
+  readonly method: string;
+  readonly path: string;
+  readonly req: import('node:http').IncomingMessage;
+  readonly state: { requestId: string; log: Logger; principal?: Principal };
+  get(field: string): string;
+  set(field: string, value: string): void;
+  is(...types: string[]): string | false | null;
+  status: number;
+  body: unknown;
+}

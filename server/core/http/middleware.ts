@@ -8,7 +8,7 @@ import type { AppContext, AppMiddleware } from './context.ts';
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
 /** `ctx.state` of a request: a class rather than a per-request accessor, so every request shares one shape. */
-class RequestState {
+export class RequestState {
   requestId: string;
   #logger: Logger;
   #log: Logger | undefined;
@@ -24,12 +24,28 @@ class RequestState {
   }
 }
 
+/** The request id of a request: the client's `X-Request-ID` when it is printable ASCII of 1–128 characters, else a new UUID. */
+export function requestIdOf(given: string | undefined): string {
+  return given !== undefined && REQUEST_ID.test(given) ? given : crypto.randomUUID();
+}
+
+/** Metrics and the access line of a finished request (the Koa plumbing and the hot dispatcher alike). */
+export function finishRequest(
+  deps: { logger: Logger; metrics: Metrics },
+  r: { requestId: string; method: string; path: string; route: string; status: number; seconds: number; ns?: string },
+): void {
+  deps.metrics.observeRequest(r.method, r.route, r.status, r.seconds);
+  const level = r.status >= 500 ? 'error' : 'info';
+  if (deps.logger.isLevelEnabled(level)) {
+    deps.logger[level]({ reqId: r.requestId, method: r.method, path: r.path, status: r.status, ms: Math.round(r.seconds * 1000 * 10) / 10, ns: r.ns }, 'request');
+  }
+}
+
 /** Request id, access log, metrics and the error envelope, in that order of wrapping. */
 export function plumbing(deps: { logger: Logger; metrics: Metrics; onFinished?: (ctx: AppContext, seconds: number) => void }): AppMiddleware {
   return async (ctx, next) => {
     const started = process.hrtime.bigint();
-    const given = ctx.get('x-request-id');
-    const requestId = REQUEST_ID.test(given) ? given : crypto.randomUUID();
+    const requestId = requestIdOf(ctx.get('x-request-id'));
     // The child logger is made on first use (see RequestState): most requests only log their access line.
     ctx.state = new RequestState(requestId, deps.logger) as unknown as AppContext['state'];
     ctx.set('X-Request-ID', requestId);
@@ -53,7 +69,6 @@ export function plumbing(deps: { logger: Logger; metrics: Metrics; onFinished?: 
     } finally {
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       const route = (ctx as AppContext & { _matchedRoute?: string })._matchedRoute;
-      deps.metrics.observeRequest(ctx.method, typeof route === 'string' ? route : 'unmatched', ctx.status, seconds);
       if (deps.onFinished) {
         try {
           deps.onFinished(ctx, seconds);
@@ -61,18 +76,15 @@ export function plumbing(deps: { logger: Logger; metrics: Metrics; onFinished?: 
           ctx.state.log.warn({ err }, 'request observer failed');
         }
       }
-      const level = ctx.status >= 500 ? 'error' : 'info';
-      if (deps.logger.isLevelEnabled(level)) {
-        deps.logger[level](
-          { reqId: requestId, method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(seconds * 1000 * 10) / 10, ns: ctx.state.namespace },
-          'request',
-        );
-      }
+      finishRequest(deps, {
+        requestId, method: ctx.method, path: ctx.path, route: typeof route === 'string' ? route : 'unmatched', status: ctx.status, seconds, ns: ctx.state.namespace,
+      });
     }
   };
 }
 
-function renderError(ctx: AppContext, err: unknown): void {
+/** An error as the envelope answer: status, extra headers and `{error, message}` (plus `error_description` on `/oauth/`). */
+export function errorAnswer(path: string, err: unknown, log: Logger): { status: number; headers: Record<string, string>; body: Record<string, string> } {
   let e: HearthError;
   if (err instanceof HearthError) e = err;
   else if (isHttpError(err) && err.status < 500) {
@@ -80,10 +92,19 @@ function renderError(ctx: AppContext, err: unknown): void {
       status: err.status,
     });
   } else {
-    ctx.state.log.error({ err }, 'unhandled error');
+    log.error({ err }, 'unhandled error');
     e = new HearthError('internal_error', 'internal error; the request id identifies it in the server log');
   }
-  if (e.status >= 500 && e.code !== 'internal_error') ctx.state.log.warn({ code: e.code, error: e.message }, 'request failed');
+  if (e.status >= 500 && e.code !== 'internal_error') log.warn({ code: e.code, error: e.message }, 'request failed');
+  const headers: Record<string, string> = { ...e.headers };
+  if (e.status === 401 && !e.headers?.['WWW-Authenticate']) headers['WWW-Authenticate'] = 'Bearer realm="hearth"';
+  // OAuth endpoints answer in RFC 6749's shape too (`error_description`), keeping Hearth's `message`.
+  const body: Record<string, string> = path.startsWith('/oauth/') ? { error: e.code, error_description: e.message, message: e.message } : { error: e.code, message: e.message };
+  return { status: e.status, headers, body };
+}
+
+function renderError(ctx: AppContext, err: unknown): void {
+  const answer = errorAnswer(ctx.path, err, ctx.state.log);
   if (ctx.headerSent) {
     // Streaming already started: the only honest signal left is to cut the connection.
     ctx.req.socket.destroy();
@@ -95,13 +116,11 @@ function renderError(ctx: AppContext, err: unknown): void {
   ctx.response.remove('Content-Disposition');
   ctx.response.remove('Content-Length');
   ctx.set('X-Request-ID', requestId);
-  if (allow && e.status === 405) ctx.set('Allow', allow);
-  for (const [k, v] of Object.entries(e.headers ?? {})) ctx.set(k, v);
-  if (e.status === 401 && !e.headers?.['WWW-Authenticate']) ctx.set('WWW-Authenticate', 'Bearer realm="hearth"');
-  ctx.status = e.status;
+  if (allow && answer.status === 405) ctx.set('Allow', allow);
+  for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);
+  ctx.status = answer.status;
   ctx.type = 'application/json';
-  // OAuth endpoints answer in RFC 6749's shape too (`error_description`), keeping Hearth's `message`.
-  ctx.body = ctx.path.startsWith('/oauth/') ? { error: e.code, error_description: e.message, message: e.message } : { error: e.code, message: e.message };
+  ctx.body = answer.body;
 }
 
 function isHttpError(err: unknown): err is { status: number; message: string; expose?: boolean } {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Api } from '../../core/http/api.ts';
-import type { AppContext } from '../../core/http/context.ts';
+import type { AppContext, HotContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import { readFormBody, readJsonBody } from '../../core/http/body.ts';
 import { BEARER, actorFor } from '../../core/auth/auth.ts';
@@ -18,12 +18,12 @@ const FORM_LIMIT = 64 * 1024;
 /** Dynamic registrations allowed per client IP per minute. */
 export const REGISTRATIONS_PER_MINUTE = 20;
 
-const noStore = (ctx: AppContext) => {
+const noStore = (ctx: Pick<HotContext, 'set'>) => {
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Pragma', 'no-cache');
 };
 /** Token, revocation, UserInfo, registration and discovery are called by browser applications on other origins (no cookies). */
-const cors = (ctx: AppContext) => {
+const cors = (ctx: Pick<HotContext, 'set'>) => {
   ctx.set('Access-Control-Allow-Origin', '*');
   ctx.set('Access-Control-Expose-Headers', 'WWW-Authenticate');
 };
@@ -224,8 +224,9 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     });
   for (const p of ['/oauth/token', '/oauth/revoke', '/oauth/userinfo', '/oauth/register']) preflight(p);
 
-  api.route({
-    method: 'post', path: '/oauth/token', operationId: 'token', tags, access: 'public',
+  // The token endpoint is a hot route (server/core/http/hot.ts): answered without Koa's per-request machinery.
+  api.hotRoute({
+    method: 'post', path: '/oauth/token', operationId: 'token', tags,
     summary: 'Token endpoint',
     description:
       'Grants: `authorization_code` (`code`, `redirect_uri`, `client_id`, `code_verifier` when PKCE was used, `resource` repeated exactly), `client_credentials` (confidential client bound to a resource-bound service account; `scope`, `resource`), ' +
