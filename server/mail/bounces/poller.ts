@@ -126,22 +126,28 @@ export function createBouncePoller(deps: {
   };
 
   async function search(s: Awaited<ReturnType<typeof open>>, cursor: number | null): Promise<{ uids: number[]; emptyUpTo: number | null }> {
+    // imapflow answers a failed or unanswered search with `false` instead of throwing: that is a failure, never "no messages".
+    const uidSearch = async (query: Parameters<ImapFlow['search']>[0]): Promise<number[]> => {
+      const r = await s.c.search(query, { uid: true });
+      if (r === false) throw new CheckError('search_failed', 'the IMAP server did not answer the UID search');
+      return r as number[];
+    };
     try {
       if (cursor === null) {
-        const r = await s.c.search({ since: new Date(clock.now() - o.lookbackMs) }, { uid: true });
-        return { uids: ((r || []) as number[]).sort((a, b) => a - b), emptyUpTo: null };
+        const r = await uidSearch({ since: new Date(clock.now() - o.lookbackMs) });
+        return { uids: r.sort((a, b) => a - b), emptyUpTo: null };
       }
       if (s.esearch) {
-        const r = await s.c.search({ uid: `${cursor + 1}:*` }, { uid: true });
+        const r = await uidSearch({ uid: `${cursor + 1}:*` });
         // `n:*` also returns the newest message when n is above the highest UID: keep only UIDs above the cursor.
-        return { uids: ((r || []) as number[]).filter((u) => u > cursor).sort((a, b) => a - b), emptyUpTo: null };
+        return { uids: r.filter((u) => u > cursor).sort((a, b) => a - b), emptyUpTo: null };
       }
       // Without ESEARCH: bounded UID windows up to UIDNEXT; windows found empty advance the cursor.
       let from = cursor + 1;
       while (from < s.uidNext) {
         const to = Math.min(from + o.windowSize - 1, s.uidNext - 1);
-        const r = await s.c.search({ uid: `${from}:${to}` }, { uid: true });
-        const uids = ((r || []) as number[]).filter((u) => u > cursor && u >= from && u <= to).sort((a, b) => a - b);
+        const r = await uidSearch({ uid: `${from}:${to}` });
+        const uids = r.filter((u) => u > cursor && u >= from && u <= to).sort((a, b) => a - b);
         if (uids.length) return { uids, emptyUpTo: from - 1 > cursor ? from - 1 : null };
         from = to + 1;
       }
@@ -155,7 +161,9 @@ export function createBouncePoller(deps: {
   /** Fetches and applies one message; false when it is not a report we process. Throws on read failures. */
   async function processUid(c: ImapFlow, uid: number, p: ProfileRow): Promise<void> {
     const meta = await c.fetchOne(String(uid), { uid: true, bodyStructure: true }, { uid: true });
-    if (!meta) return;
+    // imapflow answers without throwing when the connection is already gone: a read failure, not "no message".
+    if (!c.mailbox) throw new Error('the IMAP connection closed before the message was read');
+    if (!meta) return; // expunged since the search
     const parts = reportParts(meta.bodyStructure, o.maxPartBytes);
     if (parts === null) return;
     if (parts === 'oversized') {
@@ -163,6 +171,7 @@ export function createBouncePoller(deps: {
       return;
     }
     const msg = await c.fetchOne(String(uid), { uid: true, bodyParts: [{ key: parts.dsPart, maxLength: o.maxPartBytes + 1 }, { key: parts.headersPart, maxLength: o.maxPartBytes + 1 }] }, { uid: true });
+    if (!c.mailbox) throw new Error('the IMAP connection closed before the message was read');
     if (!msg) return;
     const dsRaw = msg.bodyParts?.get(parts.dsPart.toLowerCase()) ?? msg.bodyParts?.get(parts.dsPart);
     const hdrRaw = msg.bodyParts?.get(parts.headersPart.toLowerCase()) ?? msg.bodyParts?.get(parts.headersPart);

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import tls from 'node:tls';
 import { ImapFlow } from 'imapflow';
 import { selfSigned } from './peer.ts';
 
@@ -122,6 +123,15 @@ service imap-login {
         await c.logout();
       }
     },
+    /** Deletes a folder and its messages (a mailbox removed under a configured profile). */
+    async deleteFolder(folder: string) {
+      const c = await client();
+      try {
+        await c.mailboxDelete(folder);
+      } finally {
+        await c.logout();
+      }
+    },
     setUidValidity(folder: string, value: number) {
       execFileSync('doveadm', ['-c', conf, 'mailbox', 'update', '-u', user, '--uid-validity', String(value), folder]);
     },
@@ -133,6 +143,73 @@ service imap-login {
   };
 }
 export type Dovecot = Awaited<ReturnType<typeof startDovecot>>;
+
+/**
+ * A real IMAP peer with scriptable faults: a TLS proxy (implicit TLS, the test certificate) in front of dovecot's
+ * IMAPS port. Each command line of the client passes through `onCommand`, which may let it through (`'pass'`), drop
+ * the connection (both sides are closed, as a server or network failure would), or hold it (return a promise).
+ * `refuse` closes every new connection at once (Core's reconnection fails).
+ */
+export async function startImapProxy(target: number) {
+  const { key, cert } = selfSigned();
+  let connections = 0;
+  const sockets = new Set<tls.TLSSocket>();
+  const state = {
+    refuse: false,
+    /** Every command line clients sent, in order. */
+    commands: [] as string[],
+    onCommand: null as null | ((line: string) => 'pass' | 'drop' | Promise<'pass' | 'drop'>),
+  };
+  const server = tls.createServer({ key, cert }, (client) => {
+    connections++;
+    if (state.refuse) {
+      client.destroy();
+      return;
+    }
+    const upstream = tls.connect({ host: '127.0.0.1', port: target, ca: cert });
+    sockets.add(client).add(upstream);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    upstream.on('data', (d: Buffer) => client.write(d));
+    for (const sock of [client, upstream]) {
+      sock.on('error', drop);
+      sock.on('close', () => {
+        sockets.delete(sock);
+        drop();
+      });
+    }
+    let buf = '';
+    let chain = Promise.resolve();
+    client.on('data', (d: Buffer) => {
+      buf += d.toString('latin1');
+      for (let i = buf.indexOf('\r\n'); i >= 0; i = buf.indexOf('\r\n')) {
+        const line = buf.slice(0, i + 2);
+        buf = buf.slice(i + 2);
+        chain = chain.then(async () => {
+          if (client.destroyed) return;
+          state.commands.push(line.trimEnd());
+          const verdict = state.onCommand ? await state.onCommand(line.trimEnd()) : 'pass';
+          if (verdict === 'drop') drop();
+          else if (!upstream.destroyed) upstream.write(Buffer.from(line, 'latin1'));
+        });
+      }
+    });
+  });
+  server.on('tlsClientError', () => {});
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return Object.assign(state, {
+    port: (server.address() as net.AddressInfo).port,
+    connections: () => connections,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const sock of sockets) sock.destroy();
+      }),
+  });
+}
+export type ImapProxy = Awaited<ReturnType<typeof startImapProxy>>;
 
 /** A standard RFC 3464 report for `messageId` (original headers as text/rfc822-headers). */
 export function dsnReport(opts: { messageId: string; recipients: Array<{ final?: string; original?: string; action: string; diag?: string; status?: string }>; envelopeId?: string; rfc822?: boolean; bigDs?: boolean }) {

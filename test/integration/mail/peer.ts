@@ -42,6 +42,9 @@ export async function startPeer(opts: PeerOptions = {}) {
   const dataFaults: Array<{ code: number; message: string } | null> = [];
   const rejectRcpt = new Map<string, { code: number; message: string }>();
   let connections = 0;
+  /** While holding, each message waits after its final dot until the test releases it (an SMTP attempt in progress). */
+  let holding = false;
+  const held: Array<() => void> = [];
   let open = 0;
   let maxOpen = 0;
   const mode = opts.tls ?? 'plain';
@@ -79,6 +82,7 @@ export async function startPeer(opts: PeerOptions = {}) {
         const fault = dataFaults.shift();
         if (fault) return cb(Object.assign(new Error(fault.message), { responseCode: fault.code }));
         const raw = Buffer.concat(chunks);
+        if (holding) await new Promise<void>((resolve) => held.push(resolve));
         if (opts.dataDelayMs) await new Promise((r) => setTimeout(r, opts.dataDelayMs));
         received.push({
           at: Date.now(),
@@ -118,7 +122,28 @@ export async function startPeer(opts: PeerOptions = {}) {
       }
       return received;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    /** Starts or stops holding messages after their final dot (stopping releases every held one). */
+    hold(on: boolean) {
+      holding = on;
+      if (!on) for (const r of held.splice(0)) r();
+    },
+    /** How many messages wait for their answer right now. */
+    held: () => held.length,
+    /** Lets the oldest held message be accepted. */
+    releaseOne: () => held.shift()?.(),
+    /** Resolves once `n` messages are held (or rejects after `ms`). */
+    async waitHeld(n: number, ms = 10_000): Promise<void> {
+      const end = Date.now() + ms;
+      while (held.length < n) {
+        if (Date.now() > end) throw new Error(`expected ${n} held messages at the peer, got ${held.length}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    },
+    close: () => {
+      holding = false;
+      for (const r of held.splice(0)) r();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 export type Peer = Awaited<ReturnType<typeof startPeer>>;
