@@ -295,7 +295,8 @@ describe('bounce collection faults', () => {
       return 'pass';
     };
     expect(await s.mail.checkBounces()).toEqual({ 'b-budget-a': 'interrupted' });
-    expect((await call(s, 'GET', `${M}/profiles/b-budget-a`)).bounces.error).toBe('interrupted');
+    // (The budget is driven by the mail clock: a real-time budget of a millisecond made an earlier test flaky.)
+    expect((await call(s, 'GET', `${M}/profiles/b-budget-a`)).bounces).toEqual({ checkedAt: expect.any(String), error: 'interrupted' });
     expect(progress('b-budget-a').imap_cursor).toBe(1);
     expect(await statuses(ms)).toEqual(['bounced', 'sent', 'sent']);
     expect((await call(s, 'GET', `${M}/profiles/b-budget-b`)).bounces).toEqual({ checkedAt: null, error: null }); // still pending
