@@ -23,6 +23,7 @@ import { createDbService, dbMigrations, type DbService } from './db/index.ts';
 import { createIdentityService, identityMigrations, type IdentityService } from './identity/index.ts';
 import { createMailService, mailMigrations, type MailOptions, type MailService } from './mail/index.ts';
 import { bundledUiDir } from './core/runtime.ts';
+import { authenticatorSite } from './core/http/authenticator-site.ts';
 
 export const VERSION: string = pkg.version;
 export const DEFAULT_UI_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../ui/dist');
@@ -41,6 +42,11 @@ export interface RunningServer {
   url: string;
   host: string;
   port: number;
+  /**
+   * Where the reference authenticator web app is served (the `authenticatorPort` listener, same host), e.g.
+   * `http://localhost:40123`; null when that listener is off.
+   */
+  authenticatorUrl: string | null;
   config: HearthConfig;
   logger: Logger;
   /** Path of the file holding the first admin token, when Hearth created one. */
@@ -76,6 +82,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const secrets = new SecretStore(config.dataDir);
   const appSecret = resolveAppSecret(secrets, config.appSecret);
   let publicUrl = '';
+  /**
+   * The effective authenticator origin (CORS on the approval device channel, `/info.appOrigin`):
+   * HEARTH_AUTHENTICATOR_ORIGIN, or null. The optional authenticator web-app listener may set it after binding.
+   */
+  let authenticatorOrigin: string | null = config.authenticatorOrigin ?? null;
 
   const platformDb = openPlatformDb(config.dataDir, allMigrations);
   const metrics = createMetrics();
@@ -99,6 +110,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     logger: logger.child({ domain: 'identity' }),
     env: env ?? process.env,
     issuer: () => publicUrl,
+    authenticatorOrigin: () => authenticatorOrigin,
+    geoip: { cityDb: config.geoipCityDb, asnDb: config.geoipAsnDb },
   });
 
   const mail = createMailService({
@@ -153,7 +166,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   db.start();
   mail.start();
 
-  const app = buildApp({ api, logger, metrics, uiDir: config.uiDir ?? bundledUiDir() ?? DEFAULT_UI_DIR, onFinished: (ctx, seconds) => db.observeRequest(ctx, seconds) });
+  const uiDir = config.uiDir ?? bundledUiDir() ?? DEFAULT_UI_DIR;
+  const app = buildApp({ api, logger, metrics, uiDir, onFinished: (ctx, seconds) => db.observeRequest(ctx, seconds) });
   // Hot routes (the OAuth token endpoint) are answered before Koa; everything else goes to the Koa app.
   const callback = hotDispatcher(api.hot, { logger, metrics }, app.callback());
   const newListener = () => http.createServer({ keepAliveTimeout: 5000 }, callback);
@@ -170,11 +184,33 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   publicUrl = (env ?? process.env).HEARTH_PUBLIC_URL?.replace(/\/+$/, '') || address.url;
   logger.info({ url: address.url, dataDir: config.dataDir, version: VERSION }, 'hearth listening');
 
+  // The optional second listener: the reference authenticator web app on its own origin (never the admin UI or API).
+  let authenticatorServer: http.Server | null = null;
+  let authenticatorUrl: string | null = null;
+  if (config.authenticatorPort !== undefined) {
+    authenticatorServer = http.createServer({ keepAliveTimeout: 5000 }, authenticatorSite(path.join(uiDir, 'authenticator')));
+    try {
+      await listen(authenticatorServer, config.authenticatorPort, config.host);
+    } catch (err) {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await mail.close();
+      await db.close();
+      await identity.close();
+      platformDb.close();
+      throw err;
+    }
+    authenticatorUrl = authenticatorSiteUrl(authenticatorServer);
+    // Without HEARTH_AUTHENTICATOR_ORIGIN the app served here is the authenticator the instance trusts.
+    authenticatorOrigin ??= authenticatorUrl;
+    logger.info({ url: authenticatorUrl, appOrigin: authenticatorOrigin }, 'authenticator web app listening');
+  }
+
   let closed: Promise<void> | null = null;
   const running: RunningServer = {
     url: address.url,
     host: address.host,
     port: address.port,
+    authenticatorUrl,
     config,
     logger,
     initialTokenFile,
@@ -219,8 +255,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         db.closeStreams();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        const timer = setTimeout(() => server.closeAllConnections(), config.shutdownTimeoutMs);
-        await Promise.all([stopped, ...leaving]);
+        const site = authenticatorServer;
+        const siteStopped = site ? new Promise<void>((resolve) => site.close(() => resolve())) : null;
+        site?.closeIdleConnections();
+        const timer = setTimeout(() => {
+          server.closeAllConnections();
+          site?.closeAllConnections();
+        }, config.shutdownTimeoutMs);
+        await Promise.all([stopped, siteStopped, ...leaving]);
         clearTimeout(timer);
         await mail.close();
         await db.close();
@@ -256,6 +298,18 @@ function describe(server: http.Server): { url: string; host: string; port: numbe
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const url = `http://${urlHost === '0.0.0.0' ? '127.0.0.1' : urlHost === '[::]' ? '[::1]' : urlHost}:${address.port}`;
   return { url, host: address.address, port: address.port };
+}
+
+/**
+ * The origin of the authenticator listener. A loopback or wildcard address is reached as `localhost` (a host name:
+ * WebAuthn, which the app's passkey lock needs, refuses IP addresses, and `localhost` is a secure context over HTTP);
+ * any other address as itself (set HEARTH_AUTHENTICATOR_ORIGIN to the name phones use, behind HTTPS).
+ */
+function authenticatorSiteUrl(server: http.Server): string {
+  const a = server.address() as AddressInfo;
+  const loopback = ['0.0.0.0', '::', '127.0.0.1', '::1'].includes(a.address) || a.address.startsWith('127.');
+  const host = loopback ? 'localhost' : a.family === 'IPv6' ? `[${a.address}]` : a.address;
+  return `http://${host}:${a.port}`;
 }
 
 /**

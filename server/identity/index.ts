@@ -32,8 +32,14 @@ import { createOAuthService } from './oauth/oauth.service.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
 import { PLATFORM_AUDIENCE } from './oauth/oauth.schemas.ts';
 import type { AppContext } from '../core/http/context.ts';
+import { approvalMigrations, createApprovalStore } from './approval/approval.store.ts';
+import { createApprovalService } from './approval/approval.service.ts';
+import { registerApprovalRoutes } from './approval/approval.routes.ts';
+import { presentAccount } from './accounts/accounts.service.ts';
+import { createLoginContext, loginContextMigrations } from './approval/context.ts';
+import { openGeoIp } from './approval/geoip.ts';
 
-export const identityMigrations: Migration[] = [...keyMigrations, ...accountMigrations, ...sessionMigrations, ...oauthMigrations, ...linuxMigrations, ...passkeyMigrations, ...emailLinkMigrations];
+export const identityMigrations: Migration[] = [...keyMigrations, ...accountMigrations, ...sessionMigrations, ...oauthMigrations, ...linuxMigrations, ...passkeyMigrations, ...emailLinkMigrations, ...approvalMigrations, ...loginContextMigrations];
 
 export { createRemoteVerifiers, InvalidTokenError, JWKS_PATHS, TOKEN_TYPES, SESSION_AUDIENCE } from './keys/keys.tokens.ts';
 export type {
@@ -64,6 +70,10 @@ export interface IdentityDeps {
   issuer: () => string;
   /** The clock (epoch ms), default `Date.now()`; injectable for tests. */
   now?: () => number;
+  /** Optional MaxMind DB files for the sign-in context (HEARTH_GEOIP_DB, HEARTH_GEOIP_ASN_DB). */
+  geoip?: { cityDb?: string | null; asnDb?: string | null };
+  /** The effective authenticator website origin (HEARTH_AUTHENTICATOR_ORIGIN or the reference app's listener), or null. */
+  authenticatorOrigin?: () => string | null;
 }
 
 export function createIdentityService(deps: IdentityDeps) {
@@ -82,8 +92,18 @@ export function createIdentityService(deps: IdentityDeps) {
   // Security notices reach outgoing mail once it is connected (useMailer); until then they are skipped.
   const notice = { send: (sub: string, subject: string, text: string) => notices?.securityNotice(sub, subject, text) };
   let notices: ReturnType<typeof createNotices> | null = null;
+  // Sign-in context for the authenticator: GeoIP (optional files) and the sign-in history every sign-in records.
+  const geoip = openGeoIp({ cityDb: deps.geoip?.cityDb, asnDb: deps.geoip?.asnDb, logger: deps.logger.child({ part: 'geoip' }), now: deps.now });
+  const loginContext = createLoginContext({ db: deps.platformDb, geoip, now: deps.now, logger: deps.logger.child({ part: 'login-context' }) });
+  const onSignedIn = (info: { sub: string; browserId: string; ip: string; at: number }) => {
+    try {
+      loginContext.recordSuccessfulSignIn(info);
+    } catch (err) {
+      deps.logger.warn({ err: (err as Error).message }, 'sign-in history not recorded');
+    }
+  };
   const sessions = createSessionsService({
-    store: createSessionStore(deps.platformDb), accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice,
+    store: createSessionStore(deps.platformDb), accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice, onSignedIn,
   });
   const passkeys = createPasskeysService({
     store: createPasskeyStore(deps.platformDb), accountStore, sessions, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice,
@@ -101,6 +121,16 @@ export function createIdentityService(deps: IdentityDeps) {
     store: createOAuthStore(deps.platformDb), accounts, accountStore, authority: oauthAuthority, audit: deps.audit,
     logger: deps.logger.child({ part: 'oauth' }), issuer: deps.issuer, now: deps.now,
   });
+  // Authenticator approval (hearth-app-approval-v1), with the sign-in context service.
+  const appApproval = createApprovalService({
+    store: createApprovalStore(deps.platformDb), accountStore, sessions, sessionStore: createSessionStore(deps.platformDb),
+    isAccountCategoryAllowed: (row) => accounts.isAccountCategoryAllowed(presentAccount(row)), audit: deps.audit,
+    logger: deps.logger.child({ part: 'app-approval' }), env: deps.env, secrets: deps.secrets, issuer: deps.issuer,
+    authenticatorOrigin: deps.authenticatorOrigin ?? (() => null), mailer: emailLinks.mailer, loginContext, now: deps.now,
+  });
+  // Terminal sign-in (RFC 8628 with login_hint): the OAuth module reaches the approval protocol through Core's broker.
+  oauth.useTerminalBroker(appApproval.terminalBroker(resolveBrokerSecret(deps.env, deps.secrets)));
+  let approvalTimer: NodeJS.Timeout | null = null;
   let cleanupTimer: NodeJS.Timeout | null = null;
 
   /**
@@ -130,6 +160,7 @@ export function createIdentityService(deps: IdentityDeps) {
       registerPasskeyRoutes(api, passkeys, sessions, { issuer: deps.issuer });
       registerEmailLinkRoutes(api, emailLinks, sessions, { issuer: deps.issuer });
       registerNoticeRoutes(api, notices!);
+      registerApprovalRoutes(api, appApproval, sessions, { issuer: deps.issuer });
     },
     /** Start-up readiness: throws when keys cannot be loaded (wrong KEK, corrupt ciphertext, mismatched pair). */
     async start(): Promise<void> {
@@ -138,14 +169,32 @@ export function createIdentityService(deps: IdentityDeps) {
       await oauthAuthority.ready();
       oauth.seed();
       oauth.cleanup();
+      loginContext.cleanup();
       cleanupTimer = setInterval(() => {
         try {
           oauth.cleanup();
         } catch (err) {
           deps.logger.warn({ err: (err as Error).message }, 'oauth cleanup failed');
         }
+        try {
+          loginContext.cleanup();
+        } catch (err) {
+          deps.logger.warn({ err: (err as Error).message }, 'sign-in history cleanup failed');
+        }
       }, 60_000);
       cleanupTimer.unref();
+      // Authenticator approval: expired rows leave after their readable window; enrolment notices are retried.
+      const approvalMaintenance = () => {
+        try {
+          appApproval.cleanup();
+          appApproval.deliverNotices();
+        } catch (err) {
+          deps.logger.warn({ err: (err as Error).message }, 'app-approval maintenance failed');
+        }
+      };
+      approvalMaintenance();
+      approvalTimer = setInterval(approvalMaintenance, 60_000);
+      approvalTimer.unref();
     },
     /** Health check entry: null when ready, otherwise the reason. */
     readiness(): string | null {
@@ -153,11 +202,17 @@ export function createIdentityService(deps: IdentityDeps) {
     },
     async close(): Promise<void> {
       if (cleanupTimer) clearInterval(cleanupTimer);
+      if (approvalTimer) clearInterval(approvalTimer);
       await keys.close();
     },
 
     /** Connects outgoing mail (application `core`) for password-reset and sign-in links. */
     useMailer: (m: CoreMailer) => emailLinks.useMailer(m),
+    /**
+     * Authenticator approval: `terminalBroker(secret)` for the OAuth device authorization, `deliverNotices()` and
+     * `cleanup()` (also run every minute).
+     */
+    appApproval,
     /** Linux identity assignment (administrators only: every route is admin-only). */
     linuxIdentities: linux,
     /** The OAuth 2.0 / OpenID Connect server: clients, grants, and the principal of an access token. */
@@ -192,6 +247,8 @@ export function createIdentityService(deps: IdentityDeps) {
 
     /** Password sign-in, first-run setup and platform sessions. */
     sessions,
+    /** The authenticator's sign-in context (`AppLoginContext`) and the sign-in history behind it. */
+    loginContext,
     /** For the core authenticator: the principal of the `hearth_session` cookie (null without one). */
     authenticateSession: sessions.authenticate,
     /** True when the request's session was issued within ten minutes (false for API tokens). */

@@ -129,7 +129,7 @@ export function createMailService(deps: MailDeps) {
      * Core's individual notification (seed 002, rule 5): immediate lane, default profile, wrapped in Hearth's HTML
      * frame; it has no 24-hour deadline, so it stays pending through temporary SMTP failures.
      */
-    notify: (m: { to: string[]; subject: string; text: string; html?: string | null; ref?: string }) => {
+    notify: (m: { to: string[]; subject: string; text: string; html?: string | null; ref?: string; idempotencyKey?: string }) => {
       return log.send(coreSender(), SendBody.parse({ ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) }), NOTIFICATION);
     },
     /**

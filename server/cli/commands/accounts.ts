@@ -379,6 +379,7 @@ function registerUsers(accounts: Command): void {
     });
 
   registerUserLinux(users);
+  registerUserDevices(users);
 
   common(users.command('revoke-sessions <user>'))
     .description('end every session of an account')
@@ -434,6 +435,64 @@ function registerUserLinux(users: Command): void {
       const client = new HearthClient(opts);
       const a = await updateLinuxAccount(client, (await findUser(client, ref)).sub, opts.home, opts.shell);
       emit(opts, a, () => process.stdout.write(`Updated the Linux identity of ${a.login}: home ${a.identity!.homeDirectory}, shell ${a.identity!.loginShell}.\n`));
+    });
+}
+
+/** A paired authenticator device (seed 001, "Device record"). */
+interface AppDevice {
+  id: string;
+  name: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  assisted: boolean;
+}
+
+/**
+ * `hearth accounts users devices list|revoke`: an account's paired authenticator devices
+ * (`/api/admin/core/users/:id/app-devices`). Revocation is immediate; revoked devices stay listed.
+ */
+function registerUserDevices(users: Command): void {
+  const devices = users.command('devices').description("an account's paired authenticator (phone approval) devices");
+  type DeviceOpts = Opts & OutputOpts & { yes?: boolean };
+  const path = (sub: string) => `${BASE}/users/${enc(sub)}/app-devices`;
+  const label = (d: AppDevice) => (d.name ? JSON.stringify(d.name) : '(unnamed)');
+
+  outputOptions(common(devices.command('list <user>')))
+    .description('list the devices of an account, revoked ones included (every page)')
+    .action(async (ref: string, opts: DeviceOpts) => {
+      checkOutput(opts);
+      const client = new HearthClient(opts);
+      const a = await findUser(client, ref);
+      const items: AppDevice[] = [];
+      let after: string | null = null;
+      do {
+        const page: { items: AppDevice[]; nextCursor: string | null } = await client.json('GET', `${path(a.sub)}${after ? `?${new URLSearchParams({ after })}` : ''}`);
+        items.push(...page.items);
+        after = page.nextCursor;
+      } while (after);
+      if (opts.json) return printJson(items);
+      if (opts.jsonl) return printJsonLines(items);
+      printTable(
+        items.map((d) => ({
+          id: d.id, name: d.name || null, state: d.revokedAt ? `revoked ${d.revokedAt}` : 'active', created: d.createdAt, last_used: d.lastUsedAt,
+          assisted: d.assisted ? 'yes' : 'no',
+        })),
+        ['id', 'name', 'state', 'created', 'last_used', 'assisted'],
+      );
+    });
+
+  outputOptions(common(devices.command('revoke <user> <deviceId>')))
+    .description('revoke one device of an account now (it can no longer approve sign-ins; sessions it approved stay)')
+    .option('--yes', 'confirm the revocation (required)')
+    .action(async (ref: string, deviceId: string, opts: DeviceOpts) => {
+      checkOutput(opts);
+      if (!UUID.test(deviceId)) throw new CliError(`${JSON.stringify(deviceId)} is not a device ID: give the id shown by \`hearth accounts users devices list ${ref}\``);
+      requireYes(opts.yes, `revoke the device ${deviceId} of ${ref}`);
+      const client = new HearthClient(opts);
+      const a = await findUser(client, ref);
+      const d = await client.json<AppDevice>('POST', `${path(a.sub)}/${enc(deviceId.toLowerCase())}/revoke`);
+      emit(opts, d, () => process.stdout.write(`Revoked the device ${label(d)} (${d.id}) of ${a.login} at ${d.revokedAt}.\n`));
     });
 }
 

@@ -2,6 +2,9 @@
  * `hearth login`, `hearth logout`, `hearth whoami`: OAuth 2.0 authorization code with PKCE (S256) for the public
  * client `hearth-cli`, with a loopback redirect on 127.0.0.1 and a port chosen by the system (RFC 8252 §7.3). The
  * authorization response must carry our `state` and the discovered `iss` (RFC 9207); the ID token must carry our nonce.
+ *
+ * `hearth login --user <login or email>`: terminal sign-in, the device authorization grant (RFC 8628) with
+ * `login_hint`, approved in the account's paired authenticator app; no browser and no loopback port.
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -15,6 +18,11 @@ import {
 import { CliError, printFields, printJson } from '../output.ts';
 
 const CALLBACK_TIMEOUT_MS = 5 * 60_000;
+const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+/** Exit statuses of `hearth login --user` besides 0 and 1. */
+export const EXIT_DENIED = 3;
+export const EXIT_EXPIRED = 4;
+export const EXIT_INTERRUPTED = 130;
 const b64url = (b: Buffer) => b.toString('base64url');
 const serverUrl = (url?: string) => serverKey(url ?? process.env.HEARTH_URL ?? 'http://127.0.0.1:8787');
 
@@ -130,14 +138,131 @@ async function loginName(meta: ServerMetadata, claims: Record<string, unknown>, 
   return claims.sub as string;
 }
 
+interface DeviceAuthorization {
+  device_code: string;
+  user_code: string;
+  verification_uri: string;
+  expires_in: number;
+  interval?: number;
+}
+
+/** RFC 8628 §3.1: the device authorization request of `hearth-cli` with `login_hint`. */
+async function requestDeviceAuthorization(meta: ServerMetadata, user: string): Promise<DeviceAuthorization> {
+  const endpoint = (meta as ServerMetadata & { device_authorization_endpoint?: string }).device_authorization_endpoint;
+  if (typeof endpoint !== 'string') throw new CliError(`${meta.issuer} does not offer terminal sign-in (no device_authorization_endpoint): use \`hearth login\` without --user`);
+  let res: Response;
+  try {
+    res = await fetch(endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({ client_id: CLIENT_ID, scope: SCOPE, login_hint: user }),
+      signal: AbortSignal.timeout(20_000),
+    });
+  } catch (err) {
+    throw new CliError(`cannot reach the device authorization endpoint at ${endpoint} (${(err as Error).message})`);
+  }
+  let body: Record<string, unknown> = {};
+  try {
+    body = (await res.json()) as Record<string, unknown>;
+  } catch {
+    // not JSON
+  }
+  if (!res.ok) {
+    const code = typeof body.error === 'string' ? body.error : `http_${res.status}`;
+    const description = typeof body.error_description === 'string' ? body.error_description : typeof body.message === 'string' ? body.message : undefined;
+    throw new CliError(`the server refused the terminal sign-in: ${description ? `${description} (${code})` : code}`);
+  }
+  if (typeof body.device_code !== 'string' || typeof body.user_code !== 'string' || typeof body.expires_in !== 'number') {
+    throw new CliError('the device authorization endpoint answered without device_code, user_code or expires_in');
+  }
+  return body as unknown as DeviceAuthorization;
+}
+
+/** Waits `ms`, or rejects when the signal aborts (Ctrl-C). */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * RFC 8628 §3.4–3.5: polls the token endpoint every `interval` seconds (5 when the server names none), five seconds
+ * slower after each `slow_down`, until the tokens, `access_denied` or `expired_token`.
+ */
+async function pollDeviceToken(meta: ServerMetadata, d: DeviceAuthorization, signal: AbortSignal) {
+  let interval = Math.max(1, d.interval ?? 5);
+  const deadline = Date.now() + d.expires_in * 1000;
+  for (;;) {
+    await sleep(interval * 1000, signal);
+    try {
+      return await tokenRequest(meta, { grant_type: DEVICE_CODE_GRANT, device_code: d.device_code, client_id: CLIENT_ID });
+    } catch (err) {
+      if (!(err instanceof OAuthError)) throw err;
+      if (err.code === 'authorization_pending') {
+        if (Date.now() > deadline + interval * 1000) throw new CliError('the sign-in request expired before it was approved: run `hearth login --user` again', EXIT_EXPIRED);
+        continue;
+      }
+      if (err.code === 'slow_down') {
+        interval += 5;
+        continue;
+      }
+      if (err.code === 'access_denied') throw new CliError('the sign-in was denied in the authenticator app', EXIT_DENIED);
+      if (err.code === 'expired_token') throw new CliError('the sign-in request expired before it was approved: run `hearth login --user` again', EXIT_EXPIRED);
+      throw new CliError(`the server refused the terminal sign-in: ${err.message}`);
+    }
+  }
+}
+
+/** `hearth login --user`: the device authorization grant approved in the paired authenticator app. */
+async function terminalLogin(url: string, user: string): Promise<void> {
+  const meta = await discover(url);
+  const d = await requestDeviceAuthorization(meta, user);
+  process.stderr.write(
+    `Approve the sign-in in your authenticator app; compare the code ${d.user_code}\n` +
+    `  client: ${CLIENT_ID}\n  scopes: ${SCOPE}\n` +
+    `Waiting for the approval (expires in ${Math.round(d.expires_in / 60) || 1} min; Ctrl-C to stop)...\n`,
+  );
+  const controller = new AbortController();
+  const onSigint = () => controller.abort(new CliError('sign-in stopped (Ctrl-C)', EXIT_INTERRUPTED));
+  process.once('SIGINT', onSigint);
+  let t;
+  try {
+    t = await pollDeviceToken(meta, d, controller.signal);
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+  if (!t.id_token) throw new CliError('the server returned no ID token');
+  if (!t.refresh_token) process.stderr.write('hearth: the server returned no refresh token; you will have to sign in again when the access token expires\n');
+  const claims = checkIdToken(t.id_token, meta.issuer, null);
+  const login = toStoredLogin(meta, t, { sub: claims.sub as string, login: await loginName(meta, claims, t.access_token) });
+  const previous = readLogin(url);
+  await saveLogin(url, login);
+  if (previous?.refreshToken && previous.refreshToken !== login.refreshToken) await revokeToken(meta, previous.refreshToken).catch(() => {});
+  process.stdout.write(`Signed in to ${url} as ${login.account.login}\n`);
+}
+
 export function registerLogin(program: Command): void {
   program
     .command('login')
-    .description('sign in to a server in the browser (OAuth); later commands without --token use this sign-in')
+    .description('sign in to a server in the browser (OAuth), or with --user approved in your authenticator app; later commands without --token use this sign-in')
     .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
     .option('--no-browser', 'only print the address to open')
-    .action(async (opts: { url?: string; browser: boolean }) => {
+    .option('--user <login or email>', 'terminal sign-in: approve it in the paired authenticator app of this account (no browser)')
+    .action(async (opts: { url?: string; browser: boolean; user?: string }) => {
       const url = serverUrl(opts.url);
+      if (opts.user !== undefined) {
+        if (!opts.user.trim()) throw new CliError('--user needs a login name or email address');
+        return terminalLogin(url, opts.user.trim());
+      }
       const meta = await discover(url);
       const verifier = b64url(crypto.randomBytes(32));
       const state = b64url(crypto.randomBytes(16));

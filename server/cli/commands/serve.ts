@@ -12,7 +12,8 @@ export function registerServe(program: Command): void {
     .option('--data <dir>', 'data folder (HEARTH_DATA_DIR)')
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (HEARTH_LOG_LEVEL)')
     .option('--max-open-namespaces <n>', 'most tenant databases open at once (HEARTH_MAX_OPEN_NAMESPACES)')
-    .action(async (opts: { host?: string; port?: string; data?: string; logLevel?: string; maxOpenNamespaces?: string }) => {
+    .option('--authenticator-port <port>', 'also serve the reference authenticator web app on this port, 0 for any free port (HEARTH_AUTHENTICATOR_PORT)')
+    .action(async (opts: { host?: string; port?: string; data?: string; logLevel?: string; maxOpenNamespaces?: string; authenticatorPort?: string }) => {
       let server;
       try {
         server = await startServer({
@@ -21,6 +22,7 @@ export function registerServe(program: Command): void {
           dataDir: opts.data,
           logLevel: opts.logLevel,
           maxOpenNamespaces: opts.maxOpenNamespaces,
+          authenticatorPort: opts.authenticatorPort,
         });
       } catch (err) {
         if (err instanceof ConfigError) throw new CliError(err.message);
@@ -28,6 +30,7 @@ export function registerServe(program: Command): void {
       }
       const lines = [`Hearth ${VERSION} listening on ${server.url}`];
       lines.push(`Data folder: ${server.config.dataDir}`);
+      if (server.authenticatorUrl) lines.push(`Authenticator app on ${server.authenticatorUrl}`);
       if (server.initialTokenFile) {
         lines.push(`Sign in: open ${server.url} and paste the admin token stored in ${server.initialTokenFile}`);
       } else {

@@ -27,6 +27,35 @@ export const configSchema = z
     uiDir: z.string().optional(),
     /** Milliseconds a graceful shutdown waits for in-flight requests before closing connections. */
     shutdownTimeoutMs: z.coerce.number().int().min(0),
+    /**
+     * Optional MaxMind DB file (GeoLite2-City or -Country, or a combined file) for the country and city of sign-ins in
+     * the authenticator's sign-in context. Unreadable: a start-up warning and no geo fields. See docs/api/app-approval.md.
+     */
+    geoipCityDb: z.string().min(1, 'must not be empty').optional(),
+    /** Optional MaxMind DB file (GeoLite2-ASN) for the network operator of sign-ins. */
+    geoipAsnDb: z.string().min(1, 'must not be empty').optional(),
+    /**
+     * Port of the optional second listener that serves the reference authenticator web app on its own origin (same
+     * host as the main listener; 0 = any free port; unset = off). See docs/api/app-approval.md.
+     */
+    authenticatorPort: z.coerce.number().int().min(0).max(65535).optional(),
+    /**
+     * The origin of the authenticator website (`HEARTH_AUTHENTICATOR_ORIGIN`, e.g. `https://auth.example.com`): the only
+     * origin that gets CORS on the device-channel paths of the approval protocol and is announced as `appOrigin` in
+     * `/info`. Unset: `/info` still answers with `appOrigin: null` and no CORS header is sent. See docs/api/app-approval.md.
+     */
+    authenticatorOrigin: z
+      .string()
+      .refine((v) => {
+        try {
+          const u = new URL(v);
+          return (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === v.replace(/\/+$/, '');
+        } catch {
+          return false;
+        }
+      }, 'must be an origin such as https://auth.example.com (scheme, host and optional port; no path)')
+      .transform((v) => v.replace(/\/+$/, ''))
+      .optional(),
   })
   .strict();
 
@@ -59,6 +88,10 @@ export const ENV_NAMES: Record<keyof HearthConfig, string> = {
   appSecret: 'APP_SECRET',
   uiDir: 'HEARTH_UI_DIR',
   shutdownTimeoutMs: 'HEARTH_SHUTDOWN_TIMEOUT_MS',
+  geoipCityDb: 'HEARTH_GEOIP_DB',
+  geoipAsnDb: 'HEARTH_GEOIP_ASN_DB',
+  authenticatorPort: 'HEARTH_AUTHENTICATOR_PORT',
+  authenticatorOrigin: 'HEARTH_AUTHENTICATOR_ORIGIN',
 };
 
 export class ConfigError extends Error {

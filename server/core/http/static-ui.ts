@@ -16,8 +16,12 @@ const TYPES: Record<string, string> = {
   '.webmanifest': 'application/manifest+json',
 };
 
-/** Paths owned by the API: never answered with the UI. */
-const API_PREFIXES = ['/v1', '/api', '/auth', '/healthz', '/metrics', '/oauth', '/.well-known'];
+/**
+ * Paths owned by the API: never answered with the UI. `/authenticator` is the reference authenticator web app's
+ * build folder (`ui/dist/authenticator/`): it is served only by its own listener on its own origin
+ * (server/core/http/authenticator-site.ts), never on the platform origin.
+ */
+const API_PREFIXES = ['/v1', '/api', '/auth', '/healthz', '/metrics', '/oauth', '/.well-known', '/authenticator'];
 
 /**
  * Serves the built admin UI: files under `dir`, and `index.html` for any other GET that accepts HTML

@@ -102,3 +102,59 @@ export function signOutPage(ctx: AppContext, o: { fields: Record<string, string>
       <div class="actions"><button class="primary" type="submit" name="confirm" value="yes">Sign out</button></div>
     </form>`);
 }
+
+/** "7 days", "1 hour": the sign-in lifetime as the approver reads it. */
+export function lifetimeText(seconds: number): string {
+  const unit = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  if (seconds % 86400 === 0) return unit(seconds / 86400, 'day');
+  if (seconds % 3600 === 0) return unit(seconds / 3600, 'hour');
+  return unit(Math.round(seconds / 60), 'minute');
+}
+
+/**
+ * The device verification page (RFC 8628 §3.3): explains the authenticator-app approval of `hearth login --user`
+ * and takes the user code of a terminal sign-in without `--user` (with the sign-in fields when not signed in).
+ */
+export function deviceCodePage(ctx: AppContext, o: { login: string | null; userCode?: string; error?: string; status?: number; loginName?: string }): void {
+  const signIn = o.login === null
+    ? `<label for="login">Login name</label>
+      <input id="login" name="login" type="text" autocomplete="username" autocapitalize="none" required value="${esc(o.loginName ?? '')}">
+      <label for="password">Password</label>
+      <input id="password" name="password" type="password" autocomplete="current-password" required>`
+    : '';
+  sendPage(ctx, o.status ?? 200, 'Sign in a terminal', `
+    <h1>Sign in a terminal</h1>
+    <p class="sub">${o.login === null ? 'A command-line tool asks to sign in to Hearth.' : `Signed in as <strong>${esc(o.login)}</strong>.`}</p>
+    <p class="warn" style="margin:0 0 16px">Did the terminal print a <strong>six-digit</strong> code? Then approve the sign-in in your
+      <strong>authenticator app</strong> instead, after checking that the app shows the same code. Nothing is entered here.</p>
+    ${o.error ? `<div class="error" role="alert">${esc(o.error)}</div>` : ''}
+    <form method="post" action="/oauth/device">
+      <label for="user_code">Code shown by the terminal</label>
+      <input id="user_code" name="user_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="BCDF-GHJK" required value="${esc(o.userCode ?? '')}"${o.login === null ? '' : ' autofocus'}>
+      ${signIn}
+      <div class="actions"><button class="primary" type="submit">Continue</button></div>
+    </form>`);
+}
+
+/** The approval of a terminal sign-in entered with its user code: client, every scope code, the sign-in lifetime. */
+export function deviceConsentPage(ctx: AppContext, o: { userCode: string; client: { name: string; clientId: string }; scope: string[]; lifetimeSeconds: number; login: string }): void {
+  const scopes = o.scope.map((s) => `<li>${esc(SCOPE_TEXT[s] ?? s)} <code>${esc(s)}</code></li>`).join('');
+  sendPage(ctx, 200, 'Allow this sign-in?', `
+    <h1>Allow ${esc(o.client.name)} to sign in?</h1>
+    <p class="sub">As <strong>${esc(o.login)}</strong></p>
+    <dl>
+      <dt>Application</dt><dd>${esc(o.client.name)} <code>${esc(o.client.clientId)}</code></dd>
+      <dt>Code</dt><dd><strong>${esc(o.userCode)}</strong></dd>
+      <dt>Sign-in lasts</dt><dd>${esc(lifetimeText(o.lifetimeSeconds))}</dd>
+    </dl>
+    <p style="margin:16px 0 0;font-weight:500">It asks to:</p>
+    <ul class="scopes">${scopes}</ul>
+    <p class="warn">Allow only if you started this sign-in yourself and the terminal shows the same code.</p>
+    <form method="post" action="/oauth/device/decision">
+      <input type="hidden" name="user_code" value="${esc(o.userCode)}">
+      <div class="actions">
+        <button class="secondary" type="submit" name="decision" value="deny">Deny</button>
+        <button class="primary" type="submit" name="decision" value="approve">Allow</button>
+      </div>
+    </form>`);
+}

@@ -13,6 +13,8 @@ import {
 } from './oauth.schemas.ts';
 import { oauthError, type AuthorizeOutcome, type OAuthService } from './oauth.service.ts';
 import { consentPage, errorPage, signInPage, signOutPage } from './oauth.pages.ts';
+import { registerDeviceRoutes } from './device.routes.ts';
+import { DEVICE_CODE_GRANT } from './device.ts';
 
 const FORM_LIMIT = 64 * 1024;
 /** Dynamic registrations allowed per client IP per minute. */
@@ -88,11 +90,12 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       jwks_uri: `${base}${JWKS_PATHS.oauth}`,
       registration_endpoint: `${base}/oauth/register`,
       revocation_endpoint: `${base}/oauth/revoke`,
+      device_authorization_endpoint: `${base}/oauth/device_authorization`,
       end_session_endpoint: `${base}/oauth/logout`,
       scopes_supported: [...DELEGATED_SCOPES],
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
-      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials'],
+      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
@@ -176,7 +179,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       if (!i) return render(ctx, { kind: 'error_page', status: 400, title: 'This sign-in has expired', message: 'Return to the application and start again.' });
       try {
         const r = await sessions.login(form.login ?? '', form.password ?? '', sessions.clientIp(ctx), ctx.state.requestId);
-        ctx.append('Set-Cookie', r.setCookie);
+        sessions.signedIn(ctx, r);
       } catch (err) {
         if (err instanceof HearthError && (err.code === 'invalid_credentials' || err.code === 'rate_limited')) {
           noStore(ctx);
@@ -223,6 +226,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       ctx.status = 204;
     });
   for (const p of ['/oauth/token', '/oauth/revoke', '/oauth/userinfo', '/oauth/register']) preflight(p);
+  registerDeviceRoutes(api, oauth, sessions, opts);
 
   // The token endpoint is a hot route (server/core/http/hot.ts): answered without Koa's per-request machinery.
   api.hotRoute({
@@ -230,7 +234,8 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     summary: 'Token endpoint',
     description:
       'Grants: `authorization_code` (`code`, `redirect_uri`, `client_id`, `code_verifier` when PKCE was used, `resource` repeated exactly), `client_credentials` (confidential client bound to a resource-bound service account; `scope`, `resource`), ' +
-      '`refresh_token` (RFC 6749 §6: `refresh_token`, optional narrower `scope`; `resource` repeated exactly for resource-bound grants). Confidential clients authenticate with HTTP Basic or `client_id` + `client_secret` in the form. ' +
+      '`refresh_token` (RFC 6749 §6: `refresh_token`, optional narrower `scope`; `resource` repeated exactly for resource-bound grants), ' +
+      '`urn:ietf:params:oauth:grant-type:device_code` (RFC 8628 §3.4, first-party clients: `device_code`, `client_id`; until approved `authorization_pending`, polling faster than `interval` `slow_down` (the interval grows by 5 s), `access_denied`, `expired_token`; single-use: a second exchange is `invalid_grant` and revokes what the first issued). Confidential clients authenticate with HTTP Basic or `client_id` + `client_secret` in the form. ' +
       'Refresh tokens rotate on every use; reusing a rotated one revokes the grant. Errors follow RFC 6749 §5.2 (`invalid_request`, `invalid_client` 401, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`, `invalid_target`; `server_error`/`temporarily_unavailable` 503 when the signing authority fails).',
     rawBody: { contentType: 'application/x-www-form-urlencoded', schema: TokenForm },
     responses: {

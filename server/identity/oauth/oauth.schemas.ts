@@ -183,7 +183,8 @@ export const AuthorizeQuery = z
 
 export const TokenForm = z
   .object({
-    grant_type: z.enum(['authorization_code', 'client_credentials', 'refresh_token']),
+    grant_type: z.enum(['authorization_code', 'client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']),
+    device_code: z.string().optional().meta({ description: 'RFC 8628 §3.4: the device code (grant `urn:ietf:params:oauth:grant-type:device_code`).' }),
     code: z.string().optional(),
     redirect_uri: z.string().optional(),
     client_id: z.string().optional(),
@@ -194,6 +195,28 @@ export const TokenForm = z
     resource: z.string().optional(),
   })
   .meta({ id: 'TokenRequest' });
+
+/** RFC 8628 §3.1 device authorization request. */
+export const DeviceAuthorizationForm = z
+  .object({
+    client_id: z.string().meta({ description: 'A first-party client (`hearth-cli`); others get `unauthorized_client`.' }),
+    client_secret: z.string().optional(),
+    scope: z.string().optional().meta({ description: 'Space-separated scopes (1–16), each allowed for the client. Omitted: every scope of the client.' }),
+    login_hint: z.string().optional().meta({ description: "A login name or email (1–254 characters): the sign-in is approved in that account's paired authenticator app. Omitted: the user enters `user_code` at `verification_uri`." }),
+  })
+  .meta({ id: 'DeviceAuthorizationRequest' });
+
+/** RFC 8628 §3.2 device authorization response. */
+export const DeviceAuthorizationResponse = z
+  .object({
+    device_code: z.string().meta({ description: 'Secret for the token request (`hdc_…`, single-use; stored hashed).' }),
+    user_code: z.string().meta({ description: 'With `login_hint`: the six-digit comparison code the authenticator app shows. Without: an eight-letter code (`BCDF-GHJK`) to enter at `verification_uri`.' }),
+    verification_uri: z.string(),
+    verification_uri_complete: z.string().optional().meta({ description: 'Without `login_hint` only: `verification_uri` with the user code filled in.' }),
+    expires_in: z.number().int().meta({ description: "Seconds: 300 with `login_hint` (the approval request's five minutes), 600 without." }),
+    interval: z.number().int().meta({ description: 'Seconds between token requests (5); each `slow_down` adds 5.' }),
+  })
+  .meta({ id: 'DeviceAuthorizationResponse' });
 
 export const TokenResponse = z
   .object({

@@ -11,6 +11,7 @@
  * - Tokens requested without `resource` carry the client's audiences snapshot (default `hearth`, the platform
  *   audience every Hearth API accepts); with `resource` exactly that one audience.
  * - A loopback redirect URI (`http://127.0.0.1`, `http://[::1]`) matches with any port (RFC 8252 §7.3).
+ * - Device authorization (RFC 8628, terminal sign-in) is for first-party clients only: see device.ts.
  */
 import crypto from 'node:crypto';
 import { decodeJwt } from 'jose';
@@ -22,7 +23,8 @@ import { presentAccount, type AccountsService, type Actor } from '../accounts/ac
 import type { AccountRow, AccountStore } from '../accounts/accounts.store.ts';
 import type { AccessTokenInput, IdTokenInput, VerifiedAccessToken } from '../keys/keys.tokens.ts';
 import { InvalidTokenError } from '../keys/keys.tokens.ts';
-import type { ClientRow, CodeRow, FamilyRow, OAuthStore } from './oauth.store.ts';
+import type { ClientRow, CodeRow, DeviceAuthorizationRow, FamilyRow, OAuthStore } from './oauth.store.ts';
+import { DEVICE_CODE_GRANT, createDeviceFlow, type IssueResult } from './device.ts';
 import {
   DELEGATED_SCOPES, PLATFORM_AUDIENCE, SUPPORTED_SCOPES, absoluteUri, type CreateClientBody, type RegisterBody, type UpdateClientBody,
 } from './oauth.schemas.ts';
@@ -516,6 +518,46 @@ export function createOAuthService(deps: {
     return tokenResponse(tokens.accessToken, scope, next, tokens.idToken);
   }
 
+  /** Device grant issuance: the usual rechecks, then the tokens and (with `offline_access`) a refresh family of `lifetimeMs`. */
+  async function issueDeviceGrant(c: { clientId: string }, sub: string, g: { scope: string[]; audiences: string[]; authTime: number; lifetimeMs: number }): Promise<IssueResult | string> {
+    const checked = recheck(c.clientId, sub, g.scope, g.audiences);
+    if (typeof checked === 'string') return checked;
+    const { client, row } = checked;
+    const tokens = await mintUserTokens(client, row, { scope: g.scope, audiences: g.audiences, authTime: g.authTime, sid: null });
+    const at = now();
+    const jti = decodeJwt(tokens.accessToken).jti!;
+    let refreshToken: string | undefined;
+    let familyId: string | null = null;
+    if (g.scope.includes('offline_access') && client.grantTypes.includes('refresh_token')) {
+      familyId = random(16);
+      refreshToken = `hrt_${random(32)}`;
+      const fid = familyId;
+      store.transaction(() => {
+        store.insertFamily({
+          id: fid, client_id: client.clientId, sub: row.sub, scope: JSON.stringify(g.scope), audiences: JSON.stringify(g.audiences), resource: null,
+          auth_time: g.authTime, sid: null, created_at: at, expires_at: at + Math.min(g.lifetimeMs, REFRESH_FAMILY_LIFETIME_MS),
+        });
+        store.insertRefreshToken(sha256(refreshToken!), fid, 0, at);
+      });
+    }
+    return { response: tokenResponse(tokens.accessToken, g.scope, refreshToken, tokens.idToken), sub: row.sub, familyId, jti, accessExpiresAt: at + ACCESS_TOKEN_LIFETIME_S * 1000 };
+  }
+
+  const device = createDeviceFlow({
+    store, now, issuer: deps.issuer, record, accessTokenLifetimeS: ACCESS_TOKEN_LIFETIME_S, issue: issueDeviceGrant,
+    mayAuthorize: (c, row) => {
+      const client = getClient(c.clientId);
+      return !!client && accountUsable(row) && mayAuthorize(client, row);
+    },
+    revokeIssued: (d: DeviceAuthorizationRow) => {
+      const at = now();
+      store.transaction(() => {
+        if (d.family_id) store.revokeFamily(d.family_id, at, 'code_replay');
+        if (d.access_jti) store.revokeAccessToken(d.access_jti, d.access_expires_at ?? at + ACCESS_TOKEN_LIFETIME_S * 1000);
+      });
+    },
+  });
+
   // ---------------------------------------------------------------------------------------------------------------
   // Bearer access tokens on Hearth's own APIs
 
@@ -546,6 +588,15 @@ export function createOAuthService(deps: {
 
   return {
     getClient,
+    /** Terminal sign-in (RFC 8628): the device flow; `useTerminalBroker` connects the authenticator approval protocol. */
+    device,
+    useTerminalBroker: device.useTerminalBroker,
+
+    /** POST /oauth/device_authorization: client authentication, then the device flow. */
+    deviceAuthorization(form: Record<string, string | undefined>, authorization: string, req: { ip: string; userAgent: string }, a: Actor) {
+      const client = authenticateClient({ authorization, clientId: form.client_id, clientSecret: form.client_secret });
+      return device.authorize(client, form, req, { ...a, actor: `oauth-client:${client.clientId}` });
+    },
 
     /** Seeds the protected first-party client used by `hearth login` (idempotent). */
     seed() {
@@ -556,7 +607,7 @@ export function createOAuthService(deps: {
         redirectUris: ['http://127.0.0.1/callback', 'http://[::1]/callback'], logoutUri: null,
         scopes: ['openid', 'profile', 'email', 'offline_access', 'read', 'write', 'admin'], audiences: [PLATFORM_AUDIENCE], serviceAccountId: null,
         allowedProfiles: ['user', 'guest'], accessMode: 'profiles', allowedUserIds: [], allowedGroupIds: [], isPublic: true, secretHash: null,
-        grantTypes: ['authorization_code', 'refresh_token'], applicationType: 'native', createdAt: existing?.createdAt ?? at, updatedAt: existing?.updatedAt ?? at,
+        grantTypes: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT], applicationType: 'native', createdAt: existing?.createdAt ?? at, updatedAt: existing?.updatedAt ?? at,
         secretRotatedAt: null, firstUsedAt: existing?.firstUsedAt ?? null, revokedAt: null,
       };
       if (!existing) store.insertClient(rowOf(base));
@@ -837,6 +888,7 @@ export function createOAuthService(deps: {
       if (grant === 'authorization_code') return exchangeCode(client, form, actor);
       if (grant === 'client_credentials') return clientCredentials(client, form);
       if (grant === 'refresh_token') return refresh(client, form, actor);
+      if (grant === DEVICE_CODE_GRANT) return device.exchange(client, form, actor);
       throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(grant)} is not supported`);
     },
 

@@ -9,6 +9,9 @@ import type { Db, Migration } from '../../core/storage/platform-db.ts';
  * - refresh family: `active` → `revoked` (revoked_at + reason: `reuse`, `code_replay`, `revoked`, `logout`,
  *   `client_revoked`, `recheck_failed`, `fail_closed`); `reservation` is set while a refresh is being issued.
  * - refresh token: `current` (rotated_at NULL) → `rotated`.
+ * - device authorization (RFC 8628): `pending` → `approved` (browser verification) | `denied` | `expired`;
+ *   `pending` (app mode: the approval is held by the authenticator) or `approved` → `consumed` (the one token
+ *   exchange) ; see device.ts.
  */
 export const oauthMigrations: Migration[] = [
   {
@@ -99,6 +102,36 @@ export const oauthMigrations: Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    // Device authorization grant (RFC 8628): terminal sign-in approved in the paired authenticator app, or in a browser.
+    id: 'identity-010-device-authorizations',
+    up: `
+      CREATE TABLE oauth_device_authorizations (
+        device_code_hash TEXT PRIMARY KEY,    -- SHA-256 of the device code (hdc_ + 32 random bytes)
+        client_id TEXT NOT NULL REFERENCES oauth_clients (client_id) ON DELETE CASCADE,
+        mode TEXT NOT NULL CHECK (mode IN ('app', 'browser')),
+        approval_request_id TEXT,             -- mode app: the terminal approval request of the authenticator
+        user_code_hash TEXT,                  -- mode browser: SHA-256 of the normalized user code
+        scope TEXT NOT NULL,                  -- JSON array
+        audiences TEXT NOT NULL,              -- JSON array: the client's audiences snapshot
+        lifetime_s INTEGER NOT NULL,          -- lifetime of the resulting sign-in (shown to the approver)
+        state TEXT NOT NULL CHECK (state IN ('pending', 'approved', 'denied', 'consumed', 'expired')),
+        sub TEXT,                             -- the approving account (browser: on approval; app: on consumption)
+        auth_time INTEGER,                    -- epoch s of the approval as seen by the server
+        interval_s INTEGER NOT NULL,          -- polling interval; grows by 5 s with every slow_down
+        last_poll_at INTEGER,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        decided_at INTEGER,
+        consumed_at INTEGER,
+        family_id TEXT,                       -- the refresh family minted from it (revoked on replay)
+        access_jti TEXT,                      -- the access token minted from it (denied on replay)
+        access_expires_at INTEGER
+      ) STRICT;
+      CREATE UNIQUE INDEX oauth_device_authorizations_by_user_code ON oauth_device_authorizations (user_code_hash) WHERE user_code_hash IS NOT NULL;
+      CREATE INDEX oauth_device_authorizations_by_expiry ON oauth_device_authorizations (expires_at);
+    `,
+  },
 ];
 
 export interface ClientRow {
@@ -173,6 +206,31 @@ export interface FamilyRow {
   generation: number;
 }
 
+export type DeviceState = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired';
+
+export interface DeviceAuthorizationRow {
+  device_code_hash: string;
+  client_id: string;
+  mode: 'app' | 'browser';
+  approval_request_id: string | null;
+  user_code_hash: string | null;
+  scope: string;
+  audiences: string;
+  lifetime_s: number;
+  state: DeviceState;
+  sub: string | null;
+  auth_time: number | null;
+  interval_s: number;
+  last_poll_at: number | null;
+  created_at: number;
+  expires_at: number;
+  decided_at: number | null;
+  consumed_at: number | null;
+  family_id: string | null;
+  access_jti: string | null;
+  access_expires_at: number | null;
+}
+
 export interface RefreshTokenRow {
   token_hash: string;
   family_id: string;
@@ -228,6 +286,20 @@ export function createOAuthStore(db: Db) {
     revokeAccess: db.prepare('INSERT OR IGNORE INTO oauth_revoked_access (jti, expires_at) VALUES (?, ?)'),
     accessRevoked: db.prepare('SELECT 1 FROM oauth_revoked_access WHERE jti = ?'),
 
+    insertDevice: db.prepare(`INSERT INTO oauth_device_authorizations (device_code_hash, client_id, mode, approval_request_id, user_code_hash, scope, audiences,
+      lifetime_s, state, interval_s, created_at, expires_at)
+      VALUES (@device_code_hash, @client_id, @mode, @approval_request_id, @user_code_hash, @scope, @audiences, @lifetime_s, 'pending', @interval_s, @created_at, @expires_at)`),
+    device: db.prepare('SELECT * FROM oauth_device_authorizations WHERE device_code_hash = ?'),
+    deviceByUserCode: db.prepare('SELECT * FROM oauth_device_authorizations WHERE user_code_hash = ?'),
+    devicePolled: db.prepare('UPDATE oauth_device_authorizations SET last_poll_at = ?, interval_s = ? WHERE device_code_hash = ?'),
+    deviceDecide: db.prepare(`UPDATE oauth_device_authorizations SET state = @state, sub = coalesce(@sub, sub), auth_time = coalesce(@auth_time, auth_time), decided_at = @at
+      WHERE device_code_hash = @hash AND state = 'pending' AND expires_at > @at`),
+    deviceExpire: db.prepare(`UPDATE oauth_device_authorizations SET state = 'expired' WHERE device_code_hash = ? AND state IN ('pending', 'approved')`),
+    deviceConsume: db.prepare(`UPDATE oauth_device_authorizations SET state = 'consumed', consumed_at = @at, sub = coalesce(@sub, sub), auth_time = coalesce(auth_time, @auth_time)
+      WHERE device_code_hash = @hash AND state = @from AND expires_at > @at`),
+    deviceIssued: db.prepare('UPDATE oauth_device_authorizations SET sub = ?, family_id = ?, access_jti = ?, access_expires_at = ? WHERE device_code_hash = ?'),
+    purgeDevices: db.prepare('DELETE FROM oauth_device_authorizations WHERE expires_at < ?'),
+
     purgeInteractions: db.prepare('DELETE FROM oauth_interactions WHERE expires_at < ?'),
     purgeCodes: db.prepare('DELETE FROM oauth_codes WHERE expires_at < ?'),
     purgeFamilies: db.prepare('DELETE FROM oauth_refresh_families WHERE expires_at < ? OR (revoked_at IS NOT NULL AND revoked_at < ?)'),
@@ -271,6 +343,21 @@ export function createOAuthStore(db: Db) {
     revokeAccessToken: (jti: string, expiresAt: number) => void q.revokeAccess.run(jti, expiresAt),
     isAccessRevoked: (jti: string) => q.accessRevoked.get(jti) !== undefined,
 
+    insertDeviceAuthorization: (r: Pick<DeviceAuthorizationRow, 'device_code_hash' | 'client_id' | 'mode' | 'approval_request_id' | 'user_code_hash' | 'scope'
+      | 'audiences' | 'lifetime_s' | 'interval_s' | 'created_at' | 'expires_at'>) => void q.insertDevice.run(r),
+    getDeviceAuthorization: (hash: string) => q.device.get(hash) as DeviceAuthorizationRow | undefined,
+    getDeviceAuthorizationByUserCode: (hash: string) => q.deviceByUserCode.get(hash) as DeviceAuthorizationRow | undefined,
+    deviceAuthorizationPolled: (hash: string, at: number, intervalS: number) => void q.devicePolled.run(at, intervalS, hash),
+    /** pending → approved | denied, once, before expiry. */
+    decideDeviceAuthorization: (hash: string, state: 'approved' | 'denied', at: number, sub: string | null, authTime: number | null) =>
+      q.deviceDecide.run({ hash, state, at, sub, auth_time: authTime }).changes > 0,
+    expireDeviceAuthorization: (hash: string) => q.deviceExpire.run(hash).changes > 0,
+    /** `from` → consumed, once, before expiry (app mode consumes from pending: the approval is held by the authenticator). */
+    consumeDeviceAuthorization: (hash: string, from: 'pending' | 'approved', at: number, sub: string | null, authTime: number) =>
+      q.deviceConsume.run({ hash, from, at, sub, auth_time: authTime }).changes > 0,
+    setDeviceAuthorizationIssued: (hash: string, sub: string, familyId: string | null, jti: string, accessExpiresAt: number) =>
+      void q.deviceIssued.run(sub, familyId, jti, accessExpiresAt, hash),
+
     /** Background cleanup: expired interactions, codes, refresh families and access-token denials. */
     purge(at: number, keepRevokedMs: number) {
       return db.transaction(() => ({
@@ -278,6 +365,8 @@ export function createOAuthStore(db: Db) {
         codes: q.purgeCodes.run(at - 60 * 60_000).changes,
         families: q.purgeFamilies.run(at, at - keepRevokedMs).changes,
         revokedAccess: q.purgeRevokedAccess.run(at).changes,
+        // kept an hour after expiry, like codes, so that a replayed device code is recognised (and its tokens revoked)
+        deviceAuthorizations: q.purgeDevices.run(at - 60 * 60_000).changes,
       })).immediate();
     },
   };

@@ -114,7 +114,7 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
       const origin = ctx.get('origin');
       if (origin && origin !== opts.issuer()) throw new HearthError('origin_mismatch', `the Origin ${JSON.stringify(origin)} is not this platform's origin`);
       const r = await passkeys.login({ challengeId: body.challengeId, response: body.credential as never }, sessions.clientIp(ctx), ctx.state.requestId);
-      ctx.append('Set-Cookie', r.setCookie);
+      sessions.signedIn(ctx, r);
       return { account: r.account };
     },
   });

@@ -45,7 +45,7 @@ export interface CoreMailer {
   /** One message as `core` (immediate lane). */
   sendAsCore(body: { to: string[]; subject: string; text: string; html?: string | null; ref?: string }): unknown;
   /** An individual notification (immediate lane, HTML frame, pending through temporary failures). */
-  notify(body: { to: string[]; subject: string; text: string; ref?: string }): unknown;
+  notify(body: { to: string[]; subject: string; text: string; ref?: string; idempotencyKey?: string }): unknown;
   /** A notification batch (bulk lane, waits for the daily window). */
   notifyBatch(body: { ref?: string; messages: Array<{ to: string[]; subject: string; text: string }> }): unknown;
 }

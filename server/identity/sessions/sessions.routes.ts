@@ -98,7 +98,7 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
       noStore(ctx);
       originIfPresent(ctx);
       const r = await sessions.login(body.login, body.password, sessions.clientIp(ctx), ctx.state.requestId);
-      ctx.append('Set-Cookie', r.setCookie);
+      sessions.signedIn(ctx, r);
       return { account: r.account };
     },
   });

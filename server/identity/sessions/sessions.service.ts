@@ -23,6 +23,13 @@ import { createFailureLimiter } from './rate-limit.ts';
 import type { SessionFamilyRow, SessionStore } from './sessions.store.ts';
 
 export const SESSION_COOKIE = 'hearth_session';
+/**
+ * Browser recognition for the sign-in context: a random id set on the first successful sign-in of a browser and sent
+ * again (same value) on each later one; HttpOnly, SameSite=Lax, Secure on https, one year. Not a credential.
+ */
+export const BROWSER_COOKIE = 'hearth_browser';
+const BROWSER_COOKIE_MAX_AGE_S = 365 * 24 * 60 * 60;
+const BROWSER_ID = /^[A-Za-z0-9_-]{43}$/;
 /** Absolute lifetime of a session family. */
 export const SESSION_LIFETIME_MS = 12 * 60 * 60 * 1000;
 /** "Recent authentication": a session issued within this long may perform sensitive actions. */
@@ -56,11 +63,11 @@ function valid<T extends z.ZodType>(schema: T, value: unknown, what: string): z.
   throw badRequest(`${i.path.length ? i.path.join('.') : what}: ${i.message}`);
 }
 
-function cookieOf(header: string): string | null {
+function cookieOf(header: string, name = SESSION_COOKIE): string | null {
   for (const part of header.split(';')) {
     const eq = part.indexOf('=');
     if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === SESSION_COOKIE) return part.slice(eq + 1).trim();
+    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
   }
   return null;
 }
@@ -89,6 +96,8 @@ export function createSessionsService(deps: {
   now?: () => number;
   /** A security notice to the account's email address (set after construction by the identity domain). */
   notice?: { send(sub: string, subject: string, text: string): void };
+  /** Called after every successful sign-in (the sign-in history of the login context). */
+  onSignedIn?: (info: { sub: string; browserId: string; ip: string; at: number }) => void;
 }) {
   const { store, accountStore, accounts, audit } = deps;
   const now = deps.now ?? Date.now;
@@ -130,9 +139,15 @@ export function createSessionsService(deps: {
 
   const checkOrigin = (ctx: AppContext) => requirePlatformOrigin(ctx, deps.issuer());
 
-  function cookieHeader(value: string, maxAgeS: number): string {
+  function cookieHeader(value: string, maxAgeS: number, name = SESSION_COOKIE): string {
     const secure = deps.issuer().startsWith('https:') ? '; Secure' : '';
-    return `${SESSION_COOKIE}=${value}; Path=/; Max-Age=${maxAgeS}; HttpOnly; SameSite=Lax${secure}`;
+    return `${name}=${value}; Path=/; Max-Age=${maxAgeS}; HttpOnly; SameSite=Lax${secure}`;
+  }
+
+  /** The request's `hearth_browser` id, or null (absent or malformed). */
+  function browserId(ctx: AppContext): string | null {
+    const v = cookieOf(ctx.get('cookie'), BROWSER_COOKIE);
+    return v !== null && BROWSER_ID.test(v) ? v : null;
   }
 
   function current(ctx: AppContext) {
@@ -228,6 +243,17 @@ export function createSessionsService(deps: {
 
     /** A new session family for an account that proved itself another way (a passkey); `method` goes to the audit entry. */
     startSession: (row: AccountRow, requestId: string, method: string) => startSession(row, requestId, method),
+    /**
+     * Finishes a successful sign-in on the response: the session cookie, the `hearth_browser` cookie (a new id when
+     * the browser has none; the same id with a fresh year otherwise), and the sign-in history (`onSignedIn`).
+     */
+    signedIn(ctx: AppContext, r: { account: { sub: string }; setCookie: string }): void {
+      const id = browserId(ctx) ?? crypto.randomBytes(32).toString('base64url');
+      ctx.append('Set-Cookie', [r.setCookie, cookieHeader(id, BROWSER_COOKIE_MAX_AGE_S, BROWSER_COOKIE)]);
+      deps.onSignedIn?.({ sub: r.account.sub, browserId: id, ip: ctx.ip || 'unknown', at: now() });
+    },
+    /** The request's `hearth_browser` id (browser recognition for the sign-in context), or null. */
+    browserId,
     /** The per-address sign-in failure budget, for other sign-in methods. */
     signInLimiter: {
       check(ip: string): void {

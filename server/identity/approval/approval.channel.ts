@@ -1,0 +1,219 @@
+/**
+ * The signed device channel `POST /device` of `hearth-app-approval-v1` (seed 001, "Device commands", "Rules for
+ * commands", "Signed proof format").
+ *
+ * Checks, in order: the body and proof shapes (400), the issuer is this instance (403 `wrong_issuer`), the device
+ * exists (403 `device_unknown`), the proof times (400 `invalid_proof`), the signature (DER or other encodings 400
+ * `invalid_signature`; not verifying 403 `bad_signature`), the device is active (403 `device_revoked`), then the
+ * command runs in one transaction with the consumption of `(deviceId, jti)` (replay 409 `proof_replayed`): a command
+ * that fails consumes nothing. Only a command that succeeds updates the device's last use (`lastUsedAt`).
+ */
+import { DeviceProof, ProofError, appDeviceProofMessage, checkProofTimes, verifyProofSignature, type DeviceCommand, type DevicePublicKey } from './proof.ts';
+import { APPROVAL_LIMITS } from './approval.schemas.ts';
+import { err, iso, type ApprovalService } from './approval.service.ts';
+import type { ChangeRow, DeviceRow, LoginRow } from './approval.store.ts';
+
+const L = APPROVAL_LIMITS;
+
+type LoginEntry = {
+  requestId: string; challenge: string; comparison: string; createdAt: string; expiresAt: string;
+  context?: unknown; terminal?: { client: { id: string; name: string }; scopes: string[]; lifetimeSeconds: number };
+};
+type ChangeEntry = { changeId: string; kind: 'pair' | 'revoke'; device: { id: string; name: string }; endSessions: boolean; createdAt: string; expiresAt: string };
+export type InboxBody = {
+  logins: LoginEntry[]; actions: unknown[]; moreActions: number; changes?: ChangeEntry[]; moreChanges?: number; pollAfterSeconds: number;
+};
+
+const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
+
+/**
+ * Fits an inbox into `limit` bytes (seed rule 5): action summaries go first (counted in `moreActions`), then the
+ * context of logins from the last one backwards, then the newest device changes (counted in `moreChanges`, at most
+ * five). A login is never dropped.
+ */
+export function fitInbox(body: InboxBody, pendingChanges: number, limit: number = L.responseBytes): InboxBody {
+  const out: InboxBody = { ...body, logins: body.logins.map((l) => ({ ...l })), actions: [...body.actions], ...(body.changes ? { changes: [...body.changes] } : {}) };
+  while (size(out) > limit && out.actions.length > 0) {
+    out.actions.pop();
+    out.moreActions++;
+  }
+  for (let i = out.logins.length - 1; i >= 0 && size(out) > limit; i--) {
+    if ('context' in out.logins[i]!) {
+      const { context: _dropped, ...rest } = out.logins[i]!;
+      out.logins[i] = rest;
+    }
+  }
+  if (out.changes) {
+    while (size(out) > limit && out.changes.length > 0) out.changes.pop();
+    out.moreChanges = Math.min(L.changesPerInbox, pendingChanges - out.changes.length);
+  }
+  return out;
+}
+
+export function createDeviceChannel(service: ApprovalService) {
+  const x = service.internals;
+  const { store } = x;
+
+  function loginEntry(r: LoginRow, withContext: boolean, deviceIp: string): LoginEntry {
+    const e: LoginEntry = { requestId: r.id, challenge: r.challenge, comparison: r.comparison, createdAt: iso(r.created_at), expiresAt: iso(r.expires_at) };
+    if (r.kind === 'terminal' && r.terminal) e.terminal = JSON.parse(r.terminal);
+    if (withContext && r.kind === 'browser' && r.context && x.loginContext) {
+      const context = JSON.parse(r.context) as Record<string, unknown>;
+      let same = false;
+      try {
+        same = x.loginContext.sameNetwork(r.start_ip, deviceIp);
+      } catch {
+        same = false;
+      }
+      e.context = same ? { ...context, sameNetwork: true } : context;
+    }
+    return e;
+  }
+  const changeEntry = (c: ChangeRow): ChangeEntry => ({
+    changeId: c.id, kind: c.kind, device: { id: c.target_id, name: c.target_name }, endSessions: c.end_sessions === 1, createdAt: iso(c.created_at), expiresAt: iso(c.expires_at),
+  });
+  const actor = (d: DeviceRow, requestId: string) => {
+    const account = x.accountStore.getAccount(d.sub);
+    return { actor: `account:${account?.login ?? d.sub}`, requestId };
+  };
+
+  function run(d: DeviceRow, c: DeviceCommand, ip: string, requestId: string): Record<string, unknown> {
+    const at = x.now();
+    switch (c.operation) {
+      case 'pending': {
+        const context = (c.accept ?? []).includes('login-context') && !!x.loginContext;
+        const logins = store.pendingLogins(d.sub, at).filter((r) => r.kind === 'browser').map((r) => loginEntry(r, context, ip));
+        const fitted = fitInbox({ logins, actions: [], moreActions: 0, pollAfterSeconds: L.pollAfterSeconds }, 0);
+        return { requests: fitted.logins, pollAfterSeconds: L.pollAfterSeconds };
+      }
+      case 'inbox': {
+        const accept = [...new Set(c.accept ?? [])];
+        store.setAccept(d.id, accept);
+        const context = accept.includes('login-context') && !!x.loginContext;
+        const terminal = accept.includes('terminal-logins');
+        const logins = store.pendingLogins(d.sub, at).filter((r) => r.kind === 'browser' || terminal).map((r) => loginEntry(r, context, ip));
+        const body: InboxBody = { logins, actions: [], moreActions: 0, pollAfterSeconds: L.pollAfterSeconds };
+        let pending = 0;
+        if (accept.includes('device-changes')) {
+          const all = store.pendingChanges(d.sub, at);
+          pending = all.length;
+          body.changes = all.slice(0, L.changesPerInbox).map(changeEntry);
+          body.moreChanges = 0;
+        }
+        const fitted = fitInbox(body, pending);
+        // Key order of the seed: logins, actions, moreActions, [changes, moreChanges], pollAfterSeconds.
+        return {
+          logins: fitted.logins, actions: fitted.actions, moreActions: fitted.moreActions,
+          ...(fitted.changes ? { changes: fitted.changes, moreChanges: fitted.moreChanges } : {}), pollAfterSeconds: L.pollAfterSeconds,
+        };
+      }
+      case 'decide': {
+        const r = store.getLogin(c.requestId);
+        if (!r || r.sub !== d.sub || !x.readable(r.expires_at)) throw err.notFound('the sign-in request');
+        if (r.kind === 'terminal' && !x.optedIn(d, 'terminal-logins')) {
+          throw err.conflict('not_opted_in', 'only a device whose latest inbox accepted terminal-logins can decide a terminal sign-in');
+        }
+        if (!x.sameText(c.challenge, r.challenge) || !x.sameText(c.comparison, r.comparison)) {
+          throw err.conflict('request_changed', 'the challenge or comparison code does not match this sign-in request');
+        }
+        const state = x.loginState(r);
+        if (state !== 'pending') throw err.conflict('request_not_pending', `this sign-in request is ${state}`);
+        const next = c.decision === 'approve' ? 'approved' : 'denied';
+        if (!store.decideLogin(r.id, next, d.id, at)) throw err.conflict('request_not_pending', 'this sign-in request is no longer pending');
+        queueMicrotask(() => x.wake(r.id));
+        return { state: next };
+      }
+      case 'change': {
+        const ch = store.getChange(c.changeId);
+        if (!ch || ch.sub !== d.sub || !x.readable(ch.expires_at)) throw err.notFound('the device change');
+        if (!x.optedIn(d, 'device-changes')) throw err.conflict('not_opted_in', 'only a device whose latest inbox accepted device-changes can decide a device change');
+        if (ch.kind !== c.kind || ch.target_id !== c.targetId || (ch.end_sessions === 1) !== c.endSessions) {
+          throw err.conflict('change_changed', 'the device change does not match the signed kind, target and endSessions');
+        }
+        const state = x.changeState(ch);
+        if (state !== 'pending') throw err.conflict('change_not_pending', `this device change is ${state}`);
+        // Seed rule 5: an absent change is not decided while moreChanges is positive. Only a change the device's inbox
+        // can list (the five oldest pending changes of the account) may be decided.
+        if (!store.pendingChanges(d.sub, at).slice(0, L.changesPerInbox).some((p) => p.id === ch.id)) {
+          throw err.conflict('change_not_listed', `only the ${L.changesPerInbox} oldest pending device changes (those the inbox lists) can be decided: decide or let expire the older ones first`);
+        }
+        const detail = { changeId: ch.id, kind: ch.kind, deviceId: ch.target_id, endSignIns: ch.end_sessions === 1, decidedBy: d.id };
+        const a = actor(d, requestId);
+        if (c.decision === 'deny') {
+          if (ch.kind === 'revoke' && ch.target_id === d.id) {
+            throw err.conflict('self_deny', 'the device being removed cannot deny its own removal; the request stays pending for other devices');
+          }
+          store.decideChange(ch.id, 'denied', at, d.id, null);
+          if (ch.pairing_id) store.setPairingState(ch.pairing_id, 'cancelled');
+          x.record(a, 'auth.app.device_change.deny', ch.target_id, detail);
+          return { state: 'denied' };
+        }
+        let ended = 0;
+        if (ch.kind === 'pair') {
+          const p = ch.pairing_id ? store.getPairing(ch.pairing_id) : undefined;
+          if (!p || x.pairingState(p) !== 'claimed') throw err.conflict('change_not_pending', 'the pairing of this device change is no longer waiting');
+          store.decideChange(ch.id, 'approved', at, d.id, null);
+          x.enrol(p, a, { approvedBy: d.id, changeId: ch.id });
+        } else {
+          // The requesting session family stays signed in (it asked); every other session of the account ends.
+          if (ch.end_sessions === 1) ended = x.sessionStore.revokeAll(ch.sub, at, 'app-device-removed', ch.family_id);
+          store.decideChange(ch.id, 'approved', at, d.id, ended);
+          const target = store.getDevice(ch.target_id);
+          if (target && target.revoked_at === null) x.revokeDevice(target, a, 'device-change', { changeId: ch.id, decidedBy: d.id });
+        }
+        x.record(a, 'auth.app.device_change.approve', ch.target_id, { ...detail, endedSessions: ended });
+        return { state: 'approved' };
+      }
+      case 'revoke':
+        x.revokeDevice(d, actor(d, requestId), 'device');
+        return { state: 'revoked' };
+      case 'push':
+        store.setPushToken(d.id, c.token);
+        return { state: 'updated' };
+      case 'account': {
+        const account = x.accountStore.getAccount(d.sub);
+        if (!account || account.kind !== 'person') throw err.forbidden('device_revoked', 'the account of this device is gone');
+        return { account: { uid: account.login, displayName: account.display_name, mail: account.email ?? null }, device: { name: d.name, createdAt: iso(d.created_at) } };
+      }
+    }
+  }
+
+  return {
+    /** Verifies a device body and runs its command. */
+    handle(body: { proof: unknown; signature: string }, ip: string, requestId: string): Record<string, unknown> {
+      const parsed = DeviceProof.safeParse(body.proof);
+      if (!parsed.success) {
+        const i = parsed.error.issues[0]!;
+        throw err.bad('invalid_request', `proof${i.path.length ? '.' + i.path.join('.') : ''}: ${i.code === 'unrecognized_keys' ? `unknown key ${i.keys.map((k) => JSON.stringify(k)).join(', ')}` : i.message}`);
+      }
+      const proof = parsed.data;
+      if (proof.issuer !== x.issuer()) throw err.forbidden('wrong_issuer', 'the proof is for another instance (issuer)');
+      const device = store.getDevice(proof.deviceId);
+      if (!device) throw err.forbidden('device_unknown', 'no such device on this instance');
+      const at = x.now();
+      try {
+        checkProofTimes(proof, Math.floor(at / 1000));
+      } catch (e) {
+        throw err.bad('invalid_proof', (e as Error).message);
+      }
+      try {
+        verifyProofSignature(appDeviceProofMessage(proof), body.signature, JSON.parse(device.public_key) as DevicePublicKey);
+      } catch (e) {
+        if (e instanceof ProofError && e.code === 'signature_format') throw err.bad('invalid_signature', e.message);
+        throw err.forbidden('bad_signature', 'the signature does not verify with the device key');
+      }
+      if (device.revoked_at !== null) throw err.forbidden('device_revoked', 'this device was revoked');
+      return store.transaction(() => {
+        if (!store.useNonce(device.id, proof.jti, proof.expiresAt * 1000)) throw err.conflict('proof_replayed', 'this proof (jti) was already used: inspect state instead of retrying');
+        const fresh = store.getDevice(device.id)!;
+        if (fresh.revoked_at !== null) throw err.forbidden('device_revoked', 'this device was revoked');
+        const answer = run(fresh, proof.command, ip, requestId);
+        // Only a command that succeeded counts as a use (refused, replayed and revoked-device commands do not).
+        store.touchDevice(device.id, at);
+        return answer;
+      });
+    },
+  };
+}
+
+export type DeviceChannel = ReturnType<typeof createDeviceChannel>;

@@ -1,0 +1,216 @@
+/**
+ * Sign-in context for the authenticator (seed 001, `AppLoginContext`) and the sign-in history behind it.
+ *
+ * `compute` takes a snapshot when a browser starts an app-approval sign-in: browser and OS from the User-Agent,
+ * country / city / network operator from the optional GeoIP database, and — after the installation's 14-day
+ * introduction phase — what Hearth knows about this browser and this country for the account. The approval service
+ * stores the snapshot with the request and never recomputes it.
+ *
+ * History (`identity_signin_history`, `identity_signin_browsers`, migration `identity-009-signin-history`):
+ * - every successful sign-in (password, passkey, email link, reset link, app approval) is recorded by
+ *   `recordSuccessfulSignIn` with the SHA-256 of the browser's `hearth_browser` cookie and the country of the address
+ *   (never the address itself); rows older than 90 days are removed by `cleanup` (every minute);
+ * - per account and browser, the first and last successful sign-in (`knownSince` is the first one). The cookie lives
+ *   one year after the last sign-in (it is sent again with the same value on each sign-in), so a browser row is kept
+ *   until one year after its last sign-in; a cleared cookie is a new browser ("remembered period").
+ *
+ * Introduction phase: `history` is null until 14 days after the installation began collecting history: the later of
+ * the creation of the first account (setup) and the migration that created the history tables (an upgraded
+ * installation starts with an empty history). The start is stored once, in `identity_settings`
+ * (`signin_history.introduction_started_at`), when it is first needed and an account exists.
+ *
+ * `geoip_since` (`identity_settings` `login_context.geoip_since`): when a country database was first seen configured
+ * and readable; stored once, never moved.
+ *
+ * Level (computed here; the app shows it and never derives its own):
+ * - `warn`: a new country (`history.newCountry`) while the account has signed in from another known country in the
+ *   last 90 days — a sign-in from somewhere the account has not been lately;
+ * - `hint`: a browser Hearth does not know for the account (`knownSince` null), or a new country without any earlier
+ *   country to compare with (for example right after a GeoIP database was configured);
+ * - `info`: everything else, and always during the introduction phase (no claim is made then).
+ */
+import crypto from 'node:crypto';
+import type { Logger } from '../../core/logging/logger.ts';
+import type { Db, Migration } from '../../core/storage/platform-db.ts';
+import { NO_GEO, parseIp, type GeoIpReader } from './geoip.ts';
+import { parseUserAgent, type Browser, type OperatingSystem } from './user-agent.ts';
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/** No known/new claims during this long after the installation began collecting sign-ins. */
+export const INTRODUCTION_MS = 14 * DAY_MS;
+/** Countries count from successful sign-ins in this window; history rows are kept this long. */
+export const COUNTRY_WINDOW_MS = 90 * DAY_MS;
+/** A browser's row is kept this long after its last sign-in (the `hearth_browser` cookie's lifetime). */
+export const BROWSER_RETENTION_MS = 365 * DAY_MS;
+
+const SETTING_GEOIP_SINCE = 'login_context.geoip_since';
+const SETTING_HISTORY_STARTED = 'signin_history.started_at';
+const SETTING_INTRODUCTION = 'signin_history.introduction_started_at';
+
+export const loginContextMigrations: Migration[] = [
+  {
+    id: 'identity-009-signin-history',
+    up: (db) => {
+      db.exec(`
+        CREATE TABLE identity_signin_history (
+          id INTEGER PRIMARY KEY,
+          sub TEXT NOT NULL REFERENCES identity_accounts (sub) ON DELETE CASCADE,
+          browser_hash TEXT NOT NULL,        -- SHA-256 (hex) of the hearth_browser cookie value
+          country TEXT,                      -- ISO 3166-1 alpha-2 from GeoIP at sign-in, or NULL
+          at INTEGER NOT NULL                -- epoch ms
+        ) STRICT;
+        CREATE INDEX identity_signin_history_country ON identity_signin_history (sub, country, at);
+        CREATE INDEX identity_signin_history_at ON identity_signin_history (at);
+        CREATE TABLE identity_signin_browsers (
+          sub TEXT NOT NULL REFERENCES identity_accounts (sub) ON DELETE CASCADE,
+          browser_hash TEXT NOT NULL,
+          first_at INTEGER NOT NULL,         -- first successful sign-in of the account in this browser (knownSince)
+          last_at INTEGER NOT NULL,
+          PRIMARY KEY (sub, browser_hash)
+        ) STRICT, WITHOUT ROWID;
+        CREATE INDEX identity_signin_browsers_last ON identity_signin_browsers (last_at);
+      `);
+      const at = Date.now();
+      db.prepare('INSERT OR IGNORE INTO identity_settings (name, value, updated_at) VALUES (?, ?, ?)').run(SETTING_HISTORY_STARTED, JSON.stringify(at), at);
+    },
+  },
+];
+
+/** The shared schema (one source of truth with the SDK): server/identity/approval/contracts.ts. */
+export { AppLoginContextSchema } from './contracts.ts';
+
+export interface AppLoginContext {
+  level: 'info' | 'hint' | 'warn';
+  browser: Browser;
+  os: OperatingSystem;
+  country: string | null;
+  city: string | null;
+  network: string | null;
+  history: { knownSince: string | null; newCountry: boolean; countriesSince: string | null } | null;
+}
+
+export const browserHash = (browserId: string) => crypto.hash('sha256', browserId, 'hex');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Same full IPv4 address (an IPv4-mapped IPv6 address counts as IPv4) or same IPv6 /64; false for anything else. */
+export function sameNetwork(ipA: string, ipB: string): boolean {
+  const a = parseIp(ipA);
+  const b = parseIp(ipB);
+  if (!a || !b || a.version !== b.version) return false;
+  const n = a.version === 4 ? 4 : 8;
+  for (let i = 0; i < n; i++) if (a.bytes[i] !== b.bytes[i]) return false;
+  return true;
+}
+
+export function createLoginContext(deps: { db: Db; geoip: GeoIpReader | null; now?: () => number; logger?: Logger }) {
+  const { db, geoip } = deps;
+  const now = deps.now ?? Date.now;
+
+  const q = {
+    getSetting: db.prepare('SELECT value FROM identity_settings WHERE name = ?').pluck(),
+    putSettingOnce: db.prepare('INSERT OR IGNORE INTO identity_settings (name, value, updated_at) VALUES (?, ?, ?)'),
+    firstPerson: db.prepare("SELECT min(created_at) FROM identity_accounts WHERE kind = 'person'").pluck(),
+    browser: db.prepare('SELECT first_at FROM identity_signin_browsers WHERE sub = ? AND browser_hash = ?').pluck(),
+    countrySeen: db.prepare('SELECT 1 FROM identity_signin_history WHERE sub = ? AND country = ? AND at >= ? LIMIT 1').pluck(),
+    otherCountrySeen: db.prepare('SELECT 1 FROM identity_signin_history WHERE sub = ? AND country IS NOT NULL AND country <> ? AND at >= ? LIMIT 1').pluck(),
+    insertHistory: db.prepare('INSERT INTO identity_signin_history (sub, browser_hash, country, at) VALUES (?, ?, ?, ?)'),
+    upsertBrowser: db.prepare(`INSERT INTO identity_signin_browsers (sub, browser_hash, first_at, last_at) VALUES (@sub, @hash, @at, @at)
+      ON CONFLICT (sub, browser_hash) DO UPDATE SET first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)`),
+    pruneHistory: db.prepare('DELETE FROM identity_signin_history WHERE at < ?'),
+    pruneBrowsers: db.prepare('DELETE FROM identity_signin_browsers WHERE last_at < ?'),
+  };
+
+  const readNumber = (name: string): number | null => {
+    const raw = q.getSetting.get(name) as string | undefined;
+    if (raw === undefined) return null;
+    try {
+      const v = JSON.parse(raw) as unknown;
+      return typeof v === 'number' && Number.isFinite(v) ? v : null;
+    } catch {
+      return null;
+    }
+  };
+  const storeOnce = (name: string, value: number) => {
+    q.putSettingOnce.run(name, JSON.stringify(value), now());
+    return readNumber(name);
+  };
+
+  /** `geoip_since`: stored the first time a country database is seen readable. */
+  function geoipSince(): number | null {
+    const stored = readNumber(SETTING_GEOIP_SINCE);
+    if (stored !== null) return stored;
+    return geoip?.hasCountries() ? storeOnce(SETTING_GEOIP_SINCE, now()) : null;
+  }
+
+  /** Start of the introduction phase, or null while no account exists (then the phase has not even begun). */
+  function introductionStart(): number | null {
+    const stored = readNumber(SETTING_INTRODUCTION);
+    if (stored !== null) return stored;
+    const first = q.firstPerson.get() as number | null;
+    if (first === null) return null;
+    return storeOnce(SETTING_INTRODUCTION, Math.max(first, readNumber(SETTING_HISTORY_STARTED) ?? first));
+  }
+
+  // A database readable at start-up sets geoip_since now.
+  geoipSince();
+
+  return {
+    /** The sign-in context of a browser's app-approval request (a snapshot: the caller stores it). */
+    compute(input: { sub: string; userAgent: string; ip: string; browserId: string | null; at: number }): AppLoginContext {
+      const { browser, os } = parseUserAgent(input.userAgent);
+      // GeoIP is optional: a broken database never fails the sign-in, it only yields null country, city and network.
+      let geo = NO_GEO;
+      try {
+        geo = geoip?.lookup(input.ip) ?? NO_GEO;
+      } catch (e) {
+        deps.logger?.warn({ err: (e as Error).message }, 'GeoIP lookup failed; the sign-in context has no country, city or network');
+      }
+      const since = geoipSince();
+      const intro = introductionStart();
+      let history: AppLoginContext['history'] = null;
+      let level: AppLoginContext['level'] = 'info';
+      if (intro !== null && input.at >= intro + INTRODUCTION_MS) {
+        const windowStart = input.at - COUNTRY_WINDOW_MS;
+        const first = input.browserId ? (q.browser.get(input.sub, browserHash(input.browserId)) as number | undefined) : undefined;
+        const newCountry = geo.country !== null && since !== null && q.countrySeen.get(input.sub, geo.country, windowStart) === undefined;
+        history = {
+          knownSince: first === undefined ? null : iso(first),
+          newCountry,
+          countriesSince: since !== null && input.at - since < COUNTRY_WINDOW_MS ? iso(since) : null,
+        };
+        if (newCountry && q.otherCountrySeen.get(input.sub, geo.country, windowStart) !== undefined) level = 'warn';
+        else if (newCountry || history.knownSince === null) level = 'hint';
+      }
+      return { level, browser, os, country: geo.country, city: geo.city, network: geo.network, history };
+    },
+
+    sameNetwork,
+
+    /** Records a successful sign-in (country of the address, browser); called for every sign-in method. */
+    recordSuccessfulSignIn(input: { sub: string; browserId: string; ip: string; at: number }): void {
+      geoipSince();
+      const country = geoip?.lookup(input.ip).country ?? null;
+      const hash = browserHash(input.browserId);
+      db.transaction(() => {
+        q.insertHistory.run(input.sub, hash, country, input.at);
+        q.upsertBrowser.run({ sub: input.sub, hash, at: input.at });
+      })();
+      introductionStart();
+    },
+
+    /** Removes history older than 90 days and browsers unused for a year; returns how many rows went. */
+    cleanup(at = now()): { history: number; browsers: number } {
+      const history = q.pruneHistory.run(at - COUNTRY_WINDOW_MS).changes;
+      const browsers = q.pruneBrowsers.run(at - BROWSER_RETENTION_MS).changes;
+      if (history + browsers > 0) deps.logger?.debug({ history, browsers }, 'sign-in history pruned');
+      return { history, browsers };
+    },
+
+    /** `geoip_since` as stored (epoch ms), or null. */
+    geoipSince,
+    /** Start of the 14-day introduction phase (epoch ms), or null while no account exists. */
+    introductionStart,
+  };
+}
+
+export type LoginContextService = ReturnType<typeof createLoginContext>;

@@ -1,0 +1,156 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { ScriptedAuthenticator, pairDevice, signIn } from '../../helpers/authenticator.ts';
+
+/**
+ * `hearth login --user` against the real server: the CLI requests a device authorization with `login_hint` and
+ * polls, while the scripted authenticator (a real P-256 key, signed device commands) approves or denies in its inbox.
+ */
+const repo = path.resolve(import.meta.dirname, '../../..');
+/** Each sign-in waits for at least one polling interval (5 s) of the real CLI. */
+const SLOW = 120_000;
+const PASSWORD = 'correct horse battery';
+const SCOPE = 'openid profile email offline_access read write admin';
+
+interface Run {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  done: Promise<number>;
+}
+const dirs: string[] = [tempDir('hearth-cli-cwd-')];
+function start(args: string[], configDir: string): Run {
+  const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), ...args], {
+    cwd: dirs[0]!,
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HEARTH_CONFIG_DIR: configDir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (c) => (stdout += c));
+  child.stderr!.on('data', (c) => (stderr += c));
+  const done = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? -1 : -2))));
+  return { child, stdout: () => stdout, stderr: () => stderr, done };
+}
+async function hearth(args: string[], configDir: string) {
+  const r = start(args, configDir);
+  const code = await r.done;
+  return { code, stdout: r.stdout(), stderr: r.stderr() };
+}
+const configDir = () => {
+  const d = tempDir('hearth-config-');
+  dirs.push(d);
+  return path.join(d, 'hearth');
+};
+
+/** Waits for the comparison code the CLI prints. */
+async function comparisonCode(r: Run): Promise<string> {
+  for (let i = 0; i < 400; i++) {
+    const m = /Approve the sign-in in your authenticator app; compare the code (\d{6})\n/.exec(r.stderr());
+    if (m) return m[1]!;
+    if (r.child.exitCode !== null) throw new Error(`hearth login --user exited early: ${r.stderr()}`);
+    await new Promise((res) => setTimeout(res, 25));
+  }
+  throw new Error(`no comparison code: ${r.stderr()}`);
+}
+
+let s: TestServer;
+let phone: ScriptedAuthenticator;
+let aliceSub: string;
+
+async function decideInApp(code: string, decision: 'approve' | 'deny') {
+  const inbox = await phone.command({ operation: 'inbox', accept: ['terminal-logins'] });
+  expect(inbox.status).toBe(200);
+  const e = (inbox.body.logins as Array<Record<string, any>>).find((l) => l.comparison === code)!;
+  expect(e.terminal).toMatchObject({ client: { id: 'hearth-cli' }, scopes: SCOPE.split(' '), lifetimeSeconds: 7 * 86400 });
+  const r = await phone.command({ operation: 'decide', requestId: e.requestId, challenge: e.challenge, comparison: e.comparison, decision });
+  expect(r.status, JSON.stringify(r.body)).toBe(200);
+}
+
+beforeAll(async () => {
+  // The approval protocol is disabled without an authenticator origin (503 approval_disabled).
+  s = await startTestServer({ authenticatorOrigin: 'https://auth.example.test' });
+  const setup = await fetch(`${s.url}/api/setup`, {
+    method: 'POST', headers: { 'content-type': 'application/json', origin: s.url }, body: JSON.stringify({ login: 'root', password: PASSWORD }),
+  });
+  expect(setup.status).toBe(201);
+  const created = await s.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'alice', email: 'alice@example.test' } });
+  expect(created.status).toBe(201);
+  aliceSub = (await created.json()).sub;
+  const pw = await s.api(`/api/admin/core/accounts/${aliceSub}/password`, { method: 'PUT', json: { password: PASSWORD } });
+  expect(pw.status).toBe(204);
+  phone = await pairDevice(s, await signIn(s, 'alice', PASSWORD), 'Alice phone');
+}, SLOW);
+afterAll(async () => {
+  await s.stop();
+  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+});
+
+describe('hearth login --user', () => {
+  it('prints the code, client and scopes, polls while the app approves, stores the sign-in; whoami shows the account', async () => {
+    const dir = configDir();
+    const r = start(['login', '--user', 'alice', '--url', s.url], dir);
+    const code = await comparisonCode(r);
+    expect(r.stderr()).toContain(`  client: hearth-cli\n  scopes: ${SCOPE}\n`);
+    await decideInApp(code, 'approve');
+    expect(await r.done, r.stderr()).toBe(0);
+    expect(r.stdout()).toBe(`Signed in to ${s.url} as alice\n`);
+
+    const entry = JSON.parse(fs.readFileSync(path.join(dir, 'credentials.json'), 'utf8')).servers[s.url];
+    expect(entry).toMatchObject({ issuer: s.url, clientId: 'hearth-cli', scope: SCOPE, account: { sub: aliceSub, login: 'alice' } });
+    expect(entry.refreshToken).toMatch(/^hrt_/);
+    expect(fs.statSync(path.join(dir, 'credentials.json')).mode & 0o777).toBe(0o600);
+    // the refresh grant of a terminal sign-in is capped at seven days
+    const fam = s.services.platformDb.prepare('SELECT * FROM oauth_refresh_families WHERE sub = ? ORDER BY created_at DESC').get(aliceSub) as Record<string, number>;
+    expect(fam.expires_at - fam.created_at).toBe(7 * 86400_000);
+
+    const who = await hearth(['whoami', '--url', s.url], dir);
+    expect(who.code, who.stderr).toBe(0);
+    expect(who.stdout).toMatch(new RegExp(`^account:\\s+alice \\(${aliceSub}\\)$`, 'm'));
+    // the stored sign-in works against the API
+    const me = await fetch(`${s.url}/api/auth/whoami`, { headers: { authorization: `Bearer ${entry.accessToken}` } });
+    expect(me.status).toBe(200);
+  }, SLOW);
+
+  it('a denial in the app ends with a one-line error and exit status 3; nothing is stored', async () => {
+    const dir = configDir();
+    const r = start(['login', '--user', 'alice@example.test', '--url', s.url], dir);
+    await decideInApp(await comparisonCode(r), 'deny');
+    expect(await r.done).toBe(3);
+    expect(r.stderr().trim().split('\n').at(-1)).toBe('hearth: the sign-in was denied in the authenticator app');
+    expect(fs.existsSync(path.join(dir, 'credentials.json'))).toBe(false);
+  }, SLOW);
+
+  it('an expired request ends with exit status 4', async () => {
+    const dir = configDir();
+    const r = start(['login', '--user', 'alice', '--url', s.url], dir);
+    await comparisonCode(r);
+    // no injectable clock: the request's expiry is moved into the past in the stored rows
+    const rows = s.services.platformDb.prepare("UPDATE oauth_device_authorizations SET expires_at = ? WHERE state = 'pending' AND mode = 'app'").run(Date.now() - 1);
+    expect(rows.changes).toBe(1);
+    expect(await r.done).toBe(4);
+    expect(r.stderr().trim().split('\n').at(-1)).toBe('hearth: the sign-in request expired before it was approved: run `hearth login --user` again');
+  }, SLOW);
+
+  it('Ctrl-C stops the waiting with exit status 130', async () => {
+    const dir = configDir();
+    const r = start(['login', '--user', 'alice', '--url', s.url], dir);
+    await comparisonCode(r);
+    r.child.kill('SIGINT');
+    expect(await r.done).toBe(130);
+    expect(r.stderr().trim().split('\n').at(-1)).toBe('hearth: sign-in stopped (Ctrl-C)');
+    expect(fs.existsSync(path.join(dir, 'credentials.json'))).toBe(false);
+  }, SLOW);
+
+  it('refusals of the server are one line with exit status 1', async () => {
+    const r = await hearth(['login', '--user', ' ', '--url', s.url], configDir());
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe('hearth: --user needs a login name or email address\n');
+    const long = await hearth(['login', '--user', `${'x'.repeat(300)}`, '--url', s.url], configDir());
+    expect(long.code).toBe(1);
+    expect(long.stderr).toMatch(/^hearth: the server refused the terminal sign-in: login_hint must be .* \(invalid_request\)\n$/);
+  }, SLOW);
+});
