@@ -1,0 +1,28 @@
+/**
+ * `<sdk>/browser/app-approval`: the browser SDK of `hearth-app-approval-v1` for authenticator apps (seed 001, "Client
+ * SDK surface"), and the app's local vault. See docs/sdk/app-approval.md.
+ *
+ *   import { appApproval, appPairingLink, APP_APPROVAL_ACCEPT } from '.../ui/sdk/app-approval/index.ts';
+ *   const pairing = appApproval.parsePairingLink(location.href, location.origin);
+ *   const client = await appApproval.connect({ issuer: pairing.issuer, authenticatorOrigin: location.origin });
+ *   const key = await appApproval.createKey();   // persist it (IndexedDB) before claiming
+ *   const { deviceId, comparison } = await client.claim(pairing, key, 'My phone');
+ */
+import { connect, createKey, parsePairingLink } from './client.ts';
+import { vault } from './vault.ts';
+
+export * from './contracts.ts';
+export {
+  AppAccountResult, AppApprovalClient, AppApprovalInfo, AppClaimResult, AppDecisionResult, AppDeviceChange, AppInboxResponse, AppLoginContext,
+  AppLoginRequest, AppPairingResult, AppPendingResponse, AppTerminalLogin, connect, createKey, parsePairingLink,
+  type AcceptOption, type AppApprovalDecision, type AppDeviceBinding, type ConnectOptions,
+} from './client.ts';
+export { APP_APPROVAL_ERROR_CODES, AppApprovalClientError, type AppApprovalErrorCode } from './errors.ts';
+export {
+  VAULT_PIN_KDF, VAULT_VERSION, VAULT_WRAP_INFO, vault, type VaultSession,
+  type VaultCapability, type VaultConfig, type VaultLocalMethod, type VaultMethod, type VaultMethodType, type VaultPasskeyMethod,
+  type VaultPinMethod, type VaultRecordBlob,
+} from './vault.ts';
+
+/** The SDK's entry object, as the seed names it. */
+export const appApproval = Object.freeze({ parsePairingLink, connect, createKey, vault });
