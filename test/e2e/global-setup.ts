@@ -7,6 +7,8 @@ import { fileURLToPath } from 'node:url';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const READY = /^Hearth (\S+) listening on (http:\/\/\S+)\s*$/m;
+/** The reference authenticator web app's own listener (`--authenticator-port 0`), printed by `serve`. */
+const AUTHENTICATOR = /^Authenticator app on (http:\/\/\S+)\s*$/m;
 const READY_TIMEOUT_MS = 30_000;
 
 /** Shared with global-teardown.ts: both run in the Playwright runner process. */
@@ -16,7 +18,10 @@ export interface E2eServer {
 }
 export const SERVER_KEY = Symbol.for('hearth.e2e.server');
 
-/** Starts the real Hearth server (port 0, fresh data folder, random admin token) for the UI tests. */
+/**
+ * Starts the real Hearth server (port 0, fresh data folder, random admin token) for the UI tests, with the reference
+ * authenticator web app on a second free port (its own origin, `http://localhost:<port>`).
+ */
 export default async function globalSetup(): Promise<void> {
   const index = path.join(repoRoot, 'ui/dist/index.html');
   if (!fs.existsSync(index)) {
@@ -25,7 +30,7 @@ export default async function globalSetup(): Promise<void> {
 
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-'));
   const token = `e2e-admin-${crypto.randomBytes(24).toString('hex')}`;
-  const child = spawn(process.execPath, ['bin/hearth.mjs', 'serve', '--port', '0', '--data', dataDir, '--log-level', 'warn'], {
+  const child = spawn(process.execPath, ['bin/hearth.mjs', 'serve', '--port', '0', '--authenticator-port', '0', '--data', dataDir, '--log-level', 'warn'], {
     cwd: repoRoot,
     env: { ...process.env, HEARTH_ADMIN_TOKEN: token },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -39,7 +44,7 @@ export default async function globalSetup(): Promise<void> {
     process.stderr.write(`[hearth] ${chunk}`);
   });
 
-  const url = await new Promise<string>((resolve, reject) => {
+  const [url, authenticatorUrl] = await new Promise<[string, string]>((resolve, reject) => {
     let stdout = '';
     const timer = setTimeout(() => fail(new Error(`Hearth did not report "listening" within ${READY_TIMEOUT_MS / 1000} s.\nstdout: ${stdout}\nstderr: ${stderr}`)), READY_TIMEOUT_MS);
     const onExit = (code: number | null, signal: string | null) =>
@@ -57,15 +62,17 @@ export default async function globalSetup(): Promise<void> {
     child.stdout!.on('data', (chunk: string) => {
       stdout += chunk;
       const m = READY.exec(stdout);
-      if (m) {
+      const a = AUTHENTICATOR.exec(stdout);
+      if (m && a) {
         clearTimeout(timer);
         child.off('exit', onExit);
-        resolve(m[2]!);
+        resolve([m[2]!, a[1]!]);
       }
     });
   });
 
   process.env.HEARTH_E2E_URL = url;
+  process.env.HEARTH_E2E_AUTHENTICATOR_URL = authenticatorUrl;
   process.env.HEARTH_E2E_TOKEN = token;
   process.env.HEARTH_E2E_DATA = dataDir;
 }

@@ -1,0 +1,176 @@
+/**
+ * The browser side of the authenticator-approval protocol (server/identity/approval/approval.routes.ts, base
+ * `/api/auth/app-approval/v1`): pairing a phone, the account's devices, device changes, and signing in with the app.
+ * Every call is same-origin, so the browser adds the exact platform `Origin` the server requires on writes. The
+ * administrator's view of another account's devices lives under `/api/admin/core/users/:id/app-devices`.
+ */
+import { request } from './client.ts';
+
+export const APP_APPROVAL_BASE = '/api/auth/app-approval/v1';
+const enc = encodeURIComponent;
+
+/** Times arrive as ISO strings or epoch numbers (seconds or milliseconds): one Date for the UI. */
+export function toDate(v: string | number | null | undefined): Date | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'number') return new Date(v < 1e12 ? v * 1000 : v);
+  const d = new Date(v);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+export interface AppApprovalInfo {
+  protocol: string;
+  issuer: string;
+  api: string;
+  appOrigin: string | null;
+  algorithm: string;
+  features?: string[];
+  /** False when the server has the protocol disabled (no authenticator origin): every other endpoint answers 503. */
+  enabled?: boolean;
+}
+
+export function appApprovalInfo(): Promise<AppApprovalInfo> {
+  return request(`${APP_APPROVAL_BASE}/info`, { token: null, signOutOn401: false });
+}
+
+let enabledOnce: Promise<boolean> | null = null;
+/** Whether the phone features are offered (`/info.enabled`); asked once per page load. A failed call counts as on. */
+export function appApprovalEnabled(): Promise<boolean> {
+  enabledOnce ??= appApprovalInfo().then(
+    (i) => i.enabled !== false,
+    () => true,
+  );
+  return enabledOnce;
+}
+
+// --- pairing
+
+/** The pairing start response: also the payload of the pairing link. */
+export interface PairingStart {
+  protocol: string;
+  issuer: string;
+  pairingId: string;
+  secret: string;
+  expiresAt: string | number;
+}
+
+export type ApprovalState = 'pending' | 'approved' | 'denied' | 'cancelled' | 'expired';
+export interface Approval {
+  state: ApprovalState;
+  expiresAt: string | number;
+}
+
+export interface PairingStatus {
+  state: string;
+  approval: Approval | null;
+  expiresAt?: string | number;
+  deviceId?: string | null;
+  deviceName?: string | null;
+  [key: string]: unknown;
+}
+
+/**
+ * `{origin}/#pairing=<percent-encoded JSON>`: the link the phone opens (seed "Pairing link payload"); the payload is
+ * the start response as the server sent it. The same format as `appPairingLink` of the protocol's contracts module
+ * (server/identity/approval/contracts.ts; a test holds them equal), written out here because importing that module
+ * would bring zod into the admin UI bundle for one line.
+ */
+export function pairingLink(authenticatorOrigin: string, payload: PairingStart): string {
+  return `${authenticatorOrigin.replace(/\/+$/, '')}/#pairing=${encodeURIComponent(JSON.stringify(payload))}`;
+}
+
+export function startPairing(userId?: string): Promise<PairingStart> {
+  return request(`${APP_APPROVAL_BASE}/manage/pairings/start`, { method: 'POST', json: userId ? { userId } : {}, token: null, signOutOn401: false });
+}
+
+export function pairingStatus(pairingId: string, signal?: AbortSignal): Promise<PairingStatus> {
+  return request(`${APP_APPROVAL_BASE}/manage/pairings/status`, { method: 'POST', json: { pairingId }, token: null, signOutOn401: false, signal });
+}
+
+export function confirmPairing(pairingId: string, comparison: string): Promise<{ deviceId: string; approval: Approval | null }> {
+  return request(`${APP_APPROVAL_BASE}/manage/pairings/confirm`, { method: 'POST', json: { pairingId, comparison }, token: null, signOutOn401: false });
+}
+
+export function cancelPairing(pairingId: string): Promise<unknown> {
+  return request(`${APP_APPROVAL_BASE}/manage/pairings/cancel`, { method: 'POST', json: { pairingId }, token: null, signOutOn401: false });
+}
+
+// --- devices
+
+export interface AppDevice {
+  id: string;
+  name: string;
+  createdAt: string | number;
+  lastUsedAt: string | number | null;
+  revokedAt: string | number | null;
+  assisted: boolean;
+}
+
+export function listDevices(after?: string | null): Promise<{ items: AppDevice[]; nextCursor: string | null }> {
+  return request(`${APP_APPROVAL_BASE}/manage/devices`, { query: { after: after ?? undefined }, token: null, signOutOn401: false });
+}
+
+export function renameDevice(deviceId: string, name: string): Promise<unknown> {
+  return request(`${APP_APPROVAL_BASE}/manage/devices/update`, { method: 'POST', json: { operation: 'rename', deviceId, name }, token: null, signOutOn401: false });
+}
+
+export function revokeDevice(deviceId: string): Promise<unknown> {
+  return request(`${APP_APPROVAL_BASE}/manage/devices/update`, { method: 'POST', json: { operation: 'revoke', deviceId }, token: null, signOutOn401: false });
+}
+
+export interface DeviceChangeStatus {
+  changeId: string;
+  state: string;
+  expiresAt: string | number;
+}
+
+/**
+ * Asks a paired device to approve removing `deviceId`; when the account has no other opted-in device the server
+ * removes it at once (recent sign-in) and answers `{changeId: null, state: 'revoked'}`.
+ */
+export function startDeviceRemoval(deviceId: string, endSessions: boolean): Promise<DeviceChangeStatus | { changeId: null; state: 'revoked'; deviceId: string }> {
+  return request(`${APP_APPROVAL_BASE}/manage/device-changes/start`, { method: 'POST', json: { deviceId, endSessions }, token: null, signOutOn401: false });
+}
+
+export function deviceChangeStatus(changeId: string): Promise<DeviceChangeStatus> {
+  return request(`${APP_APPROVAL_BASE}/manage/device-changes/status`, { method: 'POST', json: { changeId }, token: null, signOutOn401: false });
+}
+
+export function cancelDeviceChange(changeId: string): Promise<void> {
+  return request(`${APP_APPROVAL_BASE}/manage/device-changes/cancel`, { method: 'POST', json: { changeId }, token: null, signOutOn401: false });
+}
+
+// --- administration (another account's devices)
+
+export function listUserDevices(userId: string): Promise<{ items: AppDevice[]; nextCursor?: string | null }> {
+  return request(`/api/admin/core/users/${enc(userId)}/app-devices`);
+}
+
+export function adminRevokeDevice(userId: string, deviceId: string): Promise<unknown> {
+  return request(`/api/admin/core/users/${enc(userId)}/app-devices/${enc(deviceId)}/revoke`, { method: 'POST', json: {} });
+}
+
+// --- browser sign-in with the app
+
+export type LoginCategory = 'login' | 'guest' | 'freeipa';
+
+export interface LoginStart {
+  requestId: string;
+  browserSecret: string;
+  comparison: string;
+  expiresAt: string | number;
+  pollAfterSeconds: number;
+}
+
+export type LoginState = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired';
+
+export function startAppLogin(identifier: string, category: LoginCategory): Promise<LoginStart> {
+  return request(`${APP_APPROVAL_BASE}/login/start`, { method: 'POST', json: { identifier, category }, token: null, signOutOn401: false });
+}
+
+export function appLoginStatus(requestId: string, browserSecret: string, signal?: AbortSignal): Promise<{ state: LoginState; [key: string]: unknown }> {
+  return request(`${APP_APPROVAL_BASE}/login/status`, { method: 'POST', json: { requestId, browserSecret }, token: null, signOutOn401: false, signal });
+}
+
+export function completeAppLogin(requestId: string, browserSecret: string): Promise<void> {
+  return request(`${APP_APPROVAL_BASE}/login/complete`, { method: 'POST', json: { requestId, browserSecret }, token: null, signOutOn401: false });
+}
