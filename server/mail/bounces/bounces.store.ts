@@ -17,15 +17,14 @@ export function createBounceStore(db: Db) {
   const progress = db.prepare(`UPDATE mail_profiles SET imap_uidvalidity = @uidvalidity, imap_cursor = @cursor WHERE ${guard}`);
   const status = db.prepare(`UPDATE mail_profiles SET bounces_checked_at = @at, bounces_error = @error WHERE ${guard}`);
   const byMessageId = db.prepare('SELECT id, recipients, failures, status FROM mail_messages WHERE message_id = ? COLLATE NOCASE');
-  const byId = db.prepare('SELECT id, recipients, failures, status FROM mail_messages WHERE id = ?');
   const applyBounce = db.prepare("UPDATE mail_messages SET status = 'bounced', failures = @failures, updated_at = @now WHERE id = @id AND status IN ('sent', 'bounced')");
   return {
     enabled: () => enabled.all() as ProfileRow[],
     saveProgress: (m: MailboxIdentity, uidvalidity: string | null, cursor: number | null) => progress.run({ ...m, uidvalidity, cursor }).changes > 0,
     saveStatus: (m: MailboxIdentity, at: number, error: string | null) => status.run({ ...m, at, error }).changes > 0,
-    findMessage(messageId: string | null, envelopeId: string | null) {
-      type Row = { id: string; recipients: string; failures: string; status: string };
-      return ((messageId ? byMessageId.get(messageId) : undefined) ?? (envelopeId ? byId.get(envelopeId) : undefined)) as Row | undefined;
+    /** The send-log row of a report, by the Message-ID fixed at acceptance (case-insensitive). */
+    findMessage(messageId: string) {
+      return byMessageId.get(messageId) as { id: string; recipients: string; failures: string; status: string } | undefined;
     },
     applyBounce: (id: string, failures: string, now: number) => applyBounce.run({ id, failures, now }).changes > 0,
   };

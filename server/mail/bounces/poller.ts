@@ -188,8 +188,14 @@ export function createBouncePoller(deps: {
     const messageId = headerValue(headers, 'Message-ID');
     if (!messageId) return;
     try {
-      const row = store.findMessage(messageId, null);
+      const row = store.findMessage(messageId);
       if (!row || (row.status !== 'sent' && row.status !== 'bounced')) return;
+      // Hearth sends with ENVID = the send-log ID: a report whose Original-Envelope-Id names another record (a
+      // forwarded or forged report quoting someone else's Message-ID) is not applied.
+      if (ds.envelopeId !== null && ds.envelopeId !== row.id) {
+        logger.warn({ messageId: row.id }, 'bounce collection: report skipped: its Original-Envelope-Id names another message');
+        return;
+      }
       const rcpt = JSON.parse(row.recipients) as { to: string[]; cc: string[]; bcc: string[] };
       const stored = [...rcpt.to, ...rcpt.cc, ...rcpt.bcc];
       const failures = JSON.parse(row.failures) as Array<{ recipient: string; reason: string; kind: string }>;

@@ -117,6 +117,19 @@ d('bounce collection (dovecot)', () => {
     expect(cursor().imap_cursor).toBe(7);
   });
 
+  it('a report whose Original-Envelope-Id names another message is skipped; a matching one applies', async () => {
+    const m3 = await call(s, 'POST', '/api/mail/send', { to: ['dan@example.test'], subject: 'three', text: 'x' }, 202, app);
+    const m4 = await call(s, 'POST', '/api/mail/send', { to: ['erin@example.test'], subject: 'four', text: 'x' }, 202, app);
+    await waitMessage(s, m3.id, (m) => m.status === 'sent');
+    await waitMessage(s, m4.id, (m) => m.status === 'sent');
+    // m3's Message-ID with m4's envelope ID (Hearth's ENVID is the send-log ID): not applied to either.
+    await dove.append(FOLDER, dsnReport({ messageId: m3.messageId, envelopeId: m4.id, recipients: [{ final: 'rfc822; dan@example.test', action: 'failed', diag: 'smtp; 550 forged' }] }));
+    await dove.append(FOLDER, dsnReport({ messageId: m4.messageId, envelopeId: m4.id, recipients: [{ final: 'rfc822; erin@example.test', action: 'failed', diag: 'smtp; 550 gone' }] }));
+    expect(await s.mail.checkBounces()).toEqual({ main: null });
+    expect((await call(s, 'GET', `${M}/messages/${m3.id}`)).status).toBe('sent');
+    expect(await call(s, 'GET', `${M}/messages/${m4.id}`)).toMatchObject({ status: 'bounced', failures: [{ recipient: 'erin@example.test', reason: 'smtp; 550 gone', kind: 'bounced' }] });
+  });
+
   it('at most the configured number of messages per profile and run, oldest first; servers without ESEARCH use UID windows', async () => {
     const plain = await startDovecot({ noEsearch: true });
     const limited = await startMailServer({ mail: { bounces: { tls: { ca: selfSigned().cert }, intervalMs: 3600_000, perProfile: 2, windowSize: 2 } } });
