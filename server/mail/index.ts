@@ -1,7 +1,7 @@
 /**
  * Outgoing mail (seed 002). Other domains use only this file: sender profiles, application access, the send log,
- * the immediate and bulk delivery lanes, recovery and retention. Bounce collection (IMAP) is configured on profiles
- * but not polled yet.
+ * the immediate and bulk delivery lanes, recovery and retention, bounce collection (IMAP), and the settled-status
+ * topic (message-ID wake-ups behind `?wait=` on the message reads).
  */
 import type { z } from 'zod';
 import type { Api } from '../core/http/api.ts';
@@ -31,6 +31,8 @@ import type { SmtpOptions } from './delivery/smtp.ts';
 import { createSettingsStore } from './retention/retention.store.ts';
 import { createRetentionService, type RetentionOptions } from './retention/retention.service.ts';
 import { registerRetentionRoutes } from './retention/retention.routes.ts';
+import { createSettledStore } from './settled/settled.store.ts';
+import { createSettledTopic, type SettledOptions } from './settled/settled.service.ts';
 import { createBounceStore } from './bounces/bounces.store.ts';
 import { createBouncePoller, type BounceOptions } from './bounces/poller.ts';
 
@@ -38,6 +40,7 @@ export { mailMigrations };
 export type { MailClock } from './clock.ts';
 export type { MailAppDirectory, MailApplication } from './apps/apps.service.ts';
 export type { DeliveryOptions } from './delivery/lanes.ts';
+export type { SettledOptions } from './settled/settled.service.ts';
 
 /** Knobs for tests and operators; every field has a production default. */
 export interface MailOptions {
@@ -46,6 +49,8 @@ export interface MailOptions {
   attachmentStoreLimit?: number;
   delivery?: Partial<DeliveryOptions>;
   retention?: Partial<RetentionOptions>;
+  /** The settled-status topic: tail interval (1 s), retention (five minutes), trim batches. */
+  settled?: Partial<SettledOptions>;
   /** Extra TLS options for SMTP connections (tests trust a self-signed peer with `ca`). */
   smtp?: SmtpOptions;
   bounces?: Partial<BounceOptions> & { tls?: import('node:tls').ConnectionOptions };
@@ -79,20 +84,26 @@ export function createMailService(deps: MailDeps) {
   const directory = o.directory ?? createTokenAppDirectory(appStore);
   const apps = createAppsService({ store: appStore, profiles: profileStore, tokens: deps.tokens, directory, audit: deps.audit, clock });
 
+  const settled = createSettledTopic({ store: createSettledStore(deps.platformDb), clock, logger: deps.logger.child({ part: 'settled' }), options: o.settled });
+
   // The delivery engine is created below; the hooks reach it lazily.
   let delivery: ReturnType<typeof createDelivery> | null = null;
   const log = createLogService({
     store: logStore, profiles: profileStore, apps, attachments, audit: deps.audit, clock,
     onAccepted: (lane) => delivery?.wake(lane),
+    onSettled: () => settled.poke(),
   });
   const profiles = createProfilesService({
     store: profileStore, box, audit: deps.audit, clock, appName, smtp: o.smtp,
     onProfileRemoved: (key) => log.cancelQueuedOfProfile(key, 'profile_removed'),
-    afterProfileRemoved: (ids) => delivery?.release(ids),
+    afterProfileRemoved: (ids) => {
+      if (ids.length) settled.poke();
+      delivery?.release(ids);
+    },
   });
   delivery = createDelivery({
     log: logStore, profileStore, profiles, appStore, directory, attachments, clock, logger: deps.logger.child({ part: 'delivery' }),
-    smtp: o.smtp, options: o.delivery, onAttempt: o.onAttempt,
+    smtp: o.smtp, options: o.delivery, onAttempt: o.onAttempt, settled,
   });
   const retention = createRetentionService({
     settings: createSettingsStore(deps.platformDb), log: logStore, attachments, audit: deps.audit, clock, logger: deps.logger.child({ part: 'retention' }), options: o.retention,
@@ -107,7 +118,7 @@ export function createMailService(deps: MailDeps) {
     registerRoutes(api: Api): void {
       registerProfileRoutes(api, profiles);
       registerAppRoutes(api, apps);
-      registerLogRoutes(api, { log, apps, profiles: profileStore, release });
+      registerLogRoutes(api, { log, apps, profiles: profileStore, release, settled });
       registerRetentionRoutes(api, retention);
     },
     /** Starts delivery (recovery runs first) and the daily retention job. */
@@ -117,6 +128,7 @@ export function createMailService(deps: MailDeps) {
       bounces.start();
     },
     async close(): Promise<void> {
+      settled.close();
       retention.close();
       await bounces.close();
       await delivery!.close();
@@ -152,6 +164,9 @@ export function createMailService(deps: MailDeps) {
     idle: () => delivery!.idle(),
     worker: () => delivery!.worker,
     attachmentBytes: () => attachments.usedBytes(),
+    /** The settled-status topic: waits held now, and its trim (recovery runs it every 30 s). */
+    settledWaiting: () => settled.waiting(),
+    expireSettled: () => settled.expire(),
   };
 }
 

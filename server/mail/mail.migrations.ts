@@ -142,4 +142,25 @@ export const mailMigrations: Migration[] = [
       DROP INDEX mail_messages_profile_window; -- the daily window counts window_at now (mail_messages_window)
     `,
   },
+  {
+    // The settled-status topic (seed 002, internal wake-ups): one entry per move of a message into a settled status,
+    // written by the trigger in the transaction of the status change, whichever code path or process makes it (a lane,
+    // a cancel, recovery, bounce collection, the CLI). `message_id` is the send-log record id (mail_messages.id);
+    // `at` is the row's `updated_at` (the mail clock). Entries are kept five minutes (recovery trims them); waiters
+    // always re-read the durable row, so a lost or trimmed entry costs latency only.
+    id: 'mail-004-settled-topic',
+    up: `
+      CREATE TABLE mail_settled (
+        seq INTEGER PRIMARY KEY,
+        message_id TEXT NOT NULL,
+        status TEXT NOT NULL,
+        at INTEGER NOT NULL
+      ) STRICT;
+      CREATE TRIGGER mail_messages_settled AFTER UPDATE OF status ON mail_messages
+        WHEN NEW.status IN ('sent', 'failed', 'cancelled', 'bounced') AND NEW.status IS NOT OLD.status
+      BEGIN
+        INSERT INTO mail_settled (message_id, status, at) VALUES (NEW.id, NEW.status, NEW.updated_at);
+      END;
+    `,
+  },
 ];

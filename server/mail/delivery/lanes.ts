@@ -16,6 +16,7 @@ import type { ProfilesService } from '../profiles/profiles.service.ts';
 import { MAX_FAILURES } from '../log/log.service.ts';
 import type { LogStore, MessageRow, StoredAttachment } from '../log/log.store.ts';
 import type { AttachmentStore } from './attachments.ts';
+import type { SettledTopic } from '../settled/settled.service.ts';
 import { attemptSmtp, createSmtpPool, type OutgoingMessage, type SmtpOptions, type SmtpOutcome } from './smtp.ts';
 
 export interface DeliveryOptions {
@@ -64,6 +65,11 @@ export interface DeliveryDeps {
   options?: Partial<DeliveryOptions>;
   /** Observer of every attempt start (tests: which worker sent what, when). */
   onAttempt?: (recordId: string, worker: string) => void;
+  /**
+   * The settled-status topic: poked after commits that may have settled rows (its waiters wake at once; a no-op while
+   * nobody waits), and trimmed to its five-minute retention by recovery.
+   */
+  settled?: Pick<SettledTopic, 'poke' | 'expire'>;
   /** Test hook: replaces the SMTP attempt. */
   attempt?: (settings: Parameters<typeof attemptSmtp>[0], msg: OutgoingMessage, opts: SmtpOptions) => Promise<SmtpOutcome>;
 }
@@ -139,6 +145,7 @@ export function createDelivery(deps: DeliveryDeps) {
   const finishNow: Settle = (row, v) => {
     const ok = log.finish({ id: row.id, worker, now: clock.now(), ...v });
     if (ok && releasable(row, v)) release([row.id]);
+    if (ok && v.status !== 'queued') deps.settled?.poke();
   };
   /**
    * The immediate lane records outcomes in its next pump: every outcome that arrived meanwhile and the claim of the
@@ -255,6 +262,7 @@ export function createDelivery(deps: DeliveryDeps) {
       return;
     }
     if (toRelease.length) release(toRelease);
+    if (done.length) deps.settled?.poke();
     for (const row of rows) {
       immediateActive++;
       track(deliver(row, finishLater).catch((err) => logger.error({ err, messageId: row.id }, 'outgoing mail delivery crashed')).finally(immediateDone));
@@ -357,8 +365,11 @@ export function createDelivery(deps: DeliveryDeps) {
   }
 
   // ---- recovery ----
-  /** Every 30 s: resubmits stuck rows, cancels rows whose profile or access is gone, fails rows past their deadline, releases attachments. */
-  function recover(): { resubmitted: number; cancelled: number; expired: number } {
+  /**
+   * Every 30 s: resubmits stuck rows, cancels rows whose profile or access is gone, fails rows past their deadline,
+   * releases attachments, and deletes settled-topic entries older than five minutes (in batches).
+   */
+  function recover(): { resubmitted: number; cancelled: number; expired: number; settledTrimmed: number } {
     const now = clock.now();
     const out = log.transaction(() => {
       const resubmitted = log.resubmitStuck(now, now - o.stuckAfterMs);
@@ -372,11 +383,18 @@ export function createDelivery(deps: DeliveryDeps) {
       const expired = log.expire(now);
       return { resubmitted, cancelled, expired };
     });
+    if (out.cancelled.length || out.expired.length) deps.settled?.poke();
     release([...out.cancelled, ...out.expired]);
     for (const r of log.unreleased(500)) release([r.id]);
     attachments.expire();
+    let settledTrimmed = 0;
+    try {
+      settledTrimmed = deps.settled?.expire(now) ?? 0;
+    } catch (err) {
+      logger.error({ err }, 'outgoing mail: trimming the settled-status topic failed');
+    }
     if (out.resubmitted.length) logger.warn({ count: out.resubmitted.length }, 'outgoing mail: resubmitted messages stuck in sending');
-    return { resubmitted: out.resubmitted.length, cancelled: out.cancelled.length, expired: out.expired.length };
+    return { resubmitted: out.resubmitted.length, cancelled: out.cancelled.length, expired: out.expired.length, settledTrimmed };
   }
   function scheduleRecovery(): void {
     if (closed) return;

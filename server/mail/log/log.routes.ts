@@ -7,9 +7,10 @@ import { MAIL_BASE, noStore } from '../profiles/profiles.routes.ts';
 import type { AppsService } from '../apps/apps.service.ts';
 import type { ProfileStore } from '../profiles/profiles.store.ts';
 import {
-  Accepted, BatchCancelled, BatchParams, EnqueueAccepted, EnqueueBody, IdParams, ListQuery, MessageContent, MessagePage, MessageRecord, SendBody,
+  Accepted, BatchCancelled, BatchParams, EnqueueAccepted, EnqueueBody, IdParams, ListQuery, MessageContent, MessagePage, MessageRecord, SendBody, WaitQuery,
 } from './log.schemas.ts';
 import type { LogService, Sender } from './log.service.ts';
+import type { SettledTopic } from '../settled/settled.service.ts';
 
 export const APP_MAIL_BASE = '/api/mail';
 
@@ -20,8 +21,30 @@ export const APP_MAIL_BASE = '/api/mail';
 export const SEND_BODY_LIMIT = 64 * 1024 * 1024;
 export const ENQUEUE_BODY_LIMIT = 128 * 1024 * 1024;
 
-export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsService; profiles: ProfileStore; release: (ids: string[]) => void }): void {
-  const { log, apps } = deps;
+/** What `?wait=` adds to a message read's description (both reads). */
+const WAIT_DESCRIPTION = 'With `?wait=<seconds>` (1–60) the answer is held until the message settles (`sent`, `failed`, `cancelled`, `bounced`) or the wait ends, then the current record is returned (200 either way: check `status`). An already settled message, or a read without `wait`, answers at once. Wake-ups come from the settled-status topic (its SQLite trigger publishes every settling change, from any process on the data folder); the record is always re-read from the send log before answering. A `sent` message may still become `bounced` later.';
+
+/**
+ * Answers `read()` now, or — with `wait` — once the record settles or the wait ends. The wait ends early (with the
+ * current record) when the client goes away or the server stops listening (shutdown, rebind), so held requests never
+ * delay a shutdown.
+ */
+function readOrWait<T extends { status: string }>(ctx: AppContext, settled: SettledTopic, id: string, wait: number | undefined, read: () => T): T | Promise<T> {
+  if (wait === undefined) return read();
+  const server = (ctx.req.socket as { server?: { listening?: boolean } }).server;
+  const closing = () => server?.listening === false;
+  return settled.wait(id, wait * 1000, read, {
+    stop: () => ctx.res.destroyed || closing(),
+    abort: (end) => void ctx.res.once('close', end),
+  }).then((r) => {
+    // The server stopped listening while the request was held: do not keep the connection open for more.
+    if (closing()) ctx.set('Connection', 'close');
+    return r;
+  });
+}
+
+export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsService; profiles: ProfileStore; release: (ids: string[]) => void; settled: SettledTopic }): void {
+  const { log, apps, settled } = deps;
   let tags = ['Outgoing mail: send log'];
   api.route({
     method: 'get', path: `${MAIL_BASE}/messages`, operationId: 'listMailMessages', tags, access: 'admin',
@@ -36,12 +59,14 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
   });
   api.route({
     method: 'get', path: `${MAIL_BASE}/messages/:id`, operationId: 'getMailMessage', tags, access: 'admin',
-    summary: 'One send-log record (metadata)',
+    summary: 'One send-log record (metadata); optionally wait for it to settle',
+    description: `Never returns content. ${WAIT_DESCRIPTION}`,
     params: IdParams,
-    responses: { 200: { description: 'The record.', schema: MessageRecord }, 404: { description: 'Unknown id (`message_unknown`).' } },
-    handler: (ctx, { params }) => {
+    query: WaitQuery,
+    responses: { 200: { description: 'The record.', schema: MessageRecord }, 400: { description: 'A `wait` outside 1–60 whole seconds (`invalid_request`).' }, 404: { description: 'Unknown id (`message_unknown`).' } },
+    handler: (ctx, { params, query }) => {
       noStore(ctx);
-      return log.get(params.id);
+      return readOrWait(ctx, settled, params.id, query.wait, () => log.get(params.id));
     },
   });
   api.route({
@@ -145,9 +170,18 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
   });
   api.route({
     method: 'get', path: `${APP_MAIL_BASE}/messages/:id`, operationId: 'mailMessage', tags, access: 'authenticated',
-    summary: 'The status of one of this application\'s messages (metadata only)',
+    summary: 'The status of one of this application\'s messages (metadata only); optionally wait for it to settle',
+    description: `Only the application's own messages; never content. ${WAIT_DESCRIPTION}`,
     params: IdParams,
-    responses: { 200: { description: 'The record.', schema: MessageRecord }, 404: { description: 'Unknown, or another application\'s (`message_unknown`).' } },
-    handler: (ctx, { params }) => log.getOwn(sender(ctx).app.appId, params.id),
+    query: WaitQuery,
+    responses: {
+      200: { description: 'The record.', schema: MessageRecord },
+      400: { description: 'A `wait` outside 1–60 whole seconds (`invalid_request`).' },
+      404: { description: 'Unknown, or another application\'s (`message_unknown`), also with `wait`.' },
+    },
+    handler: (ctx, { params, query }) => {
+      const appId = sender(ctx).app.appId;
+      return readOrWait(ctx, settled, params.id, query.wait, () => log.getOwn(appId, params.id));
+    },
   });
 }

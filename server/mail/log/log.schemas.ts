@@ -125,6 +125,14 @@ export const Accepted = z
 export const EnqueueAccepted = z.object({ batchId: z.string(), messages: z.array(Accepted) }).meta({ id: 'MailEnqueueAccepted' });
 
 export const IdParams = z.object({ id: z.uuid('id must be a message id (UUID)') });
+/** `?wait=<seconds>` of the message reads: hold the answer until the message settles, at most that long. */
+export const MAX_WAIT_SECONDS = 60;
+const WAIT_MESSAGE = `wait must be a whole number of seconds, 1–${MAX_WAIT_SECONDS}`;
+export const WaitQuery = z.object({
+  wait: z.string().regex(/^\d{1,2}$/, WAIT_MESSAGE).transform(Number).refine((n) => n >= 1 && n <= MAX_WAIT_SECONDS, WAIT_MESSAGE).optional()
+    .meta({ description: `Hold the answer until the message is settled (\`sent\`, \`failed\`, \`cancelled\`, \`bounced\`) or this many seconds passed (whole seconds, 1–${MAX_WAIT_SECONDS}); then answer the current record. Without it, or when the message is already settled, the answer is immediate.`, example: '30' }),
+});
+export type WaitQuery = z.infer<typeof WaitQuery>;
 export const BatchParams = z.object({ batchId: z.uuid('batchId must be a batch id (UUID)') });
 export const ListQuery = z
   .object({

@@ -76,6 +76,8 @@ export interface LogServiceDeps {
   clock: MailClock;
   /** Called after mail committed (wakes the lanes). */
   onAccepted: (lane: 'immediate' | 'bulk', profileKey: string) => void;
+  /** Called after a commit that settled rows (cancellations): wakes the settled-status topic's waiters. */
+  onSettled?: () => void;
 }
 
 /** Core's notifications have no 24-hour deadline: they stay pending through temporary SMTP failures (a year at most). */
@@ -378,6 +380,7 @@ export function createLogService(deps: LogServiceDeps) {
         record(actor, 'outgoing_mail.message.cancel', id, { app: r.app_id, profile: r.profile_key });
         return store.get(id)!;
       });
+      deps.onSettled?.();
       release([id]);
       return presentMessage(r);
     },
@@ -390,6 +393,7 @@ export function createLogService(deps: LogServiceDeps) {
         record(actor, 'outgoing_mail.batch.cancel', batchId, { apps: [...new Set(rows.map((r) => r.app_id))], cancelled: rows.length });
         return rows.map((r) => r.id);
       });
+      if (ids.length) deps.onSettled?.();
       release(ids);
       return { batchId, cancelled: ids.length };
     },

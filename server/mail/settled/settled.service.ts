@@ -1,0 +1,167 @@
+/**
+ * The settled-status topic (seed 002, "internal wake-ups"): message-ID wake-ups for whoever waits for a message to
+ * settle (`sent`, `failed`, `cancelled`, `bounced`).
+ *
+ * - Publishing is durable and atomic: the SQLite trigger `mail_messages_settled` (migration `mail-004-settled-topic`)
+ *   appends `(seq, message_id, status, at)` to `mail_settled` in the transaction that changes the status, whatever
+ *   wrote it (a lane, a cancel, recovery, bounce collection, another process on the data folder).
+ * - Subscribers are in-process, keyed by record id. They are woken by reading entries after the last one seen:
+ *   at once after a local commit that may have settled rows (`poke`, a no-op while nobody waits), and every second
+ *   by a tail (only while someone waits) that also catches commits of other processes.
+ * - A wake-up is only a hint: a lost one costs latency, never correctness, because a waiter re-reads the durable row
+ *   after subscribing, after every wake-up and at its deadline.
+ * - Entries are kept five minutes; the 30-second recovery job deletes older ones in batches (`expire`).
+ */
+import type { Logger } from '../../core/logging/logger.ts';
+import type { MailClock } from '../clock.ts';
+import { isSettled, type SettledStore } from './settled.store.ts';
+
+export interface SettledOptions {
+  /** How often the tail reads new entries while someone waits (ms). */
+  tailIntervalMs: number;
+  /** How long entries are kept (ms). */
+  retentionMs: number;
+  /** Entries deleted per batch (each batch its own statement) and the most batches per expiry run. */
+  trimBatch: number;
+  trimMaxBatches: number;
+}
+export const DEFAULT_SETTLED: SettledOptions = { tailIntervalMs: 1000, retentionMs: 5 * 60_000, trimBatch: 1000, trimMaxBatches: 100 };
+/** Entries read per statement by the tail. */
+const READ_BATCH = 1000;
+
+export function createSettledTopic(deps: { store: SettledStore; clock: MailClock; logger: Logger; options?: Partial<SettledOptions> }) {
+  const { store, clock, logger } = deps;
+  const o: SettledOptions = { ...DEFAULT_SETTLED, ...deps.options };
+  /** Wake-up callbacks by record id. */
+  const waiters = new Map<string, Set<() => void>>();
+  /** Every wait in progress: `end` releases it (close), `check` ends it when its `stop` says so (tail ticks). */
+  interface Waiter { end: () => void; check: () => void }
+  const all = new Set<Waiter>();
+  let lastSeq = 0;
+  let tailTimer: unknown = null;
+  let pokePending = false;
+  let closed = false;
+
+  /** Reads the entries after the last one seen and wakes their waiters. */
+  function read(): void {
+    pokePending = false;
+    if (waiters.size === 0) return;
+    try {
+      for (;;) {
+        const rows = store.after(lastSeq, READ_BATCH);
+        for (const r of rows) {
+          lastSeq = r.seq;
+          const set = waiters.get(r.message_id);
+          if (set) for (const wake of [...set]) wake();
+        }
+        if (rows.length < READ_BATCH) break;
+      }
+    } catch (err) {
+      // The waiters still re-read their rows at their deadline.
+      logger.error({ err }, 'outgoing mail: reading the settled-status topic failed');
+    }
+  }
+  function scheduleTail(): void {
+    if (tailTimer !== null || closed || waiters.size === 0) return;
+    tailTimer = clock.setTimeout(() => {
+      tailTimer = null;
+      read();
+      for (const w of [...all]) w.check();
+      scheduleTail();
+    }, o.tailIntervalMs);
+  }
+
+  function subscribe(id: string, wake: () => void): () => void {
+    if (waiters.size === 0) {
+      // Nobody listened: entries written before now concern nobody (the subscriber re-reads its row after this).
+      lastSeq = store.maxSeq();
+    }
+    let set = waiters.get(id);
+    if (!set) waiters.set(id, (set = new Set()));
+    set.add(wake);
+    scheduleTail();
+    return () => {
+      set.delete(wake);
+      if (set.size === 0 && waiters.get(id) === set) waiters.delete(id);
+      if (waiters.size === 0 && tailTimer !== null) {
+        clock.clearTimeout(tailTimer);
+        tailTimer = null;
+      }
+    };
+  }
+
+  return {
+    /**
+     * After a local commit that may have settled rows: wake their waiters on the next turn (coalesced). Costs one
+     * map-size check while nobody waits.
+     */
+    poke(): void {
+      if (waiters.size === 0 || pokePending || closed) return;
+      pokePending = true;
+      setImmediate(read);
+    },
+    /**
+     * Answers `read()` once the record is settled or `ms` passed (whichever first), re-reading the durable row after
+     * subscribing, after every wake-up and at the deadline. `stop()` (checked on every tail tick, and `abort` at once)
+     * ends the wait early, e.g. when the client left or the server is closing. `read` may throw (unknown id).
+     */
+    async wait<T extends { status: string }>(id: string, ms: number, readRecord: () => T, opts: { stop?: () => boolean; abort?: (end: () => void) => void } = {}): Promise<T> {
+      let r = readRecord();
+      if (isSettled(r.status) || closed) return r;
+      const deadline = clock.now() + ms;
+      let stopped = false;
+      let resolve: () => void = () => {};
+      opts.abort?.(() => {
+        stopped = true;
+        resolve();
+      });
+      for (;;) {
+        const done = new Promise<void>((res) => (resolve = res));
+        const waiter: Waiter = {
+          end: resolve,
+          check: () => {
+            if (opts.stop?.()) (stopped = true), resolve();
+          },
+        };
+        const unsubscribe = subscribe(id, resolve);
+        all.add(waiter);
+        let timer: unknown = null;
+        try {
+          r = readRecord();
+          const left = deadline - clock.now();
+          if (isSettled(r.status) || left <= 0 || closed || stopped) return r;
+          timer = clock.setTimeout(resolve, left);
+          await done;
+        } finally {
+          if (timer !== null) clock.clearTimeout(timer);
+          unsubscribe();
+          all.delete(waiter);
+        }
+        // Woken, timed out or stopped: the durable row decides (a wake-up is only a hint).
+        r = readRecord();
+        if (isSettled(r.status) || closed || stopped || clock.now() >= deadline) return r;
+      }
+    },
+    /** Deletes entries older than the retention, in batches (the 30-second recovery job). Returns how many. */
+    expire(now: number = clock.now()): number {
+      const before = now - o.retentionMs;
+      let deleted = 0;
+      for (let i = 0; i < o.trimMaxBatches; i++) {
+        const n = store.trim(before, o.trimBatch);
+        deleted += n;
+        if (n < o.trimBatch) break;
+      }
+      return deleted;
+    },
+    /** How many waits are held now (tests, diagnostics). */
+    waiting: () => all.size,
+    /** Ends every wait (each answers its current record) and stops the tail. */
+    close(): void {
+      closed = true;
+      if (tailTimer !== null) clock.clearTimeout(tailTimer);
+      tailTimer = null;
+      for (const w of [...all]) w.end();
+    },
+  };
+}
+export type SettledTopic = ReturnType<typeof createSettledTopic>;
