@@ -5,6 +5,8 @@
  *
  * `hearth login --user <login or email>`: terminal sign-in, the device authorization grant (RFC 8628) with
  * `login_hint`, approved in the account's paired authenticator app; no browser and no loopback port.
+ * `hearth login --device`: the same grant without `login_hint`: the user enters the printed code on the server's
+ * `/oauth/device` page in a browser on any device (for machines without a browser, e.g. over SSH).
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -142,20 +144,24 @@ interface DeviceAuthorization {
   device_code: string;
   user_code: string;
   verification_uri: string;
+  verification_uri_complete?: string;
   expires_in: number;
   interval?: number;
 }
 
-/** RFC 8628 §3.1: the device authorization request of `hearth-cli` with `login_hint`. */
-async function requestDeviceAuthorization(meta: ServerMetadata, user: string): Promise<DeviceAuthorization> {
+/**
+ * RFC 8628 §3.1: the device authorization request of `hearth-cli`: with `login_hint` (approved in the user's paired
+ * authenticator app), or without (the code is entered on the server's `/oauth/device` page in any browser).
+ */
+async function requestDeviceAuthorization(meta: ServerMetadata, user: string | null): Promise<DeviceAuthorization> {
   const endpoint = (meta as ServerMetadata & { device_authorization_endpoint?: string }).device_authorization_endpoint;
-  if (typeof endpoint !== 'string') throw new CliError(`${meta.issuer} does not offer terminal sign-in (no device_authorization_endpoint): use \`hearth login\` without --user`);
+  if (typeof endpoint !== 'string') throw new CliError(`${meta.issuer} does not offer terminal sign-in (no device_authorization_endpoint): use \`hearth login\` without ${user === null ? '--device' : '--user'}`);
   let res: Response;
   try {
     res = await fetch(endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams({ client_id: CLIENT_ID, scope: SCOPE, login_hint: user }),
+      body: new URLSearchParams({ client_id: CLIENT_ID, scope: SCOPE, ...(user === null ? {} : { login_hint: user }) }),
       signal: AbortSignal.timeout(20_000),
     });
   } catch (err) {
@@ -198,7 +204,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
  * RFC 8628 §3.4–3.5: polls the token endpoint every `interval` seconds (5 when the server names none), five seconds
  * slower after each `slow_down`, until the tokens, `access_denied` or `expired_token`.
  */
-async function pollDeviceToken(meta: ServerMetadata, d: DeviceAuthorization, signal: AbortSignal) {
+async function pollDeviceToken(meta: ServerMetadata, d: DeviceAuthorization, signal: AbortSignal, how: { again: string; where: string }) {
   let interval = Math.max(1, d.interval ?? 5);
   const deadline = Date.now() + d.expires_in * 1000;
   for (;;) {
@@ -208,35 +214,45 @@ async function pollDeviceToken(meta: ServerMetadata, d: DeviceAuthorization, sig
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
       if (err.code === 'authorization_pending') {
-        if (Date.now() > deadline + interval * 1000) throw new CliError('the sign-in request expired before it was approved: run `hearth login --user` again', EXIT_EXPIRED);
+        if (Date.now() > deadline + interval * 1000) throw new CliError(`the sign-in request expired before it was approved: run \`${how.again}\` again`, EXIT_EXPIRED);
         continue;
       }
       if (err.code === 'slow_down') {
         interval += 5;
         continue;
       }
-      if (err.code === 'access_denied') throw new CliError('the sign-in was denied in the authenticator app', EXIT_DENIED);
-      if (err.code === 'expired_token') throw new CliError('the sign-in request expired before it was approved: run `hearth login --user` again', EXIT_EXPIRED);
+      if (err.code === 'access_denied') throw new CliError(`the sign-in was denied ${how.where}`, EXIT_DENIED);
+      if (err.code === 'expired_token') throw new CliError(`the sign-in request expired before it was approved: run \`${how.again}\` again`, EXIT_EXPIRED);
       throw new CliError(`the server refused the terminal sign-in: ${err.message}`);
     }
   }
 }
 
-/** `hearth login --user`: the device authorization grant approved in the paired authenticator app. */
-async function terminalLogin(url: string, user: string): Promise<void> {
+/**
+ * `hearth login --user`: the device authorization grant approved in the paired authenticator app; `hearth login
+ * --device` (user null): the same grant, the code entered on the server's page in any browser (a machine without one).
+ */
+async function terminalLogin(url: string, user: string | null): Promise<void> {
   const meta = await discover(url);
   const d = await requestDeviceAuthorization(meta, user);
+  const expires = `expires in ${Math.round(d.expires_in / 60) || 1} min; Ctrl-C to stop`;
   process.stderr.write(
-    `Approve the sign-in in your authenticator app; compare the code ${d.user_code}\n` +
-    `  client: ${CLIENT_ID}\n  scopes: ${SCOPE}\n` +
-    `Waiting for the approval (expires in ${Math.round(d.expires_in / 60) || 1} min; Ctrl-C to stop)...\n`,
+    user !== null
+      ? `Approve the sign-in in your authenticator app; compare the code ${d.user_code}\n` +
+          `  client: ${CLIENT_ID}\n  scopes: ${SCOPE}\n` +
+          `Waiting for the approval (${expires})...\n`
+      : `To sign in, open ${d.verification_uri} in a browser on any device and enter the code ${d.user_code}\n` +
+          (d.verification_uri_complete ? `  (or open ${d.verification_uri_complete})\n` : '') +
+          `  client: ${CLIENT_ID}\n  scopes: ${SCOPE}\n` +
+          `Waiting for the approval (${expires})...\n`,
   );
+  const how = user !== null ? { again: 'hearth login --user', where: 'in the authenticator app' } : { again: 'hearth login --device', where: 'in the browser' };
   const controller = new AbortController();
   const onSigint = () => controller.abort(new CliError('sign-in stopped (Ctrl-C)', EXIT_INTERRUPTED));
   process.once('SIGINT', onSigint);
   let t;
   try {
-    t = await pollDeviceToken(meta, d, controller.signal);
+    t = await pollDeviceToken(meta, d, controller.signal, how);
   } finally {
     process.removeListener('SIGINT', onSigint);
   }
@@ -253,12 +269,17 @@ async function terminalLogin(url: string, user: string): Promise<void> {
 export function registerLogin(program: Command): void {
   program
     .command('login')
-    .description('sign in to a server in the browser (OAuth), or with --user approved in your authenticator app; later commands without --token use this sign-in')
+    .description('sign in to a server in the browser (OAuth), with --user approved in your authenticator app, or with --device by entering a code in any browser; later commands without --token use this sign-in')
     .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
     .option('--no-browser', 'only print the address to open')
     .option('--user <login or email>', 'terminal sign-in: approve it in the paired authenticator app of this account (no browser)')
-    .action(async (opts: { url?: string; browser: boolean; user?: string }) => {
+    .option('--device', 'terminal sign-in on a machine without a browser: enter the printed code on the server\'s page in any browser')
+    .action(async (opts: { url?: string; browser: boolean; user?: string; device?: boolean }) => {
       const url = serverUrl(opts.url);
+      if (opts.device) {
+        if (opts.user !== undefined) throw new CliError('use either --user (approve in the authenticator app) or --device (enter the code in a browser), not both');
+        return terminalLogin(url, null);
+      }
       if (opts.user !== undefined) {
         if (!opts.user.trim()) throw new CliError('--user needs a login name or email address');
         return terminalLogin(url, opts.user.trim());

@@ -154,3 +154,53 @@ describe('hearth login --user', () => {
     expect(long.stderr).toMatch(/^hearth: the server refused the terminal sign-in: login_hint must be .* \(invalid_request\)\n$/);
   }, SLOW);
 });
+
+describe('hearth login --device', () => {
+  /** Waits for the code and address the CLI prints for the browser page. */
+  async function printedCode(r: Run): Promise<{ uri: string; code: string }> {
+    for (let i = 0; i < 400; i++) {
+      const m = /To sign in, open (\S+) in a browser on any device and enter the code ([A-Z]{4}-[A-Z]{4})\n/.exec(r.stderr());
+      if (m) return { uri: m[1]!, code: m[2]! };
+      if (r.child.exitCode !== null) throw new Error(`hearth login --device exited early: ${r.stderr()}`);
+      await new Promise((res) => setTimeout(res, 25));
+    }
+    throw new Error(`no code: ${r.stderr()}`);
+  }
+  const decideInBrowser = async (cookie: string, code: string, decision: 'approve' | 'deny') => {
+    const form = (body: Record<string, string>) => ({
+      method: 'POST', headers: { cookie, origin: s.url, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body),
+    });
+    const consent = await fetch(`${s.url}/oauth/device`, form({ user_code: code }));
+    expect(consent.status).toBe(200);
+    expect(await consent.text()).toContain(code);
+    const r = await fetch(`${s.url}/oauth/device/decision`, form({ user_code: code, decision }));
+    expect(r.status).toBe(200);
+  };
+
+  it('prints the page and code, polls while the user approves in a browser, stores the sign-in; whoami shows the account', async () => {
+    const dir = configDir();
+    const r = start(['login', '--device', '--url', s.url], dir);
+    const { uri, code } = await printedCode(r);
+    expect(uri).toBe(`${s.url}/oauth/device`);
+    expect(r.stderr()).toContain(`(or open ${s.url}/oauth/device?user_code=${code})`);
+    await decideInBrowser(await signIn(s, 'alice', PASSWORD), code, 'approve');
+    expect(await r.done, r.stderr()).toBe(0);
+    expect(r.stdout()).toBe(`Signed in to ${s.url} as alice\n`);
+    const who = await hearth(['whoami', '--url', s.url], dir);
+    expect(who.code, who.stderr).toBe(0);
+    expect(who.stdout).toMatch(new RegExp(`^account:\\s+alice \\(${aliceSub}\\)$`, 'm'));
+  }, SLOW);
+
+  it('a denial in the browser ends with exit status 3; --device and --user together are refused', async () => {
+    const dir = configDir();
+    const r = start(['login', '--device', '--url', s.url], dir);
+    const { code } = await printedCode(r);
+    await decideInBrowser(await signIn(s, 'alice', PASSWORD), code, 'deny');
+    expect(await r.done).toBe(3);
+    expect(r.stderr().trim().split('\n').at(-1)).toBe('hearth: the sign-in was denied in the browser');
+    expect(fs.existsSync(path.join(dir, 'credentials.json'))).toBe(false);
+    const both = await hearth(['login', '--device', '--user', 'alice', '--url', s.url], configDir());
+    expect(both.code).toBe(1);
+    expect(both.stderr).toBe('hearth: use either --user (approve in the authenticator app) or --device (enter the code in a browser), not both\n');
+  }, SLOW);
+});
