@@ -171,39 +171,37 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   // Hot routes (the OAuth token endpoint) are answered before Koa; everything else goes to the Koa app.
   const callback = hotDispatcher(api.hot, { logger, metrics }, app.callback());
   const newListener = () => http.createServer({ keepAliveTimeout: 5000 }, callback);
-  let server = newListener();
-  /** Listeners the server has moved away from whose connections are still finishing. */
-  const leaving = new Set<Promise<void>>();
-  await listen(server, config.port, config.host).catch(async (err) => {
+  /** A start that fails after the services started: close them (and a listener already bound) before throwing. */
+  const abortStart = async (err: unknown, bound: http.Server[]): Promise<never> => {
+    for (const l of bound) await new Promise<void>((resolve) => l.close(() => resolve()));
     await mail.close();
     await db.close();
+    await identity.close();
     platformDb.close();
     throw err;
-  });
-  let address = describe(server);
-  publicUrl = (env ?? process.env).HEARTH_PUBLIC_URL?.replace(/\/+$/, '') || address.url;
-  logger.info({ url: address.url, dataDir: config.dataDir, version: VERSION }, 'hearth listening');
+  };
 
   // The optional second listener: the reference authenticator web app on its own origin (never the admin UI or API).
+  // It binds first, so the approval protocol is enabled from the main listener's first request.
   let authenticatorServer: http.Server | null = null;
   let authenticatorUrl: string | null = null;
   if (config.authenticatorPort !== undefined) {
-    authenticatorServer = http.createServer({ keepAliveTimeout: 5000 }, authenticatorSite(path.join(uiDir, 'authenticator')));
-    try {
-      await listen(authenticatorServer, config.authenticatorPort, config.host);
-    } catch (err) {
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await mail.close();
-      await db.close();
-      await identity.close();
-      platformDb.close();
-      throw err;
-    }
-    authenticatorUrl = authenticatorSiteUrl(authenticatorServer);
+    const site = http.createServer({ keepAliveTimeout: 5000 }, authenticatorSite(path.join(uiDir, 'authenticator')));
+    await listen(site, config.authenticatorPort, config.host).catch((err) => abortStart(err, []));
+    authenticatorServer = site;
+    authenticatorUrl = authenticatorSiteUrl(site);
     // Without HEARTH_AUTHENTICATOR_ORIGIN the app served here is the authenticator the instance trusts.
     authenticatorOrigin ??= authenticatorUrl;
-    logger.info({ url: authenticatorUrl, appOrigin: authenticatorOrigin }, 'authenticator web app listening');
   }
+
+  let server = newListener();
+  /** Listeners the server has moved away from whose connections are still finishing. */
+  const leaving = new Set<Promise<void>>();
+  await listen(server, config.port, config.host).catch((err) => abortStart(err, authenticatorServer ? [authenticatorServer] : []));
+  let address = describe(server);
+  publicUrl = (env ?? process.env).HEARTH_PUBLIC_URL?.replace(/\/+$/, '') || address.url;
+  logger.info({ url: address.url, dataDir: config.dataDir, version: VERSION }, 'hearth listening');
+  if (authenticatorUrl) logger.info({ url: authenticatorUrl, appOrigin: authenticatorOrigin }, 'authenticator web app listening');
 
   let closed: Promise<void> | null = null;
   const running: RunningServer = {

@@ -102,8 +102,9 @@ export function createIdentityService(deps: IdentityDeps) {
       deps.logger.warn({ err: (err as Error).message }, 'sign-in history not recorded');
     }
   };
+  const sessionStore = createSessionStore(deps.platformDb);
   const sessions = createSessionsService({
-    store: createSessionStore(deps.platformDb), accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice, onSignedIn,
+    store: sessionStore, accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice, onSignedIn,
   });
   const passkeys = createPasskeysService({
     store: createPasskeyStore(deps.platformDb), accountStore, sessions, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice,
@@ -123,14 +124,13 @@ export function createIdentityService(deps: IdentityDeps) {
   });
   // Authenticator approval (hearth-app-approval-v1), with the sign-in context service.
   const appApproval = createApprovalService({
-    store: createApprovalStore(deps.platformDb), accountStore, sessions, sessionStore: createSessionStore(deps.platformDb),
+    store: createApprovalStore(deps.platformDb), accountStore, sessions, sessionStore,
     isAccountCategoryAllowed: (row) => accounts.isAccountCategoryAllowed(presentAccount(row)), audit: deps.audit,
     logger: deps.logger.child({ part: 'app-approval' }), env: deps.env, secrets: deps.secrets, issuer: deps.issuer,
     authenticatorOrigin: deps.authenticatorOrigin ?? (() => null), mailer: emailLinks.mailer, loginContext, now: deps.now,
   });
   // Terminal sign-in (RFC 8628 with login_hint): the OAuth module reaches the approval protocol through Core's broker.
   oauth.useTerminalBroker(appApproval.terminalBroker(resolveBrokerSecret(deps.env, deps.secrets)));
-  let approvalTimer: NodeJS.Timeout | null = null;
   let cleanupTimer: NodeJS.Timeout | null = null;
 
   /**
@@ -168,33 +168,26 @@ export function createIdentityService(deps: IdentityDeps) {
       // Readiness: a validated active OAuth signer must load, or start-up fails (no fallback signer).
       await oauthAuthority.ready();
       oauth.seed();
-      oauth.cleanup();
-      loginContext.cleanup();
-      cleanupTimer = setInterval(() => {
-        try {
-          oauth.cleanup();
-        } catch (err) {
-          deps.logger.warn({ err: (err as Error).message }, 'oauth cleanup failed');
-        }
-        try {
-          loginContext.cleanup();
-        } catch (err) {
-          deps.logger.warn({ err: (err as Error).message }, 'sign-in history cleanup failed');
-        }
-      }, 60_000);
-      cleanupTimer.unref();
-      // Authenticator approval: expired rows leave after their readable window; enrolment notices are retried.
-      const approvalMaintenance = () => {
-        try {
-          appApproval.cleanup();
-          appApproval.deliverNotices();
-        } catch (err) {
-          deps.logger.warn({ err: (err as Error).message }, 'app-approval maintenance failed');
+      // Every minute (and now): OAuth and sign-in-history cleanup; authenticator approval rows leave after their
+      // readable window and enrolment notices are retried. One failing job does not stop the others.
+      const jobs: Array<[string, () => void]> = [
+        ['oauth cleanup', () => oauth.cleanup()],
+        ['sign-in history cleanup', () => loginContext.cleanup()],
+        ['app-approval cleanup', () => appApproval.cleanup()],
+        ['app-approval notices', () => appApproval.deliverNotices()],
+      ];
+      const maintenance = () => {
+        for (const [name, job] of jobs) {
+          try {
+            job();
+          } catch (err) {
+            deps.logger.warn({ err: (err as Error).message }, `${name} failed`);
+          }
         }
       };
-      approvalMaintenance();
-      approvalTimer = setInterval(approvalMaintenance, 60_000);
-      approvalTimer.unref();
+      maintenance();
+      cleanupTimer = setInterval(maintenance, 60_000);
+      cleanupTimer.unref();
     },
     /** Health check entry: null when ready, otherwise the reason. */
     readiness(): string | null {
@@ -202,7 +195,6 @@ export function createIdentityService(deps: IdentityDeps) {
     },
     async close(): Promise<void> {
       if (cleanupTimer) clearInterval(cleanupTimer);
-      if (approvalTimer) clearInterval(approvalTimer);
       await keys.close();
     },
 

@@ -164,9 +164,8 @@ export function createMailService(deps: MailDeps) {
     idle: () => delivery!.idle(),
     worker: () => delivery!.worker,
     attachmentBytes: () => attachments.usedBytes(),
-    /** The settled-status topic: waits held now, and its trim (recovery runs it every 30 s). */
+    /** The settled-status topic: waits held now (recovery trims the topic every 30 s). */
     settledWaiting: () => settled.waiting(),
-    expireSettled: () => settled.expire(),
   };
 }
 

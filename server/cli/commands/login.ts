@@ -18,9 +18,9 @@ import {
   toStoredLogin, tokenRequest, type ServerMetadata,
 } from '../credentials.ts';
 import { CliError, printFields, printJson } from '../output.ts';
+import { DEVICE_CODE_GRANT } from '../../identity/oauth/device.ts';
 
 const CALLBACK_TIMEOUT_MS = 5 * 60_000;
-const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
 /** Exit statuses of `hearth login --user` besides 0 and 1. */
 export const EXIT_DENIED = 3;
 export const EXIT_EXPIRED = 4;
@@ -140,6 +140,21 @@ async function loginName(meta: ServerMetadata, claims: Record<string, unknown>, 
   return claims.sub as string;
 }
 
+/**
+ * The end of every sign-in: checks the ID token (issuer, audience, `nonce` when the flow sent one), stores the tokens
+ * and revokes the sign-in they replace (best effort).
+ */
+async function storeTokens(url: string, meta: ServerMetadata, t: Awaited<ReturnType<typeof tokenRequest>>, nonce: string | null) {
+  if (!t.id_token) throw new CliError('the server returned no ID token');
+  if (!t.refresh_token) process.stderr.write('hearth: the server returned no refresh token; you will have to sign in again when the access token expires\n');
+  const claims = checkIdToken(t.id_token, meta.issuer, nonce);
+  const login = toStoredLogin(meta, t, { sub: claims.sub as string, login: await loginName(meta, claims, t.access_token) });
+  const previous = readLogin(url);
+  await saveLogin(url, login);
+  if (previous?.refreshToken && previous.refreshToken !== login.refreshToken) await revokeToken(meta, previous.refreshToken).catch(() => {});
+  return login;
+}
+
 interface DeviceAuthorization {
   device_code: string;
   user_code: string;
@@ -256,13 +271,7 @@ async function terminalLogin(url: string, user: string | null): Promise<void> {
   } finally {
     process.removeListener('SIGINT', onSigint);
   }
-  if (!t.id_token) throw new CliError('the server returned no ID token');
-  if (!t.refresh_token) process.stderr.write('hearth: the server returned no refresh token; you will have to sign in again when the access token expires\n');
-  const claims = checkIdToken(t.id_token, meta.issuer, null);
-  const login = toStoredLogin(meta, t, { sub: claims.sub as string, login: await loginName(meta, claims, t.access_token) });
-  const previous = readLogin(url);
-  await saveLogin(url, login);
-  if (previous?.refreshToken && previous.refreshToken !== login.refreshToken) await revokeToken(meta, previous.refreshToken).catch(() => {});
+  const login = await storeTokens(url, meta, t, null);
   process.stdout.write(`Signed in to ${url} as ${login.account.login}\n`);
 }
 
@@ -309,14 +318,7 @@ export function registerLogin(program: Command): void {
       let login;
       try {
         const t = await tokenRequest(meta, { grant_type: 'authorization_code', code: callback.code, redirect_uri: redirectUri, client_id: CLIENT_ID, code_verifier: verifier });
-        if (!t.id_token) throw new CliError('the server returned no ID token');
-        if (!t.refresh_token) process.stderr.write('hearth: the server returned no refresh token; you will have to sign in again when the access token expires\n');
-        const claims = checkIdToken(t.id_token, meta.issuer, nonce);
-        login = toStoredLogin(meta, t, { sub: claims.sub as string, login: await loginName(meta, claims, t.access_token) });
-        const previous = readLogin(url);
-        await saveLogin(url, login);
-        // the replaced sign-in is of no further use: end it (best effort)
-        if (previous?.refreshToken && previous.refreshToken !== login.refreshToken) await revokeToken(meta, previous.refreshToken).catch(() => {});
+        login = await storeTokens(url, meta, t, nonce);
       } catch (err) {
         const message = err instanceof OAuthError ? `the server refused the sign-in code: ${err.message}` : (err as Error).message;
         callback.reply(false, `${message}. You can close this tab.`);

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
+import { CONTENT_TYPES } from './static-ui.ts';
 
 /**
  * The reference authenticator web app (`ui/authenticator/`, built into `ui/dist/authenticator/`) on its own origin:
@@ -31,18 +32,8 @@ export const AUTHENTICATOR_CSP = [
   "object-src 'none'",
 ].join('; ');
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml',
-  '.png': 'image/png',
-  '.ico': 'image/x-icon',
-  '.woff2': 'font/woff2',
-  '.wasm': 'application/wasm',
-  '.webmanifest': 'application/manifest+json',
-};
+/** The file types the site serves (its allow-list): the UI's types without data files. */
+const TYPES = Object.fromEntries(Object.entries(CONTENT_TYPES).filter(([ext]) => ext !== '.json' && ext !== '.txt'));
 
 /** Headers every answer of the authenticator site carries. */
 function baseHeaders(): Record<string, string> {

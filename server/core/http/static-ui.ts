@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AppMiddleware } from './context.ts';
 
-const TYPES: Record<string, string> = {
+/** Content types of the files the UI builds (also the reference authenticator site's, server/core/http/authenticator-site.ts). */
+export const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',
@@ -13,6 +14,7 @@ const TYPES: Record<string, string> = {
   '.ico': 'image/x-icon',
   '.woff2': 'font/woff2',
   '.txt': 'text/plain; charset=utf-8',
+  '.wasm': 'application/wasm',
   '.webmanifest': 'application/manifest+json',
 };
 
@@ -54,7 +56,7 @@ export function serveUi(dir: string): AppMiddleware {
       }
     }
     const ext = path.extname(file);
-    ctx.type = TYPES[ext] ?? 'application/octet-stream';
+    ctx.type = CONTENT_TYPES[ext] ?? 'application/octet-stream';
     ctx.length = stat.size;
     ctx.set('X-Content-Type-Options', 'nosniff');
     if (rel.startsWith('/assets/')) ctx.set('Cache-Control', 'public, max-age=31536000, immutable');

@@ -154,6 +154,8 @@ export function createDeviceChannel(service: ApprovalService) {
           if (!p || x.pairingState(p) !== 'claimed') throw err.conflict('change_not_pending', 'the pairing of this device change is no longer waiting');
           store.decideChange(ch.id, 'approved', at, d.id, null);
           x.enrol(p, a, { approvedBy: d.id, changeId: ch.id });
+          // The enrolled device's notice goes to outgoing mail once this commits (the minute schedule retries).
+          queueMicrotask(() => x.deliverNotices());
         } else {
           // The requesting session family stays signed in (it asked); every other session of the account ends.
           if (ch.end_sessions === 1) ended = x.sessionStore.revokeAll(ch.sub, at, 'app-device-removed', ch.family_id);

@@ -407,10 +407,7 @@ export function registerApprovalRoutes(api: Api, approval: ApprovalService, sess
       noStore(ctx);
       return counted(ctx, async () => {
         const body = await readBody(ctx, DeviceBody);
-        const r = channel.handle(body, sessions.clientIp(ctx), ctx.state.requestId);
-        // An approved pair change enrolled a device: hand its notice to outgoing mail now (the minute schedule retries).
-        if (r.state === 'approved') queueMicrotask(() => approval.deliverNotices());
-        return r;
+        return channel.handle(body, sessions.clientIp(ctx), ctx.state.requestId);
       }, false);
     },
   });

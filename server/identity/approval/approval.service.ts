@@ -304,7 +304,6 @@ export function createApprovalService(deps: {
     /** Whether the protocol is enabled (an authenticator origin is configured). */
     enabled: () => deps.authenticatorOrigin() !== null,
     authenticatorOrigin: () => deps.authenticatorOrigin(),
-    hasLoginContext: () => !!deps.loginContext,
 
     // ---- pairing ----
     startPairing(s: SessionInfo, isAdmin: boolean, userId: string | undefined, a: Actor) {
@@ -386,12 +385,13 @@ export function createApprovalService(deps: {
           enrol(p, a);
           return { deviceId: p.device_id!, approval: null };
         }
-        if (store.countActiveDevices(p.sub) === 0) {
+        const active = store.countActiveDevices(p.sub);
+        if (active === 0) {
           enrol(p, a);
           return { deviceId: p.device_id!, approval: null };
         }
         // A further device: an active paired device must approve (a device change of kind `pair`).
-        if (store.countActiveDevices(p.sub) >= L.activeDevicesPerAccount) {
+        if (active >= L.activeDevicesPerAccount) {
           throw err.conflict('device_limit', `an account has at most ${L.activeDevicesPerAccount} active devices: revoke one first`);
         }
         const at = now();
@@ -630,7 +630,7 @@ export function createApprovalService(deps: {
 
     // ---- for the device channel ----
     internals: {
-      store, now, record, wake, optedIn, loginState, changeState, pairingState, enrol, revokeDevice, maySignIn, readable, sameText,
+      store, now, record, wake, optedIn, loginState, changeState, pairingState, enrol, deliverNotices, revokeDevice, maySignIn, readable, sameText,
       loginContext: deps.loginContext, sessionStore: deps.sessionStore, accountStore, issuer: deps.issuer,
     },
   };

@@ -9,6 +9,7 @@
  *   JWS.
  * - A proof lives at most 60 seconds, has a positive lifetime and may start at most five seconds in the future.
  */
+import { PAIRING_FRAGMENT, formatPairingLink } from './pairing-link.ts';
 import { z } from 'zod';
 import { BROWSERS, OPERATING_SYSTEMS } from './user-agent.ts';
 
@@ -230,7 +231,6 @@ export type AppPairingPayload = z.infer<typeof AppPairingPayload>;
 
 /** At most this many characters in a pairing link (a QR code or a pasted text). */
 export const APP_PAIRING_LINK_MAX_LENGTH = 4096;
-const PAIRING_FRAGMENT = '#pairing=';
 
 export class AppPairingLinkError extends Error {
   constructor(message: string) {
@@ -244,7 +244,7 @@ export function appPairingLink(authenticatorOrigin: string, payload: AppPairingP
   if (!isHttpOrigin(authenticatorOrigin)) throw new AppPairingLinkError('the authenticator origin must be an exact http(s) origin');
   const parsed = AppPairingPayload.safeParse(payload);
   if (!parsed.success) throw new AppPairingLinkError('the pairing payload is not a valid pairing start response');
-  return `${authenticatorOrigin}/${PAIRING_FRAGMENT}${encodeURIComponent(JSON.stringify(parsed.data))}`;
+  return formatPairingLink(authenticatorOrigin, parsed.data);
 }
 
 /**

@@ -33,14 +33,6 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
   const wrongCodes = createFailureLimiter({ limit: USER_CODE_FAILURES_PER_MINUTE, windowMs: 60_000, now: Date.now });
   const getClient = (id: string) => oauth.getClient(id);
 
-  api.router.options('/oauth/device_authorization', (ctx) => {
-    ctx.set('Access-Control-Allow-Origin', '*');
-    ctx.set('Access-Control-Allow-Methods', 'POST');
-    ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
-    ctx.set('Access-Control-Max-Age', '600');
-    ctx.status = 204;
-  });
-
   api.route({
     method: 'post', path: '/oauth/device_authorization', operationId: 'deviceAuthorization', tags, access: 'public',
     summary: 'Device authorization (RFC 8628): terminal sign-in',

@@ -119,7 +119,11 @@ export function createDeviceFlow(deps: {
   record: (a: Actor, action: string, target: string, detail?: Record<string, unknown>) => void;
   accessTokenLifetimeS: number;
   /** Rechecks client, account, scopes, audiences and access, then mints the tokens (string: why not). */
-  issue: (client: DeviceClient, sub: string, g: { scope: string[]; audiences: string[]; authTime: number; lifetimeMs: number }) => Promise<IssueResult | string>;
+  /** Mints the tokens; `onIssued` runs in the transaction that stores the refresh family. */
+  issue: (
+    client: DeviceClient, sub: string,
+    g: { scope: string[]; audiences: string[]; authTime: number; lifetimeMs: number; onIssued: (familyId: string | null, jti: string, accessExpiresAt: number) => void },
+  ) => Promise<IssueResult | string>;
   /** Revokes what a replayed device code had minted. */
   revokeIssued: (row: DeviceAuthorizationRow) => void;
   /** Whether the account may use the client (profiles, specific lists): checked before a browser approval. */
@@ -156,7 +160,6 @@ export function createDeviceFlow(deps: {
     try {
       return await fn(broker);
     } catch (err) {
-      if (err instanceof HearthError && err.status === 429) throw err;
       if (err instanceof HearthError && err.status === 503) {
         throw oauthError('temporarily_unavailable', `sign-in with the authenticator app is not available: ${err.message}`, { status: 503 });
       }
@@ -173,9 +176,6 @@ export function createDeviceFlow(deps: {
     /** Wired by the identity module once the approval protocol exists. */
     useTerminalBroker(b: TerminalBroker | null) {
       broker = b;
-    },
-    get terminalAvailable() {
-      return broker !== null;
     },
 
     /** POST /oauth/device_authorization (RFC 8628 §3.1–3.2), the client already authenticated. */
@@ -288,12 +288,15 @@ export function createDeviceFlow(deps: {
       }
       const scope = json<string[]>(row.scope);
       const audiences = json<string[]>(row.audiences);
-      const r = await deps.issue(client, sub, { scope, audiences, authTime, lifetimeMs: row.lifetime_s * 1000 });
+      const who = sub;
+      const r = await deps.issue(client, sub, {
+        scope, audiences, authTime, lifetimeMs: row.lifetime_s * 1000,
+        onIssued: (familyId, jti, accessExpiresAt) => store.setDeviceAuthorizationIssued(hash, who, familyId, jti, accessExpiresAt),
+      });
       if (typeof r === 'string') {
         record(a, 'oauth.device_authorization.refused', client.clientId, { mode: row.mode, sub, reason: r });
         throw oauthError('invalid_grant', r);
       }
-      store.setDeviceAuthorizationIssued(hash, sub, r.familyId, r.jti, r.accessExpiresAt);
       record(a, 'oauth.device_authorization.token', client.clientId, { mode: row.mode, sub, scope, lifetimeSeconds: row.lifetime_s, refreshGrant: r.familyId !== null });
       return r.response;
     },

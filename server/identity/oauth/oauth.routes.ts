@@ -225,7 +225,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       ctx.set('Access-Control-Max-Age', '600');
       ctx.status = 204;
     });
-  for (const p of ['/oauth/token', '/oauth/revoke', '/oauth/userinfo', '/oauth/register']) preflight(p);
+  for (const p of ['/oauth/token', '/oauth/revoke', '/oauth/userinfo', '/oauth/register', '/oauth/device_authorization']) preflight(p);
   registerDeviceRoutes(api, oauth, sessions, opts);
 
   // The token endpoint is a hot route (server/core/http/hot.ts): answered without Koa's per-request machinery.

@@ -519,28 +519,33 @@ export function createOAuthService(deps: {
   }
 
   /** Device grant issuance: the usual rechecks, then the tokens and (with `offline_access`) a refresh family of `lifetimeMs`. */
-  async function issueDeviceGrant(c: { clientId: string }, sub: string, g: { scope: string[]; audiences: string[]; authTime: number; lifetimeMs: number }): Promise<IssueResult | string> {
+  async function issueDeviceGrant(
+    c: { clientId: string }, sub: string,
+    g: { scope: string[]; audiences: string[]; authTime: number; lifetimeMs: number; onIssued: (familyId: string | null, jti: string, accessExpiresAt: number) => void },
+  ): Promise<IssueResult | string> {
     const checked = recheck(c.clientId, sub, g.scope, g.audiences);
     if (typeof checked === 'string') return checked;
     const { client, row } = checked;
     const tokens = await mintUserTokens(client, row, { scope: g.scope, audiences: g.audiences, authTime: g.authTime, sid: null });
     const at = now();
     const jti = decodeJwt(tokens.accessToken).jti!;
-    let refreshToken: string | undefined;
-    let familyId: string | null = null;
-    if (g.scope.includes('offline_access') && client.grantTypes.includes('refresh_token')) {
-      familyId = random(16);
-      refreshToken = `hrt_${random(32)}`;
-      const fid = familyId;
-      store.transaction(() => {
+    const accessExpiresAt = at + ACCESS_TOKEN_LIFETIME_S * 1000;
+    const offline = g.scope.includes('offline_access') && client.grantTypes.includes('refresh_token');
+    const familyId = offline ? random(16) : null;
+    const refreshToken = offline ? `hrt_${random(32)}` : undefined;
+    // The refresh family and the device authorization's record of what it issued commit together, so a replayed
+    // device code can always revoke what the first exchange minted.
+    store.transaction(() => {
+      if (familyId && refreshToken) {
         store.insertFamily({
-          id: fid, client_id: client.clientId, sub: row.sub, scope: JSON.stringify(g.scope), audiences: JSON.stringify(g.audiences), resource: null,
+          id: familyId, client_id: client.clientId, sub: row.sub, scope: JSON.stringify(g.scope), audiences: JSON.stringify(g.audiences), resource: null,
           auth_time: g.authTime, sid: null, created_at: at, expires_at: at + Math.min(g.lifetimeMs, REFRESH_FAMILY_LIFETIME_MS),
         });
-        store.insertRefreshToken(sha256(refreshToken!), fid, 0, at);
-      });
-    }
-    return { response: tokenResponse(tokens.accessToken, g.scope, refreshToken, tokens.idToken), sub: row.sub, familyId, jti, accessExpiresAt: at + ACCESS_TOKEN_LIFETIME_S * 1000 };
+        store.insertRefreshToken(sha256(refreshToken), familyId, 0, at);
+      }
+      g.onIssued(familyId, jti, accessExpiresAt);
+    });
+    return { response: tokenResponse(tokens.accessToken, g.scope, refreshToken, tokens.idToken), sub: row.sub, familyId, jti, accessExpiresAt };
   }
 
   const device = createDeviceFlow({

@@ -156,6 +156,8 @@ export function createSessionsService(deps: {
     return { present: true as const, session: validate(value) };
   }
 
+  const clientIp = (ctx: AppContext) => ctx.ip || 'unknown';
+
   function startSession(row: AccountRow, requestId: string, method: string) {
     const at = now();
     const id = crypto.randomBytes(16).toString('base64url');
@@ -250,7 +252,7 @@ export function createSessionsService(deps: {
     signedIn(ctx: AppContext, r: { account: { sub: string }; setCookie: string }): void {
       const id = browserId(ctx) ?? crypto.randomBytes(32).toString('base64url');
       ctx.append('Set-Cookie', [r.setCookie, cookieHeader(id, BROWSER_COOKIE_MAX_AGE_S, BROWSER_COOKIE)]);
-      deps.onSignedIn?.({ sub: r.account.sub, browserId: id, ip: ctx.ip || 'unknown', at: now() });
+      deps.onSignedIn?.({ sub: r.account.sub, browserId: id, ip: clientIp(ctx), at: now() });
     },
     /** The request's `hearth_browser` id (browser recognition for the sign-in context), or null. */
     browserId,
@@ -322,7 +324,7 @@ export function createSessionsService(deps: {
     },
 
     /** The client IP for rate limiting (the socket address: Hearth does not trust forwarded headers). */
-    clientIp: (ctx: AppContext) => ctx.ip || 'unknown',
+    clientIp,
   };
 }
 

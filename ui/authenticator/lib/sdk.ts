@@ -5,6 +5,7 @@ import { appApproval } from '../../sdk/app-approval/index.ts';
 
 export const { parsePairingLink, connect, createKey, vault } = appApproval;
 export {
+  APP_APPROVAL_INBOX_ACCEPT,
   AppApprovalClient,
   AppApprovalClientError,
   type AppDeviceBinding,

@@ -4,6 +4,7 @@
  * Every call is same-origin, so the browser adds the exact platform `Origin` the server requires on writes. The
  * administrator's view of another account's devices lives under `/api/admin/core/users/:id/app-devices`.
  */
+import { formatPairingLink } from '../../../../server/identity/approval/pairing-link.ts';
 import { request } from './client.ts';
 
 export const APP_APPROVAL_BASE = '/api/auth/app-approval/v1';
@@ -68,14 +69,9 @@ export interface PairingStatus {
   [key: string]: unknown;
 }
 
-/**
- * `{origin}/#pairing=<percent-encoded JSON>`: the link the phone opens (seed "Pairing link payload"); the payload is
- * the start response as the server sent it. The same format as `appPairingLink` of the protocol's contracts module
- * (server/identity/approval/contracts.ts; a test holds them equal), written out here because importing that module
- * would bring zod into the admin UI bundle for one line.
- */
+/** `{origin}/#pairing=<percent-encoded JSON>`: the link the phone opens; the payload is the start response as sent. */
 export function pairingLink(authenticatorOrigin: string, payload: PairingStart): string {
-  return `${authenticatorOrigin.replace(/\/+$/, '')}/#pairing=${encodeURIComponent(JSON.stringify(payload))}`;
+  return formatPairingLink(authenticatorOrigin, payload);
 }
 
 export function startPairing(userId?: string): Promise<PairingStart> {
