@@ -1,13 +1,20 @@
 /**
- * SMTP attempts with nodemailer: a 60-second attempt budget enforced through an AbortSignal, and the outcome
- * classified as accepted, temporary or permanent. Error text never carries credentials. The delivery lanes send
- * through pooled transports (one per profile's settings, up to eight connections, reused across messages, closed
- * after a minute unused); test sends use a fresh transport, so they exercise the settings from the start.
+ * SMTP attempts with nodemailer's SMTP client (`SMTPConnection`: STARTTLS, AUTH, PIPELINING, DSN, SIZE) and the
+ * message composed by `mime.ts`: a 60-second budget per attempt, and the outcome classified as accepted, temporary or
+ * permanent. Error text never carries credentials. The delivery lanes send through pooled sessions (one pool per
+ * profile's settings, up to eight connections, each reused for up to 100 messages and closed after a minute unused);
+ * test sends open a fresh connection, so they exercise the settings from the start.
+ *
+ * Why not `transporter.sendMail`: nodemailer's mailer and pool wrap every message in a plugin pipeline and a chain of
+ * streams that cost more CPU than everything else an immediate-lane delivery does (benchmarked in bench/mail.bench.ts);
+ * the SMTP client underneath is the same.
  */
 import crypto from 'node:crypto';
 import net from 'node:net';
+import { Readable } from 'node:stream';
 import type tls from 'node:tls';
-import nodemailer from 'nodemailer';
+import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { composeMessage } from './mime.ts';
 
 export interface SmtpSettings {
   host: string;
@@ -66,20 +73,20 @@ const TEMPORARY_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 
 /** Failures without an SMTP reply that retrying cannot fix. */
 const PERMANENT_CODES = new Set(['EAUTH', 'EENVELOPE', 'EMESSAGE', 'ENOAUTH']);
 
-interface NodemailerError extends Error {
+interface SmtpError extends Error {
   code?: string;
   responseCode?: number;
   response?: string;
+  command?: string;
   rejectedErrors?: Array<{ recipient?: string; response?: string; responseCode?: number }>;
 }
 
-function transportOptions(settings: SmtpSettings, opts: SmtpOptions) {
+function connectionOptions(settings: SmtpSettings, opts: SmtpOptions): SMTPConnection.Options {
   const timeoutMs = opts.timeoutMs ?? 60_000;
   return {
     host: settings.host,
     port: settings.port,
     secure: settings.secure,
-    auth: settings.user ? { user: settings.user, pass: settings.password ?? '' } : undefined,
     connectionTimeout: Math.min(timeoutMs, 30_000),
     greetingTimeout: Math.min(timeoutMs, 30_000),
     socketTimeout: timeoutMs,
@@ -89,43 +96,160 @@ function transportOptions(settings: SmtpSettings, opts: SmtpOptions) {
   };
 }
 
-type Transport = ReturnType<typeof nodemailer.createTransport>;
+/** One SMTP session: connected (with STARTTLS when offered) and logged in, ready for messages. */
+interface Session {
+  conn: SMTPConnection;
+  /** Messages sent on it. */
+  messages: number;
+  /** The server or the network ended it (it is never handed out again). */
+  dead: boolean;
+  idleTimer: NodeJS.Timeout | null;
+  onDead: (() => void) | null;
+}
 
-async function sendWith(transport: Transport, settings: SmtpSettings, msg: OutgoingMessage, opts: SmtpOptions): Promise<SmtpOutcome> {
+/**
+ * Opens a session: connect, then AUTH when the profile has a user and the server offers AUTH (nodemailer's rule).
+ * `track` receives the connection at once, so that the attempt budget can close it while it is still opening.
+ */
+function openSession(settings: SmtpSettings, opts: SmtpOptions, track: (conn: SMTPConnection) => void): Promise<Session> {
+  const conn = new SMTPConnection(connectionOptions(settings, opts));
+  track(conn);
+  const session: Session = { conn, messages: 0, dead: false, idleTimer: null, onDead: null };
+  const die = () => {
+    if (session.dead) return;
+    session.dead = true;
+    session.onDead?.();
+  };
+  return new Promise<Session>((resolve, reject) => {
+    let settled = false;
+    const fail = (err: Error) => {
+      const first = !settled;
+      settled = true;
+      die();
+      conn.close();
+      if (first) reject(err);
+    };
+    // Errors while a message is in flight also reach its send callback; an error while idle only ends the session.
+    conn.on('error', (err: Error) => (settled ? die() : fail(err)));
+    conn.once('end', () => (settled ? die() : fail(Object.assign(new Error('Connection closed unexpectedly'), { code: 'ECONNECTION' }))));
+    conn.connect((err?: Error | null) => {
+      if (settled) return;
+      if (err) return fail(err);
+      const ready = () => {
+        settled = true;
+        resolve(session);
+      };
+      if (!settings.user || !conn.allowsAuth) return ready();
+      conn.login({ credentials: { user: settings.user, pass: settings.password ?? '' } }, (e?: Error | null) => (e ? fail(e) : ready()));
+    });
+  });
+}
+
+/** One message on an open session. */
+function sendOn(session: Session, envelope: SMTPConnection.Envelope, message: Buffer | Readable): Promise<SMTPConnection.SentMessageInfo> {
+  return new Promise((resolve, reject) => session.conn.send(envelope, message, (err: Error | null, info: SMTPConnection.SentMessageInfo) => (err ? reject(err) : resolve(info))));
+}
+
+/** Failures that say nothing about the message: the connection broke or the server is closing it. */
+const transient = (e: SmtpError) => e.responseCode === 421 || (e.responseCode === undefined && ['ECONNECTION', 'ESOCKET', 'ETIMEDOUT', 'EPROTOCOL'].includes(e.code ?? ''));
+
+function classify(err: unknown, settings: SmtpSettings, timedOut: string | null): SmtpOutcome {
+  const e = err as SmtpError;
+  const response = e.response ? redact(e.response, settings) : null;
+  const error = redact(timedOut ?? (e.message || String(err)), settings);
+  let code = e.responseCode;
+  if (!code && e.rejectedErrors?.length) code = e.rejectedErrors.some((r) => (r.responseCode ?? 500) < 500) ? 450 : 550;
+  const permanent = timedOut === null && (code !== undefined ? code >= 500 : !TEMPORARY_CODES.has(e.code ?? '') && PERMANENT_CODES.has(e.code ?? ''));
+  return { kind: permanent ? 'permanent' : 'temporary', error, response };
+}
+
+function accepted(info: SMTPConnection.SentMessageInfo, settings: SmtpSettings): SmtpOutcome {
+  const rejectedErrors = (info as { rejectedErrors?: SmtpError['rejectedErrors'] }).rejectedErrors ?? [];
+  const rejected = (info.rejected ?? []).map((r) => {
+    const e = rejectedErrors.find((x) => x.recipient === r);
+    return { recipient: r, reason: redact(e?.response ?? 'rejected', settings) };
+  });
+  return { kind: 'accepted', response: redact(String(info.response ?? ''), settings), rejected };
+}
+
+/** Where an attempt gets its session from and gives it back to. */
+interface SessionSource {
+  acquire(track: (conn: SMTPConnection) => void): Promise<{ session: Session; reused: boolean }>;
+  /**
+   * The session after a message: `clean` to reuse it, `reset` to reuse it after RSET (the server refused the message,
+   * its transaction is still open), `close` to end it.
+   */
+  release(session: Session, state: 'clean' | 'reset' | 'close'): void;
+}
+
+/**
+ * One attempt: compose, take a session, MAIL FROM / RCPT TO / DATA, all within the attempt budget. A message a
+ * reused session could not even start (the server had dropped or was closing it) is tried once more on a new
+ * session, as nodemailer's pool does; once any byte of the message was read, it never is (no duplicate).
+ */
+async function attemptOn(source: SessionSource, settings: SmtpSettings, msg: OutgoingMessage, opts: SmtpOptions): Promise<SmtpOutcome> {
   const timeoutMs = opts.timeoutMs ?? 60_000;
-  const abort = new AbortController();
-  const timer = setTimeout(() => abort.abort(new Error(`SMTP attempt exceeded ${Math.round(timeoutMs / 1000)} s`)), timeoutMs);
+  const budgetText = `SMTP attempt exceeded ${Math.round(timeoutMs / 1000)} s`;
+  let current: SMTPConnection | null = null;
+  let timedOut = false;
+  let timer: NodeJS.Timeout | undefined;
+  const budget = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      timedOut = true;
+      current?.close();
+      reject(new Error(budgetText));
+    }, timeoutMs);
+  });
+  budget.catch(() => {});
+  /** A connection being opened for this attempt (closed at once when the budget is already spent). */
+  const track = (conn: SMTPConnection) => {
+    current = conn;
+    if (timedOut) conn.close();
+  };
+  const envelope = {
+    from: msg.from.address,
+    to: [...msg.to, ...msg.cc, ...msg.bcc],
+    ...(msg.envelopeId ? { dsn: { id: msg.envelopeId, return: 'headers', notify: ['failure'] } } : {}),
+  } as SMTPConnection.Envelope;
   try {
-    const info = await transport.sendMail({
-      from: msg.from,
-      to: msg.to,
-      cc: msg.cc,
-      bcc: msg.bcc,
-      replyTo: msg.replyTo ?? undefined,
-      subject: msg.subject,
-      text: msg.text ?? undefined,
-      html: msg.html ?? undefined,
-      headers: msg.headers,
-      messageId: msg.messageId,
-      attachments: msg.attachments,
-      envelope: { from: msg.from.address, to: [...msg.to, ...msg.cc, ...msg.bcc] },
-      dsn: msg.envelopeId ? { id: msg.envelopeId, return: 'headers', notify: ['failure'] } : undefined,
-      signal: abort.signal,
-    });
-    const rejectedErrors = (info as unknown as { rejectedErrors?: NodemailerError['rejectedErrors'] }).rejectedErrors ?? [];
-    const rejected = (info.rejected as string[]).map((r) => {
-      const e = rejectedErrors.find((x) => x.recipient === r);
-      return { recipient: r, reason: redact(e?.response ?? 'rejected', settings) };
-    });
-    return { kind: 'accepted', response: redact(String(info.response ?? ''), settings), rejected };
+    for (let round = 0; ; round++) {
+      const acquiring = source.acquire(track);
+      let got: Awaited<typeof acquiring>;
+      try {
+        got = await Promise.race([acquiring, budget]);
+      } catch (err) {
+        // The budget ran out while waiting for a session: one that arrives later goes back unused.
+        acquiring.then(({ session }) => source.release(session, 'clean'), () => {});
+        throw err;
+      }
+      const { session, reused } = got;
+      current = session.conn;
+      const composed = composeMessage(msg);
+      const sent = sendOn(session, { ...envelope, size: composed.size } as SMTPConnection.Envelope, composed.message);
+      try {
+        const info = await Promise.race([sent, budget]);
+        session.messages++;
+        source.release(session, 'clean');
+        return accepted(info, settings);
+      } catch (err) {
+        sent.catch(() => {});
+        const e = err as SmtpError;
+        session.messages++;
+        // The server refused this message (not the session): RSET keeps the connection for the next one.
+        const refusedOnly = !timedOut && (e.code === 'EENVELOPE' || e.code === 'EMESSAGE') && e.responseCode !== 421 && !session.dead;
+        source.release(session, refusedOnly ? 'reset' : 'close');
+        // A Buffer message is only written after DATA was accepted: a failure before that (command MAIL FROM,
+        // RCPT TO, or the DATA reply) left the message unread.
+        const unread = composed.message instanceof Readable ? !composed.message.readableDidRead : e.command !== 'DATA' && e.command !== 'CONN';
+        if (!timedOut && round === 0 && reused && unread && transient(e)) {
+          if (composed.message instanceof Readable) composed.message.destroy();
+          continue;
+        }
+        throw err;
+      }
+    }
   } catch (err) {
-    const e = err as NodemailerError;
-    const response = e.response ? redact(e.response, settings) : null;
-    const error = redact(abort.signal.aborted ? `SMTP attempt exceeded ${Math.round(timeoutMs / 1000)} s` : e.message || String(err), settings);
-    let code = e.responseCode;
-    if (!code && e.rejectedErrors?.length) code = e.rejectedErrors.some((r) => (r.responseCode ?? 500) < 500) ? 450 : 550;
-    const permanent = code !== undefined ? code >= 500 : !TEMPORARY_CODES.has(e.code ?? '') && PERMANENT_CODES.has(e.code ?? '');
-    return { kind: permanent ? 'permanent' : 'temporary', error, response };
+    return classify(err, settings, timedOut ? budgetText : null);
   } finally {
     clearTimeout(timer);
   }
@@ -133,49 +257,125 @@ async function sendWith(transport: Transport, settings: SmtpSettings, msg: Outgo
 
 /** One attempt on a fresh connection (test sends). */
 export async function attemptSmtp(settings: SmtpSettings, msg: OutgoingMessage, opts: SmtpOptions = {}): Promise<SmtpOutcome> {
-  const transport = nodemailer.createTransport(transportOptions(settings, opts));
-  try {
-    return await sendWith(transport, settings, msg, opts);
-  } finally {
-    transport.close();
-  }
+  return attemptOn(
+    {
+      acquire: async (track) => ({ session: await openSession(settings, opts, track), reused: false }),
+      release: (session, state) => (state === 'close' ? session.conn.close() : session.conn.quit()),
+    },
+    settings,
+    msg,
+    opts,
+  );
 }
 
-/** Pooled transports for the delivery lanes: one per distinct settings, reused, closed after `idleMs` unused. */
+/** Messages per session before it is replaced (as nodemailer's pool: `maxMessages` 100). */
+const MAX_MESSAGES = 100;
+
+/**
+ * Pooled sessions for the delivery lanes: one pool per distinct settings, at most `maxConnections` sessions each,
+ * reused for up to 100 messages, a session unused for `idleMs` closed (QUIT), a pool without sessions forgotten.
+ */
 export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
   const idleMs = o.idleMs ?? 60_000;
-  const pools = new Map<string, { transport: Transport; busy: number; lastUsed: number }>();
+  interface Pool {
+    idle: Session[];
+    open: number;
+    waiters: Array<() => void>;
+  }
+  const pools = new Map<string, Pool>();
+  let closed = false;
   const keyOf = (s: SmtpSettings, opts: SmtpOptions) =>
     crypto.hash('sha256', JSON.stringify([s.host, s.port, s.secure, s.user, s.password, opts.timeoutMs ?? null, opts.tls ? Object.keys(opts.tls).sort() : null]), 'hex');
-  const sweep = setInterval(() => {
-    const now = Date.now();
-    for (const [k, p] of pools) {
-      if (p.busy === 0 && now - p.lastUsed >= idleMs) {
-        p.transport.close();
-        pools.delete(k);
-      }
+
+  function sourceFor(key: string, settings: SmtpSettings, opts: SmtpOptions): SessionSource {
+    let pool = pools.get(key);
+    if (!pool) {
+      pool = { idle: [], open: 0, waiters: [] };
+      pools.set(key, pool);
     }
-  }, Math.min(idleMs, 30_000));
-  sweep.unref();
+    const p = pool;
+    const forget = () => {
+      if (p.open === 0 && p.idle.length === 0 && p.waiters.length === 0 && pools.get(key) === p) pools.delete(key);
+    };
+    const closeSession = (s: Session) => {
+      if (s.idleTimer) clearTimeout(s.idleTimer);
+      s.idleTimer = null;
+      s.onDead = null;
+      p.open--;
+      if (s.dead) s.conn.close();
+      else s.conn.quit();
+      s.dead = true;
+      p.waiters.shift()?.();
+      forget();
+    };
+    const source: SessionSource = {
+      async acquire(track) {
+        for (;;) {
+          if (closed) throw Object.assign(new Error('outgoing mail is shutting down'), { code: 'ECONNECTION' });
+          const s = p.idle.pop();
+          if (s) {
+            if (s.idleTimer) clearTimeout(s.idleTimer);
+            s.idleTimer = null;
+            s.onDead = null;
+            if (s.dead) {
+              closeSession(s);
+              continue;
+            }
+            return { session: s, reused: true };
+          }
+          if (p.open < o.maxConnections) {
+            p.open++;
+            try {
+              return { session: await openSession(settings, opts, track), reused: false };
+            } catch (err) {
+              p.open--;
+              p.waiters.shift()?.();
+              forget();
+              throw err;
+            }
+          }
+          await new Promise<void>((resolve) => p.waiters.push(resolve));
+        }
+      },
+      release(s, state) {
+        if (state === 'close' || s.dead || closed || s.messages >= MAX_MESSAGES) return closeSession(s);
+        const give = (clean: boolean) => {
+          if (!clean || s.dead || closed) return closeSession(s);
+          s.onDead = () => {
+            const i = p.idle.indexOf(s);
+            if (i >= 0) p.idle.splice(i, 1);
+            closeSession(s);
+          };
+          s.idleTimer = setTimeout(() => {
+            const i = p.idle.indexOf(s);
+            if (i >= 0) p.idle.splice(i, 1);
+            closeSession(s);
+          }, idleMs);
+          s.idleTimer.unref();
+          p.idle.push(s);
+          p.waiters.shift()?.();
+        };
+        // After a refusal the session holds the failed transaction: RSET first (nodemailer's rule).
+        if (state === 'reset') s.conn.reset((err?: Error | null) => give(!err));
+        else give(true);
+      },
+    };
+    return source;
+  }
+
   return {
-    async attempt(settings: SmtpSettings, msg: OutgoingMessage, opts: SmtpOptions = {}): Promise<SmtpOutcome> {
-      const k = keyOf(settings, opts);
-      let p = pools.get(k);
-      if (!p) {
-        p = { transport: nodemailer.createTransport({ ...transportOptions(settings, opts), pool: true, maxConnections: o.maxConnections, maxMessages: 100 }), busy: 0, lastUsed: Date.now() };
-        pools.set(k, p);
-      }
-      p.busy++;
-      try {
-        return await sendWith(p.transport, settings, msg, opts);
-      } finally {
-        p.busy--;
-        p.lastUsed = Date.now();
-      }
+    attempt(settings: SmtpSettings, msg: OutgoingMessage, opts: SmtpOptions = {}): Promise<SmtpOutcome> {
+      return attemptOn(sourceFor(keyOf(settings, opts), settings, opts), settings, msg, opts);
     },
     close(): void {
-      clearInterval(sweep);
-      for (const p of pools.values()) p.transport.close();
+      closed = true;
+      for (const p of pools.values()) {
+        for (const s of p.idle.splice(0)) {
+          if (s.idleTimer) clearTimeout(s.idleTimer);
+          s.conn.quit();
+        }
+        for (const w of p.waiters.splice(0)) w();
+      }
       pools.clear();
     },
   };

@@ -24,8 +24,10 @@ async function json(url: string, token: string, method = 'GET', body?: unknown) 
 describe('several workers on one data folder', () => {
   it('two servers share one profile\'s pace through the slot gate and never send a row twice', async () => {
     // Both workers have queued mail for the same profile (each accepted half of it) and race for every slot of the
-    // shared gate; the peer answers slower than the pace.
-    const peer = await startPeer({ dataDelayMs: 600 });
+    // shared gate. The peer answers much slower than the pace (2 s against 400 ms), so a worker that won four slots in
+    // a row has its four sends per profile in flight and stops claiming until one ends: the other worker must take
+    // the next slots (in one process, two timers for the same slot would otherwise always fire in the same order).
+    const peer = await startPeer({ dataDelayMs: 2000 });
     peers.push(peer);
     const seen: Array<{ id: string; worker: string; at: number }> = [];
     const onAttempt = (id: string, worker: string) => seen.push({ id, worker, at: Date.now() });
