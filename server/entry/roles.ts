@@ -6,6 +6,10 @@
 const ROLES: Record<string, () => Promise<unknown>> = {
   /** Checks an uploaded database off the event loop (worker thread). */
   'db-check': () => import('../db/namespaces/check.worker.ts'),
+  /** Checkpoints platform.db's WAL beside the event loop (worker thread). */
+  'db-checkpoint': () => import('../core/storage/checkpoint.worker.ts'),
+  /** Composes and sends the delivery lanes' mail (worker thread). */
+  'mail-smtp': () => import('../mail/delivery/smtp.worker.ts'),
   /** Runs read-only SQL for the query pool (child process, IPC). */
   'sql-child': () => import('../db/sql/sql.child.ts'),
 };

@@ -17,7 +17,7 @@ import { MAX_FAILURES } from '../log/log.service.ts';
 import type { LogStore, MessageRow, StoredAttachment } from '../log/log.store.ts';
 import type { AttachmentStore } from './attachments.ts';
 import type { SettledTopic } from '../settled/settled.service.ts';
-import { attemptSmtp, createSmtpPool, type OutgoingMessage, type SmtpOptions, type SmtpOutcome } from './smtp.ts';
+import { attemptSmtp, createSmtpThread, type OutgoingMessage, type SmtpOptions, type SmtpOutcome } from './smtp.ts';
 
 export interface DeliveryOptions {
   immediateConcurrency: number;
@@ -82,8 +82,9 @@ export function createDelivery(deps: DeliveryDeps) {
   const { log, profileStore, profiles, appStore, directory, attachments, clock, logger } = deps;
   const o: DeliveryOptions = { ...DEFAULT_DELIVERY, ...deps.options };
   const worker = `${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
-  // Connections are reused across messages (one pool per profile's settings; a settings change gets a new pool).
-  const pool = createSmtpPool({ maxConnections: o.immediateConcurrency });
+  // Connections are reused across messages (one pool per profile's settings; a settings change gets a new pool), in
+  // the SMTP thread (smtp.worker.ts): composing and the SMTP dialogue run beside this event loop.
+  const pool = createSmtpThread({ maxConnections: o.immediateConcurrency });
   const attempt = deps.attempt ?? pool.attempt;
   let started = false;
   let closed = false;
@@ -462,7 +463,7 @@ export function createDelivery(deps: DeliveryDeps) {
       clearTimeout(timer);
       // Outcomes that arrived before closing and still wait for their pump are recorded now.
       if (finishes.length) pumpImmediate();
-      pool.close();
+      await pool.close();
     },
   };
 }

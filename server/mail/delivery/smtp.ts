@@ -13,7 +13,9 @@ import crypto from 'node:crypto';
 import net from 'node:net';
 import { Readable } from 'node:stream';
 import type tls from 'node:tls';
+import type { Worker } from 'node:worker_threads';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
+import { spawnWorker } from '../../core/runtime.ts';
 import { composeMessage } from './mime.ts';
 
 export interface SmtpSettings {
@@ -377,6 +379,88 @@ export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
         for (const w of p.waiters.splice(0)) w();
       }
       pools.clear();
+    },
+  };
+}
+
+/** What the delivery lanes send through: `createSmtpPool` in this thread, or the same in the SMTP thread. */
+export interface SmtpSender {
+  attempt(settings: SmtpSettings, msg: OutgoingMessage, opts?: SmtpOptions): Promise<SmtpOutcome>;
+  close(): Promise<void> | void;
+}
+
+/**
+ * The delivery lanes' pool in a worker thread of its own (`smtp.worker.ts`), started at the first attempt. The main
+ * thread only hands over the message and gets the outcome back; composing, encoding, TLS and the SMTP dialogue of the
+ * concurrent attempts run there. If the thread dies, attempts in progress end `temporary` (the rows are retried with
+ * the same Message-ID: at least once) and the next attempt starts a new thread.
+ */
+export function createSmtpThread(o: { maxConnections: number; idleMs?: number }): SmtpSender {
+  let worker: Worker | null = null;
+  let nextId = 1;
+  let closed = false;
+  const pending = new Map<number, (outcome: SmtpOutcome) => void>();
+
+  const failAll = (why: string) => {
+    for (const resolve of pending.values()) resolve({ kind: 'temporary', error: why, response: null });
+    pending.clear();
+  };
+  function start(): Worker {
+    const w = spawnWorker('mail-smtp', new URL('./smtp.worker.ts', import.meta.url), { workerData: { maxConnections: o.maxConnections, idleMs: o.idleMs } });
+    w.unref();
+    w.on('message', (m: { type: string; id?: number; outcome?: SmtpOutcome }) => {
+      if (m.type !== 'outcome') return;
+      const resolve = pending.get(m.id!);
+      pending.delete(m.id!);
+      resolve?.(m.outcome!);
+    });
+    const gone = (why: string) => {
+      if (worker === w) worker = null;
+      failAll(why);
+    };
+    w.on('error', (err) => gone(`the SMTP thread failed: ${err.message}`));
+    w.on('exit', (code) => gone(`the SMTP thread stopped (exit code ${code})`));
+    return w;
+  }
+
+  return {
+    attempt(settings, msg, opts = {}) {
+      if (closed) return Promise.resolve({ kind: 'temporary', error: 'outgoing mail is shutting down', response: null });
+      worker ??= start();
+      const id = nextId++;
+      // An attachment read for this attempt alone is handed over, not copied, when it owns its memory.
+      const transfer = (msg.attachments ?? [])
+        .map((a) => a.content)
+        .filter((b) => b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer)
+        .map((b) => b.buffer as ArrayBuffer);
+      return new Promise<SmtpOutcome>((resolve) => {
+        pending.set(id, resolve);
+        try {
+          worker!.postMessage({ type: 'attempt', id, settings, msg, opts }, [...new Set(transfer)]);
+        } catch (err) {
+          pending.delete(id);
+          resolve({ kind: 'temporary', error: `the SMTP thread could not take the message: ${(err as Error).message}`, response: null });
+        }
+      });
+    },
+    async close() {
+      closed = true;
+      const w = worker;
+      worker = null;
+      if (!w) return;
+      // The thread QUITs its idle sessions, then stops (or is stopped after a second).
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 1000);
+        w.on('message', (m: { type: string }) => {
+          if (m.type === 'closed') {
+            clearTimeout(timer);
+            setTimeout(resolve, 50);
+          }
+        });
+        w.postMessage({ type: 'close' });
+      });
+      await w.terminate();
+      failAll('outgoing mail is shutting down');
     },
   };
 }
