@@ -11,7 +11,7 @@ import { hotDispatcher } from './core/http/hot.ts';
 import { loadConfig, type ConfigInput, type HearthConfig } from './core/config/config.ts';
 import { createLogger, type Logger } from './core/logging/logger.ts';
 import { createMetrics } from './core/metrics/metrics.ts';
-import { coreMigrations, openPlatformDb, type Db } from './core/storage/platform-db.ts';
+import { coreMigrations, openPlatformDb, startCheckpointer, type Db } from './core/storage/platform-db.ts';
 import { SecretStore, resolveAppSecret } from './core/secrets/secrets.ts';
 import { createAuditLog } from './core/audit/audit.ts';
 import { createTokenStore } from './core/auth/tokens.store.ts';
@@ -89,6 +89,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   let authenticatorOrigin: string | null = config.authenticatorOrigin ?? null;
 
   const platformDb = openPlatformDb(config.dataDir, allMigrations);
+  const checkpointer = startCheckpointer(platformDb);
   const metrics = createMetrics();
   const audit = createAuditLog(platformDb);
   const tokens = createTokenService(createTokenStore(platformDb), { adminToken: config.adminToken });
@@ -160,6 +161,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     await identity.start();
   } catch (err) {
     await db.close();
+    await checkpointer.close();
     platformDb.close();
     throw err;
   }
@@ -177,6 +179,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     await mail.close();
     await db.close();
     await identity.close();
+    await checkpointer.close();
     platformDb.close();
     throw err;
   };
@@ -265,6 +268,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         await mail.close();
         await db.close();
         await identity.close();
+        await checkpointer.close();
         platformDb.close();
         logger.info('hearth stopped');
         await new Promise<void>((resolve) => logger.flush(() => resolve()));

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { spawnWorker } from '../runtime.ts';
 import { Database, type SqliteDb } from './sqlite.ts';
 
 export type Db = SqliteDb;
@@ -19,6 +20,9 @@ export function openPlatformDb(dataDir: string, migrations: Migration[]): Db {
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   db.pragma('foreign_keys = ON');
+  // Checkpoints run in the checkpointer thread (`startCheckpointer`); this connection only checkpoints when that
+  // thread falls far behind (or is not running, e.g. the CLI), at ten times SQLite's default WAL size.
+  db.pragma(`wal_autocheckpoint = ${FALLBACK_CHECKPOINT_PAGES}`);
   try {
     migrate(db, migrations);
   } catch (err) {
@@ -26,6 +30,38 @@ export function openPlatformDb(dataDir: string, migrations: Migration[]): Db {
     throw err;
   }
   return db;
+}
+
+/** WAL pages after which a commit on the main connection checkpoints itself (SQLite's default is 1000). */
+const FALLBACK_CHECKPOINT_PAGES = 10_000;
+
+/**
+ * Starts the platform database's checkpointer thread (checkpoint.worker.ts): a PASSIVE checkpoint every `intervalMs`
+ * (250 ms) on its own connection. `close()` runs a last checkpoint and stops the thread; call it before closing `db`.
+ */
+export function startCheckpointer(db: Db, opts: { intervalMs?: number } = {}): { close(): Promise<void> } {
+  const worker = spawnWorker('db-checkpoint', new URL('./checkpoint.worker.ts', import.meta.url), {
+    workerData: { file: db.name, intervalMs: opts.intervalMs ?? 250 },
+  });
+  worker.unref();
+  let exited = false;
+  worker.once('exit', () => (exited = true));
+  // A failed checkpointer only means commits checkpoint themselves again (the fallback threshold above).
+  worker.on('error', () => {});
+  return {
+    async close() {
+      if (exited) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 2000);
+        worker.once('exit', () => {
+          clearTimeout(timer);
+          resolve();
+        });
+        worker.postMessage('close');
+      });
+      if (!exited) await worker.terminate();
+    },
+  };
 }
 
 export function migrate(db: Db, migrations: Migration[]): string[] {

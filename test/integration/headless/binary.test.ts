@@ -4,7 +4,8 @@
  *
  * `npm test` builds the binary first (`npm run build:headless`); run alone, this test builds it when it is missing.
  * Its helpers run inside the binary too: the upload check (a worker thread) through an import, the read-only SQL
- * pool (child processes of the binary itself) through a query.
+ * pool (child processes of the binary itself) through a query, outgoing mail's SMTP thread through a send to a real
+ * SMTP peer, and platform.db's checkpointer thread (the accepted mail reaches platform.db itself, not only its WAL).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -13,6 +14,8 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pkg from '../../../package.json' with { type: 'json' };
 import { tempDir } from '../../helpers/server.ts';
+import { M, profileBody } from '../mail/helpers.ts';
+import { startPeer } from '../mail/peer.ts';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
 const BUILT = path.join(repo, 'build', 'out', 'hearth-linux-x64');
@@ -151,6 +154,46 @@ describe('headless binary', () => {
     const list = run(['ns', 'list', '--json', '--url', url, '--token', token]);
     expect(list.status, list.stderr).toBe(0);
     expect(list.stdout).toContain('"sales"');
+  });
+
+  it('sends mail through its SMTP thread, and its checkpointer thread writes the send log back into platform.db', async () => {
+    const peer = await startPeer();
+    try {
+      const api = async (method: string, p: string, body: unknown, bearer = token) => {
+        const r = await fetch(url + p, { method, headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const text = await r.text();
+        return { status: r.status, body: text ? JSON.parse(text) : null };
+      };
+      expect((await api('PUT', `${M}/profiles/main`, profileBody(peer.port))).status).toBe(201);
+      const app = await api('POST', `${M}/apps`, { appId: 'crm', name: 'CRM', platformPermissions: ['mail:send'] });
+      expect(app.status).toBe(201);
+      const pdf = Buffer.from('%PDF-1.7 binary test\n\u0000\u00ff', 'latin1');
+      const sent = await api('POST', '/api/mail/send', { to: ['someone@example.test'], subject: 'Grüße from the binary', text: 'Hello', attachments: [{ filename: 'a.pdf', contentType: 'application/pdf', content: pdf.toString('base64') }] }, app.body.token);
+      expect(sent.status, JSON.stringify(sent.body)).toBe(202);
+      const [got] = await peer.waitFor(1, 20_000);
+      expect(got!.parsed.subject).toBe('Grüße from the binary');
+      expect(got!.parsed.messageId).toBe(sent.body.messageId);
+      expect(got!.parsed.attachments[0]!.content.equals(pdf)).toBe(true);
+
+      // platform.db without its WAL: a copy of the main file alone holds the accepted row once the checkpointer ran
+      // (commits alone only checkpoint after 10,000 WAL pages).
+      const copy = path.join(root, 'platform-copy.db');
+      let found: unknown;
+      for (let i = 0; i < 40 && !found; i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        fs.copyFileSync(path.join(root, 'data', 'platform.db'), copy);
+        const db = new Database(copy, { readonly: true });
+        try {
+          found = db.prepare('SELECT status FROM mail_messages WHERE id = ?').get(sent.body.id);
+        } finally {
+          db.close();
+        }
+      }
+      expect(found).toBeTruthy();
+    } finally {
+      // Hearth keeps its SMTP session open (idle, reusable) until it stops: the peer closes with it, in the last test.
+      void peer.close();
+    }
   });
 
   it('works on the data folder offline (tokens)', () => {
