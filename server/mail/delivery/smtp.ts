@@ -227,7 +227,9 @@ async function attemptOn(source: SessionSource, settings: SmtpSettings, msg: Out
       const { session, reused } = got;
       current = session.conn;
       const composed = composeMessage(msg);
-      const sent = sendOn(session, { ...envelope, size: composed.size } as SMTPConnection.Envelope, composed.message);
+      // Always a stream: whether any byte of it was read tells whether the server may have the message.
+      const message = composed.message instanceof Readable ? composed.message : Readable.from([composed.message], { objectMode: false });
+      const sent = sendOn(session, { ...envelope, size: composed.size } as SMTPConnection.Envelope, message);
       try {
         const info = await Promise.race([sent, budget]);
         session.messages++;
@@ -240,11 +242,9 @@ async function attemptOn(source: SessionSource, settings: SmtpSettings, msg: Out
         // The server refused this message (not the session): RSET keeps the connection for the next one.
         const refusedOnly = !timedOut && (e.code === 'EENVELOPE' || e.code === 'EMESSAGE') && e.responseCode !== 421 && !session.dead;
         source.release(session, refusedOnly ? 'reset' : 'close');
-        // A Buffer message is only written after DATA was accepted: a failure before that (command MAIL FROM,
-        // RCPT TO, or the DATA reply) left the message unread.
-        const unread = composed.message instanceof Readable ? !composed.message.readableDidRead : e.command !== 'DATA' && e.command !== 'CONN';
-        if (!timedOut && round === 0 && reused && unread && transient(e)) {
-          if (composed.message instanceof Readable) composed.message.destroy();
+        // The message is only read once the server accepted DATA: unread, the server cannot have it.
+        if (!timedOut && round === 0 && reused && !message.readableDidRead && transient(e)) {
+          message.destroy();
           continue;
         }
         throw err;
@@ -289,31 +289,45 @@ export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
   const keyOf = (s: SmtpSettings, opts: SmtpOptions) =>
     crypto.hash('sha256', JSON.stringify([s.host, s.port, s.secure, s.user, s.password, opts.timeoutMs ?? null, opts.tls ? Object.keys(opts.tls).sort() : null]), 'hex');
 
-  function sourceFor(key: string, settings: SmtpSettings, opts: SmtpOptions): SessionSource {
-    let pool = pools.get(key);
-    if (!pool) {
-      pool = { idle: [], open: 0, waiters: [] };
-      pools.set(key, pool);
+  /** The pool of `key`, made when missing (a pool without sessions, waiters or openings is forgotten). */
+  const poolOf = (key: string): Pool => {
+    let p = pools.get(key);
+    if (!p) {
+      p = { idle: [], open: 0, waiters: [] };
+      pools.set(key, p);
     }
-    const p = pool;
-    const forget = () => {
-      if (p.open === 0 && p.idle.length === 0 && p.waiters.length === 0 && pools.get(key) === p) pools.delete(key);
-    };
-    const closeSession = (s: Session) => {
-      if (s.idleTimer) clearTimeout(s.idleTimer);
-      s.idleTimer = null;
-      s.onDead = null;
-      p.open--;
-      if (s.dead) s.conn.close();
-      else s.conn.quit();
-      s.dead = true;
-      p.waiters.shift()?.();
-      forget();
-    };
-    const source: SessionSource = {
+    return p;
+  };
+  /** The pool each session belongs to (an attempt may outlive the pool object it started with). */
+  const home = new WeakMap<Session, { key: string; pool: Pool }>();
+  const forget = (key: string, p: Pool) => {
+    if (p.open === 0 && p.idle.length === 0 && p.waiters.length === 0 && pools.get(key) === p) pools.delete(key);
+  };
+  const closeSession = (s: Session) => {
+    const { key, pool: p } = home.get(s)!;
+    if (s.idleTimer) clearTimeout(s.idleTimer);
+    s.idleTimer = null;
+    s.onDead = null;
+    p.open--;
+    if (s.dead) s.conn.close();
+    else s.conn.quit();
+    s.dead = true;
+    p.waiters.shift()?.();
+    forget(key, p);
+  };
+  const unidle = (s: Session) => {
+    const p = home.get(s)!.pool;
+    const i = p.idle.indexOf(s);
+    if (i >= 0) p.idle.splice(i, 1);
+    closeSession(s);
+  };
+
+  function sourceFor(key: string, settings: SmtpSettings, opts: SmtpOptions): SessionSource {
+    return {
       async acquire(track) {
         for (;;) {
           if (closed) throw Object.assign(new Error('outgoing mail is shutting down'), { code: 'ECONNECTION' });
+          const p = poolOf(key);
           const s = p.idle.pop();
           if (s) {
             if (s.idleTimer) clearTimeout(s.idleTimer);
@@ -328,11 +342,13 @@ export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
           if (p.open < o.maxConnections) {
             p.open++;
             try {
-              return { session: await openSession(settings, opts, track), reused: false };
+              const session = await openSession(settings, opts, track);
+              home.set(session, { key, pool: p });
+              return { session, reused: false };
             } catch (err) {
               p.open--;
               p.waiters.shift()?.();
-              forget();
+              forget(key, p);
               throw err;
             }
           }
@@ -343,16 +359,9 @@ export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
         if (state === 'close' || s.dead || closed || s.messages >= MAX_MESSAGES) return closeSession(s);
         const give = (clean: boolean) => {
           if (!clean || s.dead || closed) return closeSession(s);
-          s.onDead = () => {
-            const i = p.idle.indexOf(s);
-            if (i >= 0) p.idle.splice(i, 1);
-            closeSession(s);
-          };
-          s.idleTimer = setTimeout(() => {
-            const i = p.idle.indexOf(s);
-            if (i >= 0) p.idle.splice(i, 1);
-            closeSession(s);
-          }, idleMs);
+          const p = home.get(s)!.pool;
+          s.onDead = () => unidle(s);
+          s.idleTimer = setTimeout(() => unidle(s), idleMs);
           s.idleTimer.unref();
           p.idle.push(s);
           p.waiters.shift()?.();
@@ -362,7 +371,6 @@ export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
         else give(true);
       },
     };
-    return source;
   }
 
   return {

@@ -1,0 +1,420 @@
+/**
+ * `createSmtpPool` and `attemptSmtp` against real SMTP peers (`smtp-server` on 127.0.0.1, port 0): session reuse and
+ * replacement, the connection cap, refusals with RSET, sessions the server dropped, the attempt budget, AUTH failures
+ * without credentials in the error, `close()` and the idle timeout.
+ */
+import crypto from 'node:crypto';
+import type net from 'node:net';
+import { SMTPServer, type SMTPServerSession } from 'smtp-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { attemptSmtp, createSmtpPool, type OutgoingMessage, type SmtpSettings } from '../../../server/mail/delivery/smtp.ts';
+import { startPeer } from './peer.ts';
+
+const settings = (port: number, auth: { user: string; pass: string } | null = null): SmtpSettings =>
+  ({ host: '127.0.0.1', port, secure: false, user: auth?.user ?? null, password: auth?.pass ?? null });
+
+function message(n: number, over: Partial<OutgoingMessage> = {}): OutgoingMessage {
+  return {
+    from: { name: 'Hearth', address: 'hearth@example.test' },
+    to: [`rcpt${n}@example.test`],
+    cc: [],
+    bcc: [],
+    subject: `message ${n}`,
+    text: `body ${n}`,
+    messageId: `<${n}.${crypto.randomUUID()}@example.test>`,
+    ...over,
+  };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, cond: () => boolean, ms = 5_000) {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+type Reply = { code: number; message: string };
+/** Where a command arrived: the connection (1-based, in order of connecting) and the transaction on it (1-based). */
+interface At {
+  conn: number;
+  tx: number;
+}
+
+/**
+ * An SMTP server whose answers the test scripts: `mailFrom`/`rcptTo` may refuse ('drop' closes the socket without an
+ * answer), `afterData` may drop the connection once a message is accepted, `dataDelayMs` holds the final reply.
+ */
+async function startServer(opts: { auth?: { user: string; pass: string; echo?: boolean } } = {}) {
+  const sockets = new Map<number, net.Socket>();
+  const connOf = new Map<string, number>();
+  const txOf = new Map<string, number>();
+  const state = {
+    connections: 0,
+    open: 0,
+    maxOpen: 0,
+    closedAt: [] as number[],
+    received: [] as Array<{ messageId: string; conn: number; at: number }>,
+    mailFrom: null as null | ((at: At) => Reply | 'drop' | null),
+    rcptTo: null as null | ((at: At, address: string) => Reply | null),
+    afterData: null as null | ((at: At) => 'drop' | null),
+    dataDelayMs: null as null | ((at: At) => number),
+  };
+  const at = (session: SMTPServerSession): At => ({ conn: connOf.get(session.id)!, tx: txOf.get(session.id) ?? 0 });
+  const drop = (session: SMTPServerSession) => sockets.get(session.remotePort)?.destroy();
+  const refuse = (r: Reply) => Object.assign(new Error(r.message), { responseCode: r.code });
+  const server = new SMTPServer({
+    disabledCommands: ['STARTTLS', ...(opts.auth ? [] : ['AUTH'])],
+    authOptional: !opts.auth,
+    allowInsecureAuth: true,
+    logger: false,
+    onConnect(session, cb) {
+      connOf.set(session.id, ++state.connections);
+      state.maxOpen = Math.max(state.maxOpen, ++state.open);
+      cb();
+    },
+    onClose() {
+      state.open--;
+      state.closedAt.push(Date.now());
+    },
+    onAuth(auth, session, cb) {
+      if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) return cb(null, { user: auth.username });
+      // A server that echoes what it got: the client must still not pass the password on.
+      const echo = opts.auth?.echo ? ` (${auth.username} / ${auth.password} / ${Buffer.from(`\u0000${auth.username}\u0000${auth.password}`).toString('base64')})` : '';
+      cb(Object.assign(new Error(`Authentication failed${echo}`), { responseCode: 535 }));
+    },
+    onMailFrom(_address, session, cb) {
+      txOf.set(session.id, (txOf.get(session.id) ?? 0) + 1);
+      const r = state.mailFrom?.(at(session)) ?? null;
+      if (r === 'drop') return drop(session);
+      cb(r ? refuse(r) : null);
+    },
+    onRcptTo(address, session, cb) {
+      const r = state.rcptTo?.(at(session), address.address) ?? null;
+      cb(r ? refuse(r) : null);
+    },
+    onData(stream, session, cb) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', async () => {
+        const where = at(session);
+        const delay = state.dataDelayMs?.(where) ?? 0;
+        if (delay) await sleep(delay);
+        const raw = Buffer.concat(chunks).toString('latin1');
+        state.received.push({ messageId: /^Message-ID: (.*)$/im.exec(raw)?.[1]?.trim() ?? '', conn: where.conn, at: Date.now() });
+        cb(null, `Message queued as t${state.received.length}`);
+        if (state.afterData?.(where) === 'drop') setImmediate(() => drop(session));
+      });
+    },
+  });
+  server.on('error', () => {});
+  server.server.on('connection', (s: net.Socket) => sockets.set(s.remotePort!, s));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.server.address() as net.AddressInfo).port;
+  const srv = Object.assign(state, {
+    port,
+    /** How many times each Message-ID arrived. */
+    arrivals: (id: string) => state.received.filter((r) => r.messageId === id).length,
+    /** Stops the server; a connection the client left open is cut rather than waited for. */
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const s of sockets.values()) s.destroy();
+      }),
+  });
+  cleanup.push(() => srv.close());
+  return srv;
+}
+
+const cleanup: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+});
+
+function pool(o: { maxConnections: number; idleMs?: number }) {
+  const p = createSmtpPool(o);
+  cleanup.push(() => p.close());
+  return p;
+}
+
+describe('SMTP pool', () => {
+  it('reuses one session for sequential messages', async () => {
+    const srv = await startServer();
+    const p = pool({ maxConnections: 2 });
+    const msgs = Array.from({ length: 30 }, (_, i) => message(i));
+    for (const m of msgs) expect(await p.attempt(settings(srv.port), m)).toMatchObject({ kind: 'accepted' });
+    expect(srv.received).toHaveLength(30);
+    for (const m of msgs) expect(srv.arrivals(m.messageId)).toBe(1);
+    expect(srv.connections).toBe(1);
+    expect(srv.maxOpen).toBe(1);
+  });
+
+  it('never opens more than maxConnections sessions for concurrent attempts', async () => {
+    const srv = await startServer();
+    srv.dataDelayMs = () => 30;
+    const p = pool({ maxConnections: 3 });
+    const msgs = Array.from({ length: 20 }, (_, i) => message(i));
+    const outcomes = await Promise.all(msgs.map((m) => p.attempt(settings(srv.port), m)));
+    expect(outcomes.map((o) => o.kind)).toEqual(Array(20).fill('accepted'));
+    for (const m of msgs) expect(srv.arrivals(m.messageId)).toBe(1);
+    expect(srv.maxOpen).toBe(3);
+    expect(srv.connections).toBe(3);
+  });
+
+  it('replaces a session after 100 messages', async () => {
+    const srv = await startServer();
+    const p = pool({ maxConnections: 1 });
+    for (let i = 0; i < 205; i++) expect((await p.attempt(settings(srv.port), message(i))).kind).toBe('accepted');
+    expect(srv.received).toHaveLength(205);
+    expect(srv.connections).toBe(3);
+    expect(srv.maxOpen).toBe(1);
+    const perConn = [1, 2, 3].map((c) => srv.received.filter((r) => r.conn === c).length);
+    expect(perConn).toEqual([100, 100, 5]);
+    // the replaced sessions were closed (QUIT), only the last one is open
+    await until('the replaced sessions to close', () => srv.open === 1);
+  });
+
+  it('a message refused at RCPT TO is permanent; the session is reset and reused', async () => {
+    const srv = await startServer();
+    srv.rcptTo = (_at, address) => (address.startsWith('nobody') ? { code: 550, message: 'No such user' } : null);
+    const p = pool({ maxConnections: 1 });
+    expect(await p.attempt(settings(srv.port), message(1))).toMatchObject({ kind: 'accepted' });
+    const refused = await p.attempt(settings(srv.port), message(2, { to: ['nobody1@example.test'], cc: ['nobody2@example.test'] }));
+    expect(refused).toMatchObject({ kind: 'permanent' });
+    expect(JSON.stringify(refused)).toMatch(/550/);
+    const next = message(3);
+    expect(await p.attempt(settings(srv.port), next)).toMatchObject({ kind: 'accepted' });
+    expect(srv.arrivals(next.messageId)).toBe(1);
+    expect(srv.received).toHaveLength(2);
+    expect(srv.connections).toBe(1);
+  });
+
+  it('a recipient refused among accepted ones is reported with the accepted outcome', async () => {
+    const srv = await startServer();
+    srv.rcptTo = (_at, address) => (address === 'nobody@example.test' ? { code: 550, message: 'No such user' } : null);
+    const p = pool({ maxConnections: 1 });
+    const outcome = await p.attempt(settings(srv.port), message(1, { to: ['ok@example.test', 'nobody@example.test'] }));
+    expect(outcome).toMatchObject({ kind: 'accepted', rejected: [{ recipient: 'nobody@example.test', reason: expect.stringMatching(/550/) }] });
+    expect(srv.received).toHaveLength(1);
+  });
+
+  it('a message refused after DATA is permanent; the session is reused', async () => {
+    const peer = await startPeer();
+    cleanup.push(() => peer.close());
+    const p = pool({ maxConnections: 1 });
+    expect(await p.attempt(settings(peer.port), message(1))).toMatchObject({ kind: 'accepted' });
+    peer.dataFaults.push({ code: 554, message: 'Message rejected as spam' });
+    const refused = await p.attempt(settings(peer.port), message(2));
+    expect(refused).toMatchObject({ kind: 'permanent', response: expect.stringMatching(/^554/) });
+    const next = message(3);
+    expect(await p.attempt(settings(peer.port), next)).toMatchObject({ kind: 'accepted' });
+    await peer.waitFor(2);
+    expect(peer.received.map((r) => r.parsed.messageId)).toEqual([expect.any(String), next.messageId]);
+    expect(peer.connections()).toBe(1);
+  });
+
+  it('a temporary refusal after DATA (451) is temporary; the session is reused', async () => {
+    const peer = await startPeer();
+    cleanup.push(() => peer.close());
+    const p = pool({ maxConnections: 1 });
+    peer.dataFaults.push({ code: 451, message: 'Try again later' });
+    expect(await p.attempt(settings(peer.port), message(1))).toMatchObject({ kind: 'temporary', response: expect.stringMatching(/^451/) });
+    expect(await p.attempt(settings(peer.port), message(2))).toMatchObject({ kind: 'accepted' });
+    expect(peer.connections()).toBe(1);
+  });
+
+  it('a session the server dropped while idle is replaced; the next message arrives once', async () => {
+    const srv = await startServer();
+    srv.afterData = (at) => (at.conn === 1 ? 'drop' : null);
+    const p = pool({ maxConnections: 1 });
+    expect(await p.attempt(settings(srv.port), message(1))).toMatchObject({ kind: 'accepted' });
+    await until('the dropped session to close', () => srv.open === 0);
+    const next = message(2);
+    expect(await p.attempt(settings(srv.port), next)).toMatchObject({ kind: 'accepted' });
+    expect(srv.arrivals(next.messageId)).toBe(1);
+    expect(srv.connections).toBe(2);
+  });
+
+  it('a reused session answered with 421 at MAIL FROM: the message goes on a fresh session, once', async () => {
+    const srv = await startServer();
+    srv.mailFrom = (at) => (at.conn === 1 && at.tx === 2 ? { code: 421, message: 'Idle too long, closing' } : null);
+    const p = pool({ maxConnections: 1 });
+    expect(await p.attempt(settings(srv.port), message(1))).toMatchObject({ kind: 'accepted' });
+    const next = message(2);
+    expect(await p.attempt(settings(srv.port), next)).toMatchObject({ kind: 'accepted' });
+    expect(srv.arrivals(next.messageId)).toBe(1);
+    expect(srv.received.map((r) => r.conn)).toEqual([1, 2]);
+    expect(srv.connections).toBe(2);
+  });
+
+  it('a reused session the server drops at MAIL FROM: a message with an attachment goes on a fresh session, once', async () => {
+    const srv = await startServer();
+    srv.mailFrom = (at) => (at.conn === 1 && at.tx === 2 ? 'drop' : null);
+    const p = pool({ maxConnections: 1 });
+    expect(await p.attempt(settings(srv.port), message(1))).toMatchObject({ kind: 'accepted' });
+    const next = message(2, { attachments: [{ filename: 'a.bin', contentType: 'application/octet-stream', content: crypto.randomBytes(1000) }] });
+    expect(await p.attempt(settings(srv.port), next)).toMatchObject({ kind: 'accepted' });
+    expect(srv.arrivals(next.messageId)).toBe(1);
+    expect(srv.connections).toBe(2);
+  });
+
+  it('a reused session the server drops at MAIL FROM: a message without attachments goes on a fresh session, once', async () => {
+    const srv = await startServer();
+    srv.mailFrom = (at) => (at.conn === 1 && at.tx === 2 ? 'drop' : null);
+    const p = pool({ maxConnections: 1 });
+    expect(await p.attempt(settings(srv.port), message(1))).toMatchObject({ kind: 'accepted' });
+    const dropped = message(2);
+    expect(await p.attempt(settings(srv.port), dropped)).toMatchObject({ kind: 'accepted' });
+    expect(srv.arrivals(dropped.messageId)).toBe(1);
+    const next = message(3);
+    expect(await p.attempt(settings(srv.port), next)).toMatchObject({ kind: 'accepted' });
+    expect(srv.arrivals(next.messageId)).toBe(1);
+    expect(srv.connections).toBe(2);
+  });
+
+  // The retry's fresh session must belong to the pool like any other (closing the failed reused session may forget
+  // the pool object when it was its only session: the retry opens its session in the pool then current).
+  it('after a retry on a fresh session, the pool keeps that session: the next message reuses it and close() ends it', async () => {
+    const srv = await startServer();
+    srv.mailFrom = (at) => (at.conn === 1 && at.tx === 2 ? { code: 421, message: 'Idle too long, closing' } : null);
+    const p = createSmtpPool({ maxConnections: 1 });
+    cleanup.push(() => p.close());
+    for (let i = 1; i <= 3; i++) expect(await p.attempt(settings(srv.port), message(i))).toMatchObject({ kind: 'accepted' });
+    expect(srv.received.map((r) => r.conn)).toEqual([1, 2, 2]);
+    expect(srv.maxOpen).toBe(1);
+    p.close();
+    await until('the pooled session to close', () => srv.open === 0, 2_000);
+  });
+
+  it('an attempt that exceeds its budget is temporary, returns in time, and frees its connection slot', async () => {
+    const srv = await startServer();
+    srv.dataDelayMs = (at) => (at.conn === 1 ? 3_000 : 0);
+    const p = pool({ maxConnections: 1 });
+    const started = Date.now();
+    const outcome = await p.attempt(settings(srv.port), message(1), { timeoutMs: 500 });
+    const took = Date.now() - started;
+    expect(outcome).toMatchObject({ kind: 'temporary', error: expect.stringMatching(/exceeded/) });
+    expect(took).toBeGreaterThanOrEqual(450);
+    expect(took).toBeLessThan(1_500);
+    // same pool, same settings and budget, one connection: the slot of the timed-out session is free again
+    const next = message(2);
+    expect(await p.attempt(settings(srv.port), next, { timeoutMs: 500 })).toMatchObject({ kind: 'accepted' });
+    expect(srv.received.find((r) => r.messageId === next.messageId)?.conn).toBe(2);
+  });
+
+  it('an attempt waiting for a connection slot is bound by the budget too', async () => {
+    const srv = await startServer();
+    srv.dataDelayMs = () => 2_000;
+    const p = pool({ maxConnections: 1 });
+    const started = Date.now();
+    const outcomes = await Promise.all([p.attempt(settings(srv.port), message(1), { timeoutMs: 400 }), p.attempt(settings(srv.port), message(2), { timeoutMs: 400 })]);
+    expect(outcomes).toEqual([expect.objectContaining({ kind: 'temporary', error: expect.stringMatching(/exceeded/) }), expect.objectContaining({ kind: 'temporary', error: expect.stringMatching(/exceeded/) })]);
+    expect(Date.now() - started).toBeLessThan(1_400);
+    expect(srv.connections).toBe(1);
+  });
+
+  it('close(): idle sessions are closed at the peer and later attempts are temporary at once', async () => {
+    const srv = await startServer();
+    srv.dataDelayMs = () => 20;
+    const p = createSmtpPool({ maxConnections: 3 });
+    const outcomes = await Promise.all([1, 2, 3].map((i) => p.attempt(settings(srv.port), message(i))));
+    expect(outcomes.map((o) => o.kind)).toEqual(['accepted', 'accepted', 'accepted']);
+    expect(srv.open).toBe(3);
+    p.close();
+    await until('the idle sessions to close', () => srv.open === 0, 3_000);
+    const started = Date.now();
+    const after = await p.attempt(settings(srv.port), message(4));
+    expect(after).toMatchObject({ kind: 'temporary' });
+    expect(Date.now() - started).toBeLessThan(500);
+    expect(srv.connections).toBe(3);
+    expect(srv.received).toHaveLength(3);
+  });
+
+  it('close() while attempts are in flight and waiting: the waiting one ends temporary, the session in use closes after its message', async () => {
+    const srv = await startServer();
+    srv.dataDelayMs = () => 500;
+    const p = createSmtpPool({ maxConnections: 1 });
+    const first = message(1);
+    const inFlight = p.attempt(settings(srv.port), first);
+    await until('the first session', () => srv.open === 1);
+    const waiting = p.attempt(settings(srv.port), message(2));
+    await sleep(50);
+    p.close();
+    const started = Date.now();
+    expect(await waiting).toMatchObject({ kind: 'temporary' });
+    expect(Date.now() - started).toBeLessThan(300);
+    expect(await inFlight).toMatchObject({ kind: 'accepted' });
+    await until('the session to close', () => srv.open === 0, 3_000);
+    expect(srv.connections).toBe(1);
+    expect(srv.received.map((r) => r.messageId)).toEqual([first.messageId]);
+  });
+
+  it('idleMs: a session unused for idleMs is closed', async () => {
+    const srv = await startServer();
+    const p = pool({ maxConnections: 2, idleMs: 200 });
+    expect(await p.attempt(settings(srv.port), message(1))).toMatchObject({ kind: 'accepted' });
+    const sentAt = Date.now();
+    await sleep(100);
+    expect(srv.open).toBe(1);
+    await until('the idle session to close', () => srv.open === 0, 3_000);
+    expect(srv.closedAt[0]! - sentAt).toBeGreaterThanOrEqual(180);
+    // the pool opens a new session afterwards
+    expect(await p.attempt(settings(srv.port), message(2))).toMatchObject({ kind: 'accepted' });
+    expect(srv.connections).toBe(2);
+  });
+
+  it('idleMs: each use restarts the idle timer', async () => {
+    const srv = await startServer();
+    const p = pool({ maxConnections: 1, idleMs: 300 });
+    for (let i = 0; i < 4; i++) {
+      expect(await p.attempt(settings(srv.port), message(i))).toMatchObject({ kind: 'accepted' });
+      await sleep(150);
+    }
+    expect(srv.connections).toBe(1);
+    expect(srv.open).toBe(1);
+  });
+});
+
+describe('attemptSmtp', () => {
+  const creds = { user: 'mailer@example.test', pass: 'Tr0ub4dor&3-secret' };
+  const secrets = [creds.pass, Buffer.from(creds.pass).toString('base64'), Buffer.from(`\u0000${creds.user}\u0000${creds.pass}`).toString('base64')];
+
+  it('sends one message on a fresh connection and closes it', async () => {
+    const srv = await startServer();
+    const m = message(1);
+    expect(await attemptSmtp(settings(srv.port), m)).toMatchObject({ kind: 'accepted', response: expect.stringMatching(/^250/) });
+    expect(srv.arrivals(m.messageId)).toBe(1);
+    await until('the session to close', () => srv.open === 0);
+  });
+
+  it('logs in and sends with the right credentials', async () => {
+    const peer = await startPeer({ auth: creds });
+    cleanup.push(() => peer.close());
+    expect(await attemptSmtp(settings(peer.port, creds), message(1))).toMatchObject({ kind: 'accepted' });
+    const [got] = await peer.waitFor(1);
+    expect(got!.user).toBe(creds.user);
+  });
+
+  it('an AUTH failure is permanent with the 535 response and without the password', async () => {
+    const peer = await startPeer({ auth: { user: creds.user, pass: 'another password' } });
+    cleanup.push(() => peer.close());
+    const outcome = await attemptSmtp(settings(peer.port, creds), message(1));
+    expect(outcome).toMatchObject({ kind: 'permanent', response: expect.stringMatching(/^535/) });
+    const text = JSON.stringify(outcome);
+    for (const s of secrets) expect(text).not.toContain(s);
+    expect(peer.received).toHaveLength(0);
+  });
+
+  it('a server that echoes the credentials in its 535: the outcome still carries none of them', async () => {
+    const srv = await startServer({ auth: { user: creds.user, pass: 'another password', echo: true } });
+    const outcome = await attemptSmtp(settings(srv.port, creds), message(1));
+    expect(outcome).toMatchObject({ kind: 'permanent', response: expect.stringMatching(/^535/) });
+    const text = JSON.stringify(outcome);
+    expect(text).toMatch(/Authentication failed/);
+    expect(text).toMatch(/\[redacted\]/);
+    for (const s of secrets) expect(text).not.toContain(s);
+    expect(srv.received).toHaveLength(0);
+  });
+});
