@@ -17,7 +17,7 @@ import { MAX_FAILURES } from '../log/log.service.ts';
 import type { LogStore, MessageRow, StoredAttachment } from '../log/log.store.ts';
 import type { AttachmentStore } from './attachments.ts';
 import type { SettledTopic } from '../settled/settled.service.ts';
-import { attemptSmtp, createSmtpThread, type OutgoingMessage, type SmtpOptions, type SmtpOutcome } from './smtp.ts';
+import { createSmtpThread, type NotStarted, type SmtpOptions, type SmtpOutcome } from './smtp.ts';
 
 export interface DeliveryOptions {
   immediateConcurrency: number;
@@ -63,15 +63,13 @@ export interface DeliveryDeps {
   logger: Logger;
   smtp?: SmtpOptions;
   options?: Partial<DeliveryOptions>;
-  /** Observer of every attempt start (tests: which worker sent what, when). */
+  /** Observer of every attempt start (tests: which worker sent what, when); on the immediate lane, its hand-off to the SMTP thread. */
   onAttempt?: (recordId: string, worker: string) => void;
   /**
    * The settled-status topic: poked after commits that may have settled rows (its waiters wake at once; a no-op while
    * nobody waits), and trimmed to its five-minute retention by recovery.
    */
   settled?: Pick<SettledTopic, 'poke' | 'expire'>;
-  /** Test hook: replaces the SMTP attempt. */
-  attempt?: (settings: Parameters<typeof attemptSmtp>[0], msg: OutgoingMessage, opts: SmtpOptions) => Promise<SmtpOutcome>;
 }
 
 /** What an attempt records on its row. */
@@ -84,8 +82,13 @@ export function createDelivery(deps: DeliveryDeps) {
   const worker = `${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
   // Connections are reused across messages (one pool per profile's settings; a settings change gets a new pool), in
   // the SMTP thread (smtp.worker.ts): composing and the SMTP dialogue run beside this event loop.
-  const pool = createSmtpThread({ maxConnections: o.immediateConcurrency });
-  const attempt = deps.attempt ?? pool.attempt;
+  const pool = createSmtpThread({ maxConnections: o.immediateConcurrency, immediateSlots: o.immediateConcurrency });
+  /**
+   * Immediate rows the lane may hold beyond its attempts in progress: handed to the SMTP thread ahead, each starts the
+   * moment an attempt slot frees there (no round trip through this event loop between two attempts). They are
+   * `sending` (claimed) meanwhile; the SMTP thread still runs at most `immediateConcurrency` attempts at once.
+   */
+  const handOff = o.immediateConcurrency;
   let started = false;
   let closed = false;
   let immediateActive = 0;
@@ -158,15 +161,15 @@ export function createDelivery(deps: DeliveryDeps) {
     wakeImmediate();
   };
 
-  function deliver(row: MessageRow, settle: Settle = finishNow): Promise<void> {
-    const p = deliverOnce(row, settle);
+  function deliver(row: MessageRow, settle: Settle = finishNow, lane: 'immediate' | 'bulk' = 'bulk'): Promise<void> {
+    const p = deliverOnce(row, settle, lane);
     attempts.add(p);
     void p.catch(() => {}).finally(() => attempts.delete(p));
     return p;
   }
 
   /** One attempt of a claimed row; records the outcome on the row (only while this worker still holds it). */
-  async function deliverOnce(row: MessageRow, settle: Settle): Promise<void> {
+  async function deliverOnce(row: MessageRow, settle: Settle, lane: 'immediate' | 'bulk'): Promise<void> {
     const finish = (v: Outcome) => settle(row, v);
     const base = { last_error: row.last_error, smtp_response: null, failures: row.failures, sent_at: null, due_at: row.due_at, cancel_reason: null } as const;
     const profile = profileStore.get(row.profile_key);
@@ -192,9 +195,9 @@ export function createDelivery(deps: DeliveryDeps) {
       return finish({ ...base, status: now >= row.deadline_at ? 'failed' : 'queued', attempted: 0, last_error: 'the stored SMTP password cannot be decrypted (APP_SECRET changed?): enter it again in the profile', due_at: now + backoff(row.attempts + 1) });
     }
     deps.onAttempt?.(row.id, worker);
-    let outcome: SmtpOutcome;
+    let outcome: SmtpOutcome | NotStarted;
     try {
-      outcome = await attempt(settings, {
+      outcome = await pool.attempt(settings, {
         from: { name: row.from_name, address: row.from_address },
         ...rcpt,
         replyTo,
@@ -205,9 +208,13 @@ export function createDelivery(deps: DeliveryDeps) {
         messageId: row.message_id,
         envelopeId: row.id,
         attachments: files.map((f) => ({ filename: f.a.filename, contentType: f.a.contentType, content: f.content! })),
-      }, { ...deps.smtp, timeoutMs: o.attemptTimeoutMs });
+      }, { ...deps.smtp, timeoutMs: o.attemptTimeoutMs }, lane);
     } catch (err) {
       outcome = { kind: 'temporary', error: (err as Error).message, response: null };
+    }
+    if (outcome.kind === 'not_started') {
+      // Handed to the SMTP thread but never attempted (it stopped first): back to the queue as it was, no attempt counted.
+      return finish({ ...base, status: 'queued', attempted: 0 });
     }
     const now = clock.now();
     if (outcome.kind === 'accepted') {
@@ -241,7 +248,7 @@ export function createDelivery(deps: DeliveryDeps) {
   function pumpImmediate(): void {
     immediatePending = false;
     const done = finishes.splice(0);
-    const free = started && !closed ? o.immediateConcurrency - immediateActive : 0;
+    const free = started && !closed ? o.immediateConcurrency + handOff - immediateActive : 0;
     if (done.length === 0 && free <= 0) return;
     let rows: MessageRow[] = [];
     const toRelease: string[] = [];
@@ -266,7 +273,7 @@ export function createDelivery(deps: DeliveryDeps) {
     if (done.length) deps.settled?.poke();
     for (const row of rows) {
       immediateActive++;
-      track(deliver(row, finishLater).catch((err) => logger.error({ err, messageId: row.id }, 'outgoing mail delivery crashed')).finally(immediateDone));
+      track(deliver(row, finishLater, 'immediate').catch((err) => logger.error({ err, messageId: row.id }, 'outgoing mail delivery crashed')).finally(immediateDone));
     }
     if (next !== undefined) scheduleImmediate(next);
   }

@@ -391,32 +391,37 @@ export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
   };
 }
 
-/** What the delivery lanes send through: `createSmtpPool` in this thread, or the same in the SMTP thread. */
-export interface SmtpSender {
-  attempt(settings: SmtpSettings, msg: OutgoingMessage, opts?: SmtpOptions): Promise<SmtpOutcome>;
-  close(): Promise<void> | void;
+/** An attempt handed to the SMTP thread that never started (the thread stopped first): nothing was sent. */
+export interface NotStarted {
+  kind: 'not_started';
+  error: string;
 }
 
 /**
  * The delivery lanes' pool in a worker thread of its own (`smtp.worker.ts`), started at the first attempt. The main
  * thread only hands over the message and gets the outcome back; composing, encoding, TLS and the SMTP dialogue of the
- * concurrent attempts run there. If the thread dies, attempts in progress end `temporary` (the rows are retried with
- * the same Message-ID: at least once) and the next attempt starts a new thread.
+ * concurrent attempts run there. Attempts of the immediate lane run at most `immediateSlots` at once: the lane may
+ * hand over more (they wait in the thread, in order, and start the moment a slot frees, without a round trip through
+ * the main event loop); when the thread stops, those that never started end `not_started`. If the thread dies,
+ * attempts in progress end `temporary` (the rows are retried with the same Message-ID: at least once) and the next
+ * attempt starts a new thread.
  */
-export function createSmtpThread(o: { maxConnections: number; idleMs?: number }): SmtpSender {
+export function createSmtpThread(o: { maxConnections: number; immediateSlots: number; idleMs?: number }) {
   let worker: Worker | null = null;
   let nextId = 1;
   let closed = false;
-  const pending = new Map<number, (outcome: SmtpOutcome) => void>();
+  const pending = new Map<number, (outcome: SmtpOutcome | NotStarted) => void>();
 
   const failAll = (why: string) => {
     for (const resolve of pending.values()) resolve({ kind: 'temporary', error: why, response: null });
     pending.clear();
   };
   function start(): Worker {
-    const w = spawnWorker('mail-smtp', new URL('./smtp.worker.ts', import.meta.url), { workerData: { maxConnections: o.maxConnections, idleMs: o.idleMs } });
+    const w = spawnWorker('mail-smtp', new URL('./smtp.worker.ts', import.meta.url), {
+      workerData: { maxConnections: o.maxConnections, immediateSlots: o.immediateSlots, idleMs: o.idleMs },
+    });
     w.unref();
-    w.on('message', (m: { type: string; id?: number; outcome?: SmtpOutcome }) => {
+    w.on('message', (m: { type: string; id?: number; outcome?: SmtpOutcome | NotStarted }) => {
       if (m.type !== 'outcome') return;
       const resolve = pending.get(m.id!);
       pending.delete(m.id!);
@@ -432,8 +437,8 @@ export function createSmtpThread(o: { maxConnections: number; idleMs?: number })
   }
 
   return {
-    attempt(settings, msg, opts = {}) {
-      if (closed) return Promise.resolve({ kind: 'temporary', error: 'outgoing mail is shutting down', response: null });
+    attempt(settings: SmtpSettings, msg: OutgoingMessage, opts: SmtpOptions = {}, lane: 'immediate' | 'bulk' = 'bulk'): Promise<SmtpOutcome | NotStarted> {
+      if (closed) return Promise.resolve({ kind: 'not_started', error: 'outgoing mail is shutting down' });
       worker ??= start();
       const id = nextId++;
       // An attachment read for this attempt alone is handed over, not copied, when it owns its memory.
@@ -441,29 +446,34 @@ export function createSmtpThread(o: { maxConnections: number; idleMs?: number })
         .map((a) => a.content)
         .filter((b) => b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer)
         .map((b) => b.buffer as ArrayBuffer);
-      return new Promise<SmtpOutcome>((resolve) => {
+      return new Promise<SmtpOutcome | NotStarted>((resolve) => {
         pending.set(id, resolve);
         try {
-          worker!.postMessage({ type: 'attempt', id, settings, msg, opts }, [...new Set(transfer)]);
+          worker!.postMessage({ type: 'attempt', id, lane, settings, msg, opts }, [...new Set(transfer)]);
         } catch (err) {
           pending.delete(id);
-          resolve({ kind: 'temporary', error: `the SMTP thread could not take the message: ${(err as Error).message}`, response: null });
+          resolve({ kind: 'not_started', error: `the SMTP thread could not take the message: ${(err as Error).message}` });
         }
       });
     },
-    async close() {
+    /** Attempts not started yet end `not_started`; idle sessions get QUIT; attempts in progress get a second. */
+    async close(): Promise<void> {
       closed = true;
       const w = worker;
       worker = null;
       if (!w) return;
-      // The thread QUITs its idle sessions, then stops (or is stopped after a second).
+      // Waiting attempts answer at once, attempts in progress when they end (for at most a second); the QUIT of the
+      // idle sessions gets a moment to leave.
       await new Promise<void>((resolve) => {
+        let quitSent = false;
+        const done = () => {
+          clearTimeout(timer);
+          setTimeout(resolve, 50);
+        };
         const timer = setTimeout(resolve, 1000);
         w.on('message', (m: { type: string }) => {
-          if (m.type === 'closed') {
-            clearTimeout(timer);
-            setTimeout(resolve, 50);
-          }
+          if (m.type === 'closed') quitSent = true;
+          if (quitSent && pending.size === 0) done();
         });
         w.postMessage({ type: 'close' });
       });

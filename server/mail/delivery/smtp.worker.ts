@@ -1,31 +1,55 @@
 /**
  * The SMTP thread of the delivery lanes (started by `createSmtpThread` in smtp.ts): composes messages and talks SMTP
- * through its own `createSmtpPool`, so that MIME encoding, TLS and the socket work of up to eight concurrent attempts
- * run beside the main event loop instead of on it.
+ * through its own `createSmtpPool`, so that MIME encoding, TLS and the socket work of the concurrent attempts run
+ * beside the main event loop instead of on it. Immediate-lane attempts run at most `immediateSlots` at once; the
+ * others handed over wait here in order and start as a slot frees.
  *
- * Main → thread: {type: 'attempt', id, settings, msg, opts}, {type: 'close'}.
- * Thread → main: {type: 'outcome', id, outcome}, {type: 'closed'}.
+ * Main → thread: {type: 'attempt', id, lane, settings, msg, opts}, {type: 'close'}.
+ * Thread → main: {type: 'outcome', id, outcome}, {type: 'closed'} (after every waiting attempt ended `not_started`).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createSmtpPool, type OutgoingMessage, type SmtpOptions, type SmtpOutcome, type SmtpSettings } from './smtp.ts';
+import { createSmtpPool, type NotStarted, type OutgoingMessage, type SmtpOptions, type SmtpOutcome, type SmtpSettings } from './smtp.ts';
 
-type Incoming =
-  | { type: 'attempt'; id: number; settings: SmtpSettings; msg: OutgoingMessage; opts: SmtpOptions }
-  | { type: 'close' };
+type Attempt = { type: 'attempt'; id: number; lane: 'immediate' | 'bulk'; settings: SmtpSettings; msg: OutgoingMessage; opts: SmtpOptions };
+type Incoming = Attempt | { type: 'close' };
 
 const port = parentPort!;
-const { maxConnections, idleMs } = workerData as { maxConnections: number; idleMs?: number };
+const { maxConnections, immediateSlots, idleMs } = workerData as { maxConnections: number; immediateSlots: number; idleMs?: number };
 const pool = createSmtpPool({ maxConnections, idleMs });
+let freeSlots = immediateSlots;
+const waiting: Attempt[] = [];
+let closing = false;
+
+const answer = (id: number, outcome: SmtpOutcome | NotStarted) => port.postMessage({ type: 'outcome', id, outcome });
+
+function run(m: Attempt): void {
+  // Attachment contents arrive as Uint8Array (structured clone): nodemailer's encoders want Buffers.
+  for (const a of m.msg.attachments ?? []) a.content = Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength);
+  pool
+    .attempt(m.settings, m.msg, m.opts)
+    .catch((err: unknown): SmtpOutcome => ({ kind: 'temporary', error: err instanceof Error ? err.message : String(err), response: null }))
+    .then((outcome) => {
+      answer(m.id, outcome);
+      if (m.lane !== 'immediate') return;
+      const next = closing ? undefined : waiting.shift();
+      if (next) run(next);
+      else freeSlots++;
+    });
+}
 
 port.on('message', (m: Incoming) => {
   if (m.type === 'attempt') {
-    // Attachment contents arrive as Uint8Array (structured clone): nodemailer's encoders want Buffers.
-    for (const a of m.msg.attachments ?? []) a.content = Buffer.from(a.content.buffer, a.content.byteOffset, a.content.byteLength);
-    pool.attempt(m.settings, m.msg, m.opts).then(
-      (outcome) => port.postMessage({ type: 'outcome', id: m.id, outcome }),
-      (err: unknown) => port.postMessage({ type: 'outcome', id: m.id, outcome: { kind: 'temporary', error: err instanceof Error ? err.message : String(err), response: null } satisfies SmtpOutcome }),
-    );
+    if (closing) return answer(m.id, { kind: 'not_started', error: 'outgoing mail is shutting down' });
+    if (m.lane !== 'immediate') return run(m);
+    if (freeSlots > 0) {
+      freeSlots--;
+      run(m);
+    } else {
+      waiting.push(m);
+    }
   } else if (m.type === 'close') {
+    closing = true;
+    for (const w of waiting.splice(0)) answer(w.id, { kind: 'not_started', error: 'outgoing mail is shutting down' });
     pool.close();
     port.postMessage({ type: 'closed' });
   }

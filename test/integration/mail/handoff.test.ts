@@ -1,0 +1,87 @@
+/**
+ * The immediate lane hands rows to the SMTP thread ahead of a free attempt slot (server/mail/delivery/lanes.ts
+ * `handOff`): the thread still runs at most eight attempts at once, and a row it never started goes back to the queue
+ * untouched when the server stops.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Database } from '../../../server/core/storage/sqlite.ts';
+import { call, M, profileBody, registerApp, startMailServer } from './helpers.ts';
+import { startPeer, type Peer } from './peer.ts';
+
+const peers: Peer[] = [];
+afterAll(async () => {
+  for (const p of peers) await p.close();
+});
+
+describe('immediate lane hand-off to the SMTP thread', () => {
+  it('at most eight attempts run across profiles while more rows are handed over; those never started are queued again, unattempted, at shutdown', async () => {
+    // Two profiles (two connection pools of up to eight sessions each): the cap of eight attempts is the lane's.
+    const pa = await startPeer();
+    const pb = await startPeer();
+    peers.push(pa, pb);
+    pa.hold(true);
+    pb.hold(true);
+    const held = () => pa.held() + pb.held();
+    const s = await startMailServer({ mail: { delivery: { closeGraceMs: 300 } } });
+    let closed = false;
+    try {
+      await call(s, 'PUT', `${M}/profiles/a`, profileBody(pa.port), 201);
+      await call(s, 'PUT', `${M}/profiles/b`, profileBody(pb.port), 201);
+      const app = await registerApp(s);
+      await call(s, 'PUT', `${M}/apps/crm/policy`, { mode: 'profiles', profiles: ['a', 'b'] });
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        ids.push((await call(s, 'POST', '/api/mail/send', { profile: i % 2 ? 'b' : 'a', to: [`h${i}@example.test`], subject: `h${i}`, text: 'x' }, 202, app)).id);
+      }
+      const status = async () => {
+        const all = await Promise.all(ids.map((id) => call(s, 'GET', `${M}/messages/${id}`)));
+        return { sending: all.filter((m) => m.status === 'sending').length, queued: all.filter((m) => m.status === 'queued').length };
+      };
+      const until = async (what: string, pred: () => boolean | Promise<boolean>) => {
+        const end = Date.now() + 10_000;
+        while (!(await pred())) {
+          if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
+      };
+      await until('eight attempts at the peers', () => held() === 8);
+      // Sixteen rows claimed (eight in an attempt, eight handed over and waiting), four still queued; no ninth attempt.
+      await until('sixteen claimed rows', async () => (await status()).sending === 16);
+      expect(await status()).toEqual({ sending: 16, queued: 4 });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(held()).toBe(8);
+
+      // One attempt ends: a waiting row starts at once, still eight at a time, and the lane claims the next row.
+      (pa.held() ? pa : pb).releaseOne();
+      await until('the released message', () => pa.received.length + pb.received.length === 1);
+      await until('eight attempts again', () => held() === 8);
+      await until('sixteen claimed rows again', async () => (await status()).sending === 16);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(held()).toBe(8);
+
+      await s.close();
+      closed = true;
+      const db = new Database(path.join(s.dataDir, 'platform.db'), { readonly: true });
+      try {
+        const rows = db.prepare(`SELECT status, attempts, claimed_by, last_error FROM mail_messages WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as Array<{ status: string; attempts: number; claimed_by: string | null; last_error: string | null }>;
+        expect(rows).toHaveLength(20);
+        // 1 sent; 8 cut in their attempt at shutdown (an attempt counted, back in the queue); 8 handed over but never
+        // started and 3 never claimed: queued, no attempt, nothing recorded.
+        expect(rows.filter((r) => r.status === 'sent')).toHaveLength(1);
+        expect(rows.filter((r) => r.status === 'queued' && r.attempts === 1)).toHaveLength(8);
+        const untouched = rows.filter((r) => r.attempts === 0);
+        expect(untouched).toHaveLength(11);
+        for (const r of untouched) expect(r).toMatchObject({ status: 'queued', claimed_by: null, last_error: null });
+      } finally {
+        db.close();
+      }
+    } finally {
+      if (!closed) await s.close();
+      pa.hold(false);
+      pb.hold(false);
+      fs.rmSync(s.dataDir, { recursive: true, force: true });
+    }
+  });
+});
