@@ -460,6 +460,8 @@ export function createDelivery(deps: DeliveryDeps) {
         wake();
       }
       sleepers.clear();
+      // Rows handed to the SMTP thread but not started go back to the queue now (none starts during shutdown).
+      pool.stop();
       // Attempts in progress may finish for a while (each is bounded by its own timeout); a row still sending after
       // that stays `sending` and is resubmitted by recovery (at least once).
       let timer: NodeJS.Timeout | undefined;

@@ -456,6 +456,11 @@ export function createSmtpThread(o: { maxConnections: number; immediateSlots: nu
         }
       });
     },
+    /** No attempt starts any more: those waiting in the thread end `not_started` (attempts in progress go on). */
+    stop(): void {
+      closed = true;
+      worker?.postMessage({ type: 'stop' });
+    },
     /** Attempts not started yet end `not_started`; idle sessions get QUIT; attempts in progress get a second. */
     async close(): Promise<void> {
       closed = true;

@@ -4,14 +4,14 @@
  * beside the main event loop instead of on it. Immediate-lane attempts run at most `immediateSlots` at once; the
  * others handed over wait here in order and start as a slot frees.
  *
- * Main → thread: {type: 'attempt', id, lane, settings, msg, opts}, {type: 'close'}.
+ * Main → thread: {type: 'attempt', id, lane, settings, msg, opts}, {type: 'stop'} (start nothing more), {type: 'close'}.
  * Thread → main: {type: 'outcome', id, outcome}, {type: 'closed'} (after every waiting attempt ended `not_started`).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { createSmtpPool, type NotStarted, type OutgoingMessage, type SmtpOptions, type SmtpOutcome, type SmtpSettings } from './smtp.ts';
 
 type Attempt = { type: 'attempt'; id: number; lane: 'immediate' | 'bulk'; settings: SmtpSettings; msg: OutgoingMessage; opts: SmtpOptions };
-type Incoming = Attempt | { type: 'close' };
+type Incoming = Attempt | { type: 'stop' } | { type: 'close' };
 
 const port = parentPort!;
 const { maxConnections, immediateSlots, idleMs } = workerData as { maxConnections: number; immediateSlots: number; idleMs?: number };
@@ -47,10 +47,13 @@ port.on('message', (m: Incoming) => {
     } else {
       waiting.push(m);
     }
-  } else if (m.type === 'close') {
+  } else {
+    // 'stop': no attempt starts any more (those waiting end not_started); 'close' also ends the pool's sessions.
     closing = true;
     for (const w of waiting.splice(0)) answer(w.id, { kind: 'not_started', error: 'outgoing mail is shutting down' });
-    pool.close();
-    port.postMessage({ type: 'closed' });
+    if (m.type === 'close') {
+      pool.close();
+      port.postMessage({ type: 'closed' });
+    }
   }
 });
