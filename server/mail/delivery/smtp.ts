@@ -215,20 +215,28 @@ async function attemptOn(source: SessionSource, settings: SmtpSettings, msg: Out
   } as SMTPConnection.Envelope;
   try {
     for (let round = 0; ; round++) {
+      // Composed before a session is taken (a message that cannot be composed holds none), again for a retry.
+      let composed: ReturnType<typeof composeMessage>;
+      try {
+        composed = composeMessage(msg);
+      } catch (err) {
+        // Retrying cannot fix what the composer refuses.
+        return { kind: 'permanent', error: `the message could not be composed: ${(err as Error).message}`, response: null };
+      }
+      // Always a stream: whether any byte of it was read tells whether the server may have the message.
+      const message = composed.message instanceof Readable ? composed.message : Readable.from([composed.message], { objectMode: false });
       const acquiring = source.acquire(track);
       let got: Awaited<typeof acquiring>;
       try {
         got = await Promise.race([acquiring, budget]);
       } catch (err) {
+        message.destroy();
         // The budget ran out while waiting for a session: one that arrives later goes back unused.
         acquiring.then(({ session }) => source.release(session, 'clean'), () => {});
         throw err;
       }
       const { session, reused } = got;
       current = session.conn;
-      const composed = composeMessage(msg);
-      // Always a stream: whether any byte of it was read tells whether the server may have the message.
-      const message = composed.message instanceof Readable ? composed.message : Readable.from([composed.message], { objectMode: false });
       const sent = sendOn(session, { ...envelope, size: composed.size } as SMTPConnection.Envelope, message);
       try {
         const info = await Promise.race([sent, budget]);
