@@ -244,6 +244,17 @@ export interface FdCount {
   watched: number;
 }
 
+/** CPU time (user + system, ms, all threads) of a process from /proc/<pid>/stat; NaN when it cannot be read. */
+export function processCpuMs(pid: number): number {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, in clock ticks (USER_HZ = 100)
+  } catch {
+    return NaN;
+  }
+}
+
 /** Open file descriptors of a process now, by kind (readdir + readlink of /proc/<pid>/fd). */
 export function countFds(pid: number, watchDir?: string): FdCount {
   const dir = `/proc/${pid}/fd`;

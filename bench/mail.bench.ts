@@ -50,6 +50,7 @@ import {
   median,
   now,
   printTable,
+  processCpuMs,
   ratio,
   request,
   startChild,
@@ -107,16 +108,6 @@ async function startPeer(greetingDelay: boolean): Promise<Peer> {
   };
 }
 
-/** CPU time (user + system, ms) of a process from /proc/<pid>/stat. */
-function cpuMs(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return ((Number(f[11]) + Number(f[12])) * 1000) / 100; // utime + stime, in clock ticks (USER_HZ = 100)
-  } catch {
-    return NaN;
-  }
-}
 const selfCpuMs = () => {
   const u = process.cpuUsage();
   return (u.user + u.system) / 1000;
@@ -178,10 +169,10 @@ interface RunResult {
 }
 
 function cpuWindow(pids: { hearth?: number; peer: number }) {
-  const a = { hearth: pids.hearth ? cpuMs(pids.hearth) : NaN, peer: cpuMs(pids.peer), bench: selfCpuMs() };
+  const a = { hearth: pids.hearth ? processCpuMs(pids.hearth) : NaN, peer: processCpuMs(pids.peer), bench: selfCpuMs() };
   return (n: number) => ({
-    hearth: pids.hearth ? (cpuMs(pids.hearth) - a.hearth) / n : NaN,
-    peer: (cpuMs(pids.peer) - a.peer) / n,
+    hearth: pids.hearth ? (processCpuMs(pids.hearth) - a.hearth) / n : NaN,
+    peer: (processCpuMs(pids.peer) - a.peer) / n,
     bench: (selfCpuMs() - a.bench) / n,
   });
 }

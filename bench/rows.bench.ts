@@ -37,6 +37,7 @@ import {
   median,
   now,
   printTable,
+  processCpuMs,
   ratio,
   startChild,
   summarize,
@@ -72,6 +73,9 @@ const elapsed = () => `[${((now() - t0) / 1000).toFixed(1).padStart(5)} s]`;
 // Reads
 
 type Scenario = 'get' | 'page';
+/** Microseconds per request of `ms` CPU milliseconds spread over `n` requests. */
+const perRequest = (ms: number, n: number) => (n > 0 && Number.isFinite(ms) ? ((ms * 1000) / n).toFixed(0) : 'n/a');
+
 const SCENARIOS: Array<{ key: Scenario; label: string }> = [
   { key: 'get', label: 'GET one row by id' },
   { key: 'page', label: `GET filtered page of ${PAGE}` },
@@ -205,7 +209,7 @@ async function main(): Promise<number> {
   //    server warmed up first on its own connections.
   const sliceMs = (SECONDS * 1000) / SLICES;
   heading(`reads: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per server (${SLICES} alternating slices of ${fmtMs(sliceMs)}) after ${WARMUP_MS} ms warm-up`);
-  const readRows: string[][] = [['', 'hearth', 'baseline', 'hearth/baseline', 'slice ratios min / median / max', 'hearth p50 / p99', 'baseline p50 / p99', 'bytes/answer']];
+  const readRows: string[][] = [['', 'hearth', 'baseline', 'hearth/baseline', 'slice ratios min / median / max', 'hearth p50 / p99', 'baseline p50 / p99', 'bytes/answer', 'CPU µs/request: server + client (hearth | baseline)']];
   const readRatios: Record<Scenario, number> = { get: NaN, page: NaN };
   for (const s of SCENARIOS) {
     const hl = await Loader.open(child.url, CONNECTIONS);
@@ -217,13 +221,25 @@ async function main(): Promise<number> {
       await bl.run(WARMUP_MS, bReq);
       const hs: RateResult[] = [];
       const bs: RateResult[] = [];
+      // CPU of each server process and of this (client) process while each one is loaded, all threads.
+      const cpu = { hearth: { server: 0, client: 0 }, baseline: { server: 0, client: 0 } };
+      const timed = async (which: 'hearth' | 'baseline'): Promise<RateResult> => {
+        const pid = which === 'hearth' ? child.pid : baseline.pid;
+        const s0 = processCpuMs(pid);
+        const c0 = process.cpuUsage();
+        const r = await (which === 'hearth' ? hl.run(sliceMs, hReq) : bl.run(sliceMs, bReq));
+        const c1 = process.cpuUsage(c0);
+        cpu[which].server += processCpuMs(pid) - s0;
+        cpu[which].client += (c1.user + c1.system) / 1000;
+        return r;
+      };
       for (let k = 0; k < SLICES; k++) {
         if (k % 2 === 0) {
-          hs.push(await hl.run(sliceMs, hReq));
-          bs.push(await bl.run(sliceMs, bReq));
+          hs.push(await timed('hearth'));
+          bs.push(await timed('baseline'));
         } else {
-          bs.push(await bl.run(sliceMs, bReq));
-          hs.push(await hl.run(sliceMs, hReq));
+          bs.push(await timed('baseline'));
+          hs.push(await timed('hearth'));
         }
       }
       const hr = mergeRates(hs);
@@ -242,6 +258,7 @@ async function main(): Promise<number> {
         `${fmtMs(hl50.p50)} / ${fmtMs(hl50.p99)}`,
         `${fmtMs(bl50.p50)} / ${fmtMs(bl50.p99)}`,
         `${(hr.bytes / hr.requests).toFixed(0)} / ${(br.bytes / br.requests).toFixed(0)}`,
+        `${perRequest(cpu.hearth.server, hr.requests)} + ${perRequest(cpu.hearth.client, hr.requests)} | ${perRequest(cpu.baseline.server, br.requests)} + ${perRequest(cpu.baseline.client, br.requests)}`,
       ]);
     } finally {
       hl.close();
