@@ -2,6 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { startPeer, type Peer } from '../mail/peer.ts';
+import { rawCall, type RawInit } from '../../helpers/http.ts';
 
 const M = '/api/admin/core/outgoing-mail';
 const PASSWORD = 'old-password-Passw0rd!';
@@ -9,28 +10,7 @@ let s: TestServer;
 let peer: Peer;
 let origin: string;
 
-async function call(path: string, init: { method?: string; json?: unknown; form?: Record<string, string>; cookie?: string; origin?: string | null } = {}) {
-  const headers = new Headers();
-  if (init.cookie) headers.set('cookie', init.cookie);
-  if (init.origin !== null) headers.set('origin', init.origin ?? origin);
-  let body: string | undefined;
-  if (init.json !== undefined) {
-    headers.set('content-type', 'application/json');
-    body = JSON.stringify(init.json);
-  } else if (init.form) {
-    headers.set('content-type', 'application/x-www-form-urlencoded');
-    body = new URLSearchParams(init.form).toString();
-  }
-  const r = await fetch(path.startsWith('http') ? path : s.url + path, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
-  const text = await r.text();
-  let json: any = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    /* a page */
-  }
-  return { status: r.status, headers: r.headers, text, json, location: r.headers.get('location') };
-}
+const call = (pathname: string, init: RawInit = {}) => rawCall(s.url, pathname, init, origin);
 const cookieOf = (h: Headers) => h.getSetCookie().find((c) => c.startsWith('hearth_session='))?.split(';')[0];
 /** The first mail with this subject received after index `after`. */
 async function mailWithSubject(subject: string, after = 0) {

@@ -12,6 +12,7 @@ import { startTestServer, tempDir, type TestServer } from '../../helpers/server.
 import { SoftAuthenticator } from '../../helpers/webauthn.ts';
 import { asnRecord, cityRecord, writeMmdb } from '../../helpers/mmdb.ts';
 import { startPeer, type Peer } from '../mail/peer.ts';
+import { rawCall, type RawInit } from '../../helpers/http.ts';
 
 const PASSWORD = 'context-owner-Passw0rd!';
 const DAY = 24 * 60 * 60 * 1000;
@@ -23,28 +24,7 @@ let peer: Peer;
 let origin: string;
 let sub: string;
 
-async function call(pathname: string, init: { method?: string; json?: unknown; form?: Record<string, string>; cookie?: string; origin?: string | null } = {}) {
-  const headers = new Headers();
-  if (init.cookie) headers.set('cookie', init.cookie);
-  if (init.origin !== null) headers.set('origin', init.origin ?? origin);
-  let body: string | undefined;
-  if (init.json !== undefined) {
-    headers.set('content-type', 'application/json');
-    body = JSON.stringify(init.json);
-  } else if (init.form) {
-    headers.set('content-type', 'application/x-www-form-urlencoded');
-    body = new URLSearchParams(init.form).toString();
-  }
-  const r = await fetch(pathname.startsWith('http') ? pathname : s.url + pathname, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
-  const text = await r.text();
-  let json: any = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    /* a page */
-  }
-  return { status: r.status, headers: r.headers, text, json };
-}
+const call = (pathname: string, init: RawInit = {}) => rawCall(s.url, pathname, init, origin);
 const setCookie = (h: Headers, name: string) => h.getSetCookie().find((c) => c.startsWith(`${name}=`));
 const valueOf = (c: string | undefined) => c?.split(';')[0]!.split('=')[1];
 const sha256 = (v: string) => crypto.createHash('sha256').update(v).digest('hex');

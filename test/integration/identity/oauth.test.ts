@@ -7,6 +7,7 @@ import * as client from 'openid-client';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { rawCall, type RawInit } from '../../helpers/http.ts';
 
 const ADMIN_PASSWORD = 'first-admin-Passw0rd!';
 const USER_PASSWORD = 'user-secret-Passw0rd?';
@@ -19,29 +20,7 @@ let alice: { sub: string; login: string };
 let managed: { clientId: string; secret: string };
 const REDIRECT = 'https://rp.example.test/callback';
 
-async function call(pathname: string, init: { method?: string; json?: unknown; cookie?: string; origin?: string | null; form?: Record<string, string>; token?: string | null; headers?: Record<string, string> } = {}) {
-  const headers = new Headers(init.headers);
-  if (init.cookie) headers.set('cookie', init.cookie);
-  if (init.origin !== null) headers.set('origin', init.origin ?? issuer);
-  if (init.token !== undefined && init.token !== null) headers.set('authorization', `Bearer ${init.token}`);
-  let body: string | undefined;
-  if (init.json !== undefined) {
-    headers.set('content-type', 'application/json');
-    body = JSON.stringify(init.json);
-  } else if (init.form) {
-    headers.set('content-type', 'application/x-www-form-urlencoded');
-    body = new URLSearchParams(init.form).toString();
-  }
-  const r = await fetch(pathname.startsWith('http') ? pathname : s.url + pathname, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
-  const text = await r.text();
-  let json: any = null;
-  try {
-    json = text ? JSON.parse(text) : null;
-  } catch {
-    json = null;
-  }
-  return { status: r.status, headers: r.headers, text, json, location: r.headers.get('location') };
-}
+const call = (pathname: string, init: RawInit = {}) => rawCall(s.url, pathname, init, issuer);
 
 const admin = (pathname: string, init: Parameters<typeof call>[1] = {}) => call(pathname, { token: s.token, origin: null, ...init });
 
