@@ -5,6 +5,7 @@
 import { HearthError } from '../../core/http/errors.ts';
 import { q, type TableInfo } from '../schema/catalog.ts';
 import { parseDateTime, type ColumnInfo } from '../schema/types.ts';
+import { compilePattern, InvalidPatternError } from './functions.ts';
 import {
   invalidFilter,
   parseConditions,
@@ -48,6 +49,16 @@ function filterValue(col: ColumnInfo, raw: string): unknown {
     }
     default:
       return raw;
+  }
+}
+
+/** A match/imatch pattern is checked before any SQL runs, so a bad one is a 400 wherever the filter is used. */
+function checkPattern(pattern: string, flags: string): void {
+  try {
+    compilePattern(pattern, flags);
+  } catch (err) {
+    if (err instanceof InvalidPatternError) throw invalidFilter(err.message);
+    throw err;
   }
 }
 
@@ -95,10 +106,13 @@ function conditionSql(table: TableInfo, c: Condition, params: unknown[], depth =
       sql = `${id} LIKE ? ESCAPE '\\'`;
       break;
     case 'match':
-    case 'imatch':
-      params.push(c.value as string, c.op === 'imatch' ? 'i' : '');
+    case 'imatch': {
+      const flags = c.op === 'imatch' ? 'i' : '';
+      checkPattern(c.value as string, flags);
+      params.push(c.value as string, flags);
       sql = `hearth_match(${id}, ?, ?)`;
       break;
+    }
     case 'in': {
       const list = c.value as string[];
       if (list.length === 0) sql = '0';
