@@ -100,6 +100,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     metrics,
     dataDir: config.dataDir,
     maxOpenNamespaces: config.maxOpenNamespaces,
+    queryProcesses: config.queryProcesses,
+    queryMemoryLimit: config.queryMemoryLimit,
     uploadLimit: config.uploadLimit,
     uploadMemoryLimit: config.uploadMemoryLimit,
   });

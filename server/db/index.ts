@@ -34,6 +34,10 @@ export interface DbServiceDeps {
   maxOpenNamespaces: number;
   uploadLimit: number;
   uploadMemoryLimit: number;
+  /** Query processes at most (tenant reads run there: read-only SQL, listings, exports). */
+  queryProcesses?: number;
+  /** Resident set a query process may reach while it works (bytes). */
+  queryMemoryLimit?: number;
 }
 
 export function createDbService(deps: DbServiceDeps) {
@@ -45,7 +49,11 @@ export function createDbService(deps: DbServiceDeps) {
     logger: deps.logger,
     dataDir: deps.dataDir,
     maxOpen: deps.maxOpenNamespaces,
-    onOpen: registerFunctions,
+    // A namespace just opened will be read: start a query process ahead of the first read.
+    onOpen: (db) => {
+      registerFunctions(db);
+      sql.pool.prewarm();
+    },
     // A deleted or replaced database: end its event streams (old ids now read as lost) and forget pending telemetry.
     onGone: (ns, why) => {
       events.drop(ns);
@@ -53,22 +61,32 @@ export function createDbService(deps: DbServiceDeps) {
     },
   });
   const schema = createSchemaService({ events });
-  const rows = createRowsService({ events });
-  const sql = createSqlService({ namespaces, logger: deps.logger.child({ part: 'sql' }), dataDir: deps.dataDir });
+  const sql = createSqlService({
+    namespaces,
+    logger: deps.logger.child({ part: 'queries' }),
+    poolSize: deps.queryProcesses,
+    memoryLimit: deps.queryMemoryLimit,
+  });
+  const rows = createRowsService({ events, queries: sql });
   let eventRoutes: { close(): void } | null = null;
   deps.metrics.gauge('hearth_namespaces', 'Namespaces in the registry', () => namespaces.count());
   deps.metrics.gauge('hearth_namespace_handles_open', 'Tenant databases currently open', () => namespaces.handles.size);
-  deps.metrics.gauge('hearth_sql_children', 'Read-only SQL child processes running', () => sql.pool.stats.children);
-  deps.metrics.gauge('hearth_sql_busy', 'Read-only SQL child processes running a query', () => sql.pool.stats.busy);
+  deps.metrics.gauge('hearth_sql_children', 'Query processes running (tenant reads: read-only SQL, listings, exports)', () => sql.pool.stats.children);
+  deps.metrics.gauge('hearth_sql_busy', 'Query processes running a read', () => sql.pool.stats.busy);
   deps.metrics.gauge('hearth_sse_subscribers', 'Open change-event streams', () => events.subscribers());
   deps.metrics.gauge('hearth_sse_dropped_subscribers', 'Change-event subscribers dropped for falling behind since start', () => events.droppedSubscribers);
-  deps.metrics.gauge('hearth_sql_queued', 'Read-only queries waiting for a child process', () => sql.pool.stats.queued);
+  deps.metrics.gauge('hearth_sql_idle', 'Query processes started and waiting for a read', () => sql.pool.stats.idle);
+  deps.metrics.gauge('hearth_sql_queued', 'Reads waiting for a query process', () => sql.pool.stats.queued);
+  deps.metrics.gauge('hearth_query_timeouts', 'Reads stopped at their query_timeout since start', () => sql.pool.stats.timeouts);
+  deps.metrics.gauge('hearth_query_memory_exceeded', 'Reads stopped at the query processes\' memory limit since start', () => sql.pool.stats.memoryExceeded);
   let stopJobs: (() => void) | null = null;
   return {
     namespaces,
     events,
     schema,
     rows,
+    /** Tenant reads in query processes (the pool's stats are read by tests and diagnostics). */
+    queries: sql,
     registerRoutes(api: Api) {
       registerNamespaceRoutes(api, {
         namespaces,
@@ -94,7 +112,7 @@ export function createDbService(deps: DbServiceDeps) {
         },
       });
       registerSchemaRoutes(api, { namespaces, schema });
-      registerRowRoutes(api, { namespaces, rows });
+      registerRowRoutes(api, { namespaces, rows, queries: sql });
       registerRestRoutes(api, { namespaces, rows });
       registerSqlRoutes(api, { namespaces, sql });
       eventRoutes = registerEventRoutes(api, { namespaces, events });

@@ -30,3 +30,15 @@ export function openTenant(ctx: AppContext, namespaces: NamespaceService, ns: st
   }
   return { ns, db, config, actor: actorOf(principal) };
 }
+
+/**
+ * A signal that fires when the client goes away before its response is finished, so a read running for it in a
+ * query process is stopped at once instead of at its time limit.
+ */
+export function abandonSignal(ctx: AppContext): AbortSignal {
+  const abandoned = new AbortController();
+  ctx.res.once('close', () => {
+    if (!ctx.res.writableEnded) abandoned.abort();
+  });
+  return abandoned.signal;
+}

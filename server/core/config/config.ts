@@ -13,6 +13,16 @@ export const configSchema = z
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     /** Most tenant databases kept open at once (least recently used closed first). */
     maxOpenNamespaces: z.coerce.number().int().min(1).max(100_000),
+    /**
+     * Query processes at most: every tenant read that could take long (read-only SQL, listings, aggregates, views,
+     * CSV exports) runs in one, under the namespace's query_timeout. One namespace may use half of them at once.
+     */
+    queryProcesses: z.coerce.number().int().min(1).max(64),
+    /**
+     * Memory (resident set, bytes) a query process may reach while it works; past it the read fails with 422. A query
+     * process holds about 90 MiB before it reads anything.
+     */
+    queryMemoryLimit: z.coerce.number().int().min(128 * 1024 * 1024, 'must be at least 134217728 (128 MiB)'),
     /** Largest accepted JSON request body, in bytes. */
     jsonBodyLimit: z.coerce.number().int().min(1024).max(256 * 1024 * 1024),
     /** Largest accepted multipart upload (database import), in bytes. */
@@ -68,6 +78,8 @@ export const DEFAULTS = {
   port: 8787,
   logLevel: 'info',
   maxOpenNamespaces: 256,
+  queryProcesses: 4,
+  queryMemoryLimit: 256 * 1024 * 1024,
   jsonBodyLimit: 16 * 1024 * 1024,
   uploadLimit: 16 * 1024 * 1024 * 1024,
   uploadMemoryLimit: 64 * 1024 * 1024,
@@ -81,6 +93,8 @@ export const ENV_NAMES: Record<keyof HearthConfig, string> = {
   port: 'HEARTH_PORT',
   logLevel: 'HEARTH_LOG_LEVEL',
   maxOpenNamespaces: 'HEARTH_MAX_OPEN_NAMESPACES',
+  queryProcesses: 'HEARTH_QUERY_PROCESSES',
+  queryMemoryLimit: 'HEARTH_QUERY_MEMORY_LIMIT',
   jsonBodyLimit: 'HEARTH_JSON_BODY_LIMIT',
   uploadLimit: 'HEARTH_UPLOAD_LIMIT',
   uploadMemoryLimit: 'HEARTH_UPLOAD_MEMORY_LIMIT',

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
-import { Readable } from 'node:stream';
-import { Database, type SqliteDb } from '../../core/storage/sqlite.ts';
+import { PassThrough, Readable, pipeline } from 'node:stream';
+import type { SqliteDb } from '../../core/storage/sqlite.ts';
 import { parse } from 'csv-parse';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
@@ -8,100 +8,32 @@ import type { Upload } from '../../core/http/multipart.ts';
 import { requireObject, type TableInfo } from '../schema/catalog.ts';
 import { fromCsv, toStorage, type ColumnType } from '../schema/types.ts';
 import { parseLimit } from './builder.ts';
-import { registerFunctions } from './functions.ts';
+import { csvField } from './read.ts';
 import { readError, type Meta, type RowsService } from './rows.service.ts';
-
-const NEEDS_QUOTES = /[",\r\n]/;
-
-function field(value: unknown, type: ColumnType | undefined): string {
-  if (value === null || value === undefined) return '';
-  let s: string;
-  if (type === 'boolean' && (value === 0 || value === 1)) s = value === 1 ? 'true' : 'false';
-  else if (Buffer.isBuffer(value)) s = value.toString('base64');
-  // String(double) allocates its result straight in V8's old space (number-to-string cache): over a million rows
-  // that garbage grows the heap. JSON.stringify gives the same text for a finite number, in the young generation.
-  else if (typeof value === 'number' && Number.isFinite(value) && !Number.isInteger(value)) s = JSON.stringify(value);
-  else s = String(value);
-  if (s === '') return '""';
-  return NEEDS_QUOTES.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-const CHUNK_BYTES = 64 * 1024;
+import type { ReadTenant, SqlService } from '../sql/sql.service.ts';
 
 /**
- * Streams a listing as RFC 4180 CSV from a separate read-only connection (the tenant's main connection stays
- * free for other requests). Rows are pulled only as fast as the client reads: memory stays constant.
+ * Streams a listing as RFC 4180 CSV. The server plans the export (schema, grammar, SQL: every 400 before any
+ * byte) and a query process runs it on a read-only connection (sql.service.ts), encoding chunks of rows only as
+ * fast as the client reads them: memory stays constant, and SQLite's time to produce each chunk is bounded by
+ * the namespace's query_timeout (504 before the first byte; once streaming has begun, the connection is cut).
  */
-export function exportCsv(
+export async function exportCsv(
   ctx: AppContext,
-  opts: { db: SqliteDb; file: string; table: string; params: URLSearchParams; rows: RowsService; busyTimeout: number },
-): void {
-  const t = requireObject(opts.db, opts.table);
+  opts: { tenant: ReadTenant & { db: SqliteDb }; table: string; params: URLSearchParams; rows: RowsService; queries: SqlService; signal?: AbortSignal },
+): Promise<void> {
+  const t = requireObject(opts.tenant.db, opts.table);
   const limit = parseLimit(opts.params.get('limit'), { fallback: null, max: Number.MAX_SAFE_INTEGER });
   const query = opts.rows.buildList(t, opts.params, { limit });
-  const ro = new Database(opts.file, { readonly: true, fileMustExist: true, timeout: opts.busyTimeout });
-  let iter: IterableIterator<unknown[]>;
-  let first: IteratorResult<unknown[]>;
-  try {
-    registerFunctions(ro);
-    const stmt = ro.prepare(query.sql).raw(true);
-    iter = stmt.iterate(...query.params) as IterableIterator<unknown[]>;
-    first = iter.next(); // errors surface here, before any byte is sent
-  } catch (err) {
-    ro.close();
-    readError(err);
-  }
-  const types = query.projection.columns.map((c) => c.type);
-  const header = query.projection.columns.map((c) => field(c.name, 'text')).join(',') + '\r\n';
-  let pending: IteratorResult<unknown[]> | null = first;
-  let count = 0;
-  const stream = new Readable({
-    read() {
-      try {
-        // Fields are written straight into a buffer: no per-row string concatenation, no copy at push.
-        let buf = Buffer.allocUnsafeSlow(CHUNK_BYTES + 16 * 1024);
-        let n = 0;
-        while (n < CHUNK_BYTES) {
-          const r = pending ?? iter.next();
-          pending = null;
-          if (r.done) {
-            if (n) this.push(buf.subarray(0, n));
-            this.push(null);
-            return;
-          }
-          count++;
-          const row = r.value;
-          for (let i = 0; i < row.length; i++) {
-            const s = field(row[i], types[i]);
-            const need = n + s.length * 3 + 3; // worst case UTF-8, a comma, CRLF
-            if (need > buf.length) {
-              const bigger = Buffer.allocUnsafeSlow(Math.max(buf.length * 2, need));
-              buf.copy(bigger, 0, 0, n);
-              buf = bigger;
-            }
-            if (i) buf[n++] = 0x2c;
-            n += buf.write(s, n);
-          }
-          buf[n++] = 0x0d;
-          buf[n++] = 0x0a;
-        }
-        this.push(buf.subarray(0, n));
-      } catch (err) {
-        this.destroy(err as Error);
-      }
-    },
-    destroy(err, cb) {
-      try {
-        iter.return?.();
-      } catch {
-        // already finished
-      }
-      ro.close();
-      ctx.state.rowsRead = count;
-      cb(err);
-    },
-  });
-  stream.push((opts.params.get('bom') === 'true' ? '\uFEFF' : '') + header);
+  const body = await opts.queries.export(
+    opts.tenant,
+    { sql: query.sql, params: query.params, types: query.projection.columns.map((c) => c.type) },
+    { signal: opts.signal, mapError: readError, onEnd: (n) => (ctx.state.rowsRead = n) },
+  );
+  const header = query.projection.columns.map((c) => csvField(c.name, 'text')).join(',') + '\r\n';
+  const stream = new PassThrough();
+  stream.write((opts.params.get('bom') === 'true' ? '\uFEFF' : '') + header);
+  pipeline(body, stream, () => {}); // an error after the first byte cuts the connection (the status was sent)
   ctx.status = 200;
   ctx.type = 'text/csv; charset=utf-8';
   ctx.set('Content-Disposition', `attachment; filename="${t.name}.csv"`);

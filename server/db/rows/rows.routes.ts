@@ -4,7 +4,8 @@ import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import { readJsonBody } from '../../core/http/body.ts';
 import type { NamespaceService } from '../namespaces/namespaces.service.ts';
-import { NsParams, openTenant, type Tenant } from '../plane.ts';
+import { abandonSignal, NsParams, openTenant, type Tenant } from '../plane.ts';
+import type { SqlService } from '../sql/sql.service.ts';
 import { parsePrefer, projectRows, type Meta, type RowsService } from './rows.service.ts';
 import { requireObject } from '../schema/catalog.ts';
 import { exportCsv } from './csv.ts';
@@ -60,6 +61,12 @@ function metaOf(body: unknown, actor: string): Meta {
 
 const params = (ctx: AppContext) => new URLSearchParams(ctx.querystring);
 
+/** Answers JSON text the query process already wrote (not parsed and serialized again). */
+function jsonText(ctx: AppContext, text: string): string {
+  ctx.type = 'application/json';
+  return text;
+}
+
 /** The rows a write returns, shaped by `select` like a listing. */
 const project = (ctx: AppContext, t: Tenant, table: string, rows: Record<string, unknown>[]) =>
   projectRows(rows, params(ctx).get('select'), requireObject(t.db, table));
@@ -83,8 +90,8 @@ function checkSelect(ctx: AppContext, t: Tenant, table: string): void {
   projectRows([], params(ctx).get('select'), requireObject(t.db, table));
 }
 
-export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService; rows: RowsService }): void {
-  const { namespaces, rows } = deps;
+export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService; rows: RowsService; queries: SqlService }): void {
+  const { namespaces, rows, queries } = deps;
   const writer = (t: Tenant, meta: Meta) => ({ ns: t.ns, db: t.db, meta });
 
   api.route({
@@ -93,14 +100,14 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
     params: TableParams,
     query: ListQuery,
     responses: { 200: { description: '`{data, meta: {limit, offset, total_count?, filter_count?}}`; aggregates answer `{data}`.', schema: ListResponse }, 404: { description: 'No such namespace or table.' } },
-    handler: (ctx, { params: p }) => {
+    handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'read');
       const q = params(ctx);
       const countExact = q.get('count') === 'exact' || parsePrefer(ctx.get('prefer')).count === 'exact';
       if (q.has('count') && q.get('count') !== 'exact') throw new HearthError('invalid_request', 'count takes the value exact');
-      const result = rows.list(t.db, p.table, q, { countExact });
-      countRows(ctx, 'rowsRead', result.data.length);
-      return result.meta ? { data: result.data, meta: result.meta } : { data: result.data };
+      const result = await rows.list(t, p.table, q, { countExact, signal: abandonSignal(ctx) });
+      countRows(ctx, 'rowsRead', result.rows);
+      return jsonText(ctx, result.meta ? `{"data":${result.body},"meta":${JSON.stringify(result.meta)}}` : `{"data":${result.body}}`);
     },
   });
 
@@ -184,10 +191,11 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
     summary: 'Get one row',
     params: RowParams,
     responses: { 200: { description: 'The row.', schema: Row }, 404: { description: 'No such namespace, table or row (`row_not_found`).' } },
-    handler: (ctx, { params: p }) => {
+    handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'read');
+      const row = await rows.get(t, p.table, p.id, { signal: () => abandonSignal(ctx) });
       countRows(ctx, 'rowsRead', 1);
-      return rows.get(t.db, p.table, p.id);
+      return jsonText(ctx, row);
     },
   });
 
@@ -233,10 +241,9 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
     params: TableParams,
     query: ListQuery.extend({ format: z.literal('csv'), bom: z.enum(['true', 'false']).optional() }),
     responses: { 200: { description: 'The CSV file.', contentType: 'text/csv; charset=utf-8', schema: z.string() }, 404: { description: 'No such namespace or table.' } },
-    handler: (ctx, { params: p }) => {
+    handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'read');
-      const file = namespaces.handles.fileOf(p.ns)!;
-      exportCsv(ctx, { db: t.db, file, table: p.table, params: params(ctx), rows, busyTimeout: t.config.busy_timeout });
+      await exportCsv(ctx, { tenant: t, table: p.table, params: params(ctx), rows, queries, signal: abandonSignal(ctx) });
     },
   });
 }
@@ -270,17 +277,23 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
     params: TableParams,
     query: ListQuery,
     responses: { 200: { description: 'Rows.', schema: z.array(Row) }, 406: { description: 'Single object requested but not exactly one row (`not_acceptable`).' } },
-    handler: (ctx, { params: p }) => {
+    handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'read');
       const q = params(ctx);
       if (!q.has('limit')) q.set('limit', '10000');
       const countExact = q.get('count') === 'exact' || parsePrefer(ctx.get('prefer')).count === 'exact';
-      const result = rows.list(t.db, p.table, q, { countExact });
+      const result = await rows.list(t, p.table, q, { countExact, signal: abandonSignal(ctx) });
       const offset = result.meta?.offset ?? 0;
-      const range = result.data.length ? `${offset}-${offset + result.data.length - 1}` : '*';
+      const range = result.rows ? `${offset}-${offset + result.rows - 1}` : '*';
       ctx.set('Content-Range', `${range}/${result.counts ? result.counts.filtered : '*'}`);
-      countRows(ctx, 'rowsRead', result.data.length);
-      return respond(ctx, result.data, 200);
+      countRows(ctx, 'rowsRead', result.rows);
+      if (ctx.get('accept').includes(SINGLE)) {
+        if (result.rows !== 1) throw new HearthError('not_acceptable', `JSON object requested, but ${result.rows} rows were returned`);
+        ctx.status = 200;
+        ctx.type = SINGLE;
+        return result.body.slice(1, -1);
+      }
+      return jsonText(ctx, result.body);
     },
   });
 

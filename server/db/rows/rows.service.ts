@@ -2,10 +2,12 @@ import type Database from 'better-sqlite3';
 import { HearthError } from '../../core/http/errors.ts';
 import type { EventBus, ChangeEvent } from '../events/bus.ts';
 import { q, requireObject, type TableInfo } from '../schema/catalog.ts';
-import { fromStorage, toStorage, type ColumnInfo } from '../schema/types.ts';
+import { toStorage } from '../schema/types.ts';
 import { buildOrder, buildProjection, buildWhere, parseLimit, parseOffset, DEFAULT_LIMIT, MAX_LIMIT, type Projection } from './builder.ts';
 import { InvalidPatternError } from './functions.ts';
 import { parseSelect } from './grammar.ts';
+import { converter, prepare, type ReadPlan } from './read.ts';
+import type { ReadTenant, SqlService } from '../sql/sql.service.ts';
 
 type Db = Database.Database;
 type Row = Record<string, unknown>;
@@ -28,30 +30,6 @@ export function parsePrefer(header: string | undefined): Prefer {
     else if (k === 'count' && v === 'exact') out.count = 'exact';
   }
   return out;
-}
-
-/** Prepared statements per connection, keyed by SQL (bounded). */
-const statements = new WeakMap<Db, Map<string, Database.Statement>>();
-export function prepare(db: Db, sql: string): Database.Statement {
-  let m = statements.get(db);
-  if (!m) statements.set(db, (m = new Map()));
-  let s = m.get(sql);
-  if (!s) {
-    s = db.prepare(sql);
-    if (m.size >= 256) m.delete(m.keys().next().value!);
-    m.set(sql, s);
-  }
-  return s;
-}
-
-/** Converts stored rows to JSON in place, only for the columns that need it. */
-export function converter(columns: Array<{ name: string; type: ColumnInfo['type'] | undefined }>): (row: Row) => Row {
-  const needs = columns.filter((c) => c.type === 'boolean' || c.type === 'json' || c.type === 'blob' || c.type === undefined);
-  if (needs.length === 0) return (r) => r;
-  return (r) => {
-    for (const c of needs) r[c.name] = fromStorage(c.type, r[c.name]);
-    return r;
-  };
 }
 
 /** Applies `select` (columns and renames, no aggregates) to rows returned by a write. */
@@ -120,7 +98,10 @@ export function readError(err: unknown): never {
 }
 
 export interface ListResult {
-  data: Row[];
+  /** The rows as a JSON array (text, as the query process wrote it). */
+  body: string;
+  rows: number;
+  /** Absent for aggregates. */
   meta?: { limit: number; offset: number; total_count?: number; filter_count?: number };
   /** Counts computed (for Content-Range in the PostgREST surface). */
   counts?: { total: number; filtered: number };
@@ -138,7 +119,7 @@ export interface Query {
   projection: Projection;
 }
 
-export function createRowsService(deps: { events: EventBus }) {
+export function createRowsService(deps: { events: EventBus; queries: SqlService }) {
   function publish(ns: string, table: string, action: string, rows: Row[], meta: Meta) {
     if (rows.length === 0) return;
     const timestamp = new Date().toISOString();
@@ -178,8 +159,6 @@ export function createRowsService(deps: { events: EventBus }) {
   }
 
   const service = {
-    prepare,
-
     /** Builds the SELECT of a listing (also used by CSV export and the PostgREST surface). */
     buildList(t: TableInfo, params: URLSearchParams, opts: { limit: number | null }): Query {
       const projection = buildProjection(t, params.get('select'));
@@ -200,35 +179,54 @@ export function createRowsService(deps: { events: EventBus }) {
       return { sql, params: values, projection };
     },
 
-    list(db: Db, table: string, params: URLSearchParams, opts: { countExact: boolean }): ListResult {
-      const t = requireObject(db, table);
+    /**
+     * A listing: planned here (schema, grammar, SQL; every 400 before any read), run in a query process under the
+     * namespace's query_timeout (sql.service.ts), answered as JSON text.
+     */
+    async list(tenant: ReadTenant & { db: Db }, table: string, params: URLSearchParams, opts: { countExact: boolean; signal?: AbortSignal }): Promise<ListResult> {
+      const t = requireObject(tenant.db, table);
       const limit = parseLimit(params.get('limit'), { fallback: DEFAULT_LIMIT });
-      try {
-        const query = service.buildList(t, params, { limit: limit ?? MAX_LIMIT });
-        const convert = converter(query.projection.columns);
-        const data = (prepare(db, query.sql).all(...query.params) as Row[]).map(convert);
-        if (query.projection.aggregate) return { data };
-        const result: ListResult = { data, meta: { limit: limit!, offset: parseOffset(params.get('offset')) } };
-        if (opts.countExact) {
-          const where = buildWhere(t, params);
-          const total = prepare(db, `SELECT count(*) FROM ${q(t.name)}`).pluck().get() as number;
-          const filtered = where.sql ? (prepare(db, `SELECT count(*) FROM ${q(t.name)} ${where.sql}`).pluck().get(...where.params) as number) : total;
-          result.meta!.total_count = total;
-          result.meta!.filter_count = filtered;
-          result.counts = { total, filtered };
-        }
-        return result;
-      } catch (err) {
-        readError(err);
+      const query = service.buildList(t, params, { limit: limit ?? MAX_LIMIT });
+      const plan: ReadPlan = { sql: query.sql, params: query.params, columns: query.projection.columns };
+      if (opts.countExact && !query.projection.aggregate) {
+        const where = buildWhere(t, params);
+        plan.count = { total: `SELECT count(*) FROM ${q(t.name)}`, filtered: where.sql ? `SELECT count(*) FROM ${q(t.name)} ${where.sql}` : null, params: where.params };
       }
+      const out = await deps.queries.read(tenant, plan, { signal: opts.signal, mapError: readError });
+      if (query.projection.aggregate) return { body: out.body, rows: out.rows };
+      const result: ListResult = { body: out.body, rows: out.rows, meta: { limit: limit!, offset: parseOffset(params.get('offset')) } };
+      if (out.counts) {
+        result.meta!.total_count = out.counts.total;
+        result.meta!.filter_count = out.counts.filtered;
+        result.counts = out.counts;
+      }
+      return result;
     },
 
-    get(db: Db, table: string, id: string): Row {
-      const t = requireObject(db, table);
+    /**
+     * One row by id, as JSON text (`signal` is asked for only when the read goes to a query process). A lookup by the primary key of a plain table is bounded (one b-tree search) and
+     * runs on the server's connection; a table with virtual generated columns (whose expressions run on every read)
+     * is read in a query process like a listing.
+     */
+    async get(tenant: ReadTenant & { db: Db }, table: string, id: string, opts: { signal?: () => AbortSignal } = {}): Promise<string> {
+      const t = requireObject(tenant.db, table);
       const rowId = requireId(t, id);
-      const row = prepare(db, `SELECT * FROM ${q(t.name)} WHERE "id" = ?`).get(rowId) as Row | undefined;
-      if (!row) throw new HearthError('row_not_found', `${table} has no row with id ${id}`);
-      return fullRow(t)(row);
+      const sql = `SELECT * FROM ${q(t.name)} WHERE "id" = ?`;
+      let text: string | null;
+      if (t.type === 'table' && !t.computed) {
+        let row: Row | undefined;
+        try {
+          row = prepare(tenant.db, sql).get(rowId) as Row | undefined;
+        } catch (err) {
+          readError(err);
+        }
+        text = row ? JSON.stringify(fullRow(t)(row)) : null;
+      } else {
+        const out = await deps.queries.read(tenant, { sql, params: [rowId], columns: t.columns.map((c) => ({ name: c.name, type: c.type })) }, { signal: opts.signal?.(), mapError: readError });
+        text = out.rows ? out.body.slice(1, -1) : null;
+      }
+      if (text === null) throw new HearthError('row_not_found', `${table} has no row with id ${id}`);
+      return text;
     },
 
     /**

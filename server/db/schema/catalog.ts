@@ -59,6 +59,8 @@ export interface TableInfo {
   fts: string[] | null;
   sql: string | null;
   hasId: boolean;
+  /** A table with virtual generated columns: their expressions run on every read of a row. */
+  computed: boolean;
 }
 
 interface CacheEntry {
@@ -158,6 +160,7 @@ function load(db: Db, name: string): TableInfo | null {
     fts: meta?.fts ? (JSON.parse(meta.fts) as string[]) : null,
     sql: obj.type === 'view' ? viewSelect(obj.sql) : null,
     hasId: managed || xinfo.some((c) => c.name === 'id' && c.pk === 1),
+    computed: obj.type === 'table' && db.prepare('SELECT 1 FROM pragma_table_xinfo(?) WHERE hidden = 2').get(name) !== undefined,
   };
 }
 
@@ -204,16 +207,22 @@ export function listObjects(db: Db): Array<{ name: string; type: 'table' | 'view
     .all() as Array<{ name: string; type: 'table' | 'view' }>;
 }
 
-/** A cheap row-count estimate: the largest rowid for managed tables (no full scan), exact for small ones. */
+/**
+ * A cheap row-count estimate, never a full scan (it runs on the server's event loop): exact up to 10,000 rows;
+ * beyond, the largest id (or rowid); null for views and for tables without a rowid that hold more.
+ */
 export function estimateRows(db: Db, table: TableInfo): number | null {
   if (table.type !== 'table') return null;
   try {
+    const largest = () => db.prepare(`SELECT max(${table.hasId ? '"id"' : 'rowid'}) FROM ${q(table.name)}`).pluck().get();
     if (table.hasId) {
-      const max = db.prepare(`SELECT max(id) FROM ${q(table.name)}`).pluck().get() as number | null;
-      if ((max ?? 0) <= 10_000) return db.prepare(`SELECT count(*) FROM ${q(table.name)}`).pluck().get() as number;
-      return max ?? 0;
+      const max = largest();
+      if (typeof max === 'number' && max > 10_000) return max;
     }
-    return db.prepare(`SELECT count(*) FROM ${q(table.name)}`).pluck().get() as number;
+    const n = db.prepare(`SELECT count(*) FROM (SELECT 1 FROM ${q(table.name)} LIMIT 10001)`).pluck().get() as number;
+    if (n <= 10_000) return n;
+    const max = largest();
+    return typeof max === 'number' && max >= n ? max : n;
   } catch {
     return null;
   }

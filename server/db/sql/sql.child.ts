@@ -1,24 +1,29 @@
 /**
- * A query child: runs read-only SQL for the server process, one request at a time, and answers over IPC.
+ * A query process: runs the tenants' reads for the server process — read-only SQL (`run`), the rows API's listings
+ * (`read`) and CSV exports (`export`) — one job at a time, and answers over IPC.
  *
- * It lives in its own process because a running better-sqlite3 statement cannot be interrupted: when a query
- * outlives the namespace's `query_timeout`, the server kills this process (SIGKILL) and starts another.
+ * It lives in its own process because a running better-sqlite3 statement cannot be interrupted: when a job
+ * outlives the namespace's `query_timeout`, the server kills this process (SIGKILL) and starts another. The same
+ * watchdog thread that kills it at the time limit also keeps it under its memory limit (the resident set is
+ * checked every 20 ms while a job runs); past it, it says `memory` on fd 4 and kills itself.
  *
  * Started by `sql.pool.ts` with `child_process.fork` (`serialization: 'advanced'`). Protocol: `sql.protocol.ts`.
- * It imports only better-sqlite3 and the tenant SQL functions, so it starts quickly.
+ * It imports only better-sqlite3, the tenant SQL functions and the rows' read plans, so it starts quickly.
  *
  * Read-only, in depth: every connection is opened `readonly` (SQLITE_OPEN_READONLY) with `query_only = 1`; each
  * statement must be one statement (better-sqlite3 refuses more), must not start with PRAGMA/ATTACH/DETACH/VACUUM,
  * and SQLite must report it both read-only (`sqlite3_stmt_readonly`) and returning rows (`stmt.reader`). That last
  * check also refuses ATTACH/DETACH (read-only per SQLite, but they return no rows) and BEGIN/COMMIT/SAVEPOINT,
  * which would otherwise leave a stale snapshot open on a cached connection. The `load_extension()` SQL function
- * is disabled (better-sqlite3 only enables the C API), so it answers "not authorized".
+ * is disabled (better-sqlite3 only enables the C API), so it answers "not authorized". Listings and exports run
+ * SQL the server built from its grammar (never the caller's text) on the same read-only connections.
  */
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { Database, type SqliteDb, type SqliteStatement } from '../../core/storage/sqlite.ts';
-import { registerFunctions } from '../rows/functions.ts';
-import type { RunFailed, RunReply, RunRequest, SqlParam } from './sql.protocol.ts';
+import { InvalidPatternError, registerFunctions } from '../rows/functions.ts';
+import { CsvEncoder, runRead } from '../rows/read.ts';
+import { EXPORT_WINDOW, type ExportRequest, type JobReply, type ParentMessage, type ReadRequest, type RunFailed, type RunRequest, type SqlParam } from './sql.protocol.ts';
 
 /** Connections kept open per child, least recently used closed first. */
 const MAX_CONNECTIONS = 8;
@@ -33,20 +38,40 @@ if (!process.send) {
 
 const connections = new Map<string, SqliteDb>();
 
+/** How often the watchdog reads the resident set size while a job runs. */
+const MEMORY_POLL_MS = 20;
+/** SQLite's page cache per connection (KiB): small, since a query process keeps several connections. */
+const CACHE_KIB = 4096;
+
 /**
- * The watchdog: a thread with its own event loop that kills this process when a query outlives `selfKillMs`,
- * even while the main thread is inside SQLite. Armed before each request, disarmed after.
+ * The watchdog: a thread with its own event loop that kills this process when a job outlives `killMs`, or when the
+ * process's resident set passes `memoryLimit`, even while the main thread is inside SQLite. Armed before each
+ * stretch of work, disarmed after. Before a kill for memory it writes `memory` on fd 4 (a pipe the server reads),
+ * so the server can tell the caller why.
  */
 const watchdog = new Worker(
   `const { parentPort } = require('node:worker_threads');
+   const fs = require('node:fs');
    let timer = null;
-   parentPort.on('message', (ms) => {
-     if (timer) clearTimeout(timer);
-     timer = ms > 0 ? setTimeout(() => process.kill(process.pid, 'SIGKILL'), ms) : null;
+   let poll = null;
+   const stop = () => { if (timer) clearTimeout(timer); if (poll) clearInterval(poll); timer = poll = null; };
+   parentPort.on('message', ({ killMs, memoryLimit }) => {
+     stop();
+     if (killMs <= 0) return;
+     timer = setTimeout(() => process.kill(process.pid, 'SIGKILL'), killMs);
+     const over = () => {
+       if (process.memoryUsage.rss() <= memoryLimit) return;
+       try { fs.writeSync(4, 'memory\\n'); } catch {}
+       process.kill(process.pid, 'SIGKILL');
+     };
+     over();
+     poll = setInterval(over, ${MEMORY_POLL_MS});
    });`,
   { eval: true },
 );
 watchdog.unref();
+const arm = (job: { selfKillMs: number; memoryLimit: number }) => watchdog.postMessage({ killMs: job.selfKillMs, memoryLimit: job.memoryLimit });
+const disarm = () => watchdog.postMessage({ killMs: 0, memoryLimit: 0 });
 
 class Refusal extends Error {
   readonly code: RunFailed['code'];
@@ -76,6 +101,7 @@ function connection(file: string, busyTimeout: number): SqliteDb {
   try {
     db = new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeout });
     db.pragma('query_only = 1');
+    db.pragma(`cache_size = -${CACHE_KIB}`);
     // The same SQL functions as the server's own tenant connections (e.g. hearth_match), so views using them work.
     registerFunctions(db);
   } catch (err) {
@@ -151,7 +177,7 @@ function roughSize(row: Record<string, unknown>): number {
   return n;
 }
 
-function run(req: RunRequest): RunReply {
+function run(req: RunRequest): JobReply {
   const db = connection(req.file, req.busyTimeout);
   let index = 0;
   try {
@@ -216,6 +242,7 @@ function run(req: RunRequest): RunReply {
 function failure(id: number, err: unknown, index: number | null): RunFailed {
   const code = (err as { code?: unknown }).code;
   const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof InvalidPatternError) return { type: 'result', id, ok: false, code: 'invalid_filter', message, index, where: 'params' };
   if (typeof code === 'string' && code.startsWith('SQLITE_')) {
     if (code.startsWith('SQLITE_READONLY')) return { type: 'result', id, ok: false, code: 'not_read_only', message, index, where: 'sql' };
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return { type: 'result', id, ok: false, code: 'busy', message, index, where: null };
@@ -227,19 +254,95 @@ function failure(id: number, err: unknown, index: number | null): RunFailed {
   return { type: 'result', id, ok: false, code: 'internal', message, index, where: null };
 }
 
+/** A failure of SQL the server built (a listing or an export): the server maps it as it maps its own read errors. */
+function readFailure(id: number, err: unknown): RunFailed {
+  const code = (err as { code?: unknown }).code;
+  if (err instanceof InvalidPatternError) return failure(id, err, null);
+  if (typeof code === 'string' && code.startsWith('SQLITE_CANTOPEN')) return failure(id, err, null);
+  const message = err instanceof Error ? err.message : String(err);
+  return { type: 'result', id, ok: false, code: 'read_error', message, index: null, where: null, sqliteCode: typeof code === 'string' ? code : undefined };
+}
+
+function read(req: ReadRequest): JobReply {
+  try {
+    const out = runRead(connection(req.file, req.busyTimeout), req.plan);
+    return { type: 'result', id: req.id, ok: true, body: out.body, rows: out.rows, counts: out.counts };
+  } catch (err) {
+    return err instanceof Refusal ? { type: 'result', id: req.id, ok: false, code: err.code, message: err.message, index: null, where: null } : readFailure(req.id, err);
+  }
+}
+
+/**
+ * The export in progress: chunks are encoded while the server has granted credit; without credit the process waits
+ * (disarmed) for a CreditMessage.
+ */
+let exporting: { req: ExportRequest; encoder: CsvEncoder; credit: number } | null = null;
+
+function startExport(req: ExportRequest): void {
+  let encoder: CsvEncoder;
+  try {
+    encoder = new CsvEncoder(connection(req.file, req.busyTimeout), req.plan);
+  } catch (err) {
+    finish(err instanceof Refusal ? { type: 'result', id: req.id, ok: false, code: err.code, message: err.message, index: null, where: null } : readFailure(req.id, err));
+    return;
+  }
+  exporting = { req, encoder, credit: EXPORT_WINDOW };
+  pump();
+}
+
+/** Encodes and sends chunks while there is credit; ends the job at the last row or at an error. */
+function pump(): void {
+  const job = exporting;
+  if (!job) return;
+  arm(job.req);
+  try {
+    while (job.credit > 0) {
+      const chunk = job.encoder.next(job.req.chunkBytes);
+      if (chunk === null) {
+        exporting = null;
+        finish({ type: 'result', id: job.req.id, ok: true, body: '', rows: job.encoder.rows });
+        return;
+      }
+      job.credit--;
+      process.send!({ type: 'chunk', id: job.req.id, data: chunk });
+    }
+  } catch (err) {
+    exporting = null;
+    job.encoder.close();
+    finish(readFailure(job.req.id, err));
+    return;
+  }
+  disarm();
+}
+
+/** Sends a job's reply, with this process's resident set so the pool can retire a process left large. */
+function finish(reply: JobReply): void {
+  disarm();
+  process.send!({ ...reply, rss: process.memoryUsage.rss() });
+}
+
 process.on('disconnect', () => process.exit(0));
 process.on('message', (raw) => {
-  const req = raw as RunRequest;
-  if (req.type !== 'run') return;
-  let reply: RunReply;
-  watchdog.postMessage(req.selfKillMs);
-  try {
-    reply = run(req);
-  } catch (err) {
-    reply = err instanceof Refusal ? { type: 'result', id: req.id, ok: false, code: err.code, message: err.message, index: null, where: err.where } : failure(req.id, err, null);
-  } finally {
-    watchdog.postMessage(0);
+  const msg = raw as ParentMessage;
+  if (msg.type === 'credit') {
+    if (exporting && exporting.req.id === msg.id) {
+      exporting.credit += msg.chunks;
+      pump();
+    }
+    return;
   }
-  process.send!(reply);
+  if (msg.type === 'export') {
+    startExport(msg);
+    return;
+  }
+  if (msg.type !== 'run' && msg.type !== 'read') return;
+  let reply: JobReply;
+  arm(msg);
+  try {
+    reply = msg.type === 'run' ? run(msg) : read(msg);
+  } catch (err) {
+    reply = err instanceof Refusal ? { type: 'result', id: msg.id, ok: false, code: err.code, message: err.message, index: null, where: err.where } : failure(msg.id, err, null);
+  }
+  finish(reply);
 });
 process.send({ type: 'ready' });

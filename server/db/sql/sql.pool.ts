@@ -1,68 +1,114 @@
 /**
- * A small pool of query child processes (`sql.child.ts`) so read-only SQL runs off the event loop and a query past
- * its time limit can be stopped: better-sqlite3 cannot interrupt a running statement, so the child is killed.
+ * The query pool: a small pool of query processes (`sql.child.ts`) that run every tenant read that could take long —
+ * read-only SQL, the rows API's listings, aggregates and views, CSV exports — off the event loop, so that a read can
+ * be stopped at its time limit (better-sqlite3 cannot interrupt a running statement: the process is killed) and
+ * never delays other requests.
  *
- * - Children start lazily (the first query pays the start, ~100 ms) and exit after `idleMs` without work.
- * - One namespace may use at most `perNamespace` children at once (default: all but one), so a namespace running
- *   long queries always leaves a child for the others.
- * - Requests beyond the free children wait in a bounded queue (FIFO, skipping namespaces at their limit); a full
+ * - Processes start when a namespace is first opened or a job needs one; while the pool has room it keeps one
+ *   process ready beyond those at work. A process exits after `idleMs` without work.
+ * - One namespace may use at most `perNamespace` processes at once (default: half of them), so a namespace running
+ *   long reads always leaves processes for the others.
+ * - Jobs beyond the free processes wait in a bounded queue (FIFO, skipping namespaces at their limit); a full
  *   queue answers 503 `service_unavailable` at once.
- * - A query's time limit counts from the moment a child receives it (queue time excluded). Past it the child is
- *   killed (SIGKILL) and replaced, and the caller gets 504 `query_timeout`.
- * - A child that dies mid-query answers 503 `service_unavailable` and is replaced on the next query.
- * - A caller that goes away (AbortSignal) leaves the queue, or has its running query killed.
+ * - A job's time limit counts from the moment a process receives it (queue time excluded); for an export it counts
+ *   while the process works on a chunk the client is waiting for (not while the client is slow to read). Past it
+ *   the process is killed (SIGKILL) and replaced, and the caller gets 504 `query_timeout`.
+ * - Memory: a process may grow to `memoryLimit` (resident set) while it works; past it, it kills itself and the
+ *   caller gets 422 `query_memory_exceeded`. A process left larger than ¾ of the limit after a job is retired. (A
+ *   query process holds about 90 MiB before it reads anything: Node, SQLite and its watchdog thread.)
+ * - Scheduling: query processes run at nice 5, so on a busy machine the server's own event loop comes first; a job
+ *   that runs longer than `demoteAfterMs` lowers its process to nice 15, so short reads in other processes come
+ *   before it. The process gets its priority back after the job, or is retired when the system does not allow that.
+ * - A process that dies mid-job answers 503 `service_unavailable` and is replaced on the next job.
+ * - A caller that goes away (AbortSignal) leaves the queue, or has its running job killed.
  */
 import type { ChildProcess } from 'node:child_process';
+import os from 'node:os';
+import { Readable } from 'node:stream';
 import { forkChild } from '../../core/runtime.ts';
 import { ADDON_ENV } from '../../core/storage/sqlite.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
-import type { ChildMessage, RunReply, RunRequest } from './sql.protocol.ts';
+import { EXPORT_WINDOW, type ChildMessage, type ExportRequest, type JobReply, type JobRequest, type ParentMessage, type RunFailed } from './sql.protocol.ts';
 
 export interface QueryPoolOptions {
   logger: Logger;
-  /** Children at most (default 2). */
+  /** Processes at most (default 4). */
   size?: number;
-  /** Requests waiting for a child at most (default 64). */
+  /** Jobs waiting for a process at most (default 64). */
   queueLimit?: number;
-  /** Children one namespace may use at once (default `max(1, size − 1)`). */
+  /** Processes one namespace may use at once (default `ceil(size / 2)`). */
   perNamespace?: number;
-  /** A child that has not said it is ready after this long is killed (default 15 s). */
+  /** Resident set a process may reach while it works, in bytes (default 256 MiB). */
+  memoryLimit?: number;
+  /** A job running this long lowers its process's priority (default 100 ms). */
+  demoteAfterMs?: number;
+  /** A process that has not said it is ready after this long is killed (default 15 s). */
   startTimeoutMs?: number;
-  /** An idle child exits after this long (default 5 min). */
+  /** An idle process exits after this long (default 5 min). */
   idleMs?: number;
   /** The child script (default `sql.child.ts` beside this file). */
   childUrl?: URL;
 }
 
-/** A child kills itself this long after the query's time limit if the server has not done it (see RunRequest). */
+export const DEFAULT_POOL_SIZE = 4;
+export const DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024;
+
+/** A child kills itself this long after the job's time limit if the server has not done it (see JobRequest). */
 const SELF_KILL_GRACE_MS = 250;
+/** Nice value of every query process: the server's own event loop (nice 0) comes before tenant reads. */
+const BASE_PRIORITY = 5;
+/** Nice value of a process whose job has run longer than `demoteAfterMs`. */
+const DEMOTED_PRIORITY = 15;
+/** A process left larger than this share of its memory limit after a job is retired (memory it may not give back). */
+const RECYCLE_AT = 0.75;
+/** Bytes of CSV per export chunk. */
+const CHUNK_BYTES = 64 * 1024;
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** A job as a caller describes it (the pool adds its id, the self-kill time and the memory limit). */
+export type JobBody = DistributiveOmit<JobRequest, 'id' | 'selfKillMs' | 'memoryLimit' | 'chunkBytes'>;
 
 export interface PoolJob {
   ns: string;
-  request: Omit<RunRequest, 'type' | 'id' | 'selfKillMs'>;
+  request: JobBody;
   timeoutMs: number;
   signal?: AbortSignal;
+}
+
+/** How an export starts: its chunks as a stream, or the failure the process reported before the first one. */
+export type ExportStart = { ok: true; stream: Readable } | { ok: false; reply: RunFailed };
+
+interface Exporting {
+  stream: Readable | null;
+  /** Chunks granted to the child and not yet received. */
+  outstanding: number;
+  start: (s: ExportStart) => void;
 }
 
 interface Pending {
   id: number;
   job: PoolJob;
-  resolve: (reply: RunReply) => void;
+  resolve: (reply: JobReply) => void;
   reject: (err: Error) => void;
   settled: boolean;
   timer: NodeJS.Timeout | null;
+  demoteTimer: NodeJS.Timeout | null;
   slot: Slot | null;
   startedAt: number;
   onAbort: (() => void) | null;
+  exporting: Exporting | null;
 }
 
 interface Slot {
   proc: ChildProcess;
   ready: boolean;
   job: Pending | null;
-  /** Set when the pool itself stops the child (timeout, abort, idle, close): its exit is expected. */
+  /** Set when the pool itself stops the process (timeout, abort, idle, close): its exit is expected. */
   retiring: boolean;
+  /** The process said it passed its memory limit (fd 4) before it killed itself. */
+  overMemory: boolean;
+  demoted: boolean;
   timer: NodeJS.Timeout | null;
   exited: Promise<void>;
 }
@@ -79,11 +125,22 @@ const timeoutError = (ms: number) =>
     details: { query_timeout: ms },
   });
 
+const mib = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MiB`;
+
+const memoryError = (limit: number) =>
+  new HearthError(
+    'query_memory_exceeded',
+    `the query needed more than ${mib(limit)} of memory and was stopped: ask for fewer rows or columns, or aggregate less at once (the limit is HEARTH_QUERY_MEMORY_LIMIT)`,
+    { details: { memory_limit: limit } },
+  );
+
 export class QueryPool {
   private readonly log: Logger;
   private readonly size: number;
   private readonly queueLimit: number;
   private readonly perNamespace: number;
+  readonly memoryLimit: number;
+  private readonly demoteAfterMs: number;
   private readonly startTimeoutMs: number;
   private readonly idleMs: number;
   private readonly childUrl: URL;
@@ -93,28 +150,75 @@ export class QueryPool {
   private seq = 0;
   private closed = false;
   /** Counters for tests and diagnostics. */
-  readonly counters = { spawned: 0, killed: 0, timeouts: 0, crashes: 0, rejectedFull: 0 };
+  readonly counters = { spawned: 0, killed: 0, timeouts: 0, crashes: 0, rejectedFull: 0, memoryExceeded: 0, demoted: 0 };
 
   constructor(opts: QueryPoolOptions) {
     this.log = opts.logger;
-    this.size = Math.max(1, opts.size ?? 2);
+    this.size = Math.max(1, opts.size ?? DEFAULT_POOL_SIZE);
     this.queueLimit = Math.max(0, opts.queueLimit ?? 64);
-    this.perNamespace = Math.max(1, Math.min(this.size, opts.perNamespace ?? this.size - 1));
+    this.perNamespace = Math.max(1, Math.min(this.size, opts.perNamespace ?? Math.ceil(this.size / 2)));
+    this.memoryLimit = opts.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
+    this.demoteAfterMs = opts.demoteAfterMs ?? 100;
     this.startTimeoutMs = opts.startTimeoutMs ?? 15_000;
     this.idleMs = opts.idleMs ?? 5 * 60_000;
     this.childUrl = opts.childUrl ?? new URL('./sql.child.ts', import.meta.url);
   }
 
   get stats() {
-    return { children: this.slots.size, busy: [...this.slots].filter((s) => s.job).length, queued: this.queue.length, ...this.counters };
+    const slots = [...this.slots];
+    return {
+      children: slots.length,
+      busy: slots.filter((s) => s.job).length,
+      /** Jobs a started process has received (busy counts jobs still waiting for their process to start too). */
+      running: slots.filter((s) => s.job && s.job.startedAt > 0).length,
+      idle: slots.filter((s) => s.ready && !s.job).length,
+      queued: this.queue.length,
+      ...this.counters,
+    };
   }
 
-  /** Process ids of the children running a query now (diagnostics and tests). */
+  /** Process ids of the processes running a job now (diagnostics and tests). */
   get busyPids(): number[] {
     return [...this.slots].filter((s) => s.job && s.proc.pid !== undefined).map((s) => s.proc.pid!);
   }
 
-  run(job: PoolJob): Promise<RunReply> {
+  /** Starts a process ahead of the first job, when none runs (a namespace was just opened: reads will follow). */
+  prewarm(): void {
+    if (!this.closed && this.slots.size === 0) this.idle(this.spawn());
+  }
+
+  /** Runs a job (`run` or `read`) and answers with the process's reply (a failure it reports resolves too). */
+  run(job: PoolJob): Promise<JobReply> {
+    return this.enqueue(job, null);
+  }
+
+  /**
+   * Starts an export. Resolves once the first chunk (or the end) has arrived, with a stream that yields the
+   * chunks as the reader asks for them; or with the failure the process reported before sending anything. A time
+   * limit, memory limit or crash before the first chunk rejects; after it, destroys the stream with the error.
+   * `onEnd` learns how many rows were sent, just before the stream ends.
+   */
+  export(job: PoolJob, onEnd?: (rows: number) => void): Promise<ExportStart> {
+    return new Promise<ExportStart>((resolve, reject) => {
+      const exporting: Exporting = { stream: null, outstanding: EXPORT_WINDOW, start: resolve };
+      this.enqueue(job, exporting).then(
+        (reply) => {
+          if (reply.ok) {
+            onEnd?.(reply.rows);
+            if (!exporting.stream) resolve({ ok: true, stream: Readable.from([]) });
+            else exporting.stream.push(null);
+          } else if (!exporting.stream) resolve({ ok: false, reply });
+          else exporting.stream.destroy(new Error(reply.message));
+        },
+        (err: Error) => {
+          if (!exporting.stream) reject(err);
+          else exporting.stream.destroy(err);
+        },
+      );
+    });
+  }
+
+  private enqueue(job: PoolJob, exporting: Exporting | null): Promise<JobReply> {
     if (this.closed) return Promise.reject(new HearthError('service_unavailable', 'the server is shutting down'));
     if (job.signal?.aborted) return Promise.reject(new HearthError('service_unavailable', 'the request was abandoned before the query started'));
     if (this.queue.length >= this.queueLimit && !this.hasFreeCapacity(job.ns)) {
@@ -123,8 +227,10 @@ export class QueryPool {
         new HearthError('service_unavailable', `too many queries are waiting (${this.queueLimit}); try again shortly`, { headers: { 'Retry-After': '1' } }),
       );
     }
-    return new Promise<RunReply>((resolve, reject) => {
-      const p: Pending = { id: ++this.seq, job, resolve, reject, settled: false, timer: null, slot: null, startedAt: 0, onAbort: null };
+    return new Promise<JobReply>((resolve, reject) => {
+      const p: Pending = {
+        id: ++this.seq, job, resolve, reject, settled: false, timer: null, demoteTimer: null, slot: null, startedAt: 0, onAbort: null, exporting,
+      };
       if (job.signal) {
         p.onAbort = () => this.abort(p);
         job.signal.addEventListener('abort', p.onAbort, { once: true });
@@ -134,7 +240,7 @@ export class QueryPool {
     });
   }
 
-  /** Kills every child and fails whatever is queued or running. */
+  /** Kills every process and fails whatever is queued or running. */
   async close(): Promise<void> {
     this.closed = true;
     for (const p of this.queue.splice(0)) this.settle(p, new HearthError('service_unavailable', 'the server is shutting down'));
@@ -149,24 +255,28 @@ export class QueryPool {
 
   private hasFreeCapacity(ns: string): boolean {
     if ((this.running.get(ns) ?? 0) >= this.perNamespace) return false;
-    for (const s of this.slots) if (!s.job) return true;
+    for (const s of this.slots) if (!s.job && !s.retiring) return true;
     return this.slots.size < this.size;
   }
 
-  /** Hands queued requests to free children, starting children as needed. */
+  /**
+   * Hands queued jobs to free processes, starting processes as needed; then, while there is room, keeps one
+   * process ready ahead of demand, so the next read does not wait for a start (~100 ms, far more on a busy machine).
+   */
   private pump(): void {
     while (!this.closed && this.queue.length > 0) {
       const i = this.queue.findIndex((p) => (this.running.get(p.job.ns) ?? 0) < this.perNamespace);
-      if (i < 0) return;
+      if (i < 0) break;
       let slot: Slot | null = null;
       for (const s of this.slots) {
         if (!s.job && !s.retiring && (!slot || (s.ready && !slot.ready))) slot = s;
       }
       if (!slot && this.slots.size < this.size) slot = this.spawn();
-      if (!slot) return;
+      if (!slot) break;
       const [p] = this.queue.splice(i, 1);
       this.assign(slot, p!);
     }
+    if (!this.closed && this.slots.size < this.size && ![...this.slots].some((s) => !s.job && !s.retiring)) this.spawn();
   }
 
   private assign(slot: Slot, p: Pending): void {
@@ -181,23 +291,38 @@ export class QueryPool {
   private send(slot: Slot): void {
     const p = slot.job!;
     p.startedAt = Date.now();
-    p.timer = setTimeout(() => this.timeout(slot, p), p.job.timeoutMs);
-    const msg: RunRequest = { type: 'run', id: p.id, ...p.job.request, selfKillMs: p.job.timeoutMs + SELF_KILL_GRACE_MS };
+    this.startTimer(slot, p);
+    p.demoteTimer = setTimeout(() => this.demote(slot, p), this.demoteAfterMs);
+    const extra = p.job.request.type === 'export' ? { chunkBytes: CHUNK_BYTES } : {};
+    const msg = { ...p.job.request, ...extra, id: p.id, selfKillMs: p.job.timeoutMs + SELF_KILL_GRACE_MS, memoryLimit: this.memoryLimit } as JobRequest;
+    this.post(slot, msg);
+  }
+
+  private post(slot: Slot, msg: ParentMessage): void {
+    const p = slot.job;
     slot.proc.send(msg, (err) => {
-      if (err && slot.job === p) this.lost(slot, `could not reach the query process: ${err.message}`);
+      if (err && p && slot.job === p) this.lost(slot, `could not reach the query process: ${err.message}`);
     });
+  }
+
+  private startTimer(slot: Slot, p: Pending): void {
+    if (p.timer) clearTimeout(p.timer);
+    p.timer = setTimeout(() => this.timeout(slot, p), p.job.timeoutMs);
   }
 
   private spawn(): Slot {
     const proc = forkChild('sql-child', this.childUrl, [], {
       execArgv: [],
       serialization: 'advanced',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'],
       env: childEnv(),
     });
     this.counters.spawned++;
+    if (proc.pid !== undefined) this.setPriority(proc.pid, BASE_PRIORITY);
     let markExited!: () => void;
-    const slot: Slot = { proc, ready: false, job: null, retiring: false, timer: null, exited: new Promise<void>((r) => (markExited = r)) };
+    const slot: Slot = {
+      proc, ready: false, job: null, retiring: false, overMemory: false, demoted: false, timer: null, exited: new Promise<void>((r) => (markExited = r)),
+    };
     this.slots.add(slot);
     slot.timer = setTimeout(() => {
       if (!slot.ready) this.lost(slot, `the query process did not start within ${this.startTimeoutMs} ms`);
@@ -209,12 +334,18 @@ export class QueryPool {
       markExited();
       this.onExit(slot, code, signal);
     };
+    // fd 4: the watchdog's word before it kills the process for memory.
+    proc.stdio[4]?.on('data', (d: Buffer) => {
+      if (d.toString().includes('memory')) slot.overMemory = true;
+    });
+    proc.stdio[4]?.on('error', () => {});
     proc.on('message', (raw) => this.onMessage(slot, raw as ChildMessage));
     proc.on('error', (err) => {
       this.log.warn({ err }, 'query process error');
-      if (proc.pid === undefined) finish(null, null); // it never started: no 'exit' will follow
+      if (proc.pid === undefined) finish(null, null); // it never started: no 'close' will follow
     });
-    proc.once('exit', finish);
+    // 'close' (not 'exit'): it comes after fd 4 has been read to its end.
+    proc.once('close', finish);
     return slot;
   }
 
@@ -228,23 +359,88 @@ export class QueryPool {
       return;
     }
     const p = slot.job;
-    if (!p || p.id !== msg.id) return; // a late answer to a request already given up
+    if (!p || p.id !== msg.id) return; // a late answer to a job already given up
+    if (msg.type === 'chunk') {
+      this.onChunk(slot, p, Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength));
+      return;
+    }
+    const keep = this.restorePriority(slot) && (msg.rss ?? 0) <= this.memoryLimit * RECYCLE_AT;
     this.release(slot);
     this.settle(p, null, msg);
-    this.idle(slot);
+    if (keep) this.idle(slot);
+    else this.retire(slot, false);
     this.pump();
   }
 
-  /** Frees a slot's job (its namespace count and timer) without answering it. */
+  /** A chunk of an export: into the stream; the time limit now covers the next chunk only if one is granted. */
+  private onChunk(slot: Slot, p: Pending, data: Buffer): void {
+    const ex = p.exporting;
+    if (!ex) return;
+    ex.outstanding--;
+    if (ex.outstanding > 0) this.startTimer(slot, p);
+    else if (p.timer) {
+      clearTimeout(p.timer);
+      p.timer = null;
+    }
+    if (!ex.stream) {
+      ex.stream = new Readable({
+        read: () => {
+          // The reader wants more: grant the child credit up to the window (the time limit runs again).
+          if (p.settled || slot.job !== p || ex.outstanding >= EXPORT_WINDOW) return;
+          const chunks = EXPORT_WINDOW - ex.outstanding;
+          ex.outstanding = EXPORT_WINDOW;
+          this.startTimer(slot, p);
+          this.post(slot, { type: 'credit', id: p.id, chunks });
+        },
+        destroy: (err, cb) => {
+          // The client went away (or an error cut the stream): stop the child if it still works on this export.
+          if (!p.settled) this.abort(p);
+          cb(err);
+        },
+      });
+      ex.stream.push(data);
+      ex.start({ ok: true, stream: ex.stream });
+    } else ex.stream.push(data);
+  }
+
+  /** Frees a slot's job (its namespace count and timers) without answering it. */
   private release(slot: Slot): void {
     const p = slot.job;
     if (!p) return;
     if (p.timer) clearTimeout(p.timer);
-    p.timer = null;
+    if (p.demoteTimer) clearTimeout(p.demoteTimer);
+    p.timer = p.demoteTimer = null;
     slot.job = null;
     const n = (this.running.get(p.job.ns) ?? 1) - 1;
     if (n > 0) this.running.set(p.job.ns, n);
     else this.running.delete(p.job.ns);
+  }
+
+  /** Sets a process's nice value; false when the system does not allow it. */
+  private setPriority(pid: number, priority: number): boolean {
+    try {
+      os.setPriority(pid, priority);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** A long job yields the processor to the server and to short jobs. */
+  private demote(slot: Slot, p: Pending): void {
+    p.demoteTimer = null;
+    if (slot.job !== p || slot.demoted || slot.proc.pid === undefined) return;
+    if (this.setPriority(slot.proc.pid, DEMOTED_PRIORITY)) {
+      slot.demoted = true;
+      this.counters.demoted++;
+    }
+  }
+
+  /** Gives a demoted process its priority back; false when the system does not allow it (retire it instead). */
+  private restorePriority(slot: Slot): boolean {
+    if (!slot.demoted) return true;
+    slot.demoted = !this.setPriority(slot.proc.pid!, BASE_PRIORITY);
+    return !slot.demoted;
   }
 
   private idle(slot: Slot): void {
@@ -278,7 +474,7 @@ export class QueryPool {
     this.settle(p, new HearthError('service_unavailable', 'the request was abandoned by the client; its query was stopped'));
   }
 
-  /** A child that stopped working: fail its query with a clear answer and let the next query start another. */
+  /** A process that stopped working: fail its job with a clear answer and let the next job start another. */
   private lost(slot: Slot, why: string): void {
     const p = slot.job;
     this.release(slot);
@@ -294,6 +490,13 @@ export class QueryPool {
     if (slot.retiring) return;
     const p = slot.job;
     this.release(slot);
+    if (slot.overMemory) {
+      this.counters.memoryExceeded++;
+      this.log.info({ ns: p?.job.ns, memoryLimit: this.memoryLimit }, 'query process stopped itself at its memory limit');
+      if (p) this.settle(p, memoryError(this.memoryLimit));
+      this.replace();
+      return;
+    }
     if (p && p.startedAt > 0 && Date.now() - p.startedAt >= p.job.timeoutMs) {
       // Its watchdog stopped it: the server's own timer could not fire in time (the event loop was busy).
       this.counters.timeouts++;
@@ -309,14 +512,14 @@ export class QueryPool {
       const what = slot.ready ? 'stopped unexpectedly' : 'could not start';
       this.settle(p, new HearthError('service_unavailable', `the query process ${what} (${how}) while running this query; try again`));
     } else if (!slot.ready) {
-      // It died while starting: fail one waiting request rather than spawning in a loop.
+      // It died while starting: fail one waiting job rather than spawning in a loop.
       const next = this.queue.shift();
       if (next) this.settle(next, new HearthError('service_unavailable', `the query process could not start (${how})`));
     }
     this.pump();
   }
 
-  /** Stops a child on purpose. `kill`: at once (SIGKILL); otherwise close its IPC channel so it exits by itself. */
+  /** Stops a process on purpose. `kill`: at once (SIGKILL); otherwise close its IPC channel so it exits by itself. */
   private retire(slot: Slot, kill = true): void {
     if (slot.retiring) return;
     slot.retiring = true;
@@ -330,19 +533,20 @@ export class QueryPool {
     else slot.proc.kill('SIGKILL');
   }
 
-  /** Starts a child in place of a killed one, so the next query does not wait for a start. */
+  /** Starts a process in place of a killed one, so the next job does not wait for a start. */
   private replace(): void {
-    if (this.closed) return;
-    if (this.queue.length > 0) this.pump();
-    else if (this.slots.size < this.size) this.spawn();
+    if (!this.closed) this.pump();
   }
 
-  private settle(p: Pending, err: Error | null, reply?: RunReply): void {
+  private settle(p: Pending, err: Error | null, reply?: JobReply): void {
     if (p.settled) return;
     p.settled = true;
     if (p.timer) clearTimeout(p.timer);
+    if (p.demoteTimer) clearTimeout(p.demoteTimer);
     if (p.onAbort) p.job.signal?.removeEventListener('abort', p.onAbort);
     if (err) p.reject(err);
     else p.resolve(reply!);
   }
 }
+
+export type { ExportRequest };

@@ -1,6 +1,6 @@
 import type { Api } from '../../core/http/api.ts';
 import type { NamespaceService } from '../namespaces/namespaces.service.ts';
-import { NsParams, openTenant } from '../plane.ts';
+import { abandonSignal, NsParams, openTenant } from '../plane.ts';
 import { MAX_PARAMS, MAX_RESULT_BYTES, MAX_ROWS, MAX_STATEMENTS, QueryBody, QueryResponse } from './sql.schemas.ts';
 import { createSqlService, type SqlService } from './sql.service.ts';
 
@@ -40,20 +40,10 @@ export function registerSqlRoutes(api: Api, deps: { namespaces: NamespaceService
     },
     handler: async (ctx, { params, body }) => {
       const tenant = openTenant(ctx, namespaces, params.ns, 'read');
-      // A client that goes away frees its query process at once instead of at the time limit.
-      const abandoned = new AbortController();
-      const onClose = () => {
-        if (!ctx.res.writableEnded) abandoned.abort();
-      };
-      ctx.res.once('close', onClose);
-      try {
-        const out = await sql.query(tenant, body, { signal: abandoned.signal });
-        ctx.state.rowsRead = out.rows;
-        ctx.type = 'application/json';
-        ctx.body = out.body;
-      } finally {
-        ctx.res.off('close', onClose);
-      }
+      const out = await sql.query(tenant, body, { signal: abandonSignal(ctx) });
+      ctx.state.rowsRead = out.rows;
+      ctx.type = 'application/json';
+      ctx.body = out.body;
     },
   });
 }

@@ -35,6 +35,10 @@ const setConfig = async (ns: string, config: Record<string, unknown>) => {
 };
 const SLOW = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 1000000000) SELECT count(*) AS n FROM c';
 const ms = (t0: number) => performance.now() - t0;
+/** Waits until `cond` holds (polling every 10 ms): tests wait for a state, never for a fixed time. */
+async function until(cond: () => boolean): Promise<void> {
+  while (!cond()) await new Promise((r) => setTimeout(r, 10));
+}
 const ATTACH_TARGET = '/tmp/hearth-sql-test-attached.db';
 
 describe('single and batch forms', () => {
@@ -296,17 +300,18 @@ describe('query_timeout', () => {
   it('a client that goes away frees its query process at once (not at the time limit)', async () => {
     await setConfig('slow', { query_timeout: 60_000 });
     try {
+      const pool = s.services.db.queries.pool;
+      const killed = pool.stats.killed;
       const ac = new AbortController();
       const gone = s.api('/v1/slow/query', { method: 'POST', json: { sql: SLOW }, signal: ac.signal }).catch((e: Error) => e);
-      await new Promise((r) => setTimeout(r, 300));
+      await until(() => pool.stats.busy === 1);
       ac.abort();
       expect(await gone).toBeInstanceOf(Error);
-      // A namespace may hold only one of the two query processes, so this query runs only once the abandoned
-      // one has been stopped; otherwise it would wait for the 60-second limit.
-      const t0 = performance.now();
+      // The query process is killed as soon as the server sees the connection close, not at the 60-second limit.
+      await until(() => pool.stats.busy === 0);
+      expect(pool.stats.killed).toBe(killed + 1);
       const next = await query('slow', { sql: 'SELECT 1 AS ok' });
       expect(next.status).toBe(200);
-      expect(ms(t0)).toBeLessThan(1000);
     } finally {
       await setConfig('slow', { query_timeout: 300 });
     }
@@ -320,7 +325,21 @@ describe('query_timeout', () => {
     db.exec('CREATE TABLE t (a); INSERT INTO t VALUES (1)');
     const slowRead = SLOW.replace('SELECT count(*) AS n FROM c', 'SELECT x FROM c');
     const long = query('rollback', { sql: `SELECT count(*) AS n FROM t, (${slowRead})` });
-    await new Promise((r) => setTimeout(r, 300));
+    // wait until the reader holds its shared lock: an exclusive lock can no longer be taken
+    const probe = new Database(s.services.db.namespaces.handles.fileOf('rollback')!, { timeout: 0 });
+    try {
+      for (;;) {
+        try {
+          probe.exec('BEGIN EXCLUSIVE; ROLLBACK');
+        } catch (err) {
+          if ((err as { code?: string }).code === 'SQLITE_BUSY') break;
+          throw err;
+        }
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    } finally {
+      probe.close();
+    }
     const t0 = performance.now();
     db.prepare('INSERT INTO t VALUES (2)').run(); // blocks this process until the reader's lock goes
     const waited = ms(t0);
@@ -359,12 +378,12 @@ describe('a long query never blocks other namespaces', () => {
 
   it('while a 3-second query runs in A, B answers in well under 200 ms', async () => {
     await setConfig('iso-a', { query_timeout: 3000 });
-    // both query processes started (the first query of a process pays its start)
-    await Promise.all([query('iso-a', { sql: 'SELECT 1' }), query('iso-b', { sql: 'SELECT 1' })]);
+    const pool = s.services.db.queries.pool;
     let done = false;
     const t0 = performance.now();
     const long = query('iso-a', { sql: SLOW }).then(async (r) => ((done = true), { status: r.status, body: await r.json(), ms: ms(t0) }));
-    await new Promise((r) => setTimeout(r, 200));
+    // the long query runs, and a started process waits for B (a read does not pay a process start)
+    await until(() => pool.stats.busy === 1 && pool.stats.idle >= 1);
     const times = await measureOther();
     expect(done).toBe(false); // every measurement overlapped the long query
     expect(Math.max(...times)).toBeLessThan(200);
@@ -374,14 +393,25 @@ describe('a long query never blocks other namespaces', () => {
   });
 
   it('even two long queries in A leave a query process for B', async () => {
-    await setConfig('iso-a', { query_timeout: 1500 });
+    await setConfig('iso-a', { query_timeout: 5000 });
+    const pool = s.services.db.queries.pool;
     let finished = 0;
     const longs = [query('iso-a', { sql: SLOW }), query('iso-a', { sql: SLOW })].map((p) => p.then(async (r) => (finished++, r.status)));
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => pool.stats.busy === 2 && pool.stats.idle >= 1);
     const times = await measureOther();
     expect(finished).toBe(0);
     expect(Math.max(...times)).toBeLessThan(200);
     expect(await Promise.all(longs)).toEqual([504, 504]);
+  });
+
+  it('one namespace may hold at most half of the query processes: its third long query waits', async () => {
+    await setConfig('iso-a', { query_timeout: 1000 });
+    const pool = s.services.db.queries.pool;
+    const statuses = await Promise.all([0, 1, 2].map(async () => {
+      const res = await query('iso-a', { sql: SLOW });
+      return res.status;
+    }).concat([until(() => pool.stats.busy === 2 && pool.stats.queued === 1).then(() => 0)]));
+    expect(statuses).toEqual([504, 504, 504, 0]);
   });
 });
 
@@ -484,7 +514,7 @@ describe('the query pool', () => {
   const job = (ns: string, sql: string, extra: Partial<PoolJob> = {}): PoolJob => ({
     ns,
     timeoutMs: 10_000,
-    request: { file, busyTimeout: 1000, statements: [{ sql, params: [] }], batch: false, maxRows: 100, maxBytes: 1 << 20 },
+    request: { type: 'run', file, busyTimeout: 1000, statements: [{ sql, params: [] }], batch: false, maxRows: 100, maxBytes: 1 << 20 },
     ...extra,
   });
   const rejection = async (p: Promise<unknown>) => {
@@ -501,7 +531,7 @@ describe('the query pool', () => {
     try {
       expect(await pool.run(job('a', 'SELECT 1 AS x'))).toMatchObject({ ok: true, body: '{"data":[{"x":1}]}' });
       const running = pool.run(job('a', SLOW));
-      await new Promise((r) => setTimeout(r, 200));
+      await until(() => pool.stats.running === 1);
       expect(pool.busyPids).toHaveLength(1);
       process.kill(pool.busyPids[0]!, 'SIGKILL');
       const err = await rejection(running);
@@ -520,11 +550,9 @@ describe('the query pool', () => {
     try {
       const a1 = pool.run(job('a', SLOW, { timeoutMs: 1500 }));
       const a2 = pool.run(job('a', SLOW, { timeoutMs: 1500 })); // waits: 'a' may use 1 of the 2 processes
-      await new Promise((r) => setTimeout(r, 100));
       expect(pool.stats).toMatchObject({ busy: 1, queued: 1 });
-      const t0 = performance.now();
+      await until(() => pool.stats.idle === 1); // the second process is started (a spare beside the busy one)
       expect(await pool.run(job('b', 'SELECT 1 AS x'))).toMatchObject({ ok: true }); // the free process serves b
-      expect(ms(t0)).toBeLessThan(1000);
       const a3 = pool.run(job('a', 'SELECT 1')); // the queue (1) is full
       const full = await rejection(a3);
       expect(full.code).toBe('service_unavailable');
@@ -543,7 +571,7 @@ describe('the query pool', () => {
       const ac2 = new AbortController();
       const running = pool.run(job('a', SLOW, { signal: ac1.signal }));
       const queued = pool.run(job('b', 'SELECT 1', { signal: ac2.signal }));
-      await new Promise((r) => setTimeout(r, 200));
+      await until(() => pool.stats.running === 1 && pool.stats.queued === 1);
       ac2.abort();
       expect((await rejection(queued)).code).toBe('service_unavailable');
       const killed = pool.stats.killed;
@@ -563,7 +591,7 @@ describe('the query pool', () => {
     const running = pool.run(job('a', SLOW));
     const queued = pool.run(job('b', 'SELECT 1'));
     const failed = [rejection(running), rejection(queued)];
-    await new Promise((r) => setTimeout(r, 200));
+    await until(() => pool.stats.running === 1);
     await pool.close();
     expect((await failed[0]!).code).toBe('service_unavailable');
     expect((await failed[1]!).code).toBe('service_unavailable');

@@ -143,6 +143,13 @@ describe('headless binary', () => {
       body: JSON.stringify({ sql: 'SELECT body FROM notes' }),
     });
     expect(await rows.json()).toMatchObject({ data: [{ body: 'hello' }] });
+    // Listings, their regular expressions (RE2) and CSV exports run in the binary's query processes too.
+    const listing = await fetch(url + '/v1/sales/tables/notes/rows?body=imatch.^HEL', { headers: auth() });
+    expect(await listing.json()).toEqual({ data: [{ id: 1, body: 'hello' }], meta: { limit: 100, offset: 0 } });
+    const csv = await fetch(url + '/v1/sales/tables/notes/export?format=csv&select=body', { headers: auth() });
+    expect(await csv.text()).toBe('body\r\nhello\r\n');
+    const bad_pattern = await fetch(url + '/v1/sales/tables/notes/rows?body=match.(a)\\1', { headers: auth() });
+    expect(bad_pattern.status).toBe(400);
 
     // A file that is not a database is refused by the check.
     const bad = path.join(root, 'bad.db');

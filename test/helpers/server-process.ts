@@ -1,0 +1,63 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import type { StartOptions } from '../../server/boot.ts';
+import { tempDir } from './server.ts';
+
+export interface ServerProcess {
+  url: string;
+  token: string;
+  dataDir: string;
+  proc: ChildProcess;
+  /** fetch relative to the server with the admin token unless another token (or null) is given. */
+  api(pathname: string, init?: RequestInit & { json?: unknown; token?: string | null }): Promise<Response>;
+  /** Stops the server (SIGKILL if it does not stop within 10 s) and removes its data folder. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the real server in a child process on 127.0.0.1, port 0, with its own temporary data folder (see
+ * server-child.ts). Options must be plain data (they cross the IPC channel).
+ */
+export async function startServerProcess(opts: Omit<StartOptions, 'logDestination' | 'mail'> = {}): Promise<ServerProcess> {
+  const dataDir = (opts.dataDir as string | undefined) ?? tempDir();
+  const token = (opts.adminToken as string | undefined) ?? `test-admin-${crypto.randomBytes(16).toString('hex')}`;
+  const proc = fork(new URL('./server-child.ts', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    proc.once('exit', (code, signal) => reject(new Error(`the server process exited before it was ready (${signal ?? code})`)));
+    proc.on('message', (m: { type: string; url?: string; message?: string }) => {
+      if (m.type === 'ready') resolve(m.url!);
+      else if (m.type === 'error') reject(new Error(m.message));
+    });
+    proc.send({ type: 'start', options: { host: '127.0.0.1', port: 0, logLevel: 'silent', env: {}, ...opts, dataDir, adminToken: token } });
+  });
+  const api: ServerProcess['api'] = (pathname, init = {}) => {
+    const { json, token: t, headers, ...rest } = init;
+    const h = new Headers(headers);
+    const use = t === undefined ? token : t;
+    if (use !== null) h.set('authorization', `Bearer ${use}`);
+    let body = rest.body;
+    if (json !== undefined) {
+      h.set('content-type', 'application/json');
+      body = JSON.stringify(json);
+    }
+    return fetch(url + pathname, { ...rest, headers: h, body });
+  };
+  return {
+    url,
+    token,
+    dataDir,
+    proc,
+    api,
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) {
+        proc.send({ type: 'stop' });
+        const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+        await exited;
+        clearTimeout(timer);
+      }
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

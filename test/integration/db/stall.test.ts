@@ -1,0 +1,200 @@
+/**
+ * No tenant request can stall the server (issue: a backtracking regex or an endless view froze every namespace).
+ * The server runs in a process of its own, so that a stall shows as slow answers here instead of freezing the test.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServerProcess, type ServerProcess } from '../../helpers/server-process.ts';
+import { multipart, tempDir } from '../../helpers/server.ts';
+
+let s: ServerProcess;
+let ro: string;
+let rw: string;
+const ENDLESS = 'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c) SELECT count(*) AS n FROM c';
+const ms = (t0: number) => performance.now() - t0;
+
+async function ok(res: Promise<Response> | Response, status = 200): Promise<Response> {
+  const r = await res;
+  if (r.status !== status) throw new Error(`expected ${status}, got ${r.status}: ${await r.text()}`);
+  return r;
+}
+
+async function token(body: Record<string, unknown>): Promise<string> {
+  const res = await ok(s.api('/api/admin/tokens', { method: 'POST', json: body }), 201);
+  return ((await res.json()) as { token: string }).token;
+}
+
+async function errorOf(res: Promise<Response>): Promise<{ status: number; error: string; message: string }> {
+  const r = await res;
+  const body = (await r.json()) as { error: string; message: string };
+  return { status: r.status, ...body };
+}
+
+/** Waits until /metrics shows these gauge values (polling: a state, not a time). */
+async function waitForMetrics(want: Record<string, number>): Promise<void> {
+  for (;;) {
+    const text = await (await ok(s.api('/metrics', { token: null }))).text();
+    const seen = Object.fromEntries(Object.keys(want).map((k) => [k, Number(new RegExp(`^${k} (\\S+)$`, 'm').exec(text)?.[1])]));
+    if (Object.entries(want).every(([k, v]) => seen[k] === v)) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The 99th percentile of latencies (ms). */
+function p99(times: number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * 0.99) - 1)]!;
+}
+
+beforeAll(async () => {
+  s = await startServerProcess({ queryMemoryLimit: 160 * 1024 * 1024 });
+  for (const name of ['alpha', 'beta', 'gamma', 'other']) await ok(s.api('/v1/namespaces', { method: 'POST', json: { name, config: { query_timeout: 2500 } } }), 201);
+  for (const ns of ['alpha', 'beta', 'gamma', 'other']) {
+    await ok(s.api(`/v1/${ns}/tables`, { method: 'POST', json: { type: 'table', name: 'r', columns: [{ name: 'v', type: 'text' }, { name: 'n', type: 'integer' }] } }), 201);
+    await ok(s.api(`/v1/${ns}/tables/r/rows`, { method: 'POST', json: { rows: [{ v: 'a'.repeat(3000), n: 1 }, { v: 'abc', n: 2 }, { v: 'xyz', n: 3 }] } }), 201);
+    await ok(s.api(`/v1/${ns}/tables`, { method: 'POST', json: { type: 'view', name: 'endless', sql: ENDLESS } }), 201);
+  }
+  ro = await token({ name: 'alpha-ro', scope: 'namespaces', namespaces: ['alpha'], read_only: true });
+  rw = await token({ name: 'alpha-rw', scope: 'namespaces', namespaces: ['alpha'] });
+});
+afterAll(async () => {
+  await s?.stop();
+});
+
+describe('regular expressions run in linear time (RE2)', () => {
+  it('imatch.(a|aa)*c against 3,000 a’s answers at once, and /healthz keeps answering', async () => {
+    const t0 = performance.now();
+    const evil = s.api('/v1/alpha/tables/r/rows?v=imatch.(a|aa)*c&select=n', { token: ro });
+    const health = await ok(s.api('/healthz', { token: null }));
+    expect(ms(t0)).toBeLessThan(5000);
+    expect((await health.json()).status).toBe('ok');
+    const res = await ok(evil);
+    expect(await res.json()).toEqual({ data: [{ n: 2 }], meta: { limit: 100, offset: 0 } });
+  });
+
+  it('the same pattern in CSV export and in the SQL function', async () => {
+    const csv = await ok(s.api('/v1/alpha/tables/r/export?format=csv&select=n&v=imatch.(a|aa)*c', { token: ro }));
+    expect(await csv.text()).toBe('n\r\n2\r\n');
+    const sql = await ok(s.api('/v1/alpha/query', { method: 'POST', token: ro, json: { sql: "SELECT n FROM r WHERE hearth_match(v, '(a|aa)*c', 'i')" } }));
+    expect(await sql.json()).toEqual({ data: [{ n: 2 }] });
+  });
+
+  it('match keeps its meaning: anchors, classes, case with imatch, Unicode', async () => {
+    const list = async (filter: string) =>
+      ((await (await ok(s.api(`/v1/alpha/tables/r/rows?select=n&order=n&${filter}`, { token: ro }))).json()) as { data: Array<{ n: number }> }).data.map((r) => r.n);
+    expect(await list('v=match.^a')).toEqual([1, 2]);
+    expect(await list('v=match.^[a-c]{3}$')).toEqual([2]);
+    expect(await list(`v=match.${encodeURIComponent('^[[:alpha:]]+$')}`)).toEqual([1, 2, 3]);
+    expect(await list('v=match.ABC')).toEqual([]);
+    expect(await list('v=imatch.ABC')).toEqual([2]);
+    expect(await list('v=not.match.^a')).toEqual([3]);
+    expect(await list(`v=match.${encodeURIComponent('^x.z$')}`)).toEqual([3]);
+  });
+
+  it.each([
+    ['an unbalanced bracket', '['],
+    ['a backreference (not in RE2)', '(a)\\1'],
+    ['a lookahead (not in RE2)', 'a(?=b)'],
+    ['a repeat count over 1000', 'a{1001}'],
+  ])('%s is 400 invalid_filter in listing, CSV export and the SQL function', async (_what, pattern) => {
+    const enc = encodeURIComponent(pattern);
+    const listing = await errorOf(s.api(`/v1/alpha/tables/r/rows?v=match.${enc}`, { token: ro }));
+    expect(listing).toMatchObject({ status: 400, error: 'invalid_filter' });
+    expect(listing.message).toMatch(/regular expression/);
+    expect(await errorOf(s.api(`/v1/alpha/tables/r/export?format=csv&v=imatch.${enc}`, { token: ro }))).toMatchObject({ status: 400, error: 'invalid_filter' });
+    expect(await errorOf(s.api(`/v1/alpha/rest/r?v=match.${enc}`, { token: ro }))).toMatchObject({ status: 400, error: 'invalid_filter' });
+    const sql = await errorOf(s.api('/v1/alpha/query', { method: 'POST', token: ro, json: { sql: "SELECT hearth_match(?, ?, '') AS m", params: ['x', pattern] } }));
+    expect(sql).toMatchObject({ status: 400, error: 'invalid_filter' });
+  });
+});
+
+describe('every tenant read is bounded by query_timeout', () => {
+  it.each([
+    ['rows of a view', '/v1/alpha/tables/endless/rows'],
+    ['an aggregate over a view', '/v1/alpha/tables/endless/rows?select=count()'],
+    ['a count=exact listing', '/v1/alpha/tables/endless/rows?count=exact&limit=1'],
+    ['the /rest surface', '/v1/alpha/rest/endless'],
+    ['the /rest surface, one object', '/v1/alpha/rest/endless?select=n', { accept: 'application/vnd.pgrst.object+json' }],
+    ['CSV export of a view', '/v1/alpha/tables/endless/export?format=csv'],
+  ])('%s: 504 query_timeout at the limit, and the next read works', async (_what, path, headers?: Record<string, string>) => {
+    const t0 = performance.now();
+    const err = await errorOf(s.api(path, { token: rw, headers }));
+    const took = ms(t0);
+    expect(err).toMatchObject({ status: 504, error: 'query_timeout' });
+    expect(err.message).toMatch(/query_timeout \(2500 ms\)/);
+    expect(took).toBeGreaterThanOrEqual(2400);
+    const next = await ok(s.api('/v1/alpha/tables/r/rows?select=n&n=eq.3', { token: rw }));
+    expect((await next.json()).data).toEqual([{ n: 3 }]);
+  });
+
+  it('while three endless reads run, /healthz and reads in other namespaces keep p99 < 50 ms', async () => {
+    const setTimeoutOf = (ns: string, ms: number) => ok(s.api(`/v1/namespaces/${ns}`, { method: 'PUT', json: { config: { query_timeout: ms } } }));
+    const slow = ['alpha', 'beta', 'gamma'];
+    for (const ns of slow) await setTimeoutOf(ns, 10_000);
+    try {
+      let running = slow.length;
+      const endless = slow.map((ns) => errorOf(s.api(`/v1/${ns}/tables/endless/rows`)).finally(() => running--));
+      // The three reads hold three query processes; the pool has started its fourth (a spare) for everyone else.
+      await waitForMetrics({ hearth_sql_busy: 3, hearth_sql_idle: 1 });
+      const health: number[] = [];
+      const rows: number[] = [];
+      const byId: number[] = [];
+      const time = async (into: number[], path: string, token?: string | null) => {
+        const t0 = performance.now();
+        await (await ok(s.api(path, { token }))).arrayBuffer();
+        into.push(ms(t0));
+      };
+      for (let i = 0; i < 200 && running === slow.length; i++) {
+        await time(health, '/healthz', null);
+        await time(rows, `/v1/other/tables/r/rows?select=n&n=gte.${i % 3}`);
+        await time(byId, '/v1/other/tables/r/rows/2');
+      }
+      expect(running).toBe(slow.length); // every measurement overlapped the three endless reads
+      expect(health).toHaveLength(200);
+      expect({ health: p99(health), rows: p99(rows), byId: p99(byId) }).toEqual({ health: expect.any(Number), rows: expect.any(Number), byId: expect.any(Number) });
+      expect(p99(health)).toBeLessThan(50);
+      expect(p99(rows)).toBeLessThan(50);
+      expect(p99(byId)).toBeLessThan(50);
+      for (const e of await Promise.all(endless)) expect(e).toMatchObject({ status: 504, error: 'query_timeout' });
+    } finally {
+      for (const ns of slow) await setTimeoutOf(ns, 2500);
+    }
+  });
+});
+
+describe('query processes have a memory cap', () => {
+  const RUNAWAY = 'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 2000000) SELECT length(group_concat(hex(randomblob(500)))) AS n FROM c';
+
+  it('a runaway group_concat fails with 422 query_memory_exceeded, the process is replaced and the next query works', async () => {
+    const err = await errorOf(s.api('/v1/alpha/query', { method: 'POST', token: ro, json: { sql: RUNAWAY } }));
+    expect(err).toMatchObject({ status: 422, error: 'query_memory_exceeded' });
+    expect(err.message).toMatch(/160 MiB/);
+    const next = await ok(s.api('/v1/alpha/query', { method: 'POST', token: ro, json: { sql: 'SELECT 1 AS one' } }));
+    expect(await next.json()).toEqual({ data: [{ one: 1 }] });
+  });
+
+  it('a row of an imported table whose generated column needs too much memory: 422, not the server’s memory', async () => {
+    const dir = tempDir('hearth-stall-');
+    const file = path.join(dir, 'gen.db');
+    const db = new Database(file);
+    db.exec(`CREATE TABLE g (id INTEGER PRIMARY KEY, k INTEGER, big TEXT GENERATED ALWAYS AS (printf('%.*c', k, 'x')) VIRTUAL);
+             INSERT INTO g (k) VALUES (3), (400000000);`);
+    db.close();
+    const form = multipart([{ name: 'file', filename: 'gen.db', data: fs.readFileSync(file) }]);
+    fs.rmSync(dir, { recursive: true, force: true });
+    await ok(s.api('/v1/namespaces', { method: 'POST', json: { name: 'imp' } }), 201);
+    await ok(s.api('/v1/namespaces/imp/import', { method: 'POST', body: form.body, headers: { 'content-type': form.contentType } }));
+    expect(await (await ok(s.api('/v1/imp/tables/g/rows/1'))).json()).toEqual({ id: 1, k: 3, big: 'xxx' });
+    expect(await errorOf(s.api('/v1/imp/tables/g/rows/2'))).toMatchObject({ status: 422, error: 'query_memory_exceeded' });
+    await ok(s.api('/healthz', { token: null }));
+  });
+
+  it('the same through the rows API (a view)', async () => {
+    await ok(s.api('/v1/beta/tables', { method: 'POST', json: { type: 'view', name: 'runaway', sql: RUNAWAY } }), 201);
+    expect(await errorOf(s.api('/v1/beta/tables/runaway/rows'))).toMatchObject({ status: 422, error: 'query_memory_exceeded' });
+    const next = await ok(s.api('/v1/beta/tables/r/rows?select=n&n=eq.1'));
+    expect((await next.json()).data).toEqual([{ n: 1 }]);
+  });
+});
