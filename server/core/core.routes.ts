@@ -6,6 +6,7 @@ import type { TokenService } from './auth/tokens.service.ts';
 import type { AuditLog } from './audit/audit.ts';
 import { actorFor } from './auth/auth.ts';
 import { HearthError } from './http/errors.ts';
+import { SMALL_BODY_LIMIT } from './http/body.ts';
 
 const Health = z
   .object({
@@ -31,6 +32,12 @@ const TokenInfo = z
     revoked_at: z.string().nullable(),
   })
   .meta({ id: 'ApiToken' });
+
+/**
+ * A credential route, so a small body limit; twice the small routes' 64 KiB because the largest valid body (1000
+ * namespace names of 64 characters) is about 67 KB.
+ */
+export const TOKEN_BODY_LIMIT = 2 * SMALL_BODY_LIMIT;
 
 export const CreateTokenBody = z
   .object({
@@ -105,6 +112,7 @@ export function registerCoreRoutes(
     method: 'post', path: '/api/admin/tokens', operationId: 'createToken', tags: ['API tokens'], access: 'admin',
     summary: 'Create an API token', description: 'The secret `token` is in this answer only; Hearth stores its SHA-256.',
     body: CreateTokenBody,
+    bodyLimit: { max: TOKEN_BODY_LIMIT },
     responses: { 201: { description: 'Created.', schema: TokenInfo.extend({ token: z.string() }).meta({ id: 'CreatedApiToken' }) } },
     handler: (ctx, { body }) => {
       const { token, info } = deps.tokens.create({ name: body.name, scope: body.scope, namespaces: body.namespaces, readOnly: body.read_only, expiresAt: body.expires_at ?? null });

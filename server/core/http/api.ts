@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import { HearthError } from './errors.ts';
-import { readJsonBody } from './body.ts';
+import { formatBytes, readJsonBody } from './body.ts';
 import type { AppContext, AppState, HotContext } from './context.ts';
 import type { HotHandler } from './hot.ts';
 
@@ -29,8 +29,12 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   params?: P;
   query?: Q;
   body?: B;
-  /** A larger JSON body limit for this route (bytes), e.g. mail with attachments; default the server's `jsonBodyLimit`. */
-  bodyLimit?: number;
+  /**
+   * This route's JSON body limit in bytes instead of the server's `jsonBodyLimit` (HEARTH_JSON_BODY_LIMIT). `{max: n}`
+   * lowers it: at most n, or the server's limit when that is smaller (small routes: sign-in, setup, credentials). A
+   * number raises it: at least n, or the server's limit when that is larger (mail with attachments).
+   */
+  bodyLimit?: number | { max: number };
   /** Documented request body other than JSON (e.g. multipart); the handler reads it itself. */
   rawBody?: { contentType: string; schema: z.ZodType; description?: string };
   responses: Record<number, ResponseDef>;
@@ -56,7 +60,6 @@ const COMMON_ERRORS: Record<number, string> = {
   400: 'Invalid request (`invalid_request`, `invalid_json`).',
   401: 'Missing or invalid bearer token (`unauthorized`).',
   403: 'The token is valid but not allowed here (`forbidden`).',
-  413: 'Body larger than the limit (`payload_too_large`).',
   415: 'Body is not `application/json` (`unsupported_media_type`).',
   500: 'Internal failure (`internal_error`).',
 };
@@ -97,8 +100,10 @@ export class Api {
     if (def.access !== 'public') errorStatuses.add(401);
     if (def.access === 'admin') errorStatuses.add(403);
     if (def.body) errorStatuses.add(413).add(415);
+    const bodyLimit = this.bodyLimitOf(def);
     for (const s of errorStatuses) {
-      if (!responses[s]) responses[s] = { description: COMMON_ERRORS[s], content: { 'application/json': { schema: ErrorSchema } } };
+      const description = s === 413 ? this.bodyLimitText(def, bodyLimit) : COMMON_ERRORS[s];
+      if (!responses[s]) responses[s] = { description, content: { 'application/json': { schema: ErrorSchema } } };
     }
     for (const [status, r] of Object.entries(responses)) {
       if (Number(status) >= 400 && !(r as { content?: unknown }).content) {
@@ -134,13 +139,28 @@ export class Api {
       const query = def.query ? parse(def.query, ctx.query, 'query') : {};
       let body: unknown = undefined;
       if (def.body) {
-        const raw = await readJsonBody(c, Math.max(this.jsonLimit, def.bodyLimit ?? 0));
+        const raw = await readJsonBody(c, bodyLimit);
         if (raw === undefined) throw new HearthError('invalid_request', 'a JSON request body is required');
         body = parse(def.body, raw, 'body');
       }
       const result = await def.handler(c, { params, query, body } as never);
       if (result !== undefined) ctx.body = result;
     });
+  }
+
+  /** The JSON body limit of a route (see `RouteDef.bodyLimit`). */
+  private bodyLimitOf(def: { bodyLimit?: number | { max: number } }): number {
+    const l = def.bodyLimit;
+    if (l === undefined) return this.jsonLimit;
+    return typeof l === 'number' ? Math.max(this.jsonLimit, l) : Math.min(this.jsonLimit, l.max);
+  }
+
+  /** The OpenAPI description of a route's 413. */
+  private bodyLimitText(def: { bodyLimit?: number | { max: number } }, limit: number): string {
+    const size = formatBytes(limit);
+    if (def.bodyLimit === undefined) return `Body larger than ${size}, this server's JSON body limit (HEARTH_JSON_BODY_LIMIT) (\`payload_too_large\`).`;
+    if (typeof def.bodyLimit === 'number') return `Body larger than ${size}, this route's limit (or HEARTH_JSON_BODY_LIMIT when larger) (\`payload_too_large\`).`;
+    return `Body larger than ${size}, this route's small limit (HEARTH_JSON_BODY_LIMIT only lowers it) (\`payload_too_large\`).`;
   }
 
   /**

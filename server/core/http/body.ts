@@ -4,6 +4,20 @@ import type { HotContext } from './context.ts';
 /** What reading a body needs of a request context (a Koa context or a hot route's). */
 type BodySource = Pick<HotContext, 'get' | 'is' | 'req'>;
 
+/**
+ * The JSON body limit of the small routes: the unauthenticated ones and those that handle credentials (sign-in, setup,
+ * passwords, passkeys, email links, token creation). Their bodies are a few hundred bytes; reading 16 MiB for them
+ * would only help an attacker. Routes declare it with `bodyLimit: { max: SMALL_BODY_LIMIT }`.
+ */
+export const SMALL_BODY_LIMIT = 64 * 1024;
+
+/** `64 KiB`, `16 MiB`, `1000 bytes`: a limit as the documentation writes it. */
+export function formatBytes(n: number): string {
+  if (n >= 1024 * 1024 && n % (1024 * 1024) === 0) return `${n / (1024 * 1024)} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} bytes`;
+}
+
 export function hasBody(ctx: BodySource): boolean {
   const len = ctx.get('content-length');
   if (len !== '') return Number(len) > 0;

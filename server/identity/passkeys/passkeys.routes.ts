@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Api } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
+import { SMALL_BODY_LIMIT } from '../../core/http/body.ts';
 import { actorFor } from '../../core/auth/auth.ts';
 import type { SessionsService } from '../sessions/sessions.service.ts';
 import { MAX_PASSKEYS_PER_ACCOUNT, type PasskeysService } from './passkeys.service.ts';
@@ -47,6 +48,7 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     summary: 'Finish registering a passkey',
     description: 'Body `{challengeId, credential, name?}`. Verifies the attestation (`none` accepted) for this origin and host, with user verification. Audited as `passkey.register`.',
     body: z.object({ challengeId: z.string().max(100), credential: Credential, name: Name.optional() }).strict(),
+    bodyLimit: { max: SMALL_BODY_LIMIT },
     responses: { 201: { description: 'Registered.', schema: Passkey }, 400: { description: 'Expired challenge or a credential that does not verify.' } },
     handler: async (ctx, { body }) => {
       noStore(ctx);
@@ -71,6 +73,7 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     summary: 'Rename a passkey',
     params: IdParams,
     body: z.object({ name: Name }).strict(),
+    bodyLimit: { max: SMALL_BODY_LIMIT },
     responses: { 200: { description: 'Renamed.', schema: Passkey }, 404: { description: '`passkey_not_found`.' } },
     handler: (ctx, { params, body }) => passkeys.rename(session(ctx).sub, params.id, body.name, actorFor(ctx)),
   });
@@ -103,6 +106,7 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     summary: 'Sign in with a passkey',
     description: 'Body `{challengeId, credential}`. Sets the same `hearth_session` cookie as a password sign-in. Every refusal is 401 `invalid_credentials` and counts towards the per-address sign-in limit (429). Audited as `session.login` with `method: passkey`.',
     body: z.object({ challengeId: z.string().max(100), credential: Credential }).strict(),
+    bodyLimit: { max: SMALL_BODY_LIMIT },
     responses: {
       200: { description: 'Signed in.', schema: z.object({ account: z.object({ sub: z.string(), login: z.string(), displayName: z.string(), admin: z.boolean() }) }) },
       401: { description: '`invalid_credentials`.' },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Api } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
-import { readFormBody } from '../../core/http/body.ts';
+import { SMALL_BODY_LIMIT, readFormBody } from '../../core/http/body.ts';
 import { escapeHtml } from '../../core/http/html.ts';
 import { errorPage, sendPage } from '../oauth/oauth.pages.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
@@ -36,6 +36,7 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
       summary: purpose === 'reset' ? 'Email a password-reset link' : 'Email a sign-in link',
       description: `Always 202 \`{accepted: true}\` (no account enumeration). A link is sent only to an account that may sign in and has an email address, through outgoing mail (application \`core\`, default profile); at most three live links per account; twenty requests a minute per address (429). The link lives ${LINK_LIFETIME_MS[purpose] / 60_000} minutes and works once.`,
       body: RequestBody,
+      bodyLimit: { max: SMALL_BODY_LIMIT },
       responses: { 202: { description: 'Accepted.', schema: Accepted }, 429: { description: '`rate_limited`.' } },
       handler: (ctx, { body }) => {
         ctx.set('Cache-Control', 'no-store');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { Api } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
+import { SMALL_BODY_LIMIT } from '../../core/http/body.ts';
 import { actorFor, requireRole } from '../../core/auth/auth.ts';
 import { Login } from '../accounts/accounts.schemas.ts';
 import { SubParams } from '../accounts/accounts.schemas.ts';
@@ -68,6 +69,7 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
     summary: 'Create the first administrator',
     description: `Only while no account exists. The password is ${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters, stored as an Argon2id hash. Audited as \`account.create\` and \`setup.complete\`.`,
     body: SetupBody,
+    bodyLimit: { max: SMALL_BODY_LIMIT },
     responses: {
       201: { description: 'The administrator account.', schema: SignedIn },
       403: { description: 'A browser request from another origin (`origin_mismatch`).' },
@@ -88,6 +90,7 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
     description:
       'Sets the HttpOnly `hearth_session` cookie (SameSite=Lax, Secure when the public URL is https; 12 hours). Every refusal is the same 401 `invalid_credentials`. Ten failures a minute from one IP answer 429 `rate_limited` with `Retry-After`. Audited as `session.login`.',
     body: LoginBody,
+    bodyLimit: { max: SMALL_BODY_LIMIT },
     responses: {
       200: { description: 'Signed in.', schema: SignedIn },
       401: { description: 'Wrong login or password, or the account may not sign in (`invalid_credentials`).' },
@@ -149,6 +152,7 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
     summary: 'Change the signed-in account\'s password',
     description: 'Needs a session (not an API token) and the current password; the account\'s other sessions end. Audited as `account.password.change`.',
     body: OwnPasswordBody,
+    bodyLimit: { max: SMALL_BODY_LIMIT },
     responses: {
       204: { description: 'Changed.' },
       401: { description: 'The current password is wrong (`invalid_credentials`).' },
@@ -170,6 +174,7 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
       'Stores an Argon2id hash; every session of the account (but the caller\'s) ends. From a browser session it needs a sign-in within the last ten minutes (`recent_auth_required`). Audited as `account.password.set`.',
     params: SubParams,
     body: SetPasswordBody,
+    bodyLimit: { max: SMALL_BODY_LIMIT },
     responses: {
       204: { description: 'Set.' },
       403: { description: 'The session is older than ten minutes (`recent_auth_required`).' },
