@@ -76,7 +76,6 @@ export const ERROR_CODES = {
   invalid_target: 400,
   unauthorized_client: 400,
   unsupported_grant_type: 400,
-  unsupported_token_type: 400,
   invalid_token: 401,
   insufficient_scope: 403,
   invalid_redirect_uri: 400,

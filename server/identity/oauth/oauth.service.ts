@@ -897,13 +897,14 @@ export function createOAuthService(deps: {
       throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(grant)} is not supported`);
     },
 
-    /** RFC 7009. Unknown or foreign tokens are not an error (the answer is the same 200). */
+    /**
+     * RFC 7009. Unknown or foreign tokens are not an error (the answer is the same 200). `token_type_hint` is only a
+     * hint (§2.1): every token type is searched whatever it says, and a hint this server does not know is ignored (§2.2).
+     */
     async revoke(form: Record<string, string | undefined>, authorization: string, a: Actor) {
       const client = authenticateClient({ authorization, clientId: form.client_id, clientSecret: form.client_secret });
       const token = form.token;
       if (!token) throw oauthError('invalid_request', 'token is required');
-      const hint = form.token_type_hint;
-      if (hint !== undefined && hint !== 'refresh_token' && hint !== 'access_token') throw oauthError('unsupported_token_type', 'token_type_hint must be refresh_token or access_token');
       const rt = store.getRefreshToken(sha256(token));
       if (rt) {
         const f = store.getFamily(rt.family_id);

@@ -182,6 +182,28 @@ describe('authorization code + PKCE with openid-client', () => {
   });
 });
 
+describe('revocation (RFC 7009)', () => {
+  const revoke = (form: Record<string, string>) =>
+    call('/oauth/revoke', { form, origin: null, headers: { authorization: `Basic ${Buffer.from(`${managed.clientId}:${managed.secret}`).toString('base64')}` } });
+
+  it('ignores a token_type_hint it does not know and revokes the token anyway (§2.2: the server searches all types)', async () => {
+    for (const hint of ['id_token', 'urn:ietf:params:oauth:token-type:jwt', '']) {
+      const { config, tokens } = await codeFlow({ clientId: managed.clientId, secret: managed.secret, cookie: aliceCookie, scope: 'openid offline_access read' });
+      expect((await call('/api/auth/whoami', { token: tokens.access_token, origin: null })).status).toBe(200);
+      const rt = await revoke({ token: tokens.refresh_token!, token_type_hint: hint });
+      expect(rt.status, `${hint}: ${rt.text}`).toBe(200);
+      await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+      const at = await revoke({ token: tokens.access_token, token_type_hint: hint });
+      expect(at.status, `${hint}: ${at.text}`).toBe(200);
+      expect((await call('/api/auth/whoami', { token: tokens.access_token, origin: null })).status).toBe(401);
+    }
+    // A hint naming the other type is a hint only: the refresh token is found anyway.
+    const { config, tokens } = await codeFlow({ clientId: managed.clientId, secret: managed.secret, cookie: aliceCookie, scope: 'openid offline_access read' });
+    expect((await revoke({ token: tokens.refresh_token!, token_type_hint: 'access_token' })).status).toBe(200);
+    await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
+  });
+});
+
 describe('attacks', () => {
   it('code replay is refused and revokes the refresh family and access token minted from the code', async () => {
     const { config, tokens, callback, verifier } = await codeFlow({ clientId: managed.clientId, secret: managed.secret, cookie: aliceCookie });
