@@ -97,7 +97,10 @@ export function errorAnswer(path: string, err: unknown, log: Logger): { status: 
   }
   if (e.status >= 500 && e.code !== 'internal_error') log.warn({ code: e.code, error: e.message }, 'request failed');
   const headers: Record<string, string> = { ...e.headers };
-  if (e.status === 401 && !e.headers?.['WWW-Authenticate']) headers['WWW-Authenticate'] = 'Bearer realm="hearth"';
+  // RFC 7235 §3.1: a 401 names the scheme to use. A failed OAuth client authentication (`invalid_client`, token,
+  // revocation and device-authorization endpoints) names the scheme of client authentication, Basic, whatever the
+  // client sent (RFC 6749 §5.2); every other 401 names Bearer.
+  if (e.status === 401 && !e.headers?.['WWW-Authenticate']) headers['WWW-Authenticate'] = e.code === 'invalid_client' ? 'Basic realm="hearth"' : 'Bearer realm="hearth"';
   // OAuth endpoints answer in RFC 6749's shape too (`error_description`), keeping Hearth's `message`.
   const body: Record<string, string> = path.startsWith('/oauth/') ? { error: e.code, error_description: e.message, message: e.message } : { error: e.code, message: e.message };
   return { status: e.status, headers, body };

@@ -48,7 +48,7 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
     responses: {
       200: { description: 'The device authorization.', schema: DeviceAuthorizationResponse },
       400: { description: 'OAuth error.', schema: OAuthError },
-      401: { description: '`invalid_client`.', schema: OAuthError },
+      401: { description: '`invalid_client`, with `WWW-Authenticate: Basic realm="hearth"`.', schema: OAuthError },
       429: { description: 'Too many device authorizations from this address (`rate_limited`, `Retry-After`).', schema: OAuthError },
       503: { description: '`temporarily_unavailable`.', schema: OAuthError },
     },

@@ -241,7 +241,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     responses: {
       200: { description: 'Tokens.', schema: TokenResponse },
       400: { description: 'OAuth error.', schema: OAuthError },
-      401: { description: 'Client authentication failed (`invalid_client`).', schema: OAuthError },
+      401: { description: 'Client authentication failed (`invalid_client`), with `WWW-Authenticate: Basic realm="hearth"` however the client authenticated (RFC 6749 §5.2).', schema: OAuthError },
       503: { description: 'The signing authority is unavailable.', schema: OAuthError },
     },
     handler: async (ctx) => {
@@ -257,7 +257,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     summary: 'Token revocation (RFC 7009)',
     description: 'Form fields `token`, optional `token_type_hint`, and client authentication. The hint is only a hint: both token types are searched whatever it says, and a hint other than `refresh_token` or `access_token` is ignored (RFC 7009 §2.2), never an error. A refresh token ends its whole grant; an access token is refused by Hearth\'s APIs until it expires. Unknown tokens and tokens of other clients answer 200 too.',
     rawBody: { contentType: 'application/x-www-form-urlencoded', schema: z.object({ token: z.string(), token_type_hint: z.string().optional() }) },
-    responses: { 200: { description: 'Revoked (or nothing to revoke).' }, 401: { description: '`invalid_client`.', schema: OAuthError } },
+    responses: { 200: { description: 'Revoked (or nothing to revoke).' }, 401: { description: '`invalid_client`, with `WWW-Authenticate: Basic realm="hearth"`.', schema: OAuthError } },
     handler: async (ctx) => {
       cors(ctx);
       noStore(ctx);

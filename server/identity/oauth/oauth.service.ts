@@ -303,29 +303,27 @@ export function createOAuthService(deps: {
   function authenticateClient(input: { authorization: string; clientId?: string; clientSecret?: string }): Client {
     let id = input.clientId;
     let secret = input.clientSecret;
-    let basic = false;
     if (input.authorization) {
       const m = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i.exec(input.authorization);
-      if (!m) throw oauthError('invalid_client', 'the Authorization header must be HTTP Basic client credentials');
+      if (!m) throw oauthError('invalid_client', 'the Authorization header must be HTTP Basic client credentials (or send client_id and client_secret in the form)');
       const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
-      if (colon < 0) throw oauthError('invalid_client', 'malformed HTTP Basic credentials', { headers: { 'WWW-Authenticate': 'Basic realm="hearth"' } });
+      if (colon < 0) throw oauthError('invalid_client', 'malformed HTTP Basic credentials');
       let bid: string;
       let bsecret: string;
       try {
         bid = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
         bsecret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
       } catch {
-        throw oauthError('invalid_client', 'malformed HTTP Basic credentials', { headers: { 'WWW-Authenticate': 'Basic realm="hearth"' } });
+        throw oauthError('invalid_client', 'malformed HTTP Basic credentials');
       }
       if (id !== undefined && id !== bid) throw oauthError('invalid_request', 'client_id in the body differs from the HTTP Basic client');
       if (secret !== undefined) throw oauthError('invalid_request', 'use one client authentication method, not both HTTP Basic and client_secret');
       id = bid;
       secret = bsecret;
-      basic = true;
     }
-    const fail = (why: string) =>
-      oauthError('invalid_client', why, basic ? { headers: { 'WWW-Authenticate': 'Basic realm="hearth"' } } : {});
+    // Every failure is 401 `invalid_client` with `WWW-Authenticate: Basic` (set where errors are answered).
+    const fail = (why: string) => oauthError('invalid_client', why);
     if (!id) throw fail('client authentication failed: no client_id');
     const client = getClient(id);
     if (!client || client.revokedAt !== null) throw fail('client authentication failed');

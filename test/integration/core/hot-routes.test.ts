@@ -83,6 +83,42 @@ describe('the OAuth token endpoint as a hot route', () => {
     expect((await unsupported.json()).error).toBe('unsupported_grant_type');
   });
 
+  it('answers a failed client authentication exactly as the Koa route does: 401 invalid_client with a Basic challenge, never Bearer', async () => {
+    const clientId = Buffer.from(basic.slice(6), 'base64').toString().split(':')[0]!;
+    const b64 = (s: string) => Buffer.from(s).toString('base64');
+    // [case, Authorization header or none, form]
+    const cases: Array<[string, string | null, string]> = [
+      ['a Bearer header', 'Bearer abc.def.ghi', 'grant_type=client_credentials'],
+      ['another scheme', 'Digest username="x"', 'grant_type=client_credentials'],
+      ['Basic, wrong secret', `Basic ${b64(`${clientId}:wrong`)}`, 'grant_type=client_credentials'],
+      ['Basic, unknown client', `Basic ${b64('nobody:secret')}`, 'grant_type=client_credentials'],
+      ['Basic without a colon', `Basic ${b64('nobody')}`, 'grant_type=client_credentials'],
+      ['form, wrong secret', null, `grant_type=client_credentials&client_id=${clientId}&client_secret=wrong`],
+      ['form, unknown client', null, 'grant_type=client_credentials&client_id=nobody'],
+      ['form, no client', null, 'grant_type=client_credentials'],
+    ];
+    const answer = async (path: string, header: string | null, body: string) => {
+      const r = await fetch(`${s.url}${path}`, { method: 'POST', headers: { 'content-type': FORM, 'x-request-id': 'same', ...(header ? { authorization: header } : {}) }, body });
+      const h = (n: string) => r.headers.get(n);
+      return { status: r.status, body: await r.json(), challenge: h('www-authenticate'), cache: h('cache-control'), type: h('content-type'), cors: h('access-control-allow-origin'), id: h('x-request-id') };
+    };
+    for (const [name, header, body] of cases) {
+      const hot = await answer('/oauth/token', header, body);
+      expect(hot.status, name).toBe(401);
+      expect(hot.body.error, name).toBe('invalid_client');
+      expect(hot.challenge, name).toBe('Basic realm="hearth"');
+      // The same request through Koa (a trailing slash is not a hot route but is the same Koa route).
+      expect(await answer('/oauth/token/', header, body), name).toEqual(hot);
+      // The other endpoints that authenticate clients challenge the same way.
+      for (const path of ['/oauth/revoke', '/oauth/device_authorization']) {
+        const other = await answer(path, header, `${body}&token=x`);
+        expect(other.status, `${path}: ${name}`).toBe(401);
+        expect(other.body.error, `${path}: ${name}`).toBe('invalid_client');
+        expect(other.challenge, `${path}: ${name}`).toBe('Basic realm="hearth"');
+      }
+    }
+  });
+
   it('other methods still get 405 with Allow, and the preflight its CORS answer', async () => {
     const get = await fetch(`${s.url}/oauth/token`);
     expect(get.status).toBe(405);
