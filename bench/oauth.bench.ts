@@ -209,7 +209,7 @@ async function main(): Promise<number> {
     return JSON.parse(r.body) as Record<string, any>;
   };
   await admin('/v1/namespaces', { name: NS }, 201);
-  const sa = await admin('/api/admin/core/service-accounts', { appId: 'bench', resourceType: 'namespace', resourceId: NS }, 201);
+  const sa = await admin('/api/admin/core/service-accounts', { appId: 'hearth-db', resourceType: 'namespace', resourceId: NS }, 201);
   const audience = `${hearth.url}/v1/${NS}`;
   const created = await admin('/api/admin/oauth/clients', { name: 'Bench job', serviceAccountId: sa.sub, scopes: ['read', 'write'], audiences: [audience] }, 201);
   agent.destroy();

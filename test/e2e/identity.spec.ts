@@ -413,13 +413,24 @@ test('service accounts: create and delete', async ({ page, request }) => {
   await dialog.getByRole('button', { name: 'Create service account' }).click();
   await expect(dialog.getByLabel('Resource ID')).toHaveAccessibleErrorMessage(/already has a service account/);
   await dialog.getByRole('button', { name: 'Cancel' }).click();
+  // The database service's own application and resource type, in one click.
+  await page.getByRole('button', { name: 'New service account' }).click();
+  const db = page.getByRole('dialog', { name: 'New service account' });
+  await db.getByRole('button', { name: 'For a database namespace' }).click();
+  await expect(db.getByLabel('Application ID')).toHaveValue('hearth-db');
+  await expect(db.getByLabel('Resource type')).toHaveValue('namespace');
+  await expect(db.getByLabel('Resource ID')).toBeFocused();
+  await db.getByLabel('Resource ID').fill('sales');
+  await db.getByRole('button', { name: 'Create service account' }).click();
+  await expect(db).toBeHidden();
+  await expect(rowOf(table, 'hearth-db: namespace sales')).toContainText('hearth-db');
   await shot(page, 'service-accounts');
 
   await rowOf(table, startsWith('reports')).getByRole('button', { name: /Delete service account reports/ }).click();
   await page.getByRole('dialog', { name: 'Delete this service account?' }).getByRole('button', { name: 'Delete service account' }).click();
   await expect(rowOf(table, startsWith('reports'))).toHaveCount(0);
   const list = (await (await request.get(`${base}/api/admin/core/service-accounts`, { headers: auth })).json()).data as { appId: string }[];
-  expect(list.map((s) => s.appId)).toEqual(['invoicing']);
+  expect(list.map((s) => s.appId)).toEqual(['hearth-db', 'invoicing']);
 });
 
 test('signing keys: tables per purpose, KEK fingerprint, rewrap, revoke with a reason', async ({ page, request }) => {

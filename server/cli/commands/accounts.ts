@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { HearthClient, type ClientOptions } from '../client.ts';
 import { CliError, printFields, printJson, printJsonLines, printTable } from '../output.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../identity/sessions/passwords.ts';
+import { DATABASE_APP_ID, NAMESPACE_RESOURCE } from '../../core/auth/database-app.ts';
 import { checkOutput, emit, linuxAccount, makePosix, outputOptions, prepareLinuxAccount, printLinuxAccount, requireYes, updateLinuxAccount, type OutputOpts } from './linux.ts';
 
 /**
@@ -622,14 +623,20 @@ function registerServiceAccounts(accounts: Command): void {
     });
 
   common(sa.command('create'))
-    .description('create a service account for an application and a resource (the triple is unique)')
-    .requiredOption('--app <appId>', 'application id')
-    .requiredOption('--resource-type <type>', 'resource type')
-    .requiredOption('--resource-id <id>', 'resource id')
+    .description(`create a service account for an application and a resource (the triple is unique); --namespace <name> is the database service's (--app ${DATABASE_APP_ID} --resource-type ${NAMESPACE_RESOURCE} --resource-id <name>)`)
+    .option('--namespace <name>', `for the database service: the namespace it may use (application ${DATABASE_APP_ID})`)
+    .option('--app <appId>', 'application id')
+    .option('--resource-type <type>', 'resource type')
+    .option('--resource-id <id>', 'resource id')
     .option('--display-name <name>', 'display name')
     .option('--json', 'print JSON')
-    .action(async (opts: Opts & { app: string; resourceType: string; resourceId: string; displayName?: string }) => {
-      const body: Record<string, unknown> = { appId: opts.app, resourceType: opts.resourceType, resourceId: opts.resourceId };
+    .action(async (opts: Opts & { namespace?: string; app?: string; resourceType?: string; resourceId?: string; displayName?: string }) => {
+      const triple = [opts.app, opts.resourceType, opts.resourceId];
+      if (opts.namespace !== undefined && triple.some((v) => v !== undefined)) throw new CliError('give either --namespace or --app, --resource-type and --resource-id, not both');
+      if (opts.namespace === undefined && triple.some((v) => v === undefined)) throw new CliError('give --namespace <name> (the database service), or all of --app, --resource-type and --resource-id');
+      const body: Record<string, unknown> = opts.namespace !== undefined
+        ? { appId: DATABASE_APP_ID, resourceType: NAMESPACE_RESOURCE, resourceId: opts.namespace }
+        : { appId: opts.app, resourceType: opts.resourceType, resourceId: opts.resourceId };
       if (opts.displayName !== undefined) body.displayName = opts.displayName;
       const s = await new HearthClient(opts).json<ServiceAccount>('POST', `${BASE}/service-accounts`, body);
       if (opts.json) printJson(s);

@@ -2,6 +2,7 @@ import { HearthError } from '../http/errors.ts';
 import type { AppContext } from '../http/context.ts';
 import type { Access } from '../http/api.ts';
 import { actorOf, type Principal, type TokenService } from './tokens.service.ts';
+import { DATABASE_APP_ID, NAMESPACE_RESOURCE } from './database-app.ts';
 
 /** `Authorization: Bearer <token>`; group 1 is the token. */
 export const BEARER = /^Bearer[ \t]+([A-Za-z0-9._~+/=-]+)[ \t]*$/i;
@@ -69,6 +70,13 @@ export function requireNamespaceAccess(ctx: AppContext, ns: string, mode: 'read'
   const p = ctx.state.principal;
   if (!p) throw new HearthError('unauthorized', 'missing Authorization: Bearer <token> header');
   if (p.kind === 'admin') return p;
+  const service = p.oauth?.service;
+  if (service && service.appId !== DATABASE_APP_ID) {
+    throw new HearthError('forbidden', `this access token acts as a service account of application ${JSON.stringify(service.appId)} (${p.oauth!.actor}): the database service accepts only service accounts of its own application ${JSON.stringify(DATABASE_APP_ID)}`);
+  }
+  if (service && (service.resourceType !== NAMESPACE_RESOURCE || service.resourceId !== ns)) {
+    throw new HearthError('forbidden', `this access token's service account is bound to ${service.resourceType} ${JSON.stringify(service.resourceId)}, not to namespace ${JSON.stringify(ns)}`);
+  }
   if (!p.anyNamespace && !p.namespaces.includes(ns)) throw new HearthError('forbidden', `this credential may not use namespace ${JSON.stringify(ns)}`);
   if (mode === 'write' && p.readOnly) throw new HearthError('forbidden', p.oauth ? 'this access token has no write scope' : 'this token is read-only');
   return p;

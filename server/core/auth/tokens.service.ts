@@ -21,6 +21,8 @@ export interface OAuthInfo {
   /** The user UUID or service-account ID (the seed's `accessSubject`). */
   sub: string;
   actorKind: 'user' | 'service_account';
+  /** The binding of the service account a client-credentials token acts as (absent for a user's token). */
+  service?: { appId: string; resourceType: string; resourceId: string };
 }
 
 /**

@@ -192,7 +192,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
   });
   api.route({
     method: 'post', path: `${BASE}/service-accounts`, operationId: 'createServiceAccount', tags, access: 'admin',
-    summary: 'Create a resource-bound service account', description: 'Audited as `service_account.create`.',
+    summary: 'Create a resource-bound service account',
+    description: 'Each application checks the `appId` of the service accounts it accepts: the database service takes only `appId: hearth-db`, `resourceType: namespace`, `resourceId: <namespace>` (a client-credentials token of any other application\'s service account is 403 `forbidden` on `/v1/{ns}/…`). Audited as `service_account.create`.',
     body: CreateServiceAccountBody,
     responses: {
       201: { description: 'Created.', schema: ServiceAccount },

@@ -18,6 +18,7 @@ import { decodeJwt } from 'jose';
 import type { AuditLog } from '../../core/audit/audit.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Principal } from '../../core/auth/tokens.service.ts';
+import { DATABASE_APP_ID, NAMESPACE_RESOURCE } from '../../core/auth/database-app.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import { presentAccount, type AccountsService, type Actor } from '../accounts/accounts.service.ts';
 import type { AccountRow, AccountStore } from '../accounts/accounts.store.ts';
@@ -947,8 +948,9 @@ export function createOAuthService(deps: {
     /**
      * For Hearth's own APIs: the principal of an OAuth access token whose audience is one of `audiences`; null when
      * it does not verify or its client or actor is gone. Namespace rights: an administrator account's token reaches
-     * every namespace its audience names (all for `hearth` and `{base}/v1`); a service account reaches the namespace it
-     * is bound to (`resourceType: namespace`); other accounts none. `admin` scope + administrator + `hearth` audience
+     * every namespace its audience names (all for `hearth` and `{base}/v1`); a service account of the database
+     * application (`appId: hearth-db`, `resourceType: namespace`) reaches the namespace it is bound to; other accounts
+     * and other applications' service accounts none (the database service says why: `requireNamespaceAccess`). `admin` scope + administrator + `hearth` audience
      * → administration.
      */
     async principalFor(token: string, audiences: string[], nsFromPath: string | null): Promise<Principal | null> {
@@ -960,7 +962,8 @@ export function createOAuthService(deps: {
       const readOnly = !v.scope.includes('write');
       const dataScope = v.scope.includes('read') || v.scope.includes('write');
       const actor = r.row ? `account:${r.row.login}` : `service:${r.sa!.appId}:${r.sa!.resourceType}:${r.sa!.resourceId}`;
-      const oauth = { clientId: v.clientId, scope: v.scope, audience: v.audience, actor, sub: v.sub, actorKind: v.actorKind };
+      const service = r.sa ? { appId: r.sa.appId, resourceType: r.sa.resourceType, resourceId: r.sa.resourceId } : undefined;
+      const oauth = { clientId: v.clientId, scope: v.scope, audience: v.audience, actor, sub: v.sub, actorKind: v.actorKind, ...(service ? { service } : {}) };
       const name = r.row ? r.row.login! : r.sa!.displayName || r.sa!.sub;
       if (r.row && r.row.admin === 1 && v.scope.includes('admin') && v.audience.includes(PLATFORM_AUDIENCE)) {
         return { kind: 'admin', tokenId: `oauth:${v.jti}`, name, oauth };
@@ -971,7 +974,7 @@ export function createOAuthService(deps: {
         if (r.row && r.row.admin === 1) {
           if (wide) anyNamespace = true;
           else if (nsFromPath && v.audience.includes(`${base}/v1/${nsFromPath}`)) namespaces = [nsFromPath];
-        } else if (r.sa && r.sa.resourceType === 'namespace') {
+        } else if (r.sa && r.sa.appId === DATABASE_APP_ID && r.sa.resourceType === NAMESPACE_RESOURCE) {
           const ns = r.sa.resourceId;
           if (wide || v.audience.includes(`${base}/v1/${ns}`)) namespaces = [ns];
         }

@@ -242,5 +242,13 @@ describe('hearth accounts service-accounts', () => {
     expect((await hearth(['accounts', 'groups', 'get', 'apps', ...conn])).stdout).toMatch(/^service\s+-\s+CRM on sales\s+/m);
     expect((await hearth(['accounts', 'service-accounts', 'delete', sa.sub, '--yes', ...conn])).stdout).toBe(`Deleted service account ${sa.sub}.\n`);
     expect((await apiJson<{ total: number }>('/api/admin/core/service-accounts')).total).toBe(0);
+    // --namespace: the database service's own application and resource type.
+    const db = await hearth(['accounts', 'service-accounts', 'create', '--namespace', 'sales', ...conn, '--json']);
+    expect(db.code, db.stderr).toBe(0);
+    expect(JSON.parse(db.stdout)).toMatchObject({ appId: 'hearth-db', resourceType: 'namespace', resourceId: 'sales', displayName: 'hearth-db: namespace sales' });
+    const both = await hearth(['accounts', 'service-accounts', 'create', '--namespace', 'hr', '--app', 'crm', ...conn]);
+    expect(both.stderr).toBe('hearth: give either --namespace or --app, --resource-type and --resource-id, not both\n');
+    const partial = await hearth(['accounts', 'service-accounts', 'create', '--app', 'crm', ...conn]);
+    expect(partial.stderr).toBe('hearth: give --namespace <name> (the database service), or all of --app, --resource-type and --resource-id\n');
   }, SLOW);
 });

@@ -439,7 +439,7 @@ describe('client credentials and the database service', () => {
   it('a confidential client bound to a namespace service account writes to that namespace only, as its actor', async () => {
     expect([201, 409]).toContain((await admin('/v1/namespaces', { json: { name: 'sales' } })).status);
     expect((await admin('/v1/namespaces', { json: { name: 'hr' } })).status).toBe(201);
-    const sa = await admin('/api/admin/core/service-accounts', { json: { appId: 'etl', resourceType: 'namespace', resourceId: 'sales' } });
+    const sa = await admin('/api/admin/core/service-accounts', { json: { appId: 'hearth-db', resourceType: 'namespace', resourceId: 'sales' } });
     expect(sa.status, sa.text).toBe(201);
     // Binding needs a confidential client and an existing service account.
     expect((await admin('/api/admin/oauth/clients', { json: { name: 'x', serviceAccountId: sa.json.sub, isPublic: true } })).status).toBe(400);
@@ -455,7 +455,7 @@ describe('client credentials and the database service', () => {
     const create = await call('/v1/sales/tables', { token: t.access_token, origin: null, json: { type: 'table', name: 'orders', columns: [{ name: 'total', type: 'integer' }] } });
     expect(create.status, create.text).toBe(201);
     const log = await call('/v1/sales/changelog', { token: t.access_token, origin: null });
-    expect(JSON.stringify(log.json)).toContain('service:etl:namespace:sales');
+    expect(JSON.stringify(log.json)).toContain('service:hearth-db:namespace:sales');
     expect((await call('/v1/hr/tables', { token: t.access_token, origin: null })).status).toBe(401);
     expect((await call('/api/admin/core/accounts', { token: t.access_token, origin: null })).status).toBe(401);
 
@@ -473,6 +473,33 @@ describe('client credentials and the database service', () => {
     // Revocation of the access token (RFC 7009) is honoured by the database service.
     await client.tokenRevocation(config, t.access_token);
     expect((await call('/v1/sales/tables', { token: t.access_token, origin: null })).status).toBe(401);
+  });
+
+  it('takes only service accounts of the database application (hearth-db): another application\'s namespace account is 403', async () => {
+    expect([201, 409]).toContain((await admin('/v1/namespaces', { json: { name: 'sales' } })).status);
+    const sa = await admin('/api/admin/core/service-accounts', { json: { appId: 'crm', resourceType: 'namespace', resourceId: 'sales' } });
+    expect(sa.status, sa.text).toBe(201);
+    const crm = await createClient({ name: 'CRM sync', serviceAccountId: sa.json.sub, scopes: ['read', 'write'], audiences: [`${issuer}/v1/sales`, 'hearth'] });
+    const config = await rp(crm.clientId, crm.secret);
+    // With the namespace's own audience, and with every audience of the client (the platform's `hearth` included).
+    for (const resource of [`${issuer}/v1/sales`, undefined]) {
+      const t = await client.clientCredentialsGrant(config, { scope: 'read write', ...(resource ? { resource } : {}) });
+      // The token is valid (for the platform audience the request context knows its actor); the database service
+      // refuses it, and says why.
+      if (!resource) expect((await call('/api/auth/whoami', { token: t.access_token, origin: null })).json.actor).toBe('service:crm:namespace:sales');
+      const refusals = [
+        await call('/v1/sales/tables', { token: t.access_token, origin: null }),
+        await call('/v1/sales/tables', { token: t.access_token, origin: null, json: { type: 'table', name: 'crm_only', columns: [{ name: 'a', type: 'text' }] } }),
+        await call('/v1/sales/query', { token: t.access_token, origin: null, json: { sql: 'SELECT 1' } }),
+      ];
+      for (const r of refusals) {
+        expect(r.status, `${resource}: ${r.text}`).toBe(403);
+        expect(r.json.error).toBe('forbidden');
+        expect(r.json.message).toMatch(/application "crm"/);
+        expect(r.json.message).toMatch(/"hearth-db"/);
+      }
+    }
+    expect((await admin('/v1/sales/tables/crm_only')).status).toBe(404);
   });
 
   it('an administrator\'s user token reaches the data plane and, with the admin scope, administration', async () => {
