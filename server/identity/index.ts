@@ -88,7 +88,7 @@ export function createIdentityService(deps: IdentityDeps) {
   });
   const accountStore = createAccountStore(deps.platformDb);
   const linux = createLinuxService({ store: createLinuxStore(deps.platformDb), accountStore, audit: deps.audit, now: deps.now });
-  const accounts = createAccountsService({ store: accountStore, audit: deps.audit, now: deps.now, hooks: { personWritten: linux.onPersonWritten } });
+  const accounts = createAccountsService({ store: accountStore, audit: deps.audit, now: deps.now, hooks: { personWritten: linux.onPersonWritten, groupNameTaken: linux.groupNameTaken } });
   // Security notices reach outgoing mail once it is connected (useMailer); until then they are skipped.
   const notice = { send: (sub: string, subject: string, text: string) => notices?.securityNotice(sub, subject, text) };
   let notices: ReturnType<typeof createNotices> | null = null;

@@ -106,7 +106,7 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     method: 'post', path: `${BASE}/groups`, operationId: 'createGroup', tags, access: 'admin',
     summary: 'Create a group', description: 'Audited as `group.create`.',
     body: CreateGroupBody,
-    responses: { 201: { description: 'Created.', schema: GroupDetail }, 409: { description: 'The name is in use (`group_exists`).' } },
+    responses: { 201: { description: 'Created.', schema: GroupDetail }, 409: { description: 'The name is in use by another group or by an account\'s private Linux group (`group_exists`): group names and private group names are one namespace.' } },
     handler: (ctx, { body }) => {
       noStore(ctx);
       ctx.status = 201;
@@ -131,7 +131,7 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     responses: {
       200: { description: 'The group.', schema: GroupDetail },
       404: { description: 'No such group (`group_not_found`).' },
-      409: { description: 'The name is in use (`group_exists`).' },
+      409: { description: 'The name is in use by another group or by an account\'s private Linux group (`group_exists`): group names and private group names are one namespace.' },
     },
     handler: (ctx, { params, body }) => {
       noStore(ctx);

@@ -70,6 +70,8 @@ export interface PolicySubject extends CategorizedAccount {
 export interface AccountHooks {
   /** Inside the account's transaction after a person account is created or updated; throwing undoes the change. */
   personWritten?(before: AccountRow | null, after: AccountRow, a: Actor): void;
+  /** Inside the group's transaction: why no group may take `name` (e.g. a Linux private group has it), or null. */
+  groupNameTaken?(name: string): string | null;
 }
 
 export function createAccountsService(deps: { store: AccountStore; audit: AuditLog; now?: () => number; hooks?: AccountHooks }) {
@@ -99,6 +101,12 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
     if (other !== undefined && other !== self) throw new HearthError('email_taken', 'another account already uses this email address');
   };
   const page = <T>(p: Paging, count: number, data: T[]) => ({ data, page: p.page, per_page: p.per_page, total: count });
+  /** A group name is taken by another group, or by a Linux private group (seed 001: conflicts are refused, never adopted). */
+  const checkGroupName = (name: string) => {
+    if (store.findGroupIdByName(name) !== undefined) throw new HearthError('group_exists', `a group named "${name}" already exists`);
+    const why = deps.hooks?.groupNameTaken?.(name);
+    if (why) throw new HearthError('group_exists', why);
+  };
 
   function groupDetail(g: GroupRow) {
     return {
@@ -233,7 +241,7 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
     createGroup(input: z.infer<typeof CreateGroupBody>, a: Actor) {
       const id = crypto.randomUUID();
       return store.transaction(() => {
-        if (store.findGroupIdByName(input.name) !== undefined) throw new HearthError('group_exists', `a group named "${input.name}" already exists`);
+        checkGroupName(input.name);
         store.insertGroup({ id, name: input.name, description: input.description, at: now() });
         record(a, 'group.create', id, { name: input.name });
         return groupDetail(store.getGroup(id)!);
@@ -242,9 +250,7 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
     updateGroup(id: string, input: z.infer<typeof UpdateGroupBody>, a: Actor) {
       return store.transaction(() => {
         const before = groupRow(id);
-        if (input.name !== undefined && input.name !== before.name) {
-          if (store.findGroupIdByName(input.name) !== undefined) throw new HearthError('group_exists', `a group named "${input.name}" already exists`);
-        }
+        if (input.name !== undefined && input.name !== before.name) checkGroupName(input.name);
         const fields = (['name', 'description'] as const).filter((f) => input[f] !== undefined && input[f] !== before[f]);
         if (fields.length > 0) {
           store.updateGroup(id, input, now());

@@ -81,7 +81,8 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
     }
     const other = store.subByUsername(row.login!);
     if (other !== undefined && other !== row.sub) out.push(`username_taken: another identity already uses the username ${row.login}`);
-    if (store.posixGroupNamed(row.login!) !== undefined) out.push(`group_name_taken: a POSIX group is named ${row.login}, the private group this identity needs`);
+    // Group names and private group names are one namespace: any group (POSIX or not, as it may become one) counts.
+    if (accountStore.findGroupIdByName(row.login!) !== undefined) out.push(`group_name_taken: a group is named ${row.login}, the name of the private group this identity needs`);
     return out;
   }
 
@@ -182,6 +183,18 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
         record(a, 'linux.identity.update', sub, { login: row.login, homeDirectory: input.homeDirectory, loginShell: input.loginShell });
         return view(row, store.getIdentity(sub));
       });
+    },
+
+    /**
+     * For the accounts service, inside its transaction: why no group may be named `name` — it is the private group of
+     * an identity (identities keep their username, and so their private group, after a rename) — or null.
+     */
+    groupNameTaken(name: string): string | null {
+      const sub = store.subByUsername(name);
+      if (sub === undefined) return null;
+      const identity = store.getIdentity(sub)!;
+      const login = accountStore.getAccount(sub)?.login ?? name;
+      return `${JSON.stringify(name)} is the private Linux group of account ${login} (GID ${identity.gid}): a group cannot take its name`;
     },
 
     /** Every group with a GID. */

@@ -69,7 +69,6 @@ export function createLinuxStore(db: Db) {
     group: db.prepare('SELECT * FROM linux_groups WHERE group_id = ?'),
     insertGroup: db.prepare('INSERT INTO linux_groups (group_id, gid, created_at) VALUES (?, ?, ?)'),
     posixGroups: db.prepare('SELECT g.id, g.name, l.gid FROM linux_groups l JOIN identity_groups g ON g.id = l.group_id ORDER BY l.gid'),
-    posixGroupNamed: db.prepare('SELECT g.id FROM identity_groups g JOIN linux_groups l ON l.group_id = g.id WHERE g.name = ?').pluck(),
     preview: db.prepare(`SELECT a.sub, a.login, a.profile, a.disabled, l.username, l.uid, l.gid, l.home_directory, l.login_shell
       FROM identity_accounts a LEFT JOIN linux_identities l ON l.sub = a.sub
       WHERE a.kind = 'person' AND (@after IS NULL OR a.sub > @after)
@@ -92,7 +91,6 @@ export function createLinuxStore(db: Db) {
     getGroupGid: (groupId: string) => q.group.get(groupId) as { group_id: string; gid: number; created_at: number } | undefined,
     insertGroupGid: (groupId: string, gid: number, at: number) => void q.insertGroup.run(groupId, gid, at),
     posixGroups: () => q.posixGroups.all() as Array<{ id: string; name: string; gid: number }>,
-    posixGroupNamed: (name: string) => q.posixGroupNamed.get(name) as string | undefined,
     preview: (p: { after: string | null; search: string | null; ready: boolean; limit: number }) =>
       q.preview.all({ after: p.after, search: p.search, ready: p.ready ? 1 : 0, limit: p.limit }) as PreviewRow[],
     transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),

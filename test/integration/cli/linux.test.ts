@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -244,8 +245,10 @@ describe('hearth accounts users linux and groups make-posix', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toBe(`Group office already has GID ${r.gid} (unchanged).\n`);
     expect((await api(`${L}/groups/${r.id}`, 'POST')).json).toEqual({ id: r.id, name: 'office', gid: r.gid, created: false });
-    // a group named like an identity's private group is refused by the server
-    await api('/api/admin/core/groups', 'POST', { name: 'eve' });
+    // a group cannot take the name of an identity's private group; one that has it (written before such names were
+    // refused) cannot become a POSIX group
+    expect((await api('/api/admin/core/groups', 'POST', { name: 'eve' })).status).toBe(409);
+    s.services.platformDb.prepare("INSERT INTO identity_groups (id, name, description, created_at, updated_at) VALUES (?, 'eve', '', 0, 0)").run(crypto.randomUUID());
     const conflict = await hearth(['accounts', 'groups', 'make-posix', 'eve', '--yes', ...conn]);
     expect(conflict.code).toBe(1);
     expect(conflict.stderr).toMatch(/\(linux_conflict, HTTP 409\)\n$/);

@@ -90,15 +90,64 @@ describe('assignment', () => {
     expect(carol.status).toBe(409);
     expect(carol.json.error).toBe('linux_conflict');
     expect((await send('GET', `${A}?search=carol`)).json.total).toBe(0);
-    // A group named like an existing identity's private group cannot become POSIX.
-    const annGroup = await send('POST', '/api/admin/core/groups', { name: 'ann' });
-    expect((await send('POST', `${L}/groups/${annGroup.json.id}`)).json.error).toBe('linux_conflict');
+    // A group cannot take the name of an existing identity's private group (see the next test).
+    expect((await send('POST', '/api/admin/core/groups', { name: 'ann' })).status).toBe(409);
     // A renamed account keeps its username and shows the difference.
     const dan = await create('dan');
     await send('PATCH', `${A}/${dan.json.sub}`, { login: 'daniel' });
     const v = await send('GET', `${L}/users/${dan.json.sub}`);
     expect(v.json.identity.username).toBe('dan');
     expect(v.json.conflicts[0]).toMatch(/^username_differs/);
+  });
+});
+
+describe('group names and private groups share one namespace', () => {
+  it('refuses a group created or renamed to a private group\'s name, and an account whose private group would take a group\'s name', async () => {
+    expect((await config({ rangeEnd: 5100 })).status).toBe(200);
+    const hal = await create('hal');
+    expect(hal.status).toBe(201);
+    const gid = (await send('GET', `${L}/users/${hal.json.sub}`)).json.identity.gid as number;
+    const groupsNamed = async (name: string) => (await send('GET', `/api/admin/core/groups?search=${name}`)).json.data.filter((g: { name: string }) => g.name === name);
+
+    const made = await send('POST', '/api/admin/core/groups', { name: 'hal' });
+    expect(made.status).toBe(409);
+    expect(made.json.error).toBe('group_exists');
+    expect(made.json.message).toBe(`"hal" is the private Linux group of account hal (GID ${gid}): a group cannot take its name`);
+    expect(await groupsNamed('hal')).toEqual([]);
+
+    const team = await send('POST', '/api/admin/core/groups', { name: 'halteam' });
+    expect(team.status).toBe(201);
+    const renamed = await send('PATCH', `/api/admin/core/groups/${team.json.id}`, { name: 'hal' });
+    expect(renamed.status).toBe(409);
+    expect(renamed.json.error).toBe('group_exists');
+    expect((await send('GET', `/api/admin/core/groups/${team.json.id}`)).json.name).toBe('halteam');
+    // A POSIX group is no exception.
+    expect((await send('POST', `${L}/groups/${team.json.id}`)).status).toBe(200);
+    expect((await send('PATCH', `/api/admin/core/groups/${team.json.id}`, { name: 'hal' })).status).toBe(409);
+
+    // The other way round: a new full account (or a guest turned full account) whose private group would take the name
+    // of an existing group, POSIX or not, is refused and nothing is written.
+    const ops = await send('POST', '/api/admin/core/groups', { name: 'ops' });
+    expect(ops.status).toBe(201);
+    const account = await create('ops');
+    expect(account.status).toBe(409);
+    expect(account.json.error).toBe('linux_conflict');
+    expect(account.json.message).toMatch(/group_name_taken/);
+    expect((await send('GET', `${A}?search=ops`)).json.total).toBe(0);
+    const kim = await create('kim', { profile: 'guest' });
+    const promoted = await send('PATCH', `${A}/${kim.json.sub}`, { login: 'ops', profile: 'user' });
+    expect(promoted.status).toBe(409);
+    expect(promoted.json.error).toBe('linux_conflict');
+    expect((await send('GET', `${A}/${kim.json.sub}`)).json).toMatchObject({ login: 'kim', profile: 'guest' });
+    // The preview reports it for an account that has no identity yet.
+    expect((await config({ enabled: false }, false)).status).toBe(200);
+    const later = await create('ops');
+    expect(later.status).toBe(201);
+    expect((await send('GET', `${L}/users/${later.json.sub}`)).json.conflicts).toEqual(['group_name_taken: a group is named ops, the name of the private group this identity needs']);
+    expect((await send('DELETE', `${A}/${later.json.sub}`)).status).toBe(204);
+    // A renamed account keeps its private group, so a rename never collides.
+    expect((await config({ rangeEnd: 5100 })).status).toBe(200);
+    expect((await send('PATCH', `${A}/${hal.json.sub}`, { login: 'halteam' })).status).toBe(200);
   });
 });
 
