@@ -206,9 +206,18 @@ export function createApprovalService(deps: {
   }
 
   // ---- enrolment notices ----
+  /** Notices already logged as waiting (each is logged once, not on every pass). */
+  const waitingLogged = new Set<string>();
+
+  /**
+   * One pass over the notices outgoing mail has not accepted yet (run after every enrolment and every minute). A
+   * notice that cannot be queued stays in the outbox; the log says so once per notice, and once per pass why
+   * (one line per reason, with how many notices wait for it) — not one line per notice every minute.
+   */
   function deliverNotices(): number {
     const mailer = deps.mailer();
     let sent = 0;
+    const reasons = new Map<string, { code: string | undefined; err: string; waiting: number }>();
     for (const n of store.unsentNotices()) {
       const at = now();
       const row = accountStore.getAccount(n.sub);
@@ -235,11 +244,24 @@ export function createApprovalService(deps: {
           idempotencyKey: noticeIdempotencyKey(n.device_id),
         });
         store.noticeSent(n.device_id, at);
+        waitingLogged.delete(n.device_id);
         sent++;
       } catch (e) {
         store.noticeAttempt(n.device_id, at);
-        deps.logger.warn({ deviceId: n.device_id, code: (e as HearthError).code, err: (e as Error).message }, 'a device enrolment notice could not be queued; retrying every minute');
+        const code = (e as HearthError).code as string | undefined;
+        const err = (e as Error).message;
+        const key = `${code ?? ''}\n${err}`;
+        const reason = reasons.get(key) ?? { code, err, waiting: 0 };
+        reason.waiting++;
+        reasons.set(key, reason);
+        if (!waitingLogged.has(n.device_id)) {
+          waitingLogged.add(n.device_id);
+          deps.logger.warn({ deviceId: n.device_id }, 'a device enrolment notice could not be queued; it waits in the outbox and is retried every minute');
+        }
       }
+    }
+    for (const r of reasons.values()) {
+      deps.logger.warn({ waiting: r.waiting, code: r.code, err: r.err }, `${r.waiting} device enrolment ${r.waiting === 1 ? 'notice waits' : 'notices wait'}: ${r.err}; retrying every minute`);
     }
     return sent;
   }

@@ -155,6 +155,51 @@ describe('enrolment notices', () => {
   });
 });
 
+describe('enrolment notices without a default mail profile', () => {
+  const lines: Array<{ level: string; msg: string; deviceId?: string; waiting?: number; code?: string; err?: string }> = [];
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({
+      authenticatorOrigin: 'https://auth.example.test', logLevel: 'info',
+      logDestination: { write: (l: string) => void lines.push(JSON.parse(l)) } as never,
+    });
+  });
+  afterAll(async () => {
+    await t?.stop();
+  });
+
+  it('logs each waiting notice once, and the reason once per pass', async () => {
+    const devices: string[] = [];
+    for (const login of ['nia', 'ned', 'nox']) {
+      await createUser(t, login);
+      devices.push((await pairDevice(t, await signIn(t, login, PASSWORD), `${login} phone`)).deviceId!);
+    }
+    const attempts = () => t.services.platformDb.prepare('SELECT sum(attempts) FROM identity_app_enrol_notices WHERE sent_at IS NULL').pluck().get() as number;
+    // Every confirmation runs a pass of its own: wait for the third one before counting.
+    const end = Date.now() + 10_000;
+    while (attempts() < 3 || !lines.some((l) => l.deviceId === devices[2])) {
+      if (Date.now() > end) throw new Error('the enrolment passes did not run');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const noticeLines = () => lines.filter((l) => /enrolment notice/.test(l.msg));
+    const before = noticeLines().length;
+    const approval = t.services.identity.appApproval;
+    expect(approval.deliverNotices()).toBe(0);
+    expect(approval.deliverNotices()).toBe(0);
+    // One line per notice over the whole run, never repeated by a later pass ...
+    for (const id of devices) expect(noticeLines().filter((l) => l.deviceId === id), id).toHaveLength(1);
+    // ... and each of the two passes states the reason in one line for all three.
+    const passes = noticeLines().slice(before);
+    expect(passes).toHaveLength(2);
+    for (const p of passes) {
+      expect(p).toMatchObject({ level: 'warn', waiting: 3, code: 'mail_not_configured' });
+      expect(p.err).toMatch(/profile/);
+      expect(p.msg).toBe(`3 device enrolment notices wait: ${p.err}; retrying every minute`);
+      expect(p.deviceId).toBeUndefined();
+    }
+  });
+});
+
 describe('administrators', () => {
   it('rechecks the administrator on assisted confirmation; admin device routes need the role', async () => {
     const sub = await createUser(s, 'wes');
