@@ -115,6 +115,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     issuer: () => publicUrl,
     authenticatorOrigin: () => authenticatorOrigin,
     geoip: { cityDb: config.geoipCityDb, asnDb: config.geoipAsnDb },
+    jwksOrigins: { identity: config.identityJwksOrigin, oauth: config.oauthJwksOrigin },
   });
 
   const mail = createMailService({

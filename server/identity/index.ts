@@ -10,7 +10,7 @@ import type { Logger } from '../core/logging/logger.ts';
 import type { Db, Migration } from '../core/storage/platform-db.ts';
 import type { SecretStore } from '../core/secrets/secrets.ts';
 import { createKeyStore, keyMigrations } from './keys/keys.store.ts';
-import { createKeysService, resolveBrokerSecret } from './keys/keys.service.ts';
+import { createKeysService, resolveBrokerSecret, type JwksOrigins } from './keys/keys.service.ts';
 import { registerKeyRoutes } from './keys/keys.routes.ts';
 import { accountMigrations, createAccountStore } from './accounts/accounts.store.ts';
 import { createAccountsService } from './accounts/accounts.service.ts';
@@ -74,6 +74,8 @@ export interface IdentityDeps {
   geoip?: { cityDb?: string | null; asnDb?: string | null };
   /** The effective authenticator website origin (HEARTH_AUTHENTICATOR_ORIGIN or the reference app's listener), or null. */
   authenticatorOrigin?: () => string | null;
+  /** Verifier transport: the private origins of the session/invocation and OAuth key sets (HEARTH_IDENTITY_JWKS_ORIGIN, HEARTH_OAUTH_JWKS_ORIGIN). */
+  jwksOrigins?: JwksOrigins;
 }
 
 export function createIdentityService(deps: IdentityDeps) {
@@ -85,6 +87,7 @@ export function createIdentityService(deps: IdentityDeps) {
     env: deps.env,
     issuer: deps.issuer,
     now: deps.now,
+    jwksOrigins: deps.jwksOrigins,
   });
   const accountStore = createAccountStore(deps.platformDb);
   const linux = createLinuxService({ store: createLinuxStore(deps.platformDb), accountStore, audit: deps.audit, now: deps.now });
@@ -229,6 +232,13 @@ export function createIdentityService(deps: IdentityDeps) {
     // Application-facing verifiers: each trusts only its own purpose's JWKS.
     verifySessionToken: keys.verifySessionToken,
     verifyInvocationToken: keys.verifyInvocationToken,
+    /**
+     * The same verifiers for an application of this deployment that runs in another process: they fetch the session
+     * and invocation key sets from HEARTH_IDENTITY_JWKS_ORIGIN and the OAuth key set from HEARTH_OAUTH_JWKS_ORIGIN
+     * (each defaulting to the issuer) and demand the public issuer. `verifierJwks()` are the URLs they fetch.
+     */
+    remoteVerifiers: keys.remoteVerifiers,
+    verifierJwks: keys.verifierJwks,
 
     /** Accounts, nested groups, resource-bound service accounts and the account-category policy. */
     accounts,

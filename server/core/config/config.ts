@@ -1,6 +1,20 @@
 import path from 'node:path';
 import { z } from 'zod';
 
+/** An origin setting (`https://host[:port]`, a trailing slash tolerated and dropped); `example` is shown when it is not one. */
+const origin = (example: string) =>
+  z
+    .string()
+    .refine((v) => {
+      try {
+        const u = new URL(v);
+        return (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === v.replace(/\/+$/, '');
+      } catch {
+        return false;
+      }
+    }, `must be an origin such as ${example} (scheme, host and optional port; no path)`)
+    .transform((v) => v.replace(/\/+$/, ''));
+
 /**
  * Hearth's configuration, declared once. Precedence: defaults < environment (HEARTH_*) < explicit options
  * (CLI flags or the caller of startServer). A bad value stops start-up with a one-line explanation.
@@ -54,18 +68,15 @@ export const configSchema = z
      * origin that gets CORS on the device-channel paths of the approval protocol and is announced as `appOrigin` in
      * `/info`. Unset: `/info` still answers with `appOrigin: null` and no CORS header is sent. See docs/api/app-approval.md.
      */
-    authenticatorOrigin: z
-      .string()
-      .refine((v) => {
-        try {
-          const u = new URL(v);
-          return (u.protocol === 'https:' || u.protocol === 'http:') && u.origin === v.replace(/\/+$/, '');
-        } catch {
-          return false;
-        }
-      }, 'must be an origin such as https://auth.example.com (scheme, host and optional port; no path)')
-      .transform((v) => v.replace(/\/+$/, ''))
-      .optional(),
+    authenticatorOrigin: origin('https://auth.example.com').optional(),
+    /**
+     * Verifier transport (seed 001, "Key encryption environment"): the private origin of Core from which verifiers
+     * fetch the session and invocation key sets (`HEARTH_IDENTITY_JWKS_ORIGIN`). Unset: the public issuer. The tokens'
+     * issuer stays the public origin either way. See docs/operations/signing-keys.md.
+     */
+    identityJwksOrigin: origin('http://hearth.internal:8787').optional(),
+    /** The same for the OAuth key set (`/.well-known/jwks.json`): the private OAuth origin (`HEARTH_OAUTH_JWKS_ORIGIN`). */
+    oauthJwksOrigin: origin('http://hearth.internal:8787').optional(),
   })
   .strict();
 
@@ -106,6 +117,8 @@ export const ENV_NAMES: Record<keyof HearthConfig, string> = {
   geoipAsnDb: 'HEARTH_GEOIP_ASN_DB',
   authenticatorPort: 'HEARTH_AUTHENTICATOR_PORT',
   authenticatorOrigin: 'HEARTH_AUTHENTICATOR_ORIGIN',
+  identityJwksOrigin: 'HEARTH_IDENTITY_JWKS_ORIGIN',
+  oauthJwksOrigin: 'HEARTH_OAUTH_JWKS_ORIGIN',
 };
 
 export class ConfigError extends Error {

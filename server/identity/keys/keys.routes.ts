@@ -52,9 +52,9 @@ export function registerKeyRoutes(api: Api, keys: KeysService): void {
     method: 'get', path: '/api/admin/identity/keys', operationId: 'listSigningKeys', tags, access: 'admin',
     summary: 'List signing keys and the KEK fingerprint',
     description:
-      'Answers `{kekFingerprint, kek: {fingerprint, source, next, previous}, keys: [SigningKey]}`: the lifecycle metadata of every key ' +
-      '(state, publication, activation, 30-day deadline, retirement, JWKS withdrawal, revocation reason, `encryptionKeyId`) and the current ' +
-      'KEK fingerprint. Never contains key material. `Cache-Control: no-store`.',
+      'Answers `{kekFingerprint, kek: {fingerprint, source, next, previous}, verifierJwks: {session, invocation, oauth}, keys: [SigningKey]}`: the lifecycle metadata of every key ' +
+      '(state, publication, activation, 30-day deadline, retirement, JWKS withdrawal, revocation reason, `encryptionKeyId`), the current ' +
+      'KEK fingerprint, and the URLs verifiers in other processes fetch each key set from (`HEARTH_IDENTITY_JWKS_ORIGIN`, `HEARTH_OAUTH_JWKS_ORIGIN`, else the issuer). Never contains key material. `Cache-Control: no-store`.',
     responses: { 200: { description: 'Keys and KEK fingerprints.', schema: KeyList } },
     handler: (ctx) => {
       ctx.set('Cache-Control', 'no-store');

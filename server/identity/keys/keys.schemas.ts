@@ -56,6 +56,13 @@ export const KeyList = z
   .object({
     kekFingerprint: z.string().meta({ description: 'Fingerprint of the current KEK; after a rewrap every key with a private half reports it as `encryptionKeyId`.' }),
     kek: KekInfo,
+    verifierJwks: z
+      .object({ session: z.string(), invocation: z.string(), oauth: z.string() })
+      .meta({
+        description:
+          'Where verifiers fetch each key set: `HEARTH_IDENTITY_JWKS_ORIGIN` (session, invocation) and `HEARTH_OAUTH_JWKS_ORIGIN` (OAuth), each else the public issuer. ' +
+          'The transport only: tokens keep the public issuer, and discovery publishes the public `jwks_uri`.',
+      }),
     keys: z.array(KeyMetadata).meta({ description: 'Every key, newest first within active, pending, retired, revoked.' }),
   })
   .meta({ id: 'SigningKeyList' });

@@ -29,7 +29,8 @@ import type { KeyRow, KeyStore } from './keys.store.ts';
 import type { VerifiedAccessToken } from './keys.tokens.ts';
 import {
   ALGORITHM, AccessTokenInput, IdTokenInput, InvocationTokenInput, SessionTokenInput, accessTokenDraft, idTokenDraft, invocationDraft, sessionDraft,
-  parseAccessTokenInput, verifyAccessToken, verifyInvocation, verifySession, type TokenDraft,
+  createRemoteVerifiers, parseAccessTokenInput, verifierJwksUrls, verifyAccessToken, verifyInvocation, verifySession,
+  type RemoteVerifierOptions, type RemoteVerifiers, type TokenDraft,
 } from './keys.tokens.ts';
 
 const generateKeyPair = promisify(crypto.generateKeyPair);
@@ -48,6 +49,13 @@ export interface KeysServiceDeps {
   issuer: () => string;
   /** The clock (epoch ms). Injectable so tests can cross the ten-minute and thirty-day boundaries. */
   now?: () => number;
+  /** Verifier transport origins (HEARTH_IDENTITY_JWKS_ORIGIN, HEARTH_OAUTH_JWKS_ORIGIN); unset: the issuer. */
+  jwksOrigins?: JwksOrigins;
+}
+
+export interface JwksOrigins {
+  identity?: string;
+  oauth?: string;
 }
 
 /** A stored key that cannot be used: wrong KEK, corrupt ciphertext, or a private half that does not match its public half. */
@@ -448,6 +456,12 @@ export function createKeysService(deps: KeysServiceDeps) {
       verifyAccessToken(token, opts.audience, { key: resolvers.oauth, issuer: deps.issuer(), now: now() }),
   };
 
+  /** Where verifiers fetch the key sets: the configured private origins, else the issuer (seed 001, verifier transport). */
+  const transport = (issuer: string): RemoteVerifierOptions => ({ issuer, identityJwksOrigin: deps.jwksOrigins?.identity, oauthJwksOrigin: deps.jwksOrigins?.oauth });
+  /** The URL of each purpose's key set that verifiers use (published to administrators with the key list). */
+  const verifierJwks = () => verifierJwksUrls(transport(deps.issuer()));
+  let remote: { issuer: string; verifiers: RemoteVerifiers } | null = null;
+
   return {
     /** Validates every stored key (start-up fails on a wrong KEK, corrupt ciphertext or a mismatched pair), then maintains. */
     async start(): Promise<void> {
@@ -513,7 +527,15 @@ export function createKeysService(deps: KeysServiceDeps) {
 
     list() {
       const t = now();
-      return { kekFingerprint: requireKeks().current.id, kek: kekInfo(), keys: store.listAll().map((r) => present(r, t)) };
+      return { kekFingerprint: requireKeks().current.id, kek: kekInfo(), verifierJwks: verifierJwks(), keys: store.listAll().map((r) => present(r, t)) };
+    },
+
+    verifierJwks,
+    /** Verifiers for applications in other processes, over the configured transport (one set per issuer). */
+    remoteVerifiers(): RemoteVerifiers {
+      const issuer = deps.issuer();
+      if (remote?.issuer !== issuer) remote = { issuer, verifiers: createRemoteVerifiers(transport(issuer)) };
+      return remote.verifiers;
     },
 
     /** Re-encrypts every private key not yet under the current KEK (idempotent). */

@@ -281,18 +281,43 @@ export async function verifyAccessToken(token: string, audience: string | string
   };
 }
 
+/** The transport origins of the key sets (seed 001): where verifiers fetch them; each defaults to the issuer. */
+export interface RemoteVerifierOptions {
+  /** The public origin tokens are issued for: the `iss` every verifier demands, whatever the transport. */
+  issuer: string;
+  /** The private Core origin for the session and invocation key sets (`HEARTH_IDENTITY_JWKS_ORIGIN`). */
+  identityJwksOrigin?: string;
+  /** The private OAuth origin for the OAuth key set (`HEARTH_OAUTH_JWKS_ORIGIN`). */
+  oauthJwksOrigin?: string;
+}
+
+/** The URL each purpose's key set is fetched from by verifiers (the transport, not what discovery publishes). */
+export function verifierJwksUrls(opts: RemoteVerifierOptions): Record<Purpose, string> {
+  const core = opts.identityJwksOrigin ?? opts.issuer;
+  return {
+    session: new URL(JWKS_PATHS.session, core).href,
+    invocation: new URL(JWKS_PATHS.invocation, core).href,
+    oauth: new URL(JWKS_PATHS.oauth, opts.oauthJwksOrigin ?? opts.issuer).href,
+  };
+}
+
 /**
- * Verifiers for an application that runs outside this process: they fetch only the matching JWKS
- * (`jwksOrigin` — the private Core origin, `HEARTH_IDENTITY_JWKS_ORIGIN` — or else the issuer), cache it at most five
- * minutes, and refetch once (at most every 30 seconds) when a token names an unknown `kid`.
+ * Verifiers for an application that runs outside this process: they fetch only the matching JWKS (session and
+ * invocation keys from the private Core origin, OAuth keys from the private OAuth origin, each else the issuer), cache
+ * it at most five minutes, and refetch once (at most every 30 seconds) when a token names an unknown `kid`. The issuer
+ * they demand is always the public one.
  */
-export function createRemoteVerifiers(opts: { issuer: string; jwksOrigin?: string }) {
-  const origin = opts.jwksOrigin ?? opts.issuer;
-  const set = (purpose: Purpose) => createRemoteJWKSet(new URL(JWKS_PATHS[purpose], origin), { cacheMaxAge: JWKS_MAX_AGE_S * 1000, cooldownDuration: 30_000 });
+export function createRemoteVerifiers(opts: RemoteVerifierOptions) {
+  const urls = verifierJwksUrls(opts);
+  const set = (purpose: Purpose) => createRemoteJWKSet(new URL(urls[purpose]), { cacheMaxAge: JWKS_MAX_AGE_S * 1000, cooldownDuration: 30_000 });
   const session = set('session');
   const invocation = set('invocation');
+  const oauth = set('oauth');
   return {
     verifySessionToken: (token: string) => verifySession(token, { key: session, issuer: opts.issuer }),
     verifyInvocationToken: (token: string, o: { audience: string }) => verifyInvocation(token, o.audience, { key: invocation, issuer: opts.issuer }),
+    /** An RFC 9068 access token for `audience` (any of them, when several). */
+    verifyAccessToken: (token: string, o: { audience: string | string[] }) => verifyAccessToken(token, o.audience, { key: oauth, issuer: opts.issuer }),
   };
 }
+export type RemoteVerifiers = ReturnType<typeof createRemoteVerifiers>;

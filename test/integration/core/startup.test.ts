@@ -29,6 +29,8 @@ describe('configuration', () => {
     [{ logLevel: 'loud' }, /logLevel \(HEARTH_LOG_LEVEL\)/],
     [{ maxOpenNamespaces: 0 }, /maxOpenNamespaces/],
     [{ adminToken: 'short' }, /adminToken \(HEARTH_ADMIN_TOKEN\): must be at least 16 characters$/],
+    [{ identityJwksOrigin: 'https://core.internal/keys' }, /^invalid setting identityJwksOrigin \(HEARTH_IDENTITY_JWKS_ORIGIN\): must be an origin such as /],
+    [{ oauthJwksOrigin: 'core.internal:8443' }, /^invalid setting oauthJwksOrigin \(HEARTH_OAUTH_JWKS_ORIGIN\): must be an origin such as /],
   ])('rejects %j with a one-line explanation', (opts, msg) => {
     let err: unknown;
     try {

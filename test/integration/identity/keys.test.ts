@@ -1,11 +1,14 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startServer } from '../../../server/boot.ts';
 import { createRemoteVerifiers, InvalidTokenError } from '../../../server/identity/index.ts';
+import { ConfigError } from '../../../server/core/config/config.ts';
 import { kekFingerprint } from '../../../server/identity/keys/keys.crypto.ts';
 import { METADATA_COLUMNS } from '../../../server/identity/keys/keys.store.ts';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
@@ -123,6 +126,78 @@ describe('JWKS endpoints', () => {
     const doc = (await (await fetch(s.url + '/v1/openapi.json')).json()) as { paths: Record<string, unknown> };
     for (const p of [...Object.values(PATHS), '/api/admin/identity/keys', '/api/admin/identity/keys/rewrap', '/api/admin/identity/keys/{kid}/revoke']) {
       expect(doc.paths[p]).toBeDefined();
+    }
+  });
+});
+
+describe('verifier JWKS transport (HEARTH_IDENTITY_JWKS_ORIGIN, HEARTH_OAUTH_JWKS_ORIGIN)', () => {
+  /** A private origin in front of the server: forwards every request and records its path. */
+  async function privateOrigin(target: () => string) {
+    const seen: string[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push(req.url!);
+      void fetch(target() + req.url).then(async (r) => {
+        res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/octet-stream' });
+        res.end(Buffer.from(await r.arrayBuffer()));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { seen, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise<void>((r) => server.close(() => r())) };
+  }
+
+  it('a value that is not an origin stops start-up with a message naming the setting', async () => {
+    for (const [name, value] of [['HEARTH_IDENTITY_JWKS_ORIGIN', 'https://core.internal/jwks'], ['HEARTH_OAUTH_JWKS_ORIGIN', 'core.internal:8443'], ['HEARTH_OAUTH_JWKS_ORIGIN', 'ftp://core.internal']]) {
+      const err = await rejects(startTestServer({ env: { [name]: value } }));
+      expect(err).toBeInstanceOf(ConfigError);
+      const key = name === 'HEARTH_IDENTITY_JWKS_ORIGIN' ? 'identityJwksOrigin' : 'oauthJwksOrigin';
+      expect(err.message).toBe(`invalid setting ${key} (${name}): must be an origin such as http://hearth.internal:8787 (scheme, host and optional port; no path) (got ${JSON.stringify(value)})`);
+    }
+  });
+
+  it('verifiers fetch each key set from its private origin; the issuer, the tokens and discovery stay public', async () => {
+    let target = '';
+    const core = await privateOrigin(() => target);
+    const oauth = await privateOrigin(() => target);
+    const s = await startTestServer({ env: { HEARTH_IDENTITY_JWKS_ORIGIN: `${core.origin}/`, HEARTH_OAUTH_JWKS_ORIGIN: oauth.origin } });
+    target = s.url;
+    try {
+      expect(s.config).toMatchObject({ identityJwksOrigin: core.origin, oauthJwksOrigin: oauth.origin });
+      // Published to operators with the key list.
+      expect((await keyList(s) as KeyList & { verifierJwks: unknown }).verifierJwks).toEqual({
+        session: core.origin + PATHS.session, invocation: core.origin + PATHS.invocation, oauth: oauth.origin + PATHS.oauth,
+      });
+      // What clients outside discover is the public issuer's key set.
+      expect((await (await fetch(`${s.url}/.well-known/openid-configuration`)).json()).jwks_uri).toBe(s.url + PATHS.oauth);
+
+      const id = s.services.identity;
+      const session = await id.signSessionToken({ sub: 'user-1', sid: 'family-1' });
+      const invocation = await id.signInvocationToken({ sub: 'user-1', actorKind: 'user', aud: 'app-notes' });
+      const access = await id.oauthAuthority.signAccessToken({ sub: 'user-1', actorKind: 'user', clientId: 'client-1', audience: ['hearth'], scope: ['read'] });
+      const apps = id.remoteVerifiers();
+      expect(await apps.verifySessionToken(session)).toMatchObject({ sub: 'user-1', sid: 'family-1' });
+      expect(await apps.verifyInvocationToken(invocation, { audience: 'app-notes' })).toMatchObject({ sub: 'user-1' });
+      expect(await apps.verifyAccessToken(access, { audience: 'hearth' })).toMatchObject({ sub: 'user-1', clientId: 'client-1', scope: ['read'] });
+      expect(core.seen.sort()).toEqual([PATHS.invocation, PATHS.session]);
+      expect(oauth.seen).toEqual([PATHS.oauth]);
+      // The issuer they demand is still the public one: a token naming another issuer is refused.
+      for (const token of [session, invocation, access]) expect(decodeJwt(token).iss).toBe(s.url);
+      const elsewhere = createRemoteVerifiers({ issuer: core.origin, identityJwksOrigin: core.origin });
+      expect(await rejects(elsewhere.verifySessionToken(session))).toBeInstanceOf(InvalidTokenError);
+    } finally {
+      await s.stop();
+      await core.close();
+      await oauth.close();
+    }
+  });
+
+  it('without the settings, verifiers use the issuer', async () => {
+    const s = await startTestServer();
+    try {
+      expect((await keyList(s) as KeyList & { verifierJwks: unknown }).verifierJwks).toEqual({
+        session: s.url + PATHS.session, invocation: s.url + PATHS.invocation, oauth: s.url + PATHS.oauth,
+      });
+    } finally {
+      await s.stop();
     }
   });
 });
