@@ -12,6 +12,8 @@ import {
   parseOrder,
   parseSelect,
   type Condition,
+  type Dialect,
+  type Operator,
   type OrderTerm,
   type SelectItem,
 } from './grammar.ts';
@@ -37,7 +39,8 @@ function filterValue(col: ColumnInfo, raw: string): unknown {
       return n;
     }
     case 'boolean': {
-      const v = raw.toLowerCase();
+      // PostgreSQL reads " true " as true (items of /rest lists and trees keep their spaces).
+      const v = raw.trim().toLowerCase();
       if (v === 'true' || v === '1') return 1;
       if (v === 'false' || v === '0') return 0;
       throw invalidFilter(`${col.name} is boolean: use true or false (got ${JSON.stringify(raw)})`);
@@ -45,7 +48,7 @@ function filterValue(col: ColumnInfo, raw: string): unknown {
     case 'datetime': {
       // An unencoded "+" in a URL arrives as a space; a value that is not a full date-time compares as text
       // (so `gte.2026-03` still works as a prefix bound).
-      return parseDateTime(raw.replace(/ (\d{2}:?\d{2})$/, '+$1')) ?? raw;
+      return parseDateTime(raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1')) ?? raw;
     }
     default:
       return raw;
@@ -77,60 +80,66 @@ function globPattern(like: string): string {
   return out;
 }
 
-function conditionSql(table: TableInfo, c: Condition, params: unknown[], depth = 0): string {
+/** One comparison of a column with one value, as SQL (the value pushed onto `params`). */
+function comparison(col: ColumnInfo, op: Exclude<Operator, 'in' | 'is'>, value: string, params: unknown[]): string {
+  const id = q(col.name);
+  const one = () => {
+    params.push(filterValue(col, value));
+    return '?';
+  };
+  switch (op) {
+    case 'eq': return `${id} = ${one()}`;
+    case 'neq': return `${id} <> ${one()}`;
+    case 'gt': return `${id} > ${one()}`;
+    case 'gte': return `${id} >= ${one()}`;
+    case 'lt': return `${id} < ${one()}`;
+    case 'lte': return `${id} <= ${one()}`;
+    case 'like':
+      params.push(globPattern(likePattern(value)));
+      return `${id} GLOB ?`;
+    case 'ilike':
+      params.push(likePattern(value));
+      return `${id} LIKE ? ESCAPE '\\'`;
+    case 'match':
+    case 'imatch': {
+      const flags = op === 'imatch' ? 'i' : '';
+      checkPattern(value, flags);
+      params.push(value, flags);
+      return `hearth_match(${id}, ?, ?)`;
+    }
+    case 'isdistinct':
+      return `${id} IS NOT ${one()}`;
+  }
+}
+
+function conditionSql(table: TableInfo, c: Condition, params: unknown[], dialect: Dialect): string {
   if (c.kind === 'logic') {
-    const parts = c.conditions.map((x) => conditionSql(table, x, params, depth + 1));
+    const parts = c.conditions.map((x) => conditionSql(table, x, params, dialect));
     const joined = `(${parts.join(c.op === 'and' ? ' AND ' : ' OR ')})`;
     return c.negate ? `NOT ${joined}` : joined;
   }
   const col = column(table, c.column);
   const id = q(col.name);
   let sql: string;
-  const one = () => {
-    params.push(filterValue(col, c.value as string));
-    return '?';
-  };
-  switch (c.op) {
-    case 'eq': sql = `${id} = ${one()}`; break;
-    case 'neq': sql = `${id} <> ${one()}`; break;
-    case 'gt': sql = `${id} > ${one()}`; break;
-    case 'gte': sql = `${id} >= ${one()}`; break;
-    case 'lt': sql = `${id} < ${one()}`; break;
-    case 'lte': sql = `${id} <= ${one()}`; break;
-    case 'like':
-      params.push(globPattern(likePattern(c.value as string)));
-      sql = `${id} GLOB ?`;
-      break;
-    case 'ilike':
-      params.push(likePattern(c.value as string));
-      sql = `${id} LIKE ? ESCAPE '\\'`;
-      break;
-    case 'match':
-    case 'imatch': {
-      const flags = c.op === 'imatch' ? 'i' : '';
-      checkPattern(c.value as string, flags);
-      params.push(c.value as string, flags);
-      sql = `hearth_match(${id}, ?, ?)`;
-      break;
+  if (c.kind === 'quantified') {
+    // PostgreSQL's `col op ANY('{…}')` / `ALL('{…}')`: ORed / ANDed comparisons, with the same three-valued result
+    // (a null element compares as null); ANY of nothing is false, ALL of nothing true.
+    if (c.values.length === 0) sql = c.quantifier === 'any' ? '0' : '1';
+    else {
+      const parts = c.values.map((v) => (v === null ? 'NULL' : comparison(col, c.op, v, params)));
+      sql = `(${parts.join(c.quantifier === 'any' ? ' OR ' : ' AND ')})`;
     }
-    case 'in': {
-      const list = c.value as string[];
-      if (list.length === 0) sql = '0';
-      else {
-        for (const v of list) params.push(filterValue(col, v));
-        sql = `${id} IN (${list.map(() => '?').join(', ')})`;
-      }
-      break;
+  } else if (c.op === 'in') {
+    const list = c.value as string[];
+    if (list.length === 0) sql = '0';
+    else {
+      for (const v of list) params.push(filterValue(col, v));
+      sql = `${id} IN (${list.map(() => '?').join(', ')})`;
     }
-    case 'is': {
-      const v = c.value as string;
-      sql = v === 'null' || v === 'unknown' ? `${id} IS NULL` : v === 'not_null' ? `${id} IS NOT NULL` : v === 'true' ? `${id} IS 1` : `${id} IS 0`;
-      break;
-    }
-    case 'isdistinct':
-      sql = `${id} IS NOT ${one()}`;
-      break;
-  }
+  } else if (c.op === 'is') {
+    const v = c.value as string;
+    sql = v === 'null' || v === 'unknown' ? `${id} IS NULL` : v === 'not_null' ? `${id} IS NOT NULL` : v === 'true' ? `${id} IS 1` : `${id} IS 0`;
+  } else sql = comparison(col, c.op, c.value as string, params);
   return c.negate ? `NOT (${sql})` : sql;
 }
 
@@ -149,10 +158,11 @@ export function searchSql(table: TableInfo, text: string, params: unknown[]): st
   return `"id" IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?)`;
 }
 
-export function buildWhere(table: TableInfo, params: URLSearchParams, opts: { search?: boolean } = {}): Where {
-  const conds = parseConditions(params);
+export function buildWhere(table: TableInfo, params: URLSearchParams, opts: { search?: boolean; dialect?: Dialect } = {}): Where {
+  const dialect = opts.dialect ?? 'hearth';
+  const conds = parseConditions(params, dialect);
   const values: unknown[] = [];
-  const parts = conds.map((c) => conditionSql(table, c, values));
+  const parts = conds.map((c) => conditionSql(table, c, values, dialect));
   const search = params.get('search');
   if (opts.search !== false && search !== null) parts.push(searchSql(table, search, values));
   return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params: values };
@@ -212,7 +222,12 @@ export function buildProjection(table: TableInfo, raw: string | null): Projectio
   return { sql: parts.join(', '), columns, aggregate, groupBy: aggregate && plain.length ? plain.join(', ') : null };
 }
 
-export function buildOrder(table: TableInfo, raw: string | null, projection: Projection): string {
+/**
+ * ORDER BY for `order=`. Without `nullsfirst`/`nullslast`, the hearth dialect leaves nulls where SQLite puts them
+ * (first ascending, last descending) and the postgrest dialect where PostgreSQL does (last ascending, first
+ * descending).
+ */
+export function buildOrder(table: TableInfo, raw: string | null, projection: Projection, dialect: Dialect = 'hearth'): string {
   if (raw === null || raw === '') {
     if (projection.aggregate) return '';
     return table.hasId ? 'ORDER BY "id"' : '';
@@ -224,7 +239,8 @@ export function buildOrder(table: TableInfo, raw: string | null, projection: Pro
       if (!projection.columns.some((c) => c.name === t.column)) throw invalidFilter(`order by ${JSON.stringify(t.column)}: with aggregates, order by a selected column or alias`);
       target = q(t.column);
     } else target = q(column(table, t.column).name);
-    return `${target} ${t.desc ? 'DESC' : 'ASC'}${t.nulls ? ` NULLS ${t.nulls === 'first' ? 'FIRST' : 'LAST'}` : ''}`;
+    const nulls = t.nulls ?? (dialect === 'postgrest' ? (t.desc ? 'first' : 'last') : null);
+    return `${target} ${t.desc ? 'DESC' : 'ASC'}${nulls ? ` NULLS ${nulls === 'first' ? 'FIRST' : 'LAST'}` : ''}`;
   });
   if (!projection.aggregate && table.hasId && !terms.some((t) => t.column === 'id')) sql.push('"id" ASC');
   return `ORDER BY ${sql.join(', ')}`;

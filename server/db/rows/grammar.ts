@@ -1,22 +1,54 @@
 /**
- * PostgREST's query grammar, parsed into a small AST. Nothing here touches SQL: identifiers are checked
- * against the table's schema by the builder and every value is bound as a parameter.
+ * PostgREST's query grammar (its src/PostgREST/ApiRequest/QueryParams.hs), parsed into a small AST. Nothing here
+ * touches SQL: identifiers are checked against the table's schema by the builder and every value is bound as a
+ * parameter.
  *
- *   filter     <column>=[not.]<op>.<value>
+ *   filter     <column>=[not.]<op>.<value>           the value is the rest of the parameter
+ *              <column>=[not.]in.(<item>,…)          in.() matches nothing
+ *              <column>=[not.]is.<null|not_null|true|false|unknown>   (any case)
+ *              <column>=[not.]<qop>(any|all).<array>
+ *   op         eq neq gt gte lt lte like ilike match imatch isdistinct
+ *   qop        eq gt gte lt lte like ilike match imatch   (PostgREST takes no modifier on neq: not.eq(all) is neq(any))
+ *   array      {<e>,<e>,…}  PostgreSQL's array literal: <e> is "quoted" (\ escapes) or bare (trimmed, \ escapes),
+ *              an unquoted NULL (any case) is null; {} is empty; nested arrays are refused
  *   logic      or=(<cond>,…)  and=(<cond>,…)  not.or=(…)  not.and=(…)
- *   cond       <column>.[not.]<op>.<value> | [not.]or(<cond>,…) | [not.]and(<cond>,…)
+ *   cond       <column>.[not.]<op>.<item> | …in.(<item>,…) | …is.<word> | …<qop>(any|all).<item>
+ *              | [not.]and(<cond>,…) | [not.]or(<cond>,…)        nesting at most 10 deep, 200 conds per level
+ *   item       "quoted" (\" and \\ escapes; only when the closing quote is followed by , or ) — else the quotes
+ *              are plain characters) | {…} up to the first } (in a cond only) | bare text up to the next , or )
+ *   whitespace spaces and tabs are skipped before and after each ( , ) of a logic tree, around its column names,
+ *              and after in.( and before its ); nowhere inside [not.]<op>. and never inside an item
  *   order      <column>[.asc|.desc][.nullsfirst|.nullslast],…
  *   select     *, <column>, <alias>:<column>, count(), <column>.<agg>(), <agg>(<column>), <alias>:<…>
+ *
+ * Two dialects read the same grammar (the rows reference, docs/api/rows.md, lists every difference):
+ *
+ *   rule                                     'hearth' (/tables/…/rows)          'postgrest' (/rest/…)
+ *   a plain filter value  eq."a,b"           unquoted: a,b                      as written: "a,b"
+ *   whitespace around an item                trimmed (and between "a" and ,)  part of the item
+ *   whitespace of the structure              any white space                    spaces and tabs
+ *   text after a logic tree, an in-list      400 invalid_filter                 ignored
+ *     or an is-word of a plain filter
+ *   in.("")                                  the empty string                   nothing, like in.()
+ *   nulls in order without nullsfirst/last   first ascending (SQLite)           last ascending (PostgreSQL)
  */
 import { HearthError } from '../../core/http/errors.ts';
 
 export const OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'in', 'is', 'isdistinct'] as const;
 export type Operator = (typeof OPERATORS)[number];
+/** The operators that take PostgREST's `(any)` / `(all)` modifier. */
+export const QUANT_OPERATORS = ['eq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch'] as const;
+export type QuantOperator = (typeof QUANT_OPERATORS)[number];
+export type Quantifier = 'any' | 'all';
 export const AGGREGATES = ['count', 'sum', 'avg', 'min', 'max'] as const;
 export type Aggregate = (typeof AGGREGATES)[number];
 
+/** Which surface's reading of the grammar (see the table in this file's header). */
+export type Dialect = 'hearth' | 'postgrest';
+
 export type Condition =
   | { kind: 'filter'; column: string; op: Operator; negate: boolean; value: string | string[] }
+  | { kind: 'quantified'; column: string; op: QuantOperator; quantifier: Quantifier; negate: boolean; values: Array<string | null> }
   | { kind: 'logic'; op: 'and' | 'or'; negate: boolean; conditions: Condition[] };
 
 export interface OrderTerm {
@@ -35,7 +67,324 @@ export const invalidFilter = (message: string) => new HearthError('invalid_filte
 const MAX_DEPTH = 10;
 const MAX_CONDITIONS = 200;
 
-/** Splits on commas at depth 0, honouring double-quoted values and parentheses. */
+interface Rules {
+  unquotePlainValue: boolean;
+  trimItems: boolean;
+  isSpace: (ch: string | undefined) => boolean;
+  ignoreTrailing: boolean;
+  /** in.("") matches nothing (PostgREST turns the list [""] into `= ANY('{}')`). */
+  quotedEmptyListIsEmpty: boolean;
+}
+
+const RULES: Record<Dialect, Rules> = {
+  hearth: { unquotePlainValue: true, trimItems: true, isSpace: (ch) => ch !== undefined && /\s/.test(ch), ignoreTrailing: false, quotedEmptyListIsEmpty: false },
+  postgrest: { unquotePlainValue: false, trimItems: false, isSpace: (ch) => ch === ' ' || ch === '\t', ignoreTrailing: true, quotedEmptyListIsEmpty: true },
+};
+
+/** A position in one parameter's value, with the dialect's rules. */
+class Reader {
+  i = 0;
+  readonly s: string;
+  readonly rules: Rules;
+  constructor(s: string, rules: Rules) {
+    this.s = s;
+    this.rules = rules;
+  }
+  /** The character at the position (undefined at the end). */
+  at(): string | undefined {
+    return this.s[this.i];
+  }
+  eat(text: string): boolean {
+    if (!this.s.startsWith(text, this.i)) return false;
+    this.i += text.length;
+    return true;
+  }
+  space(): void {
+    while (this.rules.isSpace(this.at())) this.i++;
+  }
+  /** `"…"` with `\` escaping the next character, or null (and nothing consumed) when no closing quote follows. */
+  quoted(): string | null {
+    const start = this.i;
+    if (!this.eat('"')) return null;
+    let out = '';
+    while (this.i < this.s.length) {
+      const ch = this.s[this.i++]!;
+      if (ch === '"') return out;
+      if (ch === '\\') {
+        if (this.i >= this.s.length) break;
+        out += this.s[this.i++];
+      } else out += ch;
+    }
+    this.i = start;
+    return null;
+  }
+  /** Text after a complete filter or tree: an error, or ignored like PostgREST does. */
+  end(what: string): void {
+    if (this.i < this.s.length && !this.rules.ignoreTrailing) {
+      throw invalidFilter(`unexpected ${JSON.stringify(this.s.slice(this.i))} after ${what}`);
+    }
+  }
+}
+
+/** An item of a list or a logic tree: "quoted", {array} (trees only) or bare up to the next `,` or `)`. */
+function readItem(r: Reader, inCond: boolean): { text: string; quoted: boolean } {
+  if (r.rules.trimItems) r.space();
+  const start = r.i;
+  if (r.at() === '"') {
+    const q = r.quoted();
+    if (q !== null) {
+      if (r.rules.trimItems) r.space();
+      if (r.at() === ',' || r.at() === ')') return { text: q, quoted: true };
+      r.i = start;
+    }
+  } else if (inCond && r.at() === '{') {
+    // PostgREST's {…} in a tree: up to the first }, with no { inside (else the item is bare text).
+    let close = r.i + 1;
+    while (close < r.s.length && r.s[close] !== '{' && r.s[close] !== '}') close++;
+    if (r.s[close] === '}') {
+      r.i = close + 1;
+      const text = r.s.slice(start, r.i);
+      if (r.rules.trimItems) r.space();
+      return { text, quoted: false };
+    }
+  }
+  while (r.i < r.s.length && r.at() !== ',' && r.at() !== ')') r.i++;
+  const text = r.s.slice(start, r.i);
+  return { text: r.rules.trimItems ? text.trim() : text, quoted: false };
+}
+
+/** `(item,item,…)` after `in.`. */
+function readList(r: Reader, column: string): string[] {
+  r.space();
+  if (!r.eat('(')) throw invalidFilter(`"in" takes a list in parentheses, like in.(1,2,3) (got ${JSON.stringify(r.s.slice(r.i))} on ${column})`);
+  r.space();
+  const items = [readItem(r, false)];
+  while (r.eat(',')) items.push(readItem(r, false));
+  r.space();
+  if (!r.eat(')')) throw invalidFilter(`unterminated list in ${JSON.stringify(r.s)}: close it with )`);
+  const only = items.length === 1 ? items[0]! : null;
+  if (only && only.text === '' && (!only.quoted || r.rules.quotedEmptyListIsEmpty)) return [];
+  return items.map((i) => i.text);
+}
+
+const IS_WORDS = ['null', 'not_null', 'true', 'false', 'unknown'];
+
+/** `null`, `not_null`, `true`, `false` or `unknown` in any case, after `is.`. */
+function readIsWord(r: Reader, column: string): string {
+  const lower = r.s.slice(r.i).toLowerCase();
+  const word = IS_WORDS.find((w) => lower.startsWith(w));
+  if (!word) throw invalidFilter(`"is" takes null, not_null, true, false or unknown (got ${JSON.stringify(r.s.slice(r.i))} on ${column})`);
+  r.i += word.length;
+  return word;
+}
+
+const FTS = ['fts', 'plfts', 'phfts', 'wfts'];
+const RANGE_ARRAY = ['cs', 'cd', 'ov', 'sl', 'sr', 'nxr', 'nxl', 'adj'];
+
+/** `[not.]<op>[(any|all)].`: the operator part of a filter, up to and including the dot before the value. */
+function readOperator(r: Reader, column: string): { negate: boolean; op: Operator; quantifier: Quantifier | null } {
+  const negate = r.eat('not.');
+  const start = r.i;
+  const m = /^([a-z]*)(\([^)]*\))?/.exec(r.s.slice(r.i))!;
+  const name = m[1]!;
+  const modifier = m[2];
+  r.i += m[0].length;
+  if (FTS.includes(name)) throw invalidFilter(`the ${name} operator (PostgreSQL full-text search) is not supported on ${column}: use the search parameter over the table's fts index`);
+  if (RANGE_ARRAY.includes(name)) throw invalidFilter(`the ${name} operator (PostgreSQL ranges and arrays) is not supported on ${column}`);
+  if (!(OPERATORS as readonly string[]).includes(name)) {
+    const shown = name + (modifier ?? '') || r.s.slice(start).split('.')[0]!;
+    throw invalidFilter(`unknown operator ${JSON.stringify(shown)} in filter on ${column}: use one of ${OPERATORS.join(', ')}`);
+  }
+  const op = name as Operator;
+  let quantifier: Quantifier | null = null;
+  if (modifier !== undefined) {
+    if (!(QUANT_OPERATORS as readonly string[]).includes(op)) {
+      throw invalidFilter(`operator ${op} takes no (any)/(all) modifier (those go on ${QUANT_OPERATORS.join(', ')}${op === 'neq' ? '; neq(any) is not.eq(all)' : ''})`);
+    }
+    if (modifier !== '(any)' && modifier !== '(all)') throw invalidFilter(`unknown modifier ${JSON.stringify(modifier)} on operator ${op} in filter on ${column}: use (any) or (all)`);
+    quantifier = modifier === '(any)' ? 'any' : 'all';
+  }
+  if (!r.eat('.')) throw invalidFilter(`filter on ${column}: operator ${op}${modifier ?? ''} needs a value: ${op}${modifier ?? ''}.<value>`);
+  return { negate, op, quantifier };
+}
+
+const pgSpace = (ch: string | undefined) => ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r' || ch === '\v' || ch === '\f';
+
+/**
+ * A PostgreSQL array literal (`{a,"b,c",NULL}`) as PostgreSQL 17's array_in reads it, one dimension only: elements
+ * are separated by commas; a bare element is trimmed and `\` escapes the next character; a quoted one keeps
+ * everything between its quotes; an unquoted NULL (any case, no escapes) is null.
+ */
+export function parseArrayLiteral(text: string, column: string): Array<string | null> {
+  const bad = (why: string) => invalidFilter(`malformed array literal: ${JSON.stringify(text)} (${why}) in filter on ${column}; write a list like {a,b,"c,d"}`);
+  let i = 0;
+  while (pgSpace(text[i])) i++;
+  if (text[i] !== '{') throw bad('it must start with {');
+  i++;
+  const out: Array<string | null> = [];
+  let expectItem = true;
+  for (;;) {
+    while (pgSpace(text[i])) i++;
+    const ch = text[i];
+    if (ch === undefined) throw bad('unexpected end');
+    if (ch === '{') throw invalidFilter(`nested arrays are not supported in filter on ${column} (got ${JSON.stringify(text)}): write one list like {a,b}`);
+    if (ch === '}') {
+      if (expectItem && out.length > 0) throw bad('unexpected }');
+      i++;
+      break;
+    }
+    if (ch === ',') {
+      if (expectItem) throw bad('unexpected ,');
+      expectItem = true;
+      i++;
+      continue;
+    }
+    if (!expectItem) throw bad('expected , or }');
+    if (ch === '"') {
+      let v = '';
+      i++;
+      for (;;) {
+        const c = text[i++];
+        if (c === undefined) throw bad('unterminated quote');
+        if (c === '"') break;
+        if (c === '\\') {
+          if (i >= text.length) throw bad('unexpected end');
+          v += text[i++];
+        } else v += c;
+      }
+      while (pgSpace(text[i])) i++;
+      if (text[i] !== ',' && text[i] !== '}' && text[i] !== '{') throw bad('incorrectly quoted element');
+      out.push(v);
+    } else {
+      let v = '';
+      let kept = 0;
+      let escaped = false;
+      for (;;) {
+        const c = text[i];
+        if (c === undefined) throw bad('unexpected end');
+        if (c === ',' || c === '}') break;
+        if (c === '{') throw bad('unexpected {');
+        if (c === '"') throw bad('incorrectly quoted element: quote all of an element or none');
+        i++;
+        if (c === '\\') {
+          if (i >= text.length) throw bad('unexpected end');
+          v += text[i++];
+          kept = v.length;
+          escaped = true;
+        } else {
+          v += c;
+          if (!pgSpace(c)) kept = v.length;
+        }
+      }
+      v = v.slice(0, kept);
+      out.push(!escaped && v.toLowerCase() === 'null' ? null : v);
+    }
+    expectItem = false;
+  }
+  while (pgSpace(text[i])) i++;
+  if (i < text.length) throw bad('junk after the closing }');
+  return out;
+}
+
+/** The operator and value of a filter, after `<column>=` (plain) or `<column>.` (in a logic tree). */
+function readOperation(r: Reader, column: string, inCond: boolean): Condition {
+  const { negate, op, quantifier } = readOperator(r, column);
+  if (quantifier) {
+    const text = inCond ? readItem(r, true).text : r.s.slice(r.i);
+    if (!inCond) r.i = r.s.length;
+    return { kind: 'quantified', column, op: op as QuantOperator, quantifier, negate, values: parseArrayLiteral(text, column) };
+  }
+  if (op === 'in') {
+    const list = readList(r, column);
+    if (inCond) r.space();
+    return { kind: 'filter', column, op, negate, value: list };
+  }
+  if (op === 'is') return { kind: 'filter', column, op, negate, value: readIsWord(r, column) };
+  if (inCond) {
+    const item = readItem(r, true);
+    return { kind: 'filter', column, op, negate, value: item.text };
+  }
+  const raw = r.s.slice(r.i);
+  r.i = r.s.length;
+  return { kind: 'filter', column, op, negate, value: r.rules.unquotePlainValue ? unquote(raw) : raw };
+}
+
+/** A whole value `"quoted, with \" escapes"`, or the text as it is. */
+function unquote(v: string): string {
+  if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) return v.slice(1, -1).replace(/\\(.)/g, '$1');
+  return v;
+}
+
+/** Parses `[not.]<op>.<value>`, the value of a filter parameter `<column>=…`. */
+export function parseOperation(column: string, expr: string, dialect: Dialect = 'hearth'): Condition {
+  const r = new Reader(expr, RULES[dialect]);
+  const c = readOperation(r, column, false);
+  r.end(`the filter on ${column}`);
+  return c;
+}
+
+/** `(cond,cond,…)` after `and`/`or`, the opening parenthesis still to read. */
+function readTree(r: Reader, op: 'and' | 'or', negate: boolean, depth: number): Condition {
+  if (depth > MAX_DEPTH) throw invalidFilter(`logical expressions nest at most ${MAX_DEPTH} deep`);
+  r.space();
+  if (!r.eat('(')) throw invalidFilter(`${op} takes conditions in parentheses, like ${op}=(a.eq.1,b.eq.2) (got ${JSON.stringify(r.s.slice(r.i))})`);
+  r.space();
+  if (r.at() === ')') throw invalidFilter(`${op}=() is empty`);
+  const conditions: Condition[] = [];
+  for (;;) {
+    if (conditions.length === MAX_CONDITIONS) throw invalidFilter(`at most ${MAX_CONDITIONS} conditions in one logical expression`);
+    conditions.push(readCondition(r, depth + 1));
+    r.space();
+    if (r.eat(',')) {
+      r.space();
+      continue;
+    }
+    if (r.eat(')')) break;
+    throw invalidFilter(r.i < r.s.length
+      ? `cannot read ${JSON.stringify(r.s.slice(r.i))} in ${op}=…: conditions are separated by , and the list ends with )`
+      : `unbalanced "(" in ${JSON.stringify(r.s)}`);
+  }
+  r.space();
+  return { kind: 'logic', op, negate, conditions };
+}
+
+/** One condition of a tree: a nested `[not.]and(…)`/`[not.]or(…)`, or `<column>.<operation>`. */
+function readCondition(r: Reader, depth: number): Condition {
+  const start = r.i;
+  const nested = /^(not\.)?(and|or)/.exec(r.s.slice(r.i));
+  if (nested) {
+    r.i += nested[0].length;
+    r.space();
+    if (r.at() === '(') return readTree(r, nested[2] as 'and' | 'or', Boolean(nested[1]), depth);
+    r.i = start;
+  }
+  let column: string;
+  if (r.at() === '"') {
+    const q = r.quoted();
+    if (q === null) throw invalidFilter(`unterminated quote in ${JSON.stringify(r.s)}`);
+    column = q;
+  } else {
+    const start = r.i;
+    while (r.i < r.s.length && !'.,()'.includes(r.at()!)) r.i++;
+    column = r.s.slice(start, r.i);
+    while (column && r.rules.isSpace(column.at(-1))) column = column.slice(0, -1);
+  }
+  r.space();
+  if (!column || !r.eat('.')) {
+    throw invalidFilter(`cannot read condition ${JSON.stringify(r.s.slice(start).split(/[,)]/)[0])}: write <column>.<operator>.<value>`);
+  }
+  return readOperation(r, column, true);
+}
+
+/** Parses the value of `or=` / `and=` (`not.` in the key gives `negate`): `(cond,cond,…)`. */
+export function parseLogic(op: 'and' | 'or', negate: boolean, raw: string, dialect: Dialect = 'hearth'): Condition {
+  const r = new Reader(raw, RULES[dialect]);
+  const tree = readTree(r, op, negate, 0);
+  r.end(`the closing ) of ${negate ? 'not.' : ''}${op}=(…)`);
+  return tree;
+}
+
+/** Splits on commas at depth 0, honouring double-quoted values and parentheses (order and select). */
 export function splitTopLevel(s: string): string[] {
   const out: string[] = [];
   let depth = 0;
@@ -68,61 +417,6 @@ export function splitTopLevel(s: string): string[] {
   if (depth !== 0) throw invalidFilter(`unbalanced "(" in ${JSON.stringify(s)}`);
   out.push(cur);
   return out;
-}
-
-/** A value as written: `"quoted, with \" escapes"` or bare. */
-function unquote(v: string): string {
-  if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) return v.slice(1, -1).replace(/\\(.)/g, '$1');
-  return v;
-}
-
-function parseList(raw: string): string[] {
-  if (!raw.startsWith('(') || !raw.endsWith(')')) throw invalidFilter(`"in" takes a list in parentheses, like in.(1,2,3) (got ${JSON.stringify(raw)})`);
-  const inner = raw.slice(1, -1);
-  if (inner.trim() === '') return [];
-  return splitTopLevel(inner).map((v) => unquote(v.trim()));
-}
-
-/** Parses `[not.]<op>.<value>` (the right-hand side of a filter parameter). */
-export function parseOperation(column: string, expr: string): Condition {
-  let rest = expr;
-  let negate = false;
-  if (rest.startsWith('not.')) {
-    negate = true;
-    rest = rest.slice(4);
-  }
-  const dot = rest.indexOf('.');
-  const op = (dot === -1 ? rest : rest.slice(0, dot)) as Operator;
-  if (!OPERATORS.includes(op)) {
-    throw invalidFilter(`unknown operator ${JSON.stringify(op)} in filter on ${column}: use one of ${OPERATORS.join(', ')}`);
-  }
-  if (dot === -1) throw invalidFilter(`filter on ${column} needs a value: ${op}.<value>`);
-  const raw = rest.slice(dot + 1);
-  if (op === 'in') return { kind: 'filter', column, op, negate, value: parseList(raw) };
-  if (op === 'is') {
-    const v = raw.toLowerCase();
-    if (!['null', 'not_null', 'true', 'false', 'unknown'].includes(v)) throw invalidFilter(`"is" takes null, not_null, true, false or unknown (got ${JSON.stringify(raw)})`);
-    return { kind: 'filter', column, op, negate, value: v };
-  }
-  return { kind: 'filter', column, op, negate, value: unquote(raw) };
-}
-
-/** Parses the value of `or=` / `and=`: `(cond,cond,…)`. */
-export function parseLogic(op: 'and' | 'or', negate: boolean, raw: string, depth = 0): Condition {
-  if (depth > MAX_DEPTH) throw invalidFilter(`logical expressions nest at most ${MAX_DEPTH} deep`);
-  if (!raw.startsWith('(') || !raw.endsWith(')')) throw invalidFilter(`${op} takes conditions in parentheses, like ${op}=(a.eq.1,b.eq.2) (got ${JSON.stringify(raw)})`);
-  const parts = splitTopLevel(raw.slice(1, -1));
-  if (parts.length === 1 && parts[0]!.trim() === '') throw invalidFilter(`${op}=() is empty`);
-  if (parts.length > MAX_CONDITIONS) throw invalidFilter(`at most ${MAX_CONDITIONS} conditions in one logical expression`);
-  return { kind: 'logic', op, negate, conditions: parts.map((p) => parseCondition(p.trim(), depth + 1)) };
-}
-
-function parseCondition(s: string, depth: number): Condition {
-  const m = /^(not\.)?(or|and)(\(.*\))$/s.exec(s);
-  if (m) return parseLogic(m[2] as 'and' | 'or', Boolean(m[1]), m[3]!, depth);
-  const dot = s.indexOf('.');
-  if (dot <= 0) throw invalidFilter(`cannot read condition ${JSON.stringify(s)}: write <column>.<operator>.<value>`);
-  return parseOperation(s.slice(0, dot), s.slice(dot + 1));
 }
 
 export function parseOrder(raw: string): OrderTerm[] {
@@ -173,12 +467,12 @@ export function parseSelect(raw: string): SelectItem[] {
 export const RESERVED_PARAMS = new Set(['select', 'order', 'limit', 'offset', 'count', 'search', 'format', 'bom', 'or', 'and', 'not.or', 'not.and', 'on_conflict', 'columns']);
 
 /** Every condition of a query string: column filters and top-level logical parameters, ANDed together. */
-export function parseConditions(params: URLSearchParams): Condition[] {
+export function parseConditions(params: URLSearchParams, dialect: Dialect = 'hearth'): Condition[] {
   const out: Condition[] = [];
   for (const [key, value] of params) {
-    if (key === 'or' || key === 'and') out.push(parseLogic(key, false, value));
-    else if (key === 'not.or' || key === 'not.and') out.push(parseLogic(key.slice(4) as 'and' | 'or', true, value));
-    else if (!RESERVED_PARAMS.has(key)) out.push(parseOperation(key, value));
+    if (key === 'or' || key === 'and') out.push(parseLogic(key, false, value, dialect));
+    else if (key === 'not.or' || key === 'not.and') out.push(parseLogic(key.slice(4) as 'and' | 'or', true, value, dialect));
+    else if (!RESERVED_PARAMS.has(key)) out.push(parseOperation(key, value, dialect));
   }
   if (out.length > MAX_CONDITIONS) throw invalidFilter(`at most ${MAX_CONDITIONS} filters in one request`);
   return out;

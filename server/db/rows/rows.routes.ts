@@ -19,13 +19,22 @@ const MetaSchema = z.object({ actor: z.string().optional() }).catchall(z.unknown
 const FILTER_DOC =
   'Filters follow PostgREST: `<column>=<op>.<value>` with `eq neq gt gte lt lte like ilike match imatch in is isdistinct` ' +
   '(`like`/`ilike` take `*` or `%` as wildcard; `in.(a,b,"c,d")`; `is.null|not_null|true|false|unknown`; `match`/`imatch` are regular expressions), ' +
-  '`not.` before the operator negates, several filters are ANDed, and `or=(a.eq.1,and(b.gt.2,c.is.null))` / `and=(…)` / `not.or=(…)` nest logical expressions. ' +
+  '`eq gt gte lt lte like ilike match imatch` take `(any)` or `(all)` with a PostgreSQL array literal (`id=eq(any).{1,2,3}`, `name=like(all).{A*,*z}`), ' +
+  '`not.` before the operator negates, several filters are ANDed, and `or=(a.eq.1,and(b.gt.2,c.is.null))` / `and=(…)` / `not.or=(…)` nest logical expressions ' +
+  '(spaces around their parentheses, commas and column names are skipped). ' +
   'Values are bound as parameters and columns are checked against the schema: an unknown column is 400 `unknown_column`, a malformed filter 400 `invalid_filter`.';
+
+/** How `/rest` reads the same grammar (the hearth/postgrest dialects of server/db/rows/grammar.ts). */
+const REST_FILTER_DOC =
+  `${FILTER_DOC} On this surface filters are read as PostgREST reads them: a plain value is taken as written (\`name=eq."q"\` is the text \`"q"\`; ` +
+  'quotes are stripped only inside `in.(…)` and logical expressions, and there only when the closing quote ends the item); spaces inside list items and ' +
+  'expression values belong to the value; text after a logical expression, an `in.(…)` list or an `is` word is ignored; `in.("")` matches nothing. ' +
+  '`order` puts nulls last ascending and first descending (PostgreSQL), unless `nullsfirst`/`nullslast` say otherwise.';
 
 export const ListQuery = z
   .object({
     select: z.string().optional().meta({ description: 'Comma-separated columns, `alias:column` renames, and aggregates `count()`, `column.sum()` (or `sum(column)`), `avg`, `min`, `max`, grouped by the plain columns selected. Aggregate answers are `{data}` without `meta`.' }),
-    order: z.string().optional().meta({ description: '`column[.asc|.desc][.nullsfirst|.nullslast]`, comma-separated. Ties are broken by `id`.' }),
+    order: z.string().optional().meta({ description: '`column[.asc|.desc][.nullsfirst|.nullslast]`, comma-separated. Ties are broken by `id`. Without nullsfirst/nullslast, nulls come first ascending on /tables/…/rows (SQLite) and last ascending on /rest (PostgreSQL).' }),
     limit: z.string().optional().meta({ description: 'Default 100, at most 10000.' }),
     offset: z.string().optional(),
     count: z.literal('exact').optional().meta({ description: '`exact` adds `meta.total_count` (all rows) and `meta.filter_count` (rows matching the filters). `Prefer: count=exact` does the same.' }),
@@ -273,7 +282,7 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
 
   api.route({
     method: 'get', path, operationId: 'restSelect', tags: rtags, access: 'authenticated',
-    summary: 'Select rows (PostgREST)', description: `A JSON array. \`Prefer: count=exact\` (or \`count=exact\`) reports \`Content-Range: <from>-<to>/<filtered count>\`. Without \`limit\` at most 10000 rows. ${FILTER_DOC}`,
+    summary: 'Select rows (PostgREST)', description: `A JSON array. \`Prefer: count=exact\` (or \`count=exact\`) reports \`Content-Range: <from>-<to>/<filtered count>\`. Without \`limit\` at most 10000 rows. ${REST_FILTER_DOC}`,
     params: TableParams,
     query: ListQuery,
     responses: { 200: { description: 'Rows.', schema: z.array(Row) }, 406: { description: 'Single object requested but not exactly one row (`not_acceptable`).' } },
@@ -282,7 +291,7 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
       const q = params(ctx);
       if (!q.has('limit')) q.set('limit', '10000');
       const countExact = q.get('count') === 'exact' || parsePrefer(ctx.get('prefer')).count === 'exact';
-      const result = await rows.list(t, p.table, q, { countExact, signal: abandonSignal(ctx) });
+      const result = await rows.list(t, p.table, q, { countExact, dialect: 'postgrest', signal: abandonSignal(ctx) });
       const offset = result.meta?.offset ?? 0;
       const range = result.rows ? `${offset}-${offset + result.rows - 1}` : '*';
       ctx.set('Content-Range', `${range}/${result.counts ? result.counts.filtered : '*'}`);
@@ -322,7 +331,7 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
 
   api.route({
     method: 'patch', path, operationId: 'restUpdate', tags: rtags, access: 'authenticated',
-    summary: 'Update rows (PostgREST)', description: FILTER_DOC,
+    summary: 'Update rows (PostgREST)', description: REST_FILTER_DOC,
     params: TableParams,
     query: ListQuery,
     body: Row,
@@ -330,7 +339,7 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
     handler: (ctx, { params: p, body }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       if (parsePrefer(ctx.get('prefer')).return === 'representation') checkSelect(ctx, t, p.table);
-      const updated = rows.update(writer(t, metaOf(body, t.actor)), p.table, { params: params(ctx) }, body);
+      const updated = rows.update(writer(t, metaOf(body, t.actor)), p.table, { params: params(ctx), dialect: 'postgrest' }, body);
       countRows(ctx, 'rowsWritten', updated.length);
       if (parsePrefer(ctx.get('prefer')).return === 'representation') return respond(ctx, project(ctx, t, p.table, updated), 200);
       ctx.status = 204;
@@ -339,14 +348,14 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
 
   api.route({
     method: 'delete', path, operationId: 'restDelete', tags: rtags, access: 'authenticated',
-    summary: 'Delete rows (PostgREST)', description: FILTER_DOC,
+    summary: 'Delete rows (PostgREST)', description: REST_FILTER_DOC,
     params: TableParams,
     query: ListQuery,
     responses: { 200: { description: 'Deleted rows (return=representation).', schema: z.array(Row) }, 204: { description: 'Deleted.' } },
     handler: (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       if (parsePrefer(ctx.get('prefer')).return === 'representation') checkSelect(ctx, t, p.table);
-      const deleted = rows.delete(writer(t, { actor: t.actor }), p.table, { params: params(ctx) });
+      const deleted = rows.delete(writer(t, { actor: t.actor }), p.table, { params: params(ctx), dialect: 'postgrest' });
       countRows(ctx, 'rowsWritten', deleted.length);
       if (parsePrefer(ctx.get('prefer')).return === 'representation') return respond(ctx, project(ctx, t, p.table, deleted), 200);
       ctx.status = 204;

@@ -5,7 +5,7 @@ import { q, requireObject, type TableInfo } from '../schema/catalog.ts';
 import { toStorage } from '../schema/types.ts';
 import { buildOrder, buildProjection, buildWhere, parseLimit, parseOffset, DEFAULT_LIMIT, MAX_LIMIT, type Projection } from './builder.ts';
 import { InvalidPatternError } from './functions.ts';
-import { parseSelect } from './grammar.ts';
+import { parseSelect, type Dialect } from './grammar.ts';
 import { converter, prepare, type ReadPlan } from './read.ts';
 import type { ReadTenant, SqlService } from '../sql/sql.service.ts';
 
@@ -160,10 +160,10 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService 
 
   const service = {
     /** Builds the SELECT of a listing (also used by CSV export and the PostgREST surface). */
-    buildList(t: TableInfo, params: URLSearchParams, opts: { limit: number | null }): Query {
+    buildList(t: TableInfo, params: URLSearchParams, opts: { limit: number | null; dialect?: Dialect }): Query {
       const projection = buildProjection(t, params.get('select'));
-      const where = buildWhere(t, params);
-      const order = buildOrder(t, params.get('order'), projection);
+      const where = buildWhere(t, params, { dialect: opts.dialect });
+      const order = buildOrder(t, params.get('order'), projection, opts.dialect);
       const offset = parseOffset(params.get('offset'));
       let sql = `SELECT ${projection.sql} FROM ${q(t.name)} ${where.sql}`;
       if (projection.groupBy) sql += ` GROUP BY ${projection.groupBy}`;
@@ -183,13 +183,18 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService 
      * A listing: planned here (schema, grammar, SQL; every 400 before any read), run in a query process under the
      * namespace's query_timeout (sql.service.ts), answered as JSON text.
      */
-    async list(tenant: ReadTenant & { db: Db }, table: string, params: URLSearchParams, opts: { countExact: boolean; signal?: AbortSignal }): Promise<ListResult> {
+    async list(
+      tenant: ReadTenant & { db: Db },
+      table: string,
+      params: URLSearchParams,
+      opts: { countExact: boolean; dialect?: Dialect; signal?: AbortSignal },
+    ): Promise<ListResult> {
       const t = requireObject(tenant.db, table);
       const limit = parseLimit(params.get('limit'), { fallback: DEFAULT_LIMIT });
-      const query = service.buildList(t, params, { limit: limit ?? MAX_LIMIT });
+      const query = service.buildList(t, params, { limit: limit ?? MAX_LIMIT, dialect: opts.dialect });
       const plan: ReadPlan = { sql: query.sql, params: query.params, columns: query.projection.columns };
       if (opts.countExact && !query.projection.aggregate) {
-        const where = buildWhere(t, params);
+        const where = buildWhere(t, params, { dialect: opts.dialect });
         plan.count = { total: `SELECT count(*) FROM ${q(t.name)}`, filtered: where.sql ? `SELECT count(*) FROM ${q(t.name)} ${where.sql}` : null, params: where.params };
       }
       const out = await deps.queries.read(tenant, plan, { signal: opts.signal, mapError: readError });
@@ -309,7 +314,7 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService 
     },
 
     /** Updates every row matching the filters (or one id); returns the updated rows. */
-    update(w: WriteContext, table: string, where: { params: URLSearchParams } | { id: string }, body: unknown): Row[] {
+    update(w: WriteContext, table: string, where: { params: URLSearchParams; dialect?: Dialect } | { id: string }, body: unknown): Row[] {
       const t = requireTable(w.db, table);
       const values = storedValues(t, body, 'update');
       const sets = [...values.keys()].map((c) => `${q(c)} = ?`);
@@ -320,7 +325,7 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService 
         whereSql = 'WHERE "id" = ?';
         params.push(requireId(t, where.id));
       } else {
-        const built = buildWhere(t, where.params);
+        const built = buildWhere(t, where.params, { dialect: where.dialect });
         whereSql = built.sql;
         params.push(...built.params);
       }
@@ -336,7 +341,7 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService 
       return out;
     },
 
-    delete(w: WriteContext, table: string, where: { params: URLSearchParams } | { id: string }): Row[] {
+    delete(w: WriteContext, table: string, where: { params: URLSearchParams; dialect?: Dialect } | { id: string }): Row[] {
       const t = requireTable(w.db, table);
       let whereSql: string;
       let params: unknown[];
@@ -344,7 +349,7 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService 
         whereSql = 'WHERE "id" = ?';
         params = [requireId(t, where.id)];
       } else {
-        const built = buildWhere(t, where.params);
+        const built = buildWhere(t, where.params, { dialect: where.dialect });
         whereSql = built.sql;
         params = built.params;
       }
