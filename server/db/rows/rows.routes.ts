@@ -9,6 +9,7 @@ import type { SqlService } from '../sql/sql.service.ts';
 import { parsePrefer, projectRows, type Meta, type RowsService } from './rows.service.ts';
 import { requireObject } from '../schema/catalog.ts';
 import { exportCsv } from './csv.ts';
+import { MAX_LIMIT } from './builder.ts';
 
 const tags = ['Rows'];
 const TableParams = NsParams.extend({ table: z.string() });
@@ -30,6 +31,13 @@ const REST_FILTER_DOC =
   'quotes are stripped only inside `in.(…)` and logical expressions, and there only when the closing quote ends the item); spaces inside list items and ' +
   'expression values belong to the value; text after a logical expression, an `in.(…)` list or an `is` word is ignored; `in.("")` matches nothing. ' +
   '`order` puts nulls last ascending and first descending (PostgreSQL), unless `nullsfirst`/`nullslast` say otherwise.';
+
+const REST_READ_DOC =
+  'A JSON array. `limit` and `offset` form PostgREST\'s window, rows `offset`…`offset+limit-1` clipped at row 0: a negative offset alone is ignored, ' +
+  '`limit=4&offset=-2` reads rows 0-1, and a window that ends before its first row (a negative limit, or `limit=0` with an offset) is 416. ' +
+  'Without `limit` at most 10000 rows. `Content-Range: <first>-<last>/<total>` (`*` for an empty page), the total being the filtered count with ' +
+  '`Prefer: count=exact` (or `count=exact`) and `*` otherwise. With a count the status is 206 when the page holds only part of the matching rows ' +
+  `and 416 (\`Content-Range: */<total>\`) when the offset is past the last row. ${REST_FILTER_DOC}`;
 
 export const ListQuery = z
   .object({
@@ -258,6 +266,48 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
 }
 
 /**
+ * PostgREST's window over `limit` and `offset` (its RangeQuery.hs and ApiRequest.getRanges): rows `offset` through
+ * `offset + limit - 1`, clipped at row 0. A negative offset alone is therefore ignored, and with a limit it shortens
+ * the page (`limit=4&offset=-2` reads rows 0-1); a window that ends on row -1 (`limit=0`, `limit=2&offset=-2`) is
+ * an empty page; one that ends before its first row (a negative limit, or `limit=0` with an offset) is refused
+ * (`negativeLimit`). Non-integers stay a 400, as on the /tables surface (PostgREST ignores them).
+ */
+function restWindow(limitRaw: string | null, offsetRaw: string | null): { offset: number; limit: number | null } | 'negativeLimit' {
+  const int = (name: string, raw: string | null) => {
+    if (raw === null || raw === '') return null;
+    if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new HearthError('invalid_request', `${name} must be a whole number (got ${JSON.stringify(raw)})`);
+    return Number(raw);
+  };
+  const limit = int('limit', limitRaw);
+  const lower = int('offset', offsetRaw) ?? 0;
+  if (limit === null) return { offset: Math.max(0, lower), limit: null };
+  const upper = lower + limit - 1;
+  if (upper === -1) return { offset: 0, limit: 0 };
+  const first = Math.max(0, lower);
+  return upper < first ? 'negativeLimit' : { offset: first, limit: upper - first + 1 };
+}
+
+/** PostgREST's status and Content-Range of a read (RangeQuery.rangeStatusHeader): 416 past the end, 206 for part. */
+function restRangeStatus(first: number, returned: number, total: number | null): { status: 200 | 206 | 416; contentRange: string } {
+  const last = first + returned - 1;
+  const range = total !== 0 && first <= last ? `${first}-${last}` : '*';
+  const status = total === null ? 200 : first > total ? 416 : returned < total ? 206 : 200;
+  return { status, contentRange: `${range}/${total ?? '*'}` };
+}
+
+/**
+ * PostgREST's 416 answer (PGRST103), inside Hearth's envelope: `error` and `message` as on every error, plus the
+ * `code`, `details` and `hint` that PostgREST clients read.
+ */
+const rangeNotSatisfiable = (details: string) => ({
+  error: 'range_not_satisfiable',
+  message: 'Requested range not satisfiable',
+  code: 'PGRST103',
+  details,
+  hint: null,
+});
+
+/**
  * A PostgREST-compatible surface over the same engine, for PostgREST clients such as `@supabase/postgrest-js`:
  * `/v1/{ns}/rest/{table}` answers bare JSON arrays, reports counts in `Content-Range`, honours
  * `Accept: application/vnd.pgrst.object+json` (exactly one row, else 406), accepts arrays on insert, and
@@ -282,23 +332,38 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
 
   api.route({
     method: 'get', path, operationId: 'restSelect', tags: rtags, access: 'authenticated',
-    summary: 'Select rows (PostgREST)', description: `A JSON array. \`Prefer: count=exact\` (or \`count=exact\`) reports \`Content-Range: <from>-<to>/<filtered count>\`. Without \`limit\` at most 10000 rows. ${REST_FILTER_DOC}`,
+    summary: 'Select rows (PostgREST)', description: REST_READ_DOC,
     params: TableParams,
     query: ListQuery,
-    responses: { 200: { description: 'Rows.', schema: z.array(Row) }, 406: { description: 'Single object requested but not exactly one row (`not_acceptable`).' } },
+    responses: {
+      200: { description: 'Rows, with `Content-Range: <first>-<last>/<total or *>` (`*/<total>` for an empty page).', schema: z.array(Row) },
+      206: { description: 'With a count, a page that holds only part of the matching rows.', schema: z.array(Row) },
+      406: { description: 'Single object requested but not exactly one row (`not_acceptable`).' },
+      416: { description: 'With a count, an offset past the last row (`Content-Range: */<total>`); or a negative limit. Body: `{error: "range_not_satisfiable", message: "Requested range not satisfiable", code: "PGRST103", details, hint: null}`.' },
+    },
     handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'read');
       const q = params(ctx);
-      if (!q.has('limit')) q.set('limit', '10000');
+      const window = restWindow(q.get('limit'), q.get('offset'));
+      if (window === 'negativeLimit') {
+        ctx.status = 416;
+        return rangeNotSatisfiable('Limit should be greater than or equal to zero.');
+      }
+      q.set('limit', String(window.limit ?? MAX_LIMIT));
+      q.set('offset', String(window.offset));
       const countExact = q.get('count') === 'exact' || parsePrefer(ctx.get('prefer')).count === 'exact';
       const result = await rows.list(t, p.table, q, { countExact, dialect: 'postgrest', signal: abandonSignal(ctx) });
-      const offset = result.meta?.offset ?? 0;
-      const range = result.rows ? `${offset}-${offset + result.rows - 1}` : '*';
-      ctx.set('Content-Range', `${range}/${result.counts ? result.counts.filtered : '*'}`);
+      const total = result.counts ? result.counts.filtered : null;
+      const { status, contentRange } = restRangeStatus(window.offset, result.rows, total);
+      ctx.set('Content-Range', contentRange);
       countRows(ctx, 'rowsRead', result.rows);
+      if (status === 416) {
+        ctx.status = 416;
+        return rangeNotSatisfiable(`An offset of ${window.offset} was requested, but there are only ${total} rows.`);
+      }
+      ctx.status = status;
       if (ctx.get('accept').includes(SINGLE)) {
         if (result.rows !== 1) throw new HearthError('not_acceptable', `JSON object requested, but ${result.rows} rows were returned`);
-        ctx.status = 200;
         ctx.type = SINGLE;
         return result.body.slice(1, -1);
       }

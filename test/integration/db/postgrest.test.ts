@@ -326,6 +326,78 @@ describe('PostgREST query semantics on /rest', () => {
     });
   });
 
+  describe('ranges: limit, offset and Content-Range', () => {
+    const exact = { prefer: 'count=exact' };
+    it('an offset past the end with Prefer: count=exact is 416 with Content-Range */N and PostgREST\'s error body', async () => {
+      const r = await rest('offset=100', exact);
+      expect(r.status).toBe(416);
+      expect(r.range).toBe(`*/${N}`);
+      expect(r.body).toEqual({
+        error: 'range_not_satisfiable',
+        message: 'Requested range not satisfiable',
+        code: 'PGRST103',
+        details: `An offset of 100 was requested, but there are only ${N} rows.`,
+        hint: null,
+      });
+      const none = await rest('id=eq.0&offset=1', exact);
+      expect(none.status).toBe(416);
+      expect(none.range).toBe('*/0');
+      expect(none.body.details).toBe('An offset of 1 was requested, but there are only 0 rows.');
+      const js = await db.from('entities').select('id', { count: 'exact' }).range(100, 109);
+      expect(js.status).toBe(416);
+      expect(js.error).toMatchObject({ code: 'PGRST103', message: 'Requested range not satisfiable' });
+    });
+
+    it('an offset at the end is an empty 206 (PostgREST issue #2824), any offset without a count an empty 200', async () => {
+      const end = await rest(`offset=${N}`, exact);
+      expect([end.status, end.range, end.body]).toEqual([206, `*/${N}`, []]);
+      const empty = await rest('id=eq.0&offset=0', exact);
+      expect([empty.status, empty.range, empty.body]).toEqual([200, '*/0', []]);
+      const blind = await rest('offset=100');
+      expect([blind.status, blind.range, blind.body]).toEqual([200, '*/*', []]);
+    });
+
+    it('a partial page with a count is 206 Partial Content', async () => {
+      const r = await rest('select=id&order=id&limit=2&offset=1', exact);
+      expect([r.status, r.range, r.body]).toEqual([206, `1-2/${N}`, [{ id: 2 }, { id: 3 }]]);
+      const whole = await rest('select=id&order=id', exact);
+      expect([whole.status, whole.range]).toEqual([200, `0-${N - 1}/${N}`]);
+    });
+
+    it('a negative offset is ignored (RangeSpec "succeeds if offset is negative as a no-op")', async () => {
+      const r = await rest('select=id&offset=-4&order=id');
+      expect([r.status, r.range]).toEqual([200, `0-${N - 1}/*`]);
+      expect(r.body).toHaveLength(N);
+      // With a limit PostgREST keeps its window: rows offset … offset+limit-1, clipped at 0.
+      const w = await rest('select=id&limit=4&offset=-2&order=id');
+      expect([w.status, w.range, w.body]).toEqual([200, '0-1/*', [{ id: 1 }, { id: 2 }]]);
+    });
+
+    it('a negative limit is 416 (RangeSpec "fails if limit is negative"); limit=0 is an empty page', async () => {
+      const r = await rest('select=id&limit=-1');
+      expect(r.status).toBe(416);
+      expect(r.body).toEqual({
+        error: 'range_not_satisfiable',
+        message: 'Requested range not satisfiable',
+        code: 'PGRST103',
+        details: 'Limit should be greater than or equal to zero.',
+        hint: null,
+      });
+      expect(r.range).toBeNull();
+      const zero = await rest('select=id&limit=0');
+      expect([zero.status, zero.range, zero.body]).toEqual([200, '*/*', []]);
+      // A window ending on row -1 is an empty page; one ending before its first row is refused like a negative limit.
+      const before = await rest('select=id&limit=2&offset=-2');
+      expect([before.status, before.range, before.body]).toEqual([200, '*/*', []]);
+      const past = await rest('select=id&limit=0&offset=5');
+      expect([past.status, past.body.details]).toEqual([416, 'Limit should be greater than or equal to zero.']);
+      expect((await rest('limit=x')).status).toBe(400);
+      // The /tables surface keeps its own rules.
+      expect((await hearth('limit=-1')).status).toBe(400);
+      expect((await hearth('offset=-1')).status).toBe(400);
+    });
+  });
+
   describe('text after a logic tree', () => {
     it('a stray closing parenthesis is tolerated (AndOrParamsSpec "can handle eq and neq")', async () => {
       expect(await restIds('and=(id.eq.1,id.neq.2))&select=id')).toEqual([1]);
