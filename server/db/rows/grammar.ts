@@ -17,20 +17,22 @@
  *   item       "quoted" (\" and \\ escapes; only when the closing quote is followed by , or ) — else the quotes
  *              are plain characters) | {…} up to the first } (in a cond only) | bare text up to the next , or )
  *   whitespace spaces and tabs are skipped before and after each ( , ) of a logic tree, around its column names,
- *              and after in.( and before its ); nowhere inside [not.]<op>. and never inside an item
+ *              and around the ( and ) of in.(…); nowhere inside [not.]<op>. and never inside an item (so in a
+ *              list, the spaces after a comma belong to the next item)
  *   order      <column>[.asc|.desc][.nullsfirst|.nullslast],…
  *   select     *, <column>, <alias>:<column>, count(), <column>.<agg>(), <agg>(<column>), <alias>:<…>
  *
  * Two dialects read the same grammar (the rows reference, docs/api/rows.md, lists every difference):
  *
- *   rule                                     'hearth' (/tables/…/rows)          'postgrest' (/rest/…)
- *   a plain filter value  eq."a,b"           unquoted: a,b                      as written: "a,b"
- *   whitespace around an item                trimmed (and between "a" and ,)  part of the item
- *   whitespace of the structure              any white space                    spaces and tabs
- *   text after a logic tree, an in-list      400 invalid_filter                 ignored
+ *   rule                                     'hearth' (/tables/…/rows)           'postgrest' (/rest/…)
+ *   a plain filter value  eq."a,b"           unquoted: a,b                       as written: "a,b"
+ *   whitespace around an item                trimmed (also between "a" and ,)    part of the item
+ *   whitespace of the structure              any white space                     spaces and tabs
+ *   text after a logic tree, an in-list      400 invalid_filter                  ignored
  *     or an is-word of a plain filter
- *   in.("")                                  the empty string                   nothing, like in.()
- *   nulls in order without nullsfirst/last   first ascending (SQLite)           last ascending (PostgreSQL)
+ *   in.("")                                  the empty string                    nothing, like in.()
+ *   nulls in order without nullsfirst/last   first ascending (SQLite)            last ascending (PostgreSQL)
+ *                                            (the builder's buildOrder)
  */
 import { HearthError } from '../../core/http/errors.ts';
 
