@@ -19,13 +19,21 @@ const MetaSchema = z.object({ actor: z.string().optional() }).catchall(z.unknown
 
 const FILTER_DOC =
   'Filters follow PostgREST: `<column>=<op>.<value>` with `eq neq gt gte lt lte like ilike match imatch in is isdistinct` ' +
-  '(`like`/`ilike` take `*` or `%` as wildcard; `in.(a,b,"c,d")`; `is.null|not_null|true|false|unknown`; `match`/`imatch` are regular expressions), ' +
+  '(`like`/`ilike` take `*` or `%` as wildcard; `in.(a,b,"c,d")`; `is.null|not_null|true|false|unknown`; `match`/`imatch` are regular expressions in RE2 syntax — linear time, no backreferences or lookaround), ' +
   '`eq gt gte lt lte like ilike match imatch` take `(any)` or `(all)` with a PostgreSQL array literal (`id=eq(any).{1,2,3}`, `name=like(all).{A*,*z}`), ' +
   '`not.` before the operator negates, several filters are ANDed, and `or=(a.eq.1,and(b.gt.2,c.is.null))` / `and=(…)` / `not.or=(…)` nest logical expressions ' +
   '(spaces around their parentheses, commas and column names are skipped). ' +
-  'Values are bound as parameters and columns are checked against the schema: an unknown column is 400 `unknown_column`, a malformed filter 400 `invalid_filter`.';
+  'Values are bound as parameters and columns are checked against the schema: an unknown column is 400 `unknown_column`, a malformed filter 400 `invalid_filter`. ' +
+  'Reads run in a query process under the namespace\'s `query_timeout` (504 `query_timeout`) and the query processes\' memory limit (422 `query_memory_exceeded`).';
 
 /** How `/rest` reads the same grammar (the hearth/postgrest dialects of server/db/rows/grammar.ts). */
+/** What a read run in a query process may answer besides its own statuses (see docs/api/rows.md#listing). */
+const READ_ERRORS = {
+  422: { description: 'The read needed more memory than a query process may use (`query_memory_exceeded`, HEARTH_QUERY_MEMORY_LIMIT).' },
+  503: { description: 'Too many reads wait for a query process, or the database stayed locked (`service_unavailable`, with `Retry-After`).' },
+  504: { description: 'The read ran longer than the namespace\'s `query_timeout` and was stopped (`query_timeout`).' },
+};
+
 const REST_FILTER_DOC =
   `${FILTER_DOC} On this surface filters are read as PostgREST reads them: a plain value is taken as written (\`name=eq."q"\` is the text \`"q"\`; ` +
   'quotes are stripped only inside `in.(…)` and logical expressions, and there only when the closing quote ends the item); spaces inside list items and ' +
@@ -116,7 +124,7 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
     summary: 'List rows', description: FILTER_DOC,
     params: TableParams,
     query: ListQuery,
-    responses: { 200: { description: '`{data, meta: {limit, offset, total_count?, filter_count?}}`; aggregates answer `{data}`.', schema: ListResponse }, 404: { description: 'No such namespace or table.' } },
+    responses: { 200: { description: '`{data, meta: {limit, offset, total_count?, filter_count?}}`; aggregates answer `{data}`.', schema: ListResponse }, 404: { description: 'No such namespace or table.' }, ...READ_ERRORS },
     handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'read');
       const q = params(ctx);
@@ -207,7 +215,7 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
     method: 'get', path: '/v1/:ns/tables/:table/rows/:id', operationId: 'getRow', tags, access: 'authenticated',
     summary: 'Get one row',
     params: RowParams,
-    responses: { 200: { description: 'The row.', schema: Row }, 404: { description: 'No such namespace, table or row (`row_not_found`).' } },
+    responses: { 200: { description: 'The row.', schema: Row }, 404: { description: 'No such namespace, table or row (`row_not_found`).' }, ...READ_ERRORS },
     handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'read');
       const row = await rows.get(t, p.table, p.id, { signal: () => abandonSignal(ctx) });
@@ -257,7 +265,7 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
     description: `RFC 4180 CSV with a header row, streamed with constant memory from a separate read-only connection. \`format=csv\` is required; filters, \`select\`, \`order\`, \`search\` work as in listing; \`limit\` is optional (all matching rows by default); \`bom=true\` prepends a UTF-8 byte-order mark. NULL is an empty field, an empty string is \`""\`; booleans are true/false, json columns their JSON text, blobs base64. Once streaming has begun an error cuts the connection (the status was already sent). ${FILTER_DOC}`,
     params: TableParams,
     query: ListQuery.extend({ format: z.literal('csv'), bom: z.enum(['true', 'false']).optional() }),
-    responses: { 200: { description: 'The CSV file.', contentType: 'text/csv; charset=utf-8', schema: z.string() }, 404: { description: 'No such namespace or table.' } },
+    responses: { 200: { description: 'The CSV file.', contentType: 'text/csv; charset=utf-8', schema: z.string() }, 404: { description: 'No such namespace or table.' }, ...READ_ERRORS },
     handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'read');
       await exportCsv(ctx, { tenant: t, table: p.table, params: params(ctx), rows, queries, signal: abandonSignal(ctx) });
@@ -340,6 +348,7 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
       206: { description: 'With a count, a page that holds only part of the matching rows.', schema: z.array(Row) },
       406: { description: 'Single object requested but not exactly one row (`not_acceptable`).' },
       416: { description: 'With a count, an offset past the last row (`Content-Range: */<total>`); or a negative limit. Body: `{error: "range_not_satisfiable", message: "Requested range not satisfiable", code: "PGRST103", details, hint: null}`.' },
+      ...READ_ERRORS,
     },
     handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'read');
