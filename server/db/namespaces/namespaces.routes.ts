@@ -145,7 +145,7 @@ export function registerNamespaceRoutes(
     method: 'post', path: '/v1/namespaces/:ns/import', operationId: 'importNamespace', tags, access: 'admin',
     summary: 'Import a database file (or CSV rows into a table)',
     description:
-      'Without `table`: the single multipart field `file` must hold a healthy SQLite database that fits `max_db_size`; it then atomically replaces the namespace database and the answer is 200 with the updated namespace record. A failed import leaves the old database untouched. Parts up to 64 MiB are kept in memory, larger ones spill to a temporary file.',
+      'Without `table`: the single multipart field `file` must hold a healthy SQLite database that fits `max_db_size`, saved in any journal mode (`wal`, `delete`, `truncate`, `persist`, `memory`, `off`); it then atomically replaces the namespace database, runs with the namespace\'s own configuration (its `journal_mode` included), and the answer is 200 with the updated namespace record. A failed import leaves the old database untouched. Parts up to 64 MiB are kept in memory, larger ones spill to a temporary file.',
     params: NamespaceParams,
     query: ImportQuery,
     rawBody: { contentType: 'multipart/form-data', schema: ImportUpload, description: 'Exactly one field, `file`.' },

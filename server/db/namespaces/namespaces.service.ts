@@ -129,15 +129,21 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     }
   }
 
-  async function checkUpload(upload: Upload): Promise<{ pageSize: number; pageCount: number; tables: number }> {
+  /** The uploaded bytes start like a SQLite database (before anything is written to disk). */
+  function checkHead(upload: Upload): void {
     const head = upload.kind === 'memory' ? upload.buffer.subarray(0, 16) : readHead(upload.path);
     if (upload.size < 512 || !head.equals(SQLITE_MAGIC)) {
       throw new HearthError('invalid_database', 'the uploaded file is not a SQLite database (its header is not "SQLite format 3")');
     }
+  }
+
+  /**
+   * Checks a database file already in its place (in a worker thread): SQLite opens it as a file, so every journal
+   * mode works, including WAL, which an in-memory copy cannot be opened in.
+   */
+  async function checkFile(file: string): Promise<{ pageSize: number; pageCount: number; tables: number }> {
     const result = await new Promise<{ ok: boolean; reason?: string; pageSize: number; pageCount: number; tables: number }>((resolve, reject) => {
-      const worker = spawnWorker('db-check', new URL('./check.worker.ts', import.meta.url), {
-        workerData: upload.kind === 'memory' ? { buffer: upload.buffer } : { file: upload.path },
-      });
+      const worker = spawnWorker('db-check', new URL('./check.worker.ts', import.meta.url), { workerData: { file } });
       worker.once('message', resolve);
       worker.once('error', reject);
       worker.once('exit', (code) => code !== 0 && reject(new Error(`database check exited with code ${code}`)));
@@ -315,16 +321,21 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
         const row = requireRow(name);
         const config = JSON.parse(row.config) as NamespaceConfig;
         if (config.max_db_size !== null && upload.size > config.max_db_size) throw quotaExceeded(upload.size, config.max_db_size);
-        const info = await checkUpload(upload);
-        const logical = info.pageSize * info.pageCount;
-        if (config.max_db_size !== null && logical > config.max_db_size) throw quotaExceeded(logical, config.max_db_size);
+        checkHead(upload);
 
+        // The upload is put under its new file name first and checked there: one path for uploads held in memory
+        // and spilled ones, whatever journal mode the file was saved in. A refused file is removed with its -wal/-shm.
         const fileId = crypto.randomUUID();
         const file = dbFile(dir, fileId);
+        let info: Awaited<ReturnType<typeof checkFile>>;
         let storage: StorageInfo;
         try {
-          if (upload.kind === 'memory') fs.writeFileSync(file, upload.buffer, { flag: 'wx' });
+          if (upload.kind === 'memory') fs.writeFileSync(file, upload.buffer, { flag: 'wx', mode: 0o600 });
           else fs.renameSync(upload.path, file);
+          info = await checkFile(file);
+          const logical = info.pageSize * info.pageCount;
+          if (config.max_db_size !== null && logical > config.max_db_size) throw quotaExceeded(logical, config.max_db_size);
+          // The namespace's configuration (journal mode included) replaces whatever the file was saved with.
           storage = createFile(fileId, config);
         } catch (err) {
           removeDbFiles(dir, fileId);

@@ -117,6 +117,44 @@ describe('import (database replacement)', () => {
     expect(fs.readdirSync(path.join(s.dataDir, 'tmp'))).toEqual([]);
   });
 
+  // A file saved in WAL mode keeps "WAL" in its header (bytes 18-19 = 2) even after its -wal file is gone; the other
+  // modes leave a rollback-journal header. Each must import, held in memory or spilled, into any configured mode.
+  const JOURNAL_MODES = ['wal', 'delete', 'truncate', 'persist', 'memory', 'off'] as const;
+  it.each(JOURNAL_MODES.flatMap((mode) => [[mode, 'small', 'wal'], [mode, 'large', 'wal'], [mode, 'small', 'delete'], [mode, 'large', 'truncate']] as const))(
+    'imports a file saved in journal_mode %s (%s upload) into a namespace configured for %s, with all its data',
+    async (mode, size, configured) => {
+      const ns = `jm-${mode}-${size}-${configured}`;
+      expect((await create(ns, { journal_mode: configured })).status).toBe(201);
+      const file = path.join(work, `${ns}.db`);
+      fs.rmSync(file, { force: true });
+      const src = new Database(file);
+      src.unsafeMode(true); // better-sqlite3 is defensive: without this, journal_mode = off is ignored
+      expect(src.pragma(`journal_mode = ${mode}`, { simple: true })).toBe(mode);
+      const rows = size === 'small' ? 40 : 300;
+      src.exec('CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, pad BLOB)');
+      const ins = src.prepare('INSERT INTO people (name, pad) VALUES (?, zeroblob(?))');
+      src.transaction(() => { for (let i = 0; i < rows; i++) ins.run(`person ${i}`, size === 'small' ? 10 : 1000); })();
+      src.close();
+      const bytes = fs.readFileSync(file);
+      expect(bytes[18]).toBe(mode === 'wal' ? 2 : 1);
+      if (size === 'small') expect(bytes.length).toBeLessThan(64 * 1024);
+      else expect(bytes.length).toBeGreaterThan(64 * 1024);
+
+      const res = await upload(ns, [{ name: 'file', filename: `${ns}.db`, data: bytes }]);
+      expect(res.status, await res.clone().text()).toBe(200);
+      const db = s.services.db.namespaces.connection(ns);
+      expect(db.pragma('journal_mode', { simple: true })).toBe(configured);
+      expect(db.prepare('SELECT count(*), sum(length(pad)), max(id) FROM people').raw().get()).toEqual([rows, rows * (size === 'small' ? 10 : 1000), rows]);
+      expect(db.pragma('quick_check', { simple: true })).toBe('ok');
+      // through the API too, after the connection is reopened from the registry
+      await s.services.db.namespaces.handles.close(ns);
+      const listed = await s.api(`/v1/${ns}/tables/people/rows?select=name&order=id.desc&limit=1&count=exact`);
+      expect(await listed.json()).toMatchObject({ data: [{ name: `person ${rows - 1}` }], meta: { total_count: rows } });
+      expect(s.services.db.namespaces.connection(ns).pragma('journal_mode', { simple: true })).toBe(configured);
+      expect(fs.readdirSync(path.join(s.dataDir, 'tmp'))).toEqual([]);
+    },
+  );
+
   it('an export imports back byte-for-byte in content (round trip)', async () => {
     await create('rt-src');
     s.services.db.namespaces.connection('rt-src').exec("CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO people (name) VALUES ('ä'), ('b')");
