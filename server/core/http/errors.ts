@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   column_exists: 409,
   index_exists: 409,
   unique_violation: 409,
+  dependent_views: 409,
   namespace_read_only: 409,
   conflict: 409,
   payload_too_large: 413,

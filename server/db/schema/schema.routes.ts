@@ -3,6 +3,7 @@ import type { Api } from '../../core/http/api.ts';
 import type { NamespaceService } from '../namespaces/namespaces.service.ts';
 import { NsParams, openTenant } from '../plane.ts';
 import {
+  CascadeQuery,
   ChangelogEntry,
   ChangelogQuery,
   CreateIndexBody,
@@ -19,6 +20,10 @@ const tags = ['Schema'];
 const TableParams = NsParams.extend({ table: z.string() });
 const NOT_FOUND = { description: 'No such namespace or table (`namespace_not_found`, `table_not_found`).' };
 const READ_ONLY = { description: 'The namespace is read-only (`namespace_read_only`), or the name is taken (`table_exists`, `index_exists`).' };
+const DEPENDENT_VIEWS = {
+  description:
+    'The namespace is read-only (`namespace_read_only`); the new name is taken (`table_exists`, `column_exists`); views read what the change removes or renames (`dependent_views`, naming them; send `?cascade=true` to drop them too); or a view that was already broken stops SQLite (`conflict`).',
+};
 
 function withActor<T extends { _meta?: Record<string, unknown> }>(body: T, actor: string): Record<string, unknown> {
   return { ...body._meta, actor: body._meta?.actor ?? actor };
@@ -63,25 +68,32 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
   api.route({
     method: 'put', path: '/v1/:ns/tables/:table', operationId: 'updateTable', tags, access: 'authenticated',
     summary: 'Alter a table or view',
-    description: 'Only the operations sent are applied, all in one transaction with one changelog entry. Column changes rebuild the table (data, indexes and the full-text index are kept). `not_null` columns cannot be added to a table (existing rows would be NULL).',
+    description:
+      'Only the operations sent are applied, all in one transaction with one changelog entry. Column changes rebuild the table (data, indexes and the full-text index are kept; an index over a dropped column is dropped and recorded as its own `drop_index` entry). `not_null` columns cannot be added to a table (existing rows would be NULL). ' +
+      'Renaming a table keeps the views that read it working (SQLite rewrites them to the new name). Dropping or renaming a column a view reads, and renaming or changing the `sql` of a view another view reads, is refused with 409 `dependent_views` unless `cascade=true`. ' +
+      'Renaming to the current name, or a column to its own name, changes nothing: such a request is answered 200 without a changelog entry or an event.',
     params: TableParams,
+    query: CascadeQuery,
     body: UpdateObjectBody,
-    responses: { 200: { description: 'The new schema.', schema: ObjectSchema }, 404: NOT_FOUND, 409: READ_ONLY },
-    handler: (ctx, { params, body }) => {
+    responses: { 200: { description: 'The new schema.', schema: ObjectSchema }, 404: NOT_FOUND, 409: DEPENDENT_VIEWS },
+    handler: (ctx, { params, query, body }) => {
       const t = openTenant(ctx, namespaces, params.ns, 'write');
-      return schema.update({ ns: t.ns, db: t.db, readOnly: false }, params.table, { ...body, _meta: withActor(body, t.actor) });
+      return schema.update({ ns: t.ns, db: t.db, readOnly: false }, params.table, { ...body, _meta: withActor(body, t.actor) }, { cascade: query.cascade === 'true' });
     },
   });
 
   api.route({
     method: 'delete', path: '/v1/:ns/tables/:table', operationId: 'dropTable', tags, access: 'authenticated',
     summary: 'Drop a table or view',
+    description:
+      'Drops the table (rows, indexes, full-text index) or view. A table or view that other views read is refused with 409 `dependent_views` naming them; with `cascade=true` those views are dropped too, each recorded in the changelog (`drop_view`, `detail: {dropped_with}`) and published before the drop itself. The optional JSON body `{_meta: {actor}}` is recorded.',
     params: TableParams,
-    responses: { 204: { description: 'Dropped.' }, 404: NOT_FOUND, 409: READ_ONLY },
-    handler: async (ctx, { params }) => {
+    query: CascadeQuery,
+    responses: { 204: { description: 'Dropped.' }, 404: NOT_FOUND, 409: { description: 'The namespace is read-only (`namespace_read_only`), or views read the object (`dependent_views`).' } },
+    handler: async (ctx, { params, query }) => {
       const t = openTenant(ctx, namespaces, params.ns, 'write');
       const body = (await readOptionalMeta(ctx)) ?? {};
-      schema.drop({ ns: t.ns, db: t.db, readOnly: false }, params.table, withActor(body, t.actor));
+      schema.drop({ ns: t.ns, db: t.db, readOnly: false }, params.table, withActor(body, t.actor), { cascade: query.cascade === 'true' });
       ctx.status = 204;
     },
   });
@@ -118,7 +130,8 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
   api.route({
     method: 'get', path: '/v1/:ns/changelog', operationId: 'changelog', tags, access: 'authenticated',
     summary: 'Schema changelog',
-    description: 'Newest first. Each schema change writes one entry in the same transaction as the change.',
+    description:
+      'Newest first. Each schema change writes one entry in the same transaction as the change; what it did besides (views dropped with `cascade`, indexes dropped with their columns) gets entries of its own just before it. `table` selects the history of one table or view across its renames.',
     params: NsParams,
     query: ChangelogQuery,
     responses: { 200: { description: 'Entries.', schema: z.array(ChangelogEntry) }, 404: NOT_FOUND },

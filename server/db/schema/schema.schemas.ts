@@ -88,9 +88,18 @@ export const ObjectList = z
   .object({ data: z.array(z.object({ name: z.string(), type: z.enum(['table', 'view']), metadata: z.record(z.string(), z.unknown()), row_count_estimate: z.number().int().nullable() })) })
   .meta({ id: 'ObjectList' });
 
+export const CascadeQuery = z
+  .object({
+    cascade: z.enum(['true', 'false']).optional().meta({
+      description:
+        '`true`: views that read what the change removes or renames (a dropped table or view, a dropped or renamed column, a renamed view) are dropped too, each recorded in the changelog as `drop_view` and published. Without it such a change is refused with 409 `dependent_views` naming the views.',
+    }),
+  })
+  .strict();
+
 export const ChangelogQuery = z
   .object({
-    table: z.string().optional(),
+    table: z.string().optional().meta({ description: 'The history of the table or view that has (or last had) this name, across its renames back to its creation.' }),
     limit: z.coerce.number().int().min(1).max(1000).default(50),
     offset: z.coerce.number().int().min(0).default(0),
   })

@@ -91,7 +91,88 @@ function sqliteError(err: unknown): never {
   if (e.code === 'SQLITE_FULL') throw new HearthError('quota_exceeded', 'the change would make the database larger than its quota max_db_size');
   if (e.code === 'SQLITE_READONLY') throw new HearthError('namespace_read_only', 'the namespace is read-only (config read_only: true)');
   if (e.code === 'SQLITE_BUSY' || e.code === 'SQLITE_LOCKED') throw new HearthError('service_unavailable', 'the database is busy (busy_timeout passed); try again', { headers: { 'Retry-After': '1' } });
+  // SQLite checks every view and trigger after a rename; one that was already broken (it came so with an imported
+  // file) stops it.
+  const broken = e.code === 'SQLITE_ERROR' ? /^error in (view|trigger) (.+?)(?: after [a-z ]+)?: (.*)$/.exec(e.message ?? '') : null;
+  if (broken) throw new HearthError('conflict', `the change cannot be made while ${broken[1]} ${broken[2]} is broken (${broken[3]}): drop or recreate it first`);
   throw err;
+}
+
+/** What a schema change did besides itself, recorded and published before its own entry. */
+interface Consequence {
+  action: 'drop_view' | 'drop_index' | 'create_index';
+  table: string;
+  detail: Record<string, unknown>;
+}
+
+/**
+ * The views a schema change must not break. `healthy` are the views that worked before the change (a view that was
+ * already broken is not blamed); after the change, any of them that no longer compiles reads something the change
+ * removed or renamed: the change is refused (409 `dependent_views`), or with `cascade` those views are dropped too.
+ */
+interface ChangeScope {
+  /** The object being changed, by its name before the change. */
+  subject: string;
+  cascade: boolean;
+  healthy: Set<string>;
+  droppedViews: string[];
+  consequences: Consequence[];
+}
+
+const VIEW_NAMES = "SELECT name FROM sqlite_schema WHERE type = 'view' ORDER BY name";
+
+function compiles(db: Db, view: string): boolean {
+  try {
+    db.prepare(`SELECT * FROM ${q(view)} LIMIT 0`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const workingViews = (db: Db) => new Set((db.prepare(VIEW_NAMES).pluck().all() as string[]).filter((v) => compiles(db, v)));
+
+/** Refuses the change, or drops (with `cascade`) the views it broke. */
+function settleViews(db: Db, scope: ChangeScope): void {
+  if (scope.healthy.size === 0) return;
+  const exists = new Set(db.prepare(VIEW_NAMES).pluck().all() as string[]);
+  const broken = [...scope.healthy].filter((v) => exists.has(v) && !compiles(db, v)).sort();
+  if (broken.length === 0) return;
+  if (!scope.cascade) {
+    const list = broken.join(', ');
+    throw new HearthError(
+      'dependent_views',
+      `${broken.length === 1 ? 'view' : 'views'} ${list} ${broken.length === 1 ? 'reads' : 'read'} what this change to ${scope.subject} removes or renames: change or drop ${broken.length === 1 ? 'it' : 'them'} first, or send the request again with ?cascade=true to drop ${broken.length === 1 ? 'it' : 'them'} too`,
+    );
+  }
+  for (const v of broken) {
+    db.exec(`DROP VIEW ${q(v)}`);
+    db.prepare('DELETE FROM _hearth_objects WHERE name = ?').run(v);
+    scope.healthy.delete(v);
+    scope.droppedViews.push(v);
+    scope.consequences.push({ action: 'drop_view', table: v, detail: { dropped_with: scope.subject } });
+  }
+}
+
+/**
+ * The names an object had, newest first, as id ranges of the changelog: each name from the entry where the object
+ * took it (its creation, or the rename to it) up to where it took the next one.
+ */
+function historyOf(db: Db, name: string): Array<{ name: string; from: number; to: number }> {
+  const boundary = db.prepare(`SELECT id, action, json_extract(detail, '$.from') AS previous FROM _hearth_changelog
+    WHERE "table" = ? AND id <= ? AND (action IN ('create_table', 'create_view') OR (action = 'update_table' AND json_extract(detail, '$.from') IS NOT "table"))
+    ORDER BY id DESC LIMIT 1`);
+  const out: Array<{ name: string; from: number; to: number }> = [];
+  let current = name;
+  let upper = Number.MAX_SAFE_INTEGER;
+  for (;;) {
+    const b = boundary.get(current, upper) as { id: number; action: string; previous: unknown } | undefined;
+    out.push({ name: current, from: b?.id ?? 0, to: upper });
+    // Every step moves to older entries, so renames back and forth end too.
+    if (!b || b.action !== 'update_table' || typeof b.previous !== 'string') return out;
+    current = b.previous;
+    upper = b.id - 1;
+  }
 }
 
 export interface SchemaContext {
@@ -109,15 +190,31 @@ export function createSchemaService(deps: { events: EventBus }) {
     db.prepare('INSERT INTO _hearth_changelog (timestamp, action, "table", detail, _meta) VALUES (?, ?, ?, ?, ?)').run(now(), action, table, JSON.stringify(detail), meta ? JSON.stringify(meta) : null);
   }
 
-  /** Runs a schema change in one transaction with its changelog entry, then publishes it. */
-  function change<T>(ctx: SchemaContext, action: string, table: string, detail: unknown, meta: Meta, fn: () => T): T {
+  /**
+   * Runs a schema change in one transaction with its changelog entry, then publishes it. With `views`, the views that
+   * worked before must still work after (see `ChangeScope`); what the change did besides itself (views dropped with
+   * `cascade`, indexes dropped with their columns) is recorded and published first, each as its own entry.
+   */
+  function change<T>(
+    ctx: SchemaContext,
+    action: string,
+    table: string,
+    detail: Record<string, unknown>,
+    meta: Meta,
+    fn: (scope: ChangeScope) => T,
+    views?: { subject: string; cascade: boolean },
+  ): T {
     guardWrite(ctx);
     let out: T;
+    let scope!: ChangeScope;
     try {
       out = ctx.db.transaction(() => {
         ensureCatalog(ctx.db);
-        const r = fn();
-        changelog(ctx.db, action, table, detail, meta);
+        scope = { subject: views?.subject ?? table, cascade: views?.cascade ?? false, healthy: views ? workingViews(ctx.db) : new Set(), droppedViews: [], consequences: [] };
+        const r = fn(scope);
+        settleViews(ctx.db, scope);
+        for (const c of scope.consequences) changelog(ctx.db, c.action, c.table, c.detail, meta);
+        changelog(ctx.db, action, table, scope.droppedViews.length ? { ...detail, dropped_views: scope.droppedViews } : detail, meta);
         return r;
       })();
     } catch (err) {
@@ -126,7 +223,8 @@ export function createSchemaService(deps: { events: EventBus }) {
       sqliteError(err);
     }
     invalidate(ctx.db);
-    deps.events.publish(ctx.ns, { table, action, row: null, _meta: meta ?? null, timestamp: now() });
+    const timestamp = now();
+    deps.events.publish(ctx.ns, [...scope.consequences, { action, table }].map((c) => ({ table: c.table, action: c.action, row: null, _meta: meta ?? null, timestamp })));
     return out;
   }
 
@@ -161,49 +259,58 @@ export function createSchemaService(deps: { events: EventBus }) {
     return t.columns.filter((c) => !c.system).map(({ system: _s, ...c }) => c);
   }
 
-  /** Rebuilds a managed table with new columns (SQLite's documented 12-step procedure), keeping data, indexes and FTS. */
-  function rebuild(db: Db, t: TableInfo, columns: ColumnDef[], renames: Map<string, string>) {
+  /**
+   * Rebuilds a managed table with new columns (SQLite's documented 12-step procedure), keeping data, indexes and FTS.
+   * `plan` lists the new user columns with the column each comes from (`null` for an added one). Indexes over a
+   * dropped column are dropped (and recorded); the full-text index keeps its remaining columns.
+   */
+  function rebuild(db: Db, t: TableInfo, plan: Array<{ def: ColumnDef; from: string | null }>, dropped: Set<string>, scope: ChangeScope) {
     const indexes = listIndexes(db, t).filter((i) => i.type !== 'fts');
     const fts = t.fts;
     if (fts) dropFts(db, t.name);
+    const renamed = new Map(plan.filter((p) => p.from !== null && p.from !== p.def.name).map((p) => [p.from!, p.def.name]));
+    // A column that takes a name this change removes (drop a + add a, rename a→b + add a, swapping names) is built
+    // under a temporary name first, so a view that read the old column cannot silently read the new one.
+    const vanished = new Set([...dropped, ...renamed.keys()]);
+    const physical = plan.map((p, i) => (vanished.has(p.def.name) ? `_hearth_column_${i}` : p.def.name));
     const tmp = `_hearth_rebuild_${t.name}`;
-    db.exec(tableSql(tmp, columns));
-    const target = ['id', ...columns.map((c) => c.name), 'created_at', 'updated_at'];
-    const inverse = new Map([...renames].map(([from, to]) => [to, from]));
-    const sources = target.map((c) => inverse.get(c) ?? c);
-    const keep = target.filter((_, i) => t.byName.has(sources[i]!));
-    const from = keep.map((c) => q(inverse.get(c) ?? c));
-    db.exec(`INSERT INTO ${q(tmp)} (${keep.map(q).join(', ')}) SELECT ${from.join(', ')} FROM ${q(t.name)}`);
+    db.exec(tableSql(tmp, plan.map((p, i) => ({ ...p.def, name: physical[i]! }))));
+    const copied = plan.flatMap((p, i) => (p.from === null ? [] : [[physical[i]!, p.from] as const]));
+    const target = ['id', ...copied.map(([to]) => to), 'created_at', 'updated_at'];
+    const source = ['id', ...copied.map(([, from]) => from), 'created_at', 'updated_at'];
+    db.exec(`INSERT INTO ${q(tmp)} (${target.map(q).join(', ')}) SELECT ${source.map(q).join(', ')} FROM ${q(t.name)}`);
     db.exec(`DROP TABLE ${q(t.name)}`);
     // Views that read the table refer to it by name: rename the new table into place without SQLite
-    // re-checking them against the dropped one (SQLite's documented procedure), then check each view still works.
+    // re-checking them against the dropped one (SQLite's documented procedure).
     db.pragma('legacy_alter_table = ON');
     try {
       db.exec(`ALTER TABLE ${q(tmp)} RENAME TO ${q(t.name)}`);
     } finally {
       db.pragma('legacy_alter_table = OFF');
     }
-    for (const v of db.prepare("SELECT name FROM sqlite_schema WHERE type = 'view'").pluck().all() as string[]) {
-      try {
-        db.prepare(`SELECT * FROM ${q(v)} LIMIT 0`);
-      } catch (err) {
-        throw new HearthError('conflict', `view ${v} depends on what this change removes or renames (${(err as Error).message}); change or drop the view first`);
-      }
-    }
-    const names = new Set(columns.map((c) => c.name));
+    // A view that read a dropped or renamed column no longer compiles: refuse, or drop it (cascade).
+    settleViews(db, scope);
+    plan.forEach((p, i) => {
+      if (physical[i] !== p.def.name) db.exec(`ALTER TABLE ${q(t.name)} RENAME COLUMN ${q(physical[i]!)} TO ${q(p.def.name)}`);
+    });
+    const moved = (c: string) => (dropped.has(c) ? null : (renamed.get(c) ?? c));
+    const lost = (cols: string[]) => cols.filter((c) => dropped.has(c));
     for (const i of indexes) {
-      const cols = i.columns.map((c) => renames.get(c) ?? c);
-      if (cols.every((c) => names.has(c))) db.exec(`CREATE ${i.type === 'unique' ? 'UNIQUE ' : ''}INDEX ${q(i.name)} ON ${q(t.name)} (${cols.map(q).join(', ')})`);
-    }
-    let newFts: string[] | null = null;
-    if (fts) {
-      const cols = fts.map((c) => renames.get(c) ?? c).filter((c) => names.has(c));
-      if (cols.length) {
-        createFts(db, t.name, cols);
-        newFts = cols;
+      if (lost(i.columns).length) {
+        scope.consequences.push({ action: 'drop_index', table: t.name, detail: { name: i.name, type: i.type, columns: i.columns, dropped_with: lost(i.columns) } });
+        continue;
       }
+      db.exec(`CREATE ${i.type === 'unique' ? 'UNIQUE ' : ''}INDEX ${q(i.name)} ON ${q(t.name)} (${i.columns.map((c) => q(moved(c)!)).join(', ')})`);
     }
-    return newFts;
+    if (!fts) return null;
+    const kept = fts.map(moved).filter((c): c is string => c !== null);
+    if (kept.length < fts.length) {
+      scope.consequences.push({ action: 'drop_index', table: t.name, detail: { name: FTS_INDEX_NAME, type: 'fts', columns: fts, dropped_with: lost(fts) } });
+      if (kept.length) scope.consequences.push({ action: 'create_index', table: t.name, detail: { type: 'fts', columns: kept } });
+    }
+    if (!kept.length) return null;
+    createFts(db, t.name, kept);
+    return kept;
   }
 
   const service = {
@@ -242,7 +349,12 @@ export function createSchemaService(deps: { events: EventBus }) {
       return present(ctx.db, requireObject(ctx.db, name));
     },
 
-    update(ctx: SchemaContext, name: string, body: { rename?: string; add_columns?: ColumnDef[]; drop_columns?: string[]; rename_columns?: Record<string, string>; metadata?: Record<string, unknown>; sql?: string; _meta?: Meta }) {
+    update(
+      ctx: SchemaContext,
+      name: string,
+      body: { rename?: string; add_columns?: ColumnDef[]; drop_columns?: string[]; rename_columns?: Record<string, string>; metadata?: Record<string, unknown>; sql?: string; _meta?: Meta },
+      opts: { cascade?: boolean } = {},
+    ) {
       const t = requireObject(ctx.db, name);
       guardWrite(ctx);
       const ops = Object.keys(body).filter((k) => k !== '_meta');
@@ -264,40 +376,55 @@ export function createSchemaService(deps: { events: EventBus }) {
         sql = body.sql;
       }
 
-      // Work out the new column list of a table.
-      let columns = t.type === 'table' && t.managed ? userColumns(t) : [];
-      const renames = new Map<string, string>();
+      // Work out the new column list of a table: each new column with the column it comes from (null when added).
+      let plan = t.type === 'table' && t.managed ? userColumns(t).map((def) => ({ def, from: def.name as string | null })) : [];
+      const dropped = new Set(body.drop_columns ?? []);
+      let renamed = 0;
       if (t.type === 'table' && t.managed) {
-        for (const d of body.drop_columns ?? []) {
-          if (!columns.some((c) => c.name === d)) throw new HearthError('unknown_column', t.byName.has(d) ? `${d} is a system column and cannot be dropped` : `table ${name} has no column ${JSON.stringify(d)}`);
+        for (const d of dropped) {
+          if (!plan.some((p) => p.def.name === d)) throw new HearthError('unknown_column', t.byName.has(d) ? `${d} is a system column and cannot be dropped` : `table ${name} has no column ${JSON.stringify(d)}`);
         }
-        columns = columns.filter((c) => !(body.drop_columns ?? []).includes(c.name));
+        plan = plan.filter((p) => !dropped.has(p.def.name));
+        const renames = new Map<string, string>();
         for (const [from, to] of Object.entries(body.rename_columns ?? {})) {
-          if (!columns.some((c) => c.name === from)) throw new HearthError('unknown_column', t.byName.has(from) ? `${from} is a system column and cannot be renamed` : `table ${name} has no column ${JSON.stringify(from)}`);
+          if (!plan.some((p) => p.def.name === from)) throw new HearthError('unknown_column', t.byName.has(from) ? `${from} is a system column and cannot be renamed` : `table ${name} has no column ${JSON.stringify(from)}`);
           checkUserIdentifier(to, 'column');
-          renames.set(from, to);
+          if (to !== from) renames.set(from, to);
         }
-        columns = columns.map((c) => (renames.has(c.name) ? { ...c, name: renames.get(c.name)! } : c));
-        checkColumns(columns);
+        renamed = renames.size;
+        plan = plan.map((p) => (renames.has(p.def.name) ? { ...p, def: { ...p.def, name: renames.get(p.def.name)! } } : p));
+        checkColumns(plan.map((p) => p.def));
         const add = body.add_columns ?? [];
-        checkColumns(add, columns.map((c) => c.name));
+        checkColumns(add, plan.map((p) => p.def.name));
         for (const c of add) {
           if (c.not_null) throw new HearthError('invalid_request', `cannot add not_null column ${c.name}: existing rows would hold NULL; add it without not_null, fill it, then recreate the table`);
         }
-        columns = [...columns, ...add];
+        plan = [...plan, ...add.map((def) => ({ def, from: null }))];
       }
 
-      change(ctx, 'update_table', newName, { from: name, ...body, _meta: undefined }, body._meta, () => {
+      // What actually changes: renaming to the same name, a column to its own name and empty lists change nothing,
+      // and a request of only such operations is answered without a changelog entry or an event.
+      const changes: Record<string, unknown> = { ...body, _meta: undefined };
+      if (newName === name) delete changes.rename;
+      if (body.rename_columns) {
+        const real = Object.entries(body.rename_columns).filter(([from, to]) => from !== to);
+        if (real.length) changes.rename_columns = Object.fromEntries(real);
+        else delete changes.rename_columns;
+      }
+      if (!body.add_columns?.length) delete changes.add_columns;
+      if (!dropped.size) delete changes.drop_columns;
+      if (!Object.values(changes).some((v) => v !== undefined)) return present(ctx.db, t);
+      const columnsChange = t.type === 'table' && t.managed && (body.add_columns?.length || dropped.size || renamed);
+
+      change(ctx, 'update_table', newName, { from: name, ...changes }, body._meta, (scope) => {
         const db = ctx.db;
         let fts = t.fts;
-        if (t.type === 'table' && t.managed && (body.add_columns?.length || body.drop_columns?.length || renames.size)) {
-          fts = rebuild(db, t, columns, renames);
-        }
+        if (columnsChange) fts = rebuild(db, t, plan, dropped, scope);
         if (t.type === 'view' && (sql !== t.sql || newName !== name)) {
           db.exec(`DROP VIEW ${q(name)}`);
-          const body2 = body.sql !== undefined ? body.sql : (t.sql ?? '');
-          db.exec(`CREATE VIEW ${q(newName)} AS ${body2}`);
+          db.exec(`CREATE VIEW ${q(newName)} AS ${sql ?? ''}`);
         } else if (newName !== name) {
+          // SQLite rewrites the views (and triggers) that read the table to the new name.
           if (fts) dropFts(db, name);
           if (newName.toLowerCase() === name.toLowerCase()) {
             // SQLite refuses a rename that only changes case: go through a temporary name
@@ -310,23 +437,24 @@ export function createSchemaService(deps: { events: EventBus }) {
         if (!exists) db.prepare('INSERT INTO _hearth_objects (name, type, columns, metadata, created_at, updated_at) VALUES (?, ?, NULL, ?, ?, ?)').run(name, t.type, JSON.stringify(t.metadata), now(), now());
         db.prepare('UPDATE _hearth_objects SET name = ?, columns = ?, metadata = ?, fts = ?, updated_at = ? WHERE name = ?').run(
           newName,
-          t.type === 'table' && t.managed ? JSON.stringify(columns) : null,
+          t.type === 'table' && t.managed ? JSON.stringify(plan.map((p) => p.def)) : null,
           JSON.stringify(body.metadata ?? t.metadata),
           fts ? JSON.stringify(fts) : null,
           now(),
           name,
         );
-      });
+      }, { subject: name, cascade: opts.cascade ?? false });
       return present(ctx.db, requireObject(ctx.db, newName));
     },
 
-    drop(ctx: SchemaContext, name: string, meta: Meta) {
+    /** Drops a table or view; views that read it are refused (409 `dependent_views`) or, with `cascade`, dropped too. */
+    drop(ctx: SchemaContext, name: string, meta: Meta, opts: { cascade?: boolean } = {}) {
       const t = requireObject(ctx.db, name);
       change(ctx, t.type === 'view' ? 'drop_view' : 'drop_table', name, {}, meta, () => {
         if (t.fts) dropFts(ctx.db, name);
         ctx.db.exec(`DROP ${t.type === 'view' ? 'VIEW' : 'TABLE'} ${q(name)}`);
         ctx.db.prepare('DELETE FROM _hearth_objects WHERE name = ?').run(name);
-      });
+      }, { subject: name, cascade: opts.cascade ?? false });
     },
 
     createIndex(ctx: SchemaContext, table: string, body: { type: 'index' | 'unique' | 'fts'; name?: string; columns: string[]; _meta?: Meta }) {
@@ -375,11 +503,25 @@ export function createSchemaService(deps: { events: EventBus }) {
       });
     },
 
+    /**
+     * The changelog, newest first. With `table`, the history of the object that has (or last had) that name: its
+     * entries, then, across each rename, those of the names it had before, back to its creation. A different object
+     * that had one of those names at another time (created after the rename, or dropped before) is not included.
+     */
     changelog(db: Db, opts: { table?: string; limit: number; offset: number }) {
       if (!hasCatalog(db)) return [];
+      let where = '';
+      const params: unknown[] = [];
+      if (opts.table !== undefined) {
+        const parts = historyOf(db, opts.table).map((seg) => {
+          params.push(seg.name, seg.from, seg.to);
+          return '("table" = ? AND id BETWEEN ? AND ?)';
+        });
+        where = `WHERE ${parts.join(' OR ')}`;
+      }
       const rows = db
-        .prepare('SELECT * FROM _hearth_changelog WHERE (? IS NULL OR "table" = ?) ORDER BY id DESC LIMIT ? OFFSET ?')
-        .all(opts.table ?? null, opts.table ?? null, opts.limit, opts.offset) as Array<{ id: number; timestamp: string; action: string; table: string; detail: string; _meta: string | null }>;
+        .prepare(`SELECT * FROM _hearth_changelog ${where} ORDER BY id DESC LIMIT ? OFFSET ?`)
+        .all(...params, opts.limit, opts.offset) as Array<{ id: number; timestamp: string; action: string; table: string; detail: string; _meta: string | null }>;
       return rows.map((r) => ({ ...r, detail: JSON.parse(r.detail) as unknown, _meta: r._meta ? (JSON.parse(r._meta) as Record<string, unknown>) : null }));
     },
   };
