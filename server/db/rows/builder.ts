@@ -4,7 +4,7 @@
  */
 import { HearthError } from '../../core/http/errors.ts';
 import { q, type TableInfo } from '../schema/catalog.ts';
-import { parseDateTime, type ColumnInfo } from '../schema/types.ts';
+import { decodeBase64, parseDateTime, type ColumnInfo } from '../schema/types.ts';
 import { compilePattern, InvalidPatternError } from './functions.ts';
 import {
   invalidFilter,
@@ -49,6 +49,12 @@ function filterValue(col: ColumnInfo, raw: string): unknown {
       // An unencoded "+" in a URL arrives as a space; a value that is not a full date-time compares as text
       // (so `gte.2026-03` still works as a prefix bound).
       return parseDateTime(raw.trim().replace(/ (\d{2}:?\d{2})$/, '+$1')) ?? raw;
+    }
+    case 'blob': {
+      // Blobs are written and read as base64: compare the bytes it stands for (a "+" sent unencoded arrives as a space).
+      const bytes = decodeBase64(raw.replace(/ /g, '+'));
+      if (bytes === null) throw invalidFilter(`${col.name} is blob: ${JSON.stringify(raw)} is not base64 (standard or URL-safe alphabet, padding optional)`);
+      return bytes;
     }
     default:
       return raw;

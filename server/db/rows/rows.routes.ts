@@ -24,9 +24,9 @@ const FILTER_DOC =
   '`not.` before the operator negates, several filters are ANDed, and `or=(a.eq.1,and(b.gt.2,c.is.null))` / `and=(…)` / `not.or=(…)` nest logical expressions ' +
   '(spaces around their parentheses, commas and column names are skipped). ' +
   'Values are bound as parameters and columns are checked against the schema: an unknown column is 400 `unknown_column`, a malformed filter 400 `invalid_filter`. ' +
+  'Values are converted to the column\'s type first; on a blob column they are base64 (standard or URL-safe, padding optional) and compare as the bytes they encode, and a value that is not base64 is 400 `invalid_filter`. ' +
   'Reads run in a query process under the namespace\'s `query_timeout` (504 `query_timeout`) and the query processes\' memory limit (422 `query_memory_exceeded`).';
 
-/** How `/rest` reads the same grammar (the hearth/postgrest dialects of server/db/rows/grammar.ts). */
 /** What a read run in a query process may answer besides its own statuses (see docs/api/rows.md#listing). */
 const READ_ERRORS = {
   422: { description: 'The read needed more memory than a query process may use (`query_memory_exceeded`, HEARTH_QUERY_MEMORY_LIMIT).' },
@@ -34,6 +34,7 @@ const READ_ERRORS = {
   504: { description: 'The read ran longer than the namespace\'s `query_timeout` and was stopped (`query_timeout`).' },
 };
 
+/** How `/rest` reads the same grammar (the hearth/postgrest dialects of server/db/rows/grammar.ts). */
 const REST_FILTER_DOC =
   `${FILTER_DOC} On this surface filters are read as PostgREST reads them: a plain value is taken as written (\`name=eq."q"\` is the text \`"q"\`; ` +
   'quotes are stripped only inside `in.(…)` and logical expressions, and there only when the closing quote ends the item); spaces inside list items and ' +

@@ -71,6 +71,14 @@ export function parseDateTime(s: string): string | null {
   return Number.isNaN(t) ? null : new Date(t).toISOString();
 }
 
+/** Base64 in the standard or URL-safe alphabet, padded or not; anything else (a stray `=`, a lone last character) is not. */
+const BASE64 = /^(?:[A-Za-z0-9+/_-]{4})*(?:[A-Za-z0-9+/_-]{2}(?:==)?|[A-Za-z0-9+/_-]{3}=?)?$/;
+
+/** The bytes of a base64 string (a blob value in JSON or in a filter); null when it is not base64. */
+export function decodeBase64(value: string): Buffer | null {
+  return BASE64.test(value) ? Buffer.from(value, 'base64') : null;
+}
+
 export const invalidValue = (table: string, column: string, message: string) =>
   new HearthError('invalid_value', `${table}.${column}: ${message}`, { details: { column } });
 
@@ -115,10 +123,12 @@ export function toStorage(col: ColumnInfo, value: unknown, table: string): unkno
     case 'json':
       out = JSON.stringify(value);
       break;
-    case 'blob':
-      if (typeof value !== 'string' || !/^[A-Za-z0-9+/_-]*={0,2}$/.test(value)) throw bad('base64 data');
-      out = Buffer.from(value, 'base64');
+    case 'blob': {
+      const bytes = typeof value === 'string' ? decodeBase64(value) : null;
+      if (bytes === null) throw bad('base64 data');
+      out = bytes;
       break;
+    }
   }
   if ((col.type === 'integer' || col.type === 'real') && typeof out === 'number') {
     if (col.min !== undefined && out < col.min) throw new HearthError('min_violation', `${table}.${col.name} must be at least ${col.min}`, { details: { column: col.name } });
