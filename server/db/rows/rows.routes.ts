@@ -14,7 +14,14 @@ import { MAX_LIMIT } from './builder.ts';
 const tags = ['Rows'];
 const TableParams = NsParams.extend({ table: z.string() });
 const RowParams = TableParams.extend({ id: z.string().meta({ description: 'The row id (integer).' }) });
-const Row = z.record(z.string(), z.unknown()).meta({ id: 'Row', description: 'A flat object of column values (json columns hold any JSON; blobs are base64).' });
+/**
+ * A row as sent: any JSON object, passed on as parsed. zod's record and object schemas build a new object and leave
+ * out a `__proto__` key (so that it cannot reach an object's prototype); a row's keys are checked against the columns
+ * instead (`storedValues`, which reads them into a Map), so such a key is 400 `unknown_column` like any other.
+ */
+const Row = z
+  .custom<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), { message: 'expected a JSON object' })
+  .meta({ id: 'Row', type: 'object', additionalProperties: {}, description: 'A flat object of column values (json columns hold any JSON; blobs are base64). A key that is not a column is 400 `unknown_column`.' });
 const MetaSchema = z.object({ actor: z.string().optional() }).catchall(z.unknown());
 
 const FILTER_DOC =
@@ -144,7 +151,10 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
     body: InsertBody,
     responses: {
       201: { description: '`{count}`, or `{data: [rows]}` with return=representation; empty with return=minimal.', schema: z.object({ count: z.number().int().optional(), data: z.array(Row).optional() }) },
-      400: { description: 'Invalid rows (`invalid_value`, `not_null_violation`, `max_length_violation`, `min_violation`, `max_violation`, `unknown_column`, `invalid_request`).' },
+      400: {
+        description:
+          'Invalid rows (`invalid_value`, `not_null_violation`, `max_length_violation`, `min_violation`, `max_violation`, `unknown_column` (any key that is not a column, `__proto__` included), `invalid_request`), or a constraint of the table that SQLite enforces (`check_violation`, `foreign_key_violation`, `trigger_violation` for a trigger\'s RAISE, `datatype_mismatch`, `value_too_large`, `value_out_of_range`, `constraint_violation`); the same for every write.',
+      },
       404: { description: 'No such namespace or table.' },
       409: { description: '`unique_violation`, or `namespace_read_only`.' },
       507: { description: 'The write would exceed `max_db_size` (`quota_exceeded`); nothing was written.' },

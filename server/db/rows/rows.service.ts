@@ -56,7 +56,11 @@ const fullRow = (t: TableInfo) => {
   return f;
 };
 
-/** Maps SQLite errors of a write to the envelope; anything unexpected is rethrown. */
+/**
+ * Maps SQLite errors of a write to the envelope; anything unexpected is rethrown. Every constraint SQLite enforces
+ * (including those of imported files: CHECK, foreign keys, triggers' RAISE, STRICT types, generated columns, virtual
+ * tables) and every value SQLite finds too large or out of range is the client's 4xx, never a 500.
+ */
 export function writeError(err: unknown, table: string): never {
   if (err instanceof HearthError) throw err;
   if (err instanceof InvalidPatternError) throw new HearthError('invalid_filter', err.message);
@@ -65,17 +69,35 @@ export function writeError(err: unknown, table: string): never {
   if (/ON CONFLICT clause does not match/i.test(msg)) {
     throw new HearthError('invalid_request', 'on_conflict must name columns of a unique constraint (or the id)');
   }
-  const col = /constraint failed: ([^\s,]+)/.exec(msg)?.[1]?.split('.').pop();
+  // "UNIQUE constraint failed: t.a" names the table and column; a trigger may have written another table than `table`.
+  const target = /constraint failed: ([^\s,]+)/.exec(msg)?.[1];
+  const col = target?.split('.').pop();
+  const where = target?.includes('.') ? target : `${table}.${col ?? '?'}`;
   switch (e.code) {
     case 'SQLITE_CONSTRAINT_UNIQUE':
     case 'SQLITE_CONSTRAINT_PRIMARYKEY':
-      throw new HearthError('unique_violation', `${table}.${col ?? '?'} must be unique: a row with that value exists`, { details: { column: col } });
+    case 'SQLITE_CONSTRAINT_ROWID':
+      throw new HearthError('unique_violation', `${where} must be unique: a row with that value exists`, { details: { column: col } });
     case 'SQLITE_CONSTRAINT_NOTNULL':
-      throw new HearthError('not_null_violation', `${table}.${col ?? '?'} must not be null`, { details: { column: col } });
+      throw new HearthError('not_null_violation', `${where} must not be null`, { details: { column: col } });
     case 'SQLITE_CONSTRAINT_FOREIGNKEY':
       throw new HearthError('foreign_key_violation', `the change breaks a foreign key of ${table}`);
     case 'SQLITE_CONSTRAINT_CHECK':
       throw new HearthError('check_violation', `a check constraint of ${table} failed (${msg.replace(/^CHECK constraint failed: /, '')})`);
+    case 'SQLITE_CONSTRAINT_TRIGGER':
+      // RAISE(ABORT | FAIL | ROLLBACK, message) in a trigger of the table (or of a table a trigger writes to).
+      throw new HearthError('trigger_violation', `a trigger refused the change to ${table}: ${msg}`);
+    case 'SQLITE_CONSTRAINT_DATATYPE':
+    case 'SQLITE_MISMATCH':
+      // A STRICT column (a generated one too) given a value of another type; a non-integer rowid.
+      throw new HearthError('datatype_mismatch', `${table}: ${msg}`);
+    case 'SQLITE_TOOBIG':
+      throw new HearthError('value_too_large', `${table}: a value is larger than SQLite allows (${msg}), for example one a generated column or a trigger computes`);
+    case 'SQLITE_RANGE':
+      throw new HearthError('value_out_of_range', `${table}: SQLite refused the change (${msg}), in a trigger or generated column of the table`);
+    case 'SQLITE_ERROR':
+      if (/^integer overflow$/i.test(msg)) throw new HearthError('value_too_large', `${table}: integer overflow in a value SQLite computes (a generated column or a trigger)`);
+      break;
     case 'SQLITE_FULL':
       throw new HearthError('quota_exceeded', 'the write would make the database larger than its quota max_db_size; nothing was changed');
     case 'SQLITE_READONLY':
@@ -84,6 +106,8 @@ export function writeError(err: unknown, table: string): never {
     case 'SQLITE_LOCKED':
       throw new HearthError('service_unavailable', 'the database is busy (busy_timeout passed); try again', { headers: { 'Retry-After': '1' } });
   }
+  // Any other constraint (a virtual table's, such as R*Tree's, or a function's): still the client's to fix.
+  if (e.code?.startsWith('SQLITE_CONSTRAINT')) throw new HearthError('constraint_violation', `${table}: ${msg}`);
   throw err;
 }
 
