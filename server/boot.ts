@@ -12,6 +12,7 @@ import { loadConfig, type ConfigInput, type HearthConfig } from './core/config/c
 import { createLogger, type Logger } from './core/logging/logger.ts';
 import { createMetrics } from './core/metrics/metrics.ts';
 import { coreMigrations, openPlatformDb, startCheckpointer, type Db } from './core/storage/platform-db.ts';
+import { privateDir, securePermissions } from './core/storage/data-dir.ts';
 import { SecretStore, resolveAppSecret } from './core/secrets/secrets.ts';
 import { createAuditLog } from './core/audit/audit.ts';
 import { createTokenStore } from './core/auth/tokens.store.ts';
@@ -78,7 +79,13 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const { logDestination, env, mail: mailOptions, ...flags } = options;
   const config = loadConfig(flags, env ?? process.env);
   const logger = createLogger({ level: config.logLevel, destination: logDestination });
-  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  privateDir(config.dataDir);
+  // An existing folder keeps whatever modes it was given: make it private before anything in it is opened.
+  const tightened = securePermissions(config.dataDir);
+  if (tightened.length) {
+    const shown = tightened.slice(0, 12).join(', ') + (tightened.length > 12 ? `, and ${tightened.length - 12} more` : '');
+    logger.warn({ dataDir: config.dataDir, changed: tightened }, `data folder permissions tightened (only Hearth's user may read it): ${shown}`);
+  }
   const secrets = new SecretStore(config.dataDir);
   const appSecret = resolveAppSecret(secrets, config.appSecret);
   let publicUrl = '';

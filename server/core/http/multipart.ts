@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import busboy from 'busboy';
 import { HearthError } from './errors.ts';
+import { privateDir } from '../storage/data-dir.ts';
 import type { AppContext } from './context.ts';
 
 export type Upload =
@@ -89,7 +90,7 @@ export async function receiveSingleFile(ctx: AppContext, opts: ReceiveOptions): 
               out.once('drain', () => stream.resume());
             }
           } else if (size > opts.memoryLimit) {
-            fs.mkdirSync(opts.tmpDir, { recursive: true });
+            privateDir(opts.tmpDir);
             tmpPath = path.join(opts.tmpDir, `upload-${crypto.randomUUID()}`);
             out = fs.createWriteStream(tmpPath, { mode: 0o600 });
             out.on('error', (err) => fail(new HearthError('internal_error', `could not spill upload to disk: ${err.message}`)));

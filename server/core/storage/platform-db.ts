@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import { spawnWorker } from '../runtime.ts';
 import { Database, type SqliteDb } from './sqlite.ts';
+import { privateDir, privateFile } from './data-dir.ts';
 
 export type Db = SqliteDb;
 
@@ -14,8 +14,10 @@ export interface Migration {
 export class MigrationError extends Error {}
 
 export function openPlatformDb(dataDir: string, migrations: Migration[]): Db {
-  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(path.join(dataDir, 'platform.db'));
+  privateDir(dataDir);
+  const file = path.join(dataDir, 'platform.db');
+  privateFile(file); // 0600, and so its -wal and -shm
+  const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');

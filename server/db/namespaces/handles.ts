@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database, type SqliteDb } from '../../core/storage/sqlite.ts';
+import { privateDir } from '../../core/storage/data-dir.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { NamespaceConfig } from './namespaces.schemas.ts';
 
@@ -91,7 +92,7 @@ export class HandleManager {
 
   constructor(opts: HandleManagerOptions) {
     this.opts = opts;
-    fs.mkdirSync(opts.dir, { recursive: true });
+    privateDir(opts.dir);
   }
 
   get size(): number {

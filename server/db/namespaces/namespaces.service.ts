@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Database } from '../../core/storage/sqlite.ts';
+import { privateDir, privateFile } from '../../core/storage/data-dir.ts';
 import { spawnWorker } from '../../core/runtime.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Upload } from '../../core/http/multipart.ts';
@@ -78,7 +79,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
   const { store, audit, logger } = deps;
   const dir = path.join(deps.dataDir, 'namespaces');
   const tmpDir = path.join(deps.dataDir, 'tmp');
-  fs.mkdirSync(tmpDir, { recursive: true });
+  privateDir(tmpDir);
   const locks = new Locks();
 
   const handles = new HandleManager({
@@ -106,6 +107,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
 
   /** Copies a consistent snapshot of a live namespace to `dest` with SQLite's online backup (writes continue). */
   async function snapshot(name: string, dest: string, onProgress?: (done: number, total: number) => void): Promise<void> {
+    privateFile(dest);
     const ok = await handles.withPinned(name, async (db) => {
       await db.backup(dest, {
         progress: ({ totalPages, remainingPages }) => {
@@ -120,6 +122,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
 
   function createFile(fileId: string, config: NamespaceConfig): StorageInfo {
     const file = dbFile(dir, fileId);
+    privateFile(file); // a new database 0600, and so its -wal, -shm and -journal
     const db = new Database(file, { timeout: config.busy_timeout });
     try {
       applyConfig(db, config);
