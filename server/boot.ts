@@ -81,10 +81,13 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const logger = createLogger({ level: config.logLevel, destination: logDestination });
   privateDir(config.dataDir);
   // An existing folder keeps whatever modes it was given: make it private before anything in it is opened.
-  const tightened = securePermissions(config.dataDir);
-  if (tightened.length) {
-    const shown = tightened.slice(0, 12).join(', ') + (tightened.length > 12 ? `, and ${tightened.length - 12} more` : '');
-    logger.warn({ dataDir: config.dataDir, changed: tightened }, `data folder permissions tightened (only Hearth's user may read it): ${shown}`);
+  const permissions = securePermissions(config.dataDir);
+  const listed = (items: string[]) => items.slice(0, 12).join(', ') + (items.length > 12 ? `, and ${items.length - 12} more` : '');
+  if (permissions.changed.length) {
+    logger.warn({ dataDir: config.dataDir, changed: permissions.changed }, `data folder permissions tightened (only Hearth's user may read it): ${listed(permissions.changed)}`);
+  }
+  if (permissions.failed.length) {
+    logger.warn({ dataDir: config.dataDir, failed: permissions.failed }, `could not make these data folder entries private; fix their owner or permissions: ${listed(permissions.failed)}`);
   }
   const secrets = new SecretStore(config.dataDir);
   const appSecret = resolveAppSecret(secrets, config.appSecret);

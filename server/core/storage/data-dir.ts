@@ -34,28 +34,33 @@ const PRIVATE_FILE_DIRS = ['namespaces', 'secrets', 'tmp'];
 /**
  * Makes the data folder 0700, the folders in it 0700, and the files in it and in `namespaces/`, `secrets/` and
  * `tmp/` 0600 (platform.db and its -wal/-shm, the namespace databases, the secrets, the initial admin token).
- * Answers what it changed, e.g. `platform.db 644 → 600` (the data folder itself by its full path); [] when
- * everything was already private. Symbolic links are not followed.
+ * Answers what it changed, e.g. `platform.db 644 → 600` (the data folder itself by its full path), and what it could
+ * not change (a file owned by another user), each with the reason; both are empty when everything was already
+ * private. Symbolic links inside the folder are left alone (the data folder itself may be one).
  */
-export function securePermissions(dataDir: string): string[] {
-  if (!POSIX) return [];
+export function securePermissions(dataDir: string): { changed: string[]; failed: string[] } {
   const changed: string[] = [];
+  const failed: string[] = [];
+  if (!POSIX) return { changed, failed };
   const fix = (file: string, label: string, want: number) => {
-    const now = fs.statSync(file).mode & 0o777;
-    if (now === want) return;
-    fs.chmodSync(file, want);
-    changed.push(`${label} ${now.toString(8)} → ${want.toString(8)}`);
+    try {
+      const now = fs.statSync(file).mode & 0o777;
+      if (now === want) return;
+      fs.chmodSync(file, want);
+      changed.push(`${label} ${now.toString(8)} → ${want.toString(8)}`);
+    } catch (err) {
+      failed.push(`${label} (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+    }
   };
+  const entries = (dir: string) => fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
   fix(dataDir, dataDir, DIR_MODE);
-  for (const e of fs.readdirSync(dataDir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+  for (const e of entries(dataDir)) {
     const file = path.join(dataDir, e.name);
     if (e.isDirectory()) {
       fix(file, e.name, DIR_MODE);
       if (!PRIVATE_FILE_DIRS.includes(e.name)) continue;
-      for (const f of fs.readdirSync(file, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
-        if (f.isFile()) fix(path.join(file, f.name), `${e.name}/${f.name}`, FILE_MODE);
-      }
+      for (const f of entries(file)) if (f.isFile()) fix(path.join(file, f.name), `${e.name}/${f.name}`, FILE_MODE);
     } else if (e.isFile()) fix(file, e.name, FILE_MODE);
   }
-  return changed;
+  return { changed, failed };
 }
