@@ -189,6 +189,17 @@ describe('views depend on what they read', () => {
     await healthy(ns);
   });
 
+  it('a SELECT * view follows its table; a view naming a column it loses depends on the change', async () => {
+    const ns = await withViews();
+    expect((await post(`/v1/${ns}/tables`, { type: 'view', name: 'everyone', sql: 'SELECT * FROM people' })).status).toBe(201);
+    expect((await post(`/v1/${ns}/tables`, { type: 'view', name: 'ages', sql: 'SELECT age FROM everyone' })).status).toBe(201);
+    const res = await s.api(`/v1/${ns}/tables/people?cascade=true`, { method: 'PUT', json: { drop_columns: ['age'] } });
+    expect(res.status).toBe(200);
+    expect((await changelog(ns, '?limit=1'))[0]!.detail.dropped_views).toEqual(['adult_names', 'adults', 'ages']);
+    expect(Object.keys((await rows(ns, 'everyone'))[0]!)).toEqual(['id', 'name', 'city', 'created_at', 'updated_at']);
+    await healthy(ns);
+  });
+
   it('a column change no view reads keeps every view working', async () => {
     const ns = await withViews();
     const res = await put(`/v1/${ns}/tables/people`, { add_columns: [{ name: 'email', type: 'text' }] });
