@@ -118,7 +118,10 @@ export function readError(err: unknown): never {
   if (e.code === 'SQLITE_ERROR' && /fts5: syntax error/i.test(e.message ?? '')) throw new HearthError('invalid_request', `search: ${e.message}`);
   if (e.code === 'SQLITE_BUSY') throw new HearthError('service_unavailable', 'the database is busy; try again', { headers: { 'Retry-After': '1' } });
   if (e.code === 'SQLITE_ERROR') throw new HearthError('conflict', `cannot read: ${e.message} (a view may refer to a table or column that no longer exists)`);
-  throw err;
+  if (e.code === 'SQLITE_TOOBIG') throw new HearthError('value_too_large', `cannot read: a value is larger than SQLite allows (${e.message}), for example one a view or a generated column computes`);
+  if (e.code === 'SQLITE_NOMEM') throw new HearthError('query_memory_exceeded', `cannot read: SQLite ran out of memory (${e.message})`);
+  // A failure reported by a query process arrives as {code, message}: an Error, so the log shows it as one.
+  throw err instanceof Error ? err : Object.assign(new Error(e.message ?? String(err)), { code: e.code });
 }
 
 export interface ListResult {

@@ -191,6 +191,13 @@ describe('query processes have a memory cap', () => {
     await ok(s.api('/healthz', { token: null }));
   });
 
+  it('a value larger than SQLite allows is 400 value_too_large, not a 500', async () => {
+    await ok(s.api('/v1/beta/tables', { method: 'POST', json: { type: 'view', name: 'toobig', sql: 'SELECT zeroblob(2000000000) AS z' } }), 201);
+    const err = await errorOf(s.api('/v1/beta/tables/toobig/rows'));
+    expect(err).toMatchObject({ status: 400, error: 'value_too_large' });
+    expect(err.message).toMatch(/larger than SQLite allows/);
+  });
+
   it('the same through the rows API (a view)', async () => {
     await ok(s.api('/v1/beta/tables', { method: 'POST', json: { type: 'view', name: 'runaway', sql: RUNAWAY } }), 201);
     expect(await errorOf(s.api('/v1/beta/tables/runaway/rows'))).toMatchObject({ status: 422, error: 'query_memory_exceeded' });
