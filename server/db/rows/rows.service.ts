@@ -125,8 +125,8 @@ export function readError(err: unknown): never {
 }
 
 export interface ListResult {
-  /** The rows as a JSON array (text, as the query process wrote it). */
-  body: string;
+  /** The rows as a JSON array, UTF-8 (as the query process wrote it). */
+  body: Buffer;
   rows: number;
   /** Absent for aggregates. */
   meta?: { limit: number; offset: number; total_count?: number; filter_count?: number };
@@ -236,15 +236,15 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService 
     },
 
     /**
-     * One row by id, as JSON text (`signal` is asked for only when the read goes to a query process). A lookup by the primary key of a plain table is bounded (one b-tree search) and
+     * One row by id, as JSON (`signal` is asked for only when the read goes to a query process). A lookup by the primary key of a plain table is bounded (one b-tree search) and
      * runs on the server's connection; a table with virtual generated columns (whose expressions run on every read)
      * is read in a query process like a listing.
      */
-    async get(tenant: ReadTenant & { db: Db }, table: string, id: string, opts: { signal?: () => AbortSignal } = {}): Promise<string> {
+    async get(tenant: ReadTenant & { db: Db }, table: string, id: string, opts: { signal?: () => AbortSignal } = {}): Promise<string | Buffer> {
       const t = requireObject(tenant.db, table);
       const rowId = requireId(t, id);
       const sql = `SELECT * FROM ${q(t.name)} WHERE "id" = ?`;
-      let text: string | null;
+      let text: string | Buffer | null;
       if (t.type === 'table' && !t.computed) {
         let row: Row | undefined;
         try {
@@ -255,7 +255,7 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService 
         text = row ? JSON.stringify(fullRow(t)(row)) : null;
       } else {
         const out = await deps.queries.read(tenant, { sql, params: [rowId], columns: t.columns.map((c) => ({ name: c.name, type: c.type })) }, { signal: opts.signal?.(), mapError: readError });
-        text = out.rows ? out.body.slice(1, -1) : null;
+        text = out.rows ? out.body.subarray(1, -1) : null;
       }
       if (text === null) throw new HearthError('row_not_found', `${table} has no row with id ${id}`);
       return text;
