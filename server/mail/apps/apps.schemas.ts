@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ProfileKey } from '../profiles/profiles.schemas.ts';
+import { DisplayName, ProfileKey } from '../profiles/profiles.schemas.ts';
 
 export const APP_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 export const CORE_APP = 'core';
@@ -17,17 +17,20 @@ const Permissions = z
   .refine((a) => new Set(a).size === a.length, 'platformPermissions must not repeat a permission')
   .meta({ description: 'The application\'s declaration; `mail:send` is needed to send mail (a policy does not replace it).' });
 
+/** The application's name: the sender's display name of its mail when the profile has no `fromName`. */
+const AppName = DisplayName('name', 1).meta({ description: 'Display name, 1–120 characters, one line without control characters: the sender name of its mail when the profile has no `fromName`.' });
+
 export const RegisterAppBody = z
   .object({
     appId: AppId.refine((a) => a !== CORE_APP, '"core" is Hearth\'s own application and cannot be registered'),
-    name: z.string().trim().min(1, 'name must not be empty').max(120, 'name must be at most 120 characters'),
+    name: AppName,
     platformPermissions: Permissions.default([]),
   })
   .strict()
   .meta({ id: 'MailRegisterApp' });
 export const UpdateAppBody = z
   .object({
-    name: z.string().trim().min(1, 'name must not be empty').max(120, 'name must be at most 120 characters').optional(),
+    name: AppName.optional(),
     platformPermissions: Permissions.optional(),
   })
   .strict()

@@ -17,6 +17,7 @@ import * as base64 from 'nodemailer/lib/base64';
 import * as mimeFuncs from 'nodemailer/lib/mime-funcs';
 import MimeNode from 'nodemailer/lib/mime-node';
 import * as qp from 'nodemailer/lib/qp';
+import { LINE_FORBIDDEN, NAME_FORBIDDEN, oneLine } from '../text.ts';
 import type { OutgoingMessage } from './smtp.ts';
 
 const CRLF = '\r\n';
@@ -133,11 +134,12 @@ export interface ComposedMessage {
  */
 export function composeMessage(msg: OutgoingMessage, date: Date = new Date()): ComposedMessage {
   const top = [
-    header('From', msg.from),
+    // the API refuses these characters; a name or subject stored before that rule still goes out as one line
+    header('From', { name: oneLine(msg.from.name, NAME_FORBIDDEN), address: msg.from.address }),
     msg.replyTo ? header('Reply-To', msg.replyTo) : '',
     msg.to.length ? header('To', msg.to) : '',
     msg.cc.length ? header('Cc', msg.cc) : '',
-    header('Subject', msg.subject),
+    header('Subject', oneLine(msg.subject, LINE_FORBIDDEN)),
     header('Message-ID', msg.messageId),
     header('Date', date),
     'MIME-Version: 1.0',

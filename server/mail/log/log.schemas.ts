@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { ADDRESS, ProfileKey } from '../profiles/profiles.schemas.ts';
+import { LINE_FORBIDDEN, NAME_FORBIDDEN } from '../text.ts';
 
 export const MAX_RECIPIENTS = 100;
 export const MAX_ATTACHMENTS = 20;
 export const MAX_BATCH = 1000;
 export const REF_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}(?::[^\s:][^\s]{0,199})?$/;
-const CONTROL = /[\u0000-\u001f\u007f]/;
 /** Headers the composer sets itself; custom headers may not replace them. */
 const RESERVED_HEADERS = new Set([
   'from', 'to', 'cc', 'bcc', 'subject', 'message-id', 'date', 'mime-version', 'sender', 'return-path', 'reply-to', 'content-type',
@@ -21,7 +21,7 @@ export const Ref = z.string().regex(REF_PATTERN, 'ref must be "scope" or "scope:
 export const AttachmentInput = z
   .object({
     filename: z.string().trim().min(1, 'attachments[].filename must not be empty').max(255, 'attachments[].filename must be at most 255 characters')
-      .refine((f) => !CONTROL.test(f) && !/[\\/]/.test(f), 'attachments[].filename must not contain control characters or slashes'),
+      .refine((f) => !NAME_FORBIDDEN.test(f) && !/[\\/]/.test(f), 'attachments[].filename must not contain control characters, line separators or slashes'),
     contentType: z.string().trim().max(255).regex(/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/, 'attachments[].contentType must be a MIME type such as application/pdf').default('application/octet-stream'),
     content: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'attachments[].content must be base64').meta({ description: 'The bytes, base64.' }),
   })
@@ -33,13 +33,14 @@ const messageFields = {
   cc: Recipients('cc'),
   bcc: Recipients('bcc'),
   replyTo: Address('replyTo').nullable().optional(),
-  subject: z.string().max(998, 'subject must be at most 998 characters').refine((s) => !/[\r\n]/.test(s), 'subject must be one line'),
+  subject: z.string().max(998, 'subject must be at most 998 characters')
+    .refine((s) => !LINE_FORBIDDEN.test(s), 'subject must be one line: no CR, LF, NUL, U+0085, U+2028, U+2029 or other control characters (a tab is allowed)'),
   text: z.string().max(10 * 1024 * 1024, 'text must be at most 10 MiB').nullable().optional(),
   html: z.string().max(10 * 1024 * 1024, 'html must be at most 10 MiB').nullable().optional(),
   headers: z
     .record(
       z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,75}$/, 'header names must be letters, digits and hyphens').refine((h) => !RESERVED_HEADERS.has(h.toLowerCase()), 'this header is set by Hearth and cannot be given'),
-      z.string().max(998, 'header values must be at most 998 characters').refine((v) => !/[\r\n\u0000]/.test(v), 'header values must be one line'),
+      z.string().max(998, 'header values must be at most 998 characters').refine((v) => !LINE_FORBIDDEN.test(v), 'header values must be one line (no CR, LF, NUL, U+0085, U+2028, U+2029 or other control characters; a tab is allowed)'),
     )
     .refine((h) => Object.keys(h).length <= 50, 'at most 50 custom headers')
     .default({})

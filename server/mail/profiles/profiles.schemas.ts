@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { z } from 'zod';
+import { NAME_FORBIDDEN } from '../text.ts';
 
 export const PROFILE_KEY_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export const DEFAULT_PACE_PER_MINUTE = 60;
@@ -12,6 +13,10 @@ export const isHost = (h: string) => net.isIP(h) !== 0 || HOSTNAME.test(h);
 export const sameHost = (a: string | null | undefined, b: string | null | undefined) => (a ?? '').trim().toLowerCase() === (b ?? '').trim().toLowerCase();
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
+/** A display name of at most 120 characters (trimmed; `min` 1 refuses an empty one), one line without control characters. */
+export const DisplayName = (field: string, min = 0) =>
+  z.string().trim().min(min, `${field} must not be empty`).max(120, `${field} must be at most 120 characters`)
+    .refine((n) => !NAME_FORBIDDEN.test(n), `${field} must be one line without control characters (no CR, LF, NUL, U+0085, U+2028 or U+2029)`);
 /** `local@domain`: no spaces or control characters, one `@` before a non-empty domain. */
 export const ADDRESS = /^[^\s@<>()\[\],;:"\\]+(?:\.[^\s@<>()\[\],;:"\\]+)*@[^\s@<>()\[\],;:"\\]+$/;
 
@@ -42,11 +47,11 @@ export const ImapWrite = z
 
 export const ProfileWrite = z
   .object({
-    name: z.string().trim().min(1, 'name must not be empty').max(120, 'name must be at most 120 characters'),
+    name: DisplayName('name', 1),
     fromAddress: z.string().trim().max(320, 'fromAddress must be at most 320 characters').regex(ADDRESS, 'fromAddress must be an email address')
       .meta({ description: 'Sender address, also the SMTP envelope sender.' }),
-    fromName: z.string().trim().max(120, 'fromName must be at most 120 characters').refine((n) => !CONTROL.test(n), 'fromName must not contain control characters').nullable().default(null)
-      .meta({ description: 'Null uses the registered application name (the installation name for Core mail and test sends).' }),
+    fromName: DisplayName('fromName').nullable().default(null)
+      .meta({ description: 'The sender\'s display name: at most 120 characters, one line without control characters (no CR, LF, NUL, U+0085, U+2028 or U+2029). Null uses the registered application name (the installation name for Core mail and test sends).' }),
     smtpHost: Host('smtpHost'),
     smtpPort: Port('smtpPort'),
     smtpSecure: z.boolean({ error: 'smtpSecure must be a boolean (true: implicit TLS; false: STARTTLS when offered)' }),

@@ -273,4 +273,13 @@ describe('composeMessage matches nodemailer', () => {
     expect(parsed.date!.getTime()).toBeGreaterThanOrEqual(before);
     expect(parsed.date!.getTime()).toBeLessThanOrEqual(Date.now());
   });
+
+  it('a sender name or subject stored before the one-line rule (with CR LF, U+2028) is composed as one line', async () => {
+    const composed = composeMessage(message({ from: { name: 'Evil\r\nBcc: victim@example.test', address: 'a@example.test' }, subject: 'Hi\u2028Bcc: x\r\n', text: 'x' }), DATE);
+    const raw = await bytes(composed.message);
+    const parsed = await simpleParser(raw);
+    expect(parsed.from!.value).toEqual([{ name: 'Evil Bcc: victim@example.test', address: 'a@example.test' }]);
+    expect(parsed.subject).toBe('Hi Bcc: x');
+    expect(parsed.bcc).toBeUndefined();
+  });
 });
