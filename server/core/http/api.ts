@@ -38,6 +38,11 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   /** Documented request body other than JSON (e.g. multipart); the handler reads it itself. */
   rawBody?: { contentType: string; schema: z.ZodType; description?: string };
   responses: Record<number, ResponseDef>;
+  /**
+   * Called when the request's path, query or body is refused (after authentication, before the error answers), with
+   * the error and the parsed JSON body if there was one: e.g. to audit refused calls. The body must not be logged.
+   */
+  onInvalid?: (ctx: AppContext, err: HearthError, rawBody: unknown) => void;
   handler: (
     ctx: AppContext,
     input: { params: z.infer<P>; query: z.infer<Q>; body: z.infer<B> },
@@ -135,13 +140,21 @@ export class Api {
       const c = ctx as unknown as AppContext;
       const pending = this.authenticate(c, def.access);
       if (pending) await pending;
-      const params = def.params ? ((stringParams && pickStrings(stringParams, ctx.params)) ?? parse(def.params, ctx.params, 'path')) : {};
-      const query = def.query ? parse(def.query, ctx.query, 'query') : {};
+      let params: unknown = {};
+      let query: unknown = {};
       let body: unknown = undefined;
-      if (def.body) {
-        const raw = await readJsonBody(c, bodyLimit);
-        if (raw === undefined) throw new HearthError('invalid_request', 'a JSON request body is required');
-        body = parse(def.body, raw, 'body');
+      let raw: unknown = undefined;
+      try {
+        if (def.params) params = (stringParams && pickStrings(stringParams, ctx.params)) ?? parse(def.params, ctx.params, 'path');
+        if (def.query) query = parse(def.query, ctx.query, 'query');
+        if (def.body) {
+          raw = await readJsonBody(c, bodyLimit);
+          if (raw === undefined) throw new HearthError('invalid_request', 'a JSON request body is required');
+          body = parse(def.body, raw, 'body');
+        }
+      } catch (err) {
+        if (def.onInvalid && err instanceof HearthError) def.onInvalid(c, err, raw);
+        throw err;
       }
       const result = await def.handler(c, { params, query, body } as never);
       if (result !== undefined) ctx.body = result;

@@ -4,7 +4,8 @@ import type { AppContext } from '../../core/http/context.ts';
 import { actorFor } from '../../core/auth/auth.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import { MAIL_BASE, noStore } from '../profiles/profiles.routes.ts';
-import type { AppsService } from '../apps/apps.service.ts';
+import type { AppsService, MailApplication } from '../apps/apps.service.ts';
+import { PROFILE_KEY_PATTERN } from '../profiles/profiles.schemas.ts';
 import type { ProfileStore } from '../profiles/profiles.store.ts';
 import {
   Accepted, BatchCancelled, BatchParams, EnqueueAccepted, EnqueueBody, IdParams, ListQuery, MessageContent, MessagePage, MessageRecord, SendBody, WaitQuery,
@@ -20,6 +21,9 @@ export const APP_MAIL_BASE = '/api/mail';
  */
 export const SEND_BODY_LIMIT = 64 * 1024 * 1024;
 export const ENQUEUE_BODY_LIMIT = 128 * 1024 * 1024;
+
+/** How refused application calls are audited (both send routes). */
+const REFUSED_AUDIT = 'A refused call — an invalid body (400 `invalid_request`, `invalid_json`, 413, 415) included — is audited once as `outgoing_mail.send` with `{app, call, profile, denied}`: the application, `send` or `enqueue`, the profile key the body named (null: none or not a valid key) and the error code; never the subject, addresses or content.';
 
 /** What `?wait=` adds to a message read's description (both reads). */
 const WAIT_DESCRIPTION = 'With `?wait=<seconds>` (1–60) the answer is held until the message settles (`sent`, `failed`, `cancelled`, `bounced`) or the wait ends, then the current record is returned (200 either way: check `status`). An already settled message, or a read without `wait`, answers at once. Wake-ups come from the settled-status topic (its SQLite trigger publishes every settling change, from any process on the data folder); the record is always re-read from the send log before answering. A `sent` message may still become `bounced` later.';
@@ -109,11 +113,27 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
 
   // ---- application mail API ----
   tags = ['Application mail API'];
-  const sender = (ctx: AppContext): Sender => {
+  const senderOf = (ctx: AppContext, app: MailApplication): Sender => {
     const p = ctx.state.principal!;
-    const app = apps.directory.fromPrincipal(p);
-    if (!app) throw new HearthError('forbidden', 'this credential does not belong to a registered application (register one under /api/admin/core/outgoing-mail/apps)');
     return { app, actor: { actor: `app:${app.appId}`, kind: 'application', appId: app.appId, tokenId: p.tokenId, tokenName: p.name }, requestId: ctx.state.requestId };
+  };
+  const sender = (ctx: AppContext): Sender => {
+    const app = apps.directory.fromPrincipal(ctx.state.principal!);
+    if (!app) throw new HearthError('forbidden', 'this credential does not belong to a registered application (register one under /api/admin/core/outgoing-mail/apps)');
+    return senderOf(ctx, app);
+  };
+  /**
+   * A send or enqueue whose body is refused (400, 413, 415) is audited once, like every other refusal: who, the
+   * application, the profile the body named (when it is a valid key) and the error code — nothing of the body else.
+   * Credentials that are not an application's are answered without an entry (the call never reached the mail API).
+   */
+  const auditInvalid = (call: 'send' | 'enqueue') => (ctx: AppContext, err: HearthError, raw: unknown) => {
+    const p = ctx.state.principal;
+    const app = p ? apps.directory.fromPrincipal(p) : null;
+    if (!app) return;
+    const named = raw !== null && typeof raw === 'object' ? (raw as { profile?: unknown }).profile : undefined;
+    const profile = typeof named === 'string' && PROFILE_KEY_PATTERN.test(named) ? named : null;
+    log.refused(senderOf(ctx, app), call, err.code, profile);
   };
   const appErrors = {
     403: { description: 'Not an application credential (`forbidden`), no `mail:send` declaration (`mail_send_not_declared`), or the profile is not allowed (`profile_not_allowed`).' },
@@ -126,8 +146,9 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
   api.route({
     method: 'post', path: `${APP_MAIL_BASE}/send`, operationId: 'mailSend', tags, access: 'authenticated', bodyLimit: SEND_BODY_LIMIT,
     summary: 'mail.send: queue one message on the immediate lane',
-    description: 'Committed to the send log before delivery starts; 202 with the record id and the Message-ID fixed now. Audited as `outgoing_mail.send` (no subject, body, addresses or attachment content).',
+    description: 'Committed to the send log before delivery starts; 202 with the record id and the Message-ID fixed now. Audited as `outgoing_mail.send` (no subject, body, addresses or attachment content). ' + REFUSED_AUDIT,
     body: SendBody,
+    onInvalid: auditInvalid('send'),
     responses: { 202: { description: 'Accepted.', schema: Accepted }, 200: { description: 'Already accepted under this idempotency key.', schema: Accepted }, ...appErrors },
     handler: async (ctx, { body }) => {
       const r = await log.sendShared(sender(ctx), body);
@@ -138,8 +159,9 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
   api.route({
     method: 'post', path: `${APP_MAIL_BASE}/enqueue`, operationId: 'mailEnqueue', tags, access: 'authenticated', bodyLimit: ENQUEUE_BODY_LIMIT,
     summary: 'mail.enqueue: queue one batch on the bulk lane',
-    description: 'Paced by the profile\'s `pacePerMinute`. Rejected whole with 409 `backlog_full` when the profile would hold more than `pacePerMinute × 1440` queued bulk messages, or when any limit fails.',
+    description: 'Paced by the profile\'s `pacePerMinute`. Rejected whole with 409 `backlog_full` when the profile would hold more than `pacePerMinute × 1440` queued bulk messages, or when any limit fails. Audited once per call as `outgoing_mail.send` (profiles, actors, message count and ids). ' + REFUSED_AUDIT,
     body: EnqueueBody,
+    onInvalid: auditInvalid('enqueue'),
     responses: { 202: { description: 'Accepted.', schema: EnqueueAccepted }, ...appErrors, 409: { description: '`backlog_full` or `mail_not_configured`.' } },
     handler: (ctx, { body }) => {
       ctx.status = 202;

@@ -195,14 +195,20 @@ export function createLogService(deps: LogServiceDeps) {
       ? { id: p.duplicate.id, messageId: p.duplicate.message_id, status: p.duplicate.status, duplicate: true }
       : { id: p.row.id, messageId: p.row.message_id, status: 'queued' as const, duplicate: false };
 
-  /** Audits a refused call once, without content, then rethrows. */
-  function denied<T>(sender: Sender, call: 'send' | 'enqueue', fn: () => T): T {
+  /**
+   * Audits a refused call once, without content: who (the actor), the application, the profile the call named (null:
+   * the default) and the error code — never the subject, addresses, body or attachments.
+   */
+  function refused(sender: Sender, call: 'send' | 'enqueue', code: string, profile: string | null | undefined): void {
+    record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', null, { app: sender.app.appId, call, profile: profile ?? null, denied: code });
+  }
+
+  /** Runs a call; a refusal is audited once (`refused`), then rethrown. */
+  function denied<T>(sender: Sender, call: 'send' | 'enqueue', profile: string | undefined, fn: () => T): T {
     try {
       return fn();
     } catch (err) {
-      if (err instanceof HearthError) {
-        record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', null, { app: sender.app.appId, call, denied: err.code });
-      }
+      if (err instanceof HearthError) refused(sender, call, err.code, profile);
       throw err;
     }
   }
@@ -251,9 +257,7 @@ export function createLogService(deps: LogServiceDeps) {
             // Nested: a savepoint, rolled back alone when this call is refused.
             results.push({ ok: true, r: store.transaction(() => sendInTransaction(c.sender, c.body, MESSAGE)) });
           } catch (err) {
-            if (err instanceof HearthError) {
-              record({ actor: c.sender.actor.actor, requestId: c.sender.requestId }, 'outgoing_mail.send', null, { app: c.sender.app.appId, call: 'send', denied: err.code });
-            }
+            if (err instanceof HearthError) refused(c.sender, 'send', err.code, c.body.profile);
             results.push({ ok: false, err });
           }
         }
@@ -276,10 +280,11 @@ export function createLogService(deps: LogServiceDeps) {
 
   const api = {
     resolveProfile,
+    refused,
 
     /** `mail.send`: one message on the immediate lane. */
     send(sender: Sender, body: SendBody, kind: Kind = MESSAGE) {
-      const result = denied(sender, 'send', () => store.transaction(() => sendInTransaction(sender, body, kind)));
+      const result = denied(sender, 'send', body.profile, () => store.transaction(() => sendInTransaction(sender, body, kind)));
       if (!result.p.duplicate) deps.onAccepted('immediate', result.profile);
       return accepted(result.p);
     },
@@ -301,7 +306,7 @@ export function createLogService(deps: LogServiceDeps) {
      * notification batch is not refused by the daily limit: its rows wait until the rolling window has room.
      */
     enqueue(sender: Sender, body: EnqueueBody, kind: Kind = MESSAGE) {
-      const result = denied(sender, 'enqueue', () =>
+      const result = denied(sender, 'enqueue', body.profile, () =>
         store.transaction(() => {
           const now = clock.now();
           const profile = resolveProfile(sender, body.profile);

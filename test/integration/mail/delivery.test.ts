@@ -59,6 +59,43 @@ describe('application mail API', () => {
     expect(profiles.data[0]).not.toHaveProperty('hasPassword');
   });
 
+  it('a send or enqueue refused with 400 is audited once, with who, the application, the profile and the error code only', async () => {
+    const token = await registerApp(s, 'badbody');
+    const raw = (path: string, body: string) => s.api(path, { method: 'POST', token, body, headers: { 'content-type': 'application/json' } });
+    const refusals: Array<[string, string, string]> = [
+      ['/api/mail/send', JSON.stringify({ profile: 'main', to: ['secret-rcpt@example.test'], subject: 'secret subject\r\nBcc: x', text: 'secret body' }), 'invalid_request'],
+      ['/api/mail/send', JSON.stringify({ to: ['secret-rcpt@example.test'], subject: 'secret subject', text: 'secret body', unknownField: 'secret value' }), 'invalid_request'],
+      ['/api/mail/send', '{"to": ["secret-rcpt@example.test"], "subject": "secret subject", ', 'invalid_json'],
+      ['/api/mail/enqueue', JSON.stringify({ profile: 'down', messages: [{ to: ['secret-rcpt@example.test'], subject: 'secret\u2028subject', text: 'secret body' }] }), 'invalid_request'],
+      ['/api/mail/enqueue', JSON.stringify({ profile: 'Not A Key', messages: [] }), 'invalid_request'],
+    ];
+    for (const [path, body, code] of refusals) {
+      const before = (await audit(s, 'outgoing_mail.send')).length;
+      const r = await raw(path, body);
+      expect(r.status, body).toBe(400);
+      expect((await r.json()).error).toBe(code);
+      const after = await audit(s, 'outgoing_mail.send');
+      const entries = after.slice(0, after.length - before);
+      expect(entries, `one audit entry for ${body}`).toHaveLength(1);
+      expect(entries[0]!.actor).toBe('app:badbody');
+      expect(entries[0]!.target).toBeNull();
+      expect(JSON.stringify(entries[0]), 'no subject, addresses or content').not.toMatch(/secret|Bcc|example\.test/);
+    }
+    const entries = (await audit(s, 'outgoing_mail.send')).filter((a) => a.actor === 'app:badbody').reverse();
+    expect(entries.map((a) => a.detail)).toEqual([
+      { app: 'badbody', call: 'send', profile: 'main', denied: 'invalid_request' },
+      { app: 'badbody', call: 'send', profile: null, denied: 'invalid_request' },
+      { app: 'badbody', call: 'send', profile: null, denied: 'invalid_json' },
+      { app: 'badbody', call: 'enqueue', profile: 'down', denied: 'invalid_request' },
+      { app: 'badbody', call: 'enqueue', profile: null, denied: 'invalid_request' },
+    ]);
+    // refusals after validation say the same (here: the profile is not allowed), also once
+    const e = await error('/api/mail/send', { profile: 'down', to: ['secret-rcpt@example.test'], subject: 's', text: 't' }, token);
+    expect(e.error).toBe('profile_not_allowed');
+    expect((await audit(s, 'outgoing_mail.send')).filter((a) => a.actor === 'app:badbody')[0]!.detail).toEqual({ app: 'badbody', call: 'send', profile: 'down', denied: 'profile_not_allowed' });
+    expect((await audit(s, 'outgoing_mail.send')).filter((a) => a.actor === 'app:badbody')).toHaveLength(6);
+  });
+
   it('immediate lane: the mail that arrives carries the fixed Message-ID, headers, bodies and attachments byte for byte', async () => {
     const before = peer.received.length;
     const acc = await send({
