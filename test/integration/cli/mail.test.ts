@@ -348,6 +348,33 @@ describe('hearth admin outgoing-mail log', () => {
     expect(missing.stderr).toMatch(/\(message_unknown, HTTP 404\)\n$/);
   }, SLOW);
 
+  it('show --content ends each part and the whole output with a newline, whatever the content ends with', async () => {
+    const bodies: Array<Record<string, unknown>> = [
+      { text: 'no final newline' },
+      { html: '<p>no final newline</p>' },
+      { text: 'text without', html: '<p>html without</p>' },
+      { text: 'ends with CR LF\r\n', html: '<p>ends with LF</p>\n' },
+      { text: 'ends with a carriage return\r' },
+      { text: '' },
+    ];
+    for (const body of bodies) {
+      const m = await send({ to: ['nl@example.test'], subject: 'Newlines', profile: 'main', ...body });
+      await waitMessage(s, m.id, (x) => x.status === 'sent');
+      const r = await hearth(mail('log', 'show', m.id, '--content', ...conn));
+      expect(r.code, JSON.stringify(body)).toBe(0);
+      const out = r.stdout;
+      expect(out.endsWith('\n'), `${JSON.stringify(body)}: ${JSON.stringify(out.slice(-40))}`).toBe(true);
+      // each part starts on a line of its own, after an empty line
+      expect(out, JSON.stringify(body)).toMatch(/\n\nHeaders:\n[^]*\n\nText:\n[^]*\n\nHTML:\n/);
+      const text = (body.text as string | undefined) ?? null;
+      const html = (body.html as string | undefined) ?? null;
+      const part = (v: string | null) => (v === null ? '(none)\n' : v.endsWith('\n') ? v : `${v}\n`);
+      expect(out.slice(out.indexOf('\n\nText:\n'))).toBe(`\n\nText:\n${part(text)}\nHTML:\n${part(html)}`);
+      // a carriage return at the end never leaves the cursor on the content's line
+      expect(out).not.toMatch(/\r(?!\n)/);
+    }
+  }, SLOW);
+
   it('cancel cancels a queued message or a batch, with --yes and exactly one target', async () => {
     // the stuck profile points at a closed port: its mail stays queued (retried after a minute)
     const q = await send({ to: ['carol@example.test'], subject: 'Stuck', text: 'never', profile: 'stuck' });
