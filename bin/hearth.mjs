@@ -7,5 +7,9 @@ if (problem) {
   process.stderr.write(problem);
   process.exit(1);
 }
+// Keep compiled code (TypeScript stripped and compiled by V8) between runs, in Node's cache folder: a command then
+// starts on about half the CPU time, which matters on a busy machine. Nothing changes when the cache cannot be used.
+const { enableCompileCache } = await import('node:module');
+enableCompileCache?.();
 const { main } = await import('../server/cli/index.ts');
 await main(process.argv);

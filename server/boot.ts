@@ -5,7 +5,6 @@ import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
 import { z } from 'zod';
-import pkg from '../package.json' with { type: 'json' };
 import { buildApp } from './app.ts';
 import { hotDispatcher } from './core/http/hot.ts';
 import { loadConfig, type ConfigInput, type HearthConfig } from './core/config/config.ts';
@@ -25,8 +24,9 @@ import { createIdentityService, identityMigrations, type IdentityService } from 
 import { createMailService, mailMigrations, type MailOptions, type MailService } from './mail/index.ts';
 import { bundledUiDir } from './core/runtime.ts';
 import { authenticatorSite } from './core/http/authenticator-site.ts';
+import { VERSION } from './version.ts';
 
-export const VERSION: string = pkg.version;
+export { VERSION };
 export const DEFAULT_UI_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../ui/dist');
 export const INITIAL_TOKEN_FILE = 'initial-admin-token';
 

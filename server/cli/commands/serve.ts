@@ -1,6 +1,4 @@
 import type { Command } from 'commander';
-import { VERSION, startServer } from '../../boot.ts';
-import { ConfigError } from '../../core/config/config.ts';
 import { CliError } from '../output.ts';
 
 export function registerServe(program: Command): void {
@@ -14,6 +12,8 @@ export function registerServe(program: Command): void {
     .option('--max-open-namespaces <n>', 'most tenant databases open at once (HEARTH_MAX_OPEN_NAMESPACES)')
     .option('--authenticator-port <port>', 'also serve the reference authenticator web app on this port, 0 for any free port (HEARTH_AUTHENTICATOR_PORT)')
     .action(async (opts: { host?: string; port?: string; data?: string; logLevel?: string; maxOpenNamespaces?: string; authenticatorPort?: string }) => {
+      // loaded here, not at the top: other commands never load the server
+      const [{ VERSION, startServer }, { ConfigError }] = await Promise.all([import('../../boot.ts'), import('../../core/config/config.ts')]);
       let server;
       try {
         server = await startServer({

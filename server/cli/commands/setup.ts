@@ -1,12 +1,5 @@
 import path from 'node:path';
 import type { Command } from 'commander';
-import { openDataDir } from '../../boot.ts';
-import { createAuditLog } from '../../core/audit/audit.ts';
-import { HearthError } from '../../core/http/errors.ts';
-import { createAccountStore } from '../../identity/accounts/accounts.store.ts';
-import { createAccountsService } from '../../identity/accounts/accounts.service.ts';
-import { createSessionStore } from '../../identity/sessions/sessions.store.ts';
-import { createSessionsService } from '../../identity/sessions/sessions.service.ts';
 import { CliError, printJson } from '../output.ts';
 
 /** Reads all of stdin; the password is its first line (a trailing CR/LF is not part of it). */
@@ -35,6 +28,11 @@ export function registerSetup(program: Command): void {
       const password = await readStdin();
       if (!password) throw new CliError('no password on standard input');
       const dir = path.resolve(opts.data ?? process.env.HEARTH_DATA_DIR ?? './hearth-data');
+      // loaded here, not at the top: other commands never load the server
+      const [{ openDataDir }, { createAuditLog }, { HearthError }, { createAccountStore }, { createAccountsService }, { createSessionStore }, { createSessionsService }] = await Promise.all([
+        import('../../boot.ts'), import('../../core/audit/audit.ts'), import('../../core/http/errors.ts'), import('../../identity/accounts/accounts.store.ts'),
+        import('../../identity/accounts/accounts.service.ts'), import('../../identity/sessions/sessions.store.ts'), import('../../identity/sessions/sessions.service.ts'),
+      ]);
       const db = openDataDir(dir);
       try {
         const audit = createAuditLog(db);

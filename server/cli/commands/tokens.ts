@@ -1,11 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { openDataDir } from '../../boot.ts';
-import { createTokenStore } from '../../core/auth/tokens.store.ts';
-import { createTokenService } from '../../core/auth/tokens.service.ts';
-import { createAuditLog } from '../../core/audit/audit.ts';
-import { CreateTokenBody } from '../../core/core.routes.ts';
 import { CliError, printJson, printTable } from '../output.ts';
 
 /**
@@ -15,11 +10,15 @@ import { CliError, printJson, printTable } from '../output.ts';
 export function registerTokens(program: Command): void {
   const tokens = program.command('tokens').description('manage API tokens (works on the data folder directly)');
   const withData = (c: Command) => c.option('--data <dir>', 'data folder (HEARTH_DATA_DIR, default ./hearth-data)');
-  const open = (data?: string, mustExist = true) => {
+  const open = async (data?: string, mustExist = true) => {
     const dir = path.resolve(data ?? process.env.HEARTH_DATA_DIR ?? './hearth-data');
     if (mustExist && !fs.existsSync(path.join(dir, 'platform.db'))) {
       throw new CliError(`no Hearth data folder at ${dir} (no platform.db): pass --data <dir> or set HEARTH_DATA_DIR`);
     }
+    // loaded here, not at the top: other commands never load the server
+    const [{ openDataDir }, { createTokenStore }, { createTokenService }, { createAuditLog }] = await Promise.all([
+      import('../../boot.ts'), import('../../core/auth/tokens.store.ts'), import('../../core/auth/tokens.service.ts'), import('../../core/audit/audit.ts'),
+    ]);
     const db = openDataDir(dir);
     return { db, service: createTokenService(createTokenStore(db), {}), audit: createAuditLog(db) };
   };
@@ -32,8 +31,9 @@ export function registerTokens(program: Command): void {
     .option('--read-only', 'namespace token that can only read')
     .option('--expires <iso>', 'expiry time (ISO 8601)')
     .option('--json', 'print JSON')
-    .action((opts: { name: string; admin?: boolean; ns?: string; readOnly?: boolean; expires?: string; json?: boolean; data?: string }) => {
+    .action(async (opts: { name: string; admin?: boolean; ns?: string; readOnly?: boolean; expires?: string; json?: boolean; data?: string }) => {
       if (!!opts.admin === !!opts.ns) throw new CliError('choose exactly one of --admin or --ns <names>');
+      const { CreateTokenBody } = await import('../../core/core.routes.ts');
       const parsed = CreateTokenBody.safeParse({
         name: opts.name,
         scope: opts.admin ? 'admin' : 'namespaces',
@@ -45,7 +45,7 @@ export function registerTokens(program: Command): void {
         const i = parsed.error.issues[0]!;
         throw new CliError(`${i.path.join('.') || 'token'}: ${i.message}`);
       }
-      const { db, service, audit } = open(opts.data, false);
+      const { db, service, audit } = await open(opts.data, false);
       try {
         const b = parsed.data;
         const { token, info } = service.create({ name: b.name, scope: b.scope, namespaces: b.namespaces, readOnly: b.read_only, expiresAt: b.expires_at ?? null });
@@ -63,8 +63,8 @@ export function registerTokens(program: Command): void {
   withData(tokens.command('list'))
     .description('list tokens (never their secrets)')
     .option('--json', 'print JSON')
-    .action((opts: { json?: boolean; data?: string }) => {
-      const { db, service } = open(opts.data);
+    .action(async (opts: { json?: boolean; data?: string }) => {
+      const { db, service } = await open(opts.data);
       try {
         const list = service.list();
         if (opts.json) printJson(list);
@@ -77,8 +77,8 @@ export function registerTokens(program: Command): void {
   withData(tokens.command('revoke <id>'))
     .description('revoke a token')
     .option('--json', 'print JSON')
-    .action((id: string, opts: { json?: boolean; data?: string }) => {
-      const { db, service, audit } = open(opts.data);
+    .action(async (id: string, opts: { json?: boolean; data?: string }) => {
+      const { db, service, audit } = await open(opts.data);
       try {
         let info;
         try {

@@ -200,3 +200,28 @@ describe('hearth serve', () => {
     for (const cmd of ['serve', 'tokens', 'ns']) expect(h.stdout).toContain(cmd);
   });
 });
+
+describe('hearth start-up', () => {
+  it('commands that talk to a running server load no server code (they start fast on a busy machine)', async () => {
+    // Records every module the command loads, then runs `admin outgoing-mail profiles list` against a closed port.
+    const script = `
+      import { registerHooks } from 'node:module';
+      const loaded = [];
+      registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+      process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(loaded) + '\\n'));
+      const { main } = await import(${JSON.stringify(new URL('../../../server/cli/index.ts', import.meta.url).href)});
+      await main([process.execPath, 'hearth', 'admin', 'outgoing-mail', 'profiles', 'list', '--url', 'http://127.0.0.1:9', '--token', 'x']);
+    `;
+    const r = await new Promise<{ code: number; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (c) => (stderr += c));
+      child.on('close', (code) => resolve({ code: code ?? -1, stderr }));
+    });
+    expect(r.stderr).toMatch(/^hearth: cannot reach Hearth at http:\/\/127\.0\.0\.1:9/);
+    const loaded = JSON.parse(/^LOADED (.*)$/m.exec(r.stderr)![1]!) as string[];
+    expect(loaded.some((u) => u.endsWith('/server/cli/commands/mail.ts'))).toBe(true);
+    const server = loaded.filter((u) => /\/server\/(boot|app)\.ts$|\/server\/mail\/|\/node_modules\/(koa|better-sqlite3|nodemailer|imapflow|pino)\//.test(u));
+    expect(server, 'server modules loaded by an HTTP command').toEqual([]);
+  });
+});

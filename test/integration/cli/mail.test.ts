@@ -7,7 +7,11 @@ import { audit, call, CLOSED_PORT, M, registerApp, startMailServer, waitMessage,
 import { startPeer, type Peer } from '../mail/peer.ts';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
-/** Each test spawns the CLI many times (about half a second each, more on a busy machine). */
+/**
+ * Each test spawns the CLI many times. A command that talks to the server loads no server code and reuses Node's
+ * compile cache (bin/hearth.mjs), about 0.15 s of CPU each; the limit only guards against a hang on a busy machine
+ * (the waits themselves are for states: the CLI's exit, a message's status, mail at the peer).
+ */
 const SLOW = 120_000;
 const P = `${M}/profiles`;
 const SECRET = 'Sup3r-secret-SMTP-pa55';
