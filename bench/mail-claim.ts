@@ -43,7 +43,7 @@ function fill(db: ReturnType<typeof openPlatformDb>, log: LogStore, profiles: Pr
       key: KEY, name: 'Paused', from_address: 'noreply@example.test', from_name: 'Bench', smtp_host: '127.0.0.1', smtp_port: 9, smtp_secure: 0,
       smtp_user: null, smtp_password: null, pace_per_minute: PACE, daily_recipient_limit: null, max_attachment_bytes: 15 * 1024 * 1024,
       imap_host: null, imap_port: null, imap_secure: null, imap_user: null, imap_password: null, imap_folder: null, imap_uidvalidity: null,
-      imap_cursor: null, bounces_checked_at: null, bounces_error: null,
+      imap_cursor: null, bounces_checked_at: null, bounces_error: null, tls_ca: null,
     },
     true,
     base,

@@ -163,4 +163,12 @@ export const mailMigrations: Migration[] = [
       END;
     `,
   },
+  {
+    // A profile's trusted CA (server/mail/tls-ca.ts): PEM certificates trusted, besides Node's default CAs, for the
+    // profile's SMTP and IMAP connections. NULL: the default CAs only (existing profiles).
+    id: 'mail-005-profile-tls-ca',
+    up: `
+      ALTER TABLE mail_profiles ADD COLUMN tls_ca TEXT;
+    `,
+  },
 ];

@@ -33,6 +33,7 @@ interface Profile {
   revision: number;
   imap: { host: string; port: number; secure: boolean; user: string; folder: string; hasPassword: boolean } | null;
   bounces: { checkedAt: string | null; error: string | null } | null;
+  tlsCa: Array<{ subject: string; issuer: string; fingerprint256: string; validFrom: string; validTo: string }> | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -104,7 +105,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 // profiles put: reading the profile
 
 /** Read-only fields of the read shape (`profiles get --json`), dropped so that output can be edited and put back. */
-const READ_ONLY = ['key', 'hasPassword', 'isDefault', 'bounces', 'createdAt', 'updatedAt'];
+const READ_ONLY = ['key', 'hasPassword', 'isDefault', 'bounces', 'tlsCa', 'createdAt', 'updatedAt'];
 const INLINE_PASSWORD_KEY = /"(?:smtpPassword|imapPassword|password)"\s*:/;
 const PASSWORD_REFUSAL =
   '--config never carries passwords: remove smtpPassword and imap.password (even null) and give the profile with --config-file <file> or --stdin instead; ' +
@@ -176,6 +177,15 @@ async function readProfileInput(key: string, opts: InputOpts): Promise<Record<st
   return profile;
 }
 
+/** `--ca-file`: the trusted CA's PEM text (the server validates it); not a secret, but never printed back. */
+function readCaFile(file: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
 function parseRevision(value: string): number {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new CliError(`--revision must be a whole number of at least 1 (got ${JSON.stringify(value)})`);
@@ -209,6 +219,7 @@ function printProfile(p: Profile): void {
     ['pace', `${p.pacePerMinute}/minute (bulk lane)`],
     ['daily limit', p.dailyRecipientLimit === null ? 'unlimited' : `${p.dailyRecipientLimit} recipients / 24 h`],
     ['attachments', `at most ${formatBytes(p.maxAttachmentBytes)} a message`],
+    ['trusted ca', p.tlsCa === null || p.tlsCa === undefined ? "none (Node's default CAs)" : p.tlsCa.map(caOf)],
   ];
   if (p.imap) {
     fields.push(
@@ -224,6 +235,9 @@ function printProfile(p: Profile): void {
   fields.push(['revision', p.revision], ['created', p.createdAt], ['updated', p.updatedAt]);
   printFields(fields);
 }
+
+/** A trusted CA certificate: subject, SHA-256 fingerprint and expiry (never the PEM). */
+const caOf = (c: NonNullable<Profile['tlsCa']>[number]) => `${c.subject} (SHA-256 ${c.fingerprint256}, valid until ${c.validTo})`;
 
 const PROFILE_COLUMNS = ['key', 'default', 'name', 'from', 'smtp', 'password', 'pace', 'revision', 'bounces'];
 const profileRow = (p: Profile) => ({
@@ -342,9 +356,14 @@ export function registerMail(program: Command): void {
     .option('--stdin', 'read the profile (a JSON object) from standard input')
     .option('--config <json>', 'the profile as a JSON object (never with a password)')
     .option('--revision <n>', 'the revision being replaced (as `revision` in the JSON)')
-    .action(async (key: string, opts: Opts & InputOpts & { revision?: string }) => {
+    .option('--ca-file <file>', 'trust this CA (PEM: one or more CA certificates) for the profile\'s SMTP and IMAP connections, besides the default CAs (as `tlsCaPem` in the JSON; `"tlsCaPem": null` there clears it)')
+    .action(async (key: string, opts: Opts & InputOpts & { revision?: string; caFile?: string }) => {
       checkOutput(opts);
       const body = await readProfileInput(key, opts);
+      if (opts.caFile !== undefined) {
+        if (body.tlsCaPem !== undefined) throw new CliError('give the trusted CA with --ca-file or as tlsCaPem in the profile JSON, not both');
+        body.tlsCaPem = readCaFile(opts.caFile);
+      }
       if (opts.revision !== undefined) {
         const revision = parseRevision(opts.revision);
         if (body.revision !== undefined && body.revision !== revision) {
@@ -357,7 +376,7 @@ export function registerMail(program: Command): void {
       emit(opts, p, () => {
         const what = res.status === 201 ? 'Created' : 'Replaced';
         process.stdout.write(
-          `${what} sender profile ${p.key} (revision ${p.revision}${p.isDefault ? ', the default profile' : ''}; password ${p.hasPassword ? 'stored' : 'none'}; bounce collection ${p.imap ? 'on' : 'off'}).\n`,
+          `${what} sender profile ${p.key} (revision ${p.revision}${p.isDefault ? ', the default profile' : ''}; password ${p.hasPassword ? 'stored' : 'none'}; bounce collection ${p.imap ? 'on' : 'off'}${p.tlsCa ? `; trusted CA ${p.tlsCa.map((c) => c.fingerprint256).join(', ')}` : ''}).\n`,
         );
       });
     });

@@ -16,6 +16,7 @@ import { MAX_FAILURES } from '../log/log.service.ts';
 import type { ProfileRow } from '../profiles/profiles.store.ts';
 import type { BounceStore, MailboxIdentity } from './bounces.store.ts';
 import { headerValue, parseDeliveryStatus } from './dsn.ts';
+import { describeTlsFailure, withTrustedCa } from '../tls-ca.ts';
 
 export type BounceError = 'open_failed' | 'search_failed' | 'apply_failed' | 'save_failed' | 'interrupted';
 
@@ -95,7 +96,7 @@ export function createBouncePoller(deps: {
       secure: p.imap_secure === 1,
       doSTARTTLS: p.imap_secure === 1 ? undefined : true,
       auth: { user: p.imap_user!, pass },
-      tls: { ...(net.isIP(p.imap_host!) ? {} : { servername: p.imap_host! }), ...deps.tls },
+      tls: { ...(net.isIP(p.imap_host!) ? {} : { servername: p.imap_host! }), ...withTrustedCa(deps.tls, p.tls_ca) },
       logger: false,
       disableAutoIdle: true,
       connectionTimeout: o.timeoutMs,
@@ -118,7 +119,7 @@ export function createBouncePoller(deps: {
     } catch (err) {
       await c.logout().catch(() => c.close());
       if (err instanceof CheckError) throw err;
-      throw new CheckError('open_failed', (err as Error).message);
+      throw new CheckError('open_failed', describeTlsFailure(err) ?? (err as Error).message);
     }
   }
   const closeClient = async (c: ImapFlow) => {

@@ -16,6 +16,7 @@ import type tls from 'node:tls';
 import type { Worker } from 'node:worker_threads';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { spawnWorker } from '../../core/runtime.ts';
+import { describeTlsFailure, withTrustedCa } from '../tls-ca.ts';
 import { composeMessage } from './mime.ts';
 
 export interface SmtpSettings {
@@ -24,6 +25,8 @@ export interface SmtpSettings {
   secure: boolean;
   user: string | null;
   password: string | null;
+  /** The profile's trusted CA (PEM), trusted besides Node's default CAs; null or absent: the default CAs only. */
+  ca?: string | null;
 }
 
 export interface OutgoingMessage {
@@ -92,7 +95,7 @@ function connectionOptions(settings: SmtpSettings, opts: SmtpOptions): SMTPConne
     connectionTimeout: Math.min(timeoutMs, 30_000),
     greetingTimeout: Math.min(timeoutMs, 30_000),
     socketTimeout: timeoutMs,
-    tls: { ...(net.isIP(settings.host) ? {} : { servername: settings.host }), ...opts.tls },
+    tls: { ...(net.isIP(settings.host) ? {} : { servername: settings.host }), ...withTrustedCa(opts.tls, settings.ca ?? null) },
     logger: false,
     debug: false,
   };
@@ -158,7 +161,7 @@ const transient = (e: SmtpError) => e.responseCode === 421 || (e.responseCode ==
 function classify(err: unknown, settings: SmtpSettings, timedOut: string | null): SmtpOutcome {
   const e = err as SmtpError;
   const response = e.response ? redact(e.response, settings) : null;
-  const error = redact(timedOut ?? (e.message || String(err)), settings);
+  const error = redact(timedOut ?? describeTlsFailure(err) ?? (e.message || String(err)), settings);
   let code = e.responseCode;
   if (!code && e.rejectedErrors?.length) code = e.rejectedErrors.some((r) => (r.responseCode ?? 500) < 500) ? 450 : 550;
   const permanent = timedOut === null && (code !== undefined ? code >= 500 : !TEMPORARY_CODES.has(e.code ?? '') && PERMANENT_CODES.has(e.code ?? ''));
@@ -295,7 +298,7 @@ export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
   const pools = new Map<string, Pool>();
   let closed = false;
   const keyOf = (s: SmtpSettings, opts: SmtpOptions) =>
-    crypto.hash('sha256', JSON.stringify([s.host, s.port, s.secure, s.user, s.password, opts.timeoutMs ?? null, opts.tls ? Object.keys(opts.tls).sort() : null]), 'hex');
+    crypto.hash('sha256', JSON.stringify([s.host, s.port, s.secure, s.user, s.password, s.ca ?? null, opts.timeoutMs ?? null, opts.tls ? Object.keys(opts.tls).sort() : null]), 'hex');
 
   /** The pool of `key`, made when missing (a pool without sessions, waiters or openings is forgotten). */
   const poolOf = (key: string): Pool => {

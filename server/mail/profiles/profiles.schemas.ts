@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { z } from 'zod';
 import { NAME_FORBIDDEN } from '../text.ts';
+import { CaBundleError, MAX_CA_CERTIFICATES, MAX_CA_PEM_LENGTH, parseCaBundle } from '../tls-ca.ts';
 
 export const PROFILE_KEY_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
 export const DEFAULT_PACE_PER_MINUTE = 60;
@@ -45,6 +46,28 @@ export const ImapWrite = z
   .strict()
   .meta({ id: 'MailImapSettings', description: 'Bounce collection. Every connection field, `folder` included, is required.' });
 
+/**
+ * The trusted CA of a write: PEM text, validated and normalized here (the stored form: certificate blocks only).
+ * Validity is judged by the current time.
+ */
+const TlsCaPem = z
+  .string({ error: 'tlsCaPem must be a string (PEM) or null' })
+  .max(MAX_CA_PEM_LENGTH, `tlsCaPem must be at most ${MAX_CA_PEM_LENGTH} characters`)
+  .transform((text, ctx) => {
+    try {
+      return parseCaBundle(text, Date.now()).pem;
+    } catch (err) {
+      if (!(err instanceof CaBundleError)) throw err;
+      ctx.addIssue({ code: 'custom', message: `tlsCaPem ${err.message}` });
+      return z.NEVER;
+    }
+  })
+  .meta({
+    description:
+      `Trusted CA for this profile's SMTP and IMAP connections (STARTTLS and implicit TLS, test sends and bounce collection), besides Node's default CAs: one or more PEM certificates (\`-----BEGIN CERTIFICATE-----\`, at most ${MAX_CA_CERTIFICATES}), each a CA certificate (basicConstraints CA:TRUE) valid now; text around the blocks is ignored, any other PEM block (a private key) is refused. ` +
+      'Write-only like a password: omitted keeps the stored CA, null clears it, a string replaces it. Reads show `tlsCa` (subject and SHA-256 fingerprint), never the PEM.',
+  });
+
 export const ProfileWrite = z
   .object({
     name: DisplayName('name', 1),
@@ -64,6 +87,7 @@ export const ProfileWrite = z
       .meta({ description: 'Recipients per rolling 24 hours; null (the default) is unlimited.' }),
     maxAttachmentBytes: z.number().int('maxAttachmentBytes must be an integer').min(1, `maxAttachmentBytes must be 1–${MAX_ATTACHMENT_BYTES}`).max(MAX_ATTACHMENT_BYTES, `maxAttachmentBytes must be 1–${MAX_ATTACHMENT_BYTES}`).default(DEFAULT_MAX_ATTACHMENT_BYTES),
     imap: ImapWrite.nullable().default(null).meta({ description: 'Null or omitted turns bounce collection off and clears its cursor and status.' }),
+    tlsCaPem: TlsCaPem.nullable().optional(),
     revision: z.number().int('revision must be an integer').min(1, 'revision must be at least 1').optional()
       .meta({ description: 'Required to replace an existing profile: the `revision` of a get. Without it an existing key answers `profile_exists`; a stale one `revision_conflict`.' }),
   })
@@ -90,6 +114,16 @@ export const ProfileRead = z
     imap: z.object({ host: z.string(), port: z.number().int(), secure: z.boolean(), user: z.string(), folder: z.string(), hasPassword: z.boolean() }).nullable(),
     bounces: z.object({ checkedAt: z.string().nullable(), error: z.string().nullable() }).nullable()
       .meta({ description: 'Null when collection is off; `checkedAt: null` while a new mailbox waits for its first check.' }),
+    tlsCa: z
+      .array(z.object({
+        subject: z.string().meta({ example: 'O=Example Office, CN=Example Office CA' }),
+        issuer: z.string(),
+        fingerprint256: z.string().meta({ description: 'SHA-256 fingerprint (`AB:CD:…`, as `openssl x509 -noout -fingerprint -sha256` prints it).' }),
+        validFrom: z.string(),
+        validTo: z.string(),
+      }))
+      .nullable()
+      .meta({ description: 'The trusted CA certificates of this profile (written as `tlsCaPem`): subject, issuer, SHA-256 fingerprint and validity of each; never the PEM. Null: Node\'s default CAs only.' }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })

@@ -3,6 +3,7 @@ import { HearthError } from '../../core/http/errors.ts';
 import type { MailClock } from '../clock.ts';
 import type { SecretBox } from '../crypto.ts';
 import { attemptSmtp, type SmtpOptions, type SmtpSettings } from '../delivery/smtp.ts';
+import { describeCaBundle } from '../tls-ca.ts';
 import { sameHost, type ProfileRead, type ProfileWrite } from './profiles.schemas.ts';
 import type { ProfileRow, ProfileStore, ProfileValues } from './profiles.store.ts';
 
@@ -34,6 +35,7 @@ export function presentProfile(r: ProfileRow): ProfileRead {
       ? { host: r.imap_host!, port: r.imap_port!, secure: r.imap_secure === 1, user: r.imap_user!, folder: r.imap_folder!, hasPassword: r.imap_password !== null }
       : null,
     bounces: imapOn ? { checkedAt: iso(r.bounces_checked_at), error: r.bounces_error } : null,
+    tlsCa: r.tls_ca === null ? null : describeCaBundle(r.tls_ca),
     createdAt: iso(r.created_at)!,
     updatedAt: iso(r.updated_at)!,
   };
@@ -95,6 +97,8 @@ export function createProfilesService(deps: ProfilesDeps) {
       max_attachment_bytes: body.maxAttachmentBytes,
       imap_host: null, imap_port: null, imap_secure: null, imap_user: null, imap_password: null, imap_folder: null,
       imap_uidvalidity: null, imap_cursor: null, bounces_checked_at: null, bounces_error: null,
+      // like a password: omitted keeps, null clears, a string (validated and normalized by the schema) replaces
+      tls_ca: body.tlsCaPem === undefined ? (old?.tls_ca ?? null) : body.tlsCaPem,
     };
     if (imap) {
       const wasOn = old?.imap_host != null;
@@ -123,6 +127,8 @@ export function createProfilesService(deps: ProfilesDeps) {
     fromAddress: body.fromAddress,
     smtpPassword: body.smtpPassword === undefined ? 'kept' : body.smtpPassword === null ? 'cleared' : 'replaced',
     imap: body.imap && body.imap.host !== '' ? { host: body.imap.host, folder: body.imap.folder, password: body.imap.password === undefined ? 'kept' : body.imap.password === null ? 'cleared' : 'replaced' } : null,
+    // the fingerprints of a new CA, never its PEM
+    tlsCa: body.tlsCaPem === undefined ? { change: 'kept' } : body.tlsCaPem === null ? { change: 'cleared' } : { change: 'replaced', fingerprints: describeCaBundle(body.tlsCaPem).map((c) => c.fingerprint256) },
   });
 
   return {
@@ -184,7 +190,7 @@ export function createProfilesService(deps: ProfilesDeps) {
     /** The SMTP settings with the password opened (only the send path calls this). */
     smtpSettings(r: ProfileRow): SmtpSettings {
       const pw = r.smtp_password === null ? null : box.open(r.smtp_password, r.key, 'smtp');
-      return { host: r.smtp_host, port: r.smtp_port, secure: r.smtp_secure === 1, user: r.smtp_user, password: pw };
+      return { host: r.smtp_host, port: r.smtp_port, secure: r.smtp_secure === 1, user: r.smtp_user, password: pw, ca: r.tls_ca };
     },
 
     /** Sends a test message; `{ok: true}` proves SMTP acceptance only. */

@@ -25,6 +25,8 @@ export interface ProfileRow {
   imap_cursor: number | null;
   bounces_checked_at: number | null;
   bounces_error: string | null;
+  /** Trusted CA certificates (PEM) for the profile's SMTP and IMAP connections, besides Node's default CAs. */
+  tls_ca: string | null;
   next_slot_at: number;
   created_at: number;
   updated_at: number;
@@ -35,7 +37,7 @@ export type ProfileValues = Omit<ProfileRow, 'is_default' | 'revision' | 'next_s
 const COLUMNS = [
   'key', 'name', 'from_address', 'from_name', 'smtp_host', 'smtp_port', 'smtp_secure', 'smtp_user', 'smtp_password', 'pace_per_minute',
   'daily_recipient_limit', 'max_attachment_bytes', 'imap_host', 'imap_port', 'imap_secure', 'imap_user', 'imap_password', 'imap_folder',
-  'imap_uidvalidity', 'imap_cursor', 'bounces_checked_at', 'bounces_error',
+  'imap_uidvalidity', 'imap_cursor', 'bounces_checked_at', 'bounces_error', 'tls_ca',
 ] as const;
 
 /** SQL of sender profiles. Transactions belong to the service. */

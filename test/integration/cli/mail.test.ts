@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../helpers/server.ts';
 import { audit, call, CLOSED_PORT, M, registerApp, startMailServer, waitMessage, type MailServer } from '../mail/helpers.ts';
 import { startPeer, type Peer } from '../mail/peer.ts';
+import { makeTestCa } from '../mail/test-ca.ts';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
 /**
@@ -183,6 +184,45 @@ describe('hearth admin outgoing-mail profiles', () => {
     const unknown = await hearth(mail('profiles', 'get', 'nope', ...conn));
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/^hearth: .*\(profile_unknown, HTTP 404\)\n$/);
+  }, SLOW);
+
+  it('put --ca-file sets the trusted CA; get shows its subject and fingerprint, never the PEM', async () => {
+    const ca = makeTestCa('CLI Test CA');
+    const caFile = path.join(cwd, 'office-ca.pem');
+    fs.writeFileSync(caFile, ca.caPem);
+    const created = ok(await hearth(mail('profiles', 'put', 'office', '--config', JSON.stringify({ ...MAIN(), name: 'Office' }), '--ca-file', caFile, ...conn)));
+    expect(created.stdout).toBe(`Created sender profile office (revision 1; password none; bounce collection off; trusted CA ${ca.caFingerprint}).\n`);
+    const stored = await call(s, 'GET', `${P}/office`);
+    expect(stored.tlsCa).toEqual([expect.objectContaining({ subject: 'O=Hearth Tests, CN=CLI Test CA', fingerprint256: ca.caFingerprint })]);
+
+    const human = ok(await hearth(mail('profiles', 'get', 'office', ...conn)));
+    expect(human.stdout).toMatch(new RegExp(`^trusted ca:\\s+O=Hearth Tests, CN=CLI Test CA \\(SHA-256 ${ca.caFingerprint}, valid until \\S+\\)$`, 'm'));
+    const json = ok(await hearth(mail('profiles', 'get', 'office', '--json', ...conn)));
+    for (const out of [created.stdout, human.stdout, json.stdout]) expect(out).not.toContain('BEGIN CERTIFICATE');
+    expect(ok(await hearth(mail('profiles', 'get', 'main', ...conn))).stdout).toMatch(/^trusted ca:\s+none \(Node's default CAs\)$/m);
+
+    // the output of get --json put back keeps the CA (tlsCa is read-only; tlsCaPem left out keeps it)
+    ok(await hearth(mail('profiles', 'put', 'office', '--stdin', ...conn), { input: json.stdout }));
+    expect((await call(s, 'GET', `${P}/office`)).tlsCa[0].fingerprint256).toBe(ca.caFingerprint);
+
+    const refusals: Array<[string[], RegExp]> = [
+      [['--ca-file', path.join(cwd, 'missing.pem')], /^hearth: cannot read .*missing\.pem: ENOENT\n$/],
+      [['--ca-file', caFile, '--config', JSON.stringify({ ...MAIN(), name: 'Office', tlsCaPem: ca.caPem })], /^hearth: give the trusted CA with --ca-file or as tlsCaPem in the profile JSON, not both\n$/],
+    ];
+    for (const [args, message] of refusals) {
+      const r = await hearth(mail('profiles', 'put', 'office', '--revision', '2', ...(args.includes('--config') ? [] : ['--config', JSON.stringify({ ...MAIN(), name: 'Office' })]), ...args, ...conn));
+      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.stderr, args.join(' ')).toMatch(message);
+    }
+    const keyFile = path.join(cwd, 'office-ca.key');
+    fs.writeFileSync(keyFile, ca.caKeyPem);
+    const key = await hearth(mail('profiles', 'put', 'office', '--config', JSON.stringify({ ...MAIN(), name: 'Office' }), '--revision', '2', '--ca-file', keyFile, ...conn));
+    expect(key.code).toBe(1);
+    expect(key.stderr).toMatch(/^hearth: .*tlsCaPem: tlsCaPem holds a private key .*\(invalid_request, HTTP 400\)\n$/);
+    expect(key.stderr).not.toMatch(/BEGIN|MII/);
+    expect((await call(s, 'GET', `${P}/office`)).revision).toBe(2);
+
+    ok(await hearth(mail('profiles', 'delete', 'office', '--yes', ...conn)));
   }, SLOW);
 
   it('test sends through the profile: mail arrives at the peer; a refusal shows smtp_failed', async () => {

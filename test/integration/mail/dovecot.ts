@@ -18,7 +18,11 @@ const freePort = () =>
     });
   });
 
-export async function startDovecot(opts: { user?: string; pass?: string; noEsearch?: boolean } = {}) {
+/**
+ * `certificate`: the server's TLS key and certificate (default: the self-signed one of `selfSigned()`); `trust`: the
+ * CA the helper's own client trusts to reach it (default: that certificate).
+ */
+export async function startDovecot(opts: { user?: string; pass?: string; noEsearch?: boolean; certificate?: { key: string; cert: string }; trust?: string } = {}) {
   if (!DOVECOT) throw new Error('dovecot is not installed (apt-get install dovecot-imapd)');
   const user = opts.user ?? 'bounce';
   const pass = opts.pass ?? 'imap-Pass-1';
@@ -27,7 +31,7 @@ export async function startDovecot(opts: { user?: string; pass?: string; noEsear
   const home = path.join(dir, 'home');
   fs.mkdirSync(path.join(home, user), { recursive: true });
   execFileSync('chown', ['-R', '65534:65534', home]);
-  const { key, cert } = selfSigned();
+  const { key, cert } = opts.certificate ?? selfSigned();
   fs.writeFileSync(path.join(dir, 'cert.pem'), cert);
   fs.writeFileSync(path.join(dir, 'key.pem'), key, { mode: 0o600 });
   fs.writeFileSync(path.join(dir, 'passwd'), `${user}:{PLAIN}${pass}::::::\n`);
@@ -90,7 +94,7 @@ service imap-login {
     await new Promise((r) => setTimeout(r, 50));
   }
   const client = async () => {
-    const c = new ImapFlow({ host: '127.0.0.1', port: imapsPort, secure: true, auth: { user, pass }, tls: { ca: cert }, logger: false });
+    const c = new ImapFlow({ host: '127.0.0.1', port: imapsPort, secure: true, auth: { user, pass }, tls: { ca: opts.trust ?? cert }, logger: false });
     c.on('error', () => {});
     await c.connect();
     return c;

@@ -21,6 +21,8 @@ export interface PeerOptions {
   auth?: { user: string; pass: string };
   /** Milliseconds the peer waits before answering the final dot. */
   dataDelayMs?: number;
+  /** The TLS key and certificate (default: the self-signed one of `selfSigned()`). */
+  certificate?: { key: string; cert: string };
 }
 
 let cert: { key: string; cert: string } | null = null;
@@ -48,7 +50,7 @@ export async function startPeer(opts: PeerOptions = {}) {
   let open = 0;
   let maxOpen = 0;
   const mode = opts.tls ?? 'plain';
-  const tls = mode === 'plain' ? {} : selfSigned();
+  const tls = mode === 'plain' ? {} : (opts.certificate ?? selfSigned());
   const server = new SMTPServer({
     ...tls,
     secure: mode === 'implicit',
