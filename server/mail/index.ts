@@ -35,6 +35,8 @@ import { createSettledStore } from './settled/settled.store.ts';
 import { createSettledTopic, type SettledOptions } from './settled/settled.service.ts';
 import { createBounceStore } from './bounces/bounces.store.ts';
 import { createBouncePoller, type BounceOptions } from './bounces/poller.ts';
+import { createBounceChecks } from './bounces/bounces.service.ts';
+import { registerBounceRoutes } from './bounces/bounces.routes.ts';
 
 export { mailMigrations };
 export type { MailClock } from './clock.ts';
@@ -112,6 +114,7 @@ export function createMailService(deps: MailDeps) {
   const bounces = createBouncePoller({
     store: createBounceStore(deps.platformDb), box, clock, logger: deps.logger.child({ part: 'bounces' }), tls: o.bounces?.tls, options: o.bounces,
   });
+  const bounceChecks = createBounceChecks({ poller: bounces, profiles: profileStore, audit: deps.audit });
   const coreSender = (): Sender => ({ app: { appId: CORE_APP, name: appName, platformPermissions: [MAIL_SEND] }, actor: { actor: 'core', kind: 'core' } });
 
   return {
@@ -120,6 +123,7 @@ export function createMailService(deps: MailDeps) {
       registerAppRoutes(api, apps);
       registerLogRoutes(api, { log, apps, profiles: profileStore, release, settled });
       registerRetentionRoutes(api, retention);
+      registerBounceRoutes(api, bounceChecks);
     },
     /** Starts delivery (recovery runs first) and the daily retention job. */
     start(): void {

@@ -84,6 +84,19 @@ interface MessageContent {
   html: string | null;
   headers: Record<string, string> | null;
 }
+interface BounceCheck {
+  profile: string;
+  joined: boolean;
+  checkedAt: string;
+  error: string | null;
+  detail: string | null;
+  messages: number;
+  reports: number;
+  matched: number;
+  recorded: number;
+  skipped: number;
+  more: boolean;
+}
 interface Retention {
   contentDays: number;
   recordDays: number;
@@ -323,6 +336,17 @@ function printMessage(m: Message): void {
   ]);
 }
 
+const count = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** A bounce-collection pass in one sentence (and what failed). */
+function printBounceCheck(r: BounceCheck): void {
+  const what = `${count(r.messages, 'message')}, ${count(r.reports, 'delivery report')}, ${r.matched} matched, ${count(r.recorded, 'recipient')} recorded as bounced, ${r.skipped} skipped`;
+  const lines = [`${r.error ? 'Bounce check failed' : 'Checked the bounce mailbox'} of profile ${r.profile}${r.joined ? ' (joined the check in progress)' : ''}: ${what}.`];
+  if (r.error) lines.push(`Error: ${r.error}${r.detail ? ` — ${r.detail}` : ''}`);
+  if (r.more) lines.push('More messages wait: the next check goes on from here.');
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
 function printContent(c: MessageContent): void {
   if (c.purged) {
     process.stdout.write(`\nContent: purged by content retention at ${c.purgedAt ?? 'an unknown time'}.\n`);
@@ -408,6 +432,18 @@ export function registerMail(program: Command): void {
       checkOutput(opts);
       const r = await new HearthClient(opts).json<{ ok: true }>('POST', `${MAIL_BASE}/profiles/${enc(key)}/test`, { to: opts.to });
       emit(opts, r, () => process.stdout.write(`The SMTP server accepted the test message from profile ${key} to ${opts.to} (acceptance only: check the mailbox).\n`));
+    });
+
+  outputOptions(common(profiles.command('check-bounces <key>')))
+    .description(
+      'check the profile\'s bounce mailbox now (one collection pass, as the five-minute schedule runs it; a pass in progress is joined) and show what it found. ' +
+        'Exits 1 when the pass failed (its error code and what went wrong are shown)',
+    )
+    .action(async (key: string, opts: Opts) => {
+      checkOutput(opts);
+      const r = await new HearthClient(opts).json<BounceCheck>('POST', `${MAIL_BASE}/profiles/${enc(key)}/bounces/check`);
+      emit(opts, r, () => printBounceCheck(r));
+      if (r.error) process.exitCode = 1;
     });
 
   yesOption(outputOptions(common(profiles.command('set-default <key>'))))

@@ -112,6 +112,7 @@ export const ERROR_CODES = {
   app_unknown: 404,
   app_exists: 409,
   core_policy_fixed: 409,
+  bounce_collection_off: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -5,6 +5,10 @@
  * opened read-only; only the delivery-status part and the original headers of standard RFC 3464 reports are fetched
  * (64 KiB each at most); nothing is marked, moved or deleted. `Action: failed` for a recipient of a stored message
  * moves `sent` to `bounced` and records the recipient and reason.
+ *
+ * A check can also be asked for (`checkNow`, "check now" of the admin API): it runs one pass for that profile at once,
+ * or joins the pass in progress — a profile is never checked twice at the same time, whoever asked. Each pass ends
+ * with its outcome (`CheckOutcome`): the profile's status as before, the counts of the run, and an info log line.
  */
 import net from 'node:net';
 import type tls from 'node:tls';
@@ -43,6 +47,37 @@ export const DEFAULT_BOUNCES: BounceOptions = {
   timeoutMs: 30_000,
 };
 
+/** What one pass of one profile did: the saved status (`checkedAt`, `error`) and what it read and recorded. */
+export interface CheckOutcome {
+  profile: string;
+  /** When the pass ended and its status was saved (ISO). */
+  checkedAt: string;
+  error: BounceError | null;
+  /** What went wrong, in words (the IMAP server's or the TLS library's message); null without error. */
+  detail: string | null;
+  /** Messages examined (above the cursor, at most `perProfile`), skipped ones included. */
+  messages: number;
+  /** Standard delivery reports (`multipart/report; report-type=delivery-status`) read among them. */
+  reports: number;
+  /** Reports whose original Message-ID is a sent (or bounced) message of the send log. */
+  matched: number;
+  /** Failed recipients newly recorded on their message (each moves `sent` to `bounced`). */
+  recorded: number;
+  /** Messages skipped: unreadable twice, or a report part above 64 KiB. */
+  skipped: number;
+  /** More messages wait above the per-run limit (the next pass goes on). */
+  more: boolean;
+}
+
+interface Counts {
+  messages: number;
+  reports: number;
+  matched: number;
+  recorded: number;
+  skipped: number;
+  more: boolean;
+}
+
 class CheckError extends Error {
   readonly code: BounceError;
   constructor(code: BounceError, message: string) {
@@ -70,6 +105,13 @@ export function reportParts(s: MessageStructureObject | undefined, maxBytes: num
   return { dsPart: ds.part, dsEncoding: ds.encoding, headersPart: isMessage ? `${orig.part}.HEADER` : orig.part };
 }
 
+/** An imapflow error in words: its message and the server's answer (`Command failed: [AUTHENTICATIONFAILED] …`). */
+function imapErrorText(err: unknown): string {
+  const e = err as { message?: string; responseText?: string };
+  const message = e.message ?? String(err);
+  return e.responseText && !message.includes(e.responseText) ? `${message}: ${e.responseText}` : message;
+}
+
 function decode(buf: Buffer, encoding: string | undefined): string {
   const e = (encoding ?? '').toLowerCase();
   if (e === 'base64') return Buffer.from(buf.toString('latin1').replace(/\s+/g, ''), 'base64').toString('utf8');
@@ -87,6 +129,8 @@ export function createBouncePoller(deps: {
   let timer: unknown = null;
   let closed = false;
   let running: Promise<unknown> | null = null;
+  /** The pass in progress of each profile: whoever asks meanwhile joins it. */
+  const inflight = new Map<string, Promise<CheckOutcome>>();
 
   function client(p: ProfileRow): ImapFlow {
     const pass = p.imap_password === null ? '' : (box.open(p.imap_password, p.key, 'imap') ?? '');
@@ -119,7 +163,7 @@ export function createBouncePoller(deps: {
     } catch (err) {
       await c.logout().catch(() => c.close());
       if (err instanceof CheckError) throw err;
-      throw new CheckError('open_failed', describeTlsFailure(err) ?? (err as Error).message);
+      throw new CheckError('open_failed', describeTlsFailure(err) ?? imapErrorText(err));
     }
   }
   const closeClient = async (c: ImapFlow) => {
@@ -159,8 +203,8 @@ export function createBouncePoller(deps: {
     }
   }
 
-  /** Fetches and applies one message; false when it is not a report we process. Throws on read failures. */
-  async function processUid(c: ImapFlow, uid: number, p: ProfileRow): Promise<void> {
+  /** Fetches and applies one message (counted in `n`). Throws on read failures. */
+  async function processUid(c: ImapFlow, uid: number, p: ProfileRow, n: Counts): Promise<void> {
     const meta = await c.fetchOne(String(uid), { uid: true, bodyStructure: true }, { uid: true });
     // imapflow answers without throwing when the connection is already gone: a read failure, not "no message".
     if (!c.mailbox) throw new Error('the IMAP connection closed before the message was read');
@@ -168,6 +212,7 @@ export function createBouncePoller(deps: {
     const parts = reportParts(meta.bodyStructure, o.maxPartBytes);
     if (parts === null) return;
     if (parts === 'oversized') {
+      n.skipped++;
       logger.warn({ profile: p.key, uid }, 'bounce collection: delivery report part above 64 KiB skipped');
       return;
     }
@@ -178,13 +223,15 @@ export function createBouncePoller(deps: {
     const hdrRaw = msg.bodyParts?.get(parts.headersPart.toLowerCase()) ?? msg.bodyParts?.get(parts.headersPart);
     if (!dsRaw || !hdrRaw) return;
     if (dsRaw.length > o.maxPartBytes || hdrRaw.length > o.maxPartBytes) {
+      n.skipped++;
       logger.warn({ profile: p.key, uid }, 'bounce collection: delivery report part above 64 KiB skipped');
       return;
     }
-    apply(decode(dsRaw, parts.dsEncoding), hdrRaw.toString('utf8'));
+    n.reports++;
+    apply(decode(dsRaw, parts.dsEncoding), hdrRaw.toString('utf8'), n);
   }
 
-  function apply(dsText: string, headers: string): void {
+  function apply(dsText: string, headers: string, n: Counts): void {
     const ds = parseDeliveryStatus(dsText);
     const messageId = headerValue(headers, 'Message-ID');
     if (!messageId) return;
@@ -197,6 +244,7 @@ export function createBouncePoller(deps: {
         logger.warn({ messageId: row.id }, 'bounce collection: report skipped: its Original-Envelope-Id names another message');
         return;
       }
+      n.matched++;
       const rcpt = JSON.parse(row.recipients) as { to: string[]; cc: string[]; bcc: string[] };
       const stored = [...rcpt.to, ...rcpt.cc, ...rcpt.bcc];
       const failures = JSON.parse(row.failures) as Array<{ recipient: string; reason: string; kind: string }>;
@@ -211,6 +259,7 @@ export function createBouncePoller(deps: {
         if (failures.length >= MAX_FAILURES) break;
         failures.push({ recipient: match, reason, kind: 'bounced' });
         changed = true;
+        n.recorded++;
       }
       if (changed) store.applyBounce(row.id, JSON.stringify(failures), clock.now());
     } catch (err) {
@@ -218,8 +267,10 @@ export function createBouncePoller(deps: {
     }
   }
 
-  /** One profile's check; returns the error code or null. */
-  async function checkProfile(p: ProfileRow, deadline: number): Promise<BounceError | null> {
+  /** One profile's check: its outcome (the status is saved; only a failure to save it is `save_failed`). */
+  async function checkProfile(p: ProfileRow, deadline: number): Promise<CheckOutcome> {
+    const n: Counts = { messages: 0, reports: 0, matched: 0, recorded: 0, skipped: 0, more: false };
+    let detail: string | null = null;
     const mailbox: MailboxIdentity = { key: p.key, imap_host: p.imap_host!, imap_port: p.imap_port!, imap_user: p.imap_user!, imap_folder: p.imap_folder! };
     let cursor = p.imap_cursor;
     let validity = p.imap_uidvalidity;
@@ -244,12 +295,14 @@ export function createBouncePoller(deps: {
         cursor = found.emptyUpTo;
         save();
       }
+      n.more = found.uids.length > o.perProfile;
       for (const uid of found.uids.slice(0, o.perProfile)) {
         if (closed || clock.now() >= deadline) throw new CheckError('interrupted', closed ? 'Core is shutting down' : 'the four-minute budget is spent');
+        n.messages++;
         let done = false;
         for (let attempt = 0; attempt < 2 && !done; attempt++) {
           try {
-            await processUid(session.c, uid, p);
+            await processUid(session.c, uid, p, n);
             done = true;
           } catch (err) {
             if (err instanceof CheckError) throw err;
@@ -257,7 +310,10 @@ export function createBouncePoller(deps: {
             await closeClient(session.c);
             session = null;
             session = await open(p, validity);
-            if (attempt === 1) logger.warn({ profile: p.key, uid }, 'bounce collection: message could not be read twice; skipped');
+            if (attempt === 1) {
+              n.skipped++;
+              logger.warn({ profile: p.key, uid }, 'bounce collection: message could not be read twice; skipped');
+            }
           }
         }
         cursor = uid;
@@ -270,17 +326,34 @@ export function createBouncePoller(deps: {
       }
     } catch (err) {
       error = err instanceof CheckError ? err.code : 'open_failed';
-      logger.warn({ profile: p.key, error, detail: (err as Error).message }, 'bounce collection check failed');
+      detail = describeTlsFailure(err) ?? (err as Error).message;
+      logger.warn({ profile: p.key, error, detail }, 'bounce collection check failed');
     } finally {
       if (session) await closeClient(session.c);
     }
+    const at = clock.now();
     try {
-      store.saveStatus(mailbox, clock.now(), error);
+      store.saveStatus(mailbox, at, error);
     } catch (err) {
       logger.error({ profile: p.key, err }, 'bounce collection: cannot save the check status');
-      return 'save_failed';
+      error = 'save_failed';
+      detail = (err as Error).message;
     }
-    return error;
+    const outcome: CheckOutcome = { profile: p.key, checkedAt: new Date(at).toISOString(), error, detail, ...n };
+    logger.info({ ...outcome }, 'bounce collection check');
+    return outcome;
+  }
+
+  /** The profile's pass: the one in progress (joined), or a new one. Never two at once for a profile. */
+  function passOf(p: ProfileRow, deadline: number): { outcome: Promise<CheckOutcome>; joined: boolean } {
+    const current = inflight.get(p.key);
+    if (current) {
+      logger.info({ profile: p.key }, 'bounce collection: joining the check in progress');
+      return { outcome: current, joined: true };
+    }
+    const outcome = checkProfile(p, deadline).finally(() => inflight.delete(p.key));
+    inflight.set(p.key, outcome);
+    return { outcome, joined: false };
   }
 
   /** One tick: every enabled profile, one after another, within the budget. */
@@ -289,9 +362,23 @@ export function createBouncePoller(deps: {
     const results: Record<string, BounceError | null> = {};
     for (const p of store.enabled()) {
       if (closed || clock.now() - start >= o.budgetMs) break; // leftover profiles wait for the next tick
-      results[p.key] = await checkProfile(p, start + o.budgetMs);
+      results[p.key] = (await passOf(p, start + o.budgetMs).outcome).error;
     }
     return results;
+  }
+
+  /**
+   * One pass for one profile now (or the one in progress, `joined`), within the same four-minute budget as a tick;
+   * null when the profile does not exist or has no bounce collection. After shutdown began: `interrupted`.
+   */
+  async function checkNow(key: string): Promise<(CheckOutcome & { joined: boolean }) | null> {
+    const p = store.enabledOne(key);
+    if (!p) return null;
+    if (closed && !inflight.has(key)) {
+      return { profile: key, joined: false, checkedAt: new Date(clock.now()).toISOString(), error: 'interrupted', detail: 'Core is shutting down', messages: 0, reports: 0, matched: 0, recorded: 0, skipped: 0, more: false };
+    }
+    const { outcome, joined } = passOf(p, clock.now() + o.budgetMs);
+    return { ...(await outcome), joined };
   }
 
   function schedule(): void {
@@ -306,13 +393,15 @@ export function createBouncePoller(deps: {
 
   return {
     tick,
+    checkNow,
     start: schedule,
     async close(): Promise<void> {
       closed = true;
       if (timer !== null) clock.clearTimeout(timer);
-      if (running) {
+      const pending = [running, ...inflight.values()].filter((x) => x !== null);
+      if (pending.length) {
         let t: NodeJS.Timeout | undefined;
-        await Promise.race([running, new Promise((r) => (t = setTimeout(r, o.graceMs)))]);
+        await Promise.race([Promise.allSettled(pending), new Promise((r) => (t = setTimeout(r, o.graceMs)))]);
         clearTimeout(t);
       }
     },

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../../helpers/server.ts';
 import { audit, call, CLOSED_PORT, M, registerApp, startMailServer, waitMessage, type MailServer } from '../mail/helpers.ts';
-import { startPeer, type Peer } from '../mail/peer.ts';
+import { dsnReport, startDovecot } from '../mail/dovecot.ts';
+import { selfSigned, startPeer, type Peer } from '../mail/peer.ts';
 import { makeTestCa } from '../mail/test-ca.ts';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
@@ -223,6 +224,51 @@ describe('hearth admin outgoing-mail profiles', () => {
     expect((await call(s, 'GET', `${P}/office`)).revision).toBe(2);
 
     ok(await hearth(mail('profiles', 'delete', 'office', '--yes', ...conn)));
+  }, SLOW);
+
+  it('check-bounces runs a bounce-collection pass now against the mailbox and shows what it found', async () => {
+    const dove = await startDovecot();
+    try {
+      // the server trusts dovecot's certificate through the profile's CA
+      const box = { host: '127.0.0.1', port: dove.imapsPort, secure: true, user: dove.user, folder: 'INBOX' };
+      const file = path.join(cwd, 'bounced.json');
+      fs.writeFileSync(file, JSON.stringify({ ...MAIN(), name: 'Bounces', imap: { ...box, password: dove.pass }, tlsCaPem: selfSigned().cert }));
+      ok(await hearth(mail('profiles', 'put', 'bounced', '--config-file', file, ...conn)));
+      const sent = await s.mail.sendAsCore({ to: ['gone@example.test'], subject: 'Will bounce', text: 'x' });
+      await waitMessage(s, sent.id, (m) => m.status === 'sent');
+      await dove.append('INBOX', dsnReport({ messageId: sent.messageId, recipients: [{ final: 'rfc822; gone@example.test', action: 'failed', diag: 'smtp; 550 5.1.1 gone' }] }));
+      await dove.append('INBOX', 'Subject: not a report\r\n\r\nhello\r\n');
+
+      const r = ok(await hearth(mail('profiles', 'check-bounces', 'bounced', ...conn)));
+      expect(r.stdout).toBe('Checked the bounce mailbox of profile bounced: 2 messages, 1 delivery report, 1 matched, 1 recipient recorded as bounced, 0 skipped.\n');
+      expect(await call(s, 'GET', `${M}/messages/${sent.id}`)).toMatchObject({ status: 'bounced', failures: [{ recipient: 'gone@example.test', reason: 'smtp; 550 5.1.1 gone', kind: 'bounced' }] });
+      const json = ok(await hearth(mail('profiles', 'check-bounces', 'bounced', '--json', ...conn)));
+      expect(JSON.parse(json.stdout)).toEqual({
+        profile: 'bounced', joined: false, checkedAt: expect.any(String), error: null, detail: null, messages: 0, reports: 0, matched: 0, recorded: 0, skipped: 0, more: false,
+      });
+      expect(auditCount('outgoing_mail.profile.bounce_check')).toBe(2);
+      expect(ok(await hearth(mail('profiles', 'get', 'bounced', ...conn))).stdout).toMatch(/^check error:\s+none$/m);
+
+      // a failed pass: exit 1 with the error code and what went wrong
+      const p = await call(s, 'GET', `${P}/bounced`);
+      fs.writeFileSync(file, JSON.stringify({ ...MAIN(), name: 'Bounces', imap: { ...box, password: 'wrong' }, revision: p.revision }));
+      ok(await hearth(mail('profiles', 'put', 'bounced', '--config-file', file, ...conn)));
+      const failed = await hearth(mail('profiles', 'check-bounces', 'bounced', ...conn));
+      expect(failed.code).toBe(1);
+      expect(failed.stdout).toMatch(/^Bounce check failed of profile bounced: 0 messages, 0 delivery reports, 0 matched, 0 recipients recorded as bounced, 0 skipped\.\nError: open_failed — Command failed: Authentication failed\.\n$/);
+      expect(failed.stdout).not.toContain('wrong');
+
+      // a profile without bounce collection, an unknown one
+      fs.writeFileSync(file, JSON.stringify({ ...MAIN(), name: 'Bounces', imap: null, revision: p.revision + 1 }));
+      ok(await hearth(mail('profiles', 'put', 'bounced', '--config-file', file, ...conn)));
+      const off = await hearth(mail('profiles', 'check-bounces', 'bounced', ...conn));
+      expect(off.code).toBe(1);
+      expect(off.stderr).toMatch(/^hearth: profile "bounced" has no bounce collection \(imap\).*\(bounce_collection_off, HTTP 409\)\n$/);
+      expect((await hearth(mail('profiles', 'check-bounces', 'nope', ...conn))).stderr).toMatch(/\(profile_unknown, HTTP 404\)\n$/);
+      ok(await hearth(mail('profiles', 'delete', 'bounced', '--yes', ...conn)));
+    } finally {
+      await dove.stop();
+    }
   }, SLOW);
 
   it('test sends through the profile: mail arrives at the peer; a refusal shows smtp_failed', async () => {
