@@ -4,6 +4,9 @@
  * (fresh data folder, an admin token) and its own smtp-server peer (test/integration/mail/peer.ts); a second
  * profile points at a closed port, so its mail stays queued (temporary failures are retried after a minute).
  *
+ * Bounce collection ("Check now", a profile's trusted CA) runs against Dovecot with a certificate from a private CA
+ * made with openssl (test/integration/mail/dovecot.ts, test-ca.ts).
+ *
  * The pages live at /mail/profiles, /mail/apps, /mail/log and /mail/retention (routes `mail` in router.svelte.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,7 +17,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { dsnReport, startDovecot } from '../integration/mail/dovecot.ts';
 import { startPeer, type Peer } from '../integration/mail/peer.ts';
+import { fingerprint, makeTestCa } from '../integration/mail/test-ca.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SHOTS = path.join(repoRoot, 'test-results');
@@ -619,4 +624,88 @@ test('retention: show, validation messages from the server, save', async ({ page
   await tabs(page).getByRole('link', { name: 'Send log' }).click();
   await expect(page).toHaveURL(`${base}/mail/log`);
   await expect(page.getByRole('table', { name: 'Send log' })).toBeVisible();
+});
+
+test('bounce collection: a trusted CA from the profile dialog, and "Check now" against Dovecot with a real report', async ({ page, request }) => {
+  // The office mail server (Dovecot here) has a certificate from a private CA that Hearth does not know.
+  const ca = makeTestCa('E2E Office CA');
+  const dove = await startDovecot({ certificate: ca.server, trust: ca.caPem });
+  const files = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-ca-'));
+  try {
+    await ensureApp(request);
+    // a message through `relay`, and the standard delivery report for it in the bounce mailbox
+    const sent = await request.post(`${base}/api/mail/send`, {
+      headers: { Authorization: `Bearer ${appToken}` },
+      data: { profile: 'relay', to: ['gone@example.org'], subject: 'Will bounce', text: 'x' },
+    });
+    expect(sent.status()).toBe(202);
+    const msg = (await sent.json()) as { id: string; messageId: string };
+    await waitForStatus(request, msg.id, 'sent');
+    await dove.append('INBOX', dsnReport({ messageId: msg.messageId, recipients: [{ final: 'rfc822; gone@example.org', action: 'failed', diag: 'smtp; 550 5.1.1 no such user' }] }));
+
+    await signIn(page, '/mail/profiles');
+    const table = page.getByRole('table', { name: 'Sender profiles' });
+    await page.getByRole('button', { name: 'New profile' }).click();
+    const dialog = page.getByRole('dialog', { name: 'New sender profile' });
+    await dialog.getByLabel('Key').fill('office');
+    await dialog.getByLabel('Name', { exact: true }).fill('Office mailbox');
+    await dialog.getByLabel('From address').fill('noreply@example.org');
+    await dialog.getByLabel('SMTP host').fill('127.0.0.1');
+    await dialog.getByLabel('SMTP port').fill(String(peer.port));
+    await dialog.getByLabel('Collect bounces from a mailbox').check();
+    await dialog.getByLabel('IMAP host').fill('127.0.0.1');
+    await dialog.getByLabel('IMAP port').fill(String(dove.imapsPort));
+    await dialog.getByLabel('IMAP security').selectOption({ label: 'Implicit TLS' });
+    await dialog.getByLabel('IMAP user').fill(dove.user);
+    await dialog.getByLabel('IMAP password', { exact: true }).fill(dove.pass);
+    await dialog.getByRole('button', { name: 'Create profile' }).click();
+    await expect(dialog).toBeHidden();
+    const office = rowOf(table, /^office/);
+    await expect(office).toContainText('Waiting for first check');
+
+    // Check now without the CA: the TLS error is shown.
+    await office.getByRole('button', { name: 'Check the bounce mailbox of office now' }).click();
+    await expect(notifications(page)).toContainText('The bounce check of office failed: open_failed');
+    await expect(notifications(page)).toContainText("TLS: the server's certificate is not trusted");
+    await expect(office).toContainText('Error: open_failed');
+    await shot(page, 'bounces-check-untrusted');
+
+    // The server's own certificate is refused as a CA, on the field; the CA loaded from a file is saved.
+    await office.getByRole('button', { name: 'Edit office' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit profile office' });
+    await edit.getByLabel('CA certificate (PEM)').fill(ca.server.cert);
+    await edit.getByRole('button', { name: 'Save profile' }).click();
+    await expect(edit.getByLabel('CA certificate (PEM)')).toHaveAccessibleErrorMessage(/certificate 1 \(CN=localhost\) is not a CA certificate/);
+    const caFile = path.join(files, 'office-ca.pem');
+    fs.writeFileSync(caFile, ca.caPem);
+    await edit.getByLabel('CA certificate file').setInputFiles(caFile);
+    await expect(edit.getByLabel('CA certificate (PEM)')).toHaveValue(ca.caPem);
+    await shot(page, 'profile-trusted-ca');
+    await edit.getByRole('button', { name: 'Save profile' }).click();
+    await expect(edit).toBeHidden();
+    const stored = await api<{ tlsCa: Array<{ fingerprint256: string }> | null }>(request, 'GET', `${M}/profiles/office`);
+    expect(stored.tlsCa?.map((c) => c.fingerprint256)).toEqual([fingerprint(ca.caPem)]);
+
+    // The dialog shows the CA by subject and fingerprint, never its PEM.
+    await office.getByRole('button', { name: 'Edit office' }).click();
+    const list = edit.getByRole('list', { name: 'Trusted CA certificates' });
+    await expect(list).toContainText('O=Hearth Tests, CN=E2E Office CA');
+    await expect(list).toContainText(`SHA-256 ${fingerprint(ca.caPem)}`);
+    await expect(edit.getByLabel('Replace with this CA certificate (PEM)')).toHaveValue('');
+    await edit.getByRole('button', { name: 'Cancel' }).click();
+
+    // Check now with the CA: Hearth logs in, reads the report and records the bounce.
+    await office.getByRole('button', { name: 'Check the bounce mailbox of office now' }).click();
+    await expect(notifications(page)).toContainText('Bounce mailbox of office checked');
+    await expect(office).toContainText('Last check: 1 message, 1 delivery report, 1 bounce recorded.');
+    await expect(office).toContainText('OK');
+    await shot(page, 'bounces-check-now');
+    const bounced = await api<{ status: string; failures: Array<{ recipient: string; kind: string }> }>(request, 'GET', `${M}/messages/${msg.id}`);
+    expect(bounced).toMatchObject({ status: 'bounced', failures: [{ recipient: 'gone@example.org', kind: 'bounced' }] });
+    // profiles without bounce collection have no such button
+    await expect(rowOf(table, /^relay/).getByRole('button', { name: /Check the bounce mailbox/ })).toHaveCount(0);
+  } finally {
+    await dove.stop();
+    fs.rmSync(files, { recursive: true, force: true });
+  }
 });

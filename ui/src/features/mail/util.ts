@@ -74,6 +74,14 @@ export const BOUNCE_ERRORS: Record<string, string> = {
   interrupted: 'The check was cut short (shutdown or time budget); the next check resumes.',
 };
 
+/** What a bounce-collection pass found, in a few words. */
+export function bounceCheckSummary(r: { messages: number; reports: number; recorded: number; skipped: number; more: boolean; joined: boolean }): string {
+  const n = (k: number, one: string, many = `${one}s`) => `${k.toLocaleString()} ${k === 1 ? one : many}`;
+  const parts = [n(r.messages, 'message'), n(r.reports, 'delivery report'), `${n(r.recorded, 'bounce')} recorded`];
+  if (r.skipped) parts.push(`${r.skipped.toLocaleString()} skipped`);
+  return `${parts.join(', ')}${r.more ? '; more wait for the next check' : ''}${r.joined ? ' (joined the check in progress)' : ''}.`;
+}
+
 /** A number input's text → integer, null when empty, NaN when not a whole number. */
 export function intOrNull(text: string | number | null | undefined): number | null {
   if (text === null || text === undefined) return null;

@@ -46,8 +46,20 @@ export interface MailProfile {
   imap: ImapRead | null;
   /** Null while collection is off; `checkedAt: null` while a new mailbox waits for its first check. */
   bounces: { checkedAt: string | null; error: string | null } | null;
+  /** The profile's trusted CA certificates (never their PEM); null: the default CAs only. */
+  tlsCa: CaCertificate[] | null;
   createdAt: string;
   updatedAt: string;
+}
+
+/** A trusted CA certificate as the server shows it. */
+export interface CaCertificate {
+  subject: string;
+  issuer: string;
+  /** SHA-256, `AB:CD:…`. */
+  fingerprint256: string;
+  validFrom: string;
+  validTo: string;
 }
 
 export interface ImapWrite {
@@ -75,6 +87,8 @@ export interface ProfileWrite {
   dailyRecipientLimit: number | null;
   maxAttachmentBytes: number;
   imap: ImapWrite | null;
+  /** The trusted CA (PEM). Omitted keeps the stored one, null clears it, a string replaces it. */
+  tlsCaPem?: string | null;
   /** Required to replace an existing profile. */
   revision?: number;
 }
@@ -101,6 +115,27 @@ export function setDefaultProfile(key: string): Promise<MailProfile> {
 
 export function testProfile(key: string, to: string): Promise<{ ok: true }> {
   return request(`${MAIL_BASE}/profiles/${enc(key)}/test`, { method: 'POST', json: { to } });
+}
+
+/** The outcome of one bounce-collection pass ("check now"). */
+export interface BounceCheck {
+  profile: string;
+  /** The request joined a pass already in progress. */
+  joined: boolean;
+  checkedAt: string;
+  error: BounceError | null;
+  detail: string | null;
+  messages: number;
+  reports: number;
+  matched: number;
+  recorded: number;
+  skipped: number;
+  more: boolean;
+}
+
+/** Runs one bounce-collection pass for the profile now (or joins the one in progress) and answers its outcome. */
+export function checkBounces(key: string): Promise<BounceCheck> {
+  return request(`${MAIL_BASE}/profiles/${enc(key)}/bounces/check`, { method: 'POST' });
 }
 
 // --- applications
