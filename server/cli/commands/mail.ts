@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { HearthClient, type ClientOptions } from '../client.ts';
 import { CliError, formatBytes, printFields, printJson, printJsonLines, printTable } from '../output.ts';
 import { checkOutput, emit, outputOptions, requireYes, type OutputOpts } from './linux.ts';
+import type { BounceCheckResult } from '../../mail/bounces/bounces.schemas.ts';
+import type { CaCertificateInfo } from '../../mail/tls-ca.ts';
 
 /**
  * `hearth admin outgoing-mail profiles|apps|log|retention …`: the outgoing-mail administration API
@@ -33,7 +35,7 @@ interface Profile {
   revision: number;
   imap: { host: string; port: number; secure: boolean; user: string; folder: string; hasPassword: boolean } | null;
   bounces: { checkedAt: string | null; error: string | null } | null;
-  tlsCa: Array<{ subject: string; issuer: string; fingerprint256: string; validFrom: string; validTo: string }> | null;
+  tlsCa: CaCertificateInfo[] | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -84,19 +86,8 @@ interface MessageContent {
   html: string | null;
   headers: Record<string, string> | null;
 }
-interface BounceCheck {
-  profile: string;
-  joined: boolean;
-  checkedAt: string;
-  error: string | null;
-  detail: string | null;
-  messages: number;
-  reports: number;
-  matched: number;
-  recorded: number;
-  skipped: number;
-  more: boolean;
-}
+/** Types only (erased at run time: the CLI loads no server code). */
+type BounceCheck = BounceCheckResult;
 interface Retention {
   contentDays: number;
   recordDays: number;
@@ -250,7 +241,7 @@ function printProfile(p: Profile): void {
 }
 
 /** A trusted CA certificate: subject, SHA-256 fingerprint and expiry (never the PEM). */
-const caOf = (c: NonNullable<Profile['tlsCa']>[number]) => `${c.subject} (SHA-256 ${c.fingerprint256}, valid until ${c.validTo})`;
+const caOf = (c: CaCertificateInfo) => `${c.subject} (SHA-256 ${c.fingerprint256}, valid until ${c.validTo})`;
 
 const PROFILE_COLUMNS = ['key', 'default', 'name', 'from', 'smtp', 'password', 'pace', 'revision', 'bounces'];
 const profileRow = (p: Profile) => ({

@@ -47,14 +47,8 @@ export const DEFAULT_BOUNCES: BounceOptions = {
   timeoutMs: 30_000,
 };
 
-/** What one pass of one profile did: the saved status (`checkedAt`, `error`) and what it read and recorded. */
-export interface CheckOutcome {
-  profile: string;
-  /** When the pass ended and its status was saved (ISO). */
-  checkedAt: string;
-  error: BounceError | null;
-  /** What went wrong, in words (the IMAP server's or the TLS library's message); null without error. */
-  detail: string | null;
+/** What one pass read and recorded. */
+interface Counts {
   /** Messages examined (above the cursor, at most `perProfile`), skipped ones included. */
   messages: number;
   /** Standard delivery reports (`multipart/report; report-type=delivery-status`) read among them. */
@@ -69,13 +63,14 @@ export interface CheckOutcome {
   more: boolean;
 }
 
-interface Counts {
-  messages: number;
-  reports: number;
-  matched: number;
-  recorded: number;
-  skipped: number;
-  more: boolean;
+/** What one pass of one profile did: the saved status (`checkedAt`, `error`) and its counts. */
+export interface CheckOutcome extends Counts {
+  profile: string;
+  /** When the pass ended and its status was saved (ISO). */
+  checkedAt: string;
+  error: BounceError | null;
+  /** What went wrong, in words (the IMAP server's or the TLS library's message); null without error. */
+  detail: string | null;
 }
 
 class CheckError extends Error {

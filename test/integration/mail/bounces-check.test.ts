@@ -5,36 +5,21 @@
  * in progress so that a second request provably joins it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { audit, call, M, profileBody, registerApp, startMailServer, waitMessage, type MailServer } from './helpers.ts';
-import { dsnReport, startDovecot, startImapProxy, type Dovecot, type ImapProxy } from './dovecot.ts';
-import { selfSigned, startPeer, type Peer } from './peer.ts';
+import { audit, call, M, profileBody, waitMessage, type MailServer } from './helpers.ts';
+import { startBounceRig, type BounceRig } from './bounce-rig.ts';
+import { dsnReport, type Dovecot, type ImapProxy } from './dovecot.ts';
+import type { Peer } from './peer.ts';
 
-let s: MailServer;
-let peer: Peer;
-let dove: Dovecot;
-let proxy: ImapProxy;
-let app: string;
 const logLines: Array<Record<string, any>> = [];
+let rig: BounceRig;
+let s: MailServer, peer: Peer, dove: Dovecot, proxy: ImapProxy, app: string;
 
 beforeAll(async () => {
-  peer = await startPeer();
-  dove = await startDovecot();
-  proxy = await startImapProxy(dove.imapsPort);
-  s = await startMailServer({
-    logLevel: 'info',
-    logDestination: { write: (l: string) => void logLines.push(JSON.parse(l)) },
-    // the five-minute schedule is far away: every check here is asked for
-    mail: { bounces: { tls: { ca: selfSigned().cert }, intervalMs: 3600_000 } },
-  });
-  await call(s, 'PUT', `${M}/profiles/main`, profileBody(peer.port), 201);
-  app = await registerApp(s, 'crm');
+  // every check here is asked for: the five-minute schedule is an hour away
+  rig = await startBounceRig({ logLevel: 'info', logLines });
+  ({ s, peer, dove, proxy, app } = rig);
 }, 30_000);
-afterAll(async () => {
-  await s?.stop();
-  await proxy?.close();
-  await peer?.close();
-  await dove?.stop();
-});
+afterAll(() => rig?.stop());
 
 const P = `${M}/profiles`;
 const check = (key: string, token?: string | null) => s.api(`${P}/${key}/bounces/check`, { method: 'POST', token });

@@ -6,9 +6,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../../server/core/storage/sqlite.ts';
 import { call, M, profileBody, registerApp, startMailServer, waitMessage, type MailServer } from './helpers.ts';
+import { startBounceRig, type BounceRig } from './bounce-rig.ts';
 import { dsnReport, startDovecot, startImapProxy, type Dovecot, type ImapProxy } from './dovecot.ts';
-import { selfSigned, startPeer, type Peer } from './peer.ts';
+import { selfSigned, type Peer } from './peer.ts';
 
+let rig: BounceRig;
 let s: MailServer;
 let peer: Peer;
 let dove: Dovecot;
@@ -17,29 +19,16 @@ let app: string;
 const logLines: Array<Record<string, any>> = [];
 
 beforeAll(async () => {
-  peer = await startPeer();
-  dove = await startDovecot();
-  proxy = await startImapProxy(dove.imapsPort);
-  s = await startMailServer({
-    logLevel: 'warn',
-    logDestination: { write: (l: string) => void logLines.push(JSON.parse(l)) } as never,
-    mail: { bounces: { tls: { ca: selfSigned().cert }, intervalMs: 3600_000 } },
-  });
   // `main` (the default) sends; each test adds its own IMAP profile and removes it afterwards.
-  await call(s, 'PUT', `${M}/profiles/main`, profileBody(peer.port), 201);
-  app = await registerApp(s, 'crm');
+  rig = await startBounceRig({ logLevel: 'warn', logLines });
+  ({ s, peer, dove, proxy, app } = rig);
 }, 30_000);
 afterEach(async () => {
   proxy.onCommand = null;
   proxy.refuse = false;
   for (const p of (await call(s, 'GET', `${M}/profiles`)).data) if (p.key !== 'main') await call(s, 'DELETE', `${M}/profiles/${p.key}`, undefined, 204);
 });
-afterAll(async () => {
-  await s?.stop();
-  await proxy?.close();
-  await peer?.close();
-  await dove?.stop();
-});
+afterAll(() => rig?.stop());
 
 const imap = (folder: string, extra: Record<string, unknown> = {}) =>
   ({ host: '127.0.0.1', port: proxy.port, secure: true, user: dove.user, password: dove.pass, folder, ...extra });

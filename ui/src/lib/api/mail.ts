@@ -4,6 +4,8 @@
  * (server/mail/log) and retention (server/mail/retention). Types mirror the server's schemas.
  */
 import { request } from './client.ts';
+import type { BounceCheckResult } from '../../../../server/mail/bounces/bounces.schemas.ts';
+import type { CaCertificateInfo } from '../../../../server/mail/tls-ca.ts';
 
 export const MAIL_BASE = '/api/admin/core/outgoing-mail';
 const enc = encodeURIComponent;
@@ -52,15 +54,8 @@ export interface MailProfile {
   updatedAt: string;
 }
 
-/** A trusted CA certificate as the server shows it. */
-export interface CaCertificate {
-  subject: string;
-  issuer: string;
-  /** SHA-256, `AB:CD:…`. */
-  fingerprint256: string;
-  validFrom: string;
-  validTo: string;
-}
+/** A trusted CA certificate as the server shows it (subject, issuer, SHA-256 fingerprint, validity; never the PEM). */
+export type CaCertificate = CaCertificateInfo;
 
 export interface ImapWrite {
   host: string;
@@ -117,21 +112,8 @@ export function testProfile(key: string, to: string): Promise<{ ok: true }> {
   return request(`${MAIL_BASE}/profiles/${enc(key)}/test`, { method: 'POST', json: { to } });
 }
 
-/** The outcome of one bounce-collection pass ("check now"). */
-export interface BounceCheck {
-  profile: string;
-  /** The request joined a pass already in progress. */
-  joined: boolean;
-  checkedAt: string;
-  error: BounceError | null;
-  detail: string | null;
-  messages: number;
-  reports: number;
-  matched: number;
-  recorded: number;
-  skipped: number;
-  more: boolean;
-}
+/** The outcome of one bounce-collection pass ("check now"): the server's schema. */
+export type BounceCheck = BounceCheckResult;
 
 /** Runs one bounce-collection pass for the profile now (or joins the one in progress) and answers its outcome. */
 export function checkBounces(key: string): Promise<BounceCheck> {
