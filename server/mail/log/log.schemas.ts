@@ -34,7 +34,8 @@ const messageFields = {
   bcc: Recipients('bcc'),
   replyTo: Address('replyTo').nullable().optional(),
   subject: z.string().max(998, 'subject must be at most 998 characters')
-    .refine((s) => !LINE_FORBIDDEN.test(s), 'subject must be one line: no CR, LF, NUL, U+0085, U+2028, U+2029 or other control characters (a tab is allowed)'),
+    .refine((s) => !LINE_FORBIDDEN.test(s), 'subject must be one line: no CR, LF, NUL, U+0085, U+2028, U+2029 or other control characters (a tab is allowed)')
+    .meta({ description: 'One line, at most 998 characters: no CR, LF, NUL, NEL (U+0085), U+2028, U+2029 or other control characters (a tab is allowed); mail clients would show them as a new line.' }),
   text: z.string().max(10 * 1024 * 1024, 'text must be at most 10 MiB').nullable().optional(),
   html: z.string().max(10 * 1024 * 1024, 'html must be at most 10 MiB').nullable().optional(),
   headers: z
