@@ -4,7 +4,7 @@
  * topic (message-ID wake-ups behind `?wait=` on the message reads).
  */
 import type { z } from 'zod';
-import type { Api } from '../core/http/api.ts';
+import { parse, type Api } from '../core/http/api.ts';
 import type { AuditLog } from '../core/audit/audit.ts';
 import type { Logger } from '../core/logging/logger.ts';
 import type { TokenService } from '../core/auth/tokens.service.ts';
@@ -138,22 +138,22 @@ export function createMailService(deps: MailDeps) {
       await delivery!.close();
     },
 
-    /** Core's own mail (application `core`, default profile): immediate lane, validated like the application API's. */
+    /** Core's own mail (application `core`, default profile): immediate lane, validated like the application API's (a refusal is 400 `invalid_request`, as for an application). */
     sendAsCore: (m: Omit<z.input<typeof SendBody>, 'profile'>) =>
-      log.send(coreSender(), SendBody.parse(m)),
+      log.send(coreSender(), parse(SendBody, m, 'body')),
     /**
      * Core's individual notification (seed 002, rule 5): immediate lane, default profile, wrapped in Hearth's HTML
      * frame; it has no 24-hour deadline, so it stays pending through temporary SMTP failures.
      */
     notify: (m: { to: string[]; subject: string; text: string; html?: string | null; ref?: string; idempotencyKey?: string }) => {
-      return log.send(coreSender(), SendBody.parse({ ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) }), NOTIFICATION);
+      return log.send(coreSender(), parse(SendBody, { ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) }, 'body'), NOTIFICATION);
     },
     /**
      * Core's notification batch: the default profile's bulk lane and pace; never refused by the daily recipient
      * limit — its messages wait until the rolling 24-hour window has room.
      */
     notifyBatch: (b: { ref?: string; messages: Array<{ to: string[]; subject: string; text: string; html?: string | null }> }) => {
-      const body = EnqueueBody.parse({ ref: b.ref, messages: b.messages.map((m) => ({ ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) })) });
+      const body = parse(EnqueueBody, { ref: b.ref, messages: b.messages.map((m) => ({ ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) })) }, 'body');
       return log.enqueue(coreSender(), body, NOTIFICATION_BATCH);
     },
     /** Core's notification batches: the default profile's bulk lane. */

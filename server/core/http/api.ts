@@ -271,7 +271,11 @@ function prefilterMatch(router: Router<AppState>): void {
   };
 }
 
-function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
+/**
+ * Validates `value` with `schema` as a route validates its input: the first issue becomes 400 `invalid_request`
+ * (`body: subject: …`). Also for input that arrives other than by HTTP (e.g. Core's own mail).
+ */
+export function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;

@@ -85,4 +85,13 @@ describe('one-line names and subjects', () => {
     // the log keeps the sender as given
     expect((await call(s, 'GET', `${M}/messages/${acc.id}`)).from).toEqual({ name, address: 'noreply@example.test' });
   });
+
+  it('Core\'s own mail follows the same rule: an announcement with a line separator in its subject is a 400, not a crash', async () => {
+    await s.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'rita', email: 'rita@example.test' } });
+    const r = await s.api('/api/admin/core/announcements', { method: 'POST', json: { subject: 'Maintenance\u2028Bcc: everyone@example.test', text: 'x' } });
+    const body = await r.json();
+    expect(r.status, JSON.stringify(body)).toBe(400);
+    expect(body).toMatchObject({ error: 'invalid_request', message: expect.stringMatching(/subject must be one line/) });
+    expect((await call(s, 'GET', `${M}/messages?app=core`)).data).toEqual([]);
+  });
 });
