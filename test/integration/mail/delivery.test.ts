@@ -89,11 +89,15 @@ describe('application mail API', () => {
       { app: 'badbody', call: 'enqueue', profile: 'down', denied: 'invalid_request' },
       { app: 'badbody', call: 'enqueue', profile: null, denied: 'invalid_request' },
     ]);
+    // a body that is not JSON at all (415)
+    const textBody = await s.api('/api/mail/send', { method: 'POST', token, body: 'secret text', headers: { 'content-type': 'text/plain' } });
+    expect(textBody.status).toBe(415);
+    expect((await audit(s, 'outgoing_mail.send')).filter((a) => a.actor === 'app:badbody')[0]!.detail).toEqual({ app: 'badbody', call: 'send', profile: null, denied: 'unsupported_media_type' });
     // refusals after validation say the same (here: the profile is not allowed), also once
     const e = await error('/api/mail/send', { profile: 'down', to: ['secret-rcpt@example.test'], subject: 's', text: 't' }, token);
     expect(e.error).toBe('profile_not_allowed');
     expect((await audit(s, 'outgoing_mail.send')).filter((a) => a.actor === 'app:badbody')[0]!.detail).toEqual({ app: 'badbody', call: 'send', profile: 'down', denied: 'profile_not_allowed' });
-    expect((await audit(s, 'outgoing_mail.send')).filter((a) => a.actor === 'app:badbody')).toHaveLength(6);
+    expect((await audit(s, 'outgoing_mail.send')).filter((a) => a.actor === 'app:badbody')).toHaveLength(7);
   });
 
   it('immediate lane: the mail that arrives carries the fixed Message-ID, headers, bodies and attachments byte for byte', async () => {
