@@ -7,6 +7,7 @@ import type { DestinationStream } from 'pino';
 import { z } from 'zod';
 import { buildApp } from './app.ts';
 import { hotDispatcher } from './core/http/hot.ts';
+import type { AppContext, HotContext } from './core/http/context.ts';
 import { loadConfig, type ConfigInput, type HearthConfig } from './core/config/config.ts';
 import { createLogger, type Logger } from './core/logging/logger.ts';
 import { createMetrics } from './core/metrics/metrics.ts';
@@ -182,9 +183,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   mail.start();
 
   const uiDir = config.uiDir ?? bundledUiDir() ?? DEFAULT_UI_DIR;
-  const app = buildApp({ api, logger, metrics, uiDir, onFinished: (ctx, seconds) => db.observeRequest(ctx, seconds) });
-  // Hot routes (the OAuth token endpoint) are answered before Koa; everything else goes to the Koa app.
-  const callback = hotDispatcher(api.hot, { logger, metrics }, app.callback());
+  const onFinished = (ctx: AppContext | HotContext, seconds: number) => db.observeRequest(ctx, seconds);
+  const app = buildApp({ api, logger, metrics, uiDir, onFinished });
+  // Hot routes (the OAuth token endpoint, one row by id) are answered before Koa; everything else goes to the Koa app.
+  const callback = hotDispatcher(api.hot, { logger, metrics, authenticate: api.authenticate, onFinished }, app.callback());
   const newListener = () => http.createServer({ keepAliveTimeout: 5000 }, callback);
   /** A start that fails after the services started: close them (and a listener already bound) before throwing. */
   const abortStart = async (err: unknown, bound: http.Server[]): Promise<never> => {

@@ -21,7 +21,7 @@ import { createSqlService, registerSqlRoutes } from './sql/sql.routes.ts';
 import { registerEventRoutes } from './events/events.routes.ts';
 import { createTelemetry, telemetryMigrations } from './overview/telemetry.ts';
 import { registerOverviewRoutes } from './overview/overview.routes.ts';
-import type { AppContext } from '../core/http/context.ts';
+import type { AppContext, HotContext } from '../core/http/context.ts';
 
 export const dbMigrations = [...namespaceMigrations, ...telemetryMigrations];
 
@@ -123,7 +123,7 @@ export function createDbService(deps: DbServiceDeps) {
       eventRoutes?.close();
     },
     /** Called by the HTTP layer when any request finishes: data-plane requests feed namespace telemetry. */
-    observeRequest(ctx: AppContext, seconds: number) {
+    observeRequest(ctx: AppContext | HotContext, seconds: number) {
       // Only requests that passed the namespace gate count: unauthenticated traffic cannot inflate the figures.
       const ns = ctx.state.namespace;
       if (!ns || !ctx.path.startsWith(`/v1/${ns}/`)) return;

@@ -1,4 +1,4 @@
-import type { AppContext } from '../core/http/context.ts';
+import type { AppContext, HotContext } from '../core/http/context.ts';
 import { requireNamespaceAccess } from '../core/auth/auth.ts';
 import { actorOf } from '../core/auth/tokens.service.ts';
 import { HearthError } from '../core/http/errors.ts';
@@ -21,7 +21,7 @@ export const NsParams = z.object({ ns: z.string().meta({ description: 'Namespace
  * The data-plane gate every `/v1/{ns}/…` handler passes: token scope (403), namespace existence (404),
  * and for writes the namespace's `read_only` flag (409 `namespace_read_only`).
  */
-export function openTenant(ctx: AppContext, namespaces: NamespaceService, ns: string, mode: 'read' | 'write'): Tenant {
+export function openTenant(ctx: AppContext | HotContext, namespaces: NamespaceService, ns: string, mode: 'read' | 'write'): Tenant {
   const principal = requireNamespaceAccess(ctx, ns, mode);
   ctx.state.namespace = ns;
   const { db, config } = namespaces.tenant(ns);
@@ -35,7 +35,7 @@ export function openTenant(ctx: AppContext, namespaces: NamespaceService, ns: st
  * A signal that fires when the client goes away before its response is finished, so a read running for it in a
  * query process is stopped at once instead of at its time limit.
  */
-export function abandonSignal(ctx: AppContext): AbortSignal {
+export function abandonSignal(ctx: { res: AppContext['res'] }): AbortSignal {
   const abandoned = new AbortController();
   ctx.res.once('close', () => {
     if (!ctx.res.writableEnded) abandoned.abort();

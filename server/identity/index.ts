@@ -213,7 +213,7 @@ export function createIdentityService(deps: IdentityDeps) {
     /** The OAuth 2.0 / OpenID Connect server: clients, grants, and the principal of an access token. */
     oauth,
     /** For the core authenticator: the principal of an OAuth access token on this request's path (null: refused). */
-    authenticateAccessToken(token: string, ctx: AppContext) {
+    authenticateAccessToken(token: string, ctx: { path: string }) {
       const { audiences, ns } = audiencesFor(ctx.path);
       return oauth.principalFor(token, audiences, ns);
     },

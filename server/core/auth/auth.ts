@@ -1,5 +1,5 @@
 import { HearthError } from '../http/errors.ts';
-import type { AppContext } from '../http/context.ts';
+import type { AppContext, HotContext } from '../http/context.ts';
 import type { Access } from '../http/api.ts';
 import { actorOf, type Principal, type TokenService } from './tokens.service.ts';
 import { DATABASE_APP_ID, NAMESPACE_RESOURCE } from './database-app.ts';
@@ -17,7 +17,7 @@ export type SessionAuthenticator = (ctx: AppContext) => Principal | null;
  * Resolves an OAuth access token (a JWT) for the request: the principal, or null when it does not verify for this
  * request's audiences (the identity domain decides which audiences a path accepts).
  */
-export type OAuthBearerAuthenticator = (token: string, ctx: AppContext) => Promise<Principal | null>;
+export type OAuthBearerAuthenticator = (token: string, ctx: { path: string }) => Promise<Principal | null>;
 
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
@@ -27,7 +27,7 @@ const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
  * always wins over a cookie.
  */
 export function createAuthenticator(tokens: TokenService, sessions?: SessionAuthenticator, oauth?: OAuthBearerAuthenticator) {
-  const finish = (ctx: AppContext, access: Access, principal: Principal) => {
+  const finish = (ctx: AppContext | HotContext, access: Access, principal: Principal) => {
     ctx.state.principal = principal;
     if (access === 'admin' && principal.kind !== 'admin') {
       throw new HearthError('forbidden', principal.session
@@ -37,12 +37,14 @@ export function createAuthenticator(tokens: TokenService, sessions?: SessionAuth
           : 'this token may not use administration endpoints: an admin token is required');
     }
   };
-  return (ctx: AppContext, access: Access): void | Promise<void> => {
+  return (ctx: AppContext | HotContext, access: Access): void | Promise<void> => {
     if (access === 'public') return;
     const header = ctx.get('authorization');
     let principal: Principal | null;
     if (!header) {
-      principal = sessions ? sessions(ctx) : null;
+      // Session cookies are read on Koa's context only: the hot dispatcher sends requests without an Authorization
+      // header to Koa (server/core/http/hot.ts).
+      principal = sessions ? sessions(ctx as AppContext) : null;
       if (!principal) throw new HearthError('unauthorized', 'missing Authorization: Bearer <token> header');
       return finish(ctx, access, principal);
     }
@@ -66,7 +68,7 @@ export function createAuthenticator(tokens: TokenService, sessions?: SessionAuth
 }
 
 /** Data-plane check: may this principal reach namespace `ns`, and write to it? */
-export function requireNamespaceAccess(ctx: AppContext, ns: string, mode: 'read' | 'write'): Principal {
+export function requireNamespaceAccess(ctx: { state: { principal?: Principal } }, ns: string, mode: 'read' | 'write'): Principal {
   const p = ctx.state.principal;
   if (!p) throw new HearthError('unauthorized', 'missing Authorization: Bearer <token> header');
   if (p.kind === 'admin') return p;

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { HearthError } from './errors.ts';
 import { formatBytes, readJsonBody } from './body.ts';
 import type { AppContext, AppState, HotContext } from './context.ts';
-import type { HotHandler } from './hot.ts';
+import { HotRoutes } from './hot.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -49,9 +49,13 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   ) => unknown | Promise<unknown>;
 }
 
-/** A hot route: public, no path/query/JSON-body schema (it reads its own body), handled with a `HotContext`. */
-export type HotRouteDef = Omit<RouteDef<z.ZodType, z.ZodType, z.ZodType>, 'access' | 'params' | 'query' | 'body' | 'bodyLimit' | 'handler'> & {
-  handler: (ctx: HotContext) => Promise<unknown>;
+/**
+ * A hot route (server/core/http/hot.ts): no query or JSON-body schema (it reads its own body), handled with a
+ * `HotContext`; path parameters are plain strings (`params` documents them). `access` defaults to `public`.
+ */
+export type HotRouteDef<P extends z.ZodType = z.ZodObject<{}>> = Omit<RouteDef<P, z.ZodType, z.ZodType>, 'access' | 'query' | 'body' | 'bodyLimit' | 'handler'> & {
+  access?: Access;
+  handler: (ctx: HotContext, params: z.infer<P>) => Promise<unknown>;
 };
 
 export const ErrorSchema = z
@@ -69,15 +73,16 @@ const COMMON_ERRORS: Record<number, string> = {
   500: 'Internal failure (`internal_error`).',
 };
 
-export type Authenticator = (ctx: AppContext, access: Access) => void | Promise<void>;
+/** Authenticates a request for a route's access (sets `ctx.state.principal`); works on Koa's and the hot dispatcher's contexts. */
+export type Authenticator = (ctx: AppContext | HotContext, access: Access) => void | Promise<void>;
 
 /** Routes and their OpenAPI description, from the same zod schemas that validate requests. */
 export class Api {
   readonly router = new Router<AppState>({ sensitive: true });
   readonly registry = new OpenAPIRegistry();
-  /** Hot routes by `METHOD /path` (see server/core/http/hot.ts). */
-  readonly hot = new Map<string, HotHandler>();
-  private readonly authenticate: Authenticator;
+  /** Hot routes (see server/core/http/hot.ts). */
+  readonly hot = new HotRoutes();
+  readonly authenticate: Authenticator;
   private readonly jsonLimit: number;
 
   constructor(opts: { authenticate: Authenticator; jsonBodyLimit: number }) {
@@ -177,13 +182,14 @@ export class Api {
   }
 
   /**
-   * A public route the hot dispatcher answers without Koa (server/core/http/hot.ts). It is registered as a normal
-   * route too (OpenAPI, preflight and 405 for other methods, and the same handler should a request reach Koa).
+   * A route the hot dispatcher answers without Koa (server/core/http/hot.ts). It is registered as a normal route too
+   * (OpenAPI, preflight, HEAD and 405 for other methods, and the same handler for a request that reaches Koa: a
+   * trailing slash, a session cookie instead of an `Authorization` header).
    */
-  hotRoute(def: HotRouteDef): void {
-    if (/:/.test(def.path)) throw new Error(`hot route ${def.path}: only literal paths`);
-    this.route({ ...def, access: 'public', handler: (ctx) => def.handler(ctx) });
-    this.hot.set(`${def.method.toUpperCase()} ${def.path}`, def.handler);
+  hotRoute<P extends z.ZodType = z.ZodObject<{}>>(def: HotRouteDef<P>): void {
+    const access = def.access ?? 'public';
+    this.route<P>({ ...def, access, handler: (ctx, { params }) => def.handler(ctx, params) });
+    this.hot.add({ method: def.method.toUpperCase(), path: def.path, access, handler: def.handler as (ctx: HotContext, params: Record<string, string>) => Promise<unknown> });
   }
 
   document(info: { version: string; serverUrl?: string }) {

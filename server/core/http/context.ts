@@ -24,7 +24,8 @@ export interface HotContext {
   readonly method: string;
   readonly path: string;
   readonly req: import('node:http').IncomingMessage;
-  readonly state: { requestId: string; log: Logger; principal?: Principal };
+  readonly res: import('node:http').ServerResponse;
+  readonly state: Pick<AppState, 'requestId' | 'log' | 'principal' | 'namespace' | 'rowsRead' | 'rowsWritten'>;
   get(field: string): string;
   set(field: string, value: string): void;
   is(...types: string[]): string | false | null;

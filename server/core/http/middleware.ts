@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import type { Logger } from '../logging/logger.ts';
+import type { Principal } from '../auth/tokens.service.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { HearthError } from './errors.ts';
 import type { AppContext, AppMiddleware } from './context.ts';
@@ -10,6 +11,10 @@ const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 /** `ctx.state` of a request: a class rather than a per-request accessor, so every request shares one shape. */
 export class RequestState {
   requestId: string;
+  principal: Principal | undefined = undefined;
+  namespace: string | undefined = undefined;
+  rowsRead: number | undefined = undefined;
+  rowsWritten: number | undefined = undefined;
   #logger: Logger;
   #log: Logger | undefined;
   constructor(requestId: string, logger: Logger) {

@@ -38,40 +38,62 @@ if (!process.send) {
 
 const connections = new Map<string, SqliteDb>();
 
-/** How often the watchdog reads the resident set size while a job runs. */
-const MEMORY_POLL_MS = 20;
+/** How often the watchdog looks at the clock and the resident set size while a job runs. */
+const WATCH_MS = 20;
 /** SQLite's page cache per connection (KiB): small, since a query process keeps several connections. */
 const CACHE_KIB = 4096;
 
 /**
- * The watchdog: a thread with its own event loop that kills this process when a job outlives `killMs`, or when the
- * process's resident set passes `memoryLimit`, even while the main thread is inside SQLite. Armed before each
- * stretch of work, disarmed after. Before a kill for memory it writes `memory` on fd 4 (a pipe the server reads),
- * so the server can tell the caller why.
+ * The watchdog: a thread that kills this process when a job outlives its deadline, or when the process's resident
+ * set passes the job's memory limit, even while the main thread is inside SQLite. Before a kill for memory it writes
+ * `memory` on fd 4 (a pipe the server reads), so the server can tell the caller why.
+ *
+ * It shares memory with the main thread instead of taking messages, so arming and disarming it for a job costs no
+ * system call and wakes no thread: while armed it looks every WATCH_MS; a second after the last job it sleeps until
+ * the next one arms it (the only time the main thread wakes it). Shared: `flags` [armed 0|1, asleep 0|1] and `nums`
+ * [deadline (ms, timeOrigin + now), memory limit (bytes), resident set last seen (bytes)].
  */
+const shared = new SharedArrayBuffer(32);
+const flags = new Int32Array(shared, 0, 2);
+const nums = new Float64Array(shared, 8, 3);
 const watchdog = new Worker(
-  `const { parentPort } = require('node:worker_threads');
+  `const { workerData } = require('node:worker_threads');
    const fs = require('node:fs');
-   let timer = null;
-   let poll = null;
-   const stop = () => { if (timer) clearTimeout(timer); if (poll) clearInterval(poll); timer = poll = null; };
-   parentPort.on('message', ({ killMs, memoryLimit }) => {
-     stop();
-     if (killMs <= 0) return;
-     timer = setTimeout(() => process.kill(process.pid, 'SIGKILL'), killMs);
-     const over = () => {
-       if (process.memoryUsage.rss() <= memoryLimit) return;
-       try { fs.writeSync(4, 'memory\\n'); } catch {}
-       process.kill(process.pid, 'SIGKILL');
-     };
-     over();
-     poll = setInterval(over, ${MEMORY_POLL_MS});
-   });`,
-  { eval: true },
+   const flags = new Int32Array(workerData, 0, 2);
+   const nums = new Float64Array(workerData, 8, 3);
+   const now = () => performance.timeOrigin + performance.now();
+   let idleSince = now();
+   for (;;) {
+     const rss = process.memoryUsage.rss();
+     nums[2] = rss;
+     if (Atomics.load(flags, 0) === 1) {
+       idleSince = 0;
+       if (rss > nums[1]) {
+         try { fs.writeSync(4, 'memory\\n'); } catch {}
+         process.kill(process.pid, 'SIGKILL');
+       }
+       if (now() >= nums[0]) process.kill(process.pid, 'SIGKILL');
+       Atomics.wait(flags, 0, 1, ${WATCH_MS});
+     } else if (idleSince && now() - idleSince > 1000) {
+       Atomics.store(flags, 1, 1);
+       Atomics.wait(flags, 0, 0);
+       Atomics.store(flags, 1, 0);
+     } else {
+       if (!idleSince) idleSince = now();
+       Atomics.wait(flags, 0, 0, ${WATCH_MS});
+     }
+   }`,
+  { eval: true, workerData: shared },
 );
 watchdog.unref();
-const arm = (job: { selfKillMs: number; memoryLimit: number }) => watchdog.postMessage({ killMs: job.selfKillMs, memoryLimit: job.memoryLimit });
-const disarm = () => watchdog.postMessage({ killMs: 0, memoryLimit: 0 });
+const clock = () => performance.timeOrigin + performance.now();
+function arm(job: { selfKillMs: number; memoryLimit: number }): void {
+  nums[0] = clock() + job.selfKillMs;
+  nums[1] = job.memoryLimit;
+  Atomics.store(flags, 0, 1);
+  if (Atomics.load(flags, 1) === 1) Atomics.notify(flags, 0);
+}
+const disarm = () => Atomics.store(flags, 0, 0);
 
 class Refusal extends Error {
   readonly code: RunFailed['code'];
@@ -84,19 +106,19 @@ class Refusal extends Error {
 }
 
 function connection(file: string, busyTimeout: number): SqliteDb {
-  // Files are never reused (a namespace's file gets a new name on import), so a cached connection whose file is
-  // gone only holds disk space: close those.
-  for (const [f, c] of connections) {
-    if (f !== file && !fs.existsSync(f)) {
-      connections.delete(f);
-      c.close();
-    }
-  }
   let db = connections.get(file);
   if (db) {
     connections.delete(file);
     connections.set(file, db);
     return db;
+  }
+  // Files are never reused (a namespace's file gets a new name on import), so a cached connection whose file is
+  // gone only holds disk space: close those (checked when a connection is opened, not on every job).
+  for (const [f, c] of connections) {
+    if (!fs.existsSync(f)) {
+      connections.delete(f);
+      c.close();
+    }
   }
   try {
     db = new Database(file, { readonly: true, fileMustExist: true, timeout: busyTimeout });
@@ -315,10 +337,10 @@ function pump(): void {
   disarm();
 }
 
-/** Sends a job's reply, with this process's resident set so the pool can retire a process left large. */
+/** Sends a job's reply, with this process's resident set (as the watchdog last saw it) so the pool can retire a process left large. */
 function finish(reply: JobReply): void {
   disarm();
-  process.send!({ ...reply, rss: process.memoryUsage.rss() });
+  process.send!({ ...reply, rss: nums[2] });
 }
 
 process.on('disconnect', () => process.exit(0));

@@ -1,11 +1,13 @@
 /**
- * Hot routes (server/core/http/hot.ts): the OAuth token endpoint is answered without Koa. A client must not be able to
- * tell: the same request id, envelope, headers, limits, metrics and access line as every other route.
+ * Hot routes (server/core/http/hot.ts): the OAuth token endpoint and the read of one row by id are answered without
+ * Koa. A client must not be able to tell: the same request id, authentication, envelope, headers, limits, metrics,
+ * telemetry and access line as every other route.
  */
 import http from 'node:http';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import Database from 'better-sqlite3';
+import { multipart, startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 
 const logs: string[] = [];
 const logSink = new Writable({
@@ -160,5 +162,122 @@ describe('the OAuth token endpoint as a hot route', () => {
     expect(Number(line!.split(' ').pop())).toBeGreaterThanOrEqual(3);
     const access = logs.slice(before).map((l) => JSON.parse(l)).find((l) => l.reqId === 'metrics-check');
     expect(access).toMatchObject({ msg: 'request', method: 'POST', path: '/oauth/token', status: 200 });
+  });
+});
+
+describe('one row by id as a hot route', () => {
+  let ro: string;
+  let other: string;
+  let jwt: string;
+  let foreignJwt: string;
+  beforeAll(async () => {
+    const ok = async (r: Promise<Response>, status = 201) => {
+      const res = await r;
+      expect(res.status, await res.clone().text()).toBe(status);
+      return res;
+    };
+    for (const name of ['shelf', 'attic']) await ok(s.api('/v1/namespaces', { method: 'POST', json: { name } }));
+    await ok(s.api('/v1/shelf/tables', { method: 'POST', json: { type: 'table', name: 'items', columns: [{ name: 'title', type: 'text' }, { name: 'done', type: 'boolean' }, { name: 'tags', type: 'json' }, { name: 'pic', type: 'blob' }] } }));
+    await ok(s.api('/v1/shelf/tables/items/rows', { method: 'POST', json: { rows: [{ title: 'Lamp', done: true, tags: ['a', 1], pic: 'AP8=' }, { title: 'Chair', done: null }] } }));
+    await ok(s.api('/v1/shelf/tables', { method: 'POST', json: { type: 'view', name: 'lamps', sql: "SELECT * FROM items WHERE title = 'Lamp'" } }));
+    // A table with a virtual generated column (imported): read in a query process.
+    const dir = tempDir('hearth-hot-');
+    const file = `${dir}/gen.db`;
+    const db = new Database(file);
+    db.exec("CREATE TABLE g (id INTEGER PRIMARY KEY, k INTEGER, twice INTEGER GENERATED ALWAYS AS (k * 2) VIRTUAL); INSERT INTO g (k) VALUES (21);");
+    db.close();
+    const form = multipart([{ name: 'file', filename: 'gen.db', data: (await import('node:fs')).readFileSync(file) }]);
+    await ok(s.api('/v1/namespaces/attic/import', { method: 'POST', body: form.body, headers: { 'content-type': form.contentType } }), 200);
+    const token = async (body: Record<string, unknown>) => ((await (await ok(s.api('/api/admin/tokens', { method: 'POST', json: body }))).json()) as { token: string }).token;
+    ro = await token({ name: 'shelf-ro', scope: 'namespaces', namespaces: ['shelf'], read_only: true });
+    other = await token({ name: 'attic-only', scope: 'namespaces', namespaces: ['attic'] });
+    const grant = async (appId: string) => {
+      const sa = await (await ok(s.api('/api/admin/core/service-accounts', { method: 'POST', json: { appId, resourceType: 'namespace', resourceId: 'shelf' } }))).json();
+      const c = await (await ok(s.api('/api/admin/oauth/clients', { method: 'POST', json: { name: `reader ${appId}`, serviceAccountId: sa.sub, scopes: ['read'], audiences: [`${s.url}/v1/shelf`] } }))).json();
+      const r = await fetch(`${s.url}/oauth/token`, {
+        method: 'POST',
+        headers: { authorization: `Basic ${Buffer.from(`${c.client.clientId}:${c.clientSecret}`).toString('base64')}`, 'content-type': FORM },
+        body: 'grant_type=client_credentials&scope=read',
+      });
+      expect(r.status).toBe(200);
+      return ((await r.json()) as { access_token: string }).access_token;
+    };
+    jwt = await grant('hearth-db');
+    foreignJwt = await grant('crm');
+  });
+
+  /** Everything a client sees of an answer (the request id is given, so both paths echo it). */
+  const answer = async (path: string, authorization: string | null, extra: Record<string, string> = {}) => {
+    const r = await fetch(`${s.url}${path}`, { headers: { 'x-request-id': 'same', ...(authorization ? { authorization } : {}), ...extra } });
+    const h = (n: string) => r.headers.get(n);
+    return { status: r.status, body: await r.text(), type: h('content-type'), length: h('content-length'), challenge: h('www-authenticate'), id: h('x-request-id') };
+  };
+
+  it('answers every case exactly as the Koa route does', async () => {
+    const admin = `Bearer ${s.token}`;
+    // [case, path after /v1, Authorization]
+    const cases: Array<[string, string, string | null]> = [
+      ['a row', '/shelf/tables/items/rows/1', admin],
+      ['a row with nulls', '/shelf/tables/items/rows/2', admin],
+      ['a missing row', '/shelf/tables/items/rows/99', admin],
+      ['a negative id', '/shelf/tables/items/rows/-1', admin],
+      ['an id that is not an integer', '/shelf/tables/items/rows/1.5', admin],
+      ['an id past 2^53', '/shelf/tables/items/rows/9007199254740993', admin],
+      ['an unknown table', '/shelf/tables/nope/rows/1', admin],
+      ['a reserved table name', '/shelf/tables/_hearth_objects/rows/1', admin],
+      ['a view', '/shelf/tables/lamps/rows/1', admin],
+      ['an unknown namespace', '/nowhere/tables/items/rows/1', admin],
+      ['a percent-encoded table name', '/shelf/tables/%69tems/rows/1', admin],
+      ['a broken percent-encoding', '/shelf/tables/%E0%A4%A/rows/1', admin],
+      ['a table with a generated column (query process)', '/attic/tables/g/rows/1', admin],
+      ['a read-only token of the namespace', '/shelf/tables/items/rows/1', `Bearer ${ro}`],
+      ['a token of another namespace', '/shelf/tables/items/rows/1', `Bearer ${other}`],
+      ['an unknown token', '/shelf/tables/items/rows/1', 'Bearer hth_unknown'],
+      ['another scheme', '/shelf/tables/items/rows/1', 'Basic eDp5'],
+      ['an empty Authorization header', '/shelf/tables/items/rows/1', ''],
+      ['an OAuth access token of the database application', '/shelf/tables/items/rows/1', `Bearer ${jwt}`],
+      ['an OAuth access token of another application', '/shelf/tables/items/rows/1', `Bearer ${foreignJwt}`],
+      ['an OAuth access token for another namespace', '/attic/tables/g/rows/1', `Bearer ${jwt}`],
+      ['no credential', '/shelf/tables/items/rows/1', null],
+    ];
+    const statuses: number[] = [];
+    for (const [name, path, auth] of cases) {
+      const hot = await answer(`/v1${path}`, auth);
+      // The same request through Koa: a trailing slash is not a hot route but is the same Koa route.
+      expect(await answer(`/v1${path}/`, auth), name).toEqual(hot);
+      expect(hot.id, name).toBe('same');
+      statuses.push(hot.status);
+    }
+    expect(statuses).toEqual([200, 200, 404, 404, 400, 400, 404, 404, 400, 404, 200, 404, 200, 200, 403, 401, 401, 401, 200, 403, 401, 401]);
+    expect(JSON.parse((await answer('/v1/shelf/tables/items/rows/1', admin)).body)).toMatchObject({ id: 1, title: 'Lamp', done: true, tags: ['a', 1], pic: 'AP8=' });
+    expect(JSON.parse((await answer('/v1/attic/tables/g/rows/1', admin)).body)).toEqual({ id: 1, k: 21, twice: 42 });
+  });
+
+  it('HEAD, other methods and a query string behave as on the Koa route', async () => {
+    const head = await fetch(`${s.url}/v1/shelf/tables/items/rows/1`, { method: 'HEAD', headers: { authorization: `Bearer ${s.token}` } });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    const withQuery = await answer('/v1/shelf/tables/items/rows/1?select=title', `Bearer ${s.token}`);
+    expect(withQuery).toEqual(await answer('/v1/shelf/tables/items/rows/1/?select=title', `Bearer ${s.token}`));
+    const post = await fetch(`${s.url}/v1/shelf/tables/items/rows/1`, { method: 'POST', headers: { authorization: `Bearer ${s.token}` } });
+    expect(post.status).toBe(405);
+    expect(post.headers.get('allow')).toContain('GET');
+  });
+
+  it('counts in the metrics under its route, in the namespace telemetry and in the access line', async () => {
+    const readsOf = async () => {
+      const o = await (await s.api('/v1/shelf/overview?window=1h')).json();
+      return o.telemetry.rows_read as number;
+    };
+    const before = await readsOf();
+    const logsBefore = logs.length;
+    for (let i = 0; i < 3; i++) expect((await fetch(`${s.url}/v1/shelf/tables/items/rows/1`, { headers: { authorization: `Bearer ${s.token}`, 'x-request-id': `row-${i}` } })).status).toBe(200);
+    // The overview request itself reads no rows; each GET read one.
+    expect(await readsOf()).toBe(before + 3);
+    const metrics = await (await fetch(`${s.url}/metrics`)).text();
+    const line = metrics.split('\n').find((l) => l.startsWith('hearth_http_requests_total{') && l.includes('route="/v1/:ns/tables/:table/rows/:id"') && l.includes('status="200"'));
+    expect(Number(line?.split(' ').pop())).toBeGreaterThanOrEqual(3);
+    const access = logs.slice(logsBefore).map((l) => JSON.parse(l)).find((l) => l.reqId === 'row-1');
+    expect(access).toMatchObject({ msg: 'request', method: 'GET', path: '/v1/shelf/tables/items/rows/1', status: 200, ns: 'shelf' });
   });
 });
