@@ -20,7 +20,7 @@ import { createTokenService, type TokenService } from './core/auth/tokens.servic
 import { createAuthenticator } from './core/auth/auth.ts';
 import { Api } from './core/http/api.ts';
 import { registerCoreRoutes } from './core/core.routes.ts';
-import { createDbService, dbMigrations, type DbService } from './db/index.ts';
+import { createDbService, dbMigrations, type DbOptions, type DbService } from './db/index.ts';
 import { createIdentityService, identityMigrations, type IdentityService } from './identity/index.ts';
 import { createMailService, mailMigrations, type MailOptions, type MailService } from './mail/index.ts';
 import { bundledUiDir } from './core/runtime.ts';
@@ -38,6 +38,8 @@ export interface StartOptions extends ConfigInput {
   env?: NodeJS.ProcessEnv;
   /** Outgoing-mail knobs (clock, timers, limits; tests). */
   mail?: MailOptions;
+  /** Database-service knobs (tests, benchmarks). */
+  db?: DbOptions;
 }
 
 export interface RunningServer {
@@ -77,7 +79,7 @@ export function openDataDir(dataDir: string) {
 
 /** The one boot function: used by `hearth serve`, the Electron utility process and the tests. */
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
-  const { logDestination, env, mail: mailOptions, ...flags } = options;
+  const { logDestination, env, mail: mailOptions, db: dbOptions, ...flags } = options;
   const config = loadConfig(flags, env ?? process.env);
   const logger = createLogger({ level: config.logLevel, destination: logDestination });
   privateDir(config.dataDir);
@@ -113,6 +115,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     maxOpenNamespaces: config.maxOpenNamespaces,
     queryProcesses: config.queryProcesses,
     queryMemoryLimit: config.queryMemoryLimit,
+    options: dbOptions,
     uploadLimit: config.uploadLimit,
     uploadMemoryLimit: config.uploadMemoryLimit,
   });

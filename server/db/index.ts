@@ -9,7 +9,7 @@ import { createNamespaceService, type NamespaceService } from './namespaces/name
 import { registerNamespaceRoutes } from './namespaces/namespaces.routes.ts';
 import { EventBus } from './events/bus.ts';
 import { registerFunctions } from './rows/functions.ts';
-import { createRowsService } from './rows/rows.service.ts';
+import { createRowsService, type InlineReads } from './rows/rows.service.ts';
 import { registerRestRoutes, registerRowRoutes } from './rows/rows.routes.ts';
 import { importCsv } from './rows/csv.ts';
 import { openTenant } from './plane.ts';
@@ -38,6 +38,13 @@ export interface DbServiceDeps {
   queryProcesses?: number;
   /** Resident set a query process may reach while it works (bytes). */
   queryMemoryLimit?: number;
+  /** Knobs for tests and benchmarks (defaults otherwise). */
+  options?: DbOptions;
+}
+
+export interface DbOptions {
+  /** When a listing may run on the server's own connection (server/db/rows/rows.service.ts). */
+  inlineReads?: Partial<InlineReads>;
 }
 
 export function createDbService(deps: DbServiceDeps) {
@@ -67,7 +74,7 @@ export function createDbService(deps: DbServiceDeps) {
     poolSize: deps.queryProcesses,
     memoryLimit: deps.queryMemoryLimit,
   });
-  const rows = createRowsService({ events, queries: sql });
+  const rows = createRowsService({ events, queries: sql, inline: deps.options?.inlineReads });
   let eventRoutes: { close(): void } | null = null;
   deps.metrics.gauge('hearth_namespaces', 'Namespaces in the registry', () => namespaces.count());
   deps.metrics.gauge('hearth_namespace_handles_open', 'Tenant databases currently open', () => namespaces.handles.size);

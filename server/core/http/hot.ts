@@ -139,7 +139,7 @@ async function serve(entry: HotEntry, params: Record<string, string>, req: Incom
   const started = process.hrtime.bigint();
   const given = req.headers['x-request-id'];
   const ctx = new LeanContext(req, res, path, new RequestState(requestIdOf(typeof given === 'string' ? given : undefined), deps.logger));
-  let payload: string | Buffer;
+  let payload: string;
   try {
     if (entry.access !== 'public') {
       const pending = deps.authenticate(ctx, entry.access);
@@ -149,10 +149,7 @@ async function serve(entry: HotEntry, params: Record<string, string>, req: Incom
     if (result !== undefined) ctx.body = result;
     if (ctx.body === undefined) throw new Error(`hot route ${path} answered no body`);
     if (ctx.status === 404) ctx.status = 200;
-    if (Buffer.isBuffer(ctx.body)) {
-      payload = ctx.body;
-      ctx.headers['Content-Type'] ??= 'application/octet-stream';
-    } else if (typeof ctx.body === 'string') {
+    if (typeof ctx.body === 'string') {
       payload = ctx.body;
       ctx.headers['Content-Type'] ??= 'text/plain; charset=utf-8';
     } else {

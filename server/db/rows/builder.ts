@@ -21,7 +21,15 @@ import {
 export interface Where {
   sql: string;
   params: unknown[];
+  /**
+   * The cost of a row depends on more than its size: a pattern (like, ilike, match, imatch) or full-text search.
+   * Such a read never runs on the server's own connection (see rows.service.ts, `list`).
+   */
+  costly: boolean;
 }
+
+const PATTERN_OPERATORS: ReadonlySet<string> = new Set(['like', 'ilike', 'match', 'imatch']);
+const patterned = (c: Condition): boolean => (c.kind === 'logic' ? c.conditions.some(patterned) : PATTERN_OPERATORS.has(c.op));
 
 export function column(table: TableInfo, name: string): ColumnInfo {
   const c = table.byName.get(name);
@@ -170,8 +178,9 @@ export function buildWhere(table: TableInfo, params: URLSearchParams, opts: { se
   const values: unknown[] = [];
   const parts = conds.map((c) => conditionSql(table, c, values, dialect));
   const search = params.get('search');
-  if (opts.search !== false && search !== null) parts.push(searchSql(table, search, values));
-  return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params: values };
+  const searching = opts.search !== false && search !== null;
+  if (searching) parts.push(searchSql(table, search, values));
+  return { sql: parts.length ? `WHERE ${parts.join(' AND ')}` : '', params: values, costly: searching || conds.some(patterned) };
 }
 
 export interface Projection {

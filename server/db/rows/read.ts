@@ -29,8 +29,8 @@ export interface ReadPlan {
 }
 
 export interface ReadOutcome {
-  /** The rows as a JSON array, UTF-8 (the server forwards the bytes without parsing or encoding them). */
-  body: Buffer;
+  /** The rows as a JSON array (text: the server forwards it without parsing it). */
+  body: string;
   rows: number;
   counts?: { total: number; filtered: number };
 }
@@ -81,7 +81,7 @@ export function bindable(params: unknown[]): unknown[] {
 export function runRead(db: SqliteDb, plan: ReadPlan): ReadOutcome {
   const convert = converter(plan.columns);
   const rows = (prepare(db, plan.sql).all(...bindable(plan.params)) as Row[]).map(convert);
-  const out: ReadOutcome = { body: Buffer.from(JSON.stringify(rows)), rows: rows.length };
+  const out: ReadOutcome = { body: JSON.stringify(rows), rows: rows.length };
   if (plan.count) {
     const total = prepare(db, plan.count.total, 'pluck').get() as number;
     const filtered = plan.count.filtered ? (prepare(db, plan.count.filtered, 'pluck').get(...bindable(plan.count.params)) as number) : total;

@@ -94,12 +94,11 @@ function metaOf(body: unknown, actor: string): Meta {
 
 const params = (ctx: AppContext) => new URLSearchParams(ctx.querystring);
 
-/** Answers JSON a query process already wrote (neither parsed nor serialized again). */
-function jsonText<T extends string | Buffer>(ctx: AppContext, json: T): T {
+/** Answers JSON text the query process already wrote (not parsed and serialized again). */
+function jsonText(ctx: AppContext, text: string): string {
   ctx.type = 'application/json';
-  return json;
+  return text;
 }
-const DATA_OPEN = Buffer.from('{"data":');
 
 /** The rows a write returns, shaped by `select` like a listing. */
 const project = (ctx: AppContext, t: Tenant, table: string, rows: Record<string, unknown>[]) =>
@@ -139,9 +138,9 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
       const q = params(ctx);
       const countExact = q.get('count') === 'exact' || parsePrefer(ctx.get('prefer')).count === 'exact';
       if (q.has('count') && q.get('count') !== 'exact') throw new HearthError('invalid_request', 'count takes the value exact');
-      const result = await rows.list(t, p.table, q, { countExact, signal: abandonSignal(ctx) });
+      const result = await rows.list(t, p.table, q, { countExact, signal: () => abandonSignal(ctx) });
       countRows(ctx, 'rowsRead', result.rows);
-      return jsonText(ctx, Buffer.concat([DATA_OPEN, result.body, Buffer.from(result.meta ? `,"meta":${JSON.stringify(result.meta)}}` : '}')]));
+      return jsonText(ctx, result.meta ? `{"data":${result.body},"meta":${JSON.stringify(result.meta)}}` : `{"data":${result.body}}`);
     },
   });
 
@@ -375,7 +374,7 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
       q.set('limit', String(window.limit ?? MAX_LIMIT));
       q.set('offset', String(window.offset));
       const countExact = q.get('count') === 'exact' || parsePrefer(ctx.get('prefer')).count === 'exact';
-      const result = await rows.list(t, p.table, q, { countExact, dialect: 'postgrest', signal: abandonSignal(ctx) });
+      const result = await rows.list(t, p.table, q, { countExact, dialect: 'postgrest', signal: () => abandonSignal(ctx) });
       const total = result.counts ? result.counts.filtered : null;
       const { status, contentRange } = restRangeStatus(window.offset, result.rows, total);
       ctx.set('Content-Range', contentRange);
@@ -388,7 +387,7 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
       if (ctx.get('accept').includes(SINGLE)) {
         if (result.rows !== 1) throw new HearthError('not_acceptable', `JSON object requested, but ${result.rows} rows were returned`);
         ctx.type = SINGLE;
-        return result.body.subarray(1, -1);
+        return result.body.slice(1, -1);
       }
       return jsonText(ctx, result.body);
     },

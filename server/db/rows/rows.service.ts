@@ -6,7 +6,7 @@ import { toStorage } from '../schema/types.ts';
 import { buildOrder, buildProjection, buildWhere, parseLimit, parseOffset, DEFAULT_LIMIT, MAX_LIMIT, type Projection } from './builder.ts';
 import { InvalidPatternError } from './functions.ts';
 import { parseSelect, type Dialect } from './grammar.ts';
-import { converter, prepare, type ReadPlan } from './read.ts';
+import { converter, prepare, runRead, type ReadOutcome, type ReadPlan } from './read.ts';
 import type { ReadTenant, SqlService } from '../sql/sql.service.ts';
 
 type Db = Database.Database;
@@ -125,8 +125,8 @@ export function readError(err: unknown): never {
 }
 
 export interface ListResult {
-  /** The rows as a JSON array, UTF-8 (as the query process wrote it). */
-  body: Buffer;
+  /** The rows as a JSON array (text, as the query process wrote it). */
+  body: string;
   rows: number;
   /** Absent for aggregates. */
   meta?: { limit: number; offset: number; total_count?: number; filter_count?: number };
@@ -144,9 +144,32 @@ export interface Query {
   sql: string;
   params: unknown[];
   projection: Projection;
+  /** See `Where.costly`. */
+  costly: boolean;
 }
 
-export function createRowsService(deps: { events: EventBus; queries: SqlService }) {
+/**
+ * A listing runs on the server's own connection, without the round trip to a query process, only when its cost is
+ * small by construction: a table (no view, no virtual generated columns) in a database of at most `maxBytes`, no
+ * aggregates, no pattern or full-text filter, at most `maxRows` rows up to the end of the page, and a query_timeout
+ * of at least `minTimeoutMs`, far above what that can take. Its worst case — a full scan of the file, a sort of the
+ * page's rows, the counts — is a few milliseconds; a table whose inline read took more than `slowMs` of the event
+ * loop's CPU time anyway is read in query processes for the next `backoffMs`.
+ */
+export interface InlineReads {
+  maxBytes: number;
+  maxRows: number;
+  minTimeoutMs: number;
+  slowMs: number;
+  backoffMs: number;
+}
+export const INLINE_READS: InlineReads = { maxBytes: 16 * 1024 * 1024, maxRows: 1000, minTimeoutMs: 1000, slowMs: 8, backoffMs: 60_000 };
+/** A database's size is read again at most this often (it grows only by writes; a second late is harmless). */
+const SIZE_RECHECK_MS = 1000;
+const cpuMs = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1000;
+
+export function createRowsService(deps: { events: EventBus; queries: SqlService; inline?: Partial<InlineReads> }) {
+  const inline: InlineReads = { ...INLINE_READS, ...deps.inline };
   function publish(ns: string, table: string, action: string, rows: Row[], meta: Meta) {
     if (rows.length === 0) return;
     const timestamp = new Date().toISOString();
@@ -185,6 +208,31 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService 
     return out;
   }
 
+  /** Tables whose inline read was slow, until when their reads go to query processes (`ns\0table` → epoch ms). */
+  const slowTables = new Map<string, number>();
+  /** The size of each tenant database (pages × page size), read again at most every SIZE_RECHECK_MS. */
+  const fileSize = new WeakMap<Db, { bytes: number; at: number }>();
+
+  /** Whether a planned listing may run on the server's own connection (see InlineReads). */
+  function readsInline(tenant: ReadTenant & { db: Db }, t: TableInfo, query: Query, rowsToEnd: number): boolean {
+    if (t.type !== 'table' || t.computed || query.costly || query.projection.aggregate || rowsToEnd > inline.maxRows) return false;
+    if (tenant.config.query_timeout < inline.minTimeoutMs) return false;
+    const key = `${tenant.ns}\u0000${t.name}`;
+    const until = slowTables.get(key);
+    if (until !== undefined) {
+      if (until > Date.now()) return false;
+      slowTables.delete(key);
+    }
+    const now = Date.now();
+    let size = fileSize.get(tenant.db);
+    if (!size || now - size.at > SIZE_RECHECK_MS) {
+      const pages = tenant.db.pragma('page_count', { simple: true }) as number;
+      const pageSize = tenant.db.pragma('page_size', { simple: true }) as number;
+      fileSize.set(tenant.db, (size = { bytes: pages * pageSize, at: now }));
+    }
+    return size.bytes <= inline.maxBytes;
+  }
+
   const service = {
     /** Builds the SELECT of a listing (also used by CSV export and the PostgREST surface). */
     buildList(t: TableInfo, params: URLSearchParams, opts: { limit: number | null; dialect?: Dialect }): Query {
@@ -203,30 +251,46 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService 
         sql += ' LIMIT -1 OFFSET ?';
         values.push(offset);
       }
-      return { sql, params: values, projection };
+      return { sql, params: values, projection, costly: where.costly };
     },
 
     /**
      * A listing: planned here (schema, grammar, SQL; every 400 before any read), run in a query process under the
-     * namespace's query_timeout (sql.service.ts), answered as JSON text.
+     * namespace's query_timeout (sql.service.ts) — or, when its cost is small by construction, on the server's own
+     * connection (see InlineReads) — and answered as JSON text.
      */
     async list(
       tenant: ReadTenant & { db: Db },
       table: string,
       params: URLSearchParams,
-      opts: { countExact: boolean; dialect?: Dialect; signal?: AbortSignal },
+      opts: { countExact: boolean; dialect?: Dialect; signal?: () => AbortSignal },
     ): Promise<ListResult> {
       const t = requireObject(tenant.db, table);
       const limit = parseLimit(params.get('limit'), { fallback: DEFAULT_LIMIT });
+      const offset = parseOffset(params.get('offset'));
       const query = service.buildList(t, params, { limit: limit ?? MAX_LIMIT, dialect: opts.dialect });
       const plan: ReadPlan = { sql: query.sql, params: query.params, columns: query.projection.columns };
       if (opts.countExact && !query.projection.aggregate) {
         const where = buildWhere(t, params, { dialect: opts.dialect });
         plan.count = { total: `SELECT count(*) FROM ${q(t.name)}`, filtered: where.sql ? `SELECT count(*) FROM ${q(t.name)} ${where.sql}` : null, params: where.params };
       }
-      const out = await deps.queries.read(tenant, plan, { signal: opts.signal, mapError: readError });
+      let out: ReadOutcome;
+      if (readsInline(tenant, t, query, (limit ?? MAX_LIMIT) + offset)) {
+        const started = performance.now();
+        const cpu = process.threadCpuUsage();
+        try {
+          out = runRead(tenant.db, plan);
+        } catch (err) {
+          readError(err);
+        }
+        // Slow by the clock may only mean the machine is busy; slow in this thread's own CPU time is the read.
+        if (performance.now() - started > inline.slowMs && cpuMs(process.threadCpuUsage(cpu)) > inline.slowMs) {
+          if (slowTables.size >= 10_000) slowTables.clear();
+          slowTables.set(`${tenant.ns}\u0000${t.name}`, Date.now() + inline.backoffMs);
+        }
+      } else out = await deps.queries.read(tenant, plan, { signal: opts.signal?.(), mapError: readError });
       if (query.projection.aggregate) return { body: out.body, rows: out.rows };
-      const result: ListResult = { body: out.body, rows: out.rows, meta: { limit: limit!, offset: parseOffset(params.get('offset')) } };
+      const result: ListResult = { body: out.body, rows: out.rows, meta: { limit: limit!, offset } };
       if (out.counts) {
         result.meta!.total_count = out.counts.total;
         result.meta!.filter_count = out.counts.filtered;
@@ -236,15 +300,15 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService 
     },
 
     /**
-     * One row by id, as JSON (`signal` is asked for only when the read goes to a query process). A lookup by the primary key of a plain table is bounded (one b-tree search) and
+     * One row by id, as JSON text (`signal` is asked for only when the read goes to a query process). A lookup by the primary key of a plain table is bounded (one b-tree search) and
      * runs on the server's connection; a table with virtual generated columns (whose expressions run on every read)
      * is read in a query process like a listing.
      */
-    async get(tenant: ReadTenant & { db: Db }, table: string, id: string, opts: { signal?: () => AbortSignal } = {}): Promise<string | Buffer> {
+    async get(tenant: ReadTenant & { db: Db }, table: string, id: string, opts: { signal?: () => AbortSignal } = {}): Promise<string> {
       const t = requireObject(tenant.db, table);
       const rowId = requireId(t, id);
       const sql = `SELECT * FROM ${q(t.name)} WHERE "id" = ?`;
-      let text: string | Buffer | null;
+      let text: string | null;
       if (t.type === 'table' && !t.computed) {
         let row: Row | undefined;
         try {
@@ -255,7 +319,7 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService 
         text = row ? JSON.stringify(fullRow(t)(row)) : null;
       } else {
         const out = await deps.queries.read(tenant, { sql, params: [rowId], columns: t.columns.map((c) => ({ name: c.name, type: c.type })) }, { signal: opts.signal?.(), mapError: readError });
-        text = out.rows ? out.body.subarray(1, -1) : null;
+        text = out.rows ? out.body.slice(1, -1) : null;
       }
       if (text === null) throw new HearthError('row_not_found', `${table} has no row with id ${id}`);
       return text;

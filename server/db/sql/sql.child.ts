@@ -252,7 +252,7 @@ function run(req: RunRequest): JobReply {
       parts.push(`{"data":[${out.join(',')}]${truncated ? ',"truncated":true' : ''}}`);
     }
     const body = req.batch ? `{"results":[${parts.join(',')}]}` : parts[0]!;
-    return { type: 'result', id: req.id, ok: true, body: Buffer.from(body), rows, truncated: anyTruncated };
+    return { type: 'result', id: req.id, ok: true, body, rows, truncated: anyTruncated };
   } catch (err) {
     if (err instanceof Refusal) return { type: 'result', id: req.id, ok: false, code: err.code, message: err.message, index, where: err.where };
     return failure(req.id, err, index);
@@ -322,7 +322,7 @@ function pump(): void {
       const chunk = job.encoder.next(job.req.chunkBytes);
       if (chunk === null) {
         exporting = null;
-        finish({ type: 'result', id: job.req.id, ok: true, body: new Uint8Array(0), rows: job.encoder.rows });
+        finish({ type: 'result', id: job.req.id, ok: true, body: '', rows: job.encoder.rows });
         return;
       }
       job.credit--;

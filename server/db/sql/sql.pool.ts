@@ -6,8 +6,8 @@
  *
  * - Processes start when a namespace is first opened or a job needs one; while the pool has room it keeps one
  *   process ready beyond those at work. A process exits after `idleMs` without work.
- * - One namespace may use at most `perNamespace` processes at once (default: half of them), so a namespace running
- *   long reads always leaves processes for the others.
+ * - One namespace may use at most `perNamespace` processes at once (default: all but one), so a namespace running
+ *   long reads always leaves a process for the others.
  * - Jobs beyond the free processes wait in a bounded queue (FIFO, skipping namespaces at their limit); a full
  *   queue answers 503 `service_unavailable` at once.
  * - A job's time limit counts from the moment a process receives it (queue time excluded); for an export it counts
@@ -37,7 +37,7 @@ export interface QueryPoolOptions {
   size?: number;
   /** Jobs waiting for a process at most (default 64). */
   queueLimit?: number;
-  /** Processes one namespace may use at once (default `ceil(size / 2)`). */
+  /** Processes one namespace may use at once (default `size − 1`, at least 1). */
   perNamespace?: number;
   /** Resident set a process may reach while it works, in bytes (default 256 MiB). */
   memoryLimit?: number;
@@ -150,13 +150,13 @@ export class QueryPool {
   private seq = 0;
   private closed = false;
   /** Counters for tests and diagnostics. */
-  readonly counters = { spawned: 0, killed: 0, timeouts: 0, crashes: 0, rejectedFull: 0, memoryExceeded: 0, demoted: 0 };
+  readonly counters = { jobs: 0, spawned: 0, killed: 0, timeouts: 0, crashes: 0, rejectedFull: 0, memoryExceeded: 0, demoted: 0 };
 
   constructor(opts: QueryPoolOptions) {
     this.log = opts.logger;
     this.size = Math.max(1, opts.size ?? DEFAULT_POOL_SIZE);
     this.queueLimit = Math.max(0, opts.queueLimit ?? 64);
-    this.perNamespace = Math.max(1, Math.min(this.size, opts.perNamespace ?? Math.ceil(this.size / 2)));
+    this.perNamespace = Math.max(1, Math.min(this.size, opts.perNamespace ?? this.size - 1));
     this.memoryLimit = opts.memoryLimit ?? DEFAULT_MEMORY_LIMIT;
     this.demoteAfterMs = opts.demoteAfterMs ?? 100;
     this.startTimeoutMs = opts.startTimeoutMs ?? 15_000;
@@ -290,6 +290,7 @@ export class QueryPool {
 
   private send(slot: Slot): void {
     const p = slot.job!;
+    this.counters.jobs++;
     p.startedAt = Date.now();
     this.startTimer(slot, p);
     p.demoteTimer = setTimeout(() => this.demote(slot, p), this.demoteAfterMs);

@@ -83,10 +83,10 @@ export interface JobOk {
   id: number;
   ok: true;
   /**
-   * The answer as UTF-8 JSON bytes, so the server process only forwards them (it neither parses nor encodes): for
-   * `run` the response body, for `read` the rows as a JSON array; empty for `export`.
+   * The answer, already JSON (so the server process only forwards it): for `run` the response body, for `read`
+   * the rows as a JSON array; empty for `export`.
    */
-  body: Uint8Array;
+  body: string;
   rows: number;
   /** `run`: whether a result was cut at the row or size limit. */
   truncated?: boolean;

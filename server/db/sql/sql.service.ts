@@ -26,8 +26,8 @@ export interface SqlServiceDeps {
 }
 
 export interface QueryOutcome {
-  /** The response body, UTF-8 JSON. */
-  body: Buffer;
+  /** The response body, JSON text. */
+  body: string;
   rows: number;
   truncated: boolean;
 }
@@ -43,9 +43,6 @@ export interface ReadTenant {
  * the rows service passes its `readError`.
  */
 export type ReadErrorMapper = (err: { code?: string; message: string }) => never;
-
-/** A Buffer over the bytes a query process sent (IPC delivers a Uint8Array): no copy. */
-const bytes = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 
 export function createSqlService(deps: SqlServiceDeps) {
   const { namespaces, logger } = deps;
@@ -119,7 +116,7 @@ export function createSqlService(deps: SqlServiceDeps) {
         }),
         (r) => (r.reply.ok ? null : r.reply),
       );
-      if (reply.ok) return { body: bytes(reply.body), rows: reply.rows, truncated: reply.truncated ?? false };
+      if (reply.ok) return { body: reply.body, rows: reply.rows, truncated: reply.truncated ?? false };
       throw failure(reply, batch, tenant.ns);
     },
 
@@ -131,7 +128,7 @@ export function createSqlService(deps: SqlServiceDeps) {
         (r) => (r.reply.ok ? null : r.reply),
       );
       if (!reply.ok) readFailure(reply, tenant.ns, opts.mapError);
-      return { body: bytes(reply.body), rows: reply.rows, counts: reply.counts };
+      return { body: reply.body, rows: reply.rows, counts: reply.counts };
     },
 
     /**
