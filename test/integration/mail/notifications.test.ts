@@ -60,7 +60,9 @@ describe('notification batches', () => {
     s.mail.kick();
     await peer.waitFor(before + 3);
     await s.mail.idle();
-    await new Promise((r) => setTimeout(r, 300));
+    // Wait for the state — three sent, two rescheduled past the window — rather than for a time.
+    const settled = (r: { status: string; nextAttemptAt: string | null }) => r.status === 'sent' || (r.status === 'queued' && r.nextAttemptAt !== null && Date.parse(r.nextAttemptAt) > Date.now() + 23 * 3600_000);
+    for (const m of batch.messages) await waitMessage(s, m.id, settled);
     expect(peer.received.length).toBe(before + 3);
     const rows = await Promise.all(batch.messages.map((m) => call(s, 'GET', `${M}/messages/${m.id}`)));
     const waiting = rows.filter((r) => r.status === 'queued');
