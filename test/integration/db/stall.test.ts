@@ -165,7 +165,16 @@ describe('every tenant read is bounded by query_timeout', () => {
 });
 
 describe('query processes have a memory cap', () => {
-  const RUNAWAY = 'WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 2000000) SELECT length(group_concat(hex(randomblob(500)))) AS n FROM c';
+  // 100 KB more per row: past the 160 MiB limit within a few thousand rows, whatever the machine's load.
+  const RUNAWAY = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 100000) SELECT length(group_concat(printf('%.*c', 100000, 'x'))) AS n FROM c";
+  const setTimeoutOf = (ns: string, ms: number) => ok(s.api(`/v1/namespaces/${ns}`, { method: 'PUT', json: { config: { query_timeout: ms } } }));
+  // The time limit stays far away, so a busy machine cannot turn the memory limit into a timeout.
+  beforeAll(async () => {
+    for (const ns of ['alpha', 'beta']) await setTimeoutOf(ns, 60_000);
+  });
+  afterAll(async () => {
+    for (const ns of ['alpha', 'beta']) await setTimeoutOf(ns, 2500);
+  });
 
   it('a runaway group_concat fails with 422 query_memory_exceeded, the process is replaced and the next query works', async () => {
     const err = await errorOf(s.api('/v1/alpha/query', { method: 'POST', token: ro, json: { sql: RUNAWAY } }));
