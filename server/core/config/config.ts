@@ -29,7 +29,7 @@ export const configSchema = z
     maxOpenNamespaces: z.coerce.number().int().min(1).max(100_000),
     /**
      * Query processes at most: every tenant read that could take long (read-only SQL, listings, aggregates, views,
-     * CSV exports) runs in one, under the namespace's query_timeout. One namespace may use half of them at once.
+     * CSV exports) runs in one, under the namespace's query_timeout. One namespace may use all but one of them at once.
      */
     queryProcesses: z.coerce.number().int().min(1).max(64),
     /**

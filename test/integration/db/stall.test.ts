@@ -32,6 +32,12 @@ async function errorOf(res: Promise<Response>): Promise<{ status: number; error:
   return { status: r.status, ...body };
 }
 
+/** A gauge's value in /metrics. */
+async function metric(name: string): Promise<number> {
+  const text = await (await ok(s.api('/metrics', { token: null }))).text();
+  return Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+}
+
 /** Waits until /metrics shows these gauge values (polling: a state, not a time). */
 async function waitForMetrics(want: Record<string, number>): Promise<void> {
   for (;;) {
@@ -127,6 +133,44 @@ describe('every tenant read is bounded by query_timeout', () => {
     expect(took).toBeGreaterThanOrEqual(2400);
     const next = await ok(s.api('/v1/alpha/tables/r/rows?select=n&n=eq.3', { token: rw }));
     expect((await next.json()).data).toEqual([{ n: 3 }]);
+  });
+
+  it('an export may take longer than query_timeout when the client pauses: only SQLite’s work is timed', async () => {
+    // ~20 MB of CSV: far more than the socket buffers hold, so a pausing client holds the query process back.
+    await ok(s.api('/v1/gamma/tables', { method: 'POST', json: { type: 'table', name: 'big', columns: [{ name: 'v', type: 'text' }] } }), 201);
+    const row = (i: number) => `${i}:${'x'.repeat(1000)}`;
+    for (let from = 0; from < 20_000; from += 10_000) {
+      await ok(s.api('/v1/gamma/tables/big/rows', { method: 'POST', json: { rows: Array.from({ length: 10_000 }, (_, k) => ({ v: row(from + k) })) } }), 201);
+    }
+    const res = await ok(s.api('/v1/gamma/tables/big/export?format=csv&select=v&order=id'));
+    const reader = res.body!.getReader();
+    const chunks: Uint8Array[] = [(await reader.read()).value!];
+    // The client pauses for longer than the namespace's 2.5-second query_timeout; the export waits with it.
+    await waitForMetrics({ hearth_sql_busy: 1 });
+    await new Promise((r) => setTimeout(r, 4000));
+    expect(await metric('hearth_sql_busy')).toBe(1);
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+    const lines = Buffer.concat(chunks).toString('utf8').split('\r\n');
+    expect(lines[0]).toBe('v');
+    expect(lines.length).toBe(20_002);
+    expect(lines[1]).toBe(row(0));
+    expect(lines[20_000]).toBe(row(19_999));
+    await waitForMetrics({ hearth_sql_busy: 0 });
+  });
+
+  it('a client that leaves an export stops its query process', async () => {
+    const res = await ok(s.api('/v1/gamma/tables/big/export?format=csv&select=v'));
+    const reader = res.body!.getReader();
+    await reader.read();
+    await waitForMetrics({ hearth_sql_busy: 1 });
+    await reader.cancel();
+    await waitForMetrics({ hearth_sql_busy: 0 });
+    const next = await ok(s.api('/v1/gamma/tables/big/export?format=csv&select=id&limit=2&order=id'));
+    expect(await next.text()).toBe('id\r\n1\r\n2\r\n');
   });
 
   it('while three endless reads run, /healthz and reads in other namespaces keep p99 < 50 ms', async () => {
