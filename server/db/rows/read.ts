@@ -118,13 +118,17 @@ export class CsvEncoder {
     this.iter = prepare(db, plan.sql, 'raw').iterate(...bindable(plan.params)) as IterableIterator<unknown[]>;
   }
 
-  /** The next chunk of at least `bytes` bytes (less at the end), or null when every row has been encoded. */
-  next(bytes: number): Buffer | null {
+  /**
+   * The next chunk of at least `chars` characters (less at the end), or null when every row has been encoded. A
+   * string: it crosses to the server as V8 heap memory, which the server's young generation reclaims at once, and
+   * the HTTP layer encodes it into the socket's buffer.
+   */
+  next(chars: number): string | null {
     if (this.done) return null;
-    // Fields are written straight into a buffer: no per-row string concatenation, no copy at send.
-    let buf = Buffer.allocUnsafeSlow(bytes + 16 * 1024);
+    const lines: string[] = [];
     let n = 0;
-    while (n < bytes) {
+    const fields: string[] = [];
+    while (n < chars) {
       const r = this.iter.next();
       if (r.done) {
         this.done = true;
@@ -132,21 +136,13 @@ export class CsvEncoder {
       }
       this.rows++;
       const row = r.value;
-      for (let i = 0; i < row.length; i++) {
-        const s = csvField(row[i], this.types[i]);
-        const need = n + s.length * 3 + 3; // worst case UTF-8, a comma, CRLF
-        if (need > buf.length) {
-          const bigger = Buffer.allocUnsafeSlow(Math.max(buf.length * 2, need));
-          buf.copy(bigger, 0, 0, n);
-          buf = bigger;
-        }
-        if (i) buf[n++] = 0x2c;
-        n += buf.write(s, n);
-      }
-      buf[n++] = 0x0d;
-      buf[n++] = 0x0a;
+      fields.length = row.length;
+      for (let i = 0; i < row.length; i++) fields[i] = csvField(row[i], this.types[i]);
+      const line = fields.join(',') + '\r\n';
+      lines.push(line);
+      n += line.length;
     }
-    return n > 0 ? buf.subarray(0, n) : null;
+    return lines.length ? lines.join('') : null;
   }
 
   /** Stops reading (the statement is reset). */

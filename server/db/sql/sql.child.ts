@@ -319,7 +319,7 @@ function pump(): void {
   arm(job.req);
   try {
     while (job.credit > 0) {
-      const chunk = job.encoder.next(job.req.chunkBytes);
+      const chunk = job.encoder.next(job.req.chunkChars);
       if (chunk === null) {
         exporting = null;
         finish({ type: 'result', id: job.req.id, ok: true, body: '', rows: job.encoder.rows });

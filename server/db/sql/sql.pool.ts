@@ -62,12 +62,12 @@ const BASE_PRIORITY = 5;
 const DEMOTED_PRIORITY = 15;
 /** A process left larger than this share of its memory limit after a job is retired (memory it may not give back). */
 const RECYCLE_AT = 0.75;
-/** Bytes of CSV per export chunk. */
-const CHUNK_BYTES = 64 * 1024;
+/** Characters of CSV per export chunk (with EXPORT_WINDOW chunks in flight). */
+const CHUNK_CHARS = 32 * 1024;
 
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** A job as a caller describes it (the pool adds its id, the self-kill time and the memory limit). */
-export type JobBody = DistributiveOmit<JobRequest, 'id' | 'selfKillMs' | 'memoryLimit' | 'chunkBytes'>;
+export type JobBody = DistributiveOmit<JobRequest, 'id' | 'selfKillMs' | 'memoryLimit' | 'chunkChars'>;
 
 export interface PoolJob {
   ns: string;
@@ -294,7 +294,7 @@ export class QueryPool {
     p.startedAt = Date.now();
     this.startTimer(slot, p);
     p.demoteTimer = setTimeout(() => this.demote(slot, p), this.demoteAfterMs);
-    const extra = p.job.request.type === 'export' ? { chunkBytes: CHUNK_BYTES } : {};
+    const extra = p.job.request.type === 'export' ? { chunkChars: CHUNK_CHARS } : {};
     const msg = { ...p.job.request, ...extra, id: p.id, selfKillMs: p.job.timeoutMs + SELF_KILL_GRACE_MS, memoryLimit: this.memoryLimit } as JobRequest;
     this.post(slot, msg);
   }
@@ -362,7 +362,7 @@ export class QueryPool {
     const p = slot.job;
     if (!p || p.id !== msg.id) return; // a late answer to a job already given up
     if (msg.type === 'chunk') {
-      this.onChunk(slot, p, Buffer.from(msg.data.buffer, msg.data.byteOffset, msg.data.byteLength));
+      this.onChunk(slot, p, msg.data);
       return;
     }
     const keep = this.restorePriority(slot) && (msg.rss ?? 0) <= this.memoryLimit * RECYCLE_AT;
@@ -374,7 +374,7 @@ export class QueryPool {
   }
 
   /** A chunk of an export: into the stream; the time limit now covers the next chunk only if one is granted. */
-  private onChunk(slot: Slot, p: Pending, data: Buffer): void {
+  private onChunk(slot: Slot, p: Pending, data: string): void {
     const ex = p.exporting;
     if (!ex) return;
     ex.outstanding--;
@@ -384,7 +384,9 @@ export class QueryPool {
       p.timer = null;
     }
     if (!ex.stream) {
+      // Strings in object mode: the HTTP response encodes each one straight into its socket.
       ex.stream = new Readable({
+        objectMode: true,
         read: () => {
           // The reader wants more: grant the child credit up to the window (the time limit runs again).
           if (p.settled || slot.job !== p || ex.outstanding >= EXPORT_WINDOW) return;

@@ -21,7 +21,7 @@ export interface SqlStatement {
 }
 
 /** Chunks an export may have in flight when it starts (the credit that comes with the request). */
-export const EXPORT_WINDOW = 2;
+export const EXPORT_WINDOW = 4;
 
 interface JobCommon {
   id: number;
@@ -61,8 +61,8 @@ export interface ReadRequest extends JobCommon {
 export interface ExportRequest extends JobCommon {
   type: 'export';
   plan: ExportPlan;
-  /** Size of a chunk (a chunk ends after the row that reaches it). */
-  chunkBytes: number;
+  /** Size of a chunk in characters (a chunk ends after the row that reaches it). */
+  chunkChars: number;
 }
 
 export type JobRequest = RunRequest | ReadRequest | ExportRequest;
@@ -122,7 +122,8 @@ export interface RunFailed {
 export interface ChunkMessage {
   type: 'chunk';
   id: number;
-  data: Uint8Array;
+  /** CSV text (a string: the server's young generation reclaims it at once, unlike a Buffer's external memory). */
+  data: string;
 }
 
 export type JobReply = JobOk | RunFailed;
