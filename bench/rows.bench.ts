@@ -6,7 +6,10 @@
  *   filtered page  GET /v1/{ns}/tables/items/rows?qty=gt.N&order=id&limit=100  requests/s, 8 keep-alive connections
  *                  vs a minimal Koa app (bench/rows-baseline-child.ts, another child process) running the same
  *                  prepared statements with better-sqlite3 on a copy of the same database and answering the same
- *                  JSON bytes. Target: hearth/baseline ≥ 0.6.
+ *                  JSON bytes. Target: hearth/baseline ≥ 0.6. Hearth answers both on its event loop: the row by
+ *                  id as a hot route (server/core/http/hot.ts), the page as an inline read (the 100,000 rows make a
+ *                  database of about 11 MB, under the 16 MiB limit of inline reads; a larger one, or a view, is read
+ *                  in a query process: server/db/rows/rows.service.ts).
  *   insert         one POST of 10,000 rows {rows: [...]} into an empty table of a fresh namespace, timed by the
  *                  client from first byte sent to last byte received; vs raw better-sqlite3 inserts of the same
  *                  rows in one transaction in this process (fresh file, same CREATE TABLE, same pragmas as a

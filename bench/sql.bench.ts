@@ -5,8 +5,8 @@
  *   baseline   requests to namespace `other` for BENCH_SQL_SECONDS, no long query running
  *   long       the same requests while namespace `long` runs one ~5-second query (a recursive CTE, calibrated
  *              on this machine so it really completes in about that time; query_timeout raised so it is not killed)
- *   two long   the same again while `long` runs two such queries at once (a namespace may hold only one of the
- *              query processes, so the second waits and `other` keeps a process)
+ *   two long   the same again while `long` runs two such queries at once (a namespace may hold all but one of
+ *              the query processes, 4 by default, so `other` keeps a process)
  *
  * The requests to `other` are, alternately on each of BENCH_SQL_CONNECTIONS keep-alive connections:
  *   query  POST /v1/other/query  {sql: 'SELECT count(*) … FROM items WHERE id < ?'}  (runs in a query process)
@@ -187,8 +187,8 @@ async function main(): Promise<number> {
     ['long query duration', fmtMs(oneResult.ms), '', '', ''],
   ]);
   console.log(`  Requests alternate POST /v1/other/query and GET /v1/namespaces/other on ${CONNECTIONS} keep-alive connections.`);
-  console.log('  One namespace may use only one of the two query processes, so the queries to "other" share one process');
-  console.log('  (they queue behind each other, in the baseline too); the long query runs in the other.');
+  console.log('  One namespace may use all but one of the query processes (HEARTH_QUERY_PROCESSES, 4): the long queries run in');
+  console.log('  processes of their own and the queries to "other" in the rest.');
   console.log(`${elapsed()} done`);
   return oneResult.status === 200 && twoResult.every((r) => r.status === 200) ? 0 : 1;
 }
