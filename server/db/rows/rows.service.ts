@@ -97,7 +97,9 @@ export function writeError(err: unknown, table: string): never {
       throw new HearthError('value_out_of_range', `${table}: SQLite refused the change (${msg}), in a trigger or generated column of the table`);
     case 'SQLITE_ERROR':
       if (/^integer overflow$/i.test(msg)) throw new HearthError('value_too_large', `${table}: integer overflow in a value SQLite computes (a generated column or a trigger)`);
-      break;
+      // The database's own code failed: a trigger or generated column of an imported file (a table it names is
+      // gone, a function refuses its arguments). The write cannot succeed until the schema is fixed.
+      throw new HearthError('conflict', `cannot write to ${table}: ${msg} (a trigger or generated column of the table failed; it may refer to a table or column that no longer exists)`);
     case 'SQLITE_FULL':
       throw new HearthError('quota_exceeded', 'the write would make the database larger than its quota max_db_size; nothing was changed');
     case 'SQLITE_READONLY':

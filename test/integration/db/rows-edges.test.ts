@@ -112,6 +112,12 @@ describe('SQLite refusing a write is a 4xx, never a 500', () => {
       CREATE TRIGGER ev_rowid AFTER INSERT ON events WHEN new.word = 'rowid' BEGIN INSERT INTO slots (rowid, k) VALUES (1, 'a'); INSERT INTO slots (rowid, k) VALUES (1, 'b'); END;
       CREATE TRIGGER ev_overflow AFTER INSERT ON events WHEN new.word = 'overflow' BEGIN INSERT INTO log (note) SELECT sum(x) FROM (SELECT 9223372036854775807 AS x UNION ALL SELECT 1); END;
       CREATE VIRTUAL TABLE boxes USING rtree(id, minx, maxx);
+      CREATE TABLE notes (id INTEGER PRIMARY KEY, v TEXT);
+      CREATE TABLE gone (id INTEGER PRIMARY KEY, x TEXT);
+      CREATE TRIGGER notes_gone AFTER INSERT ON notes BEGIN INSERT INTO gone (x) VALUES (new.v); END;
+      DROP TABLE gone;
+      CREATE TABLE tiles (id INTEGER PRIMARY KEY, v TEXT);
+      CREATE TRIGGER tiles_ntile AFTER INSERT ON tiles BEGIN INSERT INTO log (note) SELECT ntile(0) OVER () FROM (SELECT 1); END;
       INSERT INTO guarded (id, v) VALUES (1, 5), (2, 7);
     `);
     db.close();
@@ -140,6 +146,8 @@ describe('SQLite refusing a write is a 4xx, never a 500', () => {
     ['SQLITE_CONSTRAINT_ROWID from a trigger', 'POST', 'events/rows', 409, 'unique_violation', /rowid/, { word: 'rowid' }],
     ['integer overflow from a trigger', 'POST', 'events/rows', 400, 'value_too_large', /integer overflow/, { word: 'overflow' }],
     ['SQLITE_CONSTRAINT from a virtual table (R*Tree)', 'POST', 'boxes/rows', 400, 'constraint_violation', /rtree constraint failed/, { id: 1, minx: 5, maxx: 1 }],
+    ['SQLITE_ERROR from a trigger naming a dropped table', 'POST', 'notes/rows', 409, 'conflict', /no such table: main\.gone/, { v: 'x' }],
+    ['SQLITE_ERROR from a function a trigger calls', 'POST', 'tiles/rows', 409, 'conflict', /ntile/, { v: 'x' }],
   ] as const)('%s: %s %s is %i %s', async (_what, method, p, status, error, message, body) => {
     const table = p.split('/')[0]!;
     const before = count(table);
