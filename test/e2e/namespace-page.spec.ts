@@ -398,6 +398,23 @@ test('alters a table: rename and add columns, drop a table', async ({ page, requ
   await drop.getByRole('button', { name: 'Delete table' }).click();
   await expect(notifications(page)).toContainText('Table scratch deleted');
   expect((await request.get(`${API}/v1/${NS}/tables/scratch`, { headers: auth })).status()).toBe(404);
+
+  // A table a view reads: the dialog names the view and, confirmed again, deletes both.
+  expect((await request.post(`${API}/v1/${NS}/tables`, { headers: auth, data: { type: 'table', name: 'draft', columns: [{ name: 'note', type: 'text' }] } })).status()).toBe(201);
+  expect((await request.post(`${API}/v1/${NS}/tables`, { headers: auth, data: { type: 'view', name: 'draft_notes', sql: 'SELECT note FROM draft' } })).status()).toBe(201);
+  await page.goto(`/ns/${NS}/tables/draft`);
+  await page.getByRole('button', { name: 'More actions for draft' }).click();
+  await page.getByRole('menuitem', { name: 'Delete table…' }).click();
+  const withView = page.getByRole('dialog', { name: 'Delete draft?' });
+  await withView.getByLabel('Type draft to confirm').fill('draft');
+  await withView.getByRole('button', { name: 'Delete table' }).click();
+  await expect(withView.getByRole('alert')).toContainText('draft_notes');
+  await shot(page, 'drop-with-views');
+  expect((await request.get(`${API}/v1/${NS}/tables/draft`, { headers: auth })).status()).toBe(200);
+  await withView.getByRole('button', { name: 'Delete table and views' }).click();
+  await expect(notifications(page)).toContainText('Table draft deleted, with the views that read it');
+  expect((await request.get(`${API}/v1/${NS}/tables/draft`, { headers: auth })).status()).toBe(404);
+  expect((await request.get(`${API}/v1/${NS}/tables/draft_notes`, { headers: auth })).status()).toBe(404);
 });
 
 test('creates a view and shows its rows', async ({ page }) => {

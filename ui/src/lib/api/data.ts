@@ -156,8 +156,9 @@ export function alterTable(ns: string, t: string, body: AlterObject): Promise<Ta
   return request(tablePath(ns, t), { method: 'PUT', json: body });
 }
 
-export function dropTable(ns: string, t: string): Promise<void> {
-  return request(tablePath(ns, t), { method: 'DELETE' });
+/** Drops a table or view; `cascade` drops the views that read it too (otherwise 409 `dependent_views`). */
+export function dropTable(ns: string, t: string, opts: { cascade?: boolean } = {}): Promise<void> {
+  return request(`${tablePath(ns, t)}${opts.cascade ? '?cascade=true' : ''}`, { method: 'DELETE' });
 }
 
 export function createIndex(ns: string, t: string, body: { type: IndexType; name?: string; columns: string[] }): Promise<IndexInfo> {
