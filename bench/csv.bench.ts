@@ -68,7 +68,7 @@ const elapsed = () => `[${((now() - t0) / 1000).toFixed(1).padStart(5)} s]`;
 
 
 async function startHearth(): Promise<BenchChild> {
-  const c = await startChild('server-child.ts', { dataDir: hearthDir, adminToken: token });
+  const c = await startChild('../test/helpers/server-child.ts', { dataDir: hearthDir, adminToken: token });
   children.add(c);
   return c;
 }

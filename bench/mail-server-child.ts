@@ -1,6 +1,6 @@
 /**
  * Runs Hearth in its own process for the mail benchmark (forked by bench/lib.ts `startChild`), like
- * bench/server-child.ts, plus CPU accounting and an on-demand CPU profile (node:inspector), so that the benchmark can
+ * test/helpers/server-child.ts, plus CPU accounting and an on-demand CPU profile (node:inspector), so that the benchmark can
  * say where the time goes when a target is missed.
  *
  * Parent → child: {type: 'start', dataDir, adminToken}, {type: 'cpu', id}, {type: 'profile-start', id},

@@ -67,7 +67,7 @@ const t0 = now();
 
 
 async function startHearth(): Promise<BenchChild> {
-  const c = await startChild('server-child.ts', { dataDir: hearthDir, adminToken: token, maxOpenNamespaces: MAX_OPEN });
+  const c = await startChild('../test/helpers/server-child.ts', { dataDir: hearthDir, adminToken: token, maxOpenNamespaces: MAX_OPEN });
   children.add(c);
   return c;
 }

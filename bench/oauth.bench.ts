@@ -3,7 +3,7 @@
  *
  *   hearth          POST /oauth/token `grant_type=client_credentials&scope=read` with HTTP Basic client
  *                   authentication (a confidential client bound to a namespace service account), answered with an
- *                   RS256 JWT access token (RSA 2048). Hearth runs in its own process (bench/server-child.ts).
+ *                   RS256 JWT access token (RSA 2048). Hearth runs in its own process (test/helpers/server-child.ts).
  *   oidc-provider   panva's certified provider in another child process (bench/oauth-provider-child.ts), configured
  *                   for the same grant: one client_secret_basic client (the same id and secret), resource
  *                   indicators resolving to one resource server with JWT access tokens, RS256, a 2048-bit key.
@@ -196,7 +196,7 @@ async function main(): Promise<number> {
   console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)}, data in ${tmp.dir}`);
 
   // 1. Hearth, with a namespace, a service account bound to it and a confidential client bound to the account.
-  const hearth = await startChild('server-child.ts', { dataDir: path.join(tmp.dir, 'hearth'), adminToken: token });
+  const hearth = await startChild('../test/helpers/server-child.ts', { dataDir: path.join(tmp.dir, 'hearth'), adminToken: token });
   run.children.add(hearth);
   const agent = keepAliveAgent(1);
   const admin = async (p: string, body: unknown, expect: number) => {

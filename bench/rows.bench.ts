@@ -15,7 +15,7 @@
  *                  rows in one transaction in this process (fresh file, same CREATE TABLE, same pragmas as a
  *                  default namespace: WAL, synchronous=FULL, foreign_keys). Median of 3. Target ≥ 0.5.
  *
- * Hearth runs in its own process (bench/server-child.ts) on 127.0.0.1, port 0; this process only generates load
+ * Hearth runs in its own process (test/helpers/server-child.ts) on 127.0.0.1, port 0; this process only generates load
  * (raw keep-alive sockets, bench/rows-http.ts). After a warm-up of each, reads alternate between hearth and the
  * baseline in short slices, so that background load on the machine falls on both alike; the spread of the per-slice
  * ratios is printed as a noise indicator.
@@ -180,7 +180,7 @@ async function main(): Promise<number> {
   console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)}, data in ${tmp.dir}`);
 
   // 1. Hearth with one namespace holding TABLE_ROWS rows (inserted through the API).
-  const child = await startChild('server-child.ts', { dataDir: hearthDir, adminToken: token });
+  const child = await startChild('../test/helpers/server-child.ts', { dataDir: hearthDir, adminToken: token });
   children.add(child);
   const h: Hearth = { url: child.url, agent: keepAliveAgent(1), auth: { authorization: `Bearer ${token}` } };
   await createItemsNamespace(h, NS);

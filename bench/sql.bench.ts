@@ -12,7 +12,7 @@
  *   query  POST /v1/other/query  {sql: 'SELECT count(*) … FROM items WHERE id < ?'}  (runs in a query process)
  *   get    GET  /v1/namespaces/other                                                (event loop only)
  *
- * Hearth runs in its own process (bench/server-child.ts); this process only generates load.
+ * Hearth runs in its own process (test/helpers/server-child.ts); this process only generates load.
  * Knobs (environment): BENCH_SQL_SECONDS (5, the long query's target duration), BENCH_SQL_CONNECTIONS (4).
  */
 import crypto from 'node:crypto';
@@ -111,7 +111,7 @@ function longQuery(agent: http.Agent, n: number): Promise<Long> {
 
 async function main(): Promise<number> {
   console.log(`${elapsed()} starting hearth (its own process), ${CONNECTIONS} connections to namespace "other"`);
-  hearth = await startChild('server-child.ts', { dataDir: path.join(tmp.dir, 'hearth'), adminToken: token });
+  hearth = await startChild('../test/helpers/server-child.ts', { dataDir: path.join(tmp.dir, 'hearth'), adminToken: token });
   run.children.add(hearth);
   const setup = keepAliveAgent(1);
   for (const name of ['long', 'other']) await must(setup, 'POST', '/v1/namespaces', { name, config: { query_timeout: 60_000 } }, 201);

@@ -1,17 +1,20 @@
 /**
- * Runs Hearth in a process of its own for tests that must watch it from outside: a test whose request could stall
- * the server's event loop would otherwise stall the test runner too (the in-process server shares its loop).
- * Started by `startServerProcess` (server-process.ts) with child_process.fork.
+ * Runs Hearth in a process of its own, for tests that must watch it from outside (a request that stalled the event
+ * loop would stall an in-process test runner too: see server-process.ts) and for the benchmarks (bench/lib.ts
+ * `startChild`), whose load generator must not share the server's process.
  *
- * Parent → child: {type: 'start', options} (StartOptions without functions), {type: 'stop'}.
- * Child → parent: {type: 'ready', url}, {type: 'error', message}. The child exits when its parent goes away.
+ * Parent → child: {type: 'start', ...StartOptions} (plain data; defaults: 127.0.0.1, port 0, silent, no HEARTH_*
+ *                 environment), {type: 'stats', id}, {type: 'stop'}.
+ * Child → parent: {type: 'ready', url}, {type: 'reply', id, opened, open}, {type: 'error', message}.
+ * The child closes Hearth and exits when told to stop or when its parent goes away.
  */
 import { startServer, type RunningServer, type StartOptions } from '../../server/boot.ts';
 
 if (!process.send) {
-  console.error('test/helpers/server-child.ts is started by startServerProcess (it talks over IPC)');
+  console.error('test/helpers/server-child.ts must be started with child_process.fork (it talks over IPC)');
   process.exit(2);
 }
+const send = (msg: Record<string, unknown>) => process.send!(msg);
 
 let server: RunningServer | null = null;
 let stopping = false;
@@ -30,18 +33,21 @@ async function stop(code: number): Promise<void> {
 
 process.on('disconnect', () => void stop(0));
 process.on('message', (raw) => {
-  const msg = raw as { type: string; options?: StartOptions };
-  if (msg.type === 'stop') void stop(0);
-  else if (msg.type === 'start') {
-    startServer(msg.options).then(
+  const { type, id, ...options } = raw as { type: string; id?: number } & StartOptions;
+  if (type === 'start') {
+    // env: {} ignores the HEARTH_* variables of whoever runs the tests or the bench.
+    startServer({ host: '127.0.0.1', port: 0, logLevel: 'silent', env: {}, ...options }).then(
       (s) => {
         server = s;
-        process.send!({ type: 'ready', url: s.url });
+        send({ type: 'ready', url: s.url });
       },
-      (err: Error) => {
-        process.send!({ type: 'error', message: err.message });
+      (err: unknown) => {
+        send({ type: 'error', message: err instanceof Error ? err.message : String(err) });
         process.exit(1);
       },
     );
-  }
+  } else if (type === 'stats') {
+    const handles = server?.services.db.namespaces.handles;
+    send({ type: 'reply', id, opened: handles?.opened ?? null, open: handles?.size ?? null });
+  } else if (type === 'stop') void stop(0);
 });

@@ -2,7 +2,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { StartOptions } from '../../server/boot.ts';
-import { tempDir } from './server.ts';
+import { apiFetch, tempDir } from './server.ts';
 
 export interface ServerProcess {
   url: string;
@@ -30,26 +30,14 @@ export async function startServerProcess(opts: Omit<StartOptions, 'logDestinatio
       if (m.type === 'ready') resolve(m.url!);
       else if (m.type === 'error') reject(new Error(m.message));
     });
-    proc.send({ type: 'start', options: { host: '127.0.0.1', port: 0, logLevel: 'silent', env: {}, ...opts, dataDir, adminToken: token } });
+    proc.send({ type: 'start', ...opts, dataDir, adminToken: token });
   });
-  const api: ServerProcess['api'] = (pathname, init = {}) => {
-    const { json, token: t, headers, ...rest } = init;
-    const h = new Headers(headers);
-    const use = t === undefined ? token : t;
-    if (use !== null) h.set('authorization', `Bearer ${use}`);
-    let body = rest.body;
-    if (json !== undefined) {
-      h.set('content-type', 'application/json');
-      body = JSON.stringify(json);
-    }
-    return fetch(url + pathname, { ...rest, headers: h, body });
-  };
   return {
     url,
     token,
     dataDir,
     proc,
-    api,
+    api: apiFetch(url, token),
     async stop() {
       if (proc.exitCode === null && proc.signalCode === null) {
         proc.send({ type: 'stop' });

@@ -17,12 +17,9 @@ export function tempDir(prefix = 'hearth-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** Starts the real server on 127.0.0.1, port 0, with its own temporary data folder. */
-export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
-  const dataDir = (opts.dataDir as string | undefined) ?? tempDir();
-  const token = (opts.adminToken as string | undefined) ?? `test-admin-${crypto.randomBytes(16).toString('hex')}`;
-  const server = await startServer({ host: '127.0.0.1', port: 0, logLevel: 'silent', env: {}, ...opts, dataDir, adminToken: token });
-  const api: TestServer['api'] = (pathname, init = {}) => {
+/** fetch relative to `url` with the admin token unless `auth: false` or another token is given (see TestServer.api). */
+export function apiFetch(url: string, token: string): TestServer['api'] {
+  return (pathname, init = {}) => {
     const { json, token: t, headers, ...rest } = init;
     const h = new Headers(headers);
     const use = t === undefined ? token : t;
@@ -32,13 +29,20 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
       h.set('content-type', 'application/json');
       body = JSON.stringify(json);
     }
-    return fetch(server.url + pathname, { ...rest, headers: h, body });
+    return fetch(url + pathname, { ...rest, headers: h, body });
   };
+}
+
+/** Starts the real server on 127.0.0.1, port 0, with its own temporary data folder. */
+export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
+  const dataDir = (opts.dataDir as string | undefined) ?? tempDir();
+  const token = (opts.adminToken as string | undefined) ?? `test-admin-${crypto.randomBytes(16).toString('hex')}`;
+  const server = await startServer({ host: '127.0.0.1', port: 0, logLevel: 'silent', env: {}, ...opts, dataDir, adminToken: token });
   return {
     ...server,
     token,
     dataDir,
-    api,
+    api: apiFetch(server.url, token),
     async stop() {
       await server.close();
       fs.rmSync(dataDir, { recursive: true, force: true });
