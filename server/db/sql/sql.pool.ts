@@ -29,7 +29,7 @@ import { forkChild } from '../../core/runtime.ts';
 import { ADDON_ENV } from '../../core/storage/sqlite.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
-import { EXPORT_WINDOW, type ChildMessage, type ExportRequest, type JobReply, type JobRequest, type ParentMessage, type RunFailed } from './sql.protocol.ts';
+import { EXPORT_WINDOW, type ChildMessage, type JobReply, type JobRequest, type ParentMessage, type RunFailed } from './sql.protocol.ts';
 
 export interface QueryPoolOptions {
   logger: Logger;
@@ -552,4 +552,3 @@ export class QueryPool {
   }
 }
 
-export type { ExportRequest };
