@@ -6,7 +6,7 @@ import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Upload } from '../../core/http/multipart.ts';
 import { requireObject, type TableInfo } from '../schema/catalog.ts';
-import { fromCsv, toStorage, type ColumnType } from '../schema/types.ts';
+import { fromCsv, toStorage } from '../schema/types.ts';
 import { parseLimit } from './builder.ts';
 import { csvField } from './read.ts';
 import { readError, type Meta, type RowsService } from './rows.service.ts';

@@ -219,13 +219,13 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
   function readsInline(tenant: ReadTenant & { db: Db }, t: TableInfo, query: Query, rowsToEnd: number): boolean {
     if (t.type !== 'table' || t.computed || query.costly || query.projection.aggregate || rowsToEnd > inline.maxRows) return false;
     if (tenant.config.query_timeout < inline.minTimeoutMs) return false;
+    const now = Date.now();
     const key = `${tenant.ns}\u0000${t.name}`;
     const until = slowTables.get(key);
     if (until !== undefined) {
-      if (until > Date.now()) return false;
+      if (until > now) return false;
       slowTables.delete(key);
     }
-    const now = Date.now();
     let size = fileSize.get(tenant.db);
     if (!size || now - size.at > SIZE_RECHECK_MS) {
       const pages = tenant.db.pragma('page_count', { simple: true }) as number;
