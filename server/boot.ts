@@ -1,5 +1,8 @@
 import fs from 'node:fs';
 import http from 'node:http';
+import type https from 'node:https';
+import net from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +24,7 @@ import { createAuthenticator } from './core/auth/auth.ts';
 import { Api } from './core/http/api.ts';
 import { registerCoreRoutes } from './core/core.routes.ts';
 import { createDbService, dbMigrations, type DbOptions, type DbService } from './db/index.ts';
-import { createIdentityService, identityMigrations, type IdentityService } from './identity/index.ts';
+import { createIdentityService, createTlsService, identityMigrations, registerTlsRoutes, type IdentityService, type TlsService } from './identity/index.ts';
 import { createMailService, mailMigrations, type MailOptions, type MailService } from './mail/index.ts';
 import { bundledUiDir } from './core/runtime.ts';
 import { authenticatorSite } from './core/http/authenticator-site.ts';
@@ -40,10 +43,19 @@ export interface StartOptions extends ConfigInput {
   mail?: MailOptions;
   /** Database-service knobs (tests, benchmarks). */
   db?: DbOptions;
+  /** TLS knobs (tests): the internal leaf's lifetime, the retry backoff after a failed renewal. */
+  tlsTuning?: { leafLifetimeMs?: number; retryMinMs?: number; retryMaxMs?: number };
 }
 
 export interface RunningServer {
+  /** The listening address as a URL reachable from this machine (`https://127.0.0.1:…` with TLS). */
   url: string;
+  /** The one public address: HEARTH_PUBLIC_URL, else with TLS `https://<first --tls-name|<host>.local|localhost>:<port>`, else `url`. */
+  publicUrl: string;
+  /** The plain listener that answers 308 to the https address (and ACME HTTP-01 challenges), or null. */
+  redirectUrl: string | null;
+  /** The certificate in use, its renewal and the internal CA (mode `off`: no listener uses it). */
+  tls: TlsService;
   host: string;
   port: number;
   /**
@@ -79,7 +91,7 @@ export function openDataDir(dataDir: string) {
 
 /** The one boot function: used by `hearth serve`, the Electron utility process and the tests. */
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
-  const { logDestination, env, mail: mailOptions, db: dbOptions, ...flags } = options;
+  const { logDestination, env, mail: mailOptions, db: dbOptions, tlsTuning, ...flags } = options;
   const config = loadConfig(flags, env ?? process.env);
   const logger = createLogger({ level: config.logLevel, destination: logDestination });
   privateDir(config.dataDir);
@@ -157,6 +169,17 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     counts: () => ({ count: db.namespaces.count(), open: db.namespaces.handles.size }),
     isClosing: () => closing,
     readiness: () => ({ identity_keys: identity.readiness() }),
+    tls: () => {
+      const st = tls.status();
+      return {
+        mode: st.mode,
+        public_url: publicUrl,
+        ca_fingerprint_sha256: st.ca?.fingerprintSha256 ?? null,
+        certificate_fingerprint_sha256: st.certificate?.fingerprintSha256 ?? null,
+        certificate_not_after: st.certificate?.notAfter ?? null,
+        last_error: st.lastError?.message ?? null,
+      };
+    },
   });
   db.registerRoutes(api);
   identity.registerRoutes(api);
@@ -185,15 +208,42 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   db.start();
   mail.start();
 
+  // TLS: the certificate covers the --tls-name names, the `.local` name, localhost and every listening address.
+  const lanName = `${(config.mdnsName ?? os.hostname().split('.')[0] ?? 'hearth').toLowerCase().replace(/[^a-z0-9-]/g, '-')}.local`;
+  let listenHost = config.host;
+  const publicHost = config.tlsNames[0] ?? (isLoopback(config.host) ? 'localhost' : lanName);
+  const tls = createTlsService({
+    mode: config.tls,
+    dataDir: config.dataDir,
+    env: env ?? process.env,
+    secrets,
+    logger: logger.child({ part: 'tls' }),
+    names: () => (config.tls === 'acme' ? config.tlsNames : [...new Set([...config.tlsNames, lanName, 'localhost', ...listeningAddresses(listenHost)])]),
+    certFile: config.tlsCert,
+    keyFile: config.tlsKey,
+    acme: { directory: config.acmeDirectory, email: config.acmeEmail, dnsHook: config.acmeDnsHook, caFile: config.acmeCaFile },
+    hsts: config.hsts,
+    ...tlsTuning,
+  });
+  registerTlsRoutes(api, tls, { publicUrl: () => publicUrl, audit });
+
   const uiDir = config.uiDir ?? bundledUiDir() ?? DEFAULT_UI_DIR;
   const onFinished = (ctx: AppContext | HotContext, seconds: number) => db.observeRequest(ctx, seconds);
   const app = buildApp({ api, logger, metrics, uiDir, onFinished });
   // Hot routes (the OAuth token endpoint, one row by id) are answered before Koa; everything else goes to the Koa app.
   const callback = hotDispatcher(api.hot, { logger, metrics, authenticate: api.authenticate, onFinished }, app.callback());
-  const newListener = () => http.createServer({ keepAliveTimeout: 5000 }, callback);
+  const hsts = tls.hstsHeader();
+  const handler: http.RequestListener = hsts
+    ? (req, res) => {
+        res.setHeader('Strict-Transport-Security', hsts);
+        callback(req, res);
+      }
+    : callback;
+  const newListener = (): http.Server | https.Server => (tls.enabled ? tls.createServer({ keepAliveTimeout: 5000 }, handler) : http.createServer({ keepAliveTimeout: 5000 }, handler));
   /** A start that fails after the services started: close them (and a listener already bound) before throwing. */
   const abortStart = async (err: unknown, bound: http.Server[]): Promise<never> => {
     for (const l of bound) await new Promise<void>((resolve) => l.close(() => resolve()));
+    await tls.close();
     await mail.close();
     await db.close();
     await identity.close();
@@ -204,13 +254,28 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
 
   // The optional second listener: the reference authenticator web app on its own origin (never the admin UI or API).
   // It binds first, so the approval protocol is enabled from the main listener's first request.
+  // The plain listener: 308 to the https address, and ACME HTTP-01 challenges. It binds before the first ACME order.
+  let plainServer: http.Server | null = null;
+  const plainPort = config.tls === 'off' ? undefined : config.tls === 'acme' && !config.acmeDnsHook ? config.acmeHttpPort : config.httpRedirectPort;
+  if (plainPort !== undefined) {
+    if (config.tls === 'acme' && config.httpRedirectPort !== undefined && config.httpRedirectPort !== plainPort) {
+      await abortStart(new Error(`--http-redirect-port ${config.httpRedirectPort} and --acme-http-port ${plainPort} must be the same port: one plain listener answers both`), []);
+    }
+    plainServer = http.createServer({ keepAliveTimeout: 5000 }, plainHandler(tls, () => publicUrl));
+    await listen(plainServer, plainPort, config.host).catch((err) => abortStart(err, []));
+  }
+  const started = plainServer ? [plainServer] : [];
+  await tls.start().catch((err) => abortStart(err, started));
+
   let authenticatorServer: http.Server | null = null;
   let authenticatorUrl: string | null = null;
   if (config.authenticatorPort !== undefined) {
-    const site = http.createServer({ keepAliveTimeout: 5000 }, authenticatorSite(path.join(uiDir, 'authenticator')));
-    await listen(site, config.authenticatorPort, config.host).catch((err) => abortStart(err, []));
+    const siteHandler = authenticatorSite(path.join(uiDir, 'authenticator'));
+    const site = tls.enabled ? tls.createServer({ keepAliveTimeout: 5000 }, siteHandler) : http.createServer({ keepAliveTimeout: 5000 }, siteHandler);
+    await listen(site, config.authenticatorPort, config.host).catch((err) => abortStart(err, started));
     authenticatorServer = site;
-    authenticatorUrl = authenticatorSiteUrl(site);
+    started.push(site);
+    authenticatorUrl = tls.enabled ? `https://${publicHost}:${(site.address() as AddressInfo).port}` : authenticatorSiteUrl(site);
     // Without HEARTH_AUTHENTICATOR_ORIGIN the app served here is the authenticator the instance trusts.
     authenticatorOrigin ??= authenticatorUrl;
   }
@@ -218,15 +283,23 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   let server = newListener();
   /** Listeners the server has moved away from whose connections are still finishing. */
   const leaving = new Set<Promise<void>>();
-  await listen(server, config.port, config.host).catch((err) => abortStart(err, authenticatorServer ? [authenticatorServer] : []));
-  let address = describe(server);
-  publicUrl = (env ?? process.env).HEARTH_PUBLIC_URL?.replace(/\/+$/, '') || address.url;
-  logger.info({ url: address.url, dataDir: config.dataDir, version: VERSION }, 'hearth listening');
+  await listen(server, config.port, config.host).catch((err) => abortStart(err, started));
+  let address = describe(server, tls.enabled);
+  const derivePublicUrl = () => config.publicUrl ?? (tls.enabled ? `https://${publicHost}${address.port === 443 ? '' : `:${address.port}`}` : address.url);
+  publicUrl = derivePublicUrl();
+  const redirectUrl = plainServer ? describe(plainServer, false).url : null;
+  logger.info({ url: address.url, publicUrl, tls: config.tls, dataDir: config.dataDir, version: VERSION }, 'hearth listening');
+  if (!tls.enabled && !isLoopback(config.host)) {
+    logger.warn({ host: config.host }, `listening on ${config.host} without TLS: passwords, tokens and session cookies cross the network in clear text, and passkeys and the phone authenticator do not work from other devices; start with --tls internal (see docs/operations/network.md)`);
+  }
   if (authenticatorUrl) logger.info({ url: authenticatorUrl, appOrigin: authenticatorOrigin }, 'authenticator web app listening');
 
   let closed: Promise<void> | null = null;
   const running: RunningServer = {
     url: address.url,
+    publicUrl,
+    redirectUrl,
+    tls,
     host: address.host,
     port: address.port,
     authenticatorUrl,
@@ -238,6 +311,13 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       if (closed) throw new Error('the server is shutting down');
       const wanted = z.coerce.number().int().min(0).max(65535).parse(port);
       const old = server;
+      // The certificate must cover the new address before anyone reaches it there.
+      const before = listenHost;
+      listenHost = host;
+      await tls.refreshNames().catch((err) => {
+        listenHost = before;
+        throw err;
+      });
       const next = newListener();
       try {
         await listen(next, wanted, host);
@@ -249,6 +329,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         try {
           await listen(next, wanted, host);
         } catch (again) {
+          listenHost = before;
           server = newListener();
           await listen(server, address.port, address.host);
           throw again;
@@ -263,8 +344,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         leaving.add(done);
         void done.then(() => leaving.delete(done));
       }
-      address = describe(server);
-      Object.assign(running, address);
+      address = describe(server, tls.enabled);
+      publicUrl = derivePublicUrl();
+      Object.assign(running, address, { publicUrl });
       logger.info({ url: address.url, host: address.host, port: address.port }, 'hearth listening on a new address');
       return { ...address };
     },
@@ -274,15 +356,16 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         db.closeStreams();
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         server.closeIdleConnections();
-        const site = authenticatorServer;
-        const siteStopped = site ? new Promise<void>((resolve) => site.close(() => resolve())) : null;
-        site?.closeIdleConnections();
+        const others = [authenticatorServer, plainServer].filter((s): s is http.Server => s !== null);
+        const othersStopped = others.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+        for (const s of others) s.closeIdleConnections();
         const timer = setTimeout(() => {
           server.closeAllConnections();
-          site?.closeAllConnections();
+          for (const s of others) s.closeAllConnections();
         }, config.shutdownTimeoutMs);
-        await Promise.all([stopped, siteStopped, ...leaving]);
+        await Promise.all([stopped, ...othersStopped, ...leaving]);
         clearTimeout(timer);
+        await tls.close();
         await mail.close();
         await db.close();
         await identity.close();
@@ -313,11 +396,53 @@ function listen(server: http.Server, port: number, host: string): Promise<void> 
 }
 
 /** The listening address, and the URL to reach it from this machine (a wildcard address is reached on loopback). */
-function describe(server: http.Server): { url: string; host: string; port: number } {
+function describe(server: http.Server, secure: boolean): { url: string; host: string; port: number } {
   const address = server.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const url = `http://${urlHost === '0.0.0.0' ? '127.0.0.1' : urlHost === '[::]' ? '[::1]' : urlHost}:${address.port}`;
+  const url = `${secure ? 'https' : 'http'}://${urlHost === '0.0.0.0' ? '127.0.0.1' : urlHost === '[::]' ? '[::1]' : urlHost}:${address.port}`;
   return { url, host: address.address, port: address.port };
+}
+
+function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\./.test(host);
+}
+
+/**
+ * The addresses a listener on `host` is reached at, for the certificate: the host itself, or on a wildcard address
+ * loopback and every interface address (IPv6 link-local addresses are left out: they need a zone, which no URL
+ * in a browser carries).
+ */
+function listeningAddresses(host: string): string[] {
+  if (host !== '0.0.0.0' && host !== '::') return [host];
+  const found = ['127.0.0.1', '::1'];
+  for (const list of Object.values(os.networkInterfaces())) {
+    for (const info of list ?? []) {
+      if (host === '0.0.0.0' && info.family !== 'IPv4') continue;
+      if (info.family === 'IPv6' && info.address.toLowerCase().startsWith('fe80')) continue;
+      found.push(info.address);
+    }
+  }
+  return [...new Set(found)].filter((a) => net.isIP(a));
+}
+
+/**
+ * The plain listener next to TLS: ACME HTTP-01 challenges (`/.well-known/acme-challenge/<token>`), and 308 to the
+ * same path at the https public address for everything else. Never serves the API or the UI in clear text.
+ */
+function plainHandler(tls: TlsService, publicUrl: () => string): http.RequestListener {
+  return (req, res) => {
+    const url = req.url ?? '/';
+    const m = /^\/\.well-known\/acme-challenge\/([A-Za-z0-9_-]+)$/.exec(url.split('?')[0]!);
+    if (m && (req.method === 'GET' || req.method === 'HEAD')) {
+      const answer = tls.challenge(m[1]!);
+      res.writeHead(answer ? 200 : 404, { 'content-type': 'text/plain' });
+      res.end(req.method === 'HEAD' ? undefined : (answer ?? 'no such challenge'));
+      return;
+    }
+    const target = publicUrl() + (url.startsWith('/') ? url : '/');
+    res.writeHead(308, { location: target, 'content-type': 'text/plain', 'cache-control': 'no-store' });
+    res.end(`This server answers over HTTPS: ${target}\n`);
+  };
 }
 
 /**

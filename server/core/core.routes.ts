@@ -15,6 +15,16 @@ const Health = z
     uptime_seconds: z.number(),
     checks: z.record(z.string(), z.object({ ok: z.boolean(), message: z.string().optional() })),
     namespaces: z.object({ count: z.number().int(), open: z.number().int() }),
+    tls: z
+      .object({
+        mode: z.enum(['off', 'internal', 'acme', 'files']),
+        public_url: z.string().meta({ description: 'The address clients should use (issuer, passkeys, links).' }),
+        ca_fingerprint_sha256: z.string().nullable().meta({ description: "`internal`: the SHA-256 fingerprint of Hearth's root (`/ca.pem`), to compare on a device before trusting it." }),
+        certificate_fingerprint_sha256: z.string().nullable(),
+        certificate_not_after: z.string().nullable(),
+        last_error: z.string().nullable().meta({ description: 'The last failed renewal (the current certificate stays in use), until one succeeds.' }),
+      })
+      .optional(),
   })
   .meta({ id: 'Health' });
 
@@ -59,7 +69,7 @@ export const CreateTokenBody = z
 
 export function registerCoreRoutes(
   api: Api,
-  deps: { db: Db; metrics: Metrics; tokens: TokenService; audit: AuditLog; version: string; startedAt: number; counts: () => { count: number; open: number }; isClosing: () => boolean; readiness?: () => Record<string, string | null> },
+  deps: { db: Db; metrics: Metrics; tokens: TokenService; audit: AuditLog; version: string; startedAt: number; counts: () => { count: number; open: number }; isClosing: () => boolean; readiness?: () => Record<string, string | null>; tls?: () => z.infer<typeof Health>['tls'] },
 ): void {
   const probe = deps.db.prepare("INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at");
 
@@ -82,7 +92,7 @@ export function registerCoreRoutes(
       ctx.status = ok ? 200 : 503;
       ctx.set('Cache-Control', 'no-store');
       const counts = ok || checks.platform_db?.ok ? safeCounts(deps.counts) : { count: 0, open: 0 };
-      return { status: ok ? 'ok' : 'unavailable', version: deps.version, uptime_seconds: Math.round((Date.now() - deps.startedAt) / 1000), checks, namespaces: counts };
+      return { status: ok ? 'ok' : 'unavailable', version: deps.version, uptime_seconds: Math.round((Date.now() - deps.startedAt) / 1000), checks, namespaces: counts, tls: deps.tls?.() };
     },
   });
 

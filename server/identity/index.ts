@@ -45,6 +45,8 @@ export { createRemoteVerifiers, InvalidTokenError, JWKS_PATHS, TOKEN_TYPES, SESS
 export type {
   AccessTokenInput, IdTokenInput, InvocationTokenInput, SessionTokenInput, VerifiedAccessToken, VerifiedInvocation, VerifiedSession,
 } from './keys/keys.tokens.ts';
+export { createTlsService, type TlsService, type TlsStatus, type CertificateInfo } from './keys/tls/tls.service.ts';
+export { registerTlsRoutes } from './keys/tls/tls.routes.ts';
 export { TOKEN_POLICY, verificationWindowMs } from './keys/keys.lifecycle.ts';
 export { ACCOUNT_CATEGORIES, accountCategory, accountCategoryLabel } from './accounts/categories.ts';
 export type { AccountCategory, CategorizedAccount } from './accounts/categories.ts';

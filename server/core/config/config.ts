@@ -77,11 +77,57 @@ export const configSchema = z
     identityJwksOrigin: origin('http://hearth.internal:8787').optional(),
     /** The same for the OAuth key set (`/.well-known/jwks.json`): the private OAuth origin (`HEARTH_OAUTH_JWKS_ORIGIN`). */
     oauthJwksOrigin: origin('http://hearth.internal:8787').optional(),
+    /**
+     * The one public address (`HEARTH_PUBLIC_URL`): the OAuth/OIDC issuer, the WebAuthn relying party and origin, the
+     * approval protocol's issuer, cookie `Secure`, links in mail and the CLI's hints. Unset: with TLS, `https://` the
+     * first `--tls-name` (else `<hostname>.local` on a LAN address, else `localhost`) and the port; without TLS, the
+     * listening address. See docs/operations/network.md.
+     */
+    publicUrl: origin('https://hearth.example.com').optional(),
+    /**
+     * How the listener speaks TLS: `off` (plain HTTP), `internal` (Hearth's own certificate authority), `acme`
+     * (RFC 8555, e.g. Let's Encrypt), `files` (a certificate and key given as PEM files).
+     */
+    tls: z.enum(['off', 'internal', 'acme', 'files']),
+    /** DNS names the certificate is for (repeatable flag; comma-separated in HEARTH_TLS_NAMES). */
+    tlsNames: z
+      .union([z.string(), z.array(z.string())])
+      .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((n) => n.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean))
+      .pipe(z.array(z.string().regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be DNS names such as hearth.example.com, separated by commas'))),
+    /** `files` mode: the certificate (PEM, leaf first, chain allowed) and its private key (PEM). */
+    tlsCert: z.string().min(1, 'must not be empty').optional(),
+    tlsKey: z.string().min(1, 'must not be empty').optional(),
+    /** `acme` mode: the directory URL of the ACME server. */
+    acmeDirectory: z.url({ protocol: /^https?$/, error: 'must be an http(s) URL of an ACME directory' }),
+    /** `acme` mode: the contact address of the ACME account. */
+    acmeEmail: z.email({ error: 'must be an email address' }).optional(),
+    /** `acme` mode: the port of the plain listener that answers HTTP-01 challenges (0 = any free port). */
+    acmeHttpPort: z.coerce.number().int().min(0).max(65535),
+    /** `acme` mode: a command that publishes (and removes) DNS-01 TXT records; used instead of HTTP-01 when set. */
+    acmeDnsHook: z.string().min(1, 'must not be empty').optional(),
+    /** `acme` mode: PEM file of extra roots to trust for the ACME server itself (a private ACME server). */
+    acmeCaFile: z.string().min(1, 'must not be empty').optional(),
+    /** With TLS on: a plain listener on this port that answers 308 to the https address (0 = any free port). */
+    httpRedirectPort: z.coerce.number().int().min(0).max(65535).optional(),
+    /** `Strict-Transport-Security` max-age in seconds; only with `acme` or `files`, and only when set. */
+    hsts: z.coerce.number().int().min(0).max(2 * 365 * 24 * 3600).optional(),
+    /** Announce `<name>.local` and `_https._tcp`/`_http._tcp` by mDNS/DNS-SD. Unset: on when listening beyond loopback. */
+    mdns: z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'on', 'off'])]).transform((v) => v === true || v === 'true' || v === '1' || v === 'on').optional(),
+    /** The `.local` name announced by mDNS (default: this machine's host name). */
+    mdnsName: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i, 'must be one DNS label such as office-hearth').optional(),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message });
+    if (c.tls === 'files' && (!c.tlsCert || !c.tlsKey)) issue(c.tlsCert ? 'tlsKey' : 'tlsCert', '--tls files needs both --tls-cert and --tls-key');
+    if (c.tls !== 'files' && (c.tlsCert || c.tlsKey)) issue(c.tlsCert ? 'tlsCert' : 'tlsKey', 'is only used with --tls files');
+    if (c.tls === 'acme' && c.tlsNames.length === 0) issue('tlsNames', '--tls acme needs at least one --tls-name that the ACME server can reach');
+    if (c.hsts !== undefined && c.tls !== 'acme' && c.tls !== 'files') issue('hsts', 'is only sent with --tls acme or --tls files (a certificate every device trusts)');
+    if (c.httpRedirectPort !== undefined && c.tls === 'off') issue('httpRedirectPort', 'needs TLS on (--tls internal|acme|files)');
+  });
 
 export type HearthConfig = z.infer<typeof configSchema>;
-export type ConfigInput = Partial<{ [K in keyof HearthConfig]: HearthConfig[K] | string | number }>;
+export type ConfigInput = Partial<{ [K in keyof HearthConfig]: HearthConfig[K] | string | number | boolean | string[] }>;
 
 export const DEFAULTS = {
   dataDir: './hearth-data',
@@ -95,6 +141,10 @@ export const DEFAULTS = {
   uploadLimit: 16 * 1024 * 1024 * 1024,
   uploadMemoryLimit: 64 * 1024 * 1024,
   shutdownTimeoutMs: 10_000,
+  tls: 'off',
+  tlsNames: [],
+  acmeDirectory: 'https://acme-v02.api.letsencrypt.org/directory',
+  acmeHttpPort: 80,
 } satisfies Partial<HearthConfig>;
 
 /** Environment variable for each setting. */
@@ -119,6 +169,20 @@ export const ENV_NAMES: Record<keyof HearthConfig, string> = {
   authenticatorOrigin: 'HEARTH_AUTHENTICATOR_ORIGIN',
   identityJwksOrigin: 'HEARTH_IDENTITY_JWKS_ORIGIN',
   oauthJwksOrigin: 'HEARTH_OAUTH_JWKS_ORIGIN',
+  publicUrl: 'HEARTH_PUBLIC_URL',
+  tls: 'HEARTH_TLS',
+  tlsNames: 'HEARTH_TLS_NAMES',
+  tlsCert: 'HEARTH_TLS_CERT',
+  tlsKey: 'HEARTH_TLS_KEY',
+  acmeDirectory: 'HEARTH_ACME_DIRECTORY',
+  acmeEmail: 'HEARTH_ACME_EMAIL',
+  acmeHttpPort: 'HEARTH_ACME_HTTP_PORT',
+  acmeDnsHook: 'HEARTH_ACME_DNS_HOOK',
+  acmeCaFile: 'HEARTH_ACME_CA_FILE',
+  httpRedirectPort: 'HEARTH_HTTP_REDIRECT_PORT',
+  hsts: 'HEARTH_HSTS',
+  mdns: 'HEARTH_MDNS',
+  mdnsName: 'HEARTH_MDNS_NAME',
 };
 
 export class ConfigError extends Error {

@@ -113,6 +113,9 @@ export const ERROR_CODES = {
   app_exists: 409,
   core_policy_fixed: 409,
   bounce_collection_off: 409,
+  // TLS (server/identity/keys/tls).
+  tls_off: 409,
+  renewal_failed: 502,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -1,0 +1,124 @@
+/**
+ * `--tls acme`: certificates from an RFC 8555 server (Let's Encrypt by default; any ACME server such as step-ca or
+ * pebble) with `acme-client`. The account key (ECDSA P-256) is made once and sealed at rest; the certificate and its
+ * key are kept so a restart does not order again. Challenges: HTTP-01, answered by the plain listener on
+ * `--acme-http-port` (see `challenge`), or DNS-01 through `--acme-dns-hook <command>` for offices without an inbound
+ * port. The hook runs as `<command> present|cleanup <record name> <value>` (also in HEARTH_ACME_ACTION,
+ * HEARTH_ACME_RECORD, HEARTH_ACME_VALUE, HEARTH_ACME_DOMAIN) and must publish or remove the TXT record before it exits.
+ */
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import https from 'node:https';
+import tls from 'node:tls';
+import * as acme from 'acme-client';
+import type { CertificateSource, TlsMaterial } from './tls.service.ts';
+import type { TlsStore } from './tls.store.ts';
+
+export interface AcmeSourceOptions {
+  store: TlsStore;
+  directory: string;
+  email?: string;
+  names: string[];
+  dnsHook?: string;
+  /** Extra roots to trust for the ACME server itself (PEM file). */
+  caFile?: string;
+  now?: () => number;
+  /** Longest a DNS hook may run. */
+  hookTimeoutMs?: number;
+}
+
+export interface AcmeSource extends CertificateSource {
+  /** The key authorization for an HTTP-01 token of an order in progress, or null. */
+  challenge(token: string): string | null;
+}
+
+export function createAcmeSource(opts: AcmeSourceOptions): AcmeSource {
+  const tokens = new Map<string, string>();
+  const now = opts.now ?? Date.now;
+  let lastOrder: { at: string; names: string[]; challenge: string } | null = null;
+  let account: string | null = null;
+
+  if (opts.caFile) {
+    // acme-client talks through its own axios instance: trust the private ACME server's root next to the public ones.
+    const extra = fs.readFileSync(opts.caFile, 'utf8');
+    acme.axios.defaults.httpsAgent = new https.Agent({ ca: [...tls.rootCertificates, extra], keepAlive: true });
+  }
+
+  async function accountKey(): Promise<string> {
+    const stored = opts.store.readSealed('account.key');
+    if (stored) return stored;
+    const key = (await acme.crypto.createPrivateEcdsaKey('P-256')).toString();
+    opts.store.writeSealed('account.key', key);
+    return key;
+  }
+
+  function runHook(action: 'present' | 'cleanup', record: string, value: string, domain: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      execFile(
+        '/bin/sh',
+        ['-c', `${opts.dnsHook} "$@"`, 'hearth-acme-dns-hook', action, record, value],
+        {
+          timeout: opts.hookTimeoutMs ?? 300_000,
+          env: { ...process.env, HEARTH_ACME_ACTION: action, HEARTH_ACME_RECORD: record, HEARTH_ACME_VALUE: value, HEARTH_ACME_DOMAIN: domain },
+        },
+        (err, _stdout, stderr) => {
+          if (!err) return resolve();
+          const why = stderr.trim().split('\n').pop() || err.message;
+          reject(new Error(`the DNS hook failed to ${action} ${record}: ${why}`));
+        },
+      );
+    });
+  }
+
+  async function order(): Promise<TlsMaterial> {
+    const client = new acme.Client({ directoryUrl: opts.directory, accountKey: await accountKey(), backoffAttempts: 5, backoffMin: 500, backoffMax: 5000 });
+    const [key, csr] = await acme.crypto.createCsr({ commonName: opts.names[0], altNames: opts.names }, await acme.crypto.createPrivateEcdsaKey('P-256'));
+    const challenge = opts.dnsHook ? 'dns-01' : 'http-01';
+    const cert = await client.auto({
+      csr,
+      email: opts.email,
+      termsOfServiceAgreed: true,
+      challengePriority: [challenge],
+      // The ACME server checks the challenge; checking it from here first would need this machine to reach itself
+      // by its public name on port 80, which a LAN host behind NAT often cannot.
+      skipChallengeVerification: true,
+      challengeCreateFn: async (authz, ch, keyAuthorization) => {
+        if (ch.type === 'http-01') tokens.set(ch.token, keyAuthorization);
+        else await runHook('present', `_acme-challenge.${authz.identifier.value}`, keyAuthorization, authz.identifier.value);
+      },
+      challengeRemoveFn: async (authz, ch) => {
+        if (ch.type === 'http-01') tokens.delete(ch.token);
+        else await runHook('cleanup', `_acme-challenge.${authz.identifier.value}`, '', authz.identifier.value).catch(() => undefined);
+      },
+    });
+    account = client.getAccountUrl();
+    lastOrder = { at: new Date(now()).toISOString(), names: opts.names, challenge };
+    const material = { cert, key: key.toString() };
+    opts.store.writeSealed('cert.key', material.key);
+    opts.store.write('cert.crt', material.cert);
+    opts.store.write('cert.names', opts.names.join('\n') + '\n');
+    return material;
+  }
+
+  return {
+    mode: 'acme',
+    async start() {
+      const cert = opts.store.read('cert.crt');
+      const names = opts.store.read('cert.names')?.trim().split('\n') ?? [];
+      const key = cert ? opts.store.readSealed('cert.key') : null;
+      if (cert && key && names.join(',') === opts.names.join(',')) {
+        const leaf = new (await import('node:crypto')).X509Certificate(cert);
+        const from = Date.parse(leaf.validFrom);
+        const due = from + ((Date.parse(leaf.validTo) - from) * 2) / 3;
+        if (now() < due) return { cert, key };
+      }
+      return await order();
+    },
+    renew: order,
+    challenge: (token) => tokens.get(token) ?? null,
+    status: () => ({ directory: opts.directory, email: opts.email ?? null, challenge: opts.dnsHook ? 'dns-01' : 'http-01', account, lastOrder }),
+    async close() {
+      tokens.clear();
+    },
+  };
+}
