@@ -28,6 +28,7 @@ import { createIdentityService, createTlsService, identityMigrations, registerTl
 import { createMailService, mailMigrations, type MailOptions, type MailService } from './mail/index.ts';
 import { bundledUiDir } from './core/runtime.ts';
 import { authenticatorSite } from './core/http/authenticator-site.ts';
+import { advertise, type MdnsAdvertisement } from './core/net/mdns.ts';
 import { VERSION } from './version.ts';
 
 export { VERSION };
@@ -209,7 +210,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   mail.start();
 
   // TLS: the certificate covers the --tls-name names, the `.local` name, localhost and every listening address.
-  const lanName = `${(config.mdnsName ?? os.hostname().split('.')[0] ?? 'hearth').toLowerCase().replace(/[^a-z0-9-]/g, '-')}.local`;
+  const lanLabel = (config.mdnsName ?? os.hostname().split('.')[0] ?? 'hearth').toLowerCase().replace(/[^a-z0-9-]/g, '-');
+  const lanName = `${lanLabel}.local`;
   let listenHost = config.host;
   const publicHost = config.tlsNames[0] ?? (isLoopback(config.host) ? 'localhost' : lanName);
   const tls = createTlsService({
@@ -289,6 +291,21 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   publicUrl = derivePublicUrl();
   const redirectUrl = plainServer ? describe(plainServer, false).url : null;
   logger.info({ url: address.url, publicUrl, tls: config.tls, dataDir: config.dataDir, version: VERSION }, 'hearth listening');
+  // mDNS: on by default when reachable beyond loopback (and following the listener when the desktop moves it).
+  let mdns: MdnsAdvertisement | null = null;
+  const updateMdns = async () => {
+    const want = config.mdns ?? !isLoopback(address.host);
+    if (mdns && !want) {
+      await mdns.close();
+      mdns = null;
+    }
+    if (want && !mdns) {
+      const redirectPort = plainServer ? describe(plainServer, false).port : null;
+      mdns = advertise({ name: lanLabel, port: address.port, secure: tls.enabled, redirectPort, version: VERSION, logger: logger.child({ part: 'mdns' }) });
+    }
+  };
+  if (config.mdns === true && isLoopback(config.host)) logger.warn('mDNS is on but Hearth listens on loopback only: other devices cannot reach the announced name');
+  await updateMdns();
   if (!tls.enabled && !isLoopback(config.host)) {
     logger.warn({ host: config.host }, `listening on ${config.host} without TLS: passwords, tokens and session cookies cross the network in clear text, and passkeys and the phone authenticator do not work from other devices; start with --tls internal (see docs/operations/network.md)`);
   }
@@ -347,6 +364,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       address = describe(server, tls.enabled);
       publicUrl = derivePublicUrl();
       Object.assign(running, address, { publicUrl });
+      await updateMdns().catch((err) => logger.warn({ err: (err as Error).message }, 'mDNS: could not follow the new address'));
       logger.info({ url: address.url, host: address.host, port: address.port }, 'hearth listening on a new address');
       return { ...address };
     },
@@ -366,6 +384,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         await Promise.all([stopped, ...othersStopped, ...leaving]);
         clearTimeout(timer);
         await tls.close();
+        await mdns?.close();
         await mail.close();
         await db.close();
         await identity.close();

@@ -77,8 +77,10 @@ export function createInternalCa(opts: InternalCaOptions): InternalCa {
     const r = await loadRoot();
     const names = [...new Set(opts.names())];
     const keys = (await subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair;
-    const notBefore = new Date(now() - 60_000);
-    const notAfter = new Date(Math.min(notBefore.getTime() + leafLifetime + 60_000, r.cert.notAfter.getTime()));
+    // Backdated a little for clocks running behind (a tenth of the life, at most a minute).
+    const backdate = Math.min(60_000, leafLifetime / 10);
+    const notBefore = new Date(now() - backdate);
+    const notAfter = new Date(Math.min(notBefore.getTime() + leafLifetime + backdate, r.cert.notAfter.getTime()));
     const dns = names.filter((n) => !net.isIP(n));
     const cert = await x509.X509CertificateGenerator.create({
       serialNumber: serial(),
