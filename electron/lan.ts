@@ -8,7 +8,7 @@ import { listenAddress, type DesktopSettings, type SettingsStore } from './setti
 
 /** The part of the supervisor this needs. */
 export interface Rebinder {
-  rebind(host: string, port: number): Promise<RebindResult>;
+  rebind(host: string, port: number, tls?: 'off' | 'internal'): Promise<RebindResult>;
 }
 
 /**
@@ -18,8 +18,8 @@ export interface Rebinder {
 export async function setLanSharing(on: boolean, store: SettingsStore, server: Rebinder): Promise<{ settings: DesktopSettings; address: RebindResult }> {
   const before = store.get();
   const wanted = { ...before, shareOnLan: on };
-  const { host, port } = listenAddress(wanted);
-  const address = await server.rebind(host, port);
+  const { host, port, tls } = listenAddress(wanted);
+  const address = await server.rebind(host, port, tls);
   const settings = store.update({ shareOnLan: on });
   return { settings, address };
 }
@@ -36,7 +36,12 @@ export function lanAddresses(interfaces: NodeJS.Dict<os.NetworkInterfaceInfo[]> 
   return [...new Set(found)].sort((a, b) => Number(isPrivate(b)) - Number(isPrivate(a)));
 }
 
-/** The URLs to give LAN clients for a server listening on `port`. */
-export function lanUrls(port: number, interfaces?: NodeJS.Dict<os.NetworkInterfaceInfo[]>): string[] {
-  return lanAddresses(interfaces).map((a) => `http://${a}:${port}`);
+/**
+ * The URLs to give LAN clients for a server listening on `port`: the public address first (the `.local` name, where
+ * passkeys and sign-in work), then each LAN address.
+ */
+export function lanUrls(port: number, interfaces?: NodeJS.Dict<os.NetworkInterfaceInfo[]>, publicUrl?: string): string[] {
+  const scheme = publicUrl?.startsWith('https:') ? 'https' : 'http';
+  const byAddress = lanAddresses(interfaces).map((a) => `${scheme}://${a}:${port}`);
+  return publicUrl ? [publicUrl, ...byAddress.filter((u) => u !== publicUrl)] : byAddress;
 }

@@ -11,7 +11,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BrowserWindow, app, dialog, ipcMain, nativeImage, safeStorage, shell, type IpcMainInvokeEvent } from 'electron';
+import { BrowserWindow, app, dialog, ipcMain, nativeImage, safeStorage, session, shell, type IpcMainInvokeEvent } from 'electron';
+import { lanLabel } from '../server/core/net/names.ts';
+import { issuedByRoot, readInternalRoot } from './trust.ts';
 import { loadAppSecret, type SecretCipher } from './app-secret.ts';
 import { lanUrls, setLanSharing } from './lan.ts';
 import { applicationMenu, createTray, type MenuActions, type MenuModel } from './menu.ts';
@@ -29,6 +31,8 @@ const SERVER_ENTRY = unpacked(path.join(here, 'server.cjs'));
 const UI_DIR = unpacked(path.resolve(here, '../../../ui/dist'));
 const PRELOAD = path.join(here, 'preload.cjs');
 const STATUS_PAGE = path.join(here, 'status.html');
+/** The admin UI's page with the CA QR code, fingerprint and install steps. */
+const CERTIFICATE_PAGE = '/certificate';
 const ICON = path.resolve(here, '../../../resources/icons/icon.png');
 
 if (!app.requestSingleInstanceLock()) {
@@ -51,6 +55,16 @@ function main(): void {
   const statusUrl = pathToFileURL(STATUS_PAGE).href;
 
   hardenApp({ serverOrigin: () => serverOrigin, statusPage: statusUrl });
+  // Shared on the LAN, the server's address is https://<name>.local:<port> (passkeys and sign-in work only there):
+  // this window reaches that name on this computer, and trusts Hearth's own root for it (nothing to install here).
+  const localName = `${lanLabel()}.local`;
+  app.commandLine.appendSwitch('host-resolver-rules', `MAP ${localName} 127.0.0.1`);
+  void app.whenReady().then(() => {
+    session.defaultSession.setCertificateVerifyProc((request, callback) => {
+      const ours = request.hostname === localName || request.hostname === '127.0.0.1' || request.hostname === 'localhost';
+      callback(ours && issuedByRoot(request.certificate.data, request.hostname, readInternalRoot(dataDir)) ? 0 : -3);
+    });
+  });
 
   const showStatus = (kind: 'starting' | 'restarting' | 'failed' | 'stopping', message = '') => {
     serverOrigin = null;
@@ -92,10 +106,10 @@ function main(): void {
     if (!win) return;
     switch (state.phase) {
       case 'running': {
-        const origin = originOf(state.url);
+        const origin = originOf(state.publicUrl);
         if (serverOrigin !== origin) {
           serverOrigin = origin;
-          void win.loadURL(state.url + '/');
+          void win.loadURL(state.publicUrl + '/');
         }
         return;
       }
@@ -137,12 +151,17 @@ function main(): void {
   const menuModel = (): MenuModel => {
     const s = supervisor.state;
     const shareOnLan = settings.get().shareOnLan;
-    return { shareOnLan, lanUrls: shareOnLan && s.phase === 'running' ? lanUrls(s.port) : [], status: statusLabel(s) };
+    const running = s.phase === 'running';
+    return { shareOnLan, lanUrls: shareOnLan && running ? lanUrls(s.port, undefined, s.publicUrl) : [], status: statusLabel(s), caFingerprint: running ? s.caFingerprint : null };
   };
   const actions: MenuActions = {
     open: openWindow,
     setShareOnLan: (on) => void toggleLan(on),
     openDataFolder: () => void shell.openPath(dataDir),
+    addDevices: () => {
+      openWindow();
+      if (supervisor.state.phase === 'running') void win?.loadURL(`${supervisor.state.publicUrl}${CERTIFICATE_PAGE}`);
+    },
     viewLogs: () => void shell.openPath(logFile),
     quit: () => app.quit(),
   };
@@ -154,7 +173,15 @@ function main(): void {
 
   const toggleLan = async (on: boolean) => {
     try {
-      if (supervisor.state.phase === 'running') await setLanSharing(on, settings, supervisor);
+      if (supervisor.state.phase === 'running') {
+        const { address } = await setLanSharing(on, settings, supervisor);
+        // Sharing turned HTTPS on: show the address, the CA QR code and its fingerprint for the other devices.
+        if (on && address.caFingerprint) {
+          openWindow();
+          serverOrigin = originOf(address.publicUrl);
+          void win?.loadURL(`${address.publicUrl}${CERTIFICATE_PAGE}`);
+        }
+      }
       else {
         settings.update({ shareOnLan: on });
         // A server that could not start (e.g. the LAN port was taken) gets another chance at the new address.

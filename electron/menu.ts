@@ -10,12 +10,16 @@ export interface MenuModel {
   lanUrls: string[];
   /** e.g. "Running", "Restarting…", "Stopped: …" */
   status: string;
+  /** SHA-256 fingerprint of Hearth's root while sharing over HTTPS, for devices to compare before trusting it. */
+  caFingerprint?: string | null;
 }
 
 export interface MenuActions {
   open(): void;
   setShareOnLan(on: boolean): void;
   openDataFolder(): void;
+  /** Opens the page with the CA QR code, fingerprint and install steps for phones and other computers. */
+  addDevices(): void;
   viewLogs(): void;
   quit(): void;
 }
@@ -26,6 +30,10 @@ function items(model: MenuModel, actions: MenuActions): MenuItemConstructorOptio
       ? model.lanUrls.map((url) => ({ label: `Copy LAN address ${url}`, click: () => clipboard.writeText(url) }))
       : [{ label: 'No local network address found', enabled: false }]
     : [];
+  if (model.shareOnLan && model.caFingerprint) {
+    lan.push({ label: 'Add other devices (certificate QR code)…', click: actions.addDevices });
+    lan.push({ label: `Certificate fingerprint ${model.caFingerprint.slice(0, 23)}…`, click: () => clipboard.writeText(model.caFingerprint!) });
+  }
   return [
     { label: 'Open Hearth', click: actions.open },
     { label: model.status, enabled: false },

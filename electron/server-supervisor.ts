@@ -155,11 +155,11 @@ export class ServerSupervisor {
   }
 
   /** Moves the server's listener (LAN sharing on or off). Resolves with the new address. */
-  async rebind(host: string, port: number): Promise<RebindResult> {
-    const result = (await this.request({ type: 'rebind', id: 0, host, port })) as RebindResult;
+  async rebind(host: string, port: number, tls?: 'off' | 'internal'): Promise<RebindResult> {
+    const result = (await this.request({ type: 'rebind', id: 0, host, port, ...(tls ? { tls } : {}) })) as RebindResult;
     const run = this.run;
     if (run?.ready) {
-      run.ready = { ...run.ready, url: result.url, host: result.host, port: result.port };
+      run.ready = { ...run.ready, url: result.url, publicUrl: result.publicUrl, caFingerprint: result.caFingerprint, host: result.host, port: result.port };
       this.setState({ phase: 'running', ...run.ready });
     }
     return result;

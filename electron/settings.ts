@@ -59,7 +59,10 @@ export class SettingsStore {
   }
 }
 
-/** Where the server listens for these settings: loopback on a free port, or every interface on the LAN port. */
-export function listenAddress(s: DesktopSettings): { host: string; port: number } {
-  return s.shareOnLan ? { host: LAN_HOST, port: s.lanPort } : { host: LOOPBACK_HOST, port: 0 };
+/**
+ * Where the server listens for these settings: loopback on a free port over plain HTTP (a secure context already),
+ * or every interface on the LAN port over HTTPS with Hearth's own certificate authority.
+ */
+export function listenAddress(s: DesktopSettings): { host: string; port: number; tls: 'off' | 'internal' } {
+  return s.shareOnLan ? { host: LAN_HOST, port: s.lanPort, tls: 'internal' } : { host: LOOPBACK_HOST, port: 0, tls: 'off' };
 }

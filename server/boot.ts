@@ -29,6 +29,7 @@ import { createMailService, mailMigrations, type MailOptions, type MailService }
 import { bundledUiDir } from './core/runtime.ts';
 import { authenticatorSite } from './core/http/authenticator-site.ts';
 import { advertise, type MdnsAdvertisement } from './core/net/mdns.ts';
+import { lanLabel } from './core/net/names.ts';
 import { VERSION } from './version.ts';
 
 export { VERSION };
@@ -72,9 +73,10 @@ export interface RunningServer {
   /**
    * Moves the HTTP listener to another address (the desktop's "Share on the local network") without touching the
    * databases. Connections to the old address get a short grace to finish, then are closed. On failure the server
-   * keeps (or gets back) its old address and the error says why. Updates `url`, `host` and `port`.
+   * keeps (or gets back) its old address and the error says why. Updates `url`, `host`, `port` and `publicUrl`.
+   * `tls` switches between plain HTTP and Hearth's own CA on the way (the desktop shares on the LAN over HTTPS).
    */
-  rebind(host: string, port: number | string): Promise<{ url: string; host: string; port: number }>;
+  rebind(host: string, port: number | string, opts?: { tls?: 'off' | 'internal' }): Promise<{ url: string; host: string; port: number; publicUrl: string }>;
   close(): Promise<void>;
 }
 
@@ -210,10 +212,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   mail.start();
 
   // TLS: the certificate covers the --tls-name names, the `.local` name, localhost and every listening address.
-  const lanLabel = (config.mdnsName ?? os.hostname().split('.')[0] ?? 'hearth').toLowerCase().replace(/[^a-z0-9-]/g, '-');
-  const lanName = `${lanLabel}.local`;
+  const label = lanLabel(config.mdnsName);
+  const lanName = `${label}.local`;
   let listenHost = config.host;
-  const publicHost = config.tlsNames[0] ?? (isLoopback(config.host) ? 'localhost' : lanName);
+  const publicHost = () => config.tlsNames[0] ?? (isLoopback(listenHost) ? 'localhost' : lanName);
   const tls = createTlsService({
     mode: config.tls,
     dataDir: config.dataDir,
@@ -277,7 +279,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     await listen(site, config.authenticatorPort, config.host).catch((err) => abortStart(err, started));
     authenticatorServer = site;
     started.push(site);
-    authenticatorUrl = tls.enabled ? `https://${publicHost}:${(site.address() as AddressInfo).port}` : authenticatorSiteUrl(site);
+    authenticatorUrl = tls.enabled ? `https://${publicHost()}:${(site.address() as AddressInfo).port}` : authenticatorSiteUrl(site);
     // Without HEARTH_AUTHENTICATOR_ORIGIN the app served here is the authenticator the instance trusts.
     authenticatorOrigin ??= authenticatorUrl;
   }
@@ -287,7 +289,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const leaving = new Set<Promise<void>>();
   await listen(server, config.port, config.host).catch((err) => abortStart(err, started));
   let address = describe(server, tls.enabled);
-  const derivePublicUrl = () => config.publicUrl ?? (tls.enabled ? `https://${publicHost}${address.port === 443 ? '' : `:${address.port}`}` : address.url);
+  const derivePublicUrl = () => config.publicUrl ?? (tls.enabled ? `https://${publicHost()}${address.port === 443 ? '' : `:${address.port}`}` : address.url);
   publicUrl = derivePublicUrl();
   const redirectUrl = plainServer ? describe(plainServer, false).url : null;
   logger.info({ url: address.url, publicUrl, tls: config.tls, dataDir: config.dataDir, version: VERSION }, 'hearth listening');
@@ -301,7 +303,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     }
     if (want && !mdns) {
       const redirectPort = plainServer ? describe(plainServer, false).port : null;
-      mdns = advertise({ name: lanLabel, port: address.port, secure: tls.enabled, redirectPort, version: VERSION, logger: logger.child({ part: 'mdns' }) });
+      mdns = advertise({ name: label, port: address.port, secure: tls.enabled, redirectPort, version: VERSION, logger: logger.child({ part: 'mdns' }) });
     }
   };
   if (config.mdns === true && isLoopback(config.host)) logger.warn('mDNS is on but Hearth listens on loopback only: other devices cannot reach the announced name');
@@ -324,29 +326,41 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     logger,
     initialTokenFile,
     services: { db, identity, mail, tokens, platformDb },
-    async rebind(host, port) {
+    async rebind(host, port, opts = {}) {
       if (closed) throw new Error('the server is shutting down');
       const wanted = z.coerce.number().int().min(0).max(65535).parse(port);
       const old = server;
       // The certificate must cover the new address before anyone reaches it there.
       const before = listenHost;
+      const tlsBefore = tls.mode;
       listenHost = host;
-      await tls.refreshNames().catch((err) => {
+      try {
+        if (opts.tls && opts.tls !== tls.mode) await tls.setMode(opts.tls);
+        else await tls.refreshNames();
+      } catch (err) {
         listenHost = before;
         throw err;
-      });
+      }
+      const restoreTls = async () => {
+        if (tls.mode !== tlsBefore) await tls.setMode(tlsBefore as 'off' | 'internal');
+      };
       const next = newListener();
       try {
         await listen(next, wanted, host);
       } catch (err) {
         // The same port on another interface conflicts with our own listener (127.0.0.1:8787 → 0.0.0.0:8787):
         // release it first, and take the old address back if the new one still fails.
-        if ((err as { code?: string }).code !== 'address_in_use' || wanted !== address.port) throw err;
+        if ((err as { code?: string }).code !== 'address_in_use' || wanted !== address.port) {
+          listenHost = before;
+          await restoreTls();
+          throw err;
+        }
         await new Promise<void>((resolve) => old.close(() => resolve()).closeAllConnections());
         try {
           await listen(next, wanted, host);
         } catch (again) {
           listenHost = before;
+          await restoreTls();
           server = newListener();
           await listen(server, address.port, address.host);
           throw again;
@@ -365,8 +379,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       publicUrl = derivePublicUrl();
       Object.assign(running, address, { publicUrl });
       await updateMdns().catch((err) => logger.warn({ err: (err as Error).message }, 'mDNS: could not follow the new address'));
-      logger.info({ url: address.url, host: address.host, port: address.port }, 'hearth listening on a new address');
-      return { ...address };
+      logger.info({ url: address.url, host: address.host, port: address.port, publicUrl, tls: tls.mode }, 'hearth listening on a new address');
+      return { ...address, publicUrl };
     },
     close() {
       closed ??= (async () => {

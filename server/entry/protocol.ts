@@ -7,7 +7,7 @@
  *   fork ─────────────────────────────────────▶  (waits for `start`)
  *   {type:'start', settings} ─────────────────▶  startServer(settings)
  *                  ◀────────────────────────────  {type:'ready', url, host, port, …}   or {type:'start-failed', message}
- *   {type:'rebind', id, host, port} ──────────▶  running.rebind(host, port)
+ *   {type:'rebind', id, host, port, tls?} ────▶  running.rebind(host, port, {tls})
  *                  ◀────────────────────────────  {type:'reply', id, ok, result | message}
  *   {type:'issue-login-token', id} ───────────▶  a fresh short-lived admin API token
  *                  ◀────────────────────────────  {type:'reply', id, ok, result: {token, expiresAt}}
@@ -32,16 +32,22 @@ export interface StartSettings {
   uiDir?: string;
   /** How long a graceful shutdown waits for requests in flight. */
   shutdownTimeoutMs?: number;
+  /** `internal`: HTTPS with Hearth's own CA (the desktop shares on the LAN this way). Unset: HEARTH_TLS or off. */
+  tls?: 'off' | 'internal';
 }
 
 export type ParentMessage =
   | { type: 'start'; settings: StartSettings }
   | { type: 'shutdown' }
-  | { type: 'rebind'; id: number; host: string; port: number }
+  | { type: 'rebind'; id: number; host: string; port: number; tls?: 'off' | 'internal' }
   | { type: 'issue-login-token'; id: number; ttlMs?: number };
 
 export interface ReadyInfo {
   url: string;
+  /** The address to open (with TLS: `https://<host>.local:<port>`); see RunningServer.publicUrl. */
+  publicUrl: string;
+  /** SHA-256 fingerprint of Hearth's own root while it serves with `internal` TLS, else null. */
+  caFingerprint: string | null;
   host: string;
   port: number;
   pid: number;
@@ -57,6 +63,8 @@ export interface LoginToken {
 
 export interface RebindResult {
   url: string;
+  publicUrl: string;
+  caFingerprint: string | null;
   host: string;
   port: number;
 }
@@ -90,9 +98,12 @@ function isStartSettings(v: unknown): v is StartSettings {
     optional(v.logFile, isString) &&
     optional(v.appSecret, isString) &&
     optional(v.uiDir, isString) &&
-    optional(v.shutdownTimeoutMs, (x) => Number.isInteger(x) && (x as number) >= 0)
+    optional(v.shutdownTimeoutMs, (x) => Number.isInteger(x) && (x as number) >= 0) &&
+    optional(v.tls, isTlsSwitch)
   );
 }
+
+const isTlsSwitch = (x: unknown) => x === 'off' || x === 'internal';
 
 /** Checks a message from the supervisor; anything else is ignored by the server. */
 export function parseParentMessage(v: unknown): ParentMessage | null {
@@ -103,7 +114,8 @@ export function parseParentMessage(v: unknown): ParentMessage | null {
     case 'shutdown':
       return { type: 'shutdown' };
     case 'rebind':
-      return isId(v.id) && isString(v.host) && v.host !== '' && isPort(v.port) ? { type: 'rebind', id: v.id, host: v.host, port: v.port } : null;
+      if (!isId(v.id) || !isString(v.host) || v.host === '' || !isPort(v.port) || !optional(v.tls, isTlsSwitch)) return null;
+      return { type: 'rebind', id: v.id, host: v.host, port: v.port, ...(v.tls ? { tls: v.tls as 'off' | 'internal' } : {}) };
     case 'issue-login-token':
       return isId(v.id) && optional(v.ttlMs, (x) => Number.isInteger(x) && (x as number) > 0)
         ? { type: 'issue-login-token', id: v.id, ...(v.ttlMs !== undefined ? { ttlMs: v.ttlMs as number } : {}) }

@@ -158,6 +158,7 @@ async function serve(channel: Channel): Promise<void> {
         appSecret: merged.appSecret,
         uiDir: merged.uiDir,
         shutdownTimeoutMs: merged.shutdownTimeoutMs,
+        tls: merged.tls,
         logDestination: logDest,
       });
     } catch (err) {
@@ -171,6 +172,8 @@ async function serve(channel: Channel): Promise<void> {
     channel.post({
       type: 'ready',
       url: running.url,
+      publicUrl: running.publicUrl,
+      caFingerprint: running.tls.status().ca?.fingerprintSha256 ?? null,
       host: running.host,
       port: running.port,
       pid: process.pid,
@@ -199,7 +202,10 @@ async function serve(channel: Channel): Promise<void> {
       case 'shutdown':
         return void stop('asked by the supervisor');
       case 'rebind':
-        return reply(msg.id, () => running!.rebind(msg.host, msg.port));
+        return reply(msg.id, async () => {
+          const moved = await running!.rebind(msg.host, msg.port, { tls: msg.tls });
+          return { ...moved, caFingerprint: running!.tls.status().ca?.fingerprintSha256 ?? null };
+        });
       case 'issue-login-token':
         return reply(msg.id, (): LoginToken => {
           const ttl = Math.min(msg.ttlMs ?? LOGIN_TOKEN_TTL_MS, LOGIN_TOKEN_MAX_TTL_MS);

@@ -9,7 +9,7 @@ const childProcess = require('node:child_process');
 const { pathToFileURL } = require('node:url');
 
 function createElectronMock(paths) {
-  const record = { windows: [], trayMenus: [], appMenus: [], errors: [], opened: [], exitCode: null, forks: [] };
+  const record = { windows: [], trayMenus: [], appMenus: [], errors: [], opened: [], exitCode: null, forks: [], switches: [], verifyProc: null };
   let markReady;
   const ready = new Promise((r) => (markReady = r));
   const app = new EventEmitter();
@@ -18,6 +18,7 @@ function createElectronMock(paths) {
     setAppLogsPath() {},
     getPath: (name) => paths[name],
     whenReady: () => ready,
+    commandLine: { appendSwitch: (name, value) => record.switches.push([name, value]) },
     quit() {
       const event = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
       app.emit('before-quit', event);
@@ -92,7 +93,7 @@ function createElectronMock(paths) {
     nativeImage: { createFromPath: () => ({ resize: () => ({}) }) },
     shell: { openPath: async (p) => { record.opened.push(p); return ''; }, openExternal: async (u) => { record.opened.push(u); } },
     dialog: { showErrorBox: (_title, message) => record.errors.push(message) },
-    session: { defaultSession: { setPermissionRequestHandler() {}, setPermissionCheckHandler() {} } },
+    session: { defaultSession: { setPermissionRequestHandler() {}, setPermissionCheckHandler() {}, setCertificateVerifyProc(fn) { record.verifyProc = fn; } } },
     clipboard: { writeText() {} },
   };
   return { mock, record, handlers, markReady };

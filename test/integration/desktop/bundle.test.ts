@@ -7,15 +7,19 @@
  * Built here: `node build/desktop.ts` takes about a second.
  */
 import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import net from 'node:net';
 import path from 'node:path';
+import tls from 'node:tls';
 import asar from '@electron/asar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerSupervisor } from '../../../electron/server-supervisor.ts';
 import { nodeForkServer } from '../../../electron/node-fork.ts';
 import { tempDir } from '../../helpers/server.ts';
+import { readInternalRoot } from '../../../electron/trust.ts';
+import { lanLabel } from '../../../server/core/net/names.ts';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
 const ENTRY = path.join(repo, 'build', 'out', 'desktop', 'server.cjs');
@@ -142,16 +146,31 @@ describe('desktop main process (stand-in Electron)', () => {
       expect(await signIn({ sender: {}, senderFrame: { url } })).toBeNull();
       expect(await signIn({ sender: win.webContents, senderFrame: { url: 'http://127.0.0.1:1/' } })).toBeNull();
 
-      // Share on the LAN from the tray: the window follows the server to its new address.
+      // Share on the LAN from the tray: HTTPS with Hearth's own CA; the window follows the server to its public address
+      // (the .local name, mapped to this computer) and shows the certificate page for the other devices.
+      const local = `${lanLabel()}.local`;
+      expect(record.switches).toContainEqual(['host-resolver-rules', `MAP ${local} 127.0.0.1`]);
       const item = record.trayMenus.at(-1).template.find((i: { label?: string }) => i.label === 'Share on the local network');
       expect(item.checked).toBe(false);
       item.click({ checked: true });
-      await until(() => win.loads.at(-1) === `http://127.0.0.1:${lanPort}/`, 'the window on the LAN address');
-      expect((await fetch(`http://127.0.0.1:${lanPort}/healthz`)).status).toBe(200);
+      await until(() => win.loads.at(-1) === `https://${local}:${lanPort}/certificate`, 'the window on the certificate page at the LAN address');
+      const root = readInternalRoot(path.join(userData, 'data'))!;
+      const leaf = await new Promise<string>((resolve, reject) => {
+        const socket = tls.connect({ host: '127.0.0.1', port: lanPort, servername: local, ca: [root] }, () => {
+          resolve(`-----BEGIN CERTIFICATE-----\n${socket.getPeerCertificate().raw.toString('base64')}\n-----END CERTIFICATE-----\n`);
+          socket.end();
+        });
+        socket.once('error', reject);
+      });
+      // The window trusts that certificate for the .local name (and leaves every other host to Chromium).
+      const verdict = (hostname: string) => new Promise<number>((resolve) => record.verifyProc!({ hostname, certificate: { data: leaf } }, resolve));
+      expect(await verdict(local)).toBe(0);
+      expect(await verdict('example.com')).toBe(-3);
       expect(JSON.parse(fs.readFileSync(path.join(userData, 'settings.json'), 'utf8'))).toEqual({ shareOnLan: true, lanPort });
       const lanMenu = record.trayMenus.at(-1).template;
       expect(lanMenu.find((i: { label?: string }) => i.label === 'Share on the local network').checked).toBe(true);
-      expect(lanMenu.some((i: { label?: string }) => i.label?.startsWith('Copy LAN address http://') || i.label === 'No local network address found')).toBe(true);
+      expect(lanMenu.find((i: { label?: string }) => i.label?.startsWith('Copy LAN address '))?.label).toBe(`Copy LAN address https://${local}:${lanPort}`);
+      expect(lanMenu.find((i: { label?: string }) => i.label?.startsWith('Certificate fingerprint '))?.label).toBe(`Certificate fingerprint ${new crypto.X509Certificate(root).fingerprint256.slice(0, 23)}…`);
 
       // The application secret is kept encrypted by the (stand-in) keychain, not in the data folder.
       expect(fs.existsSync(path.join(userData, 'app-secret.bin'))).toBe(true);

@@ -45,10 +45,10 @@ describe('restart policy', () => {
 });
 
 describe('desktop settings', () => {
-  it('defaults to loopback on a free port; LAN sharing listens on 0.0.0.0 at the LAN port', () => {
+  it('defaults to loopback on a free port; LAN sharing listens on 0.0.0.0 at the LAN port over HTTPS (internal CA)', () => {
     expect(DEFAULT_SETTINGS).toEqual({ shareOnLan: false, lanPort: 8787 });
-    expect(listenAddress(DEFAULT_SETTINGS)).toEqual({ host: '127.0.0.1', port: 0 });
-    expect(listenAddress({ shareOnLan: true, lanPort: 9000 })).toEqual({ host: '0.0.0.0', port: 9000 });
+    expect(listenAddress(DEFAULT_SETTINGS)).toEqual({ host: '127.0.0.1', port: 0, tls: 'off' });
+    expect(listenAddress({ shareOnLan: true, lanPort: 9000 })).toEqual({ host: '0.0.0.0', port: 9000, tls: 'internal' });
   });
 
   it('ignores bad values and broken files', () => {
@@ -83,6 +83,8 @@ describe('LAN addresses', () => {
   it('lists external IPv4 addresses, private ranges first, no loopback or link-local', () => {
     expect(lanAddresses(ifaces)).toEqual(['192.168.1.20', '203.0.113.9']);
     expect(lanUrls(8787, ifaces)).toEqual(['http://192.168.1.20:8787', 'http://203.0.113.9:8787']);
+    // Shared over HTTPS: the public .local address first (where passkeys and sign-in work), then the addresses.
+    expect(lanUrls(8787, ifaces, 'https://office.local:8787')).toEqual(['https://office.local:8787', 'https://192.168.1.20:8787', 'https://203.0.113.9:8787']);
   });
 });
 

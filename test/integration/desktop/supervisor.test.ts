@@ -3,8 +3,10 @@
  * speaking the same protocol as the Electron utility process. Every server listens on loopback, or on 0.0.0.0 for
  * the LAN tests, and the tests only ever connect to 127.0.0.1.
  */
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
+import tls from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServerSupervisor, type SupervisorState } from '../../../electron/server-supervisor.ts';
 import { nodeForkServer } from '../../../electron/node-fork.ts';
@@ -13,6 +15,8 @@ import { setLanSharing } from '../../../electron/lan.ts';
 import { SettingsStore, listenAddress } from '../../../electron/settings.ts';
 import type { StartSettings } from '../../../server/entry/protocol.ts';
 import { tempDir } from '../../helpers/server.ts';
+import { issuedByRoot, readInternalRoot } from '../../../electron/trust.ts';
+import { lanLabel } from '../../../server/core/net/names.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -39,7 +43,7 @@ function harness(opts: { settings?: Partial<StartSettings>; policy?: RestartPoli
   const dataDir = tempDir('hearth-desktop-');
   const settings: StartSettings = { dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', ...opts.settings };
   const sup = new ServerSupervisor({
-    fork: nodeForkServer({ stdio: 'ignore', env: { ...process.env, HEARTH_ADMIN_TOKEN: '' }, onSpawn: (c) => c.pid && opts.onSpawn?.(c.pid) }),
+    fork: nodeForkServer({ stdio: 'ignore', env: { ...process.env, HEARTH_ADMIN_TOKEN: '', HEARTH_MDNS: 'false' }, onSpawn: (c) => c.pid && opts.onSpawn?.(c.pid) }),
     settings: () => settings,
     policy: opts.policy ?? new RestartPolicy({ initialDelayMs: 100, maxCrashes: 5 }),
     readyTimeoutMs: opts.readyTimeoutMs ?? 20_000,
@@ -226,7 +230,7 @@ describe('desktop supervisor: shutdown', () => {
 });
 
 describe('desktop supervisor: LAN sharing', () => {
-  it('rebinding moves the listener between 127.0.0.1 and 0.0.0.0 without restarting the server', async () => {
+  it('rebinding moves the listener between 127.0.0.1 (HTTP) and 0.0.0.0 (HTTPS, internal CA) without restarting the server', async () => {
     const { sup, dataDir, settings } = harness();
     const store = new SettingsStore(`${dataDir}/../${dataDir.split('/').pop()}-settings.json`);
     cleanups.push(() => fs.rmSync(store.file, { force: true }));
@@ -238,17 +242,35 @@ describe('desktop supervisor: LAN sharing', () => {
     const first = await sup.start();
     expect(listeningAddresses(first.port)).toEqual(['127.0.0.1']);
 
+    expect(first).toMatchObject({ publicUrl: first.url, caFingerprint: null });
     const on = await setLanSharing(true, store, sup);
-    expect(on.address).toEqual({ url: `http://127.0.0.1:${lanPort}`, host: '0.0.0.0', port: lanPort });
+    const root = readInternalRoot(dataDir)!;
+    expect(on.address).toEqual({
+      url: `https://127.0.0.1:${lanPort}`, host: '0.0.0.0', port: lanPort,
+      publicUrl: `https://${lanLabel()}.local:${lanPort}`, caFingerprint: new crypto.X509Certificate(root).fingerprint256,
+    });
     expect(on.settings).toEqual({ shareOnLan: true, lanPort });
     expect(listeningAddresses(lanPort)).toEqual(['0.0.0.0']);
     expect(listeningAddresses(first.port)).toEqual([]);
-    expect((await loopback(lanPort, '/healthz')).status).toBe(200);
+    // HTTPS with a leaf for the .local name that the desktop window (trust.ts) and devices that installed the root accept.
+    const leaf = await new Promise<string>((resolve, reject) => {
+      const socket = tls.connect({ host: '127.0.0.1', port: lanPort, servername: `${lanLabel()}.local`, ca: [root] }, () => {
+        resolve(`-----BEGIN CERTIFICATE-----\n${socket.getPeerCertificate().raw.toString('base64')}\n-----END CERTIFICATE-----\n`);
+        socket.end();
+      });
+      socket.once('error', reject);
+    });
+    expect(issuedByRoot(leaf, `${lanLabel()}.local`, root)).toBe(true);
+    expect(issuedByRoot(leaf, '127.0.0.1', root)).toBe(true);
+    expect(issuedByRoot(leaf, 'elsewhere.example', root)).toBe(false);
+    expect(issuedByRoot(leaf, `${lanLabel()}.local`, null)).toBe(false);
+    await expect(loopback(lanPort, '/healthz')).rejects.toThrow();
     await expect(loopback(first.port, '/healthz')).rejects.toThrow();
     expect(sup.state).toMatchObject({ phase: 'running', pid: first.pid, host: '0.0.0.0', port: lanPort });
 
     const off = await setLanSharing(false, store, sup);
     expect(off.address.host).toBe('127.0.0.1');
+    expect(off.address).toMatchObject({ url: `http://127.0.0.1:${off.address.port}`, caFingerprint: null });
     expect(off.address.port).not.toBe(lanPort);
     expect(listeningAddresses(off.address.port)).toEqual(['127.0.0.1']);
     expect(listeningAddresses(lanPort)).toEqual([]);

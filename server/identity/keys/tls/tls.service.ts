@@ -101,6 +101,7 @@ export function createTlsService(opts: TlsServiceOptions) {
   let lastError: { message: string; at: string } | null = null;
   let renewing: Promise<void> | null = null;
   let closed = false;
+  let mode: TlsMode = opts.mode;
 
   function makeSource(mode: Exclude<TlsMode, 'off'>): CertificateSource {
     const store = (area: string) => new TlsStore(opts.dataDir, area, opts.env, opts.secrets);
@@ -181,21 +182,49 @@ export function createTlsService(opts: TlsServiceOptions) {
     await renew(reason).catch(() => undefined);
   }
 
+  async function start(): Promise<void> {
+    if (mode === 'off') return;
+    source = makeSource(mode);
+    try {
+      install(await source.start());
+    } catch (err) {
+      await source.close();
+      source = null;
+      throw new Error(`TLS (${mode}): ${oneLine(err)}`);
+    }
+    lastRenewalAt = info!.notBefore;
+    schedule();
+  }
+
   return {
-    mode: opts.mode,
-    enabled: opts.mode !== 'off',
+    get mode(): TlsMode {
+      return mode;
+    },
+    get enabled(): boolean {
+      return mode !== 'off';
+    },
     /** Loads or obtains the first certificate; throws a one-line error when it cannot (start-up stops). */
-    async start(): Promise<void> {
-      if (opts.mode === 'off') return;
-      source = makeSource(opts.mode);
-      try {
-        install(await source.start());
-      } catch (err) {
-        await source.close();
-        throw new Error(`TLS (${opts.mode}): ${oneLine(err)}`);
-      }
-      lastRenewalAt = info!.notBefore;
-      schedule();
+    start,
+    /**
+     * Turns Hearth's own CA on or off while running (the desktop's "Share on the local network"). Listeners made
+     * before keep their kind; the caller makes new ones. `acme` and `files` come only from the configuration.
+     */
+    async setMode(next: 'off' | 'internal'): Promise<void> {
+      if (next === mode) return;
+      if (mode !== 'off' && mode !== 'internal') throw new Error(`TLS is ${mode} by configuration and cannot be switched here`);
+      await renewing?.catch(() => undefined);
+      if (timer) clearTimeout(timer);
+      await source?.close();
+      source = null;
+      material = context = info = null;
+      failures = 0;
+      lastError = null;
+      nextAttemptAt = null;
+      mode = next;
+      await start().catch((err) => {
+        mode = 'off';
+        throw err;
+      });
     },
     /** An HTTPS listener presenting the current certificate, kept current on renewal. */
     createServer(options: https.ServerOptions, handler: http.RequestListener): https.Server {
@@ -213,7 +242,7 @@ export function createTlsService(opts: TlsServiceOptions) {
     reload,
     /** Internal mode: issues a new leaf when the names to cover changed (the listener moved). */
     async refreshNames(): Promise<void> {
-      if (opts.mode !== 'internal' || !info) return;
+      if (mode !== 'internal' || !info) return;
       const want = new Set(opts.names().map(canonicalName));
       const have = new Set(info.names.map(canonicalName));
       if (want.size === have.size && [...want].every((n) => have.has(n))) return;
@@ -230,7 +259,7 @@ export function createTlsService(opts: TlsServiceOptions) {
       return source?.mode === 'acme' ? (source as AcmeSource).challenge(token) : null;
     },
     hstsHeader(): string | null {
-      return opts.hsts !== undefined && (opts.mode === 'acme' || opts.mode === 'files') ? `max-age=${opts.hsts}` : null;
+      return opts.hsts !== undefined && (mode === 'acme' || mode === 'files') ? `max-age=${opts.hsts}` : null;
     },
     /** The internal root (PEM), or null when TLS is not `internal`. */
     caPem(): string | null {
@@ -240,8 +269,8 @@ export function createTlsService(opts: TlsServiceOptions) {
       const rootPem = this.caPem();
       const root = rootPem ? new crypto.X509Certificate(rootPem) : null;
       return {
-        mode: opts.mode,
-        names: opts.mode === 'off' ? [] : opts.names(),
+        mode,
+        names: mode === 'off' ? [] : opts.names(),
         certificate: info,
         ca: root ? { subject: root.subject.replace(/\n/g, ', '), notAfter: new Date(root.validTo).toISOString(), fingerprintSha256: root.fingerprint256 } : null,
         lastRenewalAt,
