@@ -243,7 +243,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         callback(req, res);
       }
     : callback;
-  const newListener = (): http.Server | https.Server => (tls.enabled ? tls.createServer({ keepAliveTimeout: 5000 }, handler) : http.createServer({ keepAliveTimeout: 5000 }, handler));
+  const newListener = (): http.Server | https.Server => (tls.enabled ? tls.createServer({ keepAliveTimeout: 5000 }, handler, () => publicUrl) : http.createServer({ keepAliveTimeout: 5000 }, handler));
   /** A start that fails after the services started: close them (and a listener already bound) before throwing. */
   const abortStart = async (err: unknown, bound: http.Server[]): Promise<never> => {
     for (const l of bound) await new Promise<void>((resolve) => l.close(() => resolve()));

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import dns from 'node:dns';
 import fs from 'node:fs';
-import https from 'node:https';
+import net from 'node:net';
 import path from 'node:path';
 import tls from 'node:tls';
 import * as client from 'openid-client';
@@ -127,6 +127,16 @@ describe('--tls internal', () => {
     expect(r.status).toBe(308);
     expect(r.headers.get('location')).toBe(`${base}/v1/namespaces?limit=5`);
     expect(await r.text()).not.toContain('namespaces"');
+    // Plain HTTP on the https port itself: a 400 naming the https address, not a reset connection.
+    const plain = await new Promise<string>((resolve, reject) => {
+      const c = net.connect(s.port, '127.0.0.1', () => c.write(`GET / HTTP/1.1\r\nHost: ${NAME}\r\n\r\n`));
+      let t = '';
+      c.on('data', (d) => (t += d));
+      c.on('close', () => resolve(t));
+      c.on('error', reject);
+    });
+    expect(plain).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(plain).toContain(`This port speaks HTTPS. Open ${base} instead.`);
     // Following it lands on the API over TLS.
     const followed = await fetch(`${s.redirectUrl}/healthz`);
     expect(followed.status).toBe(200);

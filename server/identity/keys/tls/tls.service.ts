@@ -6,6 +6,7 @@
  */
 import crypto from 'node:crypto';
 import https from 'node:https';
+import type tls from 'node:tls';
 import type http from 'node:http';
 import type { Logger } from '../../../core/logging/logger.ts';
 import type { SecretStore } from '../../../core/secrets/secrets.ts';
@@ -226,10 +227,20 @@ export function createTlsService(opts: TlsServiceOptions) {
         throw err;
       });
     },
-    /** An HTTPS listener presenting the current certificate, kept current on renewal. */
-    createServer(options: https.ServerOptions, handler: http.RequestListener): https.Server {
+    /**
+     * An HTTPS listener presenting the current certificate, kept current on renewal. A plain HTTP request on it (someone
+     * typed `http://` with the port) gets a plain 400 naming the https address (`httpsUrl`), as Go and Caddy answer,
+     * instead of a reset connection.
+     */
+    createServer(options: https.ServerOptions, handler: http.RequestListener, httpsUrl?: () => string): https.Server {
       if (!context) throw new Error('TLS is not started');
       const server = https.createServer({ ...options, ...context }, handler);
+      server.on('tlsClientError', (err: NodeJS.ErrnoException, socket: tls.TLSSocket) => {
+        const raw = (socket as unknown as { _parent?: import('node:net').Socket })._parent;
+        if (err.code !== 'ERR_SSL_HTTP_REQUEST' || !raw?.writable) return;
+        const body = `This port speaks HTTPS. Open ${httpsUrl?.() ?? 'it with https://'} instead.\n`;
+        raw.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+      });
       servers.add(server);
       server.once('close', () => servers.delete(server));
       return server;
