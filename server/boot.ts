@@ -289,7 +289,13 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const leaving = new Set<Promise<void>>();
   await listen(server, config.port, config.host).catch((err) => abortStart(err, started));
   let address = describe(server, tls.enabled);
-  const derivePublicUrl = () => config.publicUrl ?? (tls.enabled ? `https://${publicHost()}${address.port === 443 ? '' : `:${address.port}`}` : address.url);
+  // The public address is a name, never an IP: WebAuthn refuses IP addresses, and `localhost` is a secure context.
+  const derivePublicUrl = () => {
+    if (config.publicUrl) return config.publicUrl;
+    const scheme = tls.enabled ? 'https' : 'http';
+    const port = address.port === (tls.enabled ? 443 : 80) ? '' : `:${address.port}`;
+    return `${scheme}://${publicHost()}${port}`;
+  };
   publicUrl = derivePublicUrl();
   const redirectUrl = plainServer ? describe(plainServer, false).url : null;
   logger.info({ url: address.url, publicUrl, tls: config.tls, dataDir: config.dataDir, version: VERSION }, 'hearth listening');

@@ -9,6 +9,8 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 const READY = /^Hearth (\S+) listening on (http:\/\/\S+)\s*$/m;
 /** The reference authenticator web app's own listener (`--authenticator-port 0`), printed by `serve`. */
 const AUTHENTICATOR = /^Authenticator app on (http:\/\/\S+)\s*$/m;
+/** The one public address (`http://localhost:<port>` on loopback), where sign-in and passkeys work. */
+const PUBLIC = /^Public address: (https?:\/\/\S+)\s*$/m;
 const READY_TIMEOUT_MS = 30_000;
 
 /** Shared with global-teardown.ts: both run in the Playwright runner process. */
@@ -63,10 +65,10 @@ export default async function globalSetup(): Promise<void> {
       stdout += chunk;
       const m = READY.exec(stdout);
       const a = AUTHENTICATOR.exec(stdout);
-      if (m && a) {
+      if (m && a && stdout.includes('Sign in:')) {
         clearTimeout(timer);
         child.off('exit', onExit);
-        resolve([m[2]!, a[1]!]);
+        resolve([PUBLIC.exec(stdout)?.[1] ?? m[2]!, a[1]!]);
       }
     });
   });

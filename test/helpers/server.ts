@@ -40,9 +40,12 @@ export async function startTestServer(opts: StartOptions = {}): Promise<TestServ
   const server = await startServer({ host: '127.0.0.1', port: 0, logLevel: 'silent', env: {}, ...opts, dataDir, adminToken: token });
   return {
     ...server,
+    // Tests reach the server at its public address (http://localhost:<port> on loopback): the origin that sign-in,
+    // passkeys and OAuth expect; a configured public URL elsewhere (a name this machine cannot resolve) is not used.
+    url: server.config.publicUrl ? server.url : server.publicUrl,
     token,
     dataDir,
-    api: apiFetch(server.url, token),
+    api: apiFetch(server.config.publicUrl ? server.url : server.publicUrl, token),
     async stop() {
       await server.close();
       fs.rmSync(dataDir, { recursive: true, force: true });

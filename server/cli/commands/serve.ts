@@ -95,12 +95,12 @@ export function registerServe(program: Command): void {
       if (server.redirectUrl) lines.push(`Plain HTTP on ${server.redirectUrl} redirects to ${server.publicUrl}`);
       if (server.authenticatorUrl) lines.push(`Authenticator app on ${server.authenticatorUrl}`);
       if (server.initialTokenFile) {
-        lines.push(`Sign in: open ${server.url} and paste the admin token stored in ${server.initialTokenFile}`);
+        lines.push(`Sign in: open ${server.publicUrl} and paste the admin token stored in ${server.initialTokenFile}`);
       } else {
-        lines.push(`Sign in: open ${server.url} with an admin API token (create one: hearth tokens create --name <you> --admin --data ${server.config.dataDir})`);
+        lines.push(`Sign in: open ${server.publicUrl} with an admin API token (create one: hearth tokens create --name <you> --admin --data ${server.config.dataDir})`);
       }
       if (server.services.identity.sessions.needsSetup()) {
-        lines.push(`First run: create the administrator account at ${server.url} or with: hearth setup --login <name> --password-stdin --data ${server.config.dataDir}`);
+        lines.push(`First run: create the administrator account at ${server.publicUrl} or with: hearth setup --login <name> --password-stdin --data ${server.config.dataDir}`);
       }
       process.stdout.write(lines.join('\n') + '\n');
       let stopping = false;

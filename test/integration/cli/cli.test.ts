@@ -183,7 +183,11 @@ describe('hearth serve', () => {
     });
     expect(out).toMatch(/^Hearth \d+\.\d+\.\d+ listening on/);
     expect(out).toContain(`paste the admin token stored in ${path.join(dir, 'initial-admin-token')}`);
-    expect(out).toContain(`First run: create the administrator account at ${url} or with: hearth setup --login <name> --password-stdin`);
+    // The address to open is the public one: a name on loopback (passkeys refuse IP addresses).
+    const publicUrl = url.replace('127.0.0.1', 'localhost');
+    expect(out).toContain(`Public address: ${publicUrl}\n`);
+    expect(out).toContain(`Sign in: open ${publicUrl} and paste the admin token`);
+    expect(out).toContain(`First run: create the administrator account at ${publicUrl} or with: hearth setup --login <name> --password-stdin`);
     expect((await fetch(`${url}/healthz`)).status).toBe(200);
     const code = await new Promise<number | null>((resolve) => {
       child.on('exit', (c) => resolve(c));

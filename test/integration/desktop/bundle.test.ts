@@ -135,7 +135,8 @@ describe('desktop main process (stand-in Electron)', () => {
       const win = await until(() => record.windows[0], 'the window');
       const url = await until(() => win.loads.find((u: string) => u.startsWith('http://')), 'the admin UI');
       expect(win.loads[0]).toMatch(/\/status\.html\?kind=starting/);
-      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+      // The public address on loopback: a name (passkeys refuse IP addresses), a secure context over plain HTTP.
+      expect(url).toMatch(/^http:\/\/localhost:\d+\/$/);
       expect(win.opts.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false });
       expect((await fetch(url + 'healthz')).status).toBe(200);
 

@@ -242,7 +242,7 @@ describe('desktop supervisor: LAN sharing', () => {
     const first = await sup.start();
     expect(listeningAddresses(first.port)).toEqual(['127.0.0.1']);
 
-    expect(first).toMatchObject({ publicUrl: first.url, caFingerprint: null });
+    expect(first).toMatchObject({ publicUrl: first.url.replace('127.0.0.1', 'localhost'), caFingerprint: null });
     const on = await setLanSharing(true, store, sup);
     const root = readInternalRoot(dataDir)!;
     expect(on.address).toEqual({
@@ -264,7 +264,10 @@ describe('desktop supervisor: LAN sharing', () => {
     expect(issuedByRoot(leaf, '127.0.0.1', root)).toBe(true);
     expect(issuedByRoot(leaf, 'elsewhere.example', root)).toBe(false);
     expect(issuedByRoot(leaf, `${lanLabel()}.local`, null)).toBe(false);
-    await expect(loopback(lanPort, '/healthz')).rejects.toThrow();
+    // Plain HTTP on that port is refused with the https address to use.
+    const plain = await loopback(lanPort, '/healthz');
+    expect(plain.status).toBe(400);
+    expect(await plain.text()).toBe(`This port speaks HTTPS. Open https://${lanLabel()}.local:${lanPort} instead.\n`);
     await expect(loopback(first.port, '/healthz')).rejects.toThrow();
     expect(sup.state).toMatchObject({ phase: 'running', pid: first.pid, host: '0.0.0.0', port: lanPort });
 

@@ -69,7 +69,7 @@ describe('SDK client against the real server', () => {
     expect(client.deviceChanges).toBe(true);
 
     expect((await codeOf(appApproval.connect({ issuer, authenticatorOrigin: 'https://other-app.example.test' }))).code).toBe('origin_mismatch');
-    const alias = issuer.replace('127.0.0.1', 'localhost');
+    const alias = issuer.replace('localhost', '127.0.0.1');
     expect((await codeOf(appApproval.connect({ issuer: alias, authenticatorOrigin: APP }))).code).toBe('issuer_mismatch');
   });
 

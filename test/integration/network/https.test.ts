@@ -63,7 +63,7 @@ afterAll(async () => {
 describe('--tls internal', () => {
   it('serves a leaf that verifies with only the root as trust, for the name, the .local name, localhost and the listening address', async () => {
     expect(base).toBe(`https://${NAME}:${s.port}`);
-    expect(s.url).toBe(`https://127.0.0.1:${s.port}`);
+    expect(s.url).toBe(base);
     const cert = await handshake(s.port, [root]);
     const sans = (cert.subjectaltname ?? "").split(', ');
     expect(sans).toEqual(expect.arrayContaining([`DNS:${NAME}`, 'DNS:localhost', 'IP Address:127.0.0.1']));
@@ -77,7 +77,7 @@ describe('--tls internal', () => {
     await expect(handshake(s.port, [...tls.getCACertificates('bundled')])).rejects.toThrow(/certificate/i);
     const viaName = await fetch(`${base}/healthz`);
     expect(viaName.status).toBe(200);
-    const viaAddress = await fetch(`${s.url}/healthz`);
+    const viaAddress = await fetch(`https://127.0.0.1:${s.port}/healthz`);
     expect(viaAddress.status).toBe(200);
   });
 
@@ -161,7 +161,7 @@ describe('--tls internal', () => {
     expect(setCookie).toMatch(/; Secure/);
     const cookie = setCookie.split(';')[0]!;
     // Signing in from another origin (the IP address) is refused: the public address is the only one.
-    expect((await rawCall(s.url, '/api/auth/login', { json: { login: 'root', password: PASSWORD } }, s.url)).status).toBe(403);
+    expect((await rawCall(base, '/api/auth/login', { json: { login: 'root', password: PASSWORD } }, `https://127.0.0.1:${s.port}`)).status).toBe(403);
 
     const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as Record<string, string>;
     expect(discovery.issuer).toBe(base);
