@@ -46,7 +46,7 @@ export interface StartOptions extends ConfigInput {
   /** Database-service knobs (tests, benchmarks). */
   db?: DbOptions;
   /** TLS knobs (tests): the internal leaf's lifetime, the retry backoff after a failed renewal. */
-  tlsTuning?: { leafLifetimeMs?: number; retryMinMs?: number; retryMaxMs?: number };
+  tlsTuning?: { leafLifetimeMs?: number; retryMinMs?: number; retryMaxMs?: number; now?: () => number };
 }
 
 export interface RunningServer {

@@ -7,6 +7,7 @@
  * HEARTH_ACME_RECORD, HEARTH_ACME_VALUE, HEARTH_ACME_DOMAIN) and must publish or remove the TXT record before it exits.
  */
 import { execFile } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import tls from 'node:tls';
@@ -38,9 +39,17 @@ export function createAcmeSource(opts: AcmeSourceOptions): AcmeSource {
   let lastOrder: { at: string; names: string[]; challenge: string } | null = null;
   let account: string | null = null;
 
+  // acme-client talks through its own axios instance. A request that never answers would hold the order (and start-up,
+  // and every later renewal) forever: each one fails after a minute instead, and the order is retried.
+  acme.axios.defaults.timeout = 60_000;
   if (opts.caFile) {
-    // acme-client talks through its own axios instance: trust the private ACME server's root next to the public ones.
-    const extra = fs.readFileSync(opts.caFile, 'utf8');
+    // Trust the private ACME server's root next to the public ones.
+    let extra: string;
+    try {
+      extra = fs.readFileSync(opts.caFile, 'utf8');
+    } catch (err) {
+      throw new Error(`cannot read --acme-ca-file ${opts.caFile}: ${(err as Error).message}`);
+    }
     acme.axios.defaults.httpsAgent = new https.Agent({ ca: [...tls.rootCertificates, extra], keepAlive: true });
   }
 
@@ -106,12 +115,9 @@ export function createAcmeSource(opts: AcmeSourceOptions): AcmeSource {
       const cert = opts.store.read('cert.crt');
       const names = opts.store.read('cert.names')?.trim().split('\n') ?? [];
       const key = cert ? opts.store.readSealed('cert.key') : null;
-      if (cert && key && names.join(',') === opts.names.join(',')) {
-        const leaf = new (await import('node:crypto')).X509Certificate(cert);
-        const from = Date.parse(leaf.validFrom);
-        const due = from + ((Date.parse(leaf.validTo) - from) * 2) / 3;
-        if (now() < due) return { cert, key };
-      }
+      // The stored certificate serves until it expires, even past its renewal point: the service renews it at once
+      // after start-up, and an ACME server that is down then does not keep Hearth from starting.
+      if (cert && key && names.join(',') === opts.names.join(',') && now() < Date.parse(new crypto.X509Certificate(cert).validTo)) return { cert, key };
       return await order();
     },
     renew: order,

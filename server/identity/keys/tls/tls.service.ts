@@ -185,11 +185,11 @@ export function createTlsService(opts: TlsServiceOptions) {
 
   async function start(): Promise<void> {
     if (mode === 'off') return;
-    source = makeSource(mode);
     try {
+      source = makeSource(mode);
       install(await source.start());
     } catch (err) {
-      await source.close();
+      await source?.close();
       source = null;
       throw new Error(`TLS (${mode}): ${oneLine(err)}`);
     }
