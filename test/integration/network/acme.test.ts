@@ -236,14 +236,15 @@ describe.skipIf(!PEBBLE)('--tls acme against pebble', () => {
 
   it('issues by DNS-01 through the DNS hook, with no plain listener', async () => {
     const dataDir = data();
-    const hook = path.join(dataDir, 'dns-hook.sh');
-    // present|cleanup <record> <value>: publish or remove the TXT record at pebble-challtestsrv, and note the call.
+    const hook = path.join(dataDir, 'dns-hook.mjs');
+    // <command> present|cleanup <record> <value>: publish or remove the TXT record at pebble-challtestsrv, and note the call.
     fs.writeFileSync(hook, `
-echo "$1 $2 $3" >> ${dataDir}/hook.log
-if [ "$1" = present ]; then body="{\\"host\\":\\"$2.\\",\\"value\\":\\"$3\\"}"; route=set-txt; else body="{\\"host\\":\\"$2.\\"}"; route=clear-txt; fi
-exec curl -fsS -X POST -d "$body" ${pebble.challtestsrv}/$route
+const [action, record, value] = process.argv.slice(2);
+(await import('node:fs')).appendFileSync(${JSON.stringify(path.join(dataDir, 'hook.log'))}, [action, record, value].join(' ') + '\\n');
+const r = await fetch('${pebble.challtestsrv}/' + (action === 'present' ? 'set-txt' : 'clear-txt'), { method: 'POST', body: JSON.stringify({ host: record + '.', value }) });
+if (!r.ok) throw new Error('challtestsrv: ' + r.status);
 `);
-    const s = await startServer(acmeOptions(pebble, dataDir, { acmeDnsHook: `/bin/sh ${hook}` }));
+    const s = await startServer(acmeOptions(pebble, dataDir, { acmeDnsHook: `${process.execPath} ${hook}` }));
     try {
       expect(s.redirectUrl).toBeNull();
       const st = await call(s, pebble.root, '/v1/tls');
