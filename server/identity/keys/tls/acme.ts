@@ -1,10 +1,12 @@
 /**
  * `--tls acme`: certificates from an RFC 8555 server (Let's Encrypt by default; any ACME server such as step-ca or
  * pebble) with `acme-client`. The account key (ECDSA P-256) is made once and sealed at rest; the certificate and its
- * key are kept so a restart does not order again. Challenges: HTTP-01, answered by the plain listener on
+ * key are kept so a restart does not order again (the stored certificate serves until it expires; past its renewal
+ * point the service renews it right after start-up). Challenges: HTTP-01, answered by the plain listener on
  * `--acme-http-port` (see `challenge`), or DNS-01 through `--acme-dns-hook <command>` for offices without an inbound
- * port. The hook runs as `<command> present|cleanup <record name> <value>` (also in HEARTH_ACME_ACTION,
- * HEARTH_ACME_RECORD, HEARTH_ACME_VALUE, HEARTH_ACME_DOMAIN) and must publish or remove the TXT record before it exits.
+ * port and for wildcard names. The hook runs as `<command> present|cleanup <record name> <value>` (also in
+ * HEARTH_ACME_ACTION, HEARTH_ACME_RECORD, HEARTH_ACME_VALUE, HEARTH_ACME_DOMAIN) and must publish or remove that TXT
+ * value before it exits (cleanup removes only its own value: a name and its wildcard share one record name).
  */
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
@@ -38,6 +40,9 @@ export function createAcmeSource(opts: AcmeSourceOptions): AcmeSource {
   const now = opts.now ?? Date.now;
   let lastOrder: { at: string; names: string[]; challenge: string } | null = null;
   let account: string | null = null;
+  // A wildcard name is validated by DNS-01 only (RFC 8555 §7.1.3); HTTP-01 alone would fail at the first order.
+  const wildcard = opts.names.find((n) => n.startsWith('*.'));
+  if (wildcard && !opts.dnsHook) throw new Error(`${wildcard} can only be validated by DNS-01: set --acme-dns-hook`);
 
   // acme-client talks through its own axios instance. A request that never answers would hold the order (and start-up,
   // and every later renewal) forever: each one fails after a minute instead, and the order is retried.
@@ -95,9 +100,11 @@ export function createAcmeSource(opts: AcmeSourceOptions): AcmeSource {
         if (ch.type === 'http-01') tokens.set(ch.token, keyAuthorization);
         else await runHook('present', `_acme-challenge.${authz.identifier.value}`, keyAuthorization, authz.identifier.value);
       },
-      challengeRemoveFn: async (authz, ch) => {
+      // Cleanup names the value too: `example.com` and `*.example.com` publish two TXT records under one name, and the
+      // hook must remove only its own.
+      challengeRemoveFn: async (authz, ch, keyAuthorization) => {
         if (ch.type === 'http-01') tokens.delete(ch.token);
-        else await runHook('cleanup', `_acme-challenge.${authz.identifier.value}`, '', authz.identifier.value).catch(() => undefined);
+        else await runHook('cleanup', `_acme-challenge.${authz.identifier.value}`, keyAuthorization, authz.identifier.value).catch(() => undefined);
       },
     });
     account = client.getAccountUrl();
