@@ -82,9 +82,10 @@ describe.skipIf(!PEBBLE)('--tls acme against pebble', () => {
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
-  it('issues by HTTP-01: the chain verifies to pebble\'s root, keys are sealed, a restart reuses the certificate', async () => {
+  it('issues by HTTP-01: the chain verifies to pebble\'s root, keys are sealed, a restart reuses the certificate unless the ACME server changed', async () => {
     const dataDir = data();
     let s = await startServer(acmeOptions(pebble, dataDir));
+    let other: Pebble | undefined;
     try {
       const health = await call(s, pebble.root, '/healthz');
       expect(health.status).toBe(200);
@@ -116,8 +117,17 @@ describe.skipIf(!PEBBLE)('--tls acme against pebble', () => {
       const again = await call(s, pebble.root, '/v1/tls');
       expect(again.cert.fingerprint256).toBe(health.cert.fingerprint256);
       expect(again.json.source.lastOrder).toBeNull(); // no new order
+
+      // Another ACME server (staging, then production): its own certificate, not the stored one.
+      await s.close();
+      other = await startPebble();
+      s = await startServer(acmeOptions(other, dataDir));
+      const moved = await call(s, other.root, '/v1/tls');
+      expect(moved.json.source).toMatchObject({ directory: other.directory, lastOrder: { names: [NAME] } });
+      expect(moved.cert.fingerprint256).not.toBe(health.cert.fingerprint256);
     } finally {
       await s.close();
+      await other?.close();
     }
   });
 

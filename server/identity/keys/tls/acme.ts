@@ -112,7 +112,7 @@ export function createAcmeSource(opts: AcmeSourceOptions): AcmeSource {
     const material = { cert, key: key.toString() };
     opts.store.writeSealed('cert.key', material.key);
     opts.store.write('cert.crt', material.cert);
-    opts.store.write('cert.names', opts.names.join('\n') + '\n');
+    opts.store.write('cert.json', JSON.stringify({ directory: opts.directory, names: opts.names }) + '\n');
     return material;
   }
 
@@ -120,11 +120,18 @@ export function createAcmeSource(opts: AcmeSourceOptions): AcmeSource {
     mode: 'acme',
     async start() {
       const cert = opts.store.read('cert.crt');
-      const names = opts.store.read('cert.names')?.trim().split('\n') ?? [];
       const key = cert ? opts.store.readSealed('cert.key') : null;
+      // Only a certificate for these names from this ACME server (moving from a staging directory to production orders anew).
+      let made: { directory?: string; names?: string[] } = {};
+      try {
+        made = JSON.parse(opts.store.read('cert.json') ?? '{}') as typeof made;
+      } catch {
+        // damaged: order anew
+      }
+      const same = made.directory === opts.directory && made.names?.join(',') === opts.names.join(',');
       // The stored certificate serves until it expires, even past its renewal point: the service renews it at once
       // after start-up, and an ACME server that is down then does not keep Hearth from starting.
-      if (cert && key && names.join(',') === opts.names.join(',') && now() < Date.parse(new crypto.X509Certificate(cert).validTo)) return { cert, key };
+      if (cert && key && same && now() < Date.parse(new crypto.X509Certificate(cert).validTo)) return { cert, key };
       return await order();
     },
     renew: order,
