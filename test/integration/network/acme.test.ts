@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer, type StartOptions } from '../../../server/boot.ts';
 import { PEBBLE, startPebble, type Pebble } from '../../helpers/pebble.ts';
 import { tempDir } from '../../helpers/server.ts';
+import { until } from '../../helpers/wait.ts';
 
 const NAME = 'hearth.test';
 const TOKEN = `test-admin-${crypto.randomBytes(16).toString('hex')}`;
@@ -46,16 +47,6 @@ function call(s: RunningServer, root: string, pathname: string, method = 'GET'):
     );
     req.once('error', reject).end();
   });
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 function acmeOptions(p: Pebble, dataDir: string, extra: StartOptions = {}): StartOptions {
@@ -143,10 +134,10 @@ describe.skipIf(!PEBBLE)('--tls acme against pebble', () => {
 
       // The scheduler orders a new certificate at renewAt; new connections get it, with no restart. (A handshake just
       // before the swap still sees the old one while its answer reports the new one: wait until both agree.)
-      const renewed = await waitFor('the scheduled renewal', async () => {
+      const renewed = await until(async () => {
         const a = await call(s, short.root, '/healthz');
         return a.cert.fingerprint256 !== first.certificate.fingerprintSha256 && a.cert.fingerprint256 === a.json.tls.certificate_fingerprint_sha256 && a;
-      });
+      }, 'the scheduled renewal');
       expect(renewed.cert.checkHost(NAME)).toBe(NAME);
       const st = (await call(s, short.root, '/v1/tls')).json;
       expect(Date.parse(st.lastRenewalAt)).toBeGreaterThanOrEqual(Date.parse(first.certificate.renewAt) - 1000);
@@ -198,17 +189,17 @@ describe.skipIf(!PEBBLE)('--tls acme against pebble', () => {
       expect(failures()[0]).toMatchObject({ level: 'error', reason: 'requested', attempt: 1, err: health.last_error });
 
       // The scheduler retries by itself, each wait twice the one before (200 ms, 400 ms, …).
-      await waitFor('two scheduled retries', async () => failures().length >= 3);
+      await until(() => failures().length >= 3, 'two scheduled retries');
       expect(failures().slice(1, 3).map((l) => [l.reason, l.attempt])).toEqual([['scheduled', 2], ['scheduled', 3]]);
       const [a2, a3] = failures().slice(1, 3).map((l) => Date.parse(l.time));
       expect(a3! - a2!).toBeGreaterThanOrEqual(400);
 
       // Fixed: the next retry succeeds, the error clears, new connections get the new certificate.
       await pebble.dnsControl('/clear-a', { host: NAME });
-      const ok = await waitFor('the retry after the fix', async () => {
+      const ok = await until(async () => {
         const a = await call(s, pebble.root, '/healthz');
         return a.cert.fingerprint256 !== fp1 && a.json.tls.last_error === null && a;
-      });
+      }, 'the retry after the fix');
       expect(ok.json.tls.certificate_fingerprint_sha256).toBe(ok.cert.fingerprint256);
       const after = (await call(s, pebble.root, '/v1/tls')).json;
       expect(after).toMatchObject({ lastError: null, nextAttemptAt: after.certificate.renewAt });
@@ -223,7 +214,7 @@ describe.skipIf(!PEBBLE)('--tls acme against pebble', () => {
       s = await startServer(acmeOptions(pebble, dataDir, { ...logged, tlsTuning: { retryMinMs: 200, retryMaxMs: 2000, now: () => Date.now() + shift } }));
       const served = await call(s, pebble.root, '/healthz');
       expect(served.cert.fingerprint256).toBe(ok.cert.fingerprint256);
-      await waitFor('the failed renewal after the restart', async () => failures().length >= 1);
+      await until(() => failures().length >= 1, 'the failed renewal after the restart');
       expect((await call(s, pebble.root, '/healthz')).json.tls.last_error).toMatch(/127\.0\.0\.2/);
     } finally {
       await s.close();
