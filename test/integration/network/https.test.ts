@@ -14,6 +14,7 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 import { rawCall } from '../../helpers/http.ts';
+import { until } from '../../helpers/wait.ts';
 
 const NAME = 'hearth.test';
 const PASSWORD = 'first-admin-Passw0rd!';
@@ -33,16 +34,6 @@ function handshake(port: number, ca: string[] | undefined, servername = NAME): P
     });
     socket.once('error', reject);
   });
-}
-
-async function until<T>(probe: () => Promise<T | null | undefined> | T | null | undefined, what: string, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 let s: TestServer;
