@@ -4,7 +4,7 @@ import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import { SMALL_BODY_LIMIT } from '../../core/http/body.ts';
 import { actorFor } from '../../core/auth/auth.ts';
-import type { SessionsService } from '../sessions/sessions.service.ts';
+import { wrongOrigin, type SessionsService } from '../sessions/sessions.service.ts';
 import { MAX_PASSKEYS_PER_ACCOUNT, type PasskeysService } from './passkeys.service.ts';
 
 const Passkey = z
@@ -116,7 +116,7 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     handler: async (ctx, { body }) => {
       noStore(ctx);
       const origin = ctx.get('origin');
-      if (origin && origin !== opts.issuer()) throw new HearthError('origin_mismatch', `the Origin ${JSON.stringify(origin)} is not this platform's origin`);
+      if (origin && origin !== opts.issuer()) throw new HearthError('origin_mismatch', wrongOrigin(origin, opts.issuer()));
       const r = await passkeys.login({ challengeId: body.challengeId, response: body.credential as never }, sessions.clientIp(ctx), ctx.state.requestId);
       sessions.signedIn(ctx, r);
       return { account: r.account };

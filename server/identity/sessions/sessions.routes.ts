@@ -7,7 +7,7 @@ import { actorFor, requireRole } from '../../core/auth/auth.ts';
 import { Login } from '../accounts/accounts.schemas.ts';
 import { SubParams } from '../accounts/accounts.schemas.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
-import { Password, type SessionsService } from './sessions.service.ts';
+import { Password, wrongOrigin, type SessionsService } from './sessions.service.ts';
 
 const noStore = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
 
@@ -50,7 +50,7 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
   /** Unauthenticated browser writes (setup, sign-in): a browser always sends Origin on them, and it must be ours. */
   const originIfPresent = (ctx: AppContext) => {
     const origin = ctx.get('origin');
-    if (origin && origin !== opts.issuer()) throw new HearthError('origin_mismatch', `the Origin ${JSON.stringify(origin)} is not this platform's origin`);
+    if (origin && origin !== opts.issuer()) throw new HearthError('origin_mismatch', wrongOrigin(origin, opts.issuer()));
   };
 
   const tags = ['Sign-in'];

@@ -76,10 +76,16 @@ function cookieOf(header: string, name = SESSION_COOKIE): string | null {
 export function requirePlatformOrigin(ctx: AppContext, issuer: string): void {
   const origin = ctx.get('origin');
   if (origin !== issuer) {
-    throw new HearthError('origin_mismatch', origin
-      ? `the Origin ${JSON.stringify(origin)} is not this platform's origin`
-      : 'a state-changing browser request needs the Origin header of this platform');
+    throw new HearthError('origin_mismatch', origin ? wrongOrigin(origin, issuer) : 'a state-changing browser request needs the Origin header of this platform');
   }
+}
+
+/**
+ * The message for a browser at another address than the public one: where to go instead, and how to change the
+ * public address when that one is wrong for the office (`HEARTH_PUBLIC_URL`).
+ */
+export function wrongOrigin(origin: string, issuer: string): string {
+  return `the Origin ${JSON.stringify(origin)} is not this platform's origin: open Hearth at ${issuer} (if people reach it at another address, set HEARTH_PUBLIC_URL to that address)`;
 }
 
 export function presentSessionAccount(row: AccountRow) {

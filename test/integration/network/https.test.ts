@@ -152,7 +152,12 @@ describe('--tls internal', () => {
     expect(setCookie).toMatch(/; Secure/);
     const cookie = setCookie.split(';')[0]!;
     // Signing in from another origin (the IP address) is refused: the public address is the only one.
-    expect((await rawCall(base, '/api/auth/login', { json: { login: 'root', password: PASSWORD } }, `https://127.0.0.1:${s.port}`)).status).toBe(403);
+    const foreign = await rawCall(base, '/api/auth/login', { json: { login: 'root', password: PASSWORD } }, `https://127.0.0.1:${s.port}`);
+    expect(foreign.status).toBe(403);
+    expect(foreign.json).toEqual({
+      error: 'origin_mismatch',
+      message: `the Origin "https://127.0.0.1:${s.port}" is not this platform's origin: open Hearth at ${base} (if people reach it at another address, set HEARTH_PUBLIC_URL to that address)`,
+    });
 
     const discovery = (await (await fetch(`${base}/.well-known/openid-configuration`)).json()) as Record<string, string>;
     expect(discovery.issuer).toBe(base);
