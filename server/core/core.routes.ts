@@ -27,6 +27,8 @@ const Health = z
       .optional(),
   })
   .meta({ id: 'Health' });
+/** The `/healthz` answer (the admin UI reads it before any sign-in). */
+export type Health = z.infer<typeof Health>;
 
 const TokenInfo = z
   .object({
@@ -69,7 +71,7 @@ export const CreateTokenBody = z
 
 export function registerCoreRoutes(
   api: Api,
-  deps: { db: Db; metrics: Metrics; tokens: TokenService; audit: AuditLog; version: string; startedAt: number; counts: () => { count: number; open: number }; isClosing: () => boolean; readiness?: () => Record<string, string | null>; tls?: () => z.infer<typeof Health>['tls'] },
+  deps: { db: Db; metrics: Metrics; tokens: TokenService; audit: AuditLog; version: string; startedAt: number; counts: () => { count: number; open: number }; isClosing: () => boolean; readiness?: () => Record<string, string | null>; tls?: () => Health['tls'] },
 ): void {
   const probe = deps.db.prepare("INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at");
 

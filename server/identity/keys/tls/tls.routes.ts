@@ -34,6 +34,7 @@ export const TlsStatusSchema = z
     source: z.record(z.string(), z.unknown()).meta({ description: 'ACME: directory, challenge type, account and last order. Files: the two paths.' }),
   })
   .meta({ id: 'TlsStatus' });
+export type TlsStatusBody = z.infer<typeof TlsStatusSchema>;
 
 const notInternal = () => new HearthError('not_found', 'this server has no certificate authority of its own (it runs with --tls internal only); ask the administrator how its certificate is issued');
 

@@ -1,11 +1,9 @@
 /** `GET /healthz`: public, no token. */
-export interface Health {
-  status: 'ok' | 'unavailable';
-  version: string;
-  uptime_seconds: number;
-  checks: Record<string, { ok: boolean; message?: string }>;
-  namespaces: { count: number; open: number };
-}
+import type { Health } from '../../../../server/core/core.routes.ts';
+
+export type { Health };
+/** The HTTPS part of the health answer: the mode, the one public address and the internal root's fingerprint. */
+export type HealthTls = NonNullable<Health['tls']>;
 
 /** Public; answers 503 with the same body when unhealthy, so read both. */
 export async function getHealth(signal?: AbortSignal): Promise<Health> {
