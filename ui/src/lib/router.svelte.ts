@@ -8,6 +8,8 @@
  *   /accounts | /groups | /service-accounts | /oauth-clients | /keys   identity administration
  *   /linux                              Linux identities (UIDs, GIDs, homes, shells)
  *   /me                                 the signed-in account (own password, passkeys)
+ *   /network                            HTTPS status and "Renew now" (administrators)
+ *   /network/certificate                "Add this device's certificate" (also before sign-in)
  */
 
 export type NsTab = 'overview' | 'tables' | 'sql' | 'events' | 'changelog';
@@ -29,11 +31,15 @@ export type IdentityPage = (typeof IDENTITY_PAGES)[keyof typeof IDENTITY_PAGES];
 export type MailTab = 'profiles' | 'apps' | 'log' | 'retention';
 export const MAIL_TABS: readonly MailTab[] = ['profiles', 'apps', 'log', 'retention'];
 
+/** Network administration: `/network` (the HTTPS status) and `/network/certificate`. */
+export type NetworkTab = 'status' | 'certificate';
+
 export type Route =
   | { name: 'namespaces' }
   | { [K in IdentityPage]: { name: K } }[IdentityPage]
   | { name: 'namespace'; ns: string; tab: NsTab; table: string | null; view: 'rows' | 'structure' }
   | { name: 'mail'; tab: MailTab }
+  | { name: 'network'; tab: NetworkTab }
   | { name: 'not_found'; path: string };
 
 function decode(s: string): string | null {
@@ -53,6 +59,10 @@ export function parse(pathname: string): Route {
   if (p[0] === 'mail' && p.length <= 2) {
     const tab = (p[1] ?? 'profiles') as MailTab;
     return MAIL_TABS.includes(tab) ? { name: 'mail', tab } : { name: 'not_found', path: pathname };
+  }
+  if (p[0] === 'network' && p.length <= 2) {
+    if (p[1] === undefined) return { name: 'network', tab: 'status' };
+    return p[1] === 'certificate' ? { name: 'network', tab: 'certificate' } : { name: 'not_found', path: pathname };
   }
   if (p[0] === 'ns' && p[1]) {
     const ns = p[1];
