@@ -8,7 +8,8 @@
  *    exactly the download addresses, the three downloads (the DER file hashes to the fingerprint);
  * 3. the Network page: the certificate, "Renew now" replacing it, and a renewal that really fails (the leaf file's
  *    place is taken by a folder) said in plain words;
- * 4. pairing the authenticator: the link as a QR code, and the warning that a phone cannot reach `localhost`.
+ * 4. pairing the authenticator: the link as a QR code, and the warning that a phone cannot reach `localhost`; the
+ *    authenticator app opened over plain http at a network name says why it cannot keep keys there.
  * Screenshots at 390 and 1366 px wide go to test-results/e2e/screenshots/network-*.png.
  */
 import crypto from 'node:crypto';
@@ -42,7 +43,7 @@ interface Health {
 }
 
 test.beforeAll(async () => {
-  [server, plain] = await Promise.all([startServerProcess({ tls: 'internal', authenticatorPort: 0 }), startServerProcess({})]);
+  [server, plain] = await Promise.all([startServerProcess({ tls: 'internal', authenticatorPort: 0 }), startServerProcess({ authenticatorPort: 0 })]);
   api = await playwrightRequest.newContext({ baseURL: server.url, ignoreHTTPSErrors: true, extraHTTPHeaders: { Authorization: `Bearer ${server.token}` } });
   publicUrl = ((await (await api.get('/healthz')).json()) as Health).tls.public_url;
   expect(publicUrl).toBe(`https://localhost:${new URL(server.url).port}`);
@@ -282,4 +283,25 @@ test('pairing shows the link as a QR code and warns that a phone cannot reach a 
   await expect(card).toContainText('--tls internal');
   await shots(page, 'pairing');
   await card.getByRole('button', { name: 'Cancel pairing' }).click();
+});
+
+test('the authenticator app opened over plain http at a network name says it needs HTTPS', async ({ browser }) => {
+  const info = (await (await fetch(`${plain.url}/api/auth/app-approval/v1/info`)).json()) as { appOrigin: string };
+  const port = new URL(info.appOrigin).port;
+  const phone = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
+  try {
+    const app = await phone.newPage();
+    // localhost is a secure context even over http: no note.
+    await app.goto(`http://localhost:${port}/`);
+    await expect(app.getByRole('heading', { name: 'Protect this phone’s keys' })).toBeVisible();
+    await expect(app.getByTestId('insecure')).toHaveCount(0);
+    // A name of the network over http is not.
+    await app.goto(`http://hearth.test:${port}/`);
+    await expect(app.getByTestId('insecure')).toContainText('This page came over plain http, so the browser does not let the app keep keys here');
+    await expect(app.getByTestId('insecure')).toContainText('--tls internal');
+    await expect(app.getByRole('heading', { name: 'Protect this phone’s keys' })).toHaveCount(0);
+    await app.screenshot({ path: path.join(SHOTS, 'network-authenticator-plain-http-390.png'), fullPage: true, animations: 'disabled', caret: 'hide' });
+  } finally {
+    await phone.close();
+  }
 });
