@@ -5,7 +5,8 @@
  *    banner links to the same page at the public address; over plain http on a name of the network it says the
  *    connection is not encrypted (a second server without TLS, reached as `hearth.test`);
  * 2. "Add this device's certificate", reached from the sign-in page: the fingerprint of `/healthz`, QR codes that draw
- *    exactly the download addresses, the three downloads (the DER file hashes to the fingerprint);
+ *    exactly the download addresses, the three downloads (the DER file hashes to the fingerprint); without TLS, how
+ *    to turn it on;
  * 3. the Network page: the certificate, "Renew now" replacing it, and a renewal that really fails (the leaf file's
  *    place is taken by a folder) said in plain words;
  * 4. pairing the authenticator: the link as a QR code, and the warning that a phone cannot reach `localhost`; the
@@ -199,6 +200,19 @@ test('the certificate page shows the fingerprint of /healthz, QR codes of the do
   } finally {
     await iphone.close();
   }
+});
+
+test('without TLS the certificate page says there is nothing to install and how to turn HTTPS on', async ({ page }) => {
+  await page.goto(`${plain.url}/network/certificate`);
+  const off = page.getByRole('note').filter({ hasText: 'HTTPS is off: there is no certificate to install' });
+  await expect(off).toContainText('hearth serve --tls internal');
+  await expect(page.getByTestId('ca-qr')).toHaveCount(0);
+  await expect(page.getByRole('link', { name: 'hearth-ca.crt' })).toHaveCount(0);
+  // The sign-in page offers no certificate either.
+  await page.goto(`${plain.url}/`);
+  await expect(page.getByRole('heading', { name: 'Create the first administrator' })).toBeVisible();
+  await expect(page.getByText(/^Hearth v\d/)).toBeVisible(); // the health answer arrived
+  await expect(page.getByRole('link', { name: 'Add this device’s certificate' })).toHaveCount(0);
 });
 
 test('the Network page shows the certificate, "Renew now" replaces it, and a failed renewal is said in plain words', async ({ page }) => {
