@@ -32,7 +32,7 @@ const UI_DIR = unpacked(path.resolve(here, '../../../ui/dist'));
 const PRELOAD = path.join(here, 'preload.cjs');
 const STATUS_PAGE = path.join(here, 'status.html');
 /** The admin UI's page with the CA QR code, fingerprint and install steps. */
-const CERTIFICATE_PAGE = '/certificate';
+const CERTIFICATE_PAGE = '/network/certificate';
 const ICON = path.resolve(here, '../../../resources/icons/icon.png');
 
 if (!app.requestSingleInstanceLock()) {

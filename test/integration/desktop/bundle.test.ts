@@ -154,7 +154,7 @@ describe('desktop main process (stand-in Electron)', () => {
       const item = record.trayMenus.at(-1).template.find((i: { label?: string }) => i.label === 'Share on the local network');
       expect(item.checked).toBe(false);
       item.click({ checked: true });
-      await until(() => win.loads.at(-1) === `https://${local}:${lanPort}/certificate`, 'the window on the certificate page at the LAN address');
+      await until(() => win.loads.at(-1) === `https://${local}:${lanPort}/network/certificate`, 'the window on the certificate page at the LAN address');
       const root = readInternalRoot(path.join(userData, 'data'))!;
       const leaf = await new Promise<string>((resolve, reject) => {
         const socket = tls.connect({ host: '127.0.0.1', port: lanPort, servername: local, ca: [root] }, () => {

@@ -14,6 +14,8 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 import { rawCall } from '../../helpers/http.ts';
+import { TlsStore } from '../../../server/identity/keys/tls/tls.store.ts';
+import { SecretStore } from '../../../server/core/secrets/secrets.ts';
 import { until } from '../../helpers/wait.ts';
 
 const NAME = 'hearth.test';
@@ -202,6 +204,16 @@ describe('--tls internal', () => {
       expect(second.tls.certificate()!.fingerprintSha256).toBe(leafBefore);
     } finally {
       await second.close();
+    }
+    // A key and certificate that do not pair (a write cut between the two files) are not reused: a new leaf.
+    new TlsStore(dataDir, 'internal', {}, new SecretStore(dataDir)).writeSealed('leaf.key', crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+    const repaired = await startTestServer({ dataDir, tls: 'internal', tlsNames: [NAME], mdns: false });
+    try {
+      expect(repaired.tls.status().ca!.fingerprintSha256).toBe(rootBefore);
+      expect(repaired.tls.certificate()!.fingerprintSha256).not.toBe(leafBefore);
+      expect((await handshake(repaired.port, [repaired.tls.caPem()!])).fingerprint256).toBe(repaired.tls.certificate()!.fingerprintSha256);
+    } finally {
+      await repaired.close();
     }
     // Another name: the same root signs a new leaf that covers it.
     const third = await startTestServer({ dataDir, tls: 'internal', tlsNames: ['other.test'], mdns: false });

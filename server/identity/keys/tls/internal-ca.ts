@@ -119,7 +119,9 @@ export function createInternalCa(opts: InternalCaOptions): InternalCa {
         const lifetime = Date.parse(leaf.validTo) - Date.parse(leaf.validFrom);
         const due = Date.parse(leaf.validFrom) + (lifetime * 2) / 3;
         const sameNames = sameSet(sanList(leaf), opts.names());
-        if (sameNames && now() < due && leaf.checkIssued(new crypto.X509Certificate(root!.pem))) return { cert: certPem, key: keyPem };
+        // A pair from an interrupted write (the key saved, the certificate not) is not reused: a new leaf is made.
+        const pairs = leaf.checkPrivateKey(crypto.createPrivateKey(keyPem));
+        if (sameNames && pairs && now() < due && leaf.checkIssued(new crypto.X509Certificate(root!.pem))) return { cert: certPem, key: keyPem };
       }
       return await issueLeaf();
     },
