@@ -7,6 +7,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -64,6 +65,8 @@ export const fmtRate = (perSec: number, unit: string): string => `${perSec >= 10
 export const fmtS = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 /** `a / b` as "0.62×". */
 export const ratio = (a: number, b: number): string => (b > 0 && Number.isFinite(a) ? `${(a / b).toFixed(2)}×` : 'n/a');
+/** A figure against its target (higher is better): "met (≥ 0.6)" or "MISSED (< 0.6)". Benchmarks never fail on it. */
+export const verdict = (value: number, target: number): string => (value >= target ? `met (≥ ${target})` : `MISSED (< ${target})`);
 
 /** Prints rows as an aligned plain-text table (first row is the header). */
 export function printTable(rows: string[][], indent = '  '): void {
@@ -88,11 +91,22 @@ export interface HttpResponse {
   body: string;
 }
 
-export function keepAliveAgent(maxSockets = 1): http.Agent {
+/**
+ * How a benchmark's client reaches an https server: the roots it trusts (only these: the chain is verified) and the
+ * name the certificate must hold (also sent as SNI; without it, the URL's host, which may be an IP address).
+ */
+export interface TlsClient {
+  ca: string | string[];
+  servername?: string;
+}
+
+/** A keep-alive agent; with `tls`, an https agent trusting only `tls.ca`. */
+export function keepAliveAgent(maxSockets = 1, tls?: TlsClient): http.Agent {
+  if (tls) return new https.Agent({ keepAlive: true, maxSockets, ca: tls.ca, servername: tls.servername });
   return new http.Agent({ keepAlive: true, maxSockets });
 }
 
-/** One request over `agent`; resolves with the whole body as text. */
+/** One request over `agent` (an https agent for an https URL); resolves with the whole body as text. */
 export function request(
   agent: http.Agent,
   url: string,
@@ -101,7 +115,7 @@ export function request(
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { ...opts.headers };
     if (opts.body !== undefined) headers['content-length'] = Buffer.byteLength(opts.body);
-    const req = http.request(url, { method: opts.method ?? 'GET', agent, headers }, (res) => {
+    const req = (url.startsWith('https:') ? https : http).request(url, { method: opts.method ?? 'GET', agent, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));

@@ -56,6 +56,7 @@ import {
   startChild,
   summarize,
   type BenchChild,
+  verdict,
 } from './lib.ts';
 import { measureClaims } from './mail-claim.ts';
 import { summarizeProfile } from './mail-cpuprofile.ts';
@@ -237,7 +238,6 @@ async function nodemailerRun(peer: Peer, label: string, n: number, pooled: boole
 
 // ---------------------------------------------------------------------------------------------------------------
 
-const verdict = (value: number, target: number) => (value >= target ? `met (≥ ${target})` : `MISSED (< ${target})`);
 const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 
 interface ImmediateResult {

@@ -2,13 +2,15 @@
  * The baseline of the OAuth benchmark: panva's `oidc-provider` in its own process (forked by bench/lib.ts
  * `startChild`), configured for the same grant Hearth serves: `client_credentials` for one confidential client
  * (`client_secret_basic`), resource indicators resolving every request to one resource server whose access tokens
- * are RS256 JWTs signed with the 2048-bit RSA key given by the parent.
+ * are RS256 JWTs signed with the 2048-bit RSA key given by the parent. With `tls` (a PEM certificate and key), it
+ * serves `node:https` presenting that certificate and its issuer is `https://…` (bench/tls.bench.ts).
  *
- * Parent → child: {type: 'start', jwk, clientId, clientSecret, audience}, {type: 'stop'}.
+ * Parent → child: {type: 'start', jwk, clientId, clientSecret, audience, tls?: {cert, key}}, {type: 'stop'}.
  * Child → parent: {type: 'ready', url}, {type: 'error', message}.
  * The child exits when told to stop or when the parent goes away.
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 
@@ -19,6 +21,8 @@ interface StartMessage {
   clientId: string;
   clientSecret: string;
   audience: string;
+  /** Serve https with this certificate (PEM, leaf first) and key. */
+  tls?: { cert: string; key: string };
 }
 
 if (!process.send) {
@@ -40,14 +44,14 @@ function stop(code: number): void {
 }
 
 async function start(m: StartMessage): Promise<string> {
-  const srv = http.createServer();
+  const srv = m.tls ? https.createServer({ cert: m.tls.cert, key: m.tls.key }) : http.createServer();
   await new Promise<void>((resolve, reject) => {
     srv.once('error', reject);
     srv.listen(0, '127.0.0.1', () => resolve());
   });
   server = srv;
   const { port } = srv.address() as AddressInfo;
-  const issuer = `http://127.0.0.1:${port}`;
+  const issuer = `${m.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const resourceServer = {
     scope: 'read',
     audience: m.audience,

@@ -27,8 +27,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SignJWT, createLocalJWKSet, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
-import { benchRun, envInt, fmtMs, fmtRate, heading, keepAliveAgent, median, now, printTable, ratio, request, startChild, summarize } from './lib.ts';
-import { Loader, RawConnection, mergeRates, type RateResult } from './rows-http.ts';
+import { benchRun, envInt, fmtMs, fmtRate, heading, median, now, printTable, ratio, startChild, summarize } from './lib.ts';
+import { checkToken, createBenchClient, providerJwk, tokenRequest } from './oauth-common.ts';
+import { Loader, mergeRates, type RateResult } from './rows-http.ts';
 
 const CONNECTIONS = envInt('BENCH_OAUTH_CONNECTIONS', 20);
 const SECONDS = envInt('BENCH_OAUTH_SECONDS', 10);
@@ -38,7 +39,6 @@ const JOSE_SECONDS = envInt('BENCH_OAUTH_JOSE_SECONDS', 5);
 const PARALLEL = envInt('BENCH_OAUTH_PARALLEL', 8);
 const TARGET = 1.2;
 const NS = 'bench';
-const FORM = 'grant_type=client_credentials&scope=read';
 
 const run = benchRun('hearth-bench-oauth-');
 const tmp = run.tmp;
@@ -84,51 +84,6 @@ function cpuMs(pid: number): Cpu {
 }
 
 const cpuTotal = (c: Cpu) => c.main + c.pool + c.other;
-
-function basic(id: string, secret: string): string {
-  return `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString('base64')}`;
-}
-
-/** The bytes of one token request (the same for every request: HTTP Basic client authentication, form body). */
-function tokenRequest(base: string, endpoint: string, authorization: string): Buffer {
-  const host = new URL(base).host;
-  return Buffer.from(
-    `POST ${endpoint} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: ${authorization}\r\nContent-Type: application/x-www-form-urlencoded\r\n` +
-      `Accept: application/json\r\nContent-Length: ${Buffer.byteLength(FORM)}\r\n\r\n${FORM}`,
-    'latin1',
-  );
-}
-
-interface Checked {
-  header: Record<string, unknown>;
-  claims: JWTPayload;
-  bytes: number;
-  tokenType: string;
-  expiresIn: unknown;
-}
-
-/** One token request on a fresh connection; the answer must be a JWT access token that verifies against `jwksUrl`. */
-async function checkToken(name: string, base: string, req: Buffer, jwksUrl: string, audience: string): Promise<Checked> {
-  const c = await RawConnection.open(base);
-  let body: Buffer;
-  try {
-    const res = await c.send(req);
-    if (res.status !== 200) throw new Error(`${name}: token request → ${res.status} ${res.body.toString('utf8', 0, 300)}`);
-    body = res.body;
-  } finally {
-    c.close();
-  }
-  const json = JSON.parse(body.toString('utf8')) as { access_token?: string; token_type?: string; expires_in?: unknown; scope?: string };
-  const at = json.access_token;
-  if (typeof at !== 'string' || at.split('.').length !== 3) throw new Error(`${name}: the access token is not a JWT: ${body.toString('utf8', 0, 300)}`);
-  const agent = keepAliveAgent(1);
-  const jwks = await request(agent, jwksUrl);
-  agent.destroy();
-  if (jwks.status !== 200) throw new Error(`${name}: ${jwksUrl} → ${jwks.status}`);
-  const { payload, protectedHeader } = await jwtVerify(at, createLocalJWKSet(JSON.parse(jwks.body) as { keys: JWK[] }), { audience, algorithms: ['RS256'] });
-  if (json.scope !== 'read' || payload.scope !== 'read') throw new Error(`${name}: expected scope "read", got ${JSON.stringify(json.scope)} / ${JSON.stringify(payload.scope)}`);
-  return { header: protectedHeader as Record<string, unknown>, claims: payload, bytes: body.length, tokenType: String(json.token_type), expiresIn: json.expires_in };
-}
 
 interface Side {
   name: string;
@@ -198,29 +153,11 @@ async function main(): Promise<number> {
   // 1. Hearth, with a namespace, a service account bound to it and a confidential client bound to the account.
   const hearth = await startChild('../test/helpers/server-child.ts', { dataDir: path.join(tmp.dir, 'hearth'), adminToken: token });
   run.children.add(hearth);
-  const agent = keepAliveAgent(1);
-  const admin = async (p: string, body: unknown, expect: number) => {
-    const r = await request(agent, hearth.url + p, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    if (r.status !== expect) throw new Error(`POST ${p} → ${r.status} ${r.body.slice(0, 300)}`);
-    return JSON.parse(r.body) as Record<string, any>;
-  };
-  await admin('/v1/namespaces', { name: NS }, 201);
-  const sa = await admin('/api/admin/core/service-accounts', { appId: 'hearth-db', resourceType: 'namespace', resourceId: NS }, 201);
-  const audience = `${hearth.url}/v1/${NS}`;
-  const created = await admin('/api/admin/oauth/clients', { name: 'Bench job', serviceAccountId: sa.sub, scopes: ['read', 'write'], audiences: [audience] }, 201);
-  agent.destroy();
-  const clientId = created.client.clientId as string;
-  const clientSecret = created.clientSecret as string;
-  const auth = basic(clientId, clientSecret);
-  console.log(`${elapsed()} hearth started (${hearth.url}); client ${clientId} bound to service account ${sa.sub} (namespace ${NS})`);
+  const { clientId, clientSecret, audience, authorization: auth, sub } = await createBenchClient(hearth.url, token, NS, { createNamespace: true });
+  console.log(`${elapsed()} hearth started (${hearth.url}); client ${clientId} bound to service account ${sub} (namespace ${NS})`);
 
   // 2. oidc-provider with the same client id and secret, the same audience, and its own RSA 2048 key.
-  const { privateKey } = crypto.generateKeyPairSync('rsa', { modulusLength: 2048 });
-  const jwk = { ...(privateKey.export({ format: 'jwk' }) as JWK), kid: `bench-${crypto.randomBytes(6).toString('base64url')}`, alg: 'RS256', use: 'sig' };
+  const jwk = providerJwk();
   const provider = await startChild('oauth-provider-child.ts', { jwk, clientId, clientSecret, audience });
   run.children.add(provider);
   console.log(`${elapsed()} oidc-provider started (${provider.url})`);
@@ -242,7 +179,7 @@ async function main(): Promise<number> {
   const claims = (): JWTPayload => {
     const iat = Math.floor(Date.now() / 1000);
     return {
-      iss: hearth.url, sub: sa.sub as string, aud: audience, client_id: clientId, scope: 'read', hearth_actor: 'service_account',
+      iss: hearth.url, sub, aud: audience, client_id: clientId, scope: 'read', hearth_actor: 'service_account',
       iat, exp: iat + 3600, jti: crypto.randomBytes(16).toString('base64url'),
     };
   };

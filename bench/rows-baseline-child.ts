@@ -6,11 +6,19 @@
  *   GET /v1/:ns/tables/items/rows/:id                       SELECT * FROM "items" WHERE "id" = ?
  *   GET /v1/:ns/tables/items/rows?qty=gt.N&order=id&limit=L  SELECT <all columns> FROM "items" WHERE "qty" > ?
  *                                                           ORDER BY "id" ASC LIMIT ? OFFSET ?  → {data, meta}
+ *   GET /healthz                                            the work of Hearth's: one UPSERT into a probe table of
+ *                                                           a second database (WAL, synchronous=NORMAL, as Hearth's
+ *                                                           platform database), then {"status":"ok"}
  *
- * Parent → child: {type: 'start', dbFile}, {type: 'stop'}.  Child → parent: {type: 'ready', url}.
+ * With `tls` (a PEM certificate and key), it is a `node:https` server presenting that certificate
+ * (bench/tls.bench.ts gives it the one Hearth presents); else plain `node:http`.
+ *
+ * Parent → child: {type: 'start', dbFile, tls?: {cert, key}}, {type: 'stop'}.  Child → parent: {type: 'ready', url}.
  */
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import Router from '@koa/router';
 import Database from 'better-sqlite3';
 import Koa from 'koa';
@@ -23,8 +31,9 @@ const send = (msg: Record<string, unknown>) => process.send!(msg);
 
 let server: http.Server | null = null;
 let db: Database.Database | null = null;
+let healthDb: Database.Database | null = null;
 
-function start(dbFile: string): void {
+function start(dbFile: string, tls?: { cert: string; key: string }): void {
   db = new Database(dbFile);
   // The same connection settings as a Hearth namespace with the default configuration.
   db.pragma('journal_mode = WAL');
@@ -34,8 +43,18 @@ function start(dbFile: string): void {
   const page = db.prepare(
     'SELECT "id", "sku", "qty", "price", "note", "created_at", "updated_at" FROM "items" WHERE "qty" > ? ORDER BY "id" ASC LIMIT ? OFFSET ?',
   );
+  healthDb = new Database(path.join(path.dirname(dbFile), 'baseline-health.db'));
+  healthDb.pragma('journal_mode = WAL');
+  healthDb.pragma('synchronous = NORMAL');
+  healthDb.exec('CREATE TABLE IF NOT EXISTS health_probe (id INTEGER PRIMARY KEY, at TEXT NOT NULL)');
+  const probe = healthDb.prepare('INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at');
   const app = new Koa();
   const router = new Router();
+  router.get('/healthz', (ctx) => {
+    probe.run(new Date().toISOString());
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { status: 'ok' };
+  });
   router.get('/v1/:ns/tables/items/rows/:id', (ctx) => {
     const row = one.get(Number(ctx.params.id));
     if (!row) {
@@ -56,16 +75,17 @@ function start(dbFile: string): void {
     ctx.body = { data: page.all(Number(qty.slice(3)), limit, 0), meta: { limit, offset: 0 } };
   });
   app.use(router.routes());
-  server = http.createServer(app.callback());
+  server = tls ? https.createServer({ cert: tls.cert, key: tls.key }, app.callback()) : http.createServer(app.callback());
   server.listen(0, '127.0.0.1', () => {
     const { port } = server!.address() as AddressInfo;
-    send({ type: 'ready', url: `http://127.0.0.1:${port}` });
+    send({ type: 'ready', url: `${tls ? 'https' : 'http'}://127.0.0.1:${port}` });
   });
 }
 
 function stop(): void {
   const done = () => {
     db?.close();
+    healthDb?.close();
     process.exit(0);
   };
   if (!server) return done();
@@ -75,7 +95,7 @@ function stop(): void {
 
 process.on('disconnect', stop);
 process.on('message', (raw) => {
-  const msg = raw as { type: string; dbFile?: string };
-  if (msg.type === 'start') start(msg.dbFile!);
+  const msg = raw as { type: string; dbFile?: string; tls?: { cert: string; key: string } };
+  if (msg.type === 'start') start(msg.dbFile!, msg.tls);
   else if (msg.type === 'stop') stop();
 });

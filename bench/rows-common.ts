@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import type http from 'node:http';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { request } from './lib.ts';
 
 export interface Item {
@@ -79,4 +80,20 @@ export function namespaceFiles(dataDir: string): string[] {
     .readdirSync(dir)
     .filter((f) => f.endsWith('.db'))
     .map((f) => path.join(dir, f));
+}
+
+/**
+ * Copies the one namespace database of a Hearth data folder to `to` (VACUUM INTO, while Hearth runs), for a
+ * baseline reading the same rows; returns the `items` table's CREATE TABLE statement.
+ */
+export function copyItemsDatabase(dataDir: string, to: string): string {
+  const files = namespaceFiles(dataDir);
+  if (files.length !== 1) throw new Error(`expected one namespace file, found ${files.length}`);
+  const src = new Database(files[0]!, { readonly: true, fileMustExist: true });
+  try {
+    src.prepare('VACUUM INTO ?').run(to);
+    return src.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'items'").pluck().get() as string;
+  } finally {
+    src.close();
+  }
 }

@@ -2,9 +2,11 @@
  * A lean HTTP/1.1 load generator for the rows benchmark: raw keep-alive sockets (node:net), one request in flight
  * per connection, responses framed by Content-Length. It costs the load-generating process much less CPU than
  * `http.request`, which matters on a small machine where the client and the server under test share the cores.
+ * An `https://` URL is reached over TLS (node:tls) with the chain verified against the roots given (`TlsClient`).
  */
 import net from 'node:net';
-import { now } from './lib.ts';
+import tls from 'node:tls';
+import { now, type TlsClient } from './lib.ts';
 
 export interface RawResponse {
   status: number;
@@ -35,11 +37,16 @@ export class RawConnection {
     socket.on('close', () => this.fail(new Error('connection closed by the server')));
   }
 
-  static open(baseUrl: string): Promise<RawConnection> {
+  /** Connects (and, for an https URL, completes the TLS handshake: the chain must verify against `tlsClient.ca`). */
+  static open(baseUrl: string, tlsClient?: TlsClient): Promise<RawConnection> {
     const u = new URL(baseUrl);
+    const secure = u.protocol === 'https:';
+    if (secure && !tlsClient) return Promise.reject(new Error(`${baseUrl}: an https URL needs the roots to trust (tlsClient)`));
     return new Promise((resolve, reject) => {
-      const s = net.connect(Number(u.port), u.hostname);
-      s.once('connect', () => {
+      const s = secure
+        ? tls.connect({ host: u.hostname, port: Number(u.port), ca: tlsClient!.ca, servername: tlsClient!.servername })
+        : net.connect(Number(u.port), u.hostname);
+      s.once(secure ? 'secureConnect' : 'connect', () => {
         s.off('error', reject);
         resolve(new RawConnection(s, u.host));
       });
@@ -138,8 +145,8 @@ export class Loader {
     this.conns = conns;
   }
 
-  static async open(url: string, connections: number): Promise<Loader> {
-    return new Loader(await Promise.all(Array.from({ length: connections }, () => RawConnection.open(url))));
+  static async open(url: string, connections: number, tlsClient?: TlsClient): Promise<Loader> {
+    return new Loader(await Promise.all(Array.from({ length: connections }, () => RawConnection.open(url, tlsClient))));
   }
 
   async run(ms: number, request: (i: number) => Buffer): Promise<RateResult> {

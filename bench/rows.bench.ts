@@ -45,8 +45,9 @@ import {
   startChild,
   summarize,
   benchRun,
+  verdict,
 } from './lib.ts';
-import { createItemsNamespace, items, namespaceFiles, postRows, type Hearth, type Item } from './rows-common.ts';
+import { copyItemsDatabase, createItemsNamespace, items, postRows, type Hearth, type Item } from './rows-common.ts';
 import { Loader, RawConnection, mergeRates, type RateResult } from './rows-http.ts';
 
 const TABLE_ROWS = envInt('BENCH_ROWS_TABLE', 100_000);
@@ -171,7 +172,6 @@ async function hearthInsert(h: Hearth, ns: string, body: string): Promise<number
 // ---------------------------------------------------------------------------------------------------------------
 
 const rate = (r: RateResult) => fmtRate(r.perSec, 'req');
-const verdict = (value: number, target: number) => (value >= target ? `met (≥ ${target})` : `MISSED (< ${target})`);
 
 async function main(): Promise<number> {
   console.log(
@@ -195,13 +195,8 @@ async function main(): Promise<number> {
   console.log(`${elapsed()} hearth: ${TABLE_ROWS} rows inserted in ${fmtS(fillMs)} (POSTs of up to 100,000 rows)`);
 
   // 2. The baseline on a copy of the same database.
-  const files = namespaceFiles(hearthDir);
-  if (files.length !== 1) throw new Error(`expected one namespace file, found ${files.length}`);
   const copy = path.join(baseDir, 'copy.db');
-  const src = new Database(files[0]!, { readonly: true, fileMustExist: true });
-  src.prepare('VACUUM INTO ?').run(copy);
-  const ddl = src.prepare("SELECT sql FROM sqlite_schema WHERE type = 'table' AND name = 'items'").pluck().get() as string;
-  src.close();
+  const ddl = copyItemsDatabase(hearthDir, copy);
   const baseline = await startChild('rows-baseline-child.ts', { dbFile: copy });
   children.add(baseline);
   const authLine = `Authorization: Bearer ${token}`;
