@@ -249,6 +249,15 @@ describe('renewal', () => {
           text += new TextDecoder().decode(value);
         }
       })();
+      // A TLS session ticket taken before the renewal…
+      const ticket = await new Promise<Buffer>((resolve, reject) => {
+        const socket = tls.connect({ host: '127.0.0.1', port: r.port, servername: NAME, ca: [caRoot] });
+        socket.once('session', (session: Buffer) => {
+          resolve(session);
+          socket.end();
+        });
+        socket.once('error', reject);
+      });
       // …outlives the scheduled renewal: new handshakes get the new leaf…
       const renewed = await until(async () => {
         const c = await handshake(r.port, [caRoot]);
@@ -256,6 +265,15 @@ describe('renewal', () => {
         return fp !== first.fingerprintSha256 ? fp : null;
       }, 'a renewed certificate');
       expect(renewed).toBe(r.tls.certificate()!.fingerprintSha256);
+      // …and still resumes (the ticket keys survive the swap: no full handshake for every client after a renewal).
+      const resumed = await new Promise<boolean>((resolve, reject) => {
+        const socket = tls.connect({ host: '127.0.0.1', port: r.port, servername: NAME, ca: [caRoot], session: ticket }, () => {
+          resolve(socket.isSessionReused());
+          socket.end();
+        });
+        socket.once('error', reject);
+      });
+      expect(resumed).toBe(true);
       expect(r.tls.status().lastRenewalAt).not.toBeNull();
       // …and the old stream still delivers.
       r.services.db.events.publish('live', { table: 't', action: 'insert', row: { id: 1 }, _meta: { actor: 'test' }, timestamp: new Date().toISOString() });

@@ -103,6 +103,7 @@ export function createTlsService(opts: TlsServiceOptions) {
   let renewing: Promise<void> | null = null;
   let closed = false;
   let mode: TlsMode = opts.mode;
+  let rootCache: { pem: string; cert: crypto.X509Certificate } | null = null;
 
   function makeSource(mode: Exclude<TlsMode, 'off'>): CertificateSource {
     const store = (area: string) => new TlsStore(opts.dataDir, area, opts.env, opts.secrets);
@@ -134,7 +135,8 @@ export function createTlsService(opts: TlsServiceOptions) {
     context = { cert: m.cert, key: m.key, minVersion: 'TLSv1.2' };
     info = describe(m);
     // New handshakes use the new certificate; connections already open keep theirs until they close.
-    for (const s of servers) s.setSecureContext(context);
+    // The session ticket keys are kept: clients resume their TLS sessions across a renewal instead of a full handshake.
+    for (const s of servers) s.setSecureContext({ ...context, ticketKeys: s.getTicketKeys() });
     for (const l of listeners) l(info);
   }
 
@@ -278,7 +280,8 @@ export function createTlsService(opts: TlsServiceOptions) {
     },
     status(): TlsStatus {
       const rootPem = this.caPem();
-      const root = rootPem ? new crypto.X509Certificate(rootPem) : null;
+      if (rootPem !== rootCache?.pem) rootCache = rootPem ? { pem: rootPem, cert: new crypto.X509Certificate(rootPem) } : null;
+      const root = rootCache?.cert ?? null;
       return {
         mode,
         names: mode === 'off' ? [] : opts.names(),
