@@ -1,13 +1,26 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import type { Command } from 'commander';
 import { CliError } from './output.ts';
 import { freshLogin, readLogin, type StoredLogin } from './credentials.ts';
+import { connectionError, talksToServer } from './trust.ts';
 
 export interface ClientOptions {
   url?: string;
   token?: string;
   data?: string;
+}
+
+/**
+ * The options of a command that talks to a running server with an admin token: `--url`, `--token`, `--data` and
+ * `--ca-file` (left out with `caFileOption: false` where the command's own `--ca-file` means something else).
+ */
+export function serverOptions(c: Command, opts: { caFileOption?: boolean } = {}): Command {
+  return talksToServer(c, opts)
+    .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
+    .option('--token <token>', 'admin API token (HEARTH_TOKEN; default: your `hearth login`, then the data folder\'s initial admin token)')
+    .option('--data <dir>', 'data folder to find the initial admin token in (default ./hearth-data)');
 }
 
 /**
@@ -76,8 +89,7 @@ export class HearthClient {
     try {
       return await fetch(this.base + pathname, { method, headers, body, duplex: 'half' } as RequestInit);
     } catch (err) {
-      const cause = (err as { cause?: { code?: string } }).cause;
-      throw new CliError(`cannot reach Hearth at ${this.base}${cause?.code ? ` (${cause.code})` : ''}: is \`hearth serve\` running? (--url or HEARTH_URL)`);
+      throw connectionError('Hearth', this.base, err);
     }
   }
 

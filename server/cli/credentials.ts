@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { decodeJwt } from 'jose';
 import { CliError } from './output.ts';
+import { connectionError } from './trust.ts';
 
 export const CLIENT_ID = 'hearth-cli';
 export const SCOPE = 'openid profile email offline_access read write admin';
@@ -191,9 +192,7 @@ async function httpFetch(what: string, url: string, init: RequestInit = {}): Pro
   try {
     return await fetch(url, { ...init, signal: AbortSignal.timeout(HTTP_TIMEOUT_MS) });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    const reason = (err as Error).name === 'TimeoutError' ? 'timed out' : cause?.code ?? cause?.message ?? (err as Error).message;
-    throw new CliError(`cannot reach ${what} at ${url} (${reason})`);
+    throw connectionError(what, url, err);
   }
 }
 

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.ts';
 import { CliError } from './output.ts';
+import { CA_FILE_HELP, applyTrust } from './trust.ts';
 import { registerServe } from './commands/serve.ts';
 import { registerTokens } from './commands/tokens.ts';
 import { registerNamespaces } from './commands/ns.ts';
@@ -9,6 +10,7 @@ import { registerAccounts } from './commands/accounts.ts';
 import { registerLogin } from './commands/login.ts';
 import { registerLinux } from './commands/linux.ts';
 import { registerMail } from './commands/mail.ts';
+import { registerTls } from './commands/tls.ts';
 
 /**
  * The `hearth` command. Command modules load only what parsing needs: the server (boot.ts and the domains behind it)
@@ -20,7 +22,12 @@ export function buildProgram(): Command {
     .description('Hearth: database service, identity platform and outgoing mail for small offices')
     .version(VERSION, '-v, --version')
     .showHelpAfterError()
-    .exitOverride();
+    .exitOverride()
+    // `hearth --ca-file <pem> <command>`: options before the command belong to `hearth`, after it to the command
+    // (`admin outgoing-mail profiles put --ca-file` is the profile's CA, not the trust for Hearth).
+    .enablePositionalOptions()
+    .option('--ca-file <pem>', `${CA_FILE_HELP}; also accepted after every command that talks to a server`)
+    .hook('preAction', (self, action) => applyTrust(self, action));
   registerServe(program);
   registerTokens(program);
   registerNamespaces(program);
@@ -29,6 +36,7 @@ export function buildProgram(): Command {
   registerLogin(program);
   registerLinux(program);
   registerMail(program);
+  registerTls(program);
   return program;
 }
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { HearthClient, type ClientOptions } from '../client.ts';
+import { HearthClient, serverOptions, type ClientOptions } from '../client.ts';
 import { CliError, printFields, printJson, printJsonLines, printTable } from '../output.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../identity/sessions/passwords.ts';
 import { DATABASE_APP_ID, NAMESPACE_RESOURCE } from '../../core/auth/database-app.ts';
@@ -63,14 +63,9 @@ interface Page<T> {
 type Opts = ClientOptions & { json?: boolean };
 type ListOpts = Opts & { jsonl?: boolean; search?: string; all?: boolean; page?: string; perPage?: string };
 
-const common = (c: Command) =>
-  c
-    .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
-    .option('--token <token>', 'admin API token (HEARTH_TOKEN; default: your `hearth login`, then the data folder\'s initial admin token)')
-    .option('--data <dir>', 'data folder to find the initial admin token in (default ./hearth-data)');
 
 const listOptions = (c: Command) =>
-  common(c)
+  serverOptions(c)
     .option('--search <text>', 'only entries matching this text (case-insensitive substring)')
     .option('--all', 'fetch every page')
     .option('--page <n>', 'page to show (from 1)', '1')
@@ -274,7 +269,7 @@ function registerUsers(accounts: Command): void {
       printList(opts, list, userRow, USER_COLUMNS);
     });
 
-  common(users.command('get <user>'))
+  serverOptions(users.command('get <user>'))
     .description('show an account and its groups (direct and nested)')
     .option('--json', 'print JSON')
     .action(async (ref: string, opts: Opts) => {
@@ -283,7 +278,7 @@ function registerUsers(accounts: Command): void {
       else printUser(a);
     });
 
-  common(users.command('create <login>'))
+  serverOptions(users.command('create <login>'))
     .description('create an account')
     .option('--display-name <name>', 'display name')
     .option('--email <email>', 'email address')
@@ -312,7 +307,7 @@ function registerUsers(accounts: Command): void {
       else process.stdout.write(`Created account ${a.login} (${a.sub})${password !== undefined ? ' with a password' : ''}.\n`);
     });
 
-  common(users.command('update <user>'))
+  serverOptions(users.command('update <user>'))
     .description('change an account (only the options given change)')
     .option('--login <login>', 'new login (the sub stays the same)')
     .option('--display-name <name>', 'display name')
@@ -344,7 +339,7 @@ function registerUsers(accounts: Command): void {
     });
 
   for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {
-    common(users.command(`${name} <user>`))
+    serverOptions(users.command(`${name} <user>`))
       .description(disabled ? 'disable an account (its sessions end)' : 'enable a disabled account')
       .option('--json', 'print JSON')
       .action(async (ref: string, opts: Opts) => {
@@ -356,7 +351,7 @@ function registerUsers(accounts: Command): void {
       });
   }
 
-  common(users.command('delete <user>'))
+  serverOptions(users.command('delete <user>'))
     .description('delete an account and its group memberships')
     .option('--yes', 'do not ask for confirmation')
     .action(async (ref: string, opts: Opts & { yes?: boolean }) => {
@@ -367,7 +362,7 @@ function registerUsers(accounts: Command): void {
       process.stdout.write(`Deleted account ${a.login}.\n`);
     });
 
-  common(users.command('set-password <user>'))
+  serverOptions(users.command('set-password <user>'))
     .description('set an account\'s password (its other sessions end)')
     .option('--password-stdin', 'read the password from the first line of standard input (required)')
     .action(async (ref: string, opts: Opts & { passwordStdin?: boolean }) => {
@@ -382,7 +377,7 @@ function registerUsers(accounts: Command): void {
   registerUserLinux(users);
   registerUserDevices(users);
 
-  common(users.command('revoke-sessions <user>'))
+  serverOptions(users.command('revoke-sessions <user>'))
     .description('end every session of an account')
     .action(async (ref: string, opts: Opts) => {
       const client = new HearthClient(opts);
@@ -397,7 +392,7 @@ function registerUserLinux(users: Command): void {
   const linux = users.command('linux').description('the Linux identity (UID, private group, home, shell) of one account');
   type LinuxOpts = Opts & OutputOpts & { yes?: boolean };
 
-  outputOptions(common(linux.command('get <user>')))
+  outputOptions(serverOptions(linux.command('get <user>')))
     .description('show whether an account is eligible, its identity and any conflicts')
     .action(async (ref: string, opts: LinuxOpts) => {
       checkOutput(opts);
@@ -406,7 +401,7 @@ function registerUserLinux(users: Command): void {
       emit(opts, a, () => printLinuxAccount(a));
     });
 
-  outputOptions(common(linux.command('prepare <user>')))
+  outputOptions(serverOptions(linux.command('prepare <user>')))
     .description('backfill one account: assign its UID and private group with the configured home and shell (idempotent: a repeat changes nothing)')
     .option('--yes', 'confirm the change (required)')
     .action(async (ref: string, opts: LinuxOpts) => {
@@ -424,7 +419,7 @@ function registerUserLinux(users: Command): void {
       });
     });
 
-  outputOptions(common(linux.command('update <user>')))
+  outputOptions(serverOptions(linux.command('update <user>')))
     .description('set the home directory and login shell of an existing identity (both required; works while assignment is disabled too)')
     .option('--home <path>', 'home directory (absolute path)')
     .option('--shell <path>', 'login shell (absolute path)')
@@ -459,7 +454,7 @@ function registerUserDevices(users: Command): void {
   const path = (sub: string) => `${BASE}/users/${enc(sub)}/app-devices`;
   const label = (d: AppDevice) => (d.name ? JSON.stringify(d.name) : '(unnamed)');
 
-  outputOptions(common(devices.command('list <user>')))
+  outputOptions(serverOptions(devices.command('list <user>')))
     .description('list the devices of an account, revoked ones included (every page)')
     .action(async (ref: string, opts: DeviceOpts) => {
       checkOutput(opts);
@@ -483,7 +478,7 @@ function registerUserDevices(users: Command): void {
       );
     });
 
-  outputOptions(common(devices.command('revoke <user> <deviceId>')))
+  outputOptions(serverOptions(devices.command('revoke <user> <deviceId>')))
     .description('revoke one device of an account now (it can no longer approve sign-ins; sessions it approved stay)')
     .option('--yes', 'confirm the revocation (required)')
     .action(async (ref: string, deviceId: string, opts: DeviceOpts) => {
@@ -508,7 +503,7 @@ function registerGroups(accounts: Command): void {
       printList(opts, list, groupRow, ['name', 'description', 'id', 'created_at']);
     });
 
-  common(groups.command('get <group>'))
+  serverOptions(groups.command('get <group>'))
     .description('show a group and its direct members')
     .option('--json', 'print JSON')
     .action(async (ref: string, opts: Opts) => {
@@ -517,7 +512,7 @@ function registerGroups(accounts: Command): void {
       else printGroup(g);
     });
 
-  common(groups.command('create <name>'))
+  serverOptions(groups.command('create <name>'))
     .description('create a group')
     .option('--description <text>', 'description')
     .option('--json', 'print JSON')
@@ -529,7 +524,7 @@ function registerGroups(accounts: Command): void {
       else process.stdout.write(`Created group ${g.name} (${g.id}).\n`);
     });
 
-  common(groups.command('update <group>'))
+  serverOptions(groups.command('update <group>'))
     .description('rename a group or change its description')
     .option('--name <name>', 'new name')
     .option('--description <text>', 'new description')
@@ -546,7 +541,7 @@ function registerGroups(accounts: Command): void {
       else process.stdout.write(`Updated group ${updated.name}.\n`);
     });
 
-  common(groups.command('delete <group>'))
+  serverOptions(groups.command('delete <group>'))
     .description('delete a group (its memberships go with it; member accounts stay)')
     .option('--yes', 'do not ask for confirmation')
     .action(async (ref: string, opts: Opts & { yes?: boolean }) => {
@@ -557,7 +552,7 @@ function registerGroups(accounts: Command): void {
       process.stdout.write(`Deleted group ${g.name}.\n`);
     });
 
-  outputOptions(common(groups.command('make-posix <group>')))
+  outputOptions(serverOptions(groups.command('make-posix <group>')))
     .description('give a group a GID from the Linux ID range (idempotent: a repeat keeps its GID); it grants nothing (no sudo)')
     .option('--yes', 'confirm the change (required)')
     .action(async (ref: string, opts: Opts & OutputOpts & { yes?: boolean }) => {
@@ -570,7 +565,7 @@ function registerGroups(accounts: Command): void {
     });
 
   const members = groups.command('members').description('direct members of a group: accounts (user:<login|sub>) and nested groups (group:<name|id>)');
-  common(members.command('list <group>'))
+  serverOptions(members.command('list <group>'))
     .description('list the direct members of a group')
     .option('--json', 'print JSON')
     .action(async (ref: string, opts: Opts) => {
@@ -587,7 +582,7 @@ function registerGroups(accounts: Command): void {
     });
 
   for (const [name, add] of [['add', true], ['remove', false]] as const) {
-    common(members.command(`${name} <group> <members...>`))
+    serverOptions(members.command(`${name} <group> <members...>`))
       .description(
         `${add ? 'add accounts or nested groups to' : 'remove direct members from'} a group. A member is user:<login|sub>, group:<name|id>, or a bare name matching exactly one login or group name`,
       )
@@ -622,7 +617,7 @@ function registerServiceAccounts(accounts: Command): void {
       printList(opts, list, row, ['app', 'resource_type', 'resource_id', 'display_name', 'sub', 'created_at']);
     });
 
-  common(sa.command('create'))
+  serverOptions(sa.command('create'))
     .description(`create a service account for an application and a resource (the triple is unique); --namespace <name> is the database service's (--app ${DATABASE_APP_ID} --resource-type ${NAMESPACE_RESOURCE} --resource-id <name>)`)
     .option('--namespace <name>', `for the database service: the namespace it may use (application ${DATABASE_APP_ID})`)
     .option('--app <appId>', 'application id')
@@ -643,7 +638,7 @@ function registerServiceAccounts(accounts: Command): void {
       else process.stdout.write(`Created service account ${s.sub} for ${s.appId} on ${s.resourceType}/${s.resourceId}.\n`);
     });
 
-  common(sa.command('delete <sub>'))
+  serverOptions(sa.command('delete <sub>'))
     .description('delete a service account')
     .option('--yes', 'do not ask for confirmation')
     .action(async (sub: string, opts: Opts & { yes?: boolean }) => {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { HearthClient, type ClientOptions } from '../client.ts';
+import { HearthClient, serverOptions, type ClientOptions } from '../client.ts';
 import { CliError, printFields, printJson, printJsonLines, printTable } from '../output.ts';
 
 /**
@@ -58,11 +58,6 @@ type Opts = ClientOptions & OutputOpts;
 
 const CONFIG_FIELDS = ['enabled', 'rangeStart', 'rangeEnd', 'homeTemplate', 'loginShell'] as const;
 
-const common = (c: Command) =>
-  c
-    .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
-    .option('--token <token>', 'admin API token (HEARTH_TOKEN; default: your `hearth login`, then the data folder\'s initial admin token)')
-    .option('--data <dir>', 'data folder to find the initial admin token in (default ./hearth-data)');
 
 /** `--json` and `--jsonl` for commands that print one record. */
 export const outputOptions = (c: Command) => c.option('--json', 'print JSON').option('--jsonl', 'print JSON on one line');
@@ -207,7 +202,7 @@ export function registerLinux(program: Command): void {
     .description('Linux identity data (UID, private group, home, shell) for local full accounts; see also `hearth accounts users linux` and `hearth accounts groups make-posix`');
   const config = linux.command('config').description('the Linux identity configuration');
 
-  outputOptions(common(config.command('get')))
+  outputOptions(serverOptions(config.command('get')))
     .description('show the configuration (enabled, range, home template, login shell)')
     .action(async (opts: Opts) => {
       checkOutput(opts);
@@ -215,7 +210,7 @@ export function registerLinux(program: Command): void {
       emit(opts, r, () => printConfig(r.config, r.configValid));
     });
 
-  outputOptions(common(config.command('set')))
+  outputOptions(serverOptions(config.command('set')))
     .description(
       `replace the whole configuration {${CONFIG_FIELDS.join(', ')}} from exactly one of --config-file, --config or --stdin. Enabling runs no backfill and existing identities are never rewritten`,
     )
@@ -249,7 +244,7 @@ export function registerLinux(program: Command): void {
       });
     });
 
-  common(linux.command('preview'))
+  serverOptions(linux.command('preview'))
     .description(`list person accounts and their Linux identity state, 50 a page ordered by sub (changes nothing)`)
     .option('--after <cursor>', 'the page after this cursor (the nextCursor of the previous page)')
     .option('--scope <scope>', 'all, or ready (eligible accounts without an identity)', 'all')

@@ -18,6 +18,7 @@ import {
   toStoredLogin, tokenRequest, type ServerMetadata,
 } from '../credentials.ts';
 import { CliError, printFields, printJson } from '../output.ts';
+import { connectionError, talksToServer } from '../trust.ts';
 import { DEVICE_CODE_GRANT } from '../../identity/oauth/device.ts';
 
 const CALLBACK_TIMEOUT_MS = 5 * 60_000;
@@ -180,7 +181,7 @@ async function requestDeviceAuthorization(meta: ServerMetadata, user: string | n
       signal: AbortSignal.timeout(20_000),
     });
   } catch (err) {
-    throw new CliError(`cannot reach the device authorization endpoint at ${endpoint} (${(err as Error).message})`);
+    throw connectionError('the device authorization endpoint', endpoint, err);
   }
   let body: Record<string, unknown> = {};
   try {
@@ -276,8 +277,7 @@ async function terminalLogin(url: string, user: string | null): Promise<void> {
 }
 
 export function registerLogin(program: Command): void {
-  program
-    .command('login')
+  talksToServer(program.command('login'))
     .description('sign in to a server in the browser (OAuth), with --user approved in your authenticator app, or with --device by entering a code in any browser; later commands without --token use this sign-in')
     .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
     .option('--no-browser', 'only print the address to open')
@@ -328,8 +328,7 @@ export function registerLogin(program: Command): void {
       process.stdout.write(`Signed in to ${url} as ${login.account.login}\n`);
     });
 
-  program
-    .command('logout')
+  talksToServer(program.command('logout'))
     .description('end the sign-in of `hearth login` for a server (revokes it and removes it from the credentials file)')
     .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
     .action(async (opts: { url?: string }) => {

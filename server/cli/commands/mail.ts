@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import { HearthClient, type ClientOptions } from '../client.ts';
+import { HearthClient, serverOptions, type ClientOptions } from '../client.ts';
 import { CliError, formatBytes, printFields, printJson, printJsonLines, printTable } from '../output.ts';
 import { checkOutput, emit, outputOptions, requireYes, type OutputOpts } from './linux.ts';
 import type { BounceCheckResult } from '../../mail/bounces/bounces.schemas.ts';
@@ -96,11 +96,6 @@ interface Retention {
 type Opts = ClientOptions & OutputOpts;
 type InputOpts = { configFile?: string; config?: string; stdin?: boolean };
 
-const common = (c: Command) =>
-  c
-    .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
-    .option('--token <token>', 'admin API token (HEARTH_TOKEN; default: your `hearth login`, then the data folder\'s initial admin token)')
-    .option('--data <dir>', 'data folder to find the initial admin token in (default ./hearth-data)');
 const yesOption = (c: Command) => c.option('--yes', 'confirm the change (required)');
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -361,7 +356,7 @@ export function registerMail(program: Command): void {
   // ---- profiles ----
   const profiles = mail.command('profiles').description('sender profiles: the SMTP settings mail goes out with');
 
-  outputOptions(common(profiles.command('put <key>')))
+  outputOptions(serverOptions(profiles.command('put <key>'), { caFileOption: false }))
     .description(
       'create or replace a sender profile from exactly one of --config-file, --stdin or --config (a JSON object: the whole profile). ' +
         'Replacing an existing profile needs its current revision (from `profiles get`), in the JSON or with --revision. ' +
@@ -371,7 +366,7 @@ export function registerMail(program: Command): void {
     .option('--stdin', 'read the profile (a JSON object) from standard input')
     .option('--config <json>', 'the profile as a JSON object (never with a password)')
     .option('--revision <n>', 'the revision being replaced (as `revision` in the JSON)')
-    .option('--ca-file <file>', 'trust this CA (PEM: one or more CA certificates) for the profile\'s SMTP and IMAP connections, besides the default CAs (as `tlsCaPem` in the JSON; `"tlsCaPem": null` there clears it)')
+    .option('--ca-file <file>', 'trust this CA (PEM: one or more CA certificates) for the profile\'s SMTP and IMAP connections, besides the default CAs (as `tlsCaPem` in the JSON; `"tlsCaPem": null` there clears it). Not the trust for Hearth itself: give that before the command, `hearth --ca-file <pem> admin …`, or in HEARTH_CA_FILE')
     .action(async (key: string, opts: Opts & InputOpts & { revision?: string; caFile?: string }) => {
       checkOutput(opts);
       const body = await readProfileInput(key, opts);
@@ -396,7 +391,7 @@ export function registerMail(program: Command): void {
       });
     });
 
-  common(profiles.command('list'))
+  serverOptions(profiles.command('list'))
     .description('list the sender profiles: default, sender, SMTP server, password stored or not, pace, revision, bounce collection')
     .option('--json', 'print a JSON array')
     .option('--jsonl', 'print one JSON object per line')
@@ -408,7 +403,7 @@ export function registerMail(program: Command): void {
       else printTable(data.map(profileRow), PROFILE_COLUMNS);
     });
 
-  outputOptions(common(profiles.command('get <key>')))
+  outputOptions(serverOptions(profiles.command('get <key>')))
     .description('show one sender profile (passwords are never shown: only whether one is stored) and its revision')
     .action(async (key: string, opts: Opts) => {
       checkOutput(opts);
@@ -416,7 +411,7 @@ export function registerMail(program: Command): void {
       emit(opts, p, () => printProfile(p));
     });
 
-  outputOptions(common(profiles.command('test <key>')))
+  outputOptions(serverOptions(profiles.command('test <key>')))
     .description('send a short test message through the profile (not written to the send log; audited). Success proves SMTP acceptance only, not delivery')
     .requiredOption('--to <recipient>', 'the address to send the test message to')
     .action(async (key: string, opts: Opts & { to: string }) => {
@@ -425,7 +420,7 @@ export function registerMail(program: Command): void {
       emit(opts, r, () => process.stdout.write(`The SMTP server accepted the test message from profile ${key} to ${opts.to} (acceptance only: check the mailbox).\n`));
     });
 
-  outputOptions(common(profiles.command('check-bounces <key>')))
+  outputOptions(serverOptions(profiles.command('check-bounces <key>')))
     .description(
       'check the profile\'s bounce mailbox now (one collection pass, as the five-minute schedule runs it; a pass in progress is joined) and show what it found. ' +
         'Exits 1 when the pass failed (its error code and what went wrong are shown)',
@@ -437,7 +432,7 @@ export function registerMail(program: Command): void {
       if (r.error) process.exitCode = 1;
     });
 
-  yesOption(outputOptions(common(profiles.command('set-default <key>'))))
+  yesOption(outputOptions(serverOptions(profiles.command('set-default <key>'))))
     .description('make the profile the default: sends that name no profile, and Hearth\'s own mail, use it from now on (queued mail keeps its profile)')
     .action(async (key: string, opts: Opts & { yes?: boolean }) => {
       checkOutput(opts);
@@ -446,7 +441,7 @@ export function registerMail(program: Command): void {
       emit(opts, p, () => process.stdout.write(`${p.key} is now the default sender profile (revision ${p.revision}).\n`));
     });
 
-  yesOption(outputOptions(common(profiles.command('delete <key>'))))
+  yesOption(outputOptions(serverOptions(profiles.command('delete <key>'))))
     .description('delete a sender profile: its queued mail is cancelled (profile_removed) and applications lose it. The default profile cannot be deleted while others exist')
     .action(async (key: string, opts: Opts & { yes?: boolean }) => {
       checkOutput(opts);
@@ -460,7 +455,7 @@ export function registerMail(program: Command): void {
   // ---- apps ----
   const apps = mail.command('apps').description('applications and the sender profiles they may use');
 
-  common(apps.command('list'))
+  serverOptions(apps.command('list'))
     .description('list core, registered applications (and whether they declare mail:send) and stored policies of applications that are not registered')
     .option('--json', 'print a JSON array')
     .option('--jsonl', 'print one JSON object per line')
@@ -472,7 +467,7 @@ export function registerMail(program: Command): void {
       else printTable(data.map(appRow), APP_COLUMNS);
     });
 
-  yesOption(outputOptions(common(apps.command('set <app>'))))
+  yesOption(outputOptions(serverOptions(apps.command('set <app>'))))
     .description(
       'set an application\'s access policy, exactly one of --default (follow the default profile), --profiles <key,key> (an explicit set) or --none (block sending). ' +
         'The application must also declare mail:send. Revoking access cancels its queued mail on the profiles it loses',
@@ -504,7 +499,7 @@ export function registerMail(program: Command): void {
   // ---- log ----
   const log = mail.command('log').description('the send log: metadata of every message, content only by an audited read');
 
-  common(log.command('list'))
+  serverOptions(log.command('list'))
     .description('list send-log records, newest first (metadata only, never content)')
     .option('--app <app>', 'only this application (core for Hearth\'s own mail)')
     .option('--profile <key>', 'only this sender profile')
@@ -545,7 +540,7 @@ export function registerMail(program: Command): void {
       }
     });
 
-  outputOptions(common(log.command('show <id>')))
+  outputOptions(serverOptions(log.command('show <id>')))
     .description('show one record\'s metadata; --content also reads its text, HTML and custom headers (every content read is audited)')
     .option('--content', 'also read the content (audited as outgoing_mail.message.read)')
     .action(async (id: string, opts: Opts & { content?: boolean }) => {
@@ -561,7 +556,7 @@ export function registerMail(program: Command): void {
       });
     });
 
-  yesOption(outputOptions(common(log.command('cancel [id]'))))
+  yesOption(outputOptions(serverOptions(log.command('cancel [id]'))))
     .description('cancel a queued message, or with --batch the still-queued messages of a batch (sent mail stays sent; mail being sent finishes)')
     .option('--batch <batchId>', 'cancel the still-queued members of this batch instead of one message')
     .action(async (id: string | undefined, opts: Opts & { batch?: string; yes?: boolean }) => {
@@ -586,7 +581,7 @@ export function registerMail(program: Command): void {
   // ---- retention ----
   const retention = mail.command('retention').description('how long the send log keeps message content and records');
 
-  outputOptions(common(retention.command('show')))
+  outputOptions(serverOptions(retention.command('show')))
     .description('show both retention periods (content: text, HTML, headers; records: the whole row)')
     .action(async (opts: Opts) => {
       checkOutput(opts);
@@ -594,7 +589,7 @@ export function registerMail(program: Command): void {
       emit(opts, r, () => printFields([['content', `${r.contentDays} days`], ['records', `${r.recordDays} days`]]));
     });
 
-  yesOption(outputOptions(common(retention.command('set'))))
+  yesOption(outputOptions(serverOptions(retention.command('set'))))
     .description('set both retention periods together: whole days 1–36500, records at least as long as content')
     .option('--content-days <n>', 'days message content (text, HTML, custom headers) is kept (required)')
     .option('--record-days <n>', 'days the whole record is kept (required; at least --content-days)')

@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { HearthClient, type ClientOptions } from '../client.ts';
+import { HearthClient, serverOptions, type ClientOptions } from '../client.ts';
 import { CliError, formatBytes, printJson, printTable } from '../output.ts';
 import { NamespaceConfig, type NamespaceRecord } from '../../db/namespaces/namespaces.schemas.ts';
 
@@ -62,14 +62,9 @@ function parseConfig(value: Record<string, unknown>) {
 
 export function registerNamespaces(program: Command): void {
   const ns = program.command('ns').description('manage namespaces on a running server');
-  const common = (c: Command) =>
-    c
-      .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
-      .option('--token <token>', 'admin API token (HEARTH_TOKEN; default: the data folder\'s initial admin token)')
-      .option('--data <dir>', 'data folder to find the initial admin token in (default ./hearth-data)');
   const enc = encodeURIComponent;
 
-  common(ns.command('list'))
+  serverOptions(ns.command('list'))
     .description('list namespaces')
     .option('--limit <n>', 'page size when fetching (1–500)', '500')
     .option('--json', 'print JSON')
@@ -88,7 +83,7 @@ export function registerNamespaces(program: Command): void {
       else printTable(all.map(row), COLUMNS);
     });
 
-  common(ns.command('create <name>'))
+  serverOptions(ns.command('create <name>'))
     .description('create a namespace')
     .option('--set <key=value...>', 'configuration settings, e.g. --set synchronous=normal max_db_size=1048576')
     .option('--json', 'print JSON')
@@ -101,7 +96,7 @@ export function registerNamespaces(program: Command): void {
       else process.stdout.write(`Created namespace ${rec.name}.\n`);
     });
 
-  common(ns.command('get <name>'))
+  serverOptions(ns.command('get <name>'))
     .description('show a namespace')
     .option('--json', 'print JSON')
     .action(async (name: string, opts: Opts) => {
@@ -113,7 +108,7 @@ export function registerNamespaces(program: Command): void {
       }
     });
 
-  common(ns.command('config <name>'))
+  serverOptions(ns.command('config <name>'))
     .description('show the configuration, or replace it with --set/--file (settings not given keep their current value)')
     .option('--set <key=value...>', 'settings to change')
     .option('--file <config.json>', 'a JSON file with the whole configuration')
@@ -137,7 +132,7 @@ export function registerNamespaces(program: Command): void {
       else process.stdout.write(Object.entries(rec.config).map(([k, v]) => `${k} = ${v}`).join('\n') + '\n');
     });
 
-  common(ns.command('delete <name>'))
+  serverOptions(ns.command('delete <name>'))
     .description('delete a namespace and its data')
     .option('--yes', 'do not ask for confirmation')
     .action(async (name: string, opts: Opts & { yes?: boolean }) => {
@@ -150,7 +145,7 @@ export function registerNamespaces(program: Command): void {
       process.stdout.write(`Deleted namespace ${name}.\n`);
     });
 
-  common(ns.command('duplicate <name> <newName>'))
+  serverOptions(ns.command('duplicate <name> <newName>'))
     .description('copy a namespace into a new one')
     .option('--json', 'print JSON')
     .action(async (name: string, newName: string, opts: Opts) => {
@@ -159,7 +154,7 @@ export function registerNamespaces(program: Command): void {
       else process.stdout.write(`Duplicated ${name} into ${rec.name}.\n`);
     });
 
-  common(ns.command('export <name>'))
+  serverOptions(ns.command('export <name>'))
     .description('download the database file')
     .option('-o, --output <file>', 'where to write it (default <name>.db; - for stdout)')
     .option('--quiet', 'no progress bar')
@@ -184,7 +179,7 @@ export function registerNamespaces(program: Command): void {
       if (!toStdout) process.stderr.write(`Exported ${name} to ${out} (${formatBytes(fs.statSync(out).size)}).\n`);
     });
 
-  common(ns.command('import <name> <file>'))
+  serverOptions(ns.command('import <name> <file>'))
     .description('replace the database of a namespace with a SQLite file')
     .option('--quiet', 'no progress bar')
     .option('--json', 'print JSON')
