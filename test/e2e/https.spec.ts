@@ -12,7 +12,7 @@
  *    approved on it.
  * A browser without the root in its NSS database is refused the page (the trust is what makes it work).
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -20,17 +20,16 @@ import { fileURLToPath } from 'node:url';
 import { chromium, expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
 import { testHostsEnv } from '../helpers/test-hosts.ts';
 import config from './playwright.config.ts';
+import { startSpecServer, watchConsole, type SpecServer } from './hearth-server.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SHOTS = path.join(repoRoot, 'test-results');
-const READY = /^Hearth (\S+) listening on (https:\/\/\S+)\s*$/m;
-const AUTHENTICATOR = /^Authenticator app on (https:\/\/\S+)\s*$/m;
 const NAME = 'hearth.test';
 const ADMIN = { login: 'ada', displayName: 'Ada Lovelace', email: 'ada@hearth.test', password: 'correct horse battery' };
 const DESKTOP_CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36';
 const PHONE = { width: 390, height: 844 };
 
-let child: ChildProcess | null = null;
+let server: SpecServer | null = null;
 let work = '';
 let dataDir = '';
 /** https://hearth.test:<port>: the server's public address. */
@@ -68,31 +67,10 @@ test.beforeAll(async () => {
   dataDir = path.join(work, 'data');
   const env: NodeJS.ProcessEnv = { ...process.env, HEARTH_TLS: 'internal', HEARTH_TLS_NAMES: NAME };
   for (const k of ['HEARTH_ADMIN_TOKEN', 'HEARTH_AUTHENTICATOR_ORIGIN', 'HEARTH_PUBLIC_URL']) delete env[k];
-  child = spawn(process.execPath, ['bin/hearth.mjs', 'serve', '--host', '127.0.0.1', '--port', '0', '--authenticator-port', '0', '--data', dataDir, '--log-level', 'warn'], {
-    cwd: repoRoot,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (c: string) => (stderr += c));
-  const [url, auth] = await new Promise<[string, string]>((resolve, reject) => {
-    let stdout = '';
-    const timer = setTimeout(() => reject(new Error(`Hearth did not start.\nstdout: ${stdout}\nstderr: ${stderr}`)), 30_000);
-    child!.once('exit', (code) => reject(new Error(`Hearth exited (${code}).\nstderr: ${stderr}`)));
-    child!.stdout!.setEncoding('utf8');
-    child!.stdout!.on('data', (c: string) => {
-      stdout += c;
-      const m = READY.exec(stdout);
-      const a = AUTHENTICATOR.exec(stdout);
-      if (m && a) {
-        clearTimeout(timer);
-        resolve([m[2]!, a[1]!]);
-      }
-    });
-  });
-  base = `https://${NAME}:${new URL(url).port}`;
-  authenticatorBase = auth;
+  server = await startSpecServer(['--host', '127.0.0.1', '--port', '0', '--authenticator-port', '0', '--data', dataDir, '--log-level', 'warn'], env);
+  expect(server.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+  base = `https://${NAME}:${new URL(server.url).port}`;
+  authenticatorBase = server.authenticatorUrl!;
   expect(new URL(authenticatorBase).hostname).toBe(NAME);
   expect(new URL(authenticatorBase).origin).not.toBe(base);
   // The root, from the data folder (a channel that needs no trust), as the docs tell an operator on the server machine.
@@ -103,24 +81,9 @@ test.beforeAll(async () => {
 
 test.afterAll(async () => {
   await browser?.close();
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    if (child.exitCode === null) child.kill('SIGKILL');
-  }
+  await server?.stop();
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
-
-/** Console errors of a page (both apps must run cleanly under their CSPs; non-2xx fetches are expected answers). */
-function watch(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) errors.push(msg.text());
-  });
-  return errors;
-}
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `https-${name}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
@@ -135,7 +98,7 @@ async function expectSecure(page: Page, origin: string): Promise<void> {
 async function newLaptop(): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({ userAgent: DESKTOP_CHROME, viewport: { width: 1360, height: 860 }, locale: 'en-GB', timezoneId: 'UTC' });
   const page = await context.newPage();
-  return { context, page, errors: watch(page) };
+  return { context, page, errors: watchConsole(page) };
 }
 
 let laptop: Awaited<ReturnType<typeof newLaptop>>;
@@ -214,7 +177,7 @@ test('the reference authenticator on its own https origin pairs with the account
 
   phoneContext = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
   phone = await phoneContext.newPage();
-  phoneErrors = watch(phone);
+  phoneErrors = watchConsole(phone);
   await phone.goto(link);
   await expectSecure(phone, authenticatorBase);
   await expect(phone.getByRole('heading', { name: 'Protect this phone’s keys' })).toBeVisible();

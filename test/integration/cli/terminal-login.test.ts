@@ -1,45 +1,22 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 import { ScriptedAuthenticator, pairDevice, signIn } from '../../helpers/authenticator.ts';
+import { runCli, startCli, type CliRun } from '../../helpers/cli.ts';
 
 /**
  * `hearth login --user` against the real server: the CLI requests a device authorization with `login_hint` and
  * polls, while the scripted authenticator (a real P-256 key, signed device commands) approves or denies in its inbox.
  */
-const repo = path.resolve(import.meta.dirname, '../../..');
 /** Each sign-in waits for at least one polling interval (5 s) of the real CLI. */
 const SLOW = 120_000;
 const PASSWORD = 'correct horse battery';
 const SCOPE = 'openid profile email offline_access read write admin';
 
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  done: Promise<number>;
-}
 const dirs: string[] = [tempDir('hearth-cli-cwd-')];
-function start(args: string[], configDir: string): Run {
-  const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), ...args], {
-    cwd: dirs[0]!,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HEARTH_CONFIG_DIR: configDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (c) => (stdout += c));
-  child.stderr!.on('data', (c) => (stderr += c));
-  const done = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? -1 : -2))));
-  return { child, stdout: () => stdout, stderr: () => stderr, done };
-}
-async function hearth(args: string[], configDir: string) {
-  const r = start(args, configDir);
-  const code = await r.done;
-  return { code, stdout: r.stdout(), stderr: r.stderr() };
-}
+const start = (args: string[], configDir: string): CliRun => startCli(args, { cwd: dirs[0]!, env: { HEARTH_CONFIG_DIR: configDir } });
+const hearth = (args: string[], configDir: string) => runCli(args, { cwd: dirs[0]!, env: { HEARTH_CONFIG_DIR: configDir } });
 const configDir = () => {
   const d = tempDir('hearth-config-');
   dirs.push(d);
@@ -47,7 +24,7 @@ const configDir = () => {
 };
 
 /** Waits for the comparison code the CLI prints. */
-async function comparisonCode(r: Run): Promise<string> {
+async function comparisonCode(r: CliRun): Promise<string> {
   for (let i = 0; i < 400; i++) {
     const m = /Approve the sign-in in your authenticator app; compare the code (\d{6})\n/.exec(r.stderr());
     if (m) return m[1]!;
@@ -157,7 +134,7 @@ describe('hearth login --user', () => {
 
 describe('hearth login --device', () => {
   /** Waits for the code and address the CLI prints for the browser page. */
-  async function printedCode(r: Run): Promise<{ uri: string; code: string }> {
+  async function printedCode(r: CliRun): Promise<{ uri: string; code: string }> {
     for (let i = 0; i < 400; i++) {
       const m = /To sign in, open (\S+) in a browser on any device and enter the code ([A-Z]{4}-[A-Z]{4})\n/.exec(r.stderr());
       if (m) return { uri: m[1]!, code: m[2]! };

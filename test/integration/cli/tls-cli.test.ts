@@ -1,4 +1,3 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
@@ -9,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 import { ScriptedAuthenticator, pairDevice, signIn } from '../../helpers/authenticator.ts';
 import { resolveTestHosts, testHostsEnv } from '../../helpers/test-hosts.ts';
+import { runCli, startCli, type CliRun } from '../../helpers/cli.ts';
 import { makeTestCa, type TestCa } from '../mail/test-ca.ts';
 
 /**
@@ -17,38 +17,16 @@ import { makeTestCa, type TestCa } from '../mail/test-ca.ts';
  * HEARTH_CA_FILE for every command that talks to a server, `hearth login --user` and its refresh included; the
  * errors of an untrusted certificate; `hearth tls status|renew|export-ca`.
  */
-const repo = path.resolve(import.meta.dirname, '../../..');
 /** A terminal sign-in waits for at least one polling interval (5 s) of the real CLI. */
 const SLOW = 120_000;
 const PASSWORD = 'correct horse battery';
 const HOSTS = ['hearth.test', 'other.test'];
 
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  done: Promise<number>;
-}
 let work: string;
 let configDir: string;
-function start(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), ...args], {
-    cwd: work,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HEARTH_CONFIG_DIR: configDir, ...testHostsEnv(HOSTS), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (c) => (stdout += c));
-  child.stderr!.on('data', (c) => (stderr += c));
-  const done = new Promise<number>((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? -1 : -2))));
-  return { child, stdout: () => stdout, stderr: () => stderr, done };
-}
-async function hearth(args: string[], env: Record<string, string> = {}) {
-  const r = start(args, env);
-  const code = await r.done;
-  return { code, stdout: r.stdout(), stderr: r.stderr() };
-}
+const cliEnv = (env: Record<string, string>) => ({ HEARTH_CONFIG_DIR: configDir, ...testHostsEnv(HOSTS), ...env });
+const start = (args: string[], env: Record<string, string> = {}): CliRun => startCli(args, { cwd: work, env: cliEnv(env) });
+const hearth = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: work, env: cliEnv(env) });
 const ok = (r: { code: number; stdout: string; stderr: string }) => {
   expect(r.code, r.stderr).toBe(0);
   return r;
@@ -320,7 +298,7 @@ describe('hearth login --user over HTTPS', () => {
     phone = await pairDevice({ url: base }, await signIn({ url: base }, 'root', PASSWORD), 'Root phone');
   }, SLOW);
 
-  async function approve(r: Run): Promise<void> {
+  async function approve(r: CliRun): Promise<void> {
     let code: string | undefined;
     for (let i = 0; i < 800 && !code; i++) {
       code = /compare the code (\d{6})\n/.exec(r.stderr())?.[1];
