@@ -15,7 +15,7 @@ import tls from 'node:tls';
 import type { Command } from 'commander';
 import { CliError } from './output.ts';
 
-export const CA_FILE_HELP = "trust the certificate authorities in this PEM file (e.g. a server's own root from `hearth tls export-ca`), besides the system's (HEARTH_CA_FILE)";
+export const CA_FILE_HELP = "also trust the certificate authorities in this PEM file, e.g. a server's own root from `hearth tls export-ca` (HEARTH_CA_FILE)";
 
 /** The commands that talk to a server; false: `--ca-file` after the command means something else there. */
 const serverCommands = new WeakMap<Command, { ownOption: boolean }>();
