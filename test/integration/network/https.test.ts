@@ -5,7 +5,6 @@
  * start-up errors of the TLS settings.
  */
 import crypto from 'node:crypto';
-import dns from 'node:dns';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -14,6 +13,7 @@ import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 import { rawCall } from '../../helpers/http.ts';
+import { resolveTestHosts } from '../../helpers/test-hosts.ts';
 import { TlsStore } from '../../../server/identity/keys/tls/tls.store.ts';
 import { SecretStore } from '../../../server/core/secrets/secrets.ts';
 import { until } from '../../helpers/wait.ts';
@@ -21,10 +21,8 @@ import { until } from '../../helpers/wait.ts';
 const NAME = 'hearth.test';
 const PASSWORD = 'first-admin-Passw0rd!';
 
-// hearth.test → 127.0.0.1 for everything in this process (net/tls look dns.lookup up at each connection).
-const realLookup = dns.lookup;
-(dns as { lookup: unknown }).lookup = (host: string, opts: unknown, cb?: unknown) =>
-  host === NAME ? (realLookup as (...a: unknown[]) => void)('127.0.0.1', opts, cb) : (realLookup as (...a: unknown[]) => void)(host, opts, cb);
+// hearth.test → 127.0.0.1 for everything in this process.
+resolveTestHosts([NAME]);
 
 /** A TLS handshake with `ca` as the only trust; resolves with the peer certificate, rejects on a certificate error. */
 function handshake(port: number, ca: string[] | undefined, servername = NAME): Promise<tls.DetailedPeerCertificate> {
