@@ -6,6 +6,9 @@ import { CliError } from './output.ts';
 import { freshLogin, readLogin, type StoredLogin } from './credentials.ts';
 import { connectionError, talksToServer } from './trust.ts';
 
+/** The server the CLI talks to by default: the public address of `hearth serve` on this machine (a name, where sign-in works). */
+export const DEFAULT_URL = 'http://localhost:8787';
+
 export interface ClientOptions {
   url?: string;
   token?: string;
@@ -18,7 +21,7 @@ export interface ClientOptions {
  */
 export function serverOptions(c: Command, opts: { caFileOption?: boolean } = {}): Command {
   return talksToServer(c, opts)
-    .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
+    .option('--url <url>', `server address (HEARTH_URL, default ${DEFAULT_URL})`)
     .option('--token <token>', 'admin API token (HEARTH_TOKEN; default: your `hearth login`, then the data folder\'s initial admin token)')
     .option('--data <dir>', 'data folder to find the initial admin token in (default ./hearth-data)');
 }
@@ -36,7 +39,7 @@ export class HearthClient {
   private login: StoredLogin | undefined;
 
   constructor(opts: ClientOptions) {
-    this.base = (opts.url ?? process.env.HEARTH_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
+    this.base = (opts.url ?? process.env.HEARTH_URL ?? DEFAULT_URL).replace(/\/+$/, '');
     const given = opts.token ?? process.env.HEARTH_TOKEN ?? process.env.HEARTH_ADMIN_TOKEN;
     this.login = given ? undefined : readLogin(this.base);
     const token = given ?? this.login?.accessToken ?? readInitialToken(opts.data);

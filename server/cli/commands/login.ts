@@ -17,6 +17,7 @@ import {
   CLIENT_ID, SCOPE, OAuthError, checkIdToken, credentialsPath, discover, readLogin, removeLogin, revokeToken, saveLogin, serverKey,
   toStoredLogin, tokenRequest, type ServerMetadata,
 } from '../credentials.ts';
+import { DEFAULT_URL } from '../client.ts';
 import { CliError, printFields, printJson } from '../output.ts';
 import { connectionError, talksToServer } from '../trust.ts';
 import { DEVICE_CODE_GRANT } from '../../identity/oauth/device.ts';
@@ -27,7 +28,7 @@ export const EXIT_DENIED = 3;
 export const EXIT_EXPIRED = 4;
 export const EXIT_INTERRUPTED = 130;
 const b64url = (b: Buffer) => b.toString('base64url');
-const serverUrl = (url?: string) => serverKey(url ?? process.env.HEARTH_URL ?? 'http://127.0.0.1:8787');
+const serverUrl = (url?: string) => serverKey(url ?? process.env.HEARTH_URL ?? DEFAULT_URL);
 
 /** Best effort: hand the address to the desktop's browser. Every failure is ignored (the address is printed anyway). */
 function openBrowser(url: string): void {
@@ -279,7 +280,7 @@ async function terminalLogin(url: string, user: string | null): Promise<void> {
 export function registerLogin(program: Command): void {
   talksToServer(program.command('login'))
     .description('sign in to a server in the browser (OAuth), with --user approved in your authenticator app, or with --device by entering a code in any browser; later commands without --token use this sign-in')
-    .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
+    .option('--url <url>', `server address (HEARTH_URL, default ${DEFAULT_URL})`)
     .option('--no-browser', 'only print the address to open')
     .option('--user <login or email>', 'terminal sign-in: approve it in the paired authenticator app of this account (no browser)')
     .option('--device', 'terminal sign-in on a machine without a browser: enter the printed code on the server\'s page in any browser')
@@ -330,7 +331,7 @@ export function registerLogin(program: Command): void {
 
   talksToServer(program.command('logout'))
     .description('end the sign-in of `hearth login` for a server (revokes it and removes it from the credentials file)')
-    .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
+    .option('--url <url>', `server address (HEARTH_URL, default ${DEFAULT_URL})`)
     .action(async (opts: { url?: string }) => {
       const url = serverUrl(opts.url);
       const login = readLogin(url);
@@ -353,7 +354,7 @@ export function registerLogin(program: Command): void {
   program
     .command('whoami')
     .description('show the account of `hearth login` for a server')
-    .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
+    .option('--url <url>', `server address (HEARTH_URL, default ${DEFAULT_URL})`)
     .option('--json', 'print JSON (without tokens)')
     .action((opts: { url?: string; json?: boolean }) => {
       const url = serverUrl(opts.url);

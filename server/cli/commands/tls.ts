@@ -17,7 +17,7 @@ import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import type { Command } from 'commander';
 import type { z } from 'zod';
-import { HearthClient, serverOptions, type ClientOptions } from '../client.ts';
+import { DEFAULT_URL, HearthClient, serverOptions, type ClientOptions } from '../client.ts';
 import { CliError, printFields, printJson } from '../output.ts';
 import { connectionError, isUntrusted, parseCertificates, talksToServer } from '../trust.ts';
 import type { TlsStatusSchema } from '../../identity/keys/tls/tls.routes.ts';
@@ -26,7 +26,7 @@ type TlsStatus = z.infer<typeof TlsStatusSchema>;
 const HTTP_TIMEOUT_MS = 20_000;
 /** A root certificate is a few hundred bytes; more is not what /ca.pem serves. */
 const MAX_ROOT_BYTES = 64 * 1024;
-const serverUrl = (url?: string) => (url ?? process.env.HEARTH_URL ?? 'http://127.0.0.1:8787').replace(/\/+$/, '');
+const serverUrl = (url?: string) => (url ?? process.env.HEARTH_URL ?? DEFAULT_URL).replace(/\/+$/, '');
 
 /** `AB:CD:…`, `abcd…` or `sha256:…` → 64 lowercase hex digits; a CliError for anything else. */
 export function normalizeFingerprint(value: string): string {
@@ -166,7 +166,7 @@ export function registerTls(program: Command): void {
       "download the root of the server's own certificate authority (--tls internal) and print its SHA-256 fingerprint on stderr; " +
         'works before this machine trusts the server (the download is then not verified: compare the fingerprint, or pass --fingerprint)',
     )
-    .option('--url <url>', 'server address (HEARTH_URL, default http://127.0.0.1:8787)')
+    .option('--url <url>', `server address (HEARTH_URL, default ${DEFAULT_URL})`)
     .option('--out <file>', 'write the root (PEM) to this file instead of standard output')
     .option('--fingerprint <sha256>', 'the SHA-256 fingerprint the root must have (as the server shows it): a root that differs is refused and nothing is written')
     .action(async (opts: { url?: string; out?: string; fingerprint?: string }) => {
