@@ -302,7 +302,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   };
   publicUrl = derivePublicUrl();
   const redirectUrl = plainServer ? describe(plainServer, false).url : null;
-  logger.info({ url: address.url, publicUrl, tls: config.tls, dataDir: config.dataDir, version: VERSION }, 'hearth listening');
+  logger.info({ url: address.url, publicUrl, tls: config.tls, caFingerprint: tls.status().ca?.fingerprintSha256, dataDir: config.dataDir, version: VERSION }, 'hearth listening');
   // mDNS: on by default when reachable beyond loopback (and following the listener when the desktop moves it).
   let mdns: MdnsAdvertisement | null = null;
   const updateMdns = async () => {
@@ -434,6 +434,9 @@ function listen(server: http.Server, port: number, host: string): Promise<void> 
   }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') throw Object.assign(new Error(`cannot listen on ${host}:${port}: the address is in use`), { code: 'address_in_use' });
     if (err.code === 'EADDRNOTAVAIL') throw Object.assign(new Error(`cannot listen on ${host}:${port}: no such address on this machine`), { code: 'address_not_available' });
+    if (err.code === 'EACCES') {
+      throw Object.assign(new Error(`cannot listen on ${host}:${port}: permission denied (ports below 1024 need root or the CAP_NET_BIND_SERVICE capability, e.g. AmbientCapabilities=CAP_NET_BIND_SERVICE in the systemd unit)`), { code: 'address_not_permitted' });
+    }
     throw err;
   });
 }

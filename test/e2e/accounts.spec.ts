@@ -3,18 +3,17 @@
  * sign-in errors. Runs its own server (fresh data folder, no account) so the setup it performs does not
  * change the global server the other specs share.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Locator, type Page } from '@playwright/test';
+import { startSpecServer, type SpecServer } from './hearth-server.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SHOTS = path.join(repoRoot, 'test-results/e2e/screenshots');
-const READY = /^Hearth (\S+) listening on (http:\/\/\S+)\s*$/m;
 
-let child: ChildProcess | null = null;
+let server: SpecServer | null = null;
 let dataDir = '';
 let base = '';
 
@@ -24,33 +23,12 @@ test.beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-accounts-'));
   const env = { ...process.env };
   delete env.HEARTH_ADMIN_TOKEN;
-  child = spawn(process.execPath, ['bin/hearth.mjs', 'serve', '--port', '0', '--data', dataDir, '--log-level', 'warn'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (c: string) => (stderr += c));
-  base = await new Promise<string>((resolve, reject) => {
-    let stdout = '';
-    const timer = setTimeout(() => reject(new Error(`Hearth did not start.\nstdout: ${stdout}\nstderr: ${stderr}`)), 30_000);
-    child!.once('exit', (code) => reject(new Error(`Hearth exited (${code}).\nstderr: ${stderr}`)));
-    child!.stdout!.setEncoding('utf8');
-    child!.stdout!.on('data', (c: string) => {
-      stdout += c;
-      const m = READY.exec(stdout);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[2]!);
-      }
-    });
-  });
+  server = await startSpecServer(['--port', '0', '--data', dataDir, '--log-level', 'warn'], env);
+  base = server.publicUrl;
 });
 
 test.afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    if (child.exitCode === null) child.kill('SIGKILL');
-  }
+  await server?.stop();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

@@ -4,20 +4,17 @@
  * "Sign in with the authenticator app" on the sign-in page, and the account page's card says how to turn it on
  * instead of listing devices or offering a pairing.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
+import { startSpecServer, type SpecServer } from './hearth-server.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const READY = /^Hearth (\S+) listening on (http:\/\/\S+)\s*$/m;
 const TOKEN = `e2e-approval-off-${crypto.randomBytes(24).toString('hex')}`;
 const USER = { login: 'olive', password: 'olive password 1' };
 
-let child: ChildProcess | null = null;
+let server: SpecServer | null = null;
 let dataDir = '';
 let base = '';
 
@@ -28,24 +25,8 @@ test.beforeAll(async ({ request }) => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-approval-off-'));
   const env: NodeJS.ProcessEnv = { ...process.env, HEARTH_ADMIN_TOKEN: TOKEN };
   delete env.HEARTH_AUTHENTICATOR_ORIGIN;
-  child = spawn(process.execPath, ['bin/hearth.mjs', 'serve', '--port', '0', '--data', dataDir, '--log-level', 'warn'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (c: string) => (stderr += c));
-  base = await new Promise<string>((resolve, reject) => {
-    let stdout = '';
-    const timer = setTimeout(() => reject(new Error(`Hearth did not start.\nstdout: ${stdout}\nstderr: ${stderr}`)), 30_000);
-    child!.once('exit', (code) => reject(new Error(`Hearth exited (${code}).\nstderr: ${stderr}`)));
-    child!.stdout!.setEncoding('utf8');
-    child!.stdout!.on('data', (c: string) => {
-      stdout += c;
-      const m = READY.exec(stdout);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[2]!);
-      }
-    });
-  });
+  server = await startSpecServer(['--port', '0', '--data', dataDir, '--log-level', 'warn'], env);
+  base = server.publicUrl;
   const auth = { Authorization: `Bearer ${TOKEN}` };
   const created = await request.post(`${base}/api/admin/core/accounts`, { headers: auth, data: { login: USER.login, email: 'olive@approval-off.e2e.test', admin: true } });
   expect(created.status(), await created.text()).toBe(201);
@@ -54,12 +35,7 @@ test.beforeAll(async ({ request }) => {
 });
 
 test.afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    if (child.exitCode === null) child.kill('SIGKILL');
-  }
+  await server?.stop();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

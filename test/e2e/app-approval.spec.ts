@@ -18,25 +18,23 @@
  * Runs its own server (fresh data folder) because it creates accounts: the global server of the other specs must stay
  * without any (their first view is the setup). Its authenticator URL is read the same way as global-setup reads it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { startSpecServer, type SpecServer } from './hearth-server.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SHOTS = path.join(repoRoot, 'test-results');
-const READY = /^Hearth (\S+) listening on (http:\/\/\S+)\s*$/m;
-const AUTHENTICATOR = /^Authenticator app on (http:\/\/\S+)\s*$/m;
 const TOKEN = `e2e-approval-${crypto.randomBytes(24).toString('hex')}`;
 const ADMIN = { login: 'alex', password: 'alex password 1', displayName: 'Alex Admin' };
 const DESKTOP_CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36';
 /** A phone-sized viewport for the authenticator. */
 const PHONE = { width: 390, height: 844 };
 
-let child: ChildProcess | null = null;
+let server: SpecServer | null = null;
 let dataDir = '';
 let base = '';
 let authenticatorBase = '';
@@ -46,29 +44,9 @@ test.setTimeout(120_000);
 
 test.beforeAll(async ({ request }) => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-approval-'));
-  child = spawn(process.execPath, ['bin/hearth.mjs', 'serve', '--port', '0', '--authenticator-port', '0', '--data', dataDir, '--log-level', 'warn'], {
-    cwd: repoRoot,
-    env: { ...process.env, HEARTH_ADMIN_TOKEN: TOKEN, HEARTH_AUTHENTICATOR_ORIGIN: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (c: string) => (stderr += c));
-  [base, authenticatorBase] = await new Promise<[string, string]>((resolve, reject) => {
-    let stdout = '';
-    const timer = setTimeout(() => reject(new Error(`Hearth did not start.\nstdout: ${stdout}\nstderr: ${stderr}`)), 30_000);
-    child!.once('exit', (code) => reject(new Error(`Hearth exited (${code}).\nstderr: ${stderr}`)));
-    child!.stdout!.setEncoding('utf8');
-    child!.stdout!.on('data', (c: string) => {
-      stdout += c;
-      const m = READY.exec(stdout);
-      const a = AUTHENTICATOR.exec(stdout);
-      if (m && a) {
-        clearTimeout(timer);
-        resolve([m[2]!, a[1]!]);
-      }
-    });
-  });
+  server = await startSpecServer(['--port', '0', '--authenticator-port', '0', '--data', dataDir, '--log-level', 'warn'], { ...process.env, HEARTH_ADMIN_TOKEN: TOKEN, HEARTH_AUTHENTICATOR_ORIGIN: '' });
+  base = server.publicUrl;
+  authenticatorBase = server.authenticatorUrl!;
   expect(new URL(authenticatorBase).origin).not.toBe(new URL(base).origin);
   const auth = { Authorization: `Bearer ${TOKEN}` };
   const created = await request.post(`${base}/api/admin/core/accounts`, { headers: auth, data: { login: ADMIN.login, displayName: ADMIN.displayName, email: 'alex@app-approval.e2e.test', admin: true } });
@@ -79,12 +57,7 @@ test.beforeAll(async ({ request }) => {
 });
 
 test.afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    if (child.exitCode === null) child.kill('SIGKILL');
-  }
+  await server?.stop();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

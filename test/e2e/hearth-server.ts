@@ -1,7 +1,6 @@
 /**
  * Helpers for the specs that run a Hearth server of their own (`bin/hearth.mjs serve` on a free port with a fresh data
- * folder), and for watching a page's console. The other specs still carry their own copies of these lines; new specs
- * use this file.
+ * folder), and for watching a page's console.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
@@ -11,13 +10,17 @@ import type { Page } from '@playwright/test';
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const READY = /^Hearth (\S+) listening on (https?:\/\/\S+)\s*$/m;
 const AUTHENTICATOR = /^Authenticator app on (https?:\/\/\S+)\s*$/m;
+/** Printed when it differs from the listening address: `http://localhost:<port>` on loopback, `https://<name>:<port>` with TLS. */
+const PUBLIC = /^Public address: (https?:\/\/\S+)\s*$/m;
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 5_000;
 
 export interface SpecServer {
   child: ChildProcess;
-  /** The address `serve` printed (`http(s)://127.0.0.1:<port>`). */
+  /** The address `serve` listens on (`http(s)://127.0.0.1:<port>`). */
   url: string;
+  /** The public address (`Public address:` in the banner, else `url`): where pages are opened and sign-in works. */
+  publicUrl: string;
   /** The reference authenticator's address, with `--authenticator-port`. */
   authenticatorUrl: string | null;
   /** SIGTERM, then SIGKILL when it has not stopped within 5 s. */
@@ -42,7 +45,7 @@ export async function startSpecServer(args: string[], env: NodeJS.ProcessEnv): P
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   };
   try {
-    const [url, authenticatorUrl] = await new Promise<[string, string | null]>((resolve, reject) => {
+    const [url, publicUrl, authenticatorUrl] = await new Promise<[string, string, string | null]>((resolve, reject) => {
       let stdout = '';
       const timer = setTimeout(() => reject(new Error(`Hearth did not start.\nstdout: ${stdout}\nstderr: ${stderr}`)), START_TIMEOUT_MS);
       child.once('exit', (code) => reject(new Error(`Hearth exited (${code}).\nstderr: ${stderr}`)));
@@ -51,13 +54,14 @@ export async function startSpecServer(args: string[], env: NodeJS.ProcessEnv): P
         stdout += c;
         const m = READY.exec(stdout);
         const a = AUTHENTICATOR.exec(stdout);
-        if (m && (a || !wantsAuthenticator)) {
+        // The banner is written at once; 'Sign in:' is in its last lines.
+        if (m && (a || !wantsAuthenticator) && stdout.includes('Sign in:')) {
           clearTimeout(timer);
-          resolve([m[2]!, a?.[1] ?? null]);
+          resolve([m[2]!, PUBLIC.exec(stdout)?.[1] ?? m[2]!, a?.[1] ?? null]);
         }
       });
     });
-    return { child, url, authenticatorUrl, stop };
+    return { child, url, publicUrl, authenticatorUrl, stop };
   } catch (err) {
     await stop();
     throw err;

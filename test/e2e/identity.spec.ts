@@ -3,22 +3,21 @@
  * account's own password and OAuth clients. Runs its own server (fresh data folder, an admin token) because it
  * creates accounts: the global server of the other specs must stay without any (their first view is the setup).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { startSpecServer, type SpecServer } from './hearth-server.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SHOTS = path.join(repoRoot, 'test-results');
-const READY = /^Hearth (\S+) listening on (http:\/\/\S+)\s*$/m;
 const TOKEN = `e2e-identity-${crypto.randomBytes(24).toString('hex')}`;
 const auth = { Authorization: `Bearer ${TOKEN}` };
 const ROOT = { login: 'root', password: 'root password 1', displayName: 'Root Admin' };
 
-let child: ChildProcess | null = null;
+let server: SpecServer | null = null;
 let dataDir = '';
 let base = '';
 
@@ -26,39 +25,14 @@ test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ request }) => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-identity-'));
-  child = spawn(process.execPath, ['bin/hearth.mjs', 'serve', '--port', '0', '--data', dataDir, '--log-level', 'warn'], {
-    cwd: repoRoot,
-    env: { ...process.env, HEARTH_ADMIN_TOKEN: TOKEN },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (c: string) => (stderr += c));
-  base = await new Promise<string>((resolve, reject) => {
-    let stdout = '';
-    const timer = setTimeout(() => reject(new Error(`Hearth did not start.\nstdout: ${stdout}\nstderr: ${stderr}`)), 30_000);
-    child!.once('exit', (code) => reject(new Error(`Hearth exited (${code}).\nstderr: ${stderr}`)));
-    child!.stdout!.setEncoding('utf8');
-    child!.stdout!.on('data', (c: string) => {
-      stdout += c;
-      const m = READY.exec(stdout);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[2]!);
-      }
-    });
-  });
+  server = await startSpecServer(['--port', '0', '--data', dataDir, '--log-level', 'warn'], { ...process.env, HEARTH_ADMIN_TOKEN: TOKEN });
+  base = server.publicUrl;
   // The administrator the UI tests sign in as.
   await createAccountViaApi(request, { login: ROOT.login, displayName: ROOT.displayName, admin: true }, ROOT.password);
 });
 
 test.afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    if (child.exitCode === null) child.kill('SIGKILL');
-  }
+  await server?.stop();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 

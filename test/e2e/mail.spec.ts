@@ -9,7 +9,6 @@
  *
  * The pages live at /mail/profiles, /mail/apps, /mail/log and /mail/retention (routes `mail` in router.svelte.ts).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -17,19 +16,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { startSpecServer, type SpecServer } from './hearth-server.ts';
 import { dsnReport, startDovecot } from '../integration/mail/dovecot.ts';
 import { startPeer, type Peer } from '../integration/mail/peer.ts';
 import { fingerprint, makeTestCa } from '../integration/mail/test-ca.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SHOTS = path.join(repoRoot, 'test-results');
-const READY = /^Hearth (\S+) listening on (http:\/\/\S+)\s*$/m;
 const TOKEN = `e2e-mail-${crypto.randomBytes(24).toString('hex')}`;
 const auth = { Authorization: `Bearer ${TOKEN}` };
 const M = '/api/admin/core/outgoing-mail';
 const PEER_AUTH = { user: 'mailer', pass: 'peer secret 1' };
 
-let child: ChildProcess | null = null;
+let server: SpecServer | null = null;
 let dataDir = '';
 let base = '';
 let peer: Peer;
@@ -52,37 +51,12 @@ test.beforeAll(async () => {
   peer = await startPeer({ auth: PEER_AUTH });
   closedPort = await freePort();
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-mail-'));
-  child = spawn(process.execPath, ['bin/hearth.mjs', 'serve', '--port', '0', '--data', dataDir, '--log-level', 'warn'], {
-    cwd: repoRoot,
-    env: { ...process.env, HEARTH_ADMIN_TOKEN: TOKEN },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (c: string) => (stderr += c));
-  base = await new Promise<string>((resolve, reject) => {
-    let stdout = '';
-    const timer = setTimeout(() => reject(new Error(`Hearth did not start.\nstdout: ${stdout}\nstderr: ${stderr}`)), 30_000);
-    child!.once('exit', (code) => reject(new Error(`Hearth exited (${code}).\nstderr: ${stderr}`)));
-    child!.stdout!.setEncoding('utf8');
-    child!.stdout!.on('data', (c: string) => {
-      stdout += c;
-      const m = READY.exec(stdout);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[2]!);
-      }
-    });
-  });
+  server = await startSpecServer(['--port', '0', '--data', dataDir, '--log-level', 'warn'], { ...process.env, HEARTH_ADMIN_TOKEN: TOKEN });
+  base = server.publicUrl;
 });
 
 test.afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    if (child.exitCode === null) child.kill('SIGKILL');
-  }
+  await server?.stop();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
   await peer?.close();
 });

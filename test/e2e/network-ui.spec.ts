@@ -134,12 +134,12 @@ test('at an address other than the public one, a banner links to the same page a
   await expect(page.getByTestId('ca-fingerprint')).toBeVisible();
   await expect(banner).toHaveCount(0);
 
-  // Plain http at a name of the network: not encrypted, and the public address is the listening one.
+  // Plain http at a name of the network: not encrypted, and the public address is localhost (on loopback).
   const plainPort = new URL(plain.url).port;
   await page.goto(`http://hearth.test:${plainPort}/`);
   await expect(banner).toContainText('This connection is not encrypted');
   await expect(banner).toContainText('hearth serve --tls internal');
-  await expect(banner.getByRole('link', { name: `Go to 127.0.0.1:${plainPort}` })).toHaveAttribute('href', `${plain.url}/`);
+  await expect(banner.getByRole('link', { name: `Go to localhost:${plainPort}` })).toHaveAttribute('href', `http://localhost:${plainPort}/`);
   await shots(page, 'banner-plain-http');
 });
 

@@ -177,6 +177,20 @@ describe('settings', () => {
     }
   });
 
+  it('a privileged port (80 for ACME HTTP-01, 443) without the right to bind it is a one-line error saying how to allow it', async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    expect(Number(fs.readFileSync('/proc/sys/net/ipv4/ip_unprivileged_port_start', 'utf8')), 'this machine treats port 80 as privileged').toBeGreaterThan(80);
+    // Without CAP_NET_BIND_SERVICE: root runs the server with that capability dropped (setpriv, util-linux).
+    const cmd = process.getuid?.() === 0 ? ['setpriv', '--bounding-set=-net_bind_service', '--inh-caps=-net_bind_service', process.execPath] : [process.execPath];
+    const child = spawn(cmd[0]!, [...cmd.slice(1), path.join(repo, 'bin/hearth.mjs'), 'serve', '--port', '80', '--data', path.join(dir, 'data'), '--log-level', 'silent', '--no-mdns'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (c) => (stderr += c));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    expect(code).toBe(1);
+    expect(stderr.trim()).toBe('hearth: hearth could not start: cannot listen on 127.0.0.1:80: permission denied (ports below 1024 need root or the CAP_NET_BIND_SERVICE capability, e.g. AmbientCapabilities=CAP_NET_BIND_SERVICE in the systemd unit)');
+  });
+
   it('warns at start-up when it listens on a network address without TLS', async () => {
     const lines: Array<{ level: number; msg: string }> = [];
     const s = await startTestServer({ host: '0.0.0.0', mdns: false, logLevel: 'warn', logDestination: { write: (l: string) => void lines.push(JSON.parse(l)) } as never });
