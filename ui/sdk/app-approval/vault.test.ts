@@ -255,21 +255,23 @@ describe('vault lock', () => {
     const key = await s.createKey();
     const blob = await s.sealRecord({ key }, 'c');
 
-    const opening = s.openRecord(blob, 'c', (v) => v);
-    const sealing = s.sealRecord({ key }, 'c');
-    const creating = s.createKey();
+    // Each call's outcome is taken at once (code() attaches the handler): one that fails while the test awaits another
+    // is never an unhandled rejection.
+    const opening = code(s.openRecord(blob, 'c', (v) => v));
+    const sealing = code(s.sealRecord({ key }, 'c'));
+    const creating = code(s.createKey());
     const pinning = s.pin('123456').catch((e: unknown) => e);
     s.lock();
     expect(s.locked).toBe(true);
-    expect(await code(opening)).toBe('vault_locked');
-    expect(await code(sealing)).toBe('vault_locked');
-    expect(await code(creating)).toBe('vault_locked');
+    expect(await opening).toBe('vault_locked');
+    expect(await sealing).toBe('vault_locked');
+    expect(await creating).toBe('vault_locked');
     expect(((await pinning) as AppApprovalClientError).code).toBe('vault_invalid_config'); // local vaults refuse a PIN first
 
     const p = vault.create();
-    const slow = p.pin('123456');
+    const slow = code(p.pin('123456'));
     p.lock();
-    expect(await code(slow)).toBe('vault_locked');
+    expect(await slow).toBe('vault_locked');
 
     for (const call of [() => s.id, () => s.config(), () => s.sealRecord({}, 'c'), () => s.openRecord(blob, 'c', (v) => v), () => s.createKey(), () => s.local(), () => s.pin('123456'), () => s.passkey()]) {
       expect(await code(call)).toBe('vault_locked');
