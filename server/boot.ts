@@ -80,8 +80,12 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** How long an idle keep-alive connection stays open over TLS (plain HTTP: 5 s, Node's default). */
-const TLS_KEEP_ALIVE_MS = 60_000;
+/**
+ * How long an idle keep-alive connection stays open (nginx keeps 75 s). Node's 5 s default makes clients that keep
+ * their sockets longer (and do not read the Keep-Alive header) send a request on a socket the server is just closing:
+ * ECONNRESET. Over TLS a new connection also costs a handshake. A shutdown still closes idle connections at once.
+ */
+const KEEP_ALIVE_MS = 60_000;
 
 /** How long connections to an address the server has just left may finish what they are doing. */
 const REBIND_GRACE_MS = 2000;
@@ -246,8 +250,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         callback(req, res);
       }
     : callback;
-  // Over TLS an idle connection is kept longer (a new one costs a handshake), as nginx does (75 s).
-  const newListener = (): http.Server | https.Server => (tls.enabled ? tls.createServer({ keepAliveTimeout: TLS_KEEP_ALIVE_MS }, handler, () => publicUrl) : http.createServer({ keepAliveTimeout: 5000 }, handler));
+  const newListener = (): http.Server | https.Server => (tls.enabled ? tls.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, handler, () => publicUrl) : http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, handler));
   /** A start that fails after the services started: close them (and a listener already bound) before throwing. */
   const abortStart = async (err: unknown, bound: http.Server[]): Promise<never> => {
     for (const l of bound) await new Promise<void>((resolve) => l.close(() => resolve()));
@@ -269,7 +272,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     if (config.tls === 'acme' && config.httpRedirectPort !== undefined && config.httpRedirectPort !== plainPort) {
       await abortStart(new Error(`--http-redirect-port ${config.httpRedirectPort} and --acme-http-port ${plainPort} must be the same port: one plain listener answers both`), []);
     }
-    plainServer = http.createServer({ keepAliveTimeout: 5000 }, plainHandler(tls, () => publicUrl));
+    plainServer = http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, plainHandler(tls, () => publicUrl));
     await listen(plainServer, plainPort, config.host).catch((err) => abortStart(err, []));
   }
   const started = plainServer ? [plainServer] : [];
@@ -279,7 +282,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   let authenticatorUrl: string | null = null;
   if (config.authenticatorPort !== undefined) {
     const siteHandler = authenticatorSite(path.join(uiDir, 'authenticator'));
-    const site = tls.enabled ? tls.createServer({ keepAliveTimeout: 5000 }, siteHandler) : http.createServer({ keepAliveTimeout: 5000 }, siteHandler);
+    const site = tls.enabled ? tls.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, siteHandler) : http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, siteHandler);
     await listen(site, config.authenticatorPort, config.host).catch((err) => abortStart(err, started));
     authenticatorServer = site;
     started.push(site);

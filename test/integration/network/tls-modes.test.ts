@@ -14,6 +14,7 @@ import * as x509 from '@peculiar/x509';
 import mdns from 'multicast-dns';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir } from '../../helpers/server.ts';
+import { rawCall } from '../../helpers/http.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const EC = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
@@ -189,6 +190,26 @@ describe('settings', () => {
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(1);
     expect(stderr.trim()).toBe('hearth: hearth could not start: cannot listen on 127.0.0.1:80: permission denied (ports below 1024 need root or the CAP_NET_BIND_SERVICE capability, e.g. AmbientCapabilities=CAP_NET_BIND_SERVICE in the systemd unit)');
+  });
+
+  it('on loopback without TLS the public address is http://localhost:<port>: passkeys get a name as relying party, never an IP', async () => {
+    const s = await startTestServer({ mdns: false });
+    try {
+      expect(s.publicUrl).toBe(`http://localhost:${s.port}`);
+      const call = (p: string, init: Parameters<typeof rawCall>[2] = {}) => rawCall(s.publicUrl, p, init, s.publicUrl);
+      expect((await call('/api/setup', { json: { login: 'root', password: 'first-admin-Passw0rd!' } })).status).toBe(201);
+      const login = await call('/api/auth/login', { json: { login: 'root', password: 'first-admin-Passw0rd!' } });
+      const cookie = login.headers.getSetCookie().find((c) => c.startsWith('hearth_session='))!.split(';')[0]!;
+      const options = await call('/api/auth/passkeys/registration', { method: 'POST', cookie });
+      expect(options.status).toBe(200);
+      expect(options.json.options.rp.id).toBe('localhost');
+      // At the IP address the browser is told where to go instead.
+      const fromIp = await rawCall(s.publicUrl, '/api/auth/passkeys/registration', { method: 'POST', cookie }, `http://127.0.0.1:${s.port}`);
+      expect(fromIp.status).toBe(403);
+      expect(fromIp.json.message).toContain(`open Hearth at http://localhost:${s.port}`);
+    } finally {
+      await s.stop();
+    }
   });
 
   it('warns at start-up when it listens on a network address without TLS', async () => {
