@@ -98,6 +98,8 @@ test('first-run setup, password sign-in, sign-out and sign-in errors', async ({ 
   await dialog.getByLabel('Name', { exact: true }).fill('notes');
   await dialog.getByRole('button', { name: 'Create namespace' }).click();
   await expect(page.getByRole('region', { name: 'Notifications' })).toContainText('Namespace notes created');
+  await expect(page).toHaveURL(/\/ns\/notes\/tables$/);
+  await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Namespaces' }).click();
   await expect(page.getByRole('table', { name: 'Namespaces' }).getByRole('rowheader', { name: 'notes', exact: true })).toBeVisible();
   await shot(page, 'signed-in');
 
@@ -113,6 +115,9 @@ test('first-run setup, password sign-in, sign-out and sign-in errors', async ({ 
   await expect(page.getByRole('heading', { name: 'Sign in', exact: true })).toBeVisible();
   await page.reload();
   await expect(page.getByRole('heading', { name: 'Sign in', exact: true })).toBeVisible();
+  // An empty field shows no example that could pass for a value.
+  await expect(page.getByLabel('Login')).toHaveValue('');
+  expect(await page.getByLabel('Login').getAttribute('placeholder')).toBeNull();
 
   // A wrong password.
   await page.getByLabel('Login').fill('ada');

@@ -150,6 +150,10 @@ test('namespace lifecycle: create, configure, duplicate, export, import, delete'
   await dialog.getByRole('button', { name: 'Create namespace' }).click();
   await expect(notifications(page)).toContainText('Namespace alpha created');
   await expect(dialog).toBeHidden();
+  // The new namespace opens on its Tables tab, where the first table is made.
+  await expect(page).toHaveURL(/\/ns\/alpha\/tables$/);
+  await expect(page.getByRole('heading', { name: 'alpha', level: 1 })).toBeVisible();
+  await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Namespaces' }).click();
   await expect(row(page, 'alpha')).toContainText('wal');
   await expect(row(page, 'alpha')).toContainText('None');
   await expect(row(page, 'alpha')).toContainText('Read-write');
@@ -187,6 +191,8 @@ test('namespace lifecycle: create, configure, duplicate, export, import, delete'
   await shot(page, 'create-advanced');
   await dialog.getByRole('button', { name: 'Create namespace' }).click();
   await expect(notifications(page)).toContainText('Namespace beta created');
+  await expect(page).toHaveURL(/\/ns\/beta\/tables$/);
+  await page.goBack();
   await expect(row(page, 'beta')).toContainText('truncate');
   expect(await configOf(request, 'beta')).toEqual({ ...DEFAULTS, journal_mode: 'truncate', synchronous: 'normal', busy_timeout: 9000 });
 
