@@ -29,7 +29,7 @@ import { createMailService, mailMigrations, type MailOptions, type MailService }
 import { bundledUiDir } from './core/runtime.ts';
 import { authenticatorSite } from './core/http/authenticator-site.ts';
 import { advertise, type MdnsAdvertisement } from './core/net/mdns.ts';
-import { lanLabel } from './core/net/names.ts';
+import { isLoopback, lanLabel } from './core/net/names.ts';
 import { VERSION } from './version.ts';
 
 export { VERSION };
@@ -304,7 +304,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     return `${scheme}://${publicHost()}${port}`;
   };
   publicUrl = derivePublicUrl();
-  const redirectUrl = plainServer ? describe(plainServer, false).url : null;
+  const plain = plainServer ? describe(plainServer, false) : null;
   logger.info({ url: address.url, publicUrl, tls: config.tls, caFingerprint: tls.status().ca?.fingerprintSha256, dataDir: config.dataDir, version: VERSION }, 'hearth listening');
   // mDNS: on by default when reachable beyond loopback (and following the listener when the desktop moves it).
   let mdns: MdnsAdvertisement | null = null;
@@ -315,8 +315,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       mdns = null;
     }
     if (want && !mdns) {
-      const redirectPort = plainServer ? describe(plainServer, false).port : null;
-      mdns = advertise({ name: label, port: address.port, secure: tls.enabled, redirectPort, version: VERSION, logger: logger.child({ part: 'mdns' }) });
+      mdns = advertise({ name: label, port: address.port, secure: tls.enabled, redirectPort: plain?.port ?? null, version: VERSION, logger: logger.child({ part: 'mdns' }) });
     }
   };
   if (config.mdns === true && isLoopback(config.host)) logger.warn('mDNS is on but Hearth listens on loopback only: other devices cannot reach the announced name');
@@ -330,7 +329,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const running: RunningServer = {
     url: address.url,
     publicUrl,
-    redirectUrl,
+    redirectUrl: plain?.url ?? null,
     tls,
     host: address.host,
     port: address.port,
@@ -452,10 +451,6 @@ function describe(server: http.Server, secure: boolean): { url: string; host: st
   return { url, host: address.address, port: address.port };
 }
 
-function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\./.test(host);
-}
-
 /**
  * The addresses a listener on `host` is reached at, for the certificate: the host itself, or on a wildcard address
  * loopback and every interface address (IPv6 link-local addresses are left out: they need a zone, which no URL
@@ -501,7 +496,7 @@ function plainHandler(tls: TlsService, publicUrl: () => string): http.RequestLis
  */
 function authenticatorSiteUrl(server: http.Server): string {
   const a = server.address() as AddressInfo;
-  const loopback = ['0.0.0.0', '::', '127.0.0.1', '::1'].includes(a.address) || a.address.startsWith('127.');
+  const loopback = a.address === '0.0.0.0' || a.address === '::' || isLoopback(a.address);
   const host = loopback ? 'localhost' : a.family === 'IPv6' ? `[${a.address}]` : a.address;
   return `http://${host}:${a.port}`;
 }

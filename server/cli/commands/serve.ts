@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { CliError } from '../output.ts';
+import { isLoopback } from '../../core/net/names.ts';
 
 interface ServeOptions {
   host?: string;
@@ -89,7 +90,7 @@ export function registerServe(program: Command): void {
         lines.push(`     root fingerprint (SHA-256) ${tls.ca.fingerprintSha256}`);
       } else if (tls.certificate) {
         lines.push(`TLS: ${tls.mode} certificate for ${tls.certificate.names.join(', ')}, valid until ${tls.certificate.notAfter}`);
-      } else if (!['127.0.0.1', '::1', 'localhost'].includes(server.config.host) && !server.config.host.startsWith('127.')) {
+      } else if (!isLoopback(server.config.host)) {
         lines.push(`Warning: no TLS on a network address: passwords and tokens cross the network in clear text, and passkeys and phones do not work. Start with --tls internal.`);
       }
       if (server.redirectUrl) lines.push(`Plain HTTP on ${server.redirectUrl} redirects to ${server.publicUrl}`);

@@ -90,9 +90,7 @@ export function createTlsService(opts: TlsServiceOptions) {
   const retryMin = opts.retryMinMs ?? 60_000;
   const retryMax = opts.retryMaxMs ?? 3_600_000;
   const servers = new Set<https.Server>();
-  const listeners = new Set<(info: CertificateInfo) => void>();
   let source: CertificateSource | null = null;
-  let material: TlsMaterial | null = null;
   let context: { cert: string; key: string; minVersion: 'TLSv1.2' } | null = null;
   let info: CertificateInfo | null = null;
   let timer: NodeJS.Timeout | null = null;
@@ -131,13 +129,11 @@ export function createTlsService(opts: TlsServiceOptions) {
   }
 
   function install(m: TlsMaterial): void {
-    material = m;
     context = { cert: m.cert, key: m.key, minVersion: 'TLSv1.2' };
     info = describe(m);
     // New handshakes use the new certificate; connections already open keep theirs until they close.
     // The session ticket keys are kept: clients resume their TLS sessions across a renewal instead of a full handshake.
     for (const s of servers) s.setSecureContext({ ...context, ticketKeys: s.getTicketKeys() });
-    for (const l of listeners) l(info);
   }
 
   function schedule(): void {
@@ -219,7 +215,7 @@ export function createTlsService(opts: TlsServiceOptions) {
       if (timer) clearTimeout(timer);
       await source?.close();
       source = null;
-      material = context = info = null;
+      context = info = null;
       failures = 0;
       lastError = null;
       nextAttemptAt = null;
@@ -263,10 +259,6 @@ export function createTlsService(opts: TlsServiceOptions) {
     },
     /** The current certificate's public description (null when off). */
     certificate: () => info,
-    onRenewed(l: (info: CertificateInfo) => void): () => void {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
     /** HTTP-01: the key authorization for a token (acme mode). */
     challenge(token: string): string | null {
       return source?.mode === 'acme' ? (source as AcmeSource).challenge(token) : null;
@@ -294,8 +286,6 @@ export function createTlsService(opts: TlsServiceOptions) {
         source: source?.status() ?? {},
       };
     },
-    /** True once a certificate is installed (material held only here). */
-    ready: () => material !== null,
     async close(): Promise<void> {
       closed = true;
       if (timer) clearTimeout(timer);
