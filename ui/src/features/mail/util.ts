@@ -1,7 +1,7 @@
 /** Helpers shared by the outgoing-mail pages. */
 import { ApiError } from '../../lib/api/client.ts';
 import type { MessageStatus } from '../../lib/api/mail.ts';
-import { failure, type Failure } from '../identity/util.ts';
+import { failure, type Failure } from '../../lib/util.ts';
 
 export type Tab = 'profiles' | 'apps' | 'log' | 'retention';
 export const TABS: readonly { tab: Tab; label: string; href: string }[] = [

@@ -1,11 +1,14 @@
-/** Small helpers shared by the identity administration pages. */
-import { ApiError, describeError } from '../../lib/api/client.ts';
+/** Small helpers shared by the administration pages: errors as pages show them, form values, the clipboard. */
+import { ApiError, describeError } from './api/client.ts';
 
-/** An error as the pages show it: a sentence and the request id to find it in the server log. */
+/**
+ * An error as the pages show it: a sentence that says what to do, and — only for a server fault (5xx), where the
+ * admin may need the server log — the request id to find it there.
+ */
 export type Failure = { message: string; requestId: string | null };
 
 export function failure(err: unknown): Failure {
-  return { message: describeError(err), requestId: err instanceof ApiError ? err.requestId : null };
+  return { message: describeError(err), requestId: err instanceof ApiError && err.status >= 500 ? err.requestId : null };
 }
 
 /** Capitalised, with a final full stop. */
