@@ -13,10 +13,10 @@ import { createKeyStore, keyMigrations } from './keys/keys.store.ts';
 import { createKeysService, resolveBrokerSecret, type JwksOrigins } from './keys/keys.service.ts';
 import { registerKeyRoutes } from './keys/keys.routes.ts';
 import { accountMigrations, createAccountStore } from './accounts/accounts.store.ts';
-import { createAccountsService } from './accounts/accounts.service.ts';
+import { createAccountsService, type AccountsService } from './accounts/accounts.service.ts';
 import { registerAccountRoutes } from './accounts/accounts.routes.ts';
 import { createSessionStore, sessionMigrations } from './sessions/sessions.store.ts';
-import { createSessionsService } from './sessions/sessions.service.ts';
+import { createSessionsService, type SessionsService } from './sessions/sessions.service.ts';
 import { registerSessionRoutes } from './sessions/sessions.routes.ts';
 import { createOAuthStore, oauthMigrations } from './oauth/oauth.store.ts';
 import { createLinuxStore, linuxMigrations } from './linux/linux.store.ts';
@@ -80,6 +80,41 @@ export interface IdentityDeps {
   jwksOrigins?: JwksOrigins;
 }
 
+/**
+ * Accounts, Linux identities and sessions wired exactly as the server wires them (the Linux-identity hook on every
+ * person written, the group-name check): the server builds them here, and so does `openIdentityOffline` for
+ * commands that work on the data folder directly, so no path makes an account the server would have made otherwise.
+ */
+function createAccountsCore(deps: {
+  platformDb: Db;
+  audit: AuditLog;
+  issuer: () => string;
+  now?: () => number;
+  notice?: Parameters<typeof createSessionsService>[0]['notice'];
+  onSignedIn?: Parameters<typeof createSessionsService>[0]['onSignedIn'];
+}) {
+  const accountStore = createAccountStore(deps.platformDb);
+  const linux = createLinuxService({ store: createLinuxStore(deps.platformDb), accountStore, audit: deps.audit, now: deps.now });
+  const accounts = createAccountsService({
+    store: accountStore, audit: deps.audit, now: deps.now, hooks: { personWritten: linux.onPersonWritten, groupNameTaken: linux.groupNameTaken },
+  });
+  const sessionStore = createSessionStore(deps.platformDb);
+  const sessions = createSessionsService({
+    store: sessionStore, accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice: deps.notice, onSignedIn: deps.onSignedIn,
+  });
+  return { accountStore, linux, accounts, sessionStore, sessions };
+}
+
+/**
+ * The identity services a command needs on a data folder while no server request is involved (`hearth setup`):
+ * accounts and sessions built as the server builds them. The issuer only matters for cookies and Origin checks,
+ * which such commands never use.
+ */
+export function openIdentityOffline(deps: { platformDb: Db; audit: AuditLog }): { accounts: AccountsService; sessions: SessionsService } {
+  const { accounts, sessions } = createAccountsCore({ platformDb: deps.platformDb, audit: deps.audit, issuer: () => '' });
+  return { accounts, sessions };
+}
+
 export function createIdentityService(deps: IdentityDeps) {
   const keys = createKeysService({
     store: createKeyStore(deps.platformDb),
@@ -91,9 +126,6 @@ export function createIdentityService(deps: IdentityDeps) {
     now: deps.now,
     jwksOrigins: deps.jwksOrigins,
   });
-  const accountStore = createAccountStore(deps.platformDb);
-  const linux = createLinuxService({ store: createLinuxStore(deps.platformDb), accountStore, audit: deps.audit, now: deps.now });
-  const accounts = createAccountsService({ store: accountStore, audit: deps.audit, now: deps.now, hooks: { personWritten: linux.onPersonWritten, groupNameTaken: linux.groupNameTaken } });
   // Security notices reach outgoing mail once it is connected (useMailer); until then they are skipped.
   const notice = { send: (sub: string, subject: string, text: string) => notices?.securityNotice(sub, subject, text) };
   let notices: ReturnType<typeof createNotices> | null = null;
@@ -107,9 +139,8 @@ export function createIdentityService(deps: IdentityDeps) {
       deps.logger.warn({ err: (err as Error).message }, 'sign-in history not recorded');
     }
   };
-  const sessionStore = createSessionStore(deps.platformDb);
-  const sessions = createSessionsService({
-    store: sessionStore, accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice, onSignedIn,
+  const { accountStore, linux, accounts, sessionStore, sessions } = createAccountsCore({
+    platformDb: deps.platformDb, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice, onSignedIn,
   });
   const passkeys = createPasskeysService({
     store: createPasskeyStore(deps.platformDb), accountStore, sessions, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice,

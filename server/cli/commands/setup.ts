@@ -29,17 +29,13 @@ export function registerSetup(program: Command): void {
       if (!password) throw new CliError('no password on standard input');
       const dir = path.resolve(opts.data ?? process.env.HEARTH_DATA_DIR ?? './hearth-data');
       // loaded here, not at the top: other commands never load the server
-      const [{ openDataDir }, { createAuditLog }, { HearthError }, { createAccountStore }, { createAccountsService }, { createSessionStore }, { createSessionsService }] = await Promise.all([
-        import('../../boot.ts'), import('../../core/audit/audit.ts'), import('../../core/http/errors.ts'), import('../../identity/accounts/accounts.store.ts'),
-        import('../../identity/accounts/accounts.service.ts'), import('../../identity/sessions/sessions.store.ts'), import('../../identity/sessions/sessions.service.ts'),
+      const [{ openDataDir }, { createAuditLog }, { HearthError }, { openIdentityOffline }] = await Promise.all([
+        import('../../boot.ts'), import('../../core/audit/audit.ts'), import('../../core/http/errors.ts'), import('../../identity/index.ts'),
       ]);
       const db = openDataDir(dir);
       try {
-        const audit = createAuditLog(db);
-        const accountStore = createAccountStore(db);
-        const accounts = createAccountsService({ store: accountStore, audit });
-        // The issuer only matters for cookies and Origin checks, which the CLI never uses.
-        const sessions = createSessionsService({ store: createSessionStore(db), accountStore, accounts, audit, issuer: () => '' });
+        // accounts and sessions built exactly as the server builds them (the Linux-identity hook included)
+        const { sessions } = openIdentityOffline({ platformDb: db, audit: createAuditLog(db) });
         let account;
         try {
           account = await sessions.setup({ login: opts.login, password, displayName: opts.displayName, email: opts.email }, { actor: 'cli' });

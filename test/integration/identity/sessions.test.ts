@@ -281,4 +281,34 @@ describe('hearth setup (CLI)', () => {
       fs.rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it('gives the first administrator a Linux identity when Linux identities are on, as POST /api/setup does', async () => {
+    const dir = tempDir();
+    const adminToken = `t-${'a'.repeat(32)}`;
+    const L = '/api/admin/core/linux-identities';
+    const call = (url: string, p: string, init: { method?: string; json?: unknown } = {}) =>
+      fetch(`${url}${p}`, { method: init.method ?? 'GET', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+    try {
+      let srv = await startServer({ dataDir: dir, port: 0, logLevel: 'silent', env: {}, adminToken });
+      try {
+        const on = await call(srv.url, `${L}/configuration`, { method: 'PUT', json: { config: { enabled: true, rangeStart: 5000, rangeEnd: 5009, homeTemplate: '/home/{username}', loginShell: '/bin/bash' }, rangeReserved: true } });
+        expect(on.status).toBe(200);
+      } finally {
+        await srv.close();
+      }
+      const made = await hearth(['setup', '--login', 'boss', '--password-stdin', '--data', dir, '--json'], `${ADMIN_PASSWORD}\n`);
+      expect(made.code, made.stderr).toBe(0);
+      const sub = JSON.parse(made.stdout).sub as string;
+      srv = await startServer({ dataDir: dir, port: 0, logLevel: 'silent', env: {}, adminToken });
+      try {
+        const got = await call(srv.url, `${L}/users/${sub}`);
+        expect(got.status).toBe(200);
+        expect((await got.json()).identity).toMatchObject({ username: 'boss', uid: 5000, homeDirectory: '/home/boss' });
+      } finally {
+        await srv.close();
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
