@@ -140,6 +140,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     options: dbOptions,
     uploadLimit: config.uploadLimit,
     uploadMemoryLimit: config.uploadMemoryLimit,
+    events: {
+      keepaliveMs: config.sseKeepaliveMs, retryMs: config.sseRetryMs, maxQueueBytes: config.sseMaxQueueBytes,
+      bufferEvents: config.sseBufferEvents, bufferBytes: config.sseBufferBytes,
+    },
   });
 
   const identity = createIdentityService({

@@ -38,6 +38,8 @@ export interface DbServiceDeps {
   queryProcesses?: number;
   /** Resident set a query process may reach while it works (bytes). */
   queryMemoryLimit?: number;
+  /** Change events (HEARTH_SSE_*, declared in server/core/config): keepalive, retry hint, per-subscriber backlog, replay buffer. */
+  events?: { keepaliveMs?: number; retryMs?: number; maxQueueBytes?: number; bufferEvents?: number; bufferBytes?: number };
   /** Knobs for tests and benchmarks (defaults otherwise). */
   options?: DbOptions;
 }
@@ -48,7 +50,7 @@ export interface DbOptions {
 }
 
 export function createDbService(deps: DbServiceDeps) {
-  const events = new EventBus();
+  const events = new EventBus({ bufferSize: deps.events?.bufferEvents, bufferBytes: deps.events?.bufferBytes });
   const telemetry = createTelemetry({ platformDb: deps.platformDb, logger: deps.logger.child({ part: 'telemetry' }) });
   const namespaces = createNamespaceService({
     store: createNamespaceStore(deps.platformDb),
@@ -122,7 +124,9 @@ export function createDbService(deps: DbServiceDeps) {
       registerRowRoutes(api, { namespaces, rows, queries: sql });
       registerRestRoutes(api, { namespaces, rows });
       registerSqlRoutes(api, { namespaces, sql });
-      eventRoutes = registerEventRoutes(api, { namespaces, events });
+      eventRoutes = registerEventRoutes(api, {
+        namespaces, events, keepaliveMs: deps.events?.keepaliveMs, retryMs: deps.events?.retryMs, maxQueueBytes: deps.events?.maxQueueBytes,
+      });
       registerOverviewRoutes(api, { namespaces, telemetry });
     },
     /** Ends every change-event stream (first step of a graceful shutdown, so open streams do not hold it up). */

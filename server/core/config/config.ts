@@ -51,6 +51,16 @@ export const configSchema = z
     uiDir: z.string().optional(),
     /** Milliseconds a graceful shutdown waits for in-flight requests before closing connections. */
     shutdownTimeoutMs: z.coerce.number().int().min(0),
+    /** Change events: milliseconds between keepalive comments on an idle stream. */
+    sseKeepaliveMs: z.coerce.number().int().min(1),
+    /** Change events: the `retry:` hint, milliseconds a client waits before reconnecting. */
+    sseRetryMs: z.coerce.number().int().min(1),
+    /** Change events: bytes that may wait for a slow subscriber before it is disconnected. */
+    sseMaxQueueBytes: z.coerce.number().int().min(1),
+    /** Change events: events kept per namespace for `Last-Event-ID` replay. */
+    sseBufferEvents: z.coerce.number().int().min(1),
+    /** Change events: bytes kept per namespace for replay. */
+    sseBufferBytes: z.coerce.number().int().min(1),
     /**
      * Optional MaxMind DB file (GeoLite2-City or -Country, or a combined file) for the country and city of sign-ins in
      * the authenticator's sign-in context. Unreadable: a start-up warning and no geo fields. See docs/api/app-approval.md.
@@ -141,6 +151,11 @@ export const DEFAULTS = {
   uploadLimit: 16 * 1024 * 1024 * 1024,
   uploadMemoryLimit: 64 * 1024 * 1024,
   shutdownTimeoutMs: 10_000,
+  sseKeepaliveMs: 25_000,
+  sseRetryMs: 3000,
+  sseMaxQueueBytes: 1024 * 1024,
+  sseBufferEvents: 1000,
+  sseBufferBytes: 4 * 1024 * 1024,
   tls: 'off',
   tlsNames: [],
   acmeDirectory: 'https://acme-v02.api.letsencrypt.org/directory',
@@ -163,6 +178,11 @@ export const ENV_NAMES: Record<keyof HearthConfig, string> = {
   appSecret: 'APP_SECRET',
   uiDir: 'HEARTH_UI_DIR',
   shutdownTimeoutMs: 'HEARTH_SHUTDOWN_TIMEOUT_MS',
+  sseKeepaliveMs: 'HEARTH_SSE_KEEPALIVE_MS',
+  sseRetryMs: 'HEARTH_SSE_RETRY_MS',
+  sseMaxQueueBytes: 'HEARTH_SSE_MAX_QUEUE_BYTES',
+  sseBufferEvents: 'HEARTH_SSE_BUFFER_EVENTS',
+  sseBufferBytes: 'HEARTH_SSE_BUFFER_BYTES',
   geoipCityDb: 'HEARTH_GEOIP_DB',
   geoipAsnDb: 'HEARTH_GEOIP_ASN_DB',
   authenticatorPort: 'HEARTH_AUTHENTICATOR_PORT',

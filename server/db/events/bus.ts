@@ -82,7 +82,7 @@ export class EventBus {
   private readonly onListenerError: ((err: unknown) => void) | undefined;
   private readonly now: () => number;
 
-  /** Options win over the environment (HEARTH_SSE_BUFFER_EVENTS, HEARTH_SSE_BUFFER_BYTES), which wins over the defaults. */
+  /** Options (the server passes HEARTH_SSE_BUFFER_EVENTS / HEARTH_SSE_BUFFER_BYTES from its configuration) win over the defaults. */
   constructor(
     opts: {
       bufferSize?: number;
@@ -90,12 +90,10 @@ export class EventBus {
       idleRetentionMs?: number;
       onListenerError?: (err: unknown) => void;
       now?: () => number;
-      env?: NodeJS.ProcessEnv;
     } = {},
   ) {
-    const env = opts.env ?? process.env;
-    this.bufferSize = opts.bufferSize ?? envInt(env, 'HEARTH_SSE_BUFFER_EVENTS', 1000);
-    this.bufferBytes = opts.bufferBytes ?? envInt(env, 'HEARTH_SSE_BUFFER_BYTES', 4 * 1024 * 1024);
+    this.bufferSize = opts.bufferSize ?? 1000;
+    this.bufferBytes = opts.bufferBytes ?? 4 * 1024 * 1024;
     this.idleRetentionMs = opts.idleRetentionMs ?? 10 * 60_000;
     this.onListenerError = opts.onListenerError;
     this.now = opts.now ?? Date.now;
@@ -223,14 +221,6 @@ export class EventBus {
       if (c.subscribers.size === 0 && t - c.idleSince > this.idleRetentionMs) this.channels.delete(ns);
     }
   }
-}
-
-export function envInt(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} must be a positive integer (got ${JSON.stringify(raw)})`);
-  return n;
 }
 
 /** The event's JSON; bigint values become numbers (strings beyond 2^53); null when it cannot be serialised. */

@@ -7,7 +7,7 @@
  * when that queue (plus what Node still buffers for the socket) would pass `maxQueueBytes`, the connection is cut:
  * memory per subscriber is bounded and the others never wait for it (they do not share a queue).
  *
- * Tunables (read once at registration; explicit options win over the environment):
+ * Tunables (given by the server from its configuration, server/core/config — the variables below; defaults here):
  *   keepaliveMs    HEARTH_SSE_KEEPALIVE_MS     25000     keepalive comment interval
  *   maxQueueBytes  HEARTH_SSE_MAX_QUEUE_BYTES  1048576   backlog per subscriber before it is dropped
  *   retryMs        HEARTH_SSE_RETRY_MS         3000      `retry:` hint sent at connection
@@ -26,14 +26,12 @@ import type { Logger } from '../../core/logging/logger.ts';
 import type { NamespaceService } from '../namespaces/namespaces.service.ts';
 import { NsParams, openTenant } from '../plane.ts';
 import { IDENTIFIER, requireObject } from '../schema/catalog.ts';
-import { envInt, type EndReason, type EventBus, type StoredEvent } from './bus.ts';
+import { type EndReason, type EventBus, type StoredEvent } from './bus.ts';
 
 export interface EventRouteOptions {
   keepaliveMs?: number;
   maxQueueBytes?: number;
   retryMs?: number;
-  /** Where HEARTH_SSE_* defaults are read from (default: process.env). */
-  env?: NodeJS.ProcessEnv;
 }
 
 const DEFAULTS = { keepaliveMs: 25_000, maxQueueBytes: 1024 * 1024, retryMs: 3000 };
@@ -80,11 +78,10 @@ export function registerEventRoutes(
   deps: { namespaces: NamespaceService; events: EventBus } & EventRouteOptions,
 ): { close(): void } {
   const { namespaces, events } = deps;
-  const env = deps.env ?? process.env;
   const opts = {
-    keepaliveMs: deps.keepaliveMs ?? envInt(env, 'HEARTH_SSE_KEEPALIVE_MS', DEFAULTS.keepaliveMs),
-    maxQueueBytes: deps.maxQueueBytes ?? envInt(env, 'HEARTH_SSE_MAX_QUEUE_BYTES', DEFAULTS.maxQueueBytes),
-    retryMs: deps.retryMs ?? envInt(env, 'HEARTH_SSE_RETRY_MS', DEFAULTS.retryMs),
+    keepaliveMs: deps.keepaliveMs ?? DEFAULTS.keepaliveMs,
+    maxQueueBytes: deps.maxQueueBytes ?? DEFAULTS.maxQueueBytes,
+    retryMs: deps.retryMs ?? DEFAULTS.retryMs,
   };
   const hub = new Hub(opts, events);
 

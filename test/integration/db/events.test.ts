@@ -7,18 +7,9 @@ import { EventBus, type ChangeEvent } from '../../../server/db/events/bus.ts';
 
 const ALL_ACTIONS = ['insert', 'update', 'delete', 'create_table', 'update_table', 'drop_table', 'create_view', 'drop_view', 'create_index', 'drop_index', 'reset'];
 
-/** The SSE tunables are read from the environment when the routes are registered: set them for this start only. */
+/** A server whose environment is `env` only (startServer's `env`: the machine's own HEARTH_SSE_* never reach it). */
 async function startWith(env: Record<string, string>, opts: StartOptions = {}): Promise<TestServer> {
-  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  try {
-    return await startTestServer(opts);
-  } finally {
-    for (const [k, v] of Object.entries(saved)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
+  return startTestServer({ ...opts, env });
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -197,6 +188,24 @@ const createTable = (ns: string, name: string, actor?: string) =>
   s.api(`/v1/${ns}/tables`, { method: 'POST', json: { type: 'table', name, columns: [{ name: 'x', type: 'text' }], ...(actor ? { _meta: { actor } } : {}) } });
 
 describe('connection', () => {
+  it('takes HEARTH_SSE_* from the environment given to startServer, never from the process environment', async () => {
+    const saved = process.env.HEARTH_SSE_RETRY_MS;
+    process.env.HEARTH_SSE_RETRY_MS = '777';
+    let other: TestServer | null = null;
+    try {
+      other = await startWith({});
+      expect((await other.api('/v1/namespaces', { method: 'POST', json: { name: 'iso' } })).status).toBe(201);
+      const c = await RawSse.open(other, '/v1/iso/subscribe');
+      await until(() => c.frames.length > 1, 'the retry hint', 5000);
+      expect(c.frames[1]).toMatchObject({ retry: '3000' });
+      c.close();
+    } finally {
+      if (saved === undefined) delete process.env.HEARTH_SSE_RETRY_MS;
+      else process.env.HEARTH_SSE_RETRY_MS = saved;
+      await other?.stop();
+    }
+  });
+
   it('answers with SSE headers and the connection comment at once, then keepalives', async () => {
     const c = track(await RawSse.open(s, '/v1/shop/subscribe'));
     expect(c.res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
