@@ -151,7 +151,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     secrets,
     audit,
     logger: logger.child({ domain: 'identity' }),
-    env: env ?? process.env,
+    secretsConfig: config,
     issuer: () => publicUrl,
     authenticatorOrigin: () => authenticatorOrigin,
     geoip: { cityDb: config.geoipCityDb, asnDb: config.geoipAsnDb },
@@ -230,7 +230,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const tls = createTlsService({
     mode: config.tls,
     dataDir: config.dataDir,
-    env: env ?? process.env,
+    kekSettings: config,
     secrets,
     logger: logger.child({ part: 'tls' }),
     names: () => (config.tls === 'acme' ? config.tlsNames : [...new Set([...config.tlsNames, lanName, 'localhost', ...listeningAddresses(listenHost)])]),

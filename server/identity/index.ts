@@ -4,6 +4,7 @@
  * first-run setup and platform sessions (server/identity/sessions); signing keys (server/identity/keys) — the only code that touches a private key. Other domains get the
  * closed signing authority (typed token shapes, no arbitrary claims) and the application-facing verifiers from here.
  */
+import type { IdentitySecretsConfig } from '../core/config/config.ts';
 import type { Api } from '../core/http/api.ts';
 import type { AuditLog } from '../core/audit/audit.ts';
 import type { Logger } from '../core/logging/logger.ts';
@@ -67,7 +68,8 @@ export interface IdentityDeps {
   secrets: SecretStore;
   audit: AuditLog;
   logger: Logger;
-  env: NodeJS.ProcessEnv;
+  /** The KEKs and the broker secret (server/core/config). */
+  secretsConfig: IdentitySecretsConfig;
   /** The public origin tokens are issued for (HEARTH_PUBLIC_URL, default the listening address). */
   issuer: () => string;
   /** The clock (epoch ms), default `Date.now()`; injectable for tests. */
@@ -121,7 +123,7 @@ export function createIdentityService(deps: IdentityDeps) {
     secrets: deps.secrets,
     audit: deps.audit,
     logger: deps.logger.child({ part: 'keys' }),
-    env: deps.env,
+    secretsConfig: deps.secretsConfig,
     issuer: deps.issuer,
     now: deps.now,
     jwksOrigins: deps.jwksOrigins,
@@ -153,7 +155,7 @@ export function createIdentityService(deps: IdentityDeps) {
     accountStore, accounts, maySignIn: sessions.maySignIn, audit: deps.audit, logger: deps.logger.child({ part: 'notices' }), mailer: emailLinks.mailer,
   });
   // The OAuth module gets Core's closed authority through the broker, with the shared deployment secret.
-  const oauthAuthority = keys.oauthBroker(resolveBrokerSecret(deps.env, deps.secrets));
+  const oauthAuthority = keys.oauthBroker(resolveBrokerSecret(deps.secretsConfig, deps.secrets));
   const oauth = createOAuthService({
     store: createOAuthStore(deps.platformDb), accounts, accountStore, authority: oauthAuthority, audit: deps.audit,
     logger: deps.logger.child({ part: 'oauth' }), issuer: deps.issuer, now: deps.now,
@@ -162,11 +164,11 @@ export function createIdentityService(deps: IdentityDeps) {
   const appApproval = createApprovalService({
     store: createApprovalStore(deps.platformDb), accountStore, sessions, sessionStore,
     isAccountCategoryAllowed: (row) => accounts.isAccountCategoryAllowed(presentAccount(row)), audit: deps.audit,
-    logger: deps.logger.child({ part: 'app-approval' }), env: deps.env, secrets: deps.secrets, issuer: deps.issuer,
+    logger: deps.logger.child({ part: 'app-approval' }), secretsConfig: deps.secretsConfig, secrets: deps.secrets, issuer: deps.issuer,
     authenticatorOrigin: deps.authenticatorOrigin ?? (() => null), mailer: emailLinks.mailer, loginContext, now: deps.now,
   });
   // Terminal sign-in (RFC 8628 with login_hint): the OAuth module reaches the approval protocol through Core's broker.
-  oauth.useTerminalBroker(appApproval.terminalBroker(resolveBrokerSecret(deps.env, deps.secrets)));
+  oauth.useTerminalBroker(appApproval.terminalBroker(resolveBrokerSecret(deps.secretsConfig, deps.secrets)));
   let cleanupTimer: NodeJS.Timeout | null = null;
 
   /**

@@ -19,6 +19,12 @@ const origin = (example: string) =>
  * Hearth's configuration, declared once. Precedence: defaults < environment (HEARTH_*) < explicit options
  * (CLI flags or the caller of startServer). A bad value stops start-up with a one-line explanation.
  */
+/** A key-encryption key: 32 random bytes written as 64 hexadecimal characters. */
+const kek = z
+  .string()
+  .trim()
+  .regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hexadecimal characters (32 random bytes, e.g. `openssl rand -hex 32`)');
+
 export const configSchema = z
   .object({
     dataDir: z.string().min(1, 'must not be empty'),
@@ -47,6 +53,17 @@ export const configSchema = z
     adminToken: z.string().min(16, 'must be at least 16 characters').optional(),
     /** Application secret; generated into the data folder when absent. */
     appSecret: z.string().min(32, 'must be at least 32 characters').optional(),
+    /**
+     * The identity key-encryption key (KEK) that seals signing keys and TLS keys at rest: 32 random bytes as 64 hex
+     * characters. Unset: one is generated into the secret store. Never logged, never written into a backup.
+     */
+    identityKek: kek.optional(),
+    /** Rolling the KEK: the new one, already accepted for decryption while replicas move to it. */
+    identityNextKek: kek.optional(),
+    /** Rolling the KEK: the old one, still accepted for decryption after the switch. */
+    identityPreviousKek: kek.optional(),
+    /** The OAuth broker's deployment secret shared by every replica (at least 32 characters); unset: generated into the secret store. */
+    oauthBrokerSecret: z.string().trim().min(32, 'must be at least 32 characters').optional(),
     /** Where the built admin UI lives. */
     uiDir: z.string().optional(),
     /** Milliseconds a graceful shutdown waits for in-flight requests before closing connections. */
@@ -176,6 +193,10 @@ export const ENV_NAMES: Record<keyof HearthConfig, string> = {
   uploadMemoryLimit: 'HEARTH_UPLOAD_MEMORY_LIMIT',
   adminToken: 'HEARTH_ADMIN_TOKEN',
   appSecret: 'APP_SECRET',
+  identityKek: 'HEARTH_IDENTITY_KEY_ENCRYPTION_KEY',
+  identityNextKek: 'HEARTH_IDENTITY_NEXT_KEY',
+  identityPreviousKek: 'HEARTH_IDENTITY_PREVIOUS_KEY',
+  oauthBrokerSecret: 'HEARTH_OAUTH_BROKER_SECRET',
   uiDir: 'HEARTH_UI_DIR',
   shutdownTimeoutMs: 'HEARTH_SHUTDOWN_TIMEOUT_MS',
   sseKeepaliveMs: 'HEARTH_SSE_KEEPALIVE_MS',
@@ -205,6 +226,12 @@ export const ENV_NAMES: Record<keyof HearthConfig, string> = {
   mdnsName: 'HEARTH_MDNS_NAME',
 };
 
+/** Settings whose values are never echoed in an error. */
+const SECRET_SETTINGS = new Set(['adminToken', 'appSecret', 'identityKek', 'identityNextKek', 'identityPreviousKek', 'oauthBrokerSecret']);
+
+/** The identity domain's secrets from the configuration (each unset one is generated into the secret store). */
+export type IdentitySecretsConfig = Pick<HearthConfig, 'identityKek' | 'identityNextKek' | 'identityPreviousKek' | 'oauthBrokerSecret'>;
+
 export class ConfigError extends Error {
   constructor(message: string) {
     super(message);
@@ -226,7 +253,7 @@ export function loadConfig(options: ConfigInput = {}, env: NodeJS.ProcessEnv = p
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? '');
     const source = key in ENV_NAMES ? `${key} (${ENV_NAMES[key as keyof HearthConfig]})` : key || 'configuration';
-    const shown = key === 'adminToken' || key === 'appSecret' ? '' : ` (got ${JSON.stringify(merged[key])})`;
+    const shown = SECRET_SETTINGS.has(key) ? '' : ` (got ${JSON.stringify(merged[key])})`;
     throw new ConfigError(`invalid setting ${source}: ${issue.message}${shown}`);
   }
   return { ...parsed.data, dataDir: path.resolve(parsed.data.dataDir) };

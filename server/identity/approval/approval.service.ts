@@ -11,6 +11,7 @@
  * - `/login/status` holds a pending request; a decision wakes it in-process (keyed by request ID), a decision in
  *   another process on the same data folder is seen within a second, and the answer is always re-read from the database.
  */
+import type { IdentitySecretsConfig } from '../../core/config/config.ts';
 import crypto from 'node:crypto';
 import type { AuditLog } from '../../core/audit/audit.ts';
 import type { Logger } from '../../core/logging/logger.ts';
@@ -106,7 +107,8 @@ export function createApprovalService(deps: {
   isAccountCategoryAllowed: (row: AccountRow) => boolean;
   audit: AuditLog;
   logger: Logger;
-  env: NodeJS.ProcessEnv;
+  /** The broker secret (server/core/config). */
+  secretsConfig: IdentitySecretsConfig;
   secrets: SecretStore;
   issuer: () => string;
   authenticatorOrigin: () => string | null;
@@ -607,7 +609,7 @@ export function createApprovalService(deps: {
 
     /** The terminal broker for the OAuth device authorization; throws when the secret is not Core's broker secret. */
     terminalBroker(secret: string): TerminalBroker {
-      const expected = Buffer.from(resolveBrokerSecret(deps.env, deps.secrets));
+      const expected = Buffer.from(resolveBrokerSecret(deps.secretsConfig, deps.secrets));
       const given = Buffer.from(String(secret));
       if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
         throw new Error(`identity terminal broker: the broker secret does not match Core's (${BROKER_SECRET_ENV})`);

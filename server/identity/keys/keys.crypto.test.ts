@@ -30,18 +30,18 @@ describe('KEK', () => {
     expect(kekFingerprint(a)).not.toBe(kekFingerprint(Buffer.from(hex(), 'hex')));
   });
 
-  it('generates the current KEK into the secret store (hex, 0600) when the environment has none; never from APP_SECRET', () => {
+  it('generates the current KEK into the secret store (hex, 0600) when the configuration has none', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-kek-'));
     try {
       const store = new SecretStore(dir);
-      const first = resolveKeks({ APP_SECRET: 'x'.repeat(40) }, store);
+      const first = resolveKeks({}, store);
       expect(first.source).toBe('secret-store');
       const file = path.join(dir, 'secrets', 'identity-kek');
       expect(fs.readFileSync(file, 'utf8').trim()).toMatch(/^[0-9a-f]{64}$/);
       expect(fs.statSync(file).mode & 0o777).toBe(0o600);
       expect(resolveKeks({}, store).current.id).toBe(first.current.id);
       const fromEnv = hex();
-      const env = resolveKeks({ HEARTH_IDENTITY_KEY_ENCRYPTION_KEY: fromEnv, HEARTH_IDENTITY_NEXT_KEY: hex(), HEARTH_IDENTITY_PREVIOUS_KEY: fromEnv }, store);
+      const env = resolveKeks({ identityKek: fromEnv, identityNextKek: hex(), identityPreviousKek: fromEnv }, store);
       expect(env.source).toBe('environment');
       expect(env.current.id).toBe(parseKek(fromEnv, 'x').id);
       expect(env.next).not.toBeNull();

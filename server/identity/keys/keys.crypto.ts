@@ -9,6 +9,7 @@
  * Envelope: AES-256-GCM, a fresh 12-byte IV per seal, 128-bit tag, and additional data binding the key id and purpose
  * so an envelope cannot be moved to another row. Stored as `hk1.<iv>.<ciphertext>.<tag>` (base64url).
  */
+import type { IdentitySecretsConfig } from '../../core/config/config.ts';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { SecretStore } from '../../core/secrets/secrets.ts';
@@ -64,9 +65,12 @@ export function parseKek(value: string, name: string): Kek {
   return { id: kekFingerprint(key), key };
 }
 
-/** Reads the KEKs from the environment, generating the current one into the secret store when it is absent. */
-export function resolveKeks(env: NodeJS.ProcessEnv, secrets: SecretStore): KekSet {
-  const given = env[KEK_ENV]?.trim();
+/** The KEK settings (declared and validated in server/core/config: HEARTH_IDENTITY_KEY_ENCRYPTION_KEY, …_NEXT_KEY, …_PREVIOUS_KEY). */
+export type KekSettings = Pick<IdentitySecretsConfig, 'identityKek' | 'identityNextKek' | 'identityPreviousKek'>;
+
+/** The KEKs from the configuration, generating the current one into the secret store when none is given. */
+export function resolveKeks(settings: KekSettings, secrets: SecretStore): KekSet {
+  const given = settings.identityKek?.trim();
   let current: Kek;
   let source: KekSet['source'];
   if (given) {
@@ -76,8 +80,8 @@ export function resolveKeks(env: NodeJS.ProcessEnv, secrets: SecretStore): KekSe
     current = parseKek(storedKek(secrets), `the stored KEK ${secrets.file(KEK_SECRET_NAME)}`);
     source = 'secret-store';
   }
-  const next = env[NEXT_KEK_ENV]?.trim() ? parseKek(env[NEXT_KEK_ENV]!, NEXT_KEK_ENV) : null;
-  const previous = env[PREVIOUS_KEK_ENV]?.trim() ? parseKek(env[PREVIOUS_KEK_ENV]!, PREVIOUS_KEK_ENV) : null;
+  const next = settings.identityNextKek?.trim() ? parseKek(settings.identityNextKek, NEXT_KEK_ENV) : null;
+  const previous = settings.identityPreviousKek?.trim() ? parseKek(settings.identityPreviousKek, PREVIOUS_KEK_ENV) : null;
   return {
     current,
     next: next && next.id !== current.id ? next : null,

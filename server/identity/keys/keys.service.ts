@@ -13,6 +13,7 @@
  * - Verifiers read only their purpose's published keys, cached at most five minutes; a token with an unknown `kid`
  *   triggers one refresh (at most every five seconds).
  */
+import type { IdentitySecretsConfig } from '../../core/config/config.ts';
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import { calculateJwkThumbprint, errors as joseErrors, importJWK, type JWK, type JWTVerifyGetKey } from 'jose';
@@ -45,7 +46,8 @@ export interface KeysServiceDeps {
   secrets: SecretStore;
   audit: AuditLog;
   logger: Logger;
-  env: NodeJS.ProcessEnv;
+  /** The KEKs and the broker secret (server/core/config). */
+  secretsConfig: IdentitySecretsConfig;
   issuer: () => string;
   /** The clock (epoch ms). Injectable so tests can cross the ten-minute and thirty-day boundaries. */
   now?: () => number;
@@ -466,7 +468,7 @@ export function createKeysService(deps: KeysServiceDeps) {
     /** Validates every stored key (start-up fails on a wrong KEK, corrupt ciphertext or a mismatched pair), then maintains. */
     async start(): Promise<void> {
       try {
-        keks = resolveKeks(deps.env, deps.secrets);
+        keks = resolveKeks(deps.secretsConfig, deps.secrets);
       } catch (err) {
         throw new Error(`identity signing keys: ${oneLine((err as Error).message)}`);
       }
@@ -597,7 +599,7 @@ export function createKeysService(deps: KeysServiceDeps) {
      * authority — two token shapes, no arbitrary claims, no fallback signer. A wrong secret fails start-up.
      */
     oauthBroker(secret: string): OAuthAuthority {
-      const expected = Buffer.from(resolveBrokerSecret(deps.env, deps.secrets));
+      const expected = Buffer.from(resolveBrokerSecret(deps.secretsConfig, deps.secrets));
       const given = Buffer.from(secret);
       if (given.length !== expected.length || !crypto.timingSafeEqual(given, expected)) {
         throw new Error(`identity OAuth broker: the broker secret does not match Core's (${BROKER_SECRET_ENV})`);
@@ -614,14 +616,9 @@ export type KeysService = ReturnType<typeof createKeysService>;
 
 export const BROKER_SECRET_ENV = 'HEARTH_OAUTH_BROKER_SECRET';
 
-/** The OAuth broker's deployment secret: `HEARTH_OAUTH_BROKER_SECRET` (at least 32 characters) or a generated one in the secret store. */
-export function resolveBrokerSecret(env: NodeJS.ProcessEnv, secrets: SecretStore): string {
-  const fromEnv = env[BROKER_SECRET_ENV]?.trim();
-  if (fromEnv) {
-    if (fromEnv.length < 32) throw new Error(`${BROKER_SECRET_ENV} must be at least 32 characters`);
-    return fromEnv;
-  }
-  return secrets.getOrCreate('oauth-broker-secret', 32);
+/** The OAuth broker's deployment secret: `HEARTH_OAUTH_BROKER_SECRET` (validated in server/core/config) or a generated one in the secret store. */
+export function resolveBrokerSecret(settings: Pick<IdentitySecretsConfig, 'oauthBrokerSecret'>, secrets: SecretStore): string {
+  return settings.oauthBrokerSecret?.trim() || secrets.getOrCreate('oauth-broker-secret', 32);
 }
 
 export interface OAuthAuthority {

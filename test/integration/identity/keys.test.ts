@@ -572,7 +572,7 @@ describe('key-encryption key', () => {
     for (const [name, value] of [['HEARTH_IDENTITY_KEY_ENCRYPTION_KEY', 'not-hex-at-all'], ['HEARTH_IDENTITY_NEXT_KEY', 'abcd'], ['HEARTH_IDENTITY_PREVIOUS_KEY', 'f'.repeat(63)]]) {
       const e = name === 'HEARTH_IDENTITY_KEY_ENCRYPTION_KEY' ? { [name]: value! } : env(hexKek(), { [name!]: value! });
       const message = await startFails(dir(), e);
-      expect(message).toContain(`${name} must be 64 hexadecimal characters`);
+      expect(message).toContain(`(${name}): must be 64 hexadecimal characters`);
       expect(message).not.toContain(value);
     }
   });

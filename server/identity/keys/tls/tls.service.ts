@@ -10,6 +10,7 @@ import type tls from 'node:tls';
 import type http from 'node:http';
 import type { Logger } from '../../../core/logging/logger.ts';
 import type { SecretStore } from '../../../core/secrets/secrets.ts';
+import type { KekSettings } from '../keys.crypto.ts';
 import { TlsStore } from './tls.store.ts';
 import { createInternalCa, sanList, canonicalName, type InternalCa } from './internal-ca.ts';
 import { createFilesSource } from './files.ts';
@@ -65,7 +66,8 @@ export interface TlsStatus {
 export interface TlsServiceOptions {
   mode: TlsMode;
   dataDir: string;
-  env: NodeJS.ProcessEnv;
+  /** The KEK settings (server/core/config) that seal the root, leaf and ACME account keys. */
+  kekSettings: KekSettings;
   secrets: SecretStore;
   logger: Logger;
   /** Every name and address the certificate should hold (recomputed on rebind). */
@@ -104,7 +106,7 @@ export function createTlsService(opts: TlsServiceOptions) {
   let rootCache: { pem: string; cert: crypto.X509Certificate } | null = null;
 
   function makeSource(mode: Exclude<TlsMode, 'off'>): CertificateSource {
-    const store = (area: string) => new TlsStore(opts.dataDir, area, opts.env, opts.secrets);
+    const store = (area: string) => new TlsStore(opts.dataDir, area, opts.kekSettings, opts.secrets);
     if (mode === 'internal') return createInternalCa({ store: store('internal'), names: opts.names, now, leafLifetimeMs: opts.leafLifetimeMs });
     if (mode === 'files') {
       return createFilesSource({ certFile: opts.certFile!, keyFile: opts.keyFile!, now, onChange: () => void reload('the certificate files changed') });

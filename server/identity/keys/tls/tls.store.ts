@@ -7,22 +7,22 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SecretStore } from '../../../core/secrets/secrets.ts';
-import { EnvelopeError, kekById, open, resolveKeks, seal, type KekSet } from '../keys.crypto.ts';
+import { EnvelopeError, kekById, open, resolveKeks, seal, type KekSet, type KekSettings } from '../keys.crypto.ts';
 
 export class TlsStore {
   readonly dir: string;
   private keks: KekSet | null = null;
-  private readonly env: NodeJS.ProcessEnv;
+  private readonly kekSettings: KekSettings;
   private readonly secrets: SecretStore;
 
-  constructor(dataDir: string, area: string, env: NodeJS.ProcessEnv, secrets: SecretStore) {
+  constructor(dataDir: string, area: string, kekSettings: KekSettings, secrets: SecretStore) {
     this.dir = path.join(dataDir, 'tls', area);
-    this.env = env;
+    this.kekSettings = kekSettings;
     this.secrets = secrets;
   }
 
   private kekSet(): KekSet {
-    this.keks ??= resolveKeks(this.env, this.secrets);
+    this.keks ??= resolveKeks(this.kekSettings, this.secrets);
     return this.keks;
   }
 
