@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { HearthClient, serverOptions, type ClientOptions } from '../client.ts';
 import { CliError, printFields, printJson, printJsonLines, printTable } from '../output.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../identity/sessions/passwords.ts';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../identity/contract.ts';
 import { DATABASE_APP_ID, NAMESPACE_RESOURCE } from '../../core/auth/database-app.ts';
 import { checkOutput, emit, linuxAccount, makePosix, outputOptions, prepareLinuxAccount, printLinuxAccount, requireYes, updateLinuxAccount, type OutputOpts } from './linux.ts';
 

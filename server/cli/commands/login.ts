@@ -20,7 +20,7 @@ import {
 import { DEFAULT_URL } from '../client.ts';
 import { CliError, printFields, printJson } from '../output.ts';
 import { connectionError, talksToServer } from '../trust.ts';
-import { DEVICE_CODE_GRANT } from '../../identity/oauth/device.ts';
+import { DEVICE_CODE_GRANT } from '../../identity/contract.ts';
 
 const CALLBACK_TIMEOUT_MS = 5 * 60_000;
 /** Exit statuses of `hearth login --user` besides 0 and 1. */

@@ -3,8 +3,7 @@ import type { Command } from 'commander';
 import { HearthClient, serverOptions, type ClientOptions } from '../client.ts';
 import { CliError, formatBytes, printFields, printJson, printJsonLines, printTable } from '../output.ts';
 import { checkOutput, emit, outputOptions, requireYes, type OutputOpts } from './linux.ts';
-import type { BounceCheckResult } from '../../mail/bounces/bounces.schemas.ts';
-import type { CaCertificateInfo } from '../../mail/tls-ca.ts';
+import type { BounceCheckResult, CaCertificateInfo } from '../../mail/contract.ts';
 
 /**
  * `hearth admin outgoing-mail profiles|apps|log|retention …`: the outgoing-mail administration API

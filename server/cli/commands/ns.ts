@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
 import { HearthClient, serverOptions, type ClientOptions } from '../client.ts';
 import { CliError, formatBytes, printJson, printTable } from '../output.ts';
-import { NamespaceConfig, type NamespaceRecord } from '../../db/namespaces/namespaces.schemas.ts';
+import { NamespaceConfig, type NamespaceRecord } from '../../db/contract.ts';
 
 type Opts = ClientOptions & { json?: boolean };
 

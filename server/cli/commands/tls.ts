@@ -16,13 +16,12 @@ import https from 'node:https';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import type { Command } from 'commander';
-import type { z } from 'zod';
 import { DEFAULT_URL, HearthClient, serverOptions, type ClientOptions } from '../client.ts';
 import { CliError, printFields, printJson } from '../output.ts';
 import { connectionError, isUntrusted, parseCertificates, talksToServer } from '../trust.ts';
-import type { TlsStatusSchema } from '../../identity/keys/tls/tls.routes.ts';
+import type { TlsStatusBody } from '../../identity/contract.ts';
 
-type TlsStatus = z.infer<typeof TlsStatusSchema>;
+type TlsStatus = TlsStatusBody;
 const HTTP_TIMEOUT_MS = 20_000;
 /** A root certificate is a few hundred bytes; more is not what /ca.pem serves. */
 const MAX_ROOT_BYTES = 64 * 1024;

@@ -31,7 +31,9 @@ import type { AccountRow } from '../accounts/accounts.store.ts';
 import type { DeviceAuthorizationRow, OAuthStore } from './oauth.store.ts';
 import { SUPPORTED_SCOPES } from './oauth.schemas.ts';
 
-export const DEVICE_CODE_GRANT = 'urn:ietf:params:oauth:grant-type:device_code';
+import { DEVICE_CODE_GRANT } from '../contract.ts';
+
+export { DEVICE_CODE_GRANT };
 /** The first polling interval, seconds. */
 export const DEVICE_POLL_INTERVAL_S = 5;
 /** What each `slow_down` adds to the interval (RFC 8628 §3.5). */

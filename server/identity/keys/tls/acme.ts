@@ -14,7 +14,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import tls from 'node:tls';
 import * as acme from 'acme-client';
-import type { CertificateSource, TlsMaterial } from './tls.service.ts';
+import type { CertificateSource, TlsMaterial } from './source.ts';
 import type { TlsStore } from './tls.store.ts';
 
 export interface AcmeSourceOptions {

@@ -6,7 +6,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CertificateSource, TlsMaterial } from './tls.service.ts';
+import type { CertificateSource, TlsMaterial } from './source.ts';
 
 export interface FilesSourceOptions {
   certFile: string;

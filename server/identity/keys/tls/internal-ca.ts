@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import crypto from 'node:crypto';
 import net from 'node:net';
 import * as x509 from '@peculiar/x509';
-import type { CertificateSource, TlsMaterial } from './tls.service.ts';
+import type { CertificateSource, TlsMaterial } from './source.ts';
 import type { TlsStore } from './tls.store.ts';
 
 x509.cryptoProvider.set(globalThis.crypto);

@@ -11,30 +11,13 @@ import type http from 'node:http';
 import type { Logger } from '../../../core/logging/logger.ts';
 import type { SecretStore } from '../../../core/secrets/secrets.ts';
 import type { KekSettings } from '../keys.crypto.ts';
+import type { CertificateSource, TlsMaterial, TlsMode } from './source.ts';
 import { TlsStore } from './tls.store.ts';
 import { createInternalCa, sanList, canonicalName, type InternalCa } from './internal-ca.ts';
 import { createFilesSource } from './files.ts';
 import { createAcmeSource, type AcmeSource } from './acme.ts';
 
-export type TlsMode = 'off' | 'internal' | 'acme' | 'files';
-
-/** A certificate chain (PEM, leaf first) and its private key (PEM). */
-export interface TlsMaterial {
-  cert: string;
-  key: string;
-}
-
-/** Where certificates come from. */
-export interface CertificateSource {
-  readonly mode: Exclude<TlsMode, 'off'>;
-  /** The certificate to start with: the stored one while it is good, else a new one. Rejects with a one-line reason. */
-  start(): Promise<TlsMaterial>;
-  /** A new certificate now. */
-  renew(): Promise<TlsMaterial>;
-  /** Source-specific status (ACME directory and last order, the files' paths). */
-  status(): Record<string, unknown>;
-  close(): Promise<void>;
-}
+export type { CertificateSource, TlsMaterial, TlsMode } from './source.ts';
 
 export interface CertificateInfo {
   subject: string;
