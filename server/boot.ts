@@ -1,3 +1,4 @@
+import { processEnvironment } from './core/config/environment.ts';
 import fs from 'node:fs';
 import http from 'node:http';
 import type https from 'node:https';
@@ -39,7 +40,7 @@ export const INITIAL_TOKEN_FILE = 'initial-admin-token';
 export interface StartOptions extends ConfigInput {
   /** Where log lines go (default: stdout). */
   logDestination?: DestinationStream;
-  /** Environment to read settings from (default: process.env). */
+  /** Environment to read settings from (default: the process environment). */
   env?: NodeJS.ProcessEnv;
   /** Outgoing-mail knobs (clock, timers, limits; tests). */
   mail?: MailOptions;
@@ -102,7 +103,7 @@ export function openDataDir(dataDir: string) {
 /** The one boot function: used by `hearth serve`, the Electron utility process and the tests. */
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
   const { logDestination, env, mail: mailOptions, db: dbOptions, tlsTuning, ...flags } = options;
-  const config = loadConfig(flags, env ?? process.env);
+  const config = loadConfig(flags, env ?? processEnvironment());
   const logger = createLogger({ level: config.logLevel, destination: logDestination });
   privateDir(config.dataDir);
   // An existing folder keeps whatever modes it was given: make it private before anything in it is opened.

@@ -1,3 +1,4 @@
+import { cliEnvironment } from '../core/config/environment.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -39,8 +40,8 @@ export class HearthClient {
   private login: StoredLogin | undefined;
 
   constructor(opts: ClientOptions) {
-    this.base = (opts.url ?? process.env.HEARTH_URL ?? DEFAULT_URL).replace(/\/+$/, '');
-    const given = opts.token ?? process.env.HEARTH_TOKEN ?? process.env.HEARTH_ADMIN_TOKEN;
+    this.base = (opts.url ?? cliEnvironment().url ?? DEFAULT_URL).replace(/\/+$/, '');
+    const given = opts.token ?? cliEnvironment().token;
     this.login = given ? undefined : readLogin(this.base);
     const token = given ?? this.login?.accessToken ?? readInitialToken(opts.data);
     if (!token) {
@@ -104,7 +105,7 @@ export class HearthClient {
 }
 
 function readInitialToken(data?: string): string | undefined {
-  const dir = path.resolve(data ?? process.env.HEARTH_DATA_DIR ?? './hearth-data');
+  const dir = path.resolve(data ?? cliEnvironment().dataDir ?? './hearth-data');
   try {
     return fs.readFileSync(path.join(dir, 'initial-admin-token'), 'utf8').trim() || undefined;
   } catch {

@@ -4,6 +4,7 @@
  * is created 0700 and the file 0600; every change is written to a temporary file and renamed over the old one, under
  * a lock file, so concurrent `hearth` processes never see half a file or lose each other's refresh-token rotation.
  */
+import { cliEnvironment } from '../core/config/environment.ts';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -70,8 +71,9 @@ export function serverKey(url: string): string {
 }
 
 export function configDir(): string {
-  if (process.env.HEARTH_CONFIG_DIR) return path.resolve(process.env.HEARTH_CONFIG_DIR);
-  const xdg = process.env.XDG_CONFIG_HOME;
+  const env = cliEnvironment();
+  if (env.configDir) return path.resolve(env.configDir);
+  const xdg = env.xdgConfigHome;
   return path.join(xdg && path.isAbsolute(xdg) ? xdg : path.join(os.homedir(), '.config'), 'hearth');
 }
 

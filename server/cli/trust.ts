@@ -9,6 +9,7 @@
  *
  * A request that fails on the server's certificate becomes an error that says what to do about it.
  */
+import { cliEnvironment } from '../core/config/environment.ts';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import tls from 'node:tls';
@@ -45,7 +46,10 @@ export function applyTrust(program: Command, action: Command): void {
   const own = server.ownOption ? (action.opts().caFile as string | undefined) : undefined;
   const file = own ?? global;
   if (file !== undefined) trustCaFile(file);
-  else if (process.env.HEARTH_CA_FILE) trustCaFile(process.env.HEARTH_CA_FILE, 'HEARTH_CA_FILE');
+  else {
+    const fromEnv = cliEnvironment().caFile;
+    if (fromEnv) trustCaFile(fromEnv, 'HEARTH_CA_FILE');
+  }
 }
 
 function commandPath(c: Command): string {

@@ -5,6 +5,7 @@
  *
  * CommonJS once bundled: no top-level await here.
  */
+import { handoff } from '../core/config/environment.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isSea } from 'node:sea';
@@ -18,7 +19,7 @@ function main(): Promise<void> {
   const role = requestedRole();
   if (isSea()) {
     // A helper inherits the addon's location from the server; only the CLI itself extracts.
-    const assets = role && process.env[ADDON_ENV] ? null : extractSeaAssets();
+    const assets = role && handoff(ADDON_ENV) ? null : extractSeaAssets();
     configureRuntime({ kind: 'sea', bundleAsset: BUNDLE_ASSET, uiDir: assets?.uiDir });
     if (assets) useSqliteAddon(assets.addon);
   } else {
@@ -31,7 +32,7 @@ function main(): Promise<void> {
     const dir = path.dirname(__filename);
     configureRuntime({ kind: 'bundle', file: __filename, uiDir: path.join(dir, 'ui') });
     const addon = path.join(dir, 'better_sqlite3.node');
-    if (!process.env[ADDON_ENV] && fs.existsSync(addon)) useSqliteAddon(addon);
+    if (!handoff(ADDON_ENV) && fs.existsSync(addon)) useSqliteAddon(addon);
   }
   if (role) return runRole(role);
   return import('../cli/index.ts').then((cli) => cli.main(process.argv));

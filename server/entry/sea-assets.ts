@@ -7,6 +7,7 @@
  * unit); `$XDG_CACHE_HOME/hearth`; `~/.cache/hearth`; `<tmp>/hearth-<uid>`. It must be a real folder owned by this
  * user that nobody else can write to, or Hearth refuses to load code from it.
  */
+import { processEnvironment } from '../core/config/environment.ts';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -27,7 +28,7 @@ export const MANIFEST_ASSET = 'manifest.json';
 /** The bundle itself, again, as an asset: worker threads evaluate it (core/runtime.ts). */
 export const BUNDLE_ASSET = 'hearth.cjs';
 
-export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+export function cacheRoot(env: NodeJS.ProcessEnv = processEnvironment()): string {
   if (env.HEARTH_CACHE_DIR) return path.resolve(env.HEARTH_CACHE_DIR);
   if (env.CACHE_DIRECTORY) return path.resolve(env.CACHE_DIRECTORY.split(':')[0]!);
   if (env.XDG_CACHE_HOME && path.isAbsolute(env.XDG_CACHE_HOME)) return path.join(env.XDG_CACHE_HOME, 'hearth');
@@ -80,7 +81,7 @@ function writeIfDifferent(file: string, data: Buffer, mode: number): void {
 }
 
 /** Extracts this build's assets into the cache folder; returns the addon file and the UI folder. */
-export function extractSeaAssets(env: NodeJS.ProcessEnv = process.env): { addon: string; uiDir: string; dir: string } {
+export function extractSeaAssets(env: NodeJS.ProcessEnv = processEnvironment()): { addon: string; uiDir: string; dir: string } {
   const manifest = JSON.parse(getAsset(MANIFEST_ASSET, 'utf8')) as SeaManifest;
   const root = cacheRoot(env);
   ensurePrivateDir(root);

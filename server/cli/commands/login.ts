@@ -8,6 +8,7 @@
  * `hearth login --device`: the same grant without `login_hint`: the user enters the printed code on the server's
  * `/oauth/device` page in a browser on any device (for machines without a browser, e.g. over SSH).
  */
+import { cliEnvironment } from '../../core/config/environment.ts';
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import http from 'node:http';
@@ -28,7 +29,7 @@ export const EXIT_DENIED = 3;
 export const EXIT_EXPIRED = 4;
 export const EXIT_INTERRUPTED = 130;
 const b64url = (b: Buffer) => b.toString('base64url');
-const serverUrl = (url?: string) => serverKey(url ?? process.env.HEARTH_URL ?? DEFAULT_URL);
+const serverUrl = (url?: string) => serverKey(url ?? cliEnvironment().url ?? DEFAULT_URL);
 
 /** Best effort: hand the address to the desktop's browser. Every failure is ignored (the address is printed anyway). */
 function openBrowser(url: string): void {

@@ -1,3 +1,4 @@
+import { cliEnvironment } from '../../core/config/environment.ts';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { CliError, printJson } from '../output.ts';
@@ -27,7 +28,7 @@ export function registerSetup(program: Command): void {
       if (!opts.passwordStdin) throw new CliError('pass the password on standard input with --password-stdin (it is never accepted as an argument)');
       const password = await readStdin();
       if (!password) throw new CliError('no password on standard input');
-      const dir = path.resolve(opts.data ?? process.env.HEARTH_DATA_DIR ?? './hearth-data');
+      const dir = path.resolve(opts.data ?? cliEnvironment().dataDir ?? './hearth-data');
       // loaded here, not at the top: other commands never load the server
       const [{ openDataDir }, { createAuditLog }, { HearthError }, { openIdentityOffline }] = await Promise.all([
         import('../../boot.ts'), import('../../core/audit/audit.ts'), import('../../core/http/errors.ts'), import('../../identity/index.ts'),

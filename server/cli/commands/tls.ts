@@ -10,6 +10,7 @@
  * `export-ca` run on the server machine itself). `--fingerprint <sha256>` makes the command do that comparison and
  * refuse a root that does not match. Either way the root must have issued the certificate the server presented.
  */
+import { cliEnvironment } from '../../core/config/environment.ts';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
@@ -25,7 +26,7 @@ type TlsStatus = TlsStatusBody;
 const HTTP_TIMEOUT_MS = 20_000;
 /** A root certificate is a few hundred bytes; more is not what /ca.pem serves. */
 const MAX_ROOT_BYTES = 64 * 1024;
-const serverUrl = (url?: string) => (url ?? process.env.HEARTH_URL ?? DEFAULT_URL).replace(/\/+$/, '');
+const serverUrl = (url?: string) => (url ?? cliEnvironment().url ?? DEFAULT_URL).replace(/\/+$/, '');
 
 /** `AB:CD:…`, `abcd…` or `sha256:…` → 64 lowercase hex digits; a CliError for anything else. */
 export function normalizeFingerprint(value: string): string {

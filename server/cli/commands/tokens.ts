@@ -1,3 +1,4 @@
+import { cliEnvironment } from '../../core/config/environment.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
@@ -11,7 +12,7 @@ export function registerTokens(program: Command): void {
   const tokens = program.command('tokens').description('manage API tokens (works on the data folder directly)');
   const withData = (c: Command) => c.option('--data <dir>', 'data folder (HEARTH_DATA_DIR, default ./hearth-data)');
   const open = async (data?: string, mustExist = true) => {
-    const dir = path.resolve(data ?? process.env.HEARTH_DATA_DIR ?? './hearth-data');
+    const dir = path.resolve(data ?? cliEnvironment().dataDir ?? './hearth-data');
     if (mustExist && !fs.existsSync(path.join(dir, 'platform.db'))) {
       throw new CliError(`no Hearth data folder at ${dir} (no platform.db): pass --data <dir> or set HEARTH_DATA_DIR`);
     }

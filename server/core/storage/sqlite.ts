@@ -7,6 +7,7 @@
  * better-sqlite3 through its `nativeBinding` option. `useSqliteAddon(file)` switches to that; the file is also passed
  * to worker threads and child processes through HEARTH_SQLITE_ADDON, which they read on their first open.
  */
+import { handoff, setHandoff } from '../config/environment.ts';
 import BetterSqlite3 from 'better-sqlite3';
 
 export type SqliteDb = BetterSqlite3.Database;
@@ -21,13 +22,13 @@ let bindingFile: string | null = null;
 
 /** Loads better-sqlite3's native addon from `file` for every database opened from now on, here and in helpers started later. */
 export function useSqliteAddon(file: string): void {
-  process.env[ADDON_ENV] = file;
+  setHandoff(ADDON_ENV, file);
   binding = null;
   bindingFile = null;
 }
 
 function nativeBinding(): object | null {
-  const file = process.env[ADDON_ENV];
+  const file = handoff(ADDON_ENV);
   if (!file) return null;
   if (binding && bindingFile === file) return binding;
   const mod = { exports: {} as object };

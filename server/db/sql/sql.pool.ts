@@ -22,6 +22,7 @@
  * - A process that dies mid-job answers 503 `service_unavailable` and is replaced on the next job.
  * - A caller that goes away (AbortSignal) leaves the queue, or has its running job killed.
  */
+import { inherit } from '../../core/config/environment.ts';
 import type { ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { Readable } from 'node:stream';
@@ -116,8 +117,7 @@ interface Slot {
 /** The child's environment: an allow-list (no tokens or secrets), where SQLite puts temporary files, Electron as Node. */
 function childEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ELECTRON_RUN_AS_NODE: '1' };
-  for (const k of ['PATH', 'TMPDIR', 'TMP', 'TEMP', 'SQLITE_TMPDIR', 'SystemRoot', ADDON_ENV]) if (process.env[k] !== undefined) env[k] = process.env[k];
-  return env;
+  return { ...env, ...inherit(['PATH', 'TMPDIR', 'TMP', 'TEMP', 'SQLITE_TMPDIR', 'SystemRoot', ADDON_ENV]) };
 }
 
 const timeoutError = (ms: number) =>

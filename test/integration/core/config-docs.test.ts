@@ -1,6 +1,7 @@
 /**
- * The operator guide's configuration table (docs/operations/running.md) is checked against the one declaration of
- * the settings (server/core/config/config.ts): every declared variable has a row, every row names a declared one.
+ * Configuration is declared once: nothing under server/ reads `process.env` but server/core/config/, and the operator
+ * guide's configuration table (docs/operations/running.md) is checked against the one declaration of the settings
+ * (server/core/config/config.ts): every declared variable has a row, every row names a declared one.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,6 +19,24 @@ const rows = section
     const cells = l.split(' | ');
     return { names: [...cells[0]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!), defaultCell: cells[2] ?? '' };
   });
+
+function sources(dir: string): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) return sources(p);
+    return /\.(ts|mts|cts|js|mjs|cjs)$/.test(e.name) ? [p] : [];
+  });
+}
+
+describe('one place reads the environment', () => {
+  it('no file under server/ but server/core/config/ mentions process.env', () => {
+    const offenders = sources(path.join(repo, 'server'))
+      .filter((f) => !f.startsWith(path.join(repo, 'server/core/config') + path.sep))
+      .filter((f) => /\bprocess\s*\.\s*env\b|\bprocess\s*\[\s*['"]env['"]\s*\]/.test(fs.readFileSync(f, 'utf8')))
+      .map((f) => path.relative(repo, f));
+    expect(offenders).toEqual([]);
+  });
+});
 
 describe('the configuration table in docs/operations/running.md', () => {
   it('has a row for every declared setting and none for an undeclared one', () => {

@@ -8,6 +8,7 @@
  * HEARTH_ACME_ACTION, HEARTH_ACME_RECORD, HEARTH_ACME_VALUE, HEARTH_ACME_DOMAIN) and must publish or remove that TXT
  * value before it exits (cleanup removes only its own value: a name and its wildcard share one record name).
  */
+import { processEnvironment } from '../../../core/config/environment.ts';
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -73,7 +74,7 @@ export function createAcmeSource(opts: AcmeSourceOptions): AcmeSource {
         ['-c', `${opts.dnsHook} "$@"`, 'hearth-acme-dns-hook', action, record, value],
         {
           timeout: opts.hookTimeoutMs ?? 300_000,
-          env: { ...process.env, HEARTH_ACME_ACTION: action, HEARTH_ACME_RECORD: record, HEARTH_ACME_VALUE: value, HEARTH_ACME_DOMAIN: domain },
+          env: { ...processEnvironment(), HEARTH_ACME_ACTION: action, HEARTH_ACME_RECORD: record, HEARTH_ACME_VALUE: value, HEARTH_ACME_DOMAIN: domain },
         },
         (err, _stdout, stderr) => {
           if (!err) return resolve();

@@ -1,0 +1,73 @@
+/**
+ * The process environment, read in one place (a test keeps every other file under server/ from touching
+ * `process.env`). The server's settings are declared in config.ts; this module holds the rest, and stays free of
+ * dependencies so the CLI can load it cheaply:
+ *  - the CLI's variables (which server, which token, which data folder, where credentials live, which CA to trust);
+ *  - the cache folder of the headless binary's extracted assets;
+ *  - process plumbing between Hearth's own processes (the SQLite addon's location) and what a child process inherits.
+ * An empty value counts as unset, as for the server's settings.
+ */
+
+/** The environment variables of the `hearth` command (docs/operations/running.md, "The hearth command"). */
+export const CLI_ENV = {
+  url: 'HEARTH_URL',
+  token: 'HEARTH_TOKEN',
+  adminToken: 'HEARTH_ADMIN_TOKEN',
+  dataDir: 'HEARTH_DATA_DIR',
+  configDir: 'HEARTH_CONFIG_DIR',
+  caFile: 'HEARTH_CA_FILE',
+} as const;
+
+const read = (name: string): string | undefined => {
+  const v = process.env[name];
+  return v === undefined || v === '' ? undefined : v;
+};
+
+export interface CliEnvironment {
+  /** HEARTH_URL: the server the commands talk to. */
+  url?: string;
+  /** HEARTH_TOKEN, else HEARTH_ADMIN_TOKEN. */
+  token?: string;
+  /** HEARTH_DATA_DIR: the data folder of the commands that work on it directly. */
+  dataDir?: string;
+  /** HEARTH_CONFIG_DIR, else `$XDG_CONFIG_HOME/hearth` (when absolute), else `~/.config/hearth`. */
+  configDir?: string;
+  xdgConfigHome?: string;
+  /** HEARTH_CA_FILE: extra roots to trust for HTTPS. */
+  caFile?: string;
+}
+
+export function cliEnvironment(): CliEnvironment {
+  return {
+    url: read(CLI_ENV.url),
+    token: read(CLI_ENV.token) ?? read(CLI_ENV.adminToken),
+    dataDir: read(CLI_ENV.dataDir),
+    configDir: read(CLI_ENV.configDir),
+    xdgConfigHome: read('XDG_CONFIG_HOME'),
+    caFile: read(CLI_ENV.caFile),
+  };
+}
+
+/** The whole environment: what `startServer` reads settings from unless given its own, and what the CLI's `serve` passes on. */
+export function processEnvironment(): NodeJS.ProcessEnv {
+  return process.env;
+}
+
+/** The given variables of this process (those set), for a child process's allow-listed environment. */
+export function inherit(names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const k of names) {
+    const v = process.env[k];
+    if (v !== undefined) out[k] = v;
+  }
+  return out;
+}
+
+/** A value one Hearth process hands to the processes it starts later (they inherit the environment). */
+export function handoff(name: string): string | undefined {
+  return read(name);
+}
+
+export function setHandoff(name: string, value: string): void {
+  process.env[name] = value;
+}
