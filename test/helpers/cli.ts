@@ -15,13 +15,21 @@ export interface CliRun {
   done: Promise<number>;
 }
 
+export interface CliOptions {
+  cwd: string;
+  env?: Record<string, string>;
+  /** Written to standard input, which is then closed; without it standard input is /dev/null. */
+  input?: string;
+}
+
 /** Starts `hearth <args>` in `cwd` with PATH, HOME and `env`. */
-export function startCli(args: string[], opts: { cwd: string; env?: Record<string, string> }): CliRun {
+export function startCli(args: string[], opts: CliOptions): CliRun {
   const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), ...args], {
     cwd: opts.cwd,
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (opts.input !== undefined) child.stdin!.end(opts.input);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (c) => (stdout += c));
@@ -31,7 +39,7 @@ export function startCli(args: string[], opts: { cwd: string; env?: Record<strin
 }
 
 /** Runs `hearth <args>` to its end. */
-export async function runCli(args: string[], opts: { cwd: string; env?: Record<string, string> }): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCli(args: string[], opts: CliOptions): Promise<{ code: number; stdout: string; stderr: string }> {
   const r = startCli(args, opts);
   const code = await r.done;
   return { code, stdout: r.stdout(), stderr: r.stderr() };

@@ -1,10 +1,27 @@
-/** Polls `probe` every 50 ms until it returns something truthy, and returns that; fails naming `what` after `ms`. */
-export async function until<T>(probe: () => Promise<T | null | undefined | false> | T | null | undefined | false, what: string, ms = 20_000): Promise<T> {
+/**
+ * Polls `probe` until it returns something truthy, and returns that; fails naming `what` after `ms`. Polls often at
+ * first (5 ms) and backs off to every 50 ms. With `ignoreErrors`, a probe that throws counts as "not yet" (a server
+ * still starting) and the last error is named in the timeout.
+ */
+export async function until<T>(
+  probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
+  what: string,
+  ms = 20_000,
+  opts: { ignoreErrors?: boolean } = {},
+): Promise<T> {
   const end = Date.now() + ms;
+  let every = 5;
+  let last: unknown;
   for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
+    try {
+      const v = await probe();
+      if (v) return v;
+    } catch (err) {
+      if (!opts.ignoreErrors) throw err;
+      last = err;
+    }
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? ` (${(last as Error).message})` : ''}`);
+    await new Promise((r) => setTimeout(r, every));
+    every = Math.min(50, every * 2);
   }
 }

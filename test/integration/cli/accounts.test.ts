@@ -1,31 +1,16 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { runCli } from '../../helpers/cli.ts';
 
-const repo = path.resolve(import.meta.dirname, '../../..');
 /** Each test spawns the CLI many times (about half a second each, more on a busy machine). */
 const SLOW = 120_000;
 
 let cwd: string;
 let emptyConfig: string;
-function hearth(args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), ...args], {
-      cwd,
-      // an empty config folder: no `hearth login` of the developer running the tests can interfere
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HEARTH_CONFIG_DIR: emptyConfig, ...opts.env },
-      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (c) => (stdout += c));
-    child.stderr!.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    if (opts.input !== undefined) child.stdin!.end(opts.input);
-  });
-}
+/** `hearth <args>` with an empty config folder: no `hearth login` of the developer running the tests can interfere. */
+const hearth = (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) =>
+  runCli(args, { cwd, env: { HEARTH_CONFIG_DIR: emptyConfig, ...opts.env }, input: opts.input });
 
 let s: TestServer;
 let conn: string[];

@@ -5,23 +5,11 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../../server/boot.ts';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { runCli } from '../../helpers/cli.ts';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
 
-function hearth(args: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), ...args], {
-      cwd: tempDir('hearth-cli-cwd-'),
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+const hearth = (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: tempDir('hearth-cli-cwd-'), env });
 
 let s: TestServer;
 let conn: string[];

@@ -2,14 +2,12 @@
  * `hearth accounts users devices list|revoke` with the real CLI against a real server: devices are paired with the
  * real protocol (administrator-assisted pairing, a scripted authenticator with a real P-256 key).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 import { ScriptedAuthenticator, manage, signIn } from '../../helpers/authenticator.ts';
+import { runCli } from '../../helpers/cli.ts';
 
-const repo = path.resolve(import.meta.dirname, '../../..');
 /** Each test spawns the CLI several times (about half a second each, more on a busy machine). */
 const SLOW = 120_000;
 const A = '/api/admin/core/accounts';
@@ -18,21 +16,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 let cwd: string;
 let emptyConfig: string;
-function hearth(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), ...args], {
-      cwd,
-      // an empty config folder: no `hearth login` of the developer running the tests can interfere
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HEARTH_CONFIG_DIR: emptyConfig },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (c) => (stdout += c));
-    child.stderr!.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
+/** `hearth <args>` with an empty config folder: no `hearth login` of the developer running the tests can interfere. */
+const hearth = (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) =>
+  runCli(args, { cwd, env: { HEARTH_CONFIG_DIR: emptyConfig, ...opts.env }, input: opts.input });
 
 let s: TestServer;
 let conn: string[];

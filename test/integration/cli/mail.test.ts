@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,8 +6,8 @@ import { audit, call, CLOSED_PORT, M, registerApp, startMailServer, waitMessage,
 import { dsnReport, startDovecot } from '../mail/dovecot.ts';
 import { selfSigned, startPeer, type Peer } from '../mail/peer.ts';
 import { makeTestCa } from '../mail/test-ca.ts';
+import { runCli } from '../../helpers/cli.ts';
 
-const repo = path.resolve(import.meta.dirname, '../../..');
 /**
  * Each test spawns the CLI many times. A command that talks to the server loads no server code and reuses Node's
  * compile cache (bin/hearth.mjs), about 0.15 s of CPU each; the limit only guards against a hang on a busy machine
@@ -20,22 +19,9 @@ const SECRET = 'Sup3r-secret-SMTP-pa55';
 
 let cwd: string;
 let emptyConfig: string;
-function hearth(args: string[], opts: { input?: string } = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), ...args], {
-      cwd,
-      // an empty config folder: no `hearth login` of the developer running the tests can interfere
-      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HEARTH_CONFIG_DIR: emptyConfig },
-      stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.on('data', (c) => (stdout += c));
-    child.stderr!.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    if (opts.input !== undefined) child.stdin!.end(opts.input);
-  });
-}
+/** `hearth <args>` with an empty config folder: no `hearth login` of the developer running the tests can interfere. */
+const hearth = (args: string[], opts: { input?: string; env?: Record<string, string> } = {}) =>
+  runCli(args, { cwd, env: { HEARTH_CONFIG_DIR: emptyConfig, ...opts.env }, input: opts.input });
 const mail = (...args: string[]) => ['admin', 'outgoing-mail', ...args];
 
 let s: MailServer;

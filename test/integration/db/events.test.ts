@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import type { StartOptions } from '../../../server/boot.ts';
 import { EventBus, type ChangeEvent } from '../../../server/db/events/bus.ts';
+import { until } from '../../helpers/wait.ts';
 
 const ALL_ACTIONS = ['insert', 'update', 'delete', 'create_table', 'update_table', 'drop_table', 'create_view', 'drop_view', 'create_index', 'drop_index', 'reset'];
 
@@ -13,14 +14,6 @@ async function startWith(env: Record<string, string>, opts: StartOptions = {}): 
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(cond: () => boolean, what: string, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
 
 interface Frame {
   id?: string;

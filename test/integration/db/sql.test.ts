@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HearthError } from '../../../server/core/http/errors.ts';
 import { QueryPool, type PoolJob } from '../../../server/db/sql/sql.pool.ts';
 import { multipart, startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { until } from '../../helpers/wait.ts';
 
 let s: TestServer;
 let work: string;
@@ -36,9 +37,6 @@ const setConfig = async (ns: string, config: Record<string, unknown>) => {
 const SLOW = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < 1000000000) SELECT count(*) AS n FROM c';
 const ms = (t0: number) => performance.now() - t0;
 /** Waits until `cond` holds (polling every 10 ms): tests wait for a state, never for a fixed time. */
-async function until(cond: () => boolean): Promise<void> {
-  while (!cond()) await new Promise((r) => setTimeout(r, 10));
-}
 const ATTACH_TARGET = '/tmp/hearth-sql-test-attached.db';
 
 describe('single and batch forms', () => {
@@ -304,11 +302,11 @@ describe('query_timeout', () => {
       const killed = pool.stats.killed;
       const ac = new AbortController();
       const gone = s.api('/v1/slow/query', { method: 'POST', json: { sql: SLOW }, signal: ac.signal }).catch((e: Error) => e);
-      await until(() => pool.stats.busy === 1);
+      await until(() => pool.stats.busy === 1, 'one busy query process');
       ac.abort();
       expect(await gone).toBeInstanceOf(Error);
       // The query process is killed as soon as the server sees the connection close, not at the 60-second limit.
-      await until(() => pool.stats.busy === 0);
+      await until(() => pool.stats.busy === 0, 'no busy query process');
       expect(pool.stats.killed).toBe(killed + 1);
       const next = await query('slow', { sql: 'SELECT 1 AS ok' });
       expect(next.status).toBe(200);
@@ -383,7 +381,7 @@ describe('a long query never blocks other namespaces', () => {
     const t0 = performance.now();
     const long = query('iso-a', { sql: SLOW }).then(async (r) => ((done = true), { status: r.status, body: await r.json(), ms: ms(t0) }));
     // the long query runs, and a started process waits for B (a read does not pay a process start)
-    await until(() => pool.stats.busy === 1 && pool.stats.idle >= 1);
+    await until(() => pool.stats.busy === 1 && pool.stats.idle >= 1, 'pool.stats.busy === 1 && pool.stats.idle >= 1');
     const times = await measureOther();
     expect(done).toBe(false); // every measurement overlapped the long query
     expect(Math.max(...times)).toBeLessThan(200);
@@ -397,7 +395,7 @@ describe('a long query never blocks other namespaces', () => {
     const pool = s.services.db.queries.pool;
     let finished = 0;
     const longs = [query('iso-a', { sql: SLOW }), query('iso-a', { sql: SLOW })].map((p) => p.then(async (r) => (finished++, r.status)));
-    await until(() => pool.stats.busy === 2 && pool.stats.idle >= 1);
+    await until(() => pool.stats.busy === 2 && pool.stats.idle >= 1, 'pool.stats.busy === 2 && pool.stats.idle >= 1');
     const times = await measureOther();
     expect(finished).toBe(0);
     expect(Math.max(...times)).toBeLessThan(200);
@@ -410,7 +408,7 @@ describe('a long query never blocks other namespaces', () => {
     const statuses = await Promise.all([0, 1, 2, 3].map(async () => {
       const res = await query('iso-a', { sql: SLOW });
       return res.status;
-    }).concat([until(() => pool.stats.busy === 3 && pool.stats.queued === 1).then(() => 0)]));
+    }).concat([until(() => pool.stats.busy === 3 && pool.stats.queued === 1, 'pool.stats.busy === 3 && pool.stats.queued === 1').then(() => 0)]));
     expect(statuses).toEqual([504, 504, 504, 504, 0]);
   });
 });
@@ -531,7 +529,7 @@ describe('the query pool', () => {
     try {
       expect(await pool.run(job('a', 'SELECT 1 AS x'))).toMatchObject({ ok: true, body: '{"data":[{"x":1}]}' });
       const running = pool.run(job('a', SLOW));
-      await until(() => pool.stats.running === 1);
+      await until(() => pool.stats.running === 1, 'pool.stats.running === 1');
       expect(pool.busyPids).toHaveLength(1);
       process.kill(pool.busyPids[0]!, 'SIGKILL');
       const err = await rejection(running);
@@ -551,7 +549,7 @@ describe('the query pool', () => {
       const a1 = pool.run(job('a', SLOW, { timeoutMs: 1500 }));
       const a2 = pool.run(job('a', SLOW, { timeoutMs: 1500 })); // waits: 'a' may use 1 of the 2 processes
       expect(pool.stats).toMatchObject({ busy: 1, queued: 1 });
-      await until(() => pool.stats.idle === 1); // the second process is started (a spare beside the busy one)
+      await until(() => pool.stats.idle === 1, 'pool.stats.idle === 1'); // the second process is started (a spare beside the busy one)
       expect(await pool.run(job('b', 'SELECT 1 AS x'))).toMatchObject({ ok: true }); // the free process serves b
       const a3 = pool.run(job('a', 'SELECT 1')); // the queue (1) is full
       const full = await rejection(a3);
@@ -571,7 +569,7 @@ describe('the query pool', () => {
       const ac2 = new AbortController();
       const running = pool.run(job('a', SLOW, { signal: ac1.signal }));
       const queued = pool.run(job('b', 'SELECT 1', { signal: ac2.signal }));
-      await until(() => pool.stats.running === 1 && pool.stats.queued === 1);
+      await until(() => pool.stats.running === 1 && pool.stats.queued === 1, 'pool.stats.running === 1 && pool.stats.queued === 1');
       ac2.abort();
       expect((await rejection(queued)).code).toBe('service_unavailable');
       const killed = pool.stats.killed;
@@ -591,7 +589,7 @@ describe('the query pool', () => {
     const running = pool.run(job('a', SLOW));
     const queued = pool.run(job('b', 'SELECT 1'));
     const failed = [rejection(running), rejection(queued)];
-    await until(() => pool.stats.running === 1);
+    await until(() => pool.stats.running === 1, 'pool.stats.running === 1');
     await pool.close();
     expect((await failed[0]!).code).toBe('service_unavailable');
     expect((await failed[1]!).code).toBe('service_unavailable');

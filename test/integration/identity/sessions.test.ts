@@ -1,11 +1,9 @@
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../../server/boot.ts';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { runCli } from '../../helpers/cli.ts';
 
-const repo = path.resolve(import.meta.dirname, '../../..');
 const ADMIN_PASSWORD = 'first-admin-Passw0rd!';
 const USER_PASSWORD = 'user-secret-Passw0rd?';
 const NEW_PASSWORD = 'changed-secret-Passw0rd#';
@@ -241,21 +239,8 @@ describe('password-change rate limit', () => {
 });
 
 describe('hearth setup (CLI)', () => {
-  function hearth(args: string[], stdin: string): Promise<{ code: number; stdout: string; stderr: string }> {
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), ...args], {
-        cwd: tempDir('hearth-cli-cwd-'),
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' },
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c) => (stdout += c));
-      child.stderr.on('data', (c) => (stderr += c));
-      child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-      child.stdin.end(stdin);
-    });
-  }
+  const hearth = (args: string[], stdin: string) => runCli(args, { cwd: tempDir('hearth-cli-cwd-'), input: stdin });
+
 
   it('creates the first administrator on the data folder, once', async () => {
     const dir = tempDir();

@@ -15,6 +15,7 @@ import mdns from 'multicast-dns';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir } from '../../helpers/server.ts';
 import { rawCall } from '../../helpers/http.ts';
+import { until } from '../../helpers/wait.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const EC = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
@@ -54,21 +55,6 @@ function peer(port: number, ca: string): Promise<string> {
   });
 }
 
-async function until<T>(probe: () => Promise<T | null | undefined | false>, what: string, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await probe();
-      if (v) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${last ? ` (${(last as Error).message})` : ''}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('--tls files', () => {
   it('serves the files, sends HSTS when asked, and picks up new files when they change', async () => {
     const dir = tempDir();
@@ -96,7 +82,7 @@ describe('--tls files', () => {
       fs.renameSync(b.key, a.key);
       fs.renameSync(b.cert, a.cert);
       const next = new crypto.X509Certificate(b.pem).fingerprint256;
-      await until(async () => (await peer(s.port, b.pem)) === next, 'the replaced certificate');
+      await until(async () => (await peer(s.port, b.pem)) === next, 'the replaced certificate', 20_000, { ignoreErrors: true });
       // A broken pair later is refused and logged; the good certificate stays.
       fs.writeFileSync(a.key, 'not a key');
       await s.tls.reload('test');
@@ -152,7 +138,7 @@ describe('--tls files', () => {
       await until(async () => {
         child.kill('SIGHUP');
         return (await peer(port, b.pem)) === next && /"reason":"SIGHUP".*"msg":"TLS certificate renewed"/.test(out);
-      }, 'the certificate read again after SIGHUP');
+      }, 'the certificate read again after SIGHUP', 20_000, { ignoreErrors: true });
     } finally {
       child.kill('SIGTERM');
     }
@@ -241,7 +227,7 @@ describe('mDNS', () => {
         q.query({ questions: [{ name: '_https._tcp.local', type: 'PTR' }, { name: `${label}.local`, type: 'A' }] });
         await new Promise((r) => setTimeout(r, 100));
         return seen.ptr && seen.srvPort !== 0 && seen.a;
-      }, `the mDNS answers for ${label}.local (${JSON.stringify(seen)})`);
+      }, `the mDNS answers for ${label}.local (${JSON.stringify(seen)})`, 20_000, { ignoreErrors: true });
       expect(seen.srvPort).toBe(s.port);
       // The certificate covers the announced name.
       expect(s.tls.certificate()!.names).toContain(`${label}.local`);
