@@ -4,11 +4,48 @@
  * JSON columns parsed) and catch what would otherwise be silently stored as a string.
  */
 import type { Column, ColumnType } from '../../lib/api/data.ts';
+import { ISO_DATE_TIME, formatBoolean, formatDateTimeSeconds, formatNumber } from '../../lib/format.ts';
 
 /** Approximate byte length of a base64 string. */
 export function base64Bytes(b64: string): number {
   const pad = b64.endsWith('==') ? 2 : b64.endsWith('=') ? 1 : 0;
   return Math.max(0, Math.floor((b64.length * 3) / 4) - pad);
+}
+
+/** A column as the grid draws it: rows tables know the declared type; a SQL result column may not. */
+export interface GridColumn {
+  name: string;
+  type?: ColumnType;
+  system?: boolean;
+}
+
+/** Identifiers, codes and years are numbers without grouping; everything else numeric is a measure (1,234). */
+const NOT_A_MEASURE = /^(id|rowid|oid|year|zip|pin|port)$|_id$|[a-z]Id$|_(year|code|no|number)$/i;
+
+export const isMeasure = (name: string) => !NOT_A_MEASURE.test(name);
+
+/** Right-aligned, tabular figures: a numeric column, or a value that is a number (SQL results). */
+export const numericCell = (c: GridColumn, v: unknown) => isNumeric(c.type) || (c.type === undefined && typeof v === 'number');
+
+/**
+ * What a grid cell shows (`text`) and its full value on hover (`title`): ISO date-times as the locale's date and
+ * time (the stored value in the title), booleans — also SQLite's 1/0 in a boolean column — as true/false, measures
+ * with the locale's grouping (ids never). Null is drawn by the grid itself.
+ */
+export function cellView(value: unknown, c: GridColumn): { text: string; title: string } {
+  if (value === null || value === undefined) return { text: '', title: 'NULL' };
+  if (typeof value === 'boolean' || (c.type === 'boolean' && (value === 0 || value === 1))) {
+    const text = formatBoolean(value as boolean | number);
+    return { text, title: text };
+  }
+  if (typeof value === 'string' && (c.type === 'datetime' || c.type === 'text' || c.type === undefined) && ISO_DATE_TIME.test(value)) {
+    return { text: formatDateTimeSeconds(value), title: value };
+  }
+  if (typeof value === 'number' && c.type !== 'blob' && isMeasure(c.name) && Math.abs(value) >= 1000) {
+    return { text: formatNumber(value), title: String(value) };
+  }
+  const text = display(value, c.type);
+  return { text, title: text };
 }
 
 /** The text shown in a grid cell (null is drawn separately). */

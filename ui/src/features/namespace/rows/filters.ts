@@ -103,3 +103,44 @@ export function nextSort(sort: Sort[], column: string, multi: boolean): Sort[] {
 export function describeQuery(params: RowsQuery): string {
   return params.map(([k, v]) => `${k}=${v}`).join('&');
 }
+
+const WORDS: Record<OpId, (v: string) => string> = {
+  eq: (v) => `is ${v}`,
+  neq: (v) => `is not ${v}`,
+  gt: (v) => `more than ${v}`,
+  gte: (v) => `at least ${v}`,
+  lt: (v) => `less than ${v}`,
+  lte: (v) => `at most ${v}`,
+  contains: (v) => `contains “${v}”`,
+  not_contains: (v) => `does not contain “${v}”`,
+  like: (v) => `matches “${v}”`,
+  ilike: (v) => `matches “${v}” in any case`,
+  in: (v) => `is one of ${v}`,
+  not_in: (v) => `is none of ${v}`,
+  is_null: () => 'is empty',
+  not_null: () => 'is not empty',
+  is_true: () => 'is true',
+  is_false: () => 'is false',
+};
+
+/** How a sort direction reads for a column type: "largest first", "A to Z", "newest first". */
+function direction(type: string | undefined, dir: Sort['dir']): string {
+  const asc = dir === 'asc';
+  if (type === 'integer' || type === 'real') return asc ? 'smallest first' : 'largest first';
+  if (type === 'datetime' || type === 'date') return asc ? 'oldest first' : 'newest first';
+  if (type === 'text') return asc ? 'A to Z' : 'Z to A';
+  if (type === 'boolean') return asc ? 'false first' : 'true first';
+  return asc ? 'ascending' : 'descending';
+}
+
+/**
+ * The filters, search and sort in words, for people who do not read query strings:
+ * `age at least 30 · sorted by age, largest first`. Empty when nothing narrows or orders the rows.
+ */
+export function describeInWords(filters: Filter[], sort: Sort[], search: string, columns: readonly { name: string; type?: string }[]): string {
+  const typeOf = (c: string) => columns.find((x) => x.name === c)?.type;
+  const parts = complete(filters).map((f) => `${f.column} ${WORDS[f.op](f.value.trim())}`);
+  if (search) parts.push(`has the words “${search}”`);
+  if (sort.length) parts.push(`sorted by ${sort.map((s) => `${s.column}, ${direction(typeOf(s.column), s.dir)}`).join(', then ')}`);
+  return parts.join(' · ');
+}
