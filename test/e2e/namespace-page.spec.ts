@@ -263,6 +263,8 @@ test('filters and sorts the grid with PostgREST parameters', async ({ page }) =>
   await filters.getByLabel('Filter 2 value').fill('b');
   await filters.getByRole('button', { name: 'Apply filters' }).click();
   await expect.poll(() => columnTexts(page, 'name')).toEqual(['Dan', 'Ann']);
+  await expect(filters.getByText('age at least 30 · name does not contain “b” · sorted by name, Z to A')).toBeVisible();
+  await filters.getByText('Details', { exact: true }).click();
   await expect(filters.getByText('?age=gte.30&name=not.ilike.*b*&order=name.desc')).toBeVisible();
   await shot(page, 'filters');
 
@@ -496,13 +498,13 @@ test('SQL console runs read-only queries and explains refusals', async ({ page, 
   await page.getByRole('button', { name: 'Run query' }).click();
   const results = page.getByRole('table', { name: 'Query results' });
   await expect(results.getByRole('columnheader', { name: 'n', exact: true })).toBeVisible();
-  await expect(results.getByRole('row').nth(1).getByRole('cell').nth(1)).toHaveText(String(expected));
+  await expect(results.getByRole('row').nth(1).getByRole('cell')).toHaveText([String(expected)]);
   await expect(page.getByRole('status').filter({ hasText: /1 row/ })).toBeVisible();
   await shot(page, 'sql');
 
   await editor.fill('DELETE FROM people');
   await editor.press('Control+Enter');
-  const alert = page.getByRole('alert').filter({ hasText: 'Only read-only queries run here' });
+  const alert = page.getByRole('alert');
   await expect(alert).toContainText('Only read-only statements are run here; this statement would write');
   await expect(results).toHaveCount(0);
   await shot(page, 'sql-error');
