@@ -75,6 +75,8 @@ const ListResponse = z
     meta: z.object({ limit: z.number().int(), offset: z.number().int(), total_count: z.number().int().optional(), filter_count: z.number().int().optional() }).optional(),
   })
   .meta({ id: 'RowList' });
+/** A page of rows (the admin UI imports this type). */
+export type RowsPage = z.output<typeof ListResponse>;
 
 const InsertBody = z
   .union([z.object({ rows: z.array(Row).max(100_000), _meta: MetaSchema.optional() }).strict(), Row])

@@ -108,3 +108,14 @@ export const ChangelogQuery = z
 export const ChangelogEntry = z
   .object({ id: z.number().int(), timestamp: z.string(), action: z.string(), table: z.string(), detail: z.unknown(), _meta: z.record(z.string(), z.unknown()).nullable() })
   .meta({ id: 'ChangelogEntry' });
+
+// What the routes answer and accept, as TypeScript types: the admin UI imports these (type-only), so a change here
+// that breaks it fails its typecheck.
+export type ColumnDef = z.output<typeof ColumnSchema>;
+export type IndexInfo = z.output<typeof IndexSchema>;
+export type TableSchema = z.output<typeof ObjectSchema>;
+export type TableSummary = z.output<typeof ObjectList>['data'][number];
+export type ChangelogEntry = z.output<typeof ChangelogEntry>;
+export type CreateObject = z.input<typeof CreateObjectBody>;
+export type UpdateObject = z.input<typeof UpdateObjectBody>;
+export type CreateIndex = z.input<typeof CreateIndexBody>;

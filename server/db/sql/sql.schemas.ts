@@ -65,3 +65,5 @@ export const QueryResult = z
 export const QueryResponse = z
   .union([QueryResult, z.object({ results: z.array(QueryResult).meta({ description: 'One result per statement, in order.' }) }).meta({ id: 'QueryBatchResult' })])
   .meta({ id: 'QueryResponse', description: 'Single form: `{data, truncated?}`. Batch form: `{results: [{data, truncated?}…]}`.' });
+/** The single form's answer (the admin UI imports this type). */
+export type QueryResult = z.output<typeof QueryResult>;

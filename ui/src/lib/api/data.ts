@@ -1,111 +1,29 @@
 /**
  * The data plane of one namespace: tables and views, rows, CSV, read-only SQL, changelog and overview.
- * Types mirror server/db/schema/schema.schemas.ts, server/db/rows and server/db/overview.
+ * The types are the server's own (inferred from its zod schemas, imported type-only): a server change that breaks
+ * the UI fails svelte-check.
  */
+import type { Overview } from '../../../../server/db/overview/overview.routes.ts';
+import type { RowsPage } from '../../../../server/db/rows/rows.routes.ts';
+import type { ChangelogEntry, ColumnDef, CreateIndex, CreateObject, IndexInfo, TableSchema, TableSummary, UpdateObject } from '../../../../server/db/schema/schema.schemas.ts';
+import type { QueryResult } from '../../../../server/db/sql/sql.schemas.ts';
 import { NetworkError, request, send, toApiError, authHeaders, credentials, fetchCredentials } from './client.ts';
 
-export const COLUMN_TYPES = ['text', 'integer', 'real', 'boolean', 'datetime', 'date', 'json', 'blob'] as const;
-export type ColumnType = (typeof COLUMN_TYPES)[number];
+export type { ChangelogEntry, ColumnDef, CreateObject, IndexInfo, Overview, QueryResult, RowsPage, TableSchema, TableSummary };
+export type AlterObject = UpdateObject;
 
-export interface ColumnDef {
-  name: string;
-  type: ColumnType;
-  not_null?: boolean;
-  unique?: boolean;
-  max_length?: number;
-  min?: number;
-  max?: number;
-}
+export type ColumnType = ColumnDef['type'];
+/** The column types in the order forms offer them (checked against the server's list). */
+export const COLUMN_TYPES = ['text', 'integer', 'real', 'boolean', 'datetime', 'date', 'json', 'blob'] as const satisfies readonly ColumnType[];
 
-export interface Column extends ColumnDef {
-  /** `id`, `created_at`, `updated_at`: kept by the service, not editable. */
-  system?: boolean;
-}
-
-export type IndexType = 'index' | 'unique' | 'fts';
-export interface IndexInfo {
-  name: string;
-  type: IndexType;
-  columns: string[];
-}
-
-export interface TableSummary {
-  name: string;
-  type: 'table' | 'view';
-  metadata: Record<string, unknown>;
-  row_count_estimate: number | null;
-}
-
-export interface TableSchema extends TableSummary {
-  /** Created through the API (false: came with an imported database). */
-  managed: boolean;
-  columns: Column[];
-  indexes: IndexInfo[];
-  /** The view's SELECT, null for tables. */
-  sql: string | null;
-}
-
+/** A column of a table or view; `system` (`id`, `created_at`, `updated_at`): kept by the service, not editable. */
+export type Column = TableSchema['columns'][number];
+export type IndexType = IndexInfo['type'];
 export type Row = Record<string, unknown>;
 
-export interface RowsPage {
-  data: Row[];
-  meta: { limit: number; offset: number; total_count?: number; filter_count?: number };
-}
-
-export interface ChangelogEntry {
-  id: number;
-  timestamp: string;
-  action: string;
-  table: string;
-  detail: unknown;
-  _meta: { actor?: string; [k: string]: unknown } | null;
-}
-
-export type OverviewWindow = '1h' | '24h' | '7d' | '30d';
-export const OVERVIEW_WINDOWS: readonly OverviewWindow[] = ['1h', '24h', '7d', '30d'];
-
-export interface SeriesPoint {
-  start: string;
-  requests: number;
-  errors: number;
-  client_errors: number;
-  server_errors: number;
-  rows_read: number;
-  rows_written: number;
-  p50_ms: number | null;
-  p95_ms: number | null;
-  avg_ms: number | null;
-}
-
-export interface Overview {
-  namespace: string;
-  window: OverviewWindow;
-  generated_at: string;
-  storage: {
-    size_bytes: number;
-    wal_bytes: number;
-    page_size: number;
-    page_count: number;
-    free_pages: number;
-    free_bytes: number;
-    max_db_size: number | null;
-  };
-  schema: { tables: number; views: number; indexes: number; fts_indexes: number; columns: number };
-  telemetry: {
-    resolution: string;
-    from: string;
-    to: string;
-    requests: number;
-    errors: number;
-    client_errors: number;
-    server_errors: number;
-    rows_read: number;
-    rows_written: number;
-    /** Null (or all-null fields) when the window has no requests. */
-    latency_ms: { p50: number | null; p95: number | null; p99: number | null; avg: number | null; max: number | null } | null;
-    series: SeriesPoint[];
-  };
-}
+export type OverviewWindow = Overview['window'];
+export const OVERVIEW_WINDOWS = ['1h', '24h', '7d', '30d'] as const satisfies readonly OverviewWindow[];
+export type SeriesPoint = Overview['telemetry']['series'][number];
 
 /** Names the service keeps for itself (checked by the server too). */
 export const RESERVED = new Set(['id', 'created_at', 'updated_at', '_meta']);
@@ -135,21 +53,8 @@ export function getTable(ns: string, t: string, signal?: AbortSignal): Promise<T
   return request(tablePath(ns, t), { signal });
 }
 
-export type CreateObject =
-  | { type: 'table'; name: string; columns: ColumnDef[]; metadata?: Record<string, unknown> }
-  | { type: 'view'; name: string; sql: string; metadata?: Record<string, unknown> };
-
 export function createTable(ns: string, body: CreateObject): Promise<TableSchema> {
   return request(`${base(ns)}/tables`, { method: 'POST', json: body });
-}
-
-export interface AlterObject {
-  rename?: string;
-  add_columns?: ColumnDef[];
-  drop_columns?: string[];
-  rename_columns?: Record<string, string>;
-  metadata?: Record<string, unknown>;
-  sql?: string;
 }
 
 export function alterTable(ns: string, t: string, body: AlterObject): Promise<TableSchema> {
@@ -161,7 +66,7 @@ export function dropTable(ns: string, t: string, opts: { cascade?: boolean } = {
   return request(`${tablePath(ns, t)}${opts.cascade ? '?cascade=true' : ''}`, { method: 'DELETE' });
 }
 
-export function createIndex(ns: string, t: string, body: { type: IndexType; name?: string; columns: string[] }): Promise<IndexInfo> {
+export function createIndex(ns: string, t: string, body: CreateIndex): Promise<IndexInfo> {
   return request(`${tablePath(ns, t)}/indexes`, { method: 'POST', json: body });
 }
 
@@ -242,11 +147,6 @@ export async function importCsv(ns: string, t: string, file: File, signal?: Abor
   }
   if (!res.ok) throw await toApiError(res);
   return (await res.json()) as { table: string; inserted: number };
-}
-
-export interface QueryResult {
-  data: Row[];
-  truncated?: boolean;
 }
 
 export function runQuery(ns: string, sql: string, signal?: AbortSignal): Promise<QueryResult> {
