@@ -8,7 +8,10 @@ import { HotRoutes } from './hot.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
-/** Who may call a route. `custom` leaves the check to the handler (for example namespace-scoped tokens). */
+/**
+ * Who may call a route: anyone (`public`), any valid credential (`authenticated`: what it may reach — a namespace-scoped
+ * token's namespaces, say — is checked by the handler), or an administrator (`admin`).
+ */
 export type Access = 'public' | 'authenticated' | 'admin';
 
 export interface ResponseDef {
