@@ -1,7 +1,7 @@
-import fs from 'node:fs';
 import type { Command } from 'commander';
 import { HearthClient, serverOptions, type ClientOptions } from '../client.ts';
 import { CliError, printFields, printJson, printJsonLines, printTable } from '../output.ts';
+import { isObject, readJsonInput, type JsonInputOptions } from '../input.ts';
 
 /**
  * `hearth admin linux config get|set` and `hearth admin linux preview`: the Linux identity API
@@ -126,50 +126,19 @@ function printConfig(c: LinuxConfig, valid?: boolean): void {
   printFields(fields);
 }
 
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) process.stderr.write('Configuration JSON (then Ctrl-D): ');
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /**
  * The new configuration from exactly one of `--config-file`, `--config` and `--stdin`. The value is the whole
  * configuration (all five fields); the `{config, configValid}` printed by `config get --json` is accepted too.
  */
-async function readConfigInput(opts: { configFile?: string; config?: string; stdin?: boolean }): Promise<Record<string, unknown>> {
-  const given = [opts.configFile !== undefined && '--config-file', opts.config !== undefined && '--config', opts.stdin && '--stdin'].filter(Boolean);
-  if (given.length !== 1) {
-    throw new CliError(
-      given.length === 0
-        ? 'give the new configuration with exactly one of --config-file <file>, --config <json> or --stdin'
-        : `give the new configuration with exactly one of --config-file, --config or --stdin (got ${given.join(' and ')})`,
-    );
-  }
-  let text: string;
-  let source: string;
-  if (opts.configFile !== undefined) {
-    source = opts.configFile;
-    try {
-      text = fs.readFileSync(opts.configFile, 'utf8');
-    } catch (err) {
-      throw new CliError(`cannot read ${opts.configFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
-  } else if (opts.config !== undefined) {
-    source = '--config';
-    text = opts.config;
-  } else {
-    source = 'standard input';
-    text = await readStdin();
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new CliError(`${source} is not valid JSON: ${(err as Error).message}`);
-  }
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-  if (!isObject(value)) throw new CliError(`${source} must hold a JSON object {${CONFIG_FIELDS.join(', ')}}`);
+async function readConfigInput(opts: JsonInputOptions): Promise<Record<string, unknown>> {
+  const input = await readJsonInput(opts, {
+    noun: 'the new configuration',
+    order: ['file', 'config', 'stdin'],
+    prompt: 'Configuration JSON (then Ctrl-D): ',
+    shape: `{${CONFIG_FIELDS.join(', ')}}`,
+  });
+  const source = input.source;
+  let value = input.value;
   // the output of `hearth admin linux config get --json`
   if (isObject(value.config) && Object.keys(value).every((k) => k === 'config' || k === 'configValid')) value = value.config;
   const config = value as Record<string, unknown>;

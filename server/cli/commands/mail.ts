@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import type { Command } from 'commander';
 import { HearthClient, serverOptions, type ClientOptions } from '../client.ts';
 import { CliError, formatBytes, printFields, printJson, printJsonLines, printTable } from '../output.ts';
+import { isObject, readJsonInput } from '../input.ts';
 import { checkOutput, emit, outputOptions, requireYes, type OutputOpts } from './linux.ts';
 import type { BounceCheckResult, CaCertificateInfo } from '../../mail/contract.ts';
 
@@ -97,7 +98,6 @@ type InputOpts = { configFile?: string; config?: string; stdin?: boolean };
 
 const yesOption = (c: Command) => c.option('--yes', 'confirm the change (required)');
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 // ---------------------------------------------------------------------------------------------------------------
 // profiles put: reading the profile
@@ -108,13 +108,6 @@ const INLINE_PASSWORD_KEY = /"(?:smtpPassword|imapPassword|password)"\s*:/;
 const PASSWORD_REFUSAL =
   '--config never carries passwords: remove smtpPassword and imap.password (even null) and give the profile with --config-file <file> or --stdin instead; ' +
   'leaving a password out keeps the stored one';
-
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) process.stderr.write('Profile JSON (then Ctrl-D): ');
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
-}
 
 /** Whether a parsed inline profile names a password anywhere a password could go. */
 function inlinePassword(value: Record<string, unknown>): boolean {
@@ -128,40 +121,17 @@ function inlinePassword(value: Record<string, unknown>): boolean {
  * dropped, and its `key` must be the one named). Error messages never quote the input: it may hold a password.
  */
 async function readProfileInput(key: string, opts: InputOpts): Promise<Record<string, unknown>> {
-  const given = [opts.configFile !== undefined && '--config-file', opts.config !== undefined && '--config', opts.stdin && '--stdin'].filter(Boolean);
-  if (given.length !== 1) {
-    throw new CliError(
-      given.length === 0
-        ? 'give the profile with exactly one of --config-file <file>, --stdin or --config <json>'
-        : `give the profile with exactly one of --config-file, --stdin or --config (got ${given.join(' and ')})`,
-    );
-  }
-  let text: string;
-  let source: string;
-  if (opts.configFile !== undefined) {
-    source = opts.configFile;
-    try {
-      text = fs.readFileSync(opts.configFile, 'utf8');
-    } catch (err) {
-      throw new CliError(`cannot read ${opts.configFile}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
-    }
-  } else if (opts.config !== undefined) {
-    source = '--config';
-    text = opts.config;
+  const { value, source } = await readJsonInput(opts, {
+    noun: 'the profile',
+    order: ['file', 'stdin', 'config'],
+    prompt: 'Profile JSON (then Ctrl-D): ',
+    secret: true,
     // before parsing, so that a password in invalid JSON is refused for what it is
-    if (INLINE_PASSWORD_KEY.test(text)) throw new CliError(PASSWORD_REFUSAL);
-  } else {
-    source = 'standard input';
-    text = await readStdin();
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    // JSON.parse quotes the text around the error, which may be a password: say where, not what
-    throw new CliError(`${source} is not valid JSON`);
-  }
-  if (!isObject(value)) throw new CliError(`${source} must hold a JSON object (the profile: name, fromAddress, smtpHost, smtpPort, smtpSecure, …)`);
+    inline: (text) => {
+      if (INLINE_PASSWORD_KEY.test(text)) throw new CliError(PASSWORD_REFUSAL);
+    },
+    shape: '(the profile: name, fromAddress, smtpHost, smtpPort, smtpSecure, …)',
+  });
   if (opts.config !== undefined && inlinePassword(value)) throw new CliError(PASSWORD_REFUSAL);
   const profile: Record<string, unknown> = { ...value };
   if ('key' in profile && profile.key !== key) {

@@ -2,13 +2,7 @@ import { cliEnvironment } from '../../core/config/environment.ts';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { CliError, printJson } from '../output.ts';
-
-/** Reads all of stdin; the password is its first line (a trailing CR/LF is not part of it). */
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const c of process.stdin) chunks.push(c as Buffer);
-  return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
-}
+import { readStdin } from '../input.ts';
 
 /**
  * `hearth setup` creates the first administrator on the data folder directly (like `hearth tokens`), only while no
@@ -26,7 +20,8 @@ export function registerSetup(program: Command): void {
     .option('--json', 'print JSON')
     .action(async (opts: { login: string; passwordStdin?: boolean; displayName?: string; email?: string; data?: string; json?: boolean }) => {
       if (!opts.passwordStdin) throw new CliError('pass the password on standard input with --password-stdin (it is never accepted as an argument)');
-      const password = await readStdin();
+      // the password is the first line of standard input (a trailing CR/LF is not part of it)
+      const password = (await readStdin()).split(/\r?\n/)[0] ?? '';
       if (!password) throw new CliError('no password on standard input');
       const dir = path.resolve(opts.data ?? cliEnvironment().dataDir ?? './hearth-data');
       // loaded here, not at the top: other commands never load the server
