@@ -171,4 +171,17 @@ export const mailMigrations: Migration[] = [
       ALTER TABLE mail_profiles ADD COLUMN tls_ca TEXT;
     `,
   },
+  {
+    // The last test send of a profile (issue 15): when, whether the server accepted it, the classified reason of a
+    // failure (server/mail/delivery/smtp-failure.ts), the one-sentence summary and the server's raw answer
+    // (credentials redacted). NULL `last_test_at`: never tested. Profile writes keep it.
+    id: 'mail-006-profile-last-test',
+    up: `
+      ALTER TABLE mail_profiles ADD COLUMN last_test_at INTEGER;
+      ALTER TABLE mail_profiles ADD COLUMN last_test_ok INTEGER CHECK (last_test_ok IN (0, 1));
+      ALTER TABLE mail_profiles ADD COLUMN last_test_code TEXT;
+      ALTER TABLE mail_profiles ADD COLUMN last_test_summary TEXT;
+      ALTER TABLE mail_profiles ADD COLUMN last_test_detail TEXT;
+    `,
+  },
 ];

@@ -103,7 +103,7 @@ const yesOption = (c: Command) => c.option('--yes', 'confirm the change (require
 // profiles put: reading the profile
 
 /** Read-only fields of the read shape (`profiles get --json`), dropped so that output can be edited and put back. */
-const READ_ONLY = ['key', 'hasPassword', 'isDefault', 'bounces', 'tlsCa', 'createdAt', 'updatedAt'];
+const READ_ONLY = ['key', 'hasPassword', 'isDefault', 'bounces', 'tlsCa', 'lastTest', 'createdAt', 'updatedAt'];
 const INLINE_PASSWORD_KEY = /"(?:smtpPassword|imapPassword|password)"\s*:/;
 const PASSWORD_REFUSAL =
   '--config never carries passwords: remove smtpPassword and imap.password (even null) and give the profile with --config-file <file> or --stdin instead; ' +

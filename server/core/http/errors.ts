@@ -125,11 +125,13 @@ export class HearthError extends Error {
   readonly status: number;
   readonly details: Record<string, unknown> | undefined;
   readonly headers: Record<string, string> | undefined;
+  /** Members of the envelope beside `error` and `message` (documented by the route that answers them). */
+  readonly fields: Record<string, string | null> | undefined;
 
   constructor(
     code: ErrorCode | (string & {}),
     message: string,
-    opts: { status?: number; details?: Record<string, unknown>; headers?: Record<string, string>; cause?: unknown } = {},
+    opts: { status?: number; details?: Record<string, unknown>; headers?: Record<string, string>; fields?: Record<string, string | null>; cause?: unknown } = {},
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'HearthError';
@@ -137,6 +139,7 @@ export class HearthError extends Error {
     this.status = opts.status ?? (ERROR_CODES as Record<string, number>)[code] ?? 500;
     this.details = opts.details;
     this.headers = opts.headers;
+    this.fields = opts.fields;
   }
 }
 

@@ -89,7 +89,7 @@ export function plumbing(deps: { logger: Logger; metrics: Metrics; onFinished?: 
 }
 
 /** An error as the envelope answer: status, extra headers and `{error, message}` (plus `error_description` on `/oauth/`). */
-export function errorAnswer(path: string, err: unknown, log: Logger): { status: number; headers: Record<string, string>; body: Record<string, string> } {
+export function errorAnswer(path: string, err: unknown, log: Logger): { status: number; headers: Record<string, string>; body: Record<string, string | null> } {
   let e: HearthError;
   if (err instanceof HearthError) e = err;
   else if (isHttpError(err) && err.status < 500) {
@@ -107,7 +107,7 @@ export function errorAnswer(path: string, err: unknown, log: Logger): { status: 
   // client sent (RFC 6749 §5.2); every other 401 names Bearer.
   if (e.status === 401 && !e.headers?.['WWW-Authenticate']) headers['WWW-Authenticate'] = e.code === 'invalid_client' ? 'Basic realm="hearth"' : 'Bearer realm="hearth"';
   // OAuth endpoints answer in RFC 6749's shape too (`error_description`), keeping Hearth's `message`.
-  const body: Record<string, string> = path.startsWith('/oauth/') ? { error: e.code, error_description: e.message, message: e.message } : { error: e.code, message: e.message };
+  const body: Record<string, string | null> = path.startsWith('/oauth/') ? { error: e.code, error_description: e.message, message: e.message } : { ...e.fields, error: e.code, message: e.message };
   return { status: e.status, headers, body };
 }
 

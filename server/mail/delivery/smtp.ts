@@ -18,6 +18,7 @@ import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { spawnWorker } from '../../core/runtime.ts';
 import { describeTlsFailure, withTrustedCa } from '../tls-ca.ts';
 import { composeMessage } from './mime.ts';
+import { smtpFailureReason, type SmtpFailureReason } from './smtp-failure.ts';
 
 export interface SmtpSettings {
   host: string;
@@ -47,7 +48,7 @@ export interface OutgoingMessage {
 
 export type SmtpOutcome =
   | { kind: 'accepted'; response: string; rejected: Array<{ recipient: string; reason: string }> }
-  | { kind: 'temporary' | 'permanent'; error: string; response: string | null };
+  | { kind: 'temporary' | 'permanent'; error: string; response: string | null; reason?: SmtpFailureReason };
 
 export interface SmtpOptions {
   /** Attempt budget (ms), default 60 000. */
@@ -158,14 +159,16 @@ function sendOn(session: Session, envelope: SMTPConnection.Envelope, message: Bu
 /** Failures that say nothing about the message: the connection broke or the server is closing it. */
 const transient = (e: SmtpError) => e.responseCode === 421 || (e.responseCode === undefined && ['ECONNECTION', 'ESOCKET', 'ETIMEDOUT', 'EPROTOCOL'].includes(e.code ?? ''));
 
-function classify(err: unknown, settings: SmtpSettings, timedOut: string | null): SmtpOutcome {
+function classify(err: unknown, settings: SmtpSettings, timedOut: string | null, noGreeting = false): SmtpOutcome {
   const e = err as SmtpError;
   const response = e.response ? redact(e.response, settings) : null;
-  const error = redact(timedOut ?? describeTlsFailure(err) ?? (e.message || String(err)), settings);
+  const reason = smtpFailureReason(err, settings.secure, { timedOut: timedOut !== null, noGreeting });
+  const said = timedOut !== null && noGreeting ? `${timedOut}: connected, but no SMTP greeting came` : timedOut;
+  const error = redact(said ?? describeTlsFailure(err) ?? (e.message || String(err)), settings);
   let code = e.responseCode;
   if (!code && e.rejectedErrors?.length) code = e.rejectedErrors.some((r) => (r.responseCode ?? 500) < 500) ? 450 : 550;
   const permanent = timedOut === null && (code !== undefined ? code >= 500 : !TEMPORARY_CODES.has(e.code ?? '') && PERMANENT_CODES.has(e.code ?? ''));
-  return { kind: permanent ? 'permanent' : 'temporary', error, response };
+  return { kind: permanent ? 'permanent' : 'temporary', error, response, reason };
 }
 
 function accepted(info: SMTPConnection.SentMessageInfo, settings: SmtpSettings): SmtpOutcome {
@@ -262,7 +265,10 @@ async function attemptOn(source: SessionSource, settings: SmtpSettings, msg: Out
       }
     }
   } catch (err) {
-    return classify(err, settings, timedOut ? budgetText : null);
+    // A connection that is open but never greeted: what a plain client gets from a server waiting for TLS.
+    const conn = current as (SMTPConnection & { stage?: string; lastServerResponse?: unknown }) | null;
+    const noGreeting = timedOut && conn !== null && conn.stage === 'connected' && !conn.lastServerResponse;
+    return classify(err, settings, timedOut ? budgetText : null, noGreeting);
   } finally {
     clearTimeout(timer);
   }

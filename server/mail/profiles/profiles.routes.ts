@@ -1,7 +1,7 @@
 import type { Api } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { actorFor } from '../../core/auth/auth.ts';
-import { ProfileList, ProfileParams, ProfileRead, ProfileWrite, TestSendBody, TestSendResult } from './profiles.schemas.ts';
+import { ProfileList, ProfileParams, ProfileRead, ProfileWrite, TestSendBody, TestSendFailure, TestSendResult } from './profiles.schemas.ts';
 import type { ProfilesService } from './profiles.service.ts';
 
 export const MAIL_BASE = '/api/admin/core/outgoing-mail';
@@ -79,13 +79,18 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
   api.route({
     method: 'post', path: `${MAIL_BASE}/profiles/:key/test`, operationId: 'testMailProfile', tags, access: 'admin',
     summary: 'Send a test message through a profile',
-    description: 'Proves SMTP acceptance only. Not written to the send log; audited as `outgoing_mail.profile.test`. A refusal answers 502 `smtp_failed` with the SMTP message, credentials redacted.',
+    description:
+      'Proves SMTP acceptance only. Not written to the send log; audited as `outgoing_mail.profile.test`. ' +
+      'A failure answers 502 `smtp_failed`: `message` is one sentence saying what to check, `reason` the classified cause ' +
+      '(`connection_refused`, `host_not_found`, `tls_required`, `tls_not_supported`, `certificate_untrusted`, `auth_failed`, `auth_required`, ' +
+      '`timeout`, `sender_refused`, `recipient_refused`, `message_refused`, `smtp_error`) and `detail` the server\'s raw answer, credentials redacted. ' +
+      'Either way the result is kept on the profile as `lastTest`.',
     params: ProfileParams,
     body: TestSendBody,
     responses: {
       200: { description: 'Accepted by the SMTP server.', schema: TestSendResult },
       404: { description: 'No such profile (`profile_unknown`).' },
-      502: { description: 'The SMTP server refused or could not be reached (`smtp_failed`).' },
+      502: { description: 'The SMTP server refused or could not be reached (`smtp_failed`, with `reason` and `detail`).', schema: TestSendFailure },
     },
     handler: async (ctx, { params, body }) => {
       noStore(ctx);

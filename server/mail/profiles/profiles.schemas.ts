@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { z } from 'zod';
+import { SMTP_FAILURE_REASONS } from '../delivery/smtp-failure.ts';
 import { NAME_FORBIDDEN } from '../text.ts';
 import { CaBundleError, MAX_CA_CERTIFICATES, MAX_CA_PEM_LENGTH, parseCaBundle } from '../tls-ca.ts';
 
@@ -95,6 +96,18 @@ export const ProfileWrite = z
   .meta({ id: 'MailProfileWrite' });
 export type ProfileWrite = z.infer<typeof ProfileWrite>;
 
+export const LastTest = z
+  .object({
+    at: z.string().meta({ description: 'When the test send ended (ISO 8601).' }),
+    ok: z.boolean().meta({ description: 'True: the SMTP server accepted the test message (acceptance only, not delivery).' }),
+    code: z.enum(SMTP_FAILURE_REASONS).nullable()
+      .meta({ description: 'Why it failed (null when it succeeded): the `reason` of the `smtp_failed` answer.' }),
+    summary: z.string().meta({ description: 'One sentence: the result, and for a failure what to check.' }),
+    detail: z.string().nullable().meta({ description: "The server's raw answer or the connection error, credentials redacted; null when there was none." }),
+  })
+  .meta({ id: 'MailProfileLastTest' });
+export type LastTest = z.output<typeof LastTest>;
+
 export const ProfileRead = z
   .object({
     key: z.string(),
@@ -124,15 +137,30 @@ export const ProfileRead = z
       }))
       .nullable()
       .meta({ description: 'The trusted CA certificates of this profile (written as `tlsCaPem`): subject, issuer, SHA-256 fingerprint and validity of each; never the PEM. Null: Node\'s default CAs only.' }),
+    lastTest: LastTest.nullable()
+      .meta({ description: 'The last test send through this profile, kept across restarts and profile edits; null until the first one.' }),
     createdAt: z.string(),
     updatedAt: z.string(),
   })
   .meta({ id: 'MailProfile' });
 export type ProfileRead = z.infer<typeof ProfileRead>;
 export const ProfileList = z.object({ data: z.array(ProfileRead) }).meta({ id: 'MailProfileList' });
+export type ProfileList = z.output<typeof ProfileList>;
 
 export const TestSendBody = z
   .object({ to: z.string().trim().max(320, 'to must be at most 320 characters').regex(ADDRESS, 'to must be an email address') })
   .strict()
   .meta({ id: 'MailTestSend' });
+export type TestSendBody = z.output<typeof TestSendBody>;
 export const TestSendResult = z.object({ ok: z.literal(true) }).meta({ id: 'MailTestSendResult' });
+export type TestSendResult = z.output<typeof TestSendResult>;
+/** The 502 answer of a failed test send: the envelope with the classified reason and the raw answer. */
+export const TestSendFailure = z
+  .object({
+    error: z.literal('smtp_failed'),
+    message: z.string().meta({ description: 'One sentence: what went wrong and what to check.' }),
+    reason: z.enum(SMTP_FAILURE_REASONS).meta({ description: 'The classified reason (stable code).' }),
+    detail: z.string().nullable().meta({ description: "The server's raw answer or the connection error, credentials redacted." }),
+  })
+  .meta({ id: 'MailTestSendFailure' });
+export type TestSendFailure = z.output<typeof TestSendFailure>;

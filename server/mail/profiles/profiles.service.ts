@@ -2,10 +2,11 @@ import type { AuditLog } from '../../core/audit/audit.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { MailClock } from '../clock.ts';
 import type { SecretBox } from '../crypto.ts';
-import { attemptSmtp, type SmtpOptions, type SmtpSettings } from '../delivery/smtp.ts';
+import { attemptSmtp, type SmtpOptions, type SmtpOutcome, type SmtpSettings } from '../delivery/smtp.ts';
+import { certificateHint, explainSmtpFailure, type SmtpFailureReason } from '../delivery/smtp-failure.ts';
 import { describeCaBundle } from '../tls-ca.ts';
 import { sameHost, type ProfileRead, type ProfileWrite } from './profiles.schemas.ts';
-import type { ProfileRow, ProfileStore, ProfileValues } from './profiles.store.ts';
+import type { ProfileRow, ProfileStore, ProfileValues, TestRecord } from './profiles.store.ts';
 
 export interface Actor {
   actor: string;
@@ -36,6 +37,9 @@ export function presentProfile(r: ProfileRow): ProfileRead {
       : null,
     bounces: imapOn ? { checkedAt: iso(r.bounces_checked_at), error: r.bounces_error } : null,
     tlsCa: r.tls_ca === null ? null : describeCaBundle(r.tls_ca),
+    lastTest: r.last_test_at === null
+      ? null
+      : { at: iso(r.last_test_at)!, ok: r.last_test_ok === 1, code: (r.last_test_code as SmtpFailureReason | null), summary: r.last_test_summary ?? '', detail: r.last_test_detail },
     createdAt: iso(r.created_at)!,
     updatedAt: iso(r.updated_at)!,
   };
@@ -205,13 +209,29 @@ export function createProfilesService(deps: ProfilesDeps) {
         text: `This is a test message sent through the sender profile "${r.name}" (${r.key}) at ${new Date(at).toISOString()}.\n\nIt proves that the SMTP server accepted the message, not that it reached the inbox.`,
         messageId: `<test-${at.toString(36)}-${Math.random().toString(36).slice(2)}@${r.from_address.split('@')[1] ?? 'hearth.invalid'}>`,
       }, deps.smtp);
-      const ok = outcome.kind === 'accepted' && outcome.rejected.length === 0;
-      const error = outcome.kind === 'accepted' ? (outcome.rejected[0]?.reason ?? null) : outcome.error;
-      record(actor, 'outgoing_mail.profile.test', key, { ok, error });
-      if (!ok) throw new HearthError('smtp_failed', `the SMTP server did not accept the test message: ${error}`);
+      const test = testRecord(outcome, { host: r.smtp_host, port: r.smtp_port, from: r.from_address, to }, clock.now());
+      store.transaction(() => {
+        // the profile may have been deleted meanwhile: then there is nothing to keep the result on
+        store.recordTest(key, test);
+        record(actor, 'outgoing_mail.profile.test', key, { ok: test.ok, reason: test.code, error: test.ok ? null : test.detail });
+      });
+      if (!test.ok) throw new HearthError('smtp_failed', test.summary, { fields: { reason: test.code, detail: test.detail } });
       return { ok: true };
     },
   };
 }
 
 export type ProfilesService = ReturnType<typeof createProfilesService>;
+
+/** The outcome of a test send as kept on the profile: one sentence, the classified reason, the raw answer. */
+function testRecord(outcome: SmtpOutcome, s: { host: string; port: number; from: string; to: string }, at: number): TestRecord {
+  if (outcome.kind === 'accepted' && outcome.rejected.length === 0) {
+    return { at, ok: true, code: null, summary: 'The server accepted the test message.', detail: outcome.response || null };
+  }
+  // one recipient: a partly accepted envelope is that recipient refused
+  const code: SmtpFailureReason = outcome.kind === 'accepted' ? 'recipient_refused' : (outcome.reason ?? 'smtp_error');
+  const detail = outcome.kind === 'accepted'
+    ? outcome.rejected.map((x) => x.reason).join('\n')
+    : outcome.response && !outcome.error.includes(outcome.response) ? `${outcome.error}\n${outcome.response}` : outcome.error;
+  return { at, ok: false, code, summary: explainSmtpFailure(code, { ...s, certificateHint: code === 'certificate_untrusted' ? certificateHint(detail) : null }), detail };
+}

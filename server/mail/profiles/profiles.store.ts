@@ -27,12 +27,26 @@ export interface ProfileRow {
   bounces_error: string | null;
   /** Trusted CA certificates (PEM) for the profile's SMTP and IMAP connections, besides Node's default CAs. */
   tls_ca: string | null;
+  /** The last test send (null: never tested); written by `recordTest` only, kept by profile writes. */
+  last_test_at: number | null;
+  last_test_ok: 0 | 1 | null;
+  last_test_code: string | null;
+  last_test_summary: string | null;
+  last_test_detail: string | null;
   next_slot_at: number;
   created_at: number;
   updated_at: number;
 }
 
-export type ProfileValues = Omit<ProfileRow, 'is_default' | 'revision' | 'next_slot_at' | 'created_at' | 'updated_at'>;
+export type ProfileValues = Omit<ProfileRow, 'is_default' | 'revision' | 'next_slot_at' | 'created_at' | 'updated_at' | `last_test_${string}`>;
+
+export interface TestRecord {
+  at: number;
+  ok: boolean;
+  code: string | null;
+  summary: string;
+  detail: string | null;
+}
 
 const COLUMNS = [
   'key', 'name', 'from_address', 'from_name', 'smtp_host', 'smtp_port', 'smtp_secure', 'smtp_user', 'smtp_password', 'pace_per_minute',
@@ -60,6 +74,9 @@ export function createProfileStore(db: Db) {
     'UPDATE mail_profiles SET next_slot_at = @now + @interval WHERE key = @key AND next_slot_at <= @now RETURNING next_slot_at',
   ).pluck();
   const nextSlot = db.prepare('SELECT next_slot_at FROM mail_profiles WHERE key = ?').pluck();
+  // Not a profile write: neither the revision nor updated_at moves.
+  const recordTest = db.prepare(`UPDATE mail_profiles SET last_test_at = @at, last_test_ok = @ok, last_test_code = @code,
+    last_test_summary = @summary, last_test_detail = @detail WHERE key = @key`);
   return {
     list: () => all.all() as ProfileRow[],
     get: (key: string) => get.get(key) as ProfileRow | undefined,
@@ -75,6 +92,7 @@ export function createProfileStore(db: Db) {
     /** True when a bulk slot was reserved now; the next one opens `interval` ms later. */
     reserveSlot: (key: string, now: number, interval: number) => reserveSlot.get({ key, now, interval }) !== undefined,
     nextSlotAt: (key: string) => nextSlot.get(key) as number | undefined,
+    recordTest: (key: string, t: TestRecord) => void recordTest.run({ key, ...t, ok: t.ok ? 1 : 0 }),
     transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
   };
 }

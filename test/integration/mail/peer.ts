@@ -23,6 +23,8 @@ export interface PeerOptions {
   dataDelayMs?: number;
   /** The TLS key and certificate (default: the self-signed one of `selfSigned()`). */
   certificate?: { key: string; cert: string };
+  /** The text of a refused login (default `Invalid username or password`); a test may echo the credentials in it. */
+  authFailMessage?: (user: string, pass: string) => string;
 }
 
 let cert: { key: string; cert: string } | null = null;
@@ -43,6 +45,8 @@ export async function startPeer(opts: PeerOptions = {}) {
   /** Scripted faults, consumed in order: each DATA answers the next one (null = accept). */
   const dataFaults: Array<{ code: number; message: string } | null> = [];
   const rejectRcpt = new Map<string, { code: number; message: string }>();
+  /** Sender addresses MAIL FROM refuses. */
+  const rejectMail = new Map<string, { code: number; message: string }>();
   let connections = 0;
   /** While holding, each message waits after its final dot until the test releases it (an SMTP attempt in progress). */
   let holding = false;
@@ -69,8 +73,13 @@ export async function startPeer(opts: PeerOptions = {}) {
     },
     onAuth(auth, _session, cb) {
       if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) return cb(null, { user: auth.username });
-      const err = Object.assign(new Error('Invalid username or password'), { responseCode: 535 });
+      const err = Object.assign(new Error(opts.authFailMessage?.(auth.username ?? '', auth.password ?? '') ?? 'Invalid username or password'), { responseCode: 535 });
       cb(err);
+    },
+    onMailFrom(address, _session, cb) {
+      const r = rejectMail.get(address.address.toLowerCase());
+      if (r) return cb(Object.assign(new Error(r.message), { responseCode: r.code }));
+      cb();
     },
     onRcptTo(address, _session, cb) {
       const r = rejectRcpt.get(address.address.toLowerCase());
@@ -109,6 +118,7 @@ export async function startPeer(opts: PeerOptions = {}) {
     received,
     dataFaults,
     rejectRcpt,
+    rejectMail,
     connections: () => connections,
     /** The most SMTP sessions open at the same time. */
     maxConcurrent: () => maxOpen,

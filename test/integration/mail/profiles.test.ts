@@ -124,8 +124,9 @@ describe('sender profiles', () => {
     expect(r.status).toBe(502);
     const body = await r.json();
     expect(body.error).toBe('smtp_failed');
-    expect(body.message).toMatch(/535/);
-    expect(body.message).not.toContain('wrong-Secret-99');
+    expect(body.reason).toBe('auth_failed');
+    expect(body.detail).toMatch(/535/);
+    expect(JSON.stringify(body)).not.toContain('wrong-Secret-99');
     expect(body.message).not.toContain(Buffer.from('wrong-Secret-99').toString('base64'));
     const events = await audit(s, 'outgoing_mail.profile.test');
     expect(events[0]!.detail.ok).toBe(false);

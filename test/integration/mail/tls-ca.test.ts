@@ -85,7 +85,9 @@ describe('a profile\'s trusted CA', () => {
     const body = await t.json();
     expect(t.status).toBe(502);
     expect(body.error).toBe('smtp_failed');
-    expect(body.message).toMatch(/TLS: the server's certificate is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate\).*tlsCaPem/);
+    expect(body.reason).toBe('certificate_untrusted');
+    expect(body.message).toMatch(/^The server's certificate is not trusted: if it comes from a private CA, add that CA's certificate to the profile\.$/);
+    expect(body.detail).toMatch(/TLS: the server's certificate is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate\).*tlsCaPem/);
     const queued = await call(s, 'POST', '/api/mail/send', { to: ['alice@office.test'], subject: 'Waits for the CA', text: 'x' }, 202, app);
     const m = await waitMessage(s, queued.id, (x) => x.status === 'queued' && x.attempts >= 1);
     expect(m.lastError).toMatch(/TLS: the server's certificate is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE/);
