@@ -28,6 +28,7 @@ export const RegisterAppBody = z
   })
   .strict()
   .meta({ id: 'MailRegisterApp' });
+export type RegisterAppInput = z.input<typeof RegisterAppBody>;
 export const UpdateAppBody = z
   .object({
     name: AppName.optional(),
@@ -36,6 +37,7 @@ export const UpdateAppBody = z
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'at least one field is required')
   .meta({ id: 'MailUpdateApp' });
+export type UpdateAppInput = z.input<typeof UpdateAppBody>;
 
 export const Policy = z
   .discriminatedUnion('mode', [
@@ -52,6 +54,7 @@ export type Policy = z.infer<typeof Policy>;
 export const PolicyRead = z
   .object({ mode: z.enum(['default', 'profiles', 'none']), profiles: z.array(z.string()).meta({ description: 'The profiles the application may use now (the default profile when following it).' }) })
   .meta({ id: 'MailAppPolicyState' });
+export type PolicyRead = z.output<typeof PolicyRead>;
 
 export const AppRead = z
   .object({
@@ -65,5 +68,8 @@ export const AppRead = z
     policy: PolicyRead,
   })
   .meta({ id: 'MailApp' });
+export type AppRead = z.output<typeof AppRead>;
 export const AppList = z.object({ data: z.array(AppRead) }).meta({ id: 'MailAppList' });
+export type AppList = z.output<typeof AppList>;
 export const RegisteredApp = AppRead.extend({ token: z.string().meta({ description: 'The application\'s bearer credential, shown once.' }) }).meta({ id: 'MailRegisteredApp' });
+export type RegisteredApp = z.output<typeof RegisteredApp>;

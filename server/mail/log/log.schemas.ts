@@ -77,6 +77,7 @@ export const EnqueueBody = z
 export type EnqueueBody = z.infer<typeof EnqueueBody>;
 
 export const MessageStatus = z.enum(['queued', 'sending', 'sent', 'failed', 'cancelled', 'bounced']);
+export type MessageStatus = z.output<typeof MessageStatus>;
 
 export const MessageRecord = z
   .object({
@@ -109,7 +110,9 @@ export const MessageRecord = z
     contentPurgedAt: z.string().nullable(),
   })
   .meta({ id: 'MailMessage', description: 'Send-log metadata. Never contains text, HTML or custom headers.' });
+export type MessageRecord = z.output<typeof MessageRecord>;
 export const MessagePage = z.object({ data: z.array(MessageRecord), nextCursor: z.string().nullable() }).meta({ id: 'MailMessagePage' });
+export type MessagePage = z.output<typeof MessagePage>;
 export const MessageContent = z
   .object({
     id: z.string(),
@@ -120,6 +123,7 @@ export const MessageContent = z
     headers: z.record(z.string(), z.string()).nullable(),
   })
   .meta({ id: 'MailMessageContent', description: 'Content, or `purged: true` with `purgedAt` once content retention removed it.' });
+export type MessageContent = z.output<typeof MessageContent>;
 
 export const Accepted = z
   .object({ id: z.string(), messageId: z.string(), status: MessageStatus, duplicate: z.boolean().meta({ description: 'True when an earlier call with the same idempotency key accepted it.' }) })
@@ -159,3 +163,4 @@ export const ListQuery = z
   .strict();
 export type ListQuery = z.infer<typeof ListQuery>;
 export const BatchCancelled = z.object({ batchId: z.string(), cancelled: z.number().int() }).meta({ id: 'MailBatchCancelled' });
+export type BatchCancelled = z.output<typeof BatchCancelled>;

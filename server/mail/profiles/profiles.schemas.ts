@@ -95,6 +95,9 @@ export const ProfileWrite = z
   .strict()
   .meta({ id: 'MailProfileWrite' });
 export type ProfileWrite = z.infer<typeof ProfileWrite>;
+/** What a client sends (defaults may be omitted). */
+export type ProfileWriteInput = z.input<typeof ProfileWrite>;
+export type ImapWriteInput = z.input<typeof ImapWrite>;
 
 export const LastTest = z
   .object({

@@ -7,4 +7,6 @@ export const RetentionBody = z
   .strict()
   .refine((b) => b.recordDays >= b.contentDays, { message: 'recordDays must be at least contentDays', path: ['recordDays'] })
   .meta({ id: 'MailRetention', description: 'Days of content (text, HTML, custom headers) and of whole send-log records; both saved together.' });
+export type RetentionBody = z.input<typeof RetentionBody>;
 export const RetentionRead = z.object({ contentDays: z.number().int(), recordDays: z.number().int() }).meta({ id: 'MailRetentionState' });
+export type RetentionRead = z.output<typeof RetentionRead>;

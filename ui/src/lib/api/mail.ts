@@ -1,10 +1,17 @@
 /**
  * Outgoing mail administration (`/api/admin/core/outgoing-mail`, docs/api/mail.md): sender profiles
  * (server/mail/profiles), applications and their access policies (server/mail/apps), the send log
- * (server/mail/log) and retention (server/mail/retention). Types mirror the server's schemas.
+ * (server/mail/log) and retention (server/mail/retention). The types are the server's zod schemas' own (type-only
+ * imports), so a server change that breaks the UI fails the typecheck.
  */
 import { request } from './client.ts';
+import type { AppRead, PolicyRead, Policy as PolicyWrite, RegisterAppInput, RegisteredApp as RegisteredAppRead, UpdateAppInput } from '../../../../server/mail/apps/apps.schemas.ts';
 import type { BounceCheckResult } from '../../../../server/mail/bounces/bounces.schemas.ts';
+import type { BatchCancelled, MessageContent, MessagePage, MessageRecord, MessageStatus } from '../../../../server/mail/log/log.schemas.ts';
+import type {
+  ImapWriteInput, LastTest as LastTestRead, ProfileRead, ProfileWriteInput, TestSendFailure, TestSendResult,
+} from '../../../../server/mail/profiles/profiles.schemas.ts';
+import type { RetentionBody, RetentionRead } from '../../../../server/mail/retention/retention.schemas.ts';
 import type { CaCertificateInfo } from '../../../../server/mail/tls-ca.ts';
 
 export const MAIL_BASE = '/api/admin/core/outgoing-mail';
@@ -18,75 +25,24 @@ export const DEFAULT_PACE_PER_MINUTE = 60;
 export const DEFAULT_MAX_ATTACHMENT_BYTES = 15_728_640;
 export const MAX_ATTACHMENT_BYTES = 26_214_400;
 
-export interface ImapRead {
-  host: string;
-  port: number;
-  secure: boolean;
-  user: string;
-  folder: string;
-  hasPassword: boolean;
-}
+/** A profile as the server reads it (never a password). */
+export type MailProfile = ProfileRead;
+export type ImapRead = NonNullable<ProfileRead['imap']>;
+/** The last test send kept on a profile (null until the first one). */
+export type LastTest = LastTestRead;
+export type TestFailureReason = NonNullable<LastTestRead['code']>;
+/** The 502 answer of a failed test send: one sentence (`message`), the `reason` and the raw answer (`detail`). */
+export type TestFailure = TestSendFailure;
 
 /** Bounce-collection status codes (`bounces.error`). */
 export type BounceError = 'open_failed' | 'search_failed' | 'apply_failed' | 'save_failed' | 'interrupted';
 
-export interface MailProfile {
-  key: string;
-  name: string;
-  fromAddress: string;
-  fromName: string | null;
-  smtpHost: string;
-  smtpPort: number;
-  smtpSecure: boolean;
-  smtpUser: string | null;
-  hasPassword: boolean;
-  pacePerMinute: number;
-  dailyRecipientLimit: number | null;
-  maxAttachmentBytes: number;
-  isDefault: boolean;
-  revision: number;
-  imap: ImapRead | null;
-  /** Null while collection is off; `checkedAt: null` while a new mailbox waits for its first check. */
-  bounces: { checkedAt: string | null; error: string | null } | null;
-  /** The profile's trusted CA certificates (never their PEM); null: the default CAs only. */
-  tlsCa: CaCertificate[] | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
 /** A trusted CA certificate as the server shows it (subject, issuer, SHA-256 fingerprint, validity; never the PEM). */
 export type CaCertificate = CaCertificateInfo;
 
-export interface ImapWrite {
-  host: string;
-  port: number;
-  secure: boolean;
-  user: string;
-  /** Omitted keeps the stored password, null clears it, a string replaces it. */
-  password?: string | null;
-  folder: string;
-}
-
-/** The whole profile (a replacement, not a patch). */
-export interface ProfileWrite {
-  name: string;
-  fromAddress: string;
-  fromName: string | null;
-  smtpHost: string;
-  smtpPort: number;
-  smtpSecure: boolean;
-  smtpUser: string | null;
-  /** Omitted keeps the stored password, null clears it, a string replaces it. */
-  smtpPassword?: string | null;
-  pacePerMinute: number;
-  dailyRecipientLimit: number | null;
-  maxAttachmentBytes: number;
-  imap: ImapWrite | null;
-  /** The trusted CA (PEM). Omitted keeps the stored one, null clears it, a string replaces it. */
-  tlsCaPem?: string | null;
-  /** Required to replace an existing profile. */
-  revision?: number;
-}
+/** The whole profile (a replacement, not a patch): the server's write schema as a client sends it. */
+export type ProfileWrite = ProfileWriteInput;
+export type ImapWrite = ImapWriteInput;
 
 export async function listProfiles(signal?: AbortSignal): Promise<MailProfile[]> {
   return (await request<{ data: MailProfile[] }>(`${MAIL_BASE}/profiles`, { signal })).data;
@@ -108,7 +64,7 @@ export function setDefaultProfile(key: string): Promise<MailProfile> {
   return request(`${MAIL_BASE}/profiles/${enc(key)}/default`, { method: 'POST' });
 }
 
-export function testProfile(key: string, to: string): Promise<{ ok: true }> {
+export function testProfile(key: string, to: string): Promise<TestSendResult> {
   return request(`${MAIL_BASE}/profiles/${enc(key)}/test`, { method: 'POST', json: { to } });
 }
 
@@ -125,37 +81,20 @@ export function checkBounces(key: string): Promise<BounceCheck> {
 export const APP_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 export const MAIL_SEND = 'mail:send';
 
-export type PolicyMode = 'default' | 'profiles' | 'none';
-export type Policy = { mode: 'default' } | { mode: 'profiles'; profiles: string[] } | { mode: 'none' };
-
-export interface MailApp {
-  appId: string;
-  name: string | null;
-  /** False for a stored policy of an application that is not (or no longer) registered. */
-  registered: boolean;
-  platformPermissions: string[] | null;
-  declaresMailSend: boolean | null;
-  /** True for `core` (Hearth itself): always the default profile. */
-  fixed: boolean;
-  tokenPrefix: string | null;
-  /** `profiles`: what the application may use now. */
-  policy: { mode: PolicyMode; profiles: string[] };
-}
-
-export interface RegisteredApp extends MailApp {
-  /** The bearer credential, shown once. */
-  token: string;
-}
+export type PolicyMode = PolicyRead['mode'];
+export type Policy = PolicyWrite;
+export type MailApp = AppRead;
+export type RegisteredApp = RegisteredAppRead;
 
 export async function listApps(signal?: AbortSignal): Promise<MailApp[]> {
   return (await request<{ data: MailApp[] }>(`${MAIL_BASE}/apps`, { signal })).data;
 }
 
-export function registerApp(body: { appId: string; name: string; platformPermissions: string[] }): Promise<RegisteredApp> {
+export function registerApp(body: RegisterAppInput): Promise<RegisteredApp> {
   return request(`${MAIL_BASE}/apps`, { method: 'POST', json: body });
 }
 
-export function updateApp(appId: string, body: { name?: string; platformPermissions?: string[] }): Promise<MailApp> {
+export function updateApp(appId: string, body: UpdateAppInput): Promise<MailApp> {
   return request(`${MAIL_BASE}/apps/${enc(appId)}`, { method: 'PATCH', json: body });
 }
 
@@ -169,61 +108,12 @@ export function setAppPolicy(appId: string, policy: Policy): Promise<MailApp> {
 
 // --- send log
 
-export type MessageStatus = 'queued' | 'sending' | 'sent' | 'failed' | 'cancelled' | 'bounced';
+export type { MessageStatus, MessageContent };
 export const MESSAGE_STATUSES: readonly MessageStatus[] = ['queued', 'sending', 'sent', 'failed', 'cancelled', 'bounced'];
-export type CancelReason = 'cancelled_by_admin' | 'profile_removed' | 'profile_not_allowed';
-
-export interface MessageAttachment {
-  filename: string;
-  contentType: string;
-  size: number;
-  sha256: string;
-}
-
-export interface MessageFailure {
-  recipient: string;
-  reason: string;
-  kind: 'rejected' | 'bounced';
-}
-
-export interface MailMessage {
-  id: string;
-  status: MessageStatus;
-  cancelReason: CancelReason | null;
-  lane: 'immediate' | 'bulk';
-  app: string;
-  actor: Record<string, unknown>;
-  profile: string;
-  from: { name: string; address: string };
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  subject: string;
-  attachments: MessageAttachment[];
-  attempts: number;
-  lastError: string | null;
-  smtpResponse: string | null;
-  failures: MessageFailure[];
-  batchId: string | null;
-  ref: string | null;
-  idempotencyKey: string | null;
-  messageId: string;
-  createdAt: string;
-  updatedAt: string;
-  nextAttemptAt: string | null;
-  deadlineAt: string;
-  sentAt: string | null;
-  contentPurgedAt: string | null;
-}
-
-export interface MessageContent {
-  id: string;
-  purged: boolean;
-  purgedAt: string | null;
-  text: string | null;
-  html: string | null;
-  headers: Record<string, string> | null;
-}
+export type CancelReason = NonNullable<MessageRecord['cancelReason']>;
+export type MailMessage = MessageRecord;
+export type MessageAttachment = MessageRecord['attachments'][number];
+export type MessageFailure = MessageRecord['failures'][number];
 
 /** The filters of `GET /messages` (every one optional). */
 export interface MessageFilters {
@@ -242,7 +132,7 @@ export interface MessageFilters {
 export function listMessages(
   filters: MessageFilters,
   page: { cursor?: string | null; limit?: number; signal?: AbortSignal } = {},
-): Promise<{ data: MailMessage[]; nextCursor: string | null }> {
+): Promise<MessagePage> {
   return request(`${MAIL_BASE}/messages`, {
     signal: page.signal,
     query: {
@@ -271,16 +161,13 @@ export function cancelMessage(id: string): Promise<MailMessage> {
   return request(`${MAIL_BASE}/messages/${enc(id)}/cancel`, { method: 'POST' });
 }
 
-export function cancelBatch(batchId: string): Promise<{ batchId: string; cancelled: number }> {
+export function cancelBatch(batchId: string): Promise<BatchCancelled> {
   return request(`${MAIL_BASE}/batches/${enc(batchId)}/cancel`, { method: 'POST' });
 }
 
 // --- retention
 
-export interface Retention {
-  contentDays: number;
-  recordDays: number;
-}
+export type Retention = RetentionRead;
 
 export const RETENTION_MAX_DAYS = 36_500;
 
@@ -288,6 +175,6 @@ export function getRetention(): Promise<Retention> {
   return request(`${MAIL_BASE}/retention`);
 }
 
-export function putRetention(body: Retention): Promise<Retention> {
+export function putRetention(body: RetentionBody): Promise<Retention> {
   return request(`${MAIL_BASE}/retention`, { method: 'PUT', json: body });
 }
