@@ -1,6 +1,7 @@
 /** Helpers shared by the outgoing-mail pages. */
 import { ApiError } from '../../lib/api/client.ts';
 import type { MessageStatus } from '../../lib/api/mail.ts';
+import { formatNumber } from '../../lib/format.ts';
 import { failure, type Failure } from '../../lib/util.ts';
 
 export type Tab = 'profiles' | 'apps' | 'log' | 'retention';
@@ -76,9 +77,9 @@ export const BOUNCE_ERRORS: Record<string, string> = {
 
 /** What a bounce-collection pass found, in a few words. */
 export function bounceCheckSummary(r: { messages: number; reports: number; recorded: number; skipped: number; more: boolean; joined: boolean }): string {
-  const n = (k: number, one: string, many = `${one}s`) => `${k.toLocaleString()} ${k === 1 ? one : many}`;
+  const n = (k: number, one: string, many = `${one}s`) => `${formatNumber(k)} ${k === 1 ? one : many}`;
   const parts = [n(r.messages, 'message'), n(r.reports, 'delivery report'), `${n(r.recorded, 'bounce')} recorded`];
-  if (r.skipped) parts.push(`${r.skipped.toLocaleString()} skipped`);
+  if (r.skipped) parts.push(`${formatNumber(r.skipped)} skipped`);
   return `${parts.join(', ')}${r.more ? '; more wait for the next check' : ''}${r.joined ? ' (joined the check in progress)' : ''}.`;
 }
 

@@ -9,6 +9,8 @@ export interface ErrorBody {
   error: string;
   message: string;
   details?: { location?: string; path?: string[]; [key: string]: unknown };
+  /** Members some routes add to the envelope (documented per route, e.g. a test send's `reason` and `detail`). */
+  [member: string]: unknown;
 }
 
 export class ApiError extends Error {
@@ -16,6 +18,8 @@ export class ApiError extends Error {
   readonly code: string;
   readonly requestId: string | null;
   readonly details: ErrorBody['details'];
+  /** The whole envelope, for the members a route adds beside `error` and `message`. */
+  readonly body: ErrorBody;
   /** Seconds to wait before trying again (`Retry-After` of a 429), when the server said. */
   readonly retryAfter: number | null;
 
@@ -26,6 +30,7 @@ export class ApiError extends Error {
     this.code = body.error;
     this.requestId = requestId;
     this.details = body.details;
+    this.body = body;
     this.retryAfter = retryAfter;
   }
 
