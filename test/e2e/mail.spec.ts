@@ -225,9 +225,14 @@ test('sender profiles: create against a real SMTP peer, send a test, password ru
   await why.getByText('Details', { exact: true }).click();
   await expect(raw).toBeVisible();
   await shot(page, 'profile-test-failed');
+  const wide = page.viewportSize()!;
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot(page, 'profile-test-failed-390');
   await deadTest.getByRole('button', { name: 'Close', exact: true }).last().click();
   await expect(dead).toContainText('Test failed');
   await expect(dead).toContainText(`Nothing is listening on 127.0.0.1:${closedPort}`);
+  await shot(page, 'profiles-390');
+  await page.setViewportSize(wide);
 
   // Password rules: a host change needs the password again (the server's error shows on the field); empty keeps it.
   await relay.getByRole('button', { name: 'Edit relay' }).click();
