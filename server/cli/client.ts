@@ -69,8 +69,10 @@ export class HearthClient {
     if (!res.ok) {
       let message = `${res.status} ${res.statusText}`;
       try {
-        const e = (await res.json()) as { error?: string; message?: string };
+        const e = (await res.json()) as { error?: string; message?: string; detail?: unknown };
         if (e.message) message = `${e.message} (${e.error}, HTTP ${res.status})`;
+        // the raw answer behind an explained failure (a test send's SMTP reply, credentials redacted)
+        if (e.message && typeof e.detail === 'string' && e.detail) message += `\nServer answer: ${e.detail}`;
       } catch {
         // not JSON
       }

@@ -270,7 +270,7 @@ describe('hearth admin outgoing-mail profiles', () => {
 
     const failed = await hearth(mail('profiles', 'test', 'stuck', '--to', 'admin@example.test', ...conn));
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toMatch(/^hearth: .*\(smtp_failed, HTTP 502\)\n$/);
+    expect(failed.stderr).toMatch(/^hearth: Nothing is listening on 127\.0\.0\.1:\d+: .*\(smtp_failed, HTTP 502\)\nServer answer: .*ECONNREFUSED.*\n$/);
     expect((await hearth(mail('profiles', 'test', 'main', ...conn))).stderr).toMatch(/required option '--to <recipient>'/);
   }, SLOW);
 
