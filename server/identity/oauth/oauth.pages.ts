@@ -5,7 +5,8 @@
 import type { AppContext } from '../../core/http/context.ts';
 import { escapeHtml } from '../../core/http/html.ts';
 import type { AccountRow } from '../accounts/accounts.store.ts';
-import type { AuthorizationParams, Client } from './oauth.service.ts';
+import type { AuthorizationParams } from './authorize.ts';
+import type { Client } from './context.ts';
 
 const esc = escapeHtml;
 
