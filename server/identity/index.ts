@@ -31,6 +31,7 @@ import { registerEmailLinkRoutes } from './sessions/email-links.routes.ts';
 import { createNotices, registerNoticeRoutes } from './notices.ts';
 import { createOAuthService } from './oauth/oauth.service.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
+import { registerOAuthClientRoutes } from './oauth/clients.routes.ts';
 import { PLATFORM_AUDIENCE } from './oauth/oauth.schemas.ts';
 import type { AppContext } from '../core/http/context.ts';
 import { approvalMigrations, createApprovalStore } from './approval/approval.store.ts';
@@ -194,6 +195,7 @@ export function createIdentityService(deps: IdentityDeps) {
       registerAccountRoutes(api, accounts);
       registerSessionRoutes(api, sessions, { issuer: deps.issuer });
       registerOAuthRoutes(api, oauth, sessions, { issuer: deps.issuer });
+      registerOAuthClientRoutes(api, oauth);
       registerLinuxRoutes(api, linux);
       registerPasskeyRoutes(api, passkeys, sessions, { issuer: deps.issuer });
       registerEmailLinkRoutes(api, emailLinks, sessions, { issuer: deps.issuer });

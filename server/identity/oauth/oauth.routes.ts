@@ -1,3 +1,11 @@
+/**
+ * The protocol endpoints of the OAuth 2.0 / OpenID Connect server: discovery (both well-known addresses), the
+ * authorization endpoint with its sign-in and consent interactions, the token endpoint (a hot route, answered beside
+ * Koa: server/core/http/hot.ts), revocation, UserInfo, dynamic registration, RP-initiated logout, and the CORS
+ * preflights of the endpoints browser applications call. Terminal sign-in's pages are device.routes.ts; client
+ * administration (`/api/admin/oauth/clients`) is clients.routes.ts. Handlers stay thin: the rules are in the action
+ * files oauth.service.ts composes.
+ */
 import { z } from 'zod';
 import type { Api } from '../../core/http/api.ts';
 import type { AppContext, HotContext } from '../../core/http/context.ts';
@@ -7,10 +15,7 @@ import { BEARER, actorFor } from '../../core/auth/auth.ts';
 import { requirePlatformOrigin, type SessionsService } from '../sessions/sessions.service.ts';
 import { createFailureLimiter } from '../sessions/rate-limit.ts';
 import { JWKS_PATHS } from '../keys/keys.tokens.ts';
-import {
-  ClientList, ClientListQuery, ClientParams, ClientWithSecret, CreateClientBody, DELEGATED_SCOPES, OAuthClient, OAuthError, RegisterBody,
-  RegisterResponse, TokenForm, TokenResponse, UpdateClientBody,
-} from './oauth.schemas.ts';
+import { DELEGATED_SCOPES, OAuthError, RegisterBody, RegisterResponse, TokenForm, TokenResponse } from './oauth.schemas.ts';
 import { oauthError, type AuthorizeOutcome, type OAuthService } from './oauth.service.ts';
 import { consentPage, errorPage, signInPage, signOutPage } from './oauth.pages.ts';
 import { registerDeviceRoutes } from './device.routes.ts';
@@ -374,75 +379,6 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
         return;
       }
       errorPage(ctx, 200, 'Signed out', 'You are signed out of Hearth. You can close this tab.');
-    },
-  });
-
-  // ---- client administration ----
-  const admin = ['OAuth clients'];
-  api.route({
-    method: 'get', path: '/api/admin/oauth/clients', operationId: 'listOAuthClients', tags: admin, access: 'admin',
-    summary: 'List OAuth clients',
-    query: ClientListQuery,
-    responses: { 200: { description: 'A page of clients (`per_page` at most 100).', schema: ClientList } },
-    handler: (_ctx, { query }) => oauth.listClients(query),
-  });
-  api.route({
-    method: 'post', path: '/api/admin/oauth/clients', operationId: 'createOAuthClient', tags: admin, access: 'admin',
-    summary: 'Create a managed OAuth client',
-    description: 'Confidential clients get a secret (`hcs_…`), shown only in this answer. A client bound to a service account must be confidential; it may then use `client_credentials`. Lists hold at most 50 entries. Audited as `oauth.client.create`.',
-    body: CreateClientBody,
-    responses: { 201: { description: 'The client and its secret.', schema: ClientWithSecret } },
-    handler: (ctx, { body }) => {
-      ctx.set('Cache-Control', 'no-store');
-      const r = oauth.createClient(body, actorFor(ctx));
-      ctx.status = 201;
-      return r;
-    },
-  });
-  api.route({
-    method: 'get', path: '/api/admin/oauth/clients/:clientId', operationId: 'getOAuthClient', tags: admin, access: 'admin',
-    summary: 'Get an OAuth client',
-    params: ClientParams,
-    responses: { 200: { description: 'The client.', schema: z.object({ client: OAuthClient }) }, 404: { description: '`client_not_found`.' } },
-    handler: (_ctx, { params }) => ({ client: oauth.getClientInfo(params.clientId) }),
-  });
-  api.route({
-    method: 'patch', path: '/api/admin/oauth/clients/:clientId', operationId: 'updateOAuthClient', tags: admin, access: 'admin',
-    summary: 'Update an OAuth client',
-    description: 'Changes only the fields given. Existing grants keep their audience snapshot; each refresh rechecks scopes, audiences and access against the new settings. First-party and dynamic clients cannot be edited (409 `client_protected`). Audited as `oauth.client.update`.',
-    params: ClientParams,
-    body: UpdateClientBody,
-    responses: { 200: { description: 'The client.', schema: z.object({ client: OAuthClient }) }, 404: { description: '`client_not_found`.' }, 409: { description: '`client_protected`, `client_revoked`.' } },
-    handler: (ctx, { params, body }) => oauth.updateClient(params.clientId, body, actorFor(ctx)),
-  });
-  api.route({
-    method: 'post', path: '/api/admin/oauth/clients/:clientId/secret', operationId: 'rotateOAuthClientSecret', tags: admin, access: 'admin',
-    summary: 'Rotate a client secret',
-    description: 'The old secret stops working at once. Audited as `oauth.client.secret.rotate`.',
-    params: ClientParams,
-    responses: { 200: { description: 'The client and its new secret.', schema: ClientWithSecret }, 409: { description: '`client_protected`, `client_is_public`, `client_revoked`.' } },
-    handler: (ctx, { params }) => {
-      ctx.set('Cache-Control', 'no-store');
-      return oauth.rotateSecret(params.clientId, actorFor(ctx));
-    },
-  });
-  api.route({
-    method: 'post', path: '/api/admin/oauth/clients/:clientId/revoke', operationId: 'revokeOAuthClient', tags: admin, access: 'admin',
-    summary: 'Revoke an OAuth client',
-    description: 'The client can no longer authenticate or authorize; its refresh grants end and its access tokens stop verifying on Hearth\'s APIs. Idempotent. Audited as `oauth.client.revoke`.',
-    params: ClientParams,
-    responses: { 200: { description: 'The revoked client.', schema: z.object({ client: OAuthClient }) }, 409: { description: '`client_protected`.' } },
-    handler: (ctx, { params }) => oauth.revokeClient(params.clientId, actorFor(ctx)),
-  });
-  api.route({
-    method: 'delete', path: '/api/admin/oauth/clients/:clientId', operationId: 'deleteOAuthClient', tags: admin, access: 'admin',
-    summary: 'Delete an OAuth client',
-    description: 'Removes the client with its codes and grants. Audited as `oauth.client.delete`.',
-    params: ClientParams,
-    responses: { 204: { description: 'Deleted.' }, 409: { description: '`client_protected`.' } },
-    handler: (ctx, { params }) => {
-      oauth.deleteClient(params.clientId, actorFor(ctx));
-      ctx.status = 204;
     },
   });
 }
