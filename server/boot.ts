@@ -147,6 +147,16 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     },
   });
 
+  const mail = createMailService({
+    platformDb,
+    dataDir: config.dataDir,
+    appSecret,
+    audit,
+    tokens,
+    logger: logger.child({ domain: 'mail' }),
+    options: mailOptions,
+  });
+
   const identity = createIdentityService({
     platformDb,
     secrets,
@@ -157,19 +167,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     authenticatorOrigin: () => authenticatorOrigin,
     geoip: { cityDb: config.geoipCityDb, asnDb: config.geoipAsnDb },
     jwksOrigins: { identity: config.identityJwksOrigin, oauth: config.oauthJwksOrigin },
+    // Identity sends password-reset and sign-in links, notices and announcements as Hearth's own mail.
+    mailer: { sendAsCore: (m) => mail.sendAsCore(m), notify: (m) => mail.notify(m), notifyBatch: (b) => mail.notifyBatch(b) },
   });
-
-  const mail = createMailService({
-    platformDb,
-    dataDir: config.dataDir,
-    appSecret,
-    audit,
-    tokens,
-    logger: logger.child({ domain: 'mail' }),
-    options: mailOptions,
-  });
-  // Identity sends password-reset and sign-in links as Hearth's own mail.
-  identity.useMailer({ sendAsCore: (m) => mail.sendAsCore(m), notify: (m) => mail.notify(m), notifyBatch: (b) => mail.notifyBatch(b) });
 
   let closing = false;
   const startedAt = Date.now();

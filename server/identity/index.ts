@@ -7,7 +7,7 @@
 import type { IdentitySecretsConfig } from '../core/config/config.ts';
 import type { Api } from '../core/http/api.ts';
 import type { AuditLog } from '../core/audit/audit.ts';
-import type { Logger } from '../core/logging/logger.ts';
+import { createLogger, type Logger } from '../core/logging/logger.ts';
 import type { Db, Migration } from '../core/storage/platform-db.ts';
 import type { SecretStore } from '../core/secrets/secrets.ts';
 import { createKeyStore, keyMigrations } from './keys/keys.store.ts';
@@ -38,6 +38,7 @@ import { approvalMigrations, createApprovalStore } from './approval/approval.sto
 import { createApprovalService } from './approval/approval.service.ts';
 import { registerApprovalRoutes } from './approval/approval.routes.ts';
 import { presentAccount } from './accounts/accounts.service.ts';
+import type { AccountRow } from './accounts/accounts.store.ts';
 import { createLoginContext, loginContextMigrations } from './approval/context.ts';
 import { openGeoIp } from './approval/geoip.ts';
 
@@ -81,6 +82,12 @@ export interface IdentityDeps {
   authenticatorOrigin?: () => string | null;
   /** Verifier transport: the private origins of the session/invocation and OAuth key sets (HEARTH_IDENTITY_JWKS_ORIGIN, HEARTH_OAUTH_JWKS_ORIGIN). */
   jwksOrigins?: JwksOrigins;
+  /**
+   * Outgoing mail as application `core` (the mail domain's exported service, built before identity): password-reset
+   * and sign-in links, security notices, announcements, authenticator enrolment notices. Absent or null: links are
+   * not sent (logged), notices are skipped, announcements answer `mail_not_configured`.
+   */
+  mailer?: CoreMailer | null;
 }
 
 /**
@@ -91,9 +98,10 @@ export interface IdentityDeps {
 function createAccountsCore(deps: {
   platformDb: Db;
   audit: AuditLog;
+  logger: Logger;
   issuer: () => string;
   now?: () => number;
-  notice?: Parameters<typeof createSessionsService>[0]['notice'];
+  mailer?: CoreMailer | null;
   onSignedIn?: Parameters<typeof createSessionsService>[0]['onSignedIn'];
 }) {
   const accountStore = createAccountStore(deps.platformDb);
@@ -101,11 +109,16 @@ function createAccountsCore(deps: {
   const accounts = createAccountsService({
     store: accountStore, audit: deps.audit, now: deps.now, hooks: { personWritten: linux.onPersonWritten, groupNameTaken: linux.groupNameTaken },
   });
+  // Notices come before sessions, which send security notices through them. Who may sign in is the rule of
+  // sessions.maySignIn: a person, not disabled or expired, whose category is allowed.
+  const maySignIn = (row: AccountRow | undefined): row is AccountRow => !!row && row.kind === 'person' && accounts.isAccountCategoryAllowed(presentAccount(row));
+  const notices = createNotices({ accountStore, accounts, maySignIn, audit: deps.audit, logger: deps.logger.child({ part: 'notices' }), mailer: () => deps.mailer ?? null });
+  const notice = { send: notices.securityNotice };
   const sessionStore = createSessionStore(deps.platformDb);
   const sessions = createSessionsService({
-    store: sessionStore, accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice: deps.notice, onSignedIn: deps.onSignedIn,
+    store: sessionStore, accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice, onSignedIn: deps.onSignedIn,
   });
-  return { accountStore, linux, accounts, sessionStore, sessions };
+  return { accountStore, linux, accounts, notices, notice, sessionStore, sessions };
 }
 
 /**
@@ -114,7 +127,9 @@ function createAccountsCore(deps: {
  * which such commands never use.
  */
 export function openIdentityOffline(deps: { platformDb: Db; audit: AuditLog }): { accounts: AccountsService; sessions: SessionsService } {
-  const { accounts, sessions } = createAccountsCore({ platformDb: deps.platformDb, audit: deps.audit, issuer: () => '' });
+  // No mail offline: security notices are skipped, so this logger never has anything to say (and writes nowhere).
+  const logger = createLogger({ level: 'silent', destination: { write: () => {} } });
+  const { accounts, sessions } = createAccountsCore({ platformDb: deps.platformDb, audit: deps.audit, logger, issuer: () => '' });
   return { accounts, sessions };
 }
 
@@ -129,9 +144,6 @@ export function createIdentityService(deps: IdentityDeps) {
     now: deps.now,
     jwksOrigins: deps.jwksOrigins,
   });
-  // Security notices reach outgoing mail once it is connected (useMailer); until then they are skipped.
-  const notice = { send: (sub: string, subject: string, text: string) => notices?.securityNotice(sub, subject, text) };
-  let notices: ReturnType<typeof createNotices> | null = null;
   // Sign-in context for the authenticator: GeoIP (optional files) and the sign-in history every sign-in records.
   const geoip = openGeoIp({ cityDb: deps.geoip?.cityDb, asnDb: deps.geoip?.asnDb, logger: deps.logger.child({ part: 'geoip' }), now: deps.now });
   const loginContext = createLoginContext({ db: deps.platformDb, geoip, now: deps.now, logger: deps.logger.child({ part: 'login-context' }) });
@@ -142,8 +154,9 @@ export function createIdentityService(deps: IdentityDeps) {
       deps.logger.warn({ err: (err as Error).message }, 'sign-in history not recorded');
     }
   };
-  const { accountStore, linux, accounts, sessionStore, sessions } = createAccountsCore({
-    platformDb: deps.platformDb, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice, onSignedIn,
+  const mailer = () => deps.mailer ?? null;
+  const { accountStore, linux, accounts, notices, notice, sessionStore, sessions } = createAccountsCore({
+    platformDb: deps.platformDb, audit: deps.audit, logger: deps.logger, issuer: deps.issuer, now: deps.now, mailer: deps.mailer, onSignedIn,
   });
   const passkeys = createPasskeysService({
     store: createPasskeyStore(deps.platformDb), accountStore, sessions, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice,
@@ -152,24 +165,23 @@ export function createIdentityService(deps: IdentityDeps) {
     db: deps.platformDb, accountStore, maySignIn: sessions.maySignIn, audit: deps.audit, logger: deps.logger.child({ part: 'email-links' }),
     issuer: deps.issuer, now: deps.now,
   });
-  notices = createNotices({
-    accountStore, accounts, maySignIn: sessions.maySignIn, audit: deps.audit, logger: deps.logger.child({ part: 'notices' }), mailer: emailLinks.mailer,
-  });
-  // The OAuth module gets Core's closed authority through the broker, with the shared deployment secret.
-  const oauthAuthority = keys.oauthBroker(resolveBrokerSecret(deps.secretsConfig, deps.secrets));
-  const oauth = createOAuthService({
-    store: createOAuthStore(deps.platformDb), accounts, accountStore, authority: oauthAuthority, audit: deps.audit,
-    logger: deps.logger.child({ part: 'oauth' }), issuer: deps.issuer, now: deps.now,
-  });
+  // email-links.ts (sessions/) still takes its mailer through a setter: it is given here, at construction.
+  if (deps.mailer) emailLinks.useMailer(deps.mailer);
   // Authenticator approval (hearth-app-approval-v1), with the sign-in context service.
+  const brokerSecret = resolveBrokerSecret(deps.secretsConfig, deps.secrets);
   const appApproval = createApprovalService({
     store: createApprovalStore(deps.platformDb), accountStore, sessions, sessionStore,
     isAccountCategoryAllowed: (row) => accounts.isAccountCategoryAllowed(presentAccount(row)), audit: deps.audit,
     logger: deps.logger.child({ part: 'app-approval' }), secretsConfig: deps.secretsConfig, secrets: deps.secrets, issuer: deps.issuer,
-    authenticatorOrigin: deps.authenticatorOrigin ?? (() => null), mailer: emailLinks.mailer, loginContext, now: deps.now,
+    authenticatorOrigin: deps.authenticatorOrigin ?? (() => null), mailer, loginContext, now: deps.now,
   });
-  // Terminal sign-in (RFC 8628 with login_hint): the OAuth module reaches the approval protocol through Core's broker.
-  oauth.useTerminalBroker(appApproval.terminalBroker(resolveBrokerSecret(deps.secretsConfig, deps.secrets)));
+  // The OAuth module gets Core's closed authority through the broker, with the shared deployment secret, and reaches
+  // the approval protocol (terminal sign-in, RFC 8628 with login_hint) through the approval's terminal broker.
+  const oauthAuthority = keys.oauthBroker(brokerSecret);
+  const oauth = createOAuthService({
+    store: createOAuthStore(deps.platformDb), accounts, accountStore, authority: oauthAuthority, audit: deps.audit,
+    logger: deps.logger.child({ part: 'oauth' }), issuer: deps.issuer, now: deps.now, terminalBroker: appApproval.terminalBroker(brokerSecret),
+  });
   let cleanupTimer: NodeJS.Timeout | null = null;
 
   /**
@@ -199,7 +211,7 @@ export function createIdentityService(deps: IdentityDeps) {
       registerLinuxRoutes(api, linux);
       registerPasskeyRoutes(api, passkeys, sessions, { issuer: deps.issuer });
       registerEmailLinkRoutes(api, emailLinks, sessions, { issuer: deps.issuer });
-      registerNoticeRoutes(api, notices!);
+      registerNoticeRoutes(api, notices);
       registerApprovalRoutes(api, appApproval, sessions, { issuer: deps.issuer });
     },
     /** Start-up readiness: throws when keys cannot be loaded (wrong KEK, corrupt ciphertext, mismatched pair). */
@@ -238,8 +250,6 @@ export function createIdentityService(deps: IdentityDeps) {
       await keys.close();
     },
 
-    /** Connects outgoing mail (application `core`) for password-reset and sign-in links. */
-    useMailer: (m: CoreMailer) => emailLinks.useMailer(m),
     /**
      * Authenticator approval: `terminalBroker(secret)` for the OAuth device authorization, `deliverNotices()` and
      * `cleanup()` (also run every minute).

@@ -128,11 +128,12 @@ export function createDeviceFlow(deps: {
   ) => Promise<IssueResult | string>;
   /** Revokes what a replayed device code had minted. */
   revokeIssued: (row: DeviceAuthorizationRow) => void;
+  /** The approval protocol's terminal broker (app mode); null: sign-in with the authenticator app answers 503. */
+  broker: TerminalBroker | null;
   /** Whether the account may use the client (profiles, specific lists): checked before a browser approval. */
   mayAuthorize: (client: DeviceClient, row: AccountRow) => boolean;
 }) {
-  const { store, now, record } = deps;
-  let broker: TerminalBroker | null = null;
+  const { store, now, record, broker } = deps;
 
   function validateScope(client: DeviceClient, raw: string | undefined): string[] {
     const asked = raw === undefined ? null : [...new Set(raw.split(' ').filter(Boolean))];
@@ -175,11 +176,6 @@ export function createDeviceFlow(deps: {
   }
 
   return {
-    /** Wired by the identity module once the approval protocol exists. */
-    useTerminalBroker(b: TerminalBroker | null) {
-      broker = b;
-    },
-
     /** POST /oauth/device_authorization (RFC 8628 §3.1–3.2), the client already authenticated. */
     async authorize(client: DeviceClient, form: Record<string, string | undefined>, req: { ip: string; userAgent: string }, a: Actor): Promise<DeviceAuthorizationResponse> {
       requireFirstParty(client);

@@ -16,7 +16,7 @@
  */
 import type { Actor } from '../accounts/accounts.service.ts';
 import type { FamilyRow } from './oauth.store.ts';
-import { DEVICE_CODE_GRANT } from './device.ts';
+import { DEVICE_CODE_GRANT, type TerminalBroker } from './device.ts';
 import { KEEP_REVOKED_MS, createOAuthContext, oauthError, type Form, type GrantHandler, type OAuthContextDeps } from './context.ts';
 import { authenticateClient, credentialsOf } from './client-auth.ts';
 import { createClients } from './clients.ts';
@@ -35,13 +35,16 @@ export {
 export { presentClient } from './clients.ts';
 export { redirectMatches, type AuthorizationParams, type AuthorizeOutcome, type SessionView } from './authorize.ts';
 
-export function createOAuthService(deps: OAuthContextDeps) {
+export function createOAuthService(deps: OAuthContextDeps & {
+  /** The approval protocol's terminal broker for terminal sign-in with `login_hint` (null: that mode answers 503). */
+  terminalBroker: TerminalBroker | null;
+}) {
   const ctx = createOAuthContext(deps);
   const clients = createClients(ctx);
   const authorize = createAuthorize(ctx);
   const revocation = createRevocation(ctx);
   const bearer = createBearer(ctx);
-  const device = deviceCodeGrant(ctx);
+  const device = deviceCodeGrant(ctx, deps.terminalBroker);
 
   /** The token endpoint's grants by `grant_type` (a Map: a name such as `constructor` is simply unsupported). */
   const grants = new Map<string, GrantHandler>([
@@ -53,9 +56,8 @@ export function createOAuthService(deps: OAuthContextDeps) {
 
   return {
     getClient: ctx.getClient,
-    /** Terminal sign-in (RFC 8628): the device flow; `useTerminalBroker` connects the authenticator approval protocol. */
+    /** Terminal sign-in (RFC 8628): the device flow (its broker was given at construction). */
     device: device.flow,
-    useTerminalBroker: device.flow.useTerminalBroker,
 
     /** POST /oauth/device_authorization: client authentication, then the device flow. */
     deviceAuthorization(form: Form, authorization: string, req: { ip: string; userAgent: string }, a: Actor) {

@@ -8,10 +8,10 @@
  */
 import { decodeJwt } from 'jose';
 import type { DeviceAuthorizationRow } from '../oauth.store.ts';
-import { createDeviceFlow, type DeviceFlow, type IssueResult } from '../device.ts';
+import { createDeviceFlow, type DeviceFlow, type IssueResult, type TerminalBroker } from '../device.ts';
 import { ACCESS_TOKEN_LIFETIME_S, REFRESH_FAMILY_LIFETIME_MS, type GrantHandler, type OAuthContext } from '../context.ts';
 
-export function deviceCodeGrant(ctx: OAuthContext): { flow: DeviceFlow; handler: GrantHandler } {
+export function deviceCodeGrant(ctx: OAuthContext, broker: TerminalBroker | null): { flow: DeviceFlow; handler: GrantHandler } {
   const { store, now } = ctx;
 
   /** Device grant issuance: the usual rechecks, then the tokens and (with `offline_access`) a refresh family of `lifetimeMs`. */
@@ -42,7 +42,7 @@ export function deviceCodeGrant(ctx: OAuthContext): { flow: DeviceFlow; handler:
   }
 
   const flow = createDeviceFlow({
-    store, now, issuer: ctx.issuer, record: ctx.record, accessTokenLifetimeS: ACCESS_TOKEN_LIFETIME_S, issue,
+    store, now, issuer: ctx.issuer, record: ctx.record, accessTokenLifetimeS: ACCESS_TOKEN_LIFETIME_S, issue, broker,
     mayAuthorize: (c, row) => {
       const client = ctx.getClient(c.clientId);
       return !!client && ctx.accountUsable(row) && ctx.mayAuthorize(client, row);
