@@ -133,6 +133,11 @@ export function openIdentityOffline(deps: { platformDb: Db; audit: AuditLog }): 
   return { accounts, sessions };
 }
 
+/**
+ * Builds the identity domain in dependency order, with no late wiring: keys → accounts → notices → sessions (which
+ * send security notices through them) → passkeys, email links → authenticator approval → OAuth (which is given the
+ * approval's terminal broker). Outgoing mail is built before identity (server/boot.ts) and passed as `mailer`.
+ */
 export function createIdentityService(deps: IdentityDeps) {
   const keys = createKeysService({
     store: createKeyStore(deps.platformDb),

@@ -1,6 +1,6 @@
 /**
  * Routes of terminal sign-in (RFC 8628): the device authorization endpoint and the browser verification pages.
- * The device-code grant itself is served by `POST /oauth/token` (oauth.routes.ts → oauth.service.ts → device.ts).
+ * The device-code grant itself is served by `POST /oauth/token` (oauth.routes.ts → oauth.service.ts's grant map → grants/device-code.ts → device.ts).
  */
 import { z } from 'zod';
 import type { Api } from '../../core/http/api.ts';

@@ -69,7 +69,7 @@ export interface TerminalBroker {
   consume(requestId: string): { sub: string } | null | Promise<{ sub: string } | null>;
 }
 
-/** The client fields this module reads (a subset of oauth.service's Client). */
+/** The client fields this module reads (a subset of context.ts's Client). */
 export interface DeviceClient {
   clientId: string;
   origin: 'managed' | 'first_party' | 'dynamic';
