@@ -180,6 +180,21 @@ describe('authorization code + PKCE with openid-client', () => {
     expect(bad.json.error_description).toBeTruthy();
     expect(bad.headers.get('www-authenticate')).toContain('Basic');
   });
+
+  it('needs grant_type, authenticates the client first, and answers unsupported_grant_type for any other name, Object property names included', async () => {
+    const basic = { id: managed.clientId, secret: managed.secret };
+    const missing = await rawToken({}, basic);
+    expect(missing.status).toBe(400);
+    expect(missing.json).toMatchObject({ error: 'invalid_request', error_description: 'grant_type is required' });
+    const wrongSecret = await rawToken({ grant_type: 'constructor' }, { id: managed.clientId, secret: 'hcs_wrong' });
+    expect(wrongSecret.status).toBe(401);
+    expect(wrongSecret.json).toMatchObject({ error: 'invalid_client' });
+    for (const grant of ['password', 'implicit', 'constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      const r = await rawToken({ grant_type: grant }, basic);
+      expect(r.status, grant).toBe(400);
+      expect(r.json, grant).toMatchObject({ error: 'unsupported_grant_type', error_description: `grant_type ${JSON.stringify(grant)} is not supported` });
+    }
+  });
 });
 
 describe('revocation (RFC 7009)', () => {
