@@ -18,7 +18,6 @@ import * as mimeFuncs from 'nodemailer/lib/mime-funcs';
 import MimeNode from 'nodemailer/lib/mime-node';
 import * as qp from 'nodemailer/lib/qp';
 import { LINE_FORBIDDEN, NAME_FORBIDDEN, oneLine } from '../text.ts';
-import type { OutgoingMessage } from './smtp.ts';
 
 const CRLF = '\r\n';
 /** Raw bytes per base64 line (76 characters). */
@@ -126,6 +125,23 @@ export interface ComposedMessage {
   message: Buffer | Readable;
   /** Its size in bytes (for the SIZE extension). */
   size: number;
+}
+
+/** A message as Hearth hands it to SMTP: who from, to whom, what (composed into MIME below). */
+export interface OutgoingMessage {
+  from: { name: string; address: string };
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  replyTo?: string | null;
+  subject: string;
+  text?: string | null;
+  html?: string | null;
+  headers?: Record<string, string>;
+  messageId: string;
+  /** Envelope id for delivery status notifications (the send-log id). */
+  envelopeId?: string;
+  attachments?: Array<{ filename: string; contentType: string; content: Buffer }>;
 }
 
 /**

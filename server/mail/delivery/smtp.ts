@@ -17,7 +17,7 @@ import type { Worker } from 'node:worker_threads';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { spawnWorker } from '../../core/runtime.ts';
 import { describeTlsFailure, withTrustedCa } from '../tls-ca.ts';
-import { composeMessage } from './mime.ts';
+import { composeMessage, type OutgoingMessage } from './mime.ts';
 import { smtpFailureReason, type SmtpFailureReason } from './smtp-failure.ts';
 
 export interface SmtpSettings {
@@ -30,21 +30,7 @@ export interface SmtpSettings {
   ca?: string | null;
 }
 
-export interface OutgoingMessage {
-  from: { name: string; address: string };
-  to: string[];
-  cc: string[];
-  bcc: string[];
-  replyTo?: string | null;
-  subject: string;
-  text?: string | null;
-  html?: string | null;
-  headers?: Record<string, string>;
-  messageId: string;
-  /** Envelope id for delivery status notifications (the send-log id). */
-  envelopeId?: string;
-  attachments?: Array<{ filename: string; contentType: string; content: Buffer }>;
-}
+export type { OutgoingMessage };
 
 export type SmtpOutcome =
   | { kind: 'accepted'; response: string; rejected: Array<{ recipient: string; reason: string }> }
