@@ -44,6 +44,16 @@ const OwnPasswordBody = z
   .object({ currentPassword: z.string().max(PASSWORD_MAX_LENGTH), newPassword: Password })
   .strict()
   .meta({ id: 'ChangeOwnPassword' });
+const ReauthBody = z
+  .object({ password: z.string().max(PASSWORD_MAX_LENGTH) })
+  .strict()
+  .meta({ id: 'ReauthBody' });
+const Reauthenticated = z
+  .object({
+    issuedAt: z.number().int().meta({ description: 'The new sign-in time of the session (epoch ms).' }),
+    recentAuthUntil: z.number().int().meta({ description: 'Sensitive actions are allowed until then (epoch ms).' }),
+  })
+  .meta({ id: 'Reauthenticated' });
 const SetPasswordBody = z.object({ password: Password }).strict().meta({ id: 'SetPassword' });
 
 export function registerSessionRoutes(api: Api, sessions: SessionsService, opts: { issuer: () => string }): void {
@@ -164,6 +174,27 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
       if (!session) throw new HearthError('forbidden', 'only a signed-in account can change its own password (API tokens have none)');
       await sessions.changeOwnPassword(session, body.currentPassword, body.newPassword, sessions.clientIp(ctx), actorFor(ctx));
       ctx.status = 204;
+    },
+  });
+
+  api.route({
+    method: 'post', path: '/api/auth/reauth', operationId: 'reauthenticate', tags, access: 'authenticated',
+    summary: 'Confirm the password again (recent authentication)',
+    description:
+      'For a signed-in account whose sign-in is older than ten minutes: the password of the session\'s account makes the session count as signed in now, so sensitive actions (`recent_auth_required`) succeed again. The cookie stays the same. Needs a session (not an API token). A wrong password is 401 `invalid_credentials` (the session continues); five failures per account within a minute answer 429 `rate_limited`. Audited as `session.reauthenticate`.',
+    body: ReauthBody,
+    bodyLimit: { max: SMALL_BODY_LIMIT },
+    responses: {
+      200: { description: 'Re-authenticated.', schema: Reauthenticated },
+      401: { description: 'The password is wrong (`invalid_credentials`).' },
+      403: { description: 'Not an account session (`forbidden`).' },
+      429: { description: 'Too many failures for this account (`rate_limited`).' },
+    },
+    handler: async (ctx, { body }) => {
+      noStore(ctx);
+      const session = ctx.state.principal?.session;
+      if (!session) throw new HearthError('forbidden', 'only a signed-in account can confirm its password (API tokens have none)');
+      return sessions.reauthenticate(session, body.password, actorFor(ctx));
     },
   });
 

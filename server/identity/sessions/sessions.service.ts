@@ -231,6 +231,28 @@ export function createSessionsService(deps: {
     },
 
     /**
+     * Re-authentication of a live session with its account's password: the session counts as signed in now again
+     * (recent authentication for sensitive actions), keeping its cookie. A wrong password is 401
+     * `invalid_credentials` and counts against the same per-account budget as a password change (429).
+     */
+    async reauthenticate(session: SessionInfo, password: string, a: Actor) {
+      const wait = passwordLimiter.retryAfter(session.sub);
+      if (wait > 0) throw new HearthError('rate_limited', 'too many failed attempts; try again later', { headers: { 'Retry-After': String(wait) } });
+      const stored = store.getPassword(session.sub);
+      const ok = stored ? await verifyPassword(password, stored) : await verifyDummy(password);
+      if (!ok) {
+        passwordLimiter.fail(session.sub);
+        throw invalidCredentials();
+      }
+      const at = now();
+      store.transaction(() => {
+        if (!store.reauthenticated(session.familyId, at)) throw new HearthError('unauthorized', 'the session has ended (signed out, revoked or expired): sign in again');
+        record(a, 'session.reauthenticate', session.sub, { login: session.login, session: session.familyId, method: 'password' });
+      });
+      return { issuedAt: at, recentAuthUntil: at + RECENT_AUTH_MS };
+    },
+
+    /**
      * Password sign-in. Every refusal (unknown login, wrong password, no password, disabled, expired, category not
      * allowed) is the same 401 `invalid_credentials` after the same Argon2 work; 10 failures a minute per IP → 429.
      */

@@ -46,6 +46,7 @@ export function createSessionStore(db: Db) {
     VALUES (@id, @sub, @secret_hash, @epoch, @issued_at, @expires_at, @issued_at)`);
   const getFamily = db.prepare('SELECT * FROM identity_session_families WHERE id = ?');
   const touch = db.prepare('UPDATE identity_session_families SET last_seen = @at WHERE id = @id');
+  const reauthenticated = db.prepare('UPDATE identity_session_families SET issued_at = @at, last_seen = @at WHERE id = @id AND revoked_at IS NULL');
   const revoke = db.prepare('UPDATE identity_session_families SET revoked_at = @at, revocation = @why WHERE id = @id AND revoked_at IS NULL');
   const revokeAll = db.prepare(`UPDATE identity_session_families SET revoked_at = @at, revocation = @why
     WHERE sub = @sub AND revoked_at IS NULL AND (@keep IS NULL OR id <> @keep)`);
@@ -58,6 +59,8 @@ export function createSessionStore(db: Db) {
     insertFamily: (row: Omit<SessionFamilyRow, 'last_seen' | 'revoked_at' | 'revocation'>) => void insertFamily.run(row),
     getFamily: (id: string) => getFamily.get(id) as SessionFamilyRow | undefined,
     touch: (id: string, at: number) => void touch.run({ id, at }),
+    /** Re-authentication: the family counts as signed in at `at` (recent authentication, OAuth `auth_time`). */
+    reauthenticated: (id: string, at: number) => reauthenticated.run({ id, at }).changes === 1,
     revoke: (id: string, at: number, why: string) => revoke.run({ id, at, why }).changes === 1,
     /** Revokes every live family of the account except `keep`; returns how many. */
     revokeAll: (sub: string, at: number, why: string, keep: string | null = null) => revokeAll.run({ sub, at, why, keep }).changes,

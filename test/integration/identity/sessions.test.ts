@@ -189,6 +189,42 @@ describe('sign-in', () => {
     expect((await call('/api/auth/password', { method: 'PUT', token: s.token, json: { currentPassword: USER_PASSWORD, newPassword: NEW_PASSWORD } })).status).toBe(403);
   });
 
+  it('an old session confirms its password again and may do sensitive actions, with the same cookie', async () => {
+    const sub = await createUser('rhea', USER_PASSWORD);
+    const admin = await login('root', ADMIN_PASSWORD);
+    const family = admin.cookie.split('=')[1]!.split('.')[0]!;
+    s.services.platformDb.prepare('UPDATE identity_session_families SET issued_at = issued_at - 11 * 60000 WHERE id = ?').run(family);
+    const setPassword = () => call(`/api/admin/core/accounts/${sub}/password`, { method: 'PUT', cookie: admin.cookie, origin: s.url, json: { password: NEW_PASSWORD } });
+    expect((await setPassword()).json!.error).toBe('recent_auth_required');
+    expect((await call('/api/auth/session', { cookie: admin.cookie })).json!.session.recentAuth).toBe(false);
+
+    // A wrong password: 401, the session goes on (still old).
+    const wrong = await call('/api/auth/reauth', { method: 'POST', cookie: admin.cookie, origin: s.url, json: { password: 'not-the-password' } });
+    expect(wrong.status).toBe(401);
+    expect(wrong.json!.error).toBe('invalid_credentials');
+    expect((await call('/api/auth/session', { cookie: admin.cookie })).json!.session.recentAuth).toBe(false);
+    // Without the platform Origin a cookie write is refused.
+    expect((await call('/api/auth/reauth', { method: 'POST', cookie: admin.cookie, json: { password: ADMIN_PASSWORD } })).json!.error).toBe('origin_mismatch');
+
+    const before = Date.now();
+    const ok = await call('/api/auth/reauth', { method: 'POST', cookie: admin.cookie, origin: s.url, json: { password: ADMIN_PASSWORD } });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.headers.getSetCookie()).toEqual([]);
+    expect(ok.json!.issuedAt).toBeGreaterThanOrEqual(before);
+    expect(ok.json!.recentAuthUntil).toBe(ok.json!.issuedAt + 10 * 60000);
+    expect((await call('/api/auth/session', { cookie: admin.cookie })).json!.session).toMatchObject({ recentAuth: true, issuedAt: ok.json!.issuedAt });
+    expect((await setPassword()).status).toBe(204);
+    const audit = s.services.platformDb.prepare("SELECT actor, target, detail FROM audit_log WHERE action = 'session.reauthenticate'").all() as { actor: string; target: string; detail: string }[];
+    expect(audit).toHaveLength(1);
+    expect(audit[0]!.actor).toBe('account:root');
+    expect(JSON.parse(audit[0]!.detail)).toMatchObject({ login: 'root', session: family, method: 'password' });
+
+    // An API token has no password to confirm; a revoked session cannot re-authenticate.
+    expect((await call('/api/auth/reauth', { method: 'POST', token: s.token, json: { password: ADMIN_PASSWORD } })).json!.error).toBe('forbidden');
+    expect((await call('/api/auth/logout', { method: 'POST', cookie: admin.cookie, origin: s.url })).status).toBe(204);
+    expect((await call('/api/auth/reauth', { method: 'POST', cookie: admin.cookie, origin: s.url, json: { password: ADMIN_PASSWORD } })).status).toBe(401);
+  });
+
   it('never returns or logs a password', () => {
     expect(logLines.length).toBeGreaterThan(0);
     const all = [...logLines, ...bodies].join('\n');
