@@ -85,7 +85,7 @@ test('first-run setup, password sign-in, sign-out and sign-in errors', async ({ 
   // Created and signed in at once, with the session cookie (no token stored).
   await confirm.fill('correct horse battery');
   await form.getByRole('button', { name: 'Create administrator' }).click();
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
   await expect(page.getByRole('banner')).toContainText('Ada Lovelace');
   await expect(page.getByRole('banner')).toContainText('@ada');
   expect(await (await request.get(`${base}/api/setup`)).json()).toEqual({ needed: false });
@@ -93,6 +93,7 @@ test('first-run setup, password sign-in, sign-out and sign-in errors', async ({ 
   expect((await page.context().cookies()).map((c) => c.name)).toContain('hearth_session');
 
   // The namespaces page works on the cookie: create one.
+  await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Namespaces' }).click();
   await page.getByRole('button', { name: 'Create namespace' }).click();
   const dialog = page.getByRole('dialog', { name: 'New namespace' });
   await dialog.getByLabel('Name', { exact: true }).fill('notes');

@@ -52,7 +52,7 @@ test('without an authenticator origin the UI hides the phone features', async ({
   await page.getByLabel('Login').fill(USER.login);
   await page.getByLabel('Password').fill(USER.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
   await page.goto(base + '/me');
   const card = page.getByRole('region', { name: 'Authenticator app' });
   await expect(card.getByText('Phone approval is turned off on this server')).toBeVisible();

@@ -99,7 +99,7 @@ test('the administrator pairs the reference authenticator from /me', async ({ br
   await page.getByLabel('Login').fill(ADMIN.login);
   await page.getByLabel('Password').fill(ADMIN.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
 
   await page.goto(base + '/me');
   const card = page.getByRole('region', { name: 'Authenticator app' });
@@ -211,7 +211,7 @@ test('a fresh browser signs in by approving on the phone', async ({ browser }) =
   await expect(phone.getByTestId('decision-outcome')).toHaveText(/Approved/);
 
   // The held status answers, the browser completes and enters the admin UI as that account.
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible({ timeout: 15_000 });
   await expect(page.getByRole('link', { name: /Alex Admin/ })).toBeVisible();
   const left = await page.evaluate(() => Object.keys(sessionStorage).filter((k) => k.startsWith('hearth.app-login:')));
   expect(left).toEqual([]);
@@ -286,7 +286,7 @@ test('a second device needs the first one’s approval, and so does removing it'
   await page.getByLabel('Login').fill(ADMIN.login);
   await page.getByLabel('Password').fill(ADMIN.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
   await page.goto(base + '/me');
   const card = page.getByRole('region', { name: 'Authenticator app' });
   await card.getByRole('button', { name: 'Pair a device' }).click();
@@ -372,7 +372,7 @@ async function adminLaptop(browser: Browser) {
   await laptop.page.getByLabel('Login').fill(ADMIN.login);
   await laptop.page.getByLabel('Password').fill(ADMIN.password);
   await laptop.page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(laptop.page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await expect(laptop.page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
   return laptop;
 }
 

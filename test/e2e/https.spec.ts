@@ -135,7 +135,7 @@ test('first-run setup over https on a secure context; a passkey for hearth.test;
   await form.getByLabel('Password', { exact: true }).fill(ADMIN.password);
   await form.getByLabel('Confirm password').fill(ADMIN.password);
   await form.getByRole('button', { name: 'Create administrator' }).click();
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
   await expect(page.getByRole('banner')).toContainText(ADMIN.displayName);
   // The session cookie is Secure over https.
   const cookie = (await laptop.context.cookies(base)).find((c) => c.name === 'hearth_session');
@@ -222,7 +222,7 @@ test('a fresh browser signs in by approving on the phone', async () => {
   await request.getByRole('button', { name: 'Yes, approve' }).click();
   await expect(phone.getByTestId('decision-outcome')).toHaveText(/Approved/);
 
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible({ timeout: 15_000 });
   await expect(page.getByRole('banner')).toContainText(ADMIN.displayName);
   await expectSecure(page, base);
   await shot(page, 'signed-in-app');

@@ -96,7 +96,7 @@ async function signInAccount(page: Page, login = ROOT.login, password = ROOT.pas
   await page.getByLabel('Login').fill(login);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
 }
 
 async function signInToken(page: Page): Promise<void> {
@@ -104,7 +104,7 @@ async function signInToken(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Use an API token' }).click();
   await page.getByLabel('Admin token').fill(TOKEN);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
 }
 
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });

@@ -87,7 +87,7 @@ async function signIn(page: Page, to: string): Promise<void> {
   await page.getByRole('button', { name: 'Use an API token' }).click();
   await page.getByLabel('Admin token').fill(TOKEN);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
   await page.goto(base + to);
   await expect(page.getByRole('heading', { name: 'Outgoing mail', level: 1 })).toBeVisible();
 }

@@ -49,7 +49,7 @@ async function open(page: Page, to: string): Promise<void> {
   await page.getByRole('button', { name: 'Use an API token' }).click();
   await page.getByLabel('Admin token').fill(TOKEN);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
   if (to !== '/') await page.goto(to);
 }
 
@@ -76,7 +76,7 @@ async function idOf(request: APIRequestContext, name: string): Promise<number> {
 }
 
 test('opens a namespace from the list and creates a table with typed columns', async ({ page, request }) => {
-  await open(page, '/');
+  await open(page, '/namespaces');
   await page.getByRole('table', { name: 'Namespaces' }).getByRole('link', { name: NS, exact: true }).click();
   await expect(page).toHaveURL(new RegExp(`/ns/${NS}$`));
   await expect(page.getByRole('heading', { name: NS, level: 1 })).toBeVisible();

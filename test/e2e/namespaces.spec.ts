@@ -36,7 +36,7 @@ async function shot(page: Page, name: string): Promise<void> {
 }
 
 async function signIn(page: Page, token = TOKEN, opts: { remember?: boolean } = {}): Promise<void> {
-  await page.goto('/');
+  await page.goto('/namespaces');
   await page.getByRole('button', { name: 'Use an API token' }).click();
   await expect(page.getByRole('heading', { name: 'Sign in with an API token' })).toBeVisible();
   await page.getByLabel('Admin token').fill(token);

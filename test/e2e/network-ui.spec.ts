@@ -110,7 +110,7 @@ async function signInToken(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Use an API token' }).click();
   await page.getByLabel('Admin token').fill(server.token);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
 }
 
 test('at an address other than the public one, a banner links to the same page at the public address', async ({ page }) => {
@@ -281,7 +281,7 @@ test('pairing shows the link as a QR code and warns that a phone cannot reach a 
   await page.getByLabel('Login').fill(ADMIN.login);
   await page.getByLabel('Password').fill(ADMIN.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
 
   await page.goto(publicUrl + '/me');
   const card = page.getByRole('region', { name: 'Authenticator app' });

@@ -1,7 +1,8 @@
 /**
  * Client-side routes on real paths (the server answers index.html for any HTML GET outside the API):
  *
- *   /                                   namespaces list
+ *   /                                   home: the setup checklist and a summary
+ *   /namespaces                         namespaces list
  *   /ns/<name>                          namespace overview
  *   /ns/<name>/tables[/<table>[/structure]]
  *   /ns/<name>/sql | /events | /changelog
@@ -35,6 +36,7 @@ export const MAIL_TABS: readonly MailTab[] = ['profiles', 'apps', 'log', 'retent
 export type NetworkTab = 'status' | 'certificate';
 
 export type Route =
+  | { name: 'home' }
   | { name: 'namespaces' }
   | { [K in IdentityPage]: { name: K } }[IdentityPage]
   | { name: 'namespace'; ns: string; tab: NsTab; table: string | null; view: 'rows' | 'structure' }
@@ -54,7 +56,8 @@ export function parse(pathname: string): Route {
   const parts = pathname.split('/').filter(Boolean).map(decode);
   if (parts.some((p) => p === null)) return { name: 'not_found', path: pathname };
   const p = parts as string[];
-  if (p.length === 0) return { name: 'namespaces' };
+  if (p.length === 0) return { name: 'home' };
+  if (p.length === 1 && p[0] === 'namespaces') return { name: 'namespaces' };
   if (p.length === 1 && Object.hasOwn(IDENTITY_PAGES, p[0]!)) return { name: IDENTITY_PAGES[p[0] as keyof typeof IDENTITY_PAGES] };
   if (p[0] === 'mail' && p.length <= 2) {
     const tab = (p[1] ?? 'profiles') as MailTab;

@@ -8,6 +8,7 @@
 import { credentials } from './api/client.ts';
 import { currentSession, logout, type SessionAccount } from './api/auth.ts';
 import { connectDesktopSession } from './desktop.ts';
+import { toasts } from './toasts.svelte.ts';
 
 const KEY = 'hearth.admin-token';
 
@@ -94,7 +95,7 @@ class Session {
     this.account = account;
   }
 
-  /** Signs out at once; an account session is also ended on the server (unless it already ended there). */
+  /** Signs out at once (and clears the notices); an account session is also ended on the server (unless it already ended there). */
   signOut(notice: string | null = null): void {
     if (this.account !== null && notice === null) {
       this.loggingOut = logout().catch(() => {
@@ -106,6 +107,7 @@ class Session {
     this.account = null;
     credentials.token = null;
     this.notice = notice;
+    toasts.clear();
   }
 }
 

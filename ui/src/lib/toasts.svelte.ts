@@ -51,6 +51,14 @@ class Toasts {
     if (i >= 0) this.items.splice(i, 1);
   }
 
+  /** Removes every notice (sign-out: nothing of the last session stays on screen); transfers still running are cancelled. */
+  clear(): void {
+    for (const t of [...this.items]) {
+      if (t.kind === 'progress') t.onCancel?.();
+      this.dismiss(t.id);
+    }
+  }
+
   private trim(): void {
     const notices = this.items.filter((x) => x.kind !== 'progress');
     for (const old of notices.slice(0, Math.max(0, notices.length - MAX_NOTICES))) this.dismiss(old.id);

@@ -37,3 +37,8 @@ export function logout(): Promise<void> {
 export function currentSession(): Promise<CurrentSession> {
   return request('/api/auth/session', { token: null, signOutOn401: false });
 }
+
+/** Recent authentication: the session counts as signed in now again (`POST /api/auth/reauth`). */
+export function reauthenticate(password: string): Promise<{ issuedAt: number; recentAuthUntil: number }> {
+  return request('/api/auth/reauth', { method: 'POST', json: { password }, token: null, signOutOn401: false, reauthenticate: false });
+}

@@ -55,10 +55,35 @@ export class NetworkError extends Error {
 
 type Listener = () => void;
 
+/**
+ * Asked when a call answers 403 `recent_auth_required`: resolves true once the user confirmed who they are (the
+ * call is then sent again), false when they gave up (the call fails with the original error).
+ */
+export type Reauthenticator = (err: ApiError) => Promise<boolean>;
+
 /** The token used for every call (null: the session cookie, if any, authenticates), and who to tell when the server stops accepting it. */
 class Credentials {
   token: string | null = null;
   private readonly unauthorized = new Set<Listener>();
+  private reauthenticator: Reauthenticator | null = null;
+  /** One prompt for every call that needs it at the same time. */
+  private pending: Promise<boolean> | null = null;
+
+  /** Registers the recent-authentication prompt (the app shell's dialog). */
+  onRecentAuthRequired(fn: Reauthenticator): () => void {
+    this.reauthenticator = fn;
+    return () => {
+      if (this.reauthenticator === fn) this.reauthenticator = null;
+    };
+  }
+
+  /** Whether the call that failed with `err` may be sent again after the user re-authenticated. */
+  reauthenticate(err: ApiError): Promise<boolean> {
+    const fn = this.reauthenticator;
+    if (!fn) return Promise.resolve(false);
+    this.pending ??= fn(err).finally(() => (this.pending = null));
+    return this.pending;
+  }
 
   onUnauthorized(fn: Listener): () => void {
     this.unauthorized.add(fn);
@@ -83,6 +108,11 @@ export interface RequestOptions {
   token?: string | null;
   /** A 401 normally signs the user out; pass false where a 401 is an expected answer. */
   signOutOn401?: boolean;
+  /**
+   * A 403 `recent_auth_required` normally asks the user to confirm their password and sends the call again; pass
+   * false to get the error instead (and for bodies that cannot be sent twice, such as streams, it is never retried).
+   */
+  reauthenticate?: boolean;
 }
 
 export function url(path: string, query?: RequestOptions['query']): string {
@@ -104,8 +134,26 @@ export function fetchCredentials(token = credentials.token): RequestCredentials 
   return token ? 'omit' : 'same-origin';
 }
 
-/** Sends a request and returns the raw response when it is 2xx; throws `ApiError`/`NetworkError` otherwise. */
+/**
+ * Sends a request and returns the raw response when it is 2xx; throws `ApiError`/`NetworkError` otherwise. A 403
+ * `recent_auth_required` on an account session asks the user to confirm their password, then sends the call again.
+ */
 export async function send(path: string, opts: RequestOptions = {}): Promise<Response> {
+  try {
+    return await sendOnce(path, opts);
+  } catch (err) {
+    if (!(err instanceof ApiError) || err.code !== 'recent_auth_required' || opts.reauthenticate === false || !replayable(opts.body)) throw err;
+    if (!(await credentials.reauthenticate(err))) throw err;
+    return sendOnce(path, opts);
+  }
+}
+
+/** Bodies that can be sent a second time (a stream is consumed by the first attempt). */
+function replayable(body: BodyInit | undefined): boolean {
+  return !(typeof ReadableStream !== 'undefined' && body instanceof ReadableStream);
+}
+
+async function sendOnce(path: string, opts: RequestOptions): Promise<Response> {
   const token = opts.token === undefined ? credentials.token : opts.token;
   const headers: Record<string, string> = { Accept: 'application/json', ...authHeaders(token), ...opts.headers };
   let body = opts.body;
