@@ -25,6 +25,10 @@ const CurrentSession = z
     }),
   })
   .meta({ id: 'CurrentSession' });
+/** Types of the answers, for the admin UI (type-only imports). */
+export type SessionAccount = z.infer<typeof SessionAccount>;
+export type SignedIn = z.infer<typeof SignedIn>;
+export type CurrentSession = z.infer<typeof CurrentSession>;
 
 const SetupBody = z
   .object({
@@ -54,6 +58,7 @@ const Reauthenticated = z
     recentAuthUntil: z.number().int().meta({ description: 'Sensitive actions are allowed until then (epoch ms).' }),
   })
   .meta({ id: 'Reauthenticated' });
+export type Reauthenticated = z.infer<typeof Reauthenticated>;
 const SetPasswordBody = z.object({ password: Password }).strict().meta({ id: 'SetPassword' });
 
 export function registerSessionRoutes(api: Api, sessions: SessionsService, opts: { issuer: () => string }): void {

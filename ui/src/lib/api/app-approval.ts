@@ -4,7 +4,9 @@
  * Every call is same-origin, so the browser adds the exact platform `Origin` the server requires on writes. The
  * administrator's view of another account's devices lives under `/api/admin/core/users/:id/app-devices`.
  */
+import type { z } from 'zod';
 import { formatPairingLink } from '../../../../server/identity/approval/pairing-link.ts';
+import type * as S from '../../../../server/identity/approval/approval.schemas.ts';
 import { request } from './client.ts';
 
 export const APP_APPROVAL_BASE = '/api/auth/app-approval/v1';
@@ -18,16 +20,8 @@ export function toDate(v: string | number | null | undefined): Date | null {
   return Number.isNaN(d.getTime()) ? null : d;
 }
 
-export interface AppApprovalInfo {
-  protocol: string;
-  issuer: string;
-  api: string;
-  appOrigin: string | null;
-  algorithm: string;
-  features?: string[];
-  /** False when the server has the protocol disabled (no authenticator origin): every other endpoint answers 503. */
-  enabled?: boolean;
-}
+/** `GET /info` (`enabled` false: the server has the protocol off and every other endpoint answers 503). */
+export type AppApprovalInfo = z.infer<typeof S.InfoResponse>;
 
 export function appApprovalInfo(): Promise<AppApprovalInfo> {
   return request(`${APP_APPROVAL_BASE}/info`, { token: null, signOutOn401: false });
@@ -46,28 +40,11 @@ export function appApprovalEnabled(): Promise<boolean> {
 // --- pairing
 
 /** The pairing start response: also the payload of the pairing link. */
-export interface PairingStart {
-  protocol: string;
-  issuer: string;
-  pairingId: string;
-  secret: string;
-  expiresAt: string | number;
-}
-
-export type ApprovalState = 'pending' | 'approved' | 'denied' | 'cancelled' | 'expired';
-export interface Approval {
-  state: ApprovalState;
-  expiresAt: string | number;
-}
-
-export interface PairingStatus {
-  state: string;
-  approval: Approval | null;
-  expiresAt?: string | number;
-  deviceId?: string | null;
-  deviceName?: string | null;
-  [key: string]: unknown;
-}
+export type PairingStart = z.infer<typeof S.PairingStartResponse>;
+export type ApprovalState = z.infer<typeof S.ApprovalState>;
+/** The approval a pairing (or a removal) waits for; null when none is asked. */
+export type Approval = NonNullable<z.infer<typeof S.Approval>>;
+export type PairingStatus = z.infer<typeof S.PairingStatus>;
 
 /** `{origin}/#pairing=<percent-encoded JSON>`: the link the phone opens; the payload is the start response as sent. */
 export function pairingLink(authenticatorOrigin: string, payload: PairingStart): string {
@@ -82,7 +59,7 @@ export function pairingStatus(pairingId: string, signal?: AbortSignal): Promise<
   return request(`${APP_APPROVAL_BASE}/manage/pairings/status`, { method: 'POST', json: { pairingId }, token: null, signOutOn401: false, signal });
 }
 
-export function confirmPairing(pairingId: string, comparison: string): Promise<{ deviceId: string; approval: Approval | null }> {
+export function confirmPairing(pairingId: string, comparison: string): Promise<z.infer<typeof S.ConfirmResponse>> {
   return request(`${APP_APPROVAL_BASE}/manage/pairings/confirm`, { method: 'POST', json: { pairingId, comparison }, token: null, signOutOn401: false });
 }
 
@@ -92,16 +69,9 @@ export function cancelPairing(pairingId: string): Promise<unknown> {
 
 // --- devices
 
-export interface AppDevice {
-  id: string;
-  name: string;
-  createdAt: string | number;
-  lastUsedAt: string | number | null;
-  revokedAt: string | number | null;
-  assisted: boolean;
-}
+export type AppDevice = z.infer<typeof S.Device>;
 
-export function listDevices(after?: string | null): Promise<{ items: AppDevice[]; nextCursor: string | null }> {
+export function listDevices(after?: string | null): Promise<z.infer<typeof S.DevicePage>> {
   return request(`${APP_APPROVAL_BASE}/manage/devices`, { query: { after: after ?? undefined }, token: null, signOutOn401: false });
 }
 
@@ -113,17 +83,13 @@ export function revokeDevice(deviceId: string): Promise<unknown> {
   return request(`${APP_APPROVAL_BASE}/manage/devices/update`, { method: 'POST', json: { operation: 'revoke', deviceId }, token: null, signOutOn401: false });
 }
 
-export interface DeviceChangeStatus {
-  changeId: string;
-  state: string;
-  expiresAt: string | number;
-}
+export type DeviceChangeStatus = z.infer<typeof S.ChangeStatus>;
 
 /**
  * Asks a paired device to approve removing `deviceId`; when the account has no other opted-in device the server
  * removes it at once (recent sign-in) and answers `{changeId: null, state: 'revoked'}`.
  */
-export function startDeviceRemoval(deviceId: string, endSessions: boolean): Promise<DeviceChangeStatus | { changeId: null; state: 'revoked'; deviceId: string }> {
+export function startDeviceRemoval(deviceId: string, endSessions: boolean): Promise<z.infer<typeof S.ChangeStartResponse>> {
   return request(`${APP_APPROVAL_BASE}/manage/device-changes/start`, { method: 'POST', json: { deviceId, endSessions }, token: null, signOutOn401: false });
 }
 
@@ -147,23 +113,15 @@ export function adminRevokeDevice(userId: string, deviceId: string): Promise<unk
 
 // --- browser sign-in with the app
 
-export type LoginCategory = 'login' | 'guest' | 'freeipa';
-
-export interface LoginStart {
-  requestId: string;
-  browserSecret: string;
-  comparison: string;
-  expiresAt: string | number;
-  pollAfterSeconds: number;
-}
-
-export type LoginState = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired';
+export type LoginCategory = z.infer<typeof S.LoginStartBody>['category'];
+export type LoginStart = z.infer<typeof S.LoginStartResponse>;
+export type LoginState = z.infer<typeof S.LoginState>;
 
 export function startAppLogin(identifier: string, category: LoginCategory): Promise<LoginStart> {
   return request(`${APP_APPROVAL_BASE}/login/start`, { method: 'POST', json: { identifier, category }, token: null, signOutOn401: false });
 }
 
-export function appLoginStatus(requestId: string, browserSecret: string, signal?: AbortSignal): Promise<{ state: LoginState; [key: string]: unknown }> {
+export function appLoginStatus(requestId: string, browserSecret: string, signal?: AbortSignal): Promise<z.infer<typeof S.LoginStatus>> {
   return request(`${APP_APPROVAL_BASE}/login/status`, { method: 'POST', json: { requestId, browserSecret }, token: null, signOutOn401: false, signal });
 }
 

@@ -1,17 +1,8 @@
 /** First-run setup and account sign-in (server/identity/sessions/sessions.routes.ts). */
+import type { CurrentSession, Reauthenticated, SessionAccount, SignedIn } from '../../../../server/identity/sessions/sessions.routes.ts';
 import { request } from './client.ts';
 
-export interface SessionAccount {
-  sub: string;
-  login: string;
-  displayName: string;
-  admin: boolean;
-}
-
-export interface CurrentSession {
-  account: SessionAccount;
-  session: { issuedAt: number; expiresAt: number; recentAuth: boolean };
-}
+export type { CurrentSession, SessionAccount };
 
 /** Login rule of the server (accounts.schemas.ts): 1–32 of a-z 0-9 _ -, starting with a letter or _. */
 export const LOGIN_PATTERN = /^[a-z_][a-z0-9_-]{0,31}$/;
@@ -22,11 +13,11 @@ export function getSetup(): Promise<{ needed: boolean }> {
   return request('/api/setup', { token: null, signOutOn401: false });
 }
 
-export function setup(body: { login: string; password: string; displayName?: string; email?: string }): Promise<{ account: SessionAccount }> {
+export function setup(body: { login: string; password: string; displayName?: string; email?: string }): Promise<SignedIn> {
   return request('/api/setup', { method: 'POST', json: body, token: null, signOutOn401: false });
 }
 
-export function login(loginName: string, password: string): Promise<{ account: SessionAccount }> {
+export function login(loginName: string, password: string): Promise<SignedIn> {
   return request('/api/auth/login', { method: 'POST', json: { login: loginName, password }, token: null, signOutOn401: false });
 }
 
@@ -39,6 +30,6 @@ export function currentSession(): Promise<CurrentSession> {
 }
 
 /** Recent authentication: the session counts as signed in now again (`POST /api/auth/reauth`). */
-export function reauthenticate(password: string): Promise<{ issuedAt: number; recentAuthUntil: number }> {
+export function reauthenticate(password: string): Promise<Reauthenticated> {
   return request('/api/auth/reauth', { method: 'POST', json: { password }, token: null, signOutOn401: false, reauthenticate: false });
 }

@@ -3,17 +3,23 @@
  * EventSource cannot send an Authorization header, so the stream is read with fetch and parsed here;
  * a dropped connection is resumed with `Last-Event-ID` after the server's `retry:` delay.
  */
+import type { ChangeEvent as ServerChangeEvent } from '../../../../server/db/events/bus.ts';
 import { ApiError, authHeaders, credentials, fetchCredentials, toApiError } from './client.ts';
 
+/** One event as the server publishes it (`data:` of the stream). */
+type Published = ServerChangeEvent;
+
+/** One event as handed to the page: the published fields (null when absent), the SSE `id:` and the raw data. */
 export interface ChangeEvent {
   /** The SSE `id:` (`<epoch>-<seq>`), or null. */
   id: string | null;
   /** The SSE `event:` name: insert, update, delete, import, create_table… or reset. */
-  action: string;
-  table: string | null;
-  row: Record<string, unknown> | Array<Record<string, unknown>> | null;
-  _meta: { actor?: string; [k: string]: unknown } | null;
-  timestamp: string | null;
+  action: Published['action'];
+  table: Published['table'] | null;
+  /** Bulk actions may carry several rows. */
+  row: Published['row'] | Array<NonNullable<Published['row']>>;
+  _meta: (Published['_meta'] & { actor?: string }) | null;
+  timestamp: Published['timestamp'] | null;
   /** Parsed `data:` as sent. */
   data: unknown;
 }
@@ -146,7 +152,7 @@ export function subscribe(ns: string, opts: SubscribeOptions): () => void {
       } catch {
         // not JSON: keep the text
       }
-      const d = (data && typeof data === 'object' ? data : {}) as Partial<ChangeEvent>;
+      const d = (data && typeof data === 'object' ? data : {}) as Partial<Published>;
       opts.onevent({
         id: m.id,
         action: m.event,
