@@ -111,6 +111,17 @@ export function createSessionsService(deps: {
   // Wrong current passwords are counted per account, apart from sign-in failures per address: a signed-in person
   // mistyping cannot lock the office's shared address out of signing in, and cannot guess without limit either.
   const passwordLimiter = createFailureLimiter({ limit: PASSWORD_CHANGE_FAILURE_LIMIT, windowMs: LOGIN_FAILURE_WINDOW_MS, now });
+  /** The signed-in account's own password (change, re-authentication): wrong ones count per account, then 429. */
+  async function checkOwnPassword(sub: string, password: string): Promise<void> {
+    const wait = passwordLimiter.retryAfter(sub);
+    if (wait > 0) throw new HearthError('rate_limited', 'too many failed attempts; try again later', { headers: { 'Retry-After': String(wait) } });
+    const stored = store.getPassword(sub);
+    const ok = stored ? await verifyPassword(password, stored) : await verifyDummy(password);
+    if (!ok) {
+      passwordLimiter.fail(sub);
+      throw invalidCredentials();
+    }
+  }
   const record = (a: Actor, action: string, target: string, detail?: Record<string, unknown>) =>
     audit.record({ actor: a.actor, action, target, detail: detail ?? null, requestId: a.requestId ?? null });
 
@@ -213,14 +224,7 @@ export function createSessionsService(deps: {
 
     /** The signed-in account changes its own password, proving the current one; its other sessions end. */
     async changeOwnPassword(session: SessionInfo, current: string, next: string, ip: string, a: Actor) {
-      const wait = passwordLimiter.retryAfter(session.sub);
-      if (wait > 0) throw new HearthError('rate_limited', 'too many failed attempts; try again later', { headers: { 'Retry-After': String(wait) } });
-      const stored = store.getPassword(session.sub);
-      const ok = stored ? await verifyPassword(current, stored) : await verifyDummy(current);
-      if (!ok) {
-        passwordLimiter.fail(session.sub);
-        throw invalidCredentials();
-      }
+      await checkOwnPassword(session.sub, current);
       const hash = await storePassword(next);
       store.transaction(() => {
         store.putPassword(session.sub, hash, now());
@@ -236,14 +240,7 @@ export function createSessionsService(deps: {
      * `invalid_credentials` and counts against the same per-account budget as a password change (429).
      */
     async reauthenticate(session: SessionInfo, password: string, a: Actor) {
-      const wait = passwordLimiter.retryAfter(session.sub);
-      if (wait > 0) throw new HearthError('rate_limited', 'too many failed attempts; try again later', { headers: { 'Retry-After': String(wait) } });
-      const stored = store.getPassword(session.sub);
-      const ok = stored ? await verifyPassword(password, stored) : await verifyDummy(password);
-      if (!ok) {
-        passwordLimiter.fail(session.sub);
-        throw invalidCredentials();
-      }
+      await checkOwnPassword(session.sub, password);
       const at = now();
       store.transaction(() => {
         if (!store.reauthenticated(session.familyId, at)) throw new HearthError('unauthorized', 'the session has ended (signed out, revoked or expired): sign in again');
