@@ -72,8 +72,10 @@ export function setupSteps(f: SetupFacts): SetupStep[] {
       ? { state: 'unknown', status: 'The mail profiles could not be read.' }
       : profiles.length === 0
         ? { state: 'todo', status: 'No mail profile yet: Hearth cannot send mail.' }
-        : tested === 0
-          ? { state: 'todo', status: 'A profile exists, but no test mail has gone through yet.' }
+        : tested === 0 && profiles.some((p) => p.lastTest?.ok === false)
+          ? { state: 'todo', status: 'The last test send failed: open the profile to see what to check.' }
+          : tested === 0
+            ? { state: 'todo', status: 'A profile exists, but no test mail has gone through yet.' }
           : { state: 'done', status: 'Done: a test mail went through.' }),
   });
 
