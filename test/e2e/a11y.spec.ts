@@ -4,7 +4,7 @@
  * keyboard reaches the controls of the main navigation and a page, each with a visible focus ring (3:1 against what is
  * behind it) that no `overflow` ancestor cuts off; dialogs fit a 390 px phone screen.
  *
- * One server of its own (the first-run setup is only reachable before an account exists), one page reused.
+ * A server of its own (the first-run setup is only reachable before an account exists); the axe test runs first.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -23,7 +23,7 @@ let server: SpecServer | null = null;
 let dataDir = '';
 let base = '';
 
-test.describe.configure({ mode: 'serial' });
+// Not serial: a failing test does not skip the others (a new worker starts its own server and seeds it again).
 
 async function api(method: string, p: string, body?: unknown): Promise<unknown> {
   const res = await fetch(base + p, {
