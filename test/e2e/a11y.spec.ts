@@ -13,6 +13,7 @@ import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { startSpecServer, type SpecServer } from './hearth-server.ts';
+import { adminApi, seedAdmin, seedProfile, seedTable } from './ui-seed.ts';
 
 const TOKEN = `e2e-a11y-${crypto.randomBytes(24).toString('hex')}`;
 const ADMIN = { login: 'ada', password: 'a11y password 1', displayName: 'Ada Admin' };
@@ -24,17 +25,6 @@ let dataDir = '';
 let base = '';
 
 // Not serial: a failing test does not skip the others (a new worker starts its own server and seeds it again).
-
-async function api(method: string, p: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(base + p, {
-    method,
-    headers: { Authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  expect(res.ok, `${method} ${p}: ${res.status} ${text}`).toBe(true);
-  return text ? JSON.parse(text) : null;
-}
 
 test.beforeAll(async () => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-a11y-'));
@@ -52,33 +42,12 @@ let seeded = false;
 async function seed(): Promise<void> {
   if (seeded) return;
   seeded = true;
-  const account = (await api('POST', '/api/admin/core/accounts', { login: ADMIN.login, displayName: ADMIN.displayName, admin: true })) as { sub: string };
-  await api('PUT', `/api/admin/core/accounts/${account.sub}/password`, { password: ADMIN.password });
-  await api('POST', '/v1/namespaces', { name: NS });
-  await api('POST', `/v1/${NS}/tables`, {
-    type: 'table',
-    name: 'customers',
-    columns: [
-      { name: 'name', type: 'text' },
-      { name: 'age', type: 'integer' },
-      { name: 'active', type: 'boolean' },
-    ],
-  });
+  const call = adminApi(base, TOKEN);
+  await seedAdmin(call, ADMIN);
   const rows = Array.from({ length: 8 }, (_, i) => ({ name: `Customer ${i}`, age: 20 + i, active: i % 2 === 0 }));
-  await api('POST', `/v1/${NS}/tables/customers/rows`, { rows });
-  await api('PUT', '/api/admin/core/outgoing-mail/profiles/office', {
-    name: 'Office relay',
-    fromAddress: 'office@example.com',
-    fromName: null,
-    smtpHost: '127.0.0.1',
-    smtpPort: 1,
-    smtpSecure: false,
-    smtpUser: null,
-    pacePerMinute: 60,
-    dailyRecipientLimit: null,
-    maxAttachmentBytes: 10 * 1024 * 1024,
-    imap: null,
-  });
+  await seedTable(call, NS, 'customers', [{ name: 'name', type: 'text' }, { name: 'age', type: 'integer' }, { name: 'active', type: 'boolean' }], rows);
+  // Port 1: nothing listens there.
+  await seedProfile(call, 'office', 1);
 }
 
 /** Serious and critical violations on what the page shows now, as "rule: target (contrast data)" lines. */

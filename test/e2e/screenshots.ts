@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { startSpecServer } from './hearth-server.ts';
+import { adminApi, seedAdmin, seedProfile, seedTable } from './ui-seed.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const WIDTHS = [1366, 390] as const;
@@ -49,32 +50,9 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-async function api(base: string, method: string, p: string, body?: unknown): Promise<unknown> {
-  const res = await fetch(base + p, {
-    method,
-    headers: { Authorization: `Bearer ${TOKEN}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (!res.ok && res.status !== 409) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : null;
-}
-
 async function seed(base: string, deadPort: number): Promise<void> {
-  const account = (await api(base, 'POST', '/api/admin/core/accounts', { login: ADMIN.login, displayName: ADMIN.displayName, admin: true })) as { sub: string };
-  await api(base, 'PUT', `/api/admin/core/accounts/${account.sub}/password`, { password: ADMIN.password });
-  await api(base, 'POST', '/v1/namespaces', { name: NS });
-  await api(base, 'POST', `/v1/${NS}/tables`, {
-    type: 'table',
-    name: 'customers',
-    columns: [
-      { name: 'name', type: 'text' },
-      { name: 'email', type: 'text' },
-      { name: 'city', type: 'text' },
-      { name: 'age', type: 'integer' },
-      { name: 'active', type: 'boolean' },
-    ],
-  });
+  const call = adminApi(base, TOKEN);
+  await seedAdmin(call, ADMIN);
   const cities = ['Lyon', 'Leeds', 'Porto', 'Graz', 'Turku', 'Ghent'];
   const first = ['Ana', 'Ben', 'Chloé', 'Dev', 'Eli', 'Fatou', 'Gus', 'Hana', 'Ivo', 'Jun', 'Kai', 'Lea'];
   const rows = Array.from({ length: 36 }, (_, i) => ({
@@ -84,28 +62,10 @@ async function seed(base: string, deadPort: number): Promise<void> {
     age: 21 + ((i * 7) % 45),
     active: i % 3 !== 0,
   }));
-  await api(base, 'POST', `/v1/${NS}/tables/customers/rows`, { rows });
-  await api(base, 'POST', `/v1/${NS}/tables`, {
-    type: 'table',
-    name: 'orders',
-    columns: [
-      { name: 'customer', type: 'text' },
-      { name: 'total', type: 'real' },
-    ],
-  });
-  await api(base, 'PUT', '/api/admin/core/outgoing-mail/profiles/office', {
-    name: 'Office relay',
-    fromAddress: 'office@example.com',
-    fromName: 'Example Office',
-    smtpHost: '127.0.0.1',
-    smtpPort: deadPort,
-    smtpSecure: false,
-    smtpUser: null,
-    pacePerMinute: 60,
-    dailyRecipientLimit: null,
-    maxAttachmentBytes: 10 * 1024 * 1024,
-    imap: null,
-  });
+  const text = (name: string) => ({ name, type: 'text' });
+  await seedTable(call, NS, 'customers', [text('name'), text('email'), text('city'), { name: 'age', type: 'integer' }, { name: 'active', type: 'boolean' }], rows);
+  await call('POST', `/v1/${NS}/tables`, { type: 'table', name: 'orders', columns: [text('customer'), { name: 'total', type: 'real' }] });
+  await seedProfile(call, 'office', deadPort);
 }
 
 async function signIn(page: Page, base: string): Promise<void> {
