@@ -6,14 +6,15 @@
  * Passwords are never logged, stored in clear or returned.
  */
 import crypto from 'node:crypto';
+import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../contract.ts';
+
+export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH };
 
 export const ARGON2_PARAMS = { memory: 65536, passes: 3, parallelism: 1, tagLength: 32, saltLength: 16 } as const;
 /** Bounds accepted when reading a stored hash (a tampered row must not make verification arbitrarily expensive). */
 const LIMITS = { memory: [8192, 1 << 20], passes: [1, 10], parallelism: [1, 8], tagLength: [16, 64] } as const;
 const MAX_CONCURRENT = 4;
 
-export const PASSWORD_MIN_LENGTH = 8;
-export const PASSWORD_MAX_LENGTH = 1024;
 
 type Argon2Params = { message: Buffer; nonce: Buffer; parallelism: number; tagLength: number; memory: number; passes: number };
 type Argon2Fn = (algorithm: 'argon2id', params: Argon2Params, cb: (err: Error | null, key: Buffer) => void) => void;

@@ -5,7 +5,7 @@
  * administrator's view of another account's devices lives under `/api/admin/core/users/:id/app-devices`.
  */
 import type { z } from 'zod';
-import { formatPairingLink } from '../../../../server/identity/approval/pairing-link.ts';
+import { formatPairingLink } from '../../../../server/identity/contract.ts';
 import type * as S from '../../../../server/identity/approval/approval.schemas.ts';
 import { request } from './client.ts';
 
