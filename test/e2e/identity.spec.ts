@@ -520,6 +520,35 @@ test('OAuth clients: create with a secret, rotate it, revoke, protected first-pa
   expect(secret1.length).toBeGreaterThan(10);
   const clientId = await secretDialog.getByRole('textbox', { name: 'Client ID' }).inputValue();
   await shot(page, 'oauth-secret');
+
+  // "Connect your app": every value is the discovery document's; copy buttons put it on the clipboard.
+  const discovery = (await (await request.get(`${base}/.well-known/openid-configuration`)).json()) as Record<string, string>;
+  const expectConnectPanel = async (scope: Locator) => {
+    const panel = scope.getByRole('region', { name: 'Connect your app' });
+    const values: [string, string][] = [
+      ['Issuer', discovery.issuer!],
+      ['Discovery URL', `${discovery.issuer}/.well-known/openid-configuration`],
+      ['Authorization endpoint', discovery.authorization_endpoint!],
+      ['Token endpoint', discovery.token_endpoint!],
+      ['UserInfo endpoint', discovery.userinfo_endpoint!],
+      ['Signing keys (JWKS)', discovery.jwks_uri!],
+      ['Revocation endpoint', discovery.revocation_endpoint!],
+      ['Device authorization endpoint', discovery.device_authorization_endpoint!],
+      ['Client ID', clientId],
+    ];
+    for (const [label, value] of values) await expect(panel.getByRole('textbox', { name: label, exact: true })).toHaveValue(value);
+    await expect(panel.getByRole('listitem')).toHaveText(['https://wiki.example.com/callback', 'https://wiki.example.com/callback2']);
+    await expect(panel.getByRole('region', { name: 'Example code' })).toContainText(`'${clientId}'`);
+    return panel;
+  };
+  const fresh = await expectConnectPanel(secretDialog);
+  await expect(fresh).toContainText('Shown above, this once only');
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });
+  await fresh.getByRole('button', { name: 'Copy the Token endpoint' }).click();
+  await expect(fresh.getByRole('status')).toHaveText('Token endpoint copied to the clipboard.');
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(discovery.token_endpoint);
+  await fresh.getByRole('tab', { name: 'Python (Authlib)' }).click();
+  await expect(fresh.getByRole('tabpanel')).toContainText(`server_metadata_url="${discovery.issuer}/.well-known/openid-configuration"`);
   await secretDialog.getByRole('button', { name: 'I have copied the secret' }).click();
 
   const wiki = rowOf(table, startsWith('Wiki'));
@@ -538,6 +567,14 @@ test('OAuth clients: create with a secret, rotate it, revoke, protected first-pa
   });
   expect(created.allowedGroupIds).toEqual([staffId]);
   expect(created.allowedUserIds).toEqual([bobSub]);
+
+  // The panel again, from the list: the secret is not shown again, the note says where it was.
+  await wiki.getByRole('button', { name: 'Connect your app to Wiki' }).click();
+  const connect = page.getByRole('dialog', { name: 'Connect Wiki' });
+  await expect(await expectConnectPanel(connect)).toContainText('Shown only once, when the client was created');
+  await expect(connect.getByTestId('client-secret')).toHaveCount(0);
+  await shot(page, 'oauth-connect');
+  await connect.getByRole('button', { name: 'Done' }).click();
 
   // Edit: a new description.
   await wiki.getByRole('button', { name: 'Edit Wiki' }).click();
@@ -575,7 +612,9 @@ test('OAuth clients: create with a secret, rotate it, revoke, protected first-pa
   await dialog.getByLabel('Redirect URIs').fill('http://127.0.0.1:7777/callback');
   await dialog.getByRole('button', { name: 'Create client' }).click();
   await expect(dialog).toBeHidden();
-  await expect(notifications(page)).toContainText('Client Desk app created');
+  const deskCreated = page.getByRole('dialog', { name: 'Client Desk app created' });
+  await expect(deskCreated.getByRole('region', { name: 'Connect your app' })).toContainText('None: this is a public client');
+  await deskCreated.getByRole('button', { name: 'Done' }).click();
   const desk = rowOf(table, startsWith('Desk app'));
   await expect(desk).toContainText('Public');
   await desk.getByRole('button', { name: 'More actions for Desk app' }).click();

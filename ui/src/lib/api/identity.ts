@@ -351,6 +351,29 @@ export function deleteOAuthClient(clientId: string): Promise<void> {
   return request(`${OAUTH}/${enc(clientId)}`, { method: 'DELETE' });
 }
 
+/**
+ * The OpenID Connect discovery document (`GET /.well-known/openid-configuration`, public, OpenID Connect Discovery
+ * 1.0 §3 / RFC 8414): the issuer and the endpoint addresses an application needs. Read from the server, never built
+ * here, so the UI shows exactly what libraries will find.
+ */
+export interface OidcDiscovery {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  userinfo_endpoint?: string;
+  jwks_uri: string;
+  revocation_endpoint?: string;
+  device_authorization_endpoint?: string;
+  end_session_endpoint?: string;
+  scopes_supported?: string[];
+}
+
+export const DISCOVERY_PATH = '/.well-known/openid-configuration';
+
+export function getOidcDiscovery(signal?: AbortSignal): Promise<OidcDiscovery> {
+  return request(DISCOVERY_PATH, { token: null, signOutOn401: false, signal });
+}
+
 // --- Linux identities (server/identity/linux/linux.routes.ts, docs/api/linux-identities.md)
 
 const LINUX = `${CORE}/linux-identities`;
