@@ -432,8 +432,11 @@ test('signing keys: tables per purpose, KEK fingerprint, rewrap, revoke with a r
   // Revoke the active invocation key: a replacement is created at once.
   const invocation = before.keys.find((k: { purpose: string; state: string }) => k.purpose === 'invocation' && k.state === 'active');
   const table = page.getByRole('table', { name: 'Invocation keys' });
-  await rowOf(table, invocation.kid).getByRole('button', { name: `Revoke key ${invocation.kid}` }).click();
+  await expect(page.getByRole('button', { name: /Revoke/ })).toHaveCount(0);
+  await menuAction(page, rowOf(table, invocation.kid), `More actions for key ${invocation.kid}`, 'Revoke…');
   const dialog = page.getByRole('dialog', { name: `Revoke key ${invocation.kid}?` });
+  await expect(dialog).toContainText('Hearth stops signing with it at once, on every replica. A new key takes over immediately');
+  await expect(dialog).toContainText('at most five minutes');
   await expect(dialog.getByRole('button', { name: 'Revoke key' })).toBeDisabled();
   await dialog.getByLabel('Reason').fill('INC-42: key file copied to a laptop');
   await shot(page, 'keys-revoke');
@@ -442,7 +445,7 @@ test('signing keys: tables per purpose, KEK fingerprint, rewrap, revoke with a r
   await expect(notifications(page)).toContainText(`Key ${invocation.kid} revoked`);
   await expect(rowOf(table, invocation.kid)).toContainText('Revoked');
   await expect(rowOf(table, invocation.kid)).toContainText('INC-42: key file copied to a laptop');
-  await expect(rowOf(table, invocation.kid).getByRole('button', { name: /Revoke/ })).toHaveCount(0);
+  await expect(rowOf(table, invocation.kid).getByRole('button', { name: /More actions/ })).toHaveCount(0);
   const after = await (await request.get(`${base}/api/admin/identity/keys`, { headers: auth })).json();
   const revoked = after.keys.find((k: { kid: string }) => k.kid === invocation.kid);
   expect(revoked).toMatchObject({ state: 'revoked', revocationReason: 'INC-42: key file copied to a laptop' });
