@@ -268,6 +268,12 @@ test('accounts: create with a password, edit, set the password, disable, enable,
   const policy = page.getByRole('region', { name: 'Credential flows' });
   await expect(policy.getByLabel('Guests')).toBeChecked();
   await expect(policy.getByRole('button', { name: 'Save policy' })).toBeDisabled();
+  // The reserved directory category is out of the way, behind a disclosure, and says it changes nothing today.
+  await expect(policy.getByLabel('Directory accounts')).toBeHidden();
+  await expect(policy).not.toContainText('Reserved: nothing creates them yet');
+  await policy.getByText('Reserved for later').click();
+  await expect(policy.getByLabel('Directory accounts')).toBeVisible();
+  await expect(policy).toContainText('Hearth does not create any yet, so this changes nothing today.');
   await policy.getByLabel('Guests').uncheck();
   await policy.getByRole('button', { name: 'Save policy' }).click();
   await expect(notifications(page)).toContainText('Credential policy saved');
@@ -437,7 +443,8 @@ test('signing keys: tables per purpose, KEK fingerprint, rewrap, revoke with a r
 
   await page.getByRole('button', { name: 'Re-encrypt keys under the current KEK' }).click();
   await expect(notifications(page)).toContainText('Every private key already uses the current KEK');
-  await expect(page.getByRole('note').filter({ hasText: 'Rewrap done' })).toContainText(`under ${before.kekFingerprint}`);
+  await expect(page.getByRole('note').filter({ hasText: 'Rewrap done' })).toContainText('Every private key is now under the current key-encryption key.');
+  await expect(page.getByTestId('rewrap-kek')).toHaveText(before.kekFingerprint);
   await shot(page, 'keys');
 
   // Revoke the active invocation key: a replacement is created at once.
@@ -456,6 +463,7 @@ test('signing keys: tables per purpose, KEK fingerprint, rewrap, revoke with a r
   await expect(notifications(page)).toContainText(`Key ${invocation.kid} revoked`);
   await expect(rowOf(table, invocation.kid)).toContainText('Revoked');
   await expect(rowOf(table, invocation.kid)).toContainText('INC-42: key file copied to a laptop');
+  await expect(rowOf(table, invocation.kid)).toContainText(`by ${ROOT.login}`);
   await expect(rowOf(table, invocation.kid).getByRole('button', { name: /More actions/ })).toHaveCount(0);
   const after = await (await request.get(`${base}/api/admin/identity/keys`, { headers: auth })).json();
   const revoked = after.keys.find((k: { kid: string }) => k.kid === invocation.kid);

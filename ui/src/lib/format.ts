@@ -115,3 +115,18 @@ export const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?
 export function percent(loaded: number, total: number | null): number | null {
   return total && total > 0 ? Math.min(100, Math.round((loaded / total) * 100)) : null;
 }
+
+/**
+ * Who did something, in words: `account:alice` → "alice", `token:env` → "the admin token", `token:ci` → "API token
+ * “ci”", `service:app:type:id` → "service account of app", `cli` → "the hearth command". The raw actor stays
+ * available to show behind "Details".
+ */
+export function formatActor(actor: string): string {
+  const [kind, ...rest] = actor.split(':');
+  const tail = rest.join(':');
+  if (kind === 'account' && tail) return tail;
+  if (kind === 'token') return tail === 'env' ? 'the admin token' : `API token “${tail}”`;
+  if (kind === 'service' && rest[0]) return `service account of ${rest[0]}`;
+  const WORDS: Record<string, string> = { cli: 'the hearth command', core: 'Hearth', setup: 'first-run setup', anonymous: 'someone not signed in' };
+  return WORDS[actor] ?? actor;
+}
