@@ -162,3 +162,22 @@ export type AccountCategoryPolicy = z.infer<typeof AccountCategoryPolicy>;
 export const AccountCategoryPolicyState = AccountCategoryPolicy.extend({
   valid: z.boolean().meta({ description: 'False when the stored policy is invalid: then nothing is allowed until it is replaced.' }),
 }).meta({ id: 'AccountCategoryPolicyState' });
+
+// The shapes as the API sends and takes them: the admin UI imports these as types (ui/src/lib/api/identity.ts), so a
+// change here that breaks the UI fails its typecheck.
+export type Account = z.output<typeof Account>;
+export type AccountDetail = z.output<typeof AccountDetail>;
+export type GroupMembership = z.output<typeof Membership>;
+export type AccountList = z.output<typeof AccountList>;
+export type CreateAccountBody = z.input<typeof CreateAccountBody>;
+export type UpdateAccountBody = z.input<typeof UpdateAccountBody>;
+export type Group = z.output<typeof Group>;
+export type GroupDetail = z.output<typeof GroupDetail>;
+export type GroupList = z.output<typeof GroupList>;
+export type CreateGroupBody = z.input<typeof CreateGroupBody>;
+export type UpdateGroupBody = z.input<typeof UpdateGroupBody>;
+export type MemberBody = z.input<typeof MemberBody>;
+export type ServiceAccount = z.output<typeof ServiceAccount>;
+export type ServiceAccountList = z.output<typeof ServiceAccountList>;
+export type CreateServiceAccountBody = z.input<typeof CreateServiceAccountBody>;
+export type AccountCategoryPolicyState = z.output<typeof AccountCategoryPolicyState>;

@@ -88,3 +88,9 @@ export const RevokeResult = z
     replacementKid: z.string().nullable().meta({ description: 'The immediately active replacement when the revoked key was active; null for a pending key.' }),
   })
   .meta({ id: 'RevokedSigningKey' });
+
+// The shapes as the API sends them: the admin UI imports these as types (ui/src/lib/api/identity.ts).
+export type KeyMetadata = z.output<typeof KeyMetadata>;
+export type KeyList = z.output<typeof KeyList>;
+export type RewrapResult = z.output<typeof RewrapResult>;
+export type RevokeResult = z.output<typeof RevokeResult>;

@@ -89,3 +89,7 @@ export function registerLinuxRoutes(api: Api, linux: LinuxService): void {
     handler: (ctx, { params }) => linux.makePosix(params.id, actorFor(ctx)),
   });
 }
+
+// The shapes as the API sends them: the admin UI imports these as types (ui/src/lib/api/identity.ts).
+export type LinuxIdentity = z.output<typeof Identity>;
+export type LinuxAccount = z.output<typeof AccountIdentity>;

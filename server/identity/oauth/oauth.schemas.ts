@@ -232,3 +232,10 @@ export const TokenResponse = z
 export const OAuthError = z
   .object({ error: z.string(), error_description: z.string(), message: z.string().meta({ description: 'The same text as `error_description`.' }) })
   .meta({ id: 'OAuthError' });
+
+// The shapes as the API sends and takes them: the admin UI imports these as types (ui/src/lib/api/identity.ts).
+export type OAuthClient = z.output<typeof OAuthClient>;
+export type ClientList = z.output<typeof ClientList>;
+export type ClientWithSecret = z.output<typeof ClientWithSecret>;
+export type CreateClientBody = z.input<typeof CreateClientBody>;
+export type UpdateClientBody = z.input<typeof UpdateClientBody>;

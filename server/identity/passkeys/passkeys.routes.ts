@@ -13,6 +13,8 @@ const Passkey = z
     createdAt: z.string(), lastUsedAt: z.string().nullable(),
   })
   .meta({ id: 'Passkey' });
+/** A passkey as the API sends it (the admin UI imports this type). */
+export type Passkey = z.output<typeof Passkey>;
 const Ceremony = z
   .object({ challengeId: z.string(), options: z.record(z.string(), z.unknown()).meta({ description: 'WebAuthn options (JSON form) for `navigator.credentials.create`/`get`.' }) })
   .meta({ id: 'PasskeyCeremony' });

@@ -1,10 +1,22 @@
 /**
  * Identity administration: accounts, groups, service accounts (server/identity/accounts/accounts.routes.ts),
  * passwords (server/identity/sessions/sessions.routes.ts), signing keys (server/identity/keys/keys.routes.ts)
- * and OAuth clients (`/api/admin/oauth/clients`). Types mirror the server's schemas.
+ * and OAuth clients (`/api/admin/oauth/clients`). The types are the server's own (zod-inferred, imported as types
+ * only), so a server change that breaks the UI fails the typecheck.
  */
 import { request } from './client.ts';
 import type { SessionAccount } from './auth.ts';
+import type {
+  Account, AccountCategoryPolicyState, AccountDetail, AccountList, CreateServiceAccountBody, GroupDetail, GroupList, Group, GroupMembership,
+  MemberBody, ServiceAccount, ServiceAccountList, UpdateAccountBody,
+} from '../../../../server/identity/accounts/accounts.schemas.ts';
+import type { KeyList, KeyMetadata, RevokeResult, RewrapResult } from '../../../../server/identity/keys/keys.schemas.ts';
+import type { ClientList, ClientWithSecret, CreateClientBody, OAuthClient, Scope, UpdateClientBody } from '../../../../server/identity/oauth/oauth.schemas.ts';
+import type { LinuxConfig } from '../../../../server/identity/linux/linux.service.ts';
+import type { LinuxAccount, LinuxIdentity } from '../../../../server/identity/linux/linux.routes.ts';
+import type { Passkey } from '../../../../server/identity/passkeys/passkeys.routes.ts';
+
+export type { Account, AccountDetail, GroupMembership, Group, GroupDetail, ServiceAccount, KeyList, OAuthClient, LinuxConfig, LinuxIdentity, LinuxAccount, Passkey };
 
 const CORE = '/api/admin/core';
 const enc = encodeURIComponent;
@@ -19,60 +31,18 @@ export interface PageParams {
   signal?: AbortSignal;
 }
 
-/** The paged answer of the core identity lists. */
-export interface Paged<T> {
-  data: T[];
-  page: number;
-  per_page: number;
-  total: number;
-}
-
 function pageQuery(p: PageParams) {
   return { page: p.page ?? 1, per_page: p.perPage ?? 50, search: p.search?.trim() ? p.search.trim() : undefined };
 }
 
 // --- accounts
 
-export type Profile = 'user' | 'guest';
-export type AccountCategory = 'login' | 'guest' | 'freeipa';
+export type Profile = Account['profile'];
+export type AccountCategory = Account['category'];
 export const ACCOUNT_CATEGORIES: readonly AccountCategory[] = ['login', 'guest', 'freeipa'];
 
-export interface Account {
-  sub: string;
-  kind: 'person';
-  login: string;
-  email: string | null;
-  displayName: string;
-  profile: Profile;
-  admin: boolean;
-  disabled: boolean;
-  expiresAt: string | null;
-  epoch: number;
-  category: AccountCategory;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export interface GroupMembership {
-  id: string;
-  name: string;
-  /** False when the membership is only through nested groups. */
-  direct: boolean;
-}
-
-export interface AccountDetail extends Account {
-  groups: GroupMembership[];
-}
-
-export interface AccountInput {
-  login?: string;
-  email?: string | null;
-  displayName?: string;
-  profile?: Profile;
-  admin?: boolean;
-  disabled?: boolean;
-  expiresAt?: string | null;
-}
+/** Fields of a create or an update (`UpdateAccountBody`); creating needs `login`. */
+export type AccountInput = UpdateAccountBody;
 
 export const GROUP_PATTERN = /^[a-z_][a-z0-9_-]{0,63}$/;
 
@@ -94,7 +64,7 @@ export function checkGroupName(name: string): string | null {
   return null;
 }
 
-export function listAccounts(p: PageParams = {}): Promise<Paged<Account>> {
+export function listAccounts(p: PageParams = {}): Promise<AccountList> {
   return request(`${CORE}/accounts`, { query: pageQuery(p), signal: p.signal });
 }
 
@@ -129,10 +99,7 @@ export function changeOwnPassword(currentPassword: string, newPassword: string):
   return request('/api/auth/password', { method: 'PUT', json: { currentPassword, newPassword }, signOutOn401: false });
 }
 
-export interface AccountPolicy {
-  allowedCategories: AccountCategory[];
-  valid: boolean;
-}
+export type AccountPolicy = AccountCategoryPolicyState;
 
 export function getAccountPolicy(signal?: AbortSignal): Promise<AccountPolicy> {
   return request(`${CORE}/account-policy`, { signal });
@@ -144,24 +111,9 @@ export function putAccountPolicy(allowedCategories: AccountCategory[]): Promise<
 
 // --- groups
 
-export interface Group {
-  id: string;
-  name: string;
-  description: string;
-  createdAt: string;
-  updatedAt: string;
-}
+export type Member = MemberBody;
 
-export interface GroupDetail extends Group {
-  members: {
-    accounts: { sub: string; login: string | null; displayName: string; kind: 'person' | 'service' }[];
-    groups: { id: string; name: string }[];
-  };
-}
-
-export type Member = { account: string } | { group: string };
-
-export function listGroups(p: PageParams = {}): Promise<Paged<Group>> {
+export function listGroups(p: PageParams = {}): Promise<GroupList> {
   return request(`${CORE}/groups`, { query: pageQuery(p), signal: p.signal });
 }
 
@@ -191,22 +143,11 @@ export function removeGroupMember(id: string, member: Member): Promise<GroupDeta
 
 // --- service accounts
 
-export interface ServiceAccount {
-  sub: string;
-  kind: 'service';
-  appId: string;
-  resourceType: string;
-  resourceId: string;
-  displayName: string;
-  createdAt: string;
-  updatedAt: string;
-}
-
-export function listServiceAccounts(p: PageParams = {}): Promise<Paged<ServiceAccount>> {
+export function listServiceAccounts(p: PageParams = {}): Promise<ServiceAccountList> {
   return request(`${CORE}/service-accounts`, { query: pageQuery(p), signal: p.signal });
 }
 
-export function createServiceAccount(body: { appId: string; resourceType: string; resourceId: string; displayName?: string }): Promise<ServiceAccount> {
+export function createServiceAccount(body: CreateServiceAccountBody): Promise<ServiceAccount> {
   return request(`${CORE}/service-accounts`, { method: 'POST', json: body });
 }
 
@@ -216,99 +157,39 @@ export function deleteServiceAccount(sub: string): Promise<void> {
 
 // --- signing keys
 
-export type KeyPurpose = 'session' | 'invocation' | 'oauth';
+export type SigningKey = KeyMetadata;
+export type KeyPurpose = SigningKey['purpose'];
 export const KEY_PURPOSES: readonly KeyPurpose[] = ['session', 'invocation', 'oauth'];
-export type KeyState = 'pending' | 'active' | 'retired' | 'revoked';
-
-export interface SigningKey {
-  kid: string;
-  purpose: KeyPurpose;
-  state: KeyState;
-  algorithm: 'RS256';
-  thumbprint: string;
-  published: boolean;
-  encryptionKeyId: string | null;
-  createdAt: string;
-  activatesAt: string;
-  activatedAt: string | null;
-  retiresAt: string | null;
-  retiredAt: string | null;
-  retirement: 'rotated' | 'downtime' | 'revoked' | null;
-  withdrawsAt: string | null;
-  withdrawnAt: string | null;
-  revokedAt: string | null;
-  revokedBy: string | null;
-  revocationReason: string | null;
-  rewrappedAt: string | null;
-}
-
-export interface KeyList {
-  kekFingerprint: string;
-  kek: { fingerprint: string; source: 'environment' | 'secret-store'; next: string | null; previous: string | null };
-  keys: SigningKey[];
-}
+export type KeyState = SigningKey['state'];
 
 export function listSigningKeys(signal?: AbortSignal): Promise<KeyList> {
   return request('/api/admin/identity/keys', { signal });
 }
 
-export function rewrapSigningKeys(): Promise<{ rewrapped: number; unchanged: number; encryptionKeyId: string }> {
+export function rewrapSigningKeys(): Promise<RewrapResult> {
   return request('/api/admin/identity/keys/rewrap', { method: 'POST' });
 }
 
-export function revokeSigningKey(kid: string, reason: string): Promise<{ revoked: SigningKey; replacementKid: string | null }> {
+export function revokeSigningKey(kid: string, reason: string): Promise<RevokeResult> {
   return request(`/api/admin/identity/keys/${enc(kid)}/revoke`, { method: 'POST', json: { reason } });
 }
 
 // --- OAuth clients
 
-export const OAUTH_SCOPES = ['openid', 'profile', 'email', 'groups', 'offline_access', 'read', 'write', 'admin'] as const;
-export type OAuthScope = (typeof OAUTH_SCOPES)[number];
+/** Every scope a managed client may have, in the order the form lists them (the server's `SUPPORTED_SCOPES`). */
+export const OAUTH_SCOPES = ['openid', 'profile', 'email', 'groups', 'offline_access', 'read', 'write', 'admin'] as const satisfies readonly Scope[];
+export type OAuthScope = Scope;
+export const isOAuthScope = (s: string): s is OAuthScope => (OAUTH_SCOPES as readonly string[]).includes(s);
 /** Redirect URIs, scopes, audiences, users and groups: at most this many each. */
 export const OAUTH_LIST_MAX = 50;
-
-export interface OAuthClient {
-  clientId: string;
-  origin: 'managed' | 'first_party' | 'dynamic';
-  name: string;
-  description: string | null;
-  redirectUris: string[];
-  logoutUri: string | null;
-  scopes: string[];
-  audiences: string[];
-  serviceAccountId: string | null;
-  allowedProfiles: Profile[];
-  accessMode: 'profiles' | 'specific';
-  allowedUserIds: string[];
-  allowedGroupIds: string[];
-  isPublic: boolean;
-  hasSecret: boolean;
-  createdAt: string;
-  updatedAt: string;
-  revokedAt: string | null;
-  /** Sent by the server beyond the contract; shown when present. */
-  grantTypes?: string[];
-  secretRotatedAt?: string | null;
-}
 
 /** Client names are 1–120 characters. */
 export const OAUTH_NAME_MAX = 120;
 
-export interface OAuthClientInput {
-  name: string;
-  description?: string | null;
-  redirectUris?: string[];
-  logoutUri?: string | null;
-  scopes?: string[];
-  audiences?: string[];
-  serviceAccountId?: string | null;
-  allowedProfiles?: Profile[];
-  accessMode?: 'profiles' | 'specific';
-  allowedUserIds?: string[];
-  allowedGroupIds?: string[];
-  isPublic?: boolean;
-}
+/** A create body; an update sends any part of it except `isPublic`. */
+export type OAuthClientInput = CreateClientBody;
 
+/** One page of clients as the pages use it. */
 export interface OAuthClientPage {
   clients: OAuthClient[];
   page: number;
@@ -319,23 +200,22 @@ export interface OAuthClientPage {
 const OAUTH = '/api/admin/oauth/clients';
 
 export async function listOAuthClients(p: PageParams = {}): Promise<OAuthClientPage> {
-  const r = await request<Partial<OAuthClientPage> & Partial<Paged<OAuthClient>>>(OAUTH, {
+  const r = await request<ClientList>(OAUTH, {
     query: { page: p.page ?? 1, per_page: p.perPage ?? 20, search: p.search?.trim() || undefined },
     signal: p.signal,
   });
-  // The contract is `{clients, page, perPage, total}`; the core lists' `{data, per_page}` spelling is read too.
-  return { clients: r.clients ?? r.data ?? [], page: r.page ?? 1, perPage: r.perPage ?? r.per_page ?? p.perPage ?? 20, total: r.total ?? 0 };
+  return { clients: r.data, page: r.page, perPage: r.per_page, total: r.total };
 }
 
 export function getOAuthClient(clientId: string, signal?: AbortSignal): Promise<{ client: OAuthClient }> {
   return request(`${OAUTH}/${enc(clientId)}`, { signal });
 }
 
-export function createOAuthClient(body: OAuthClientInput): Promise<{ client: OAuthClient; clientSecret: string | null }> {
+export function createOAuthClient(body: OAuthClientInput): Promise<ClientWithSecret> {
   return request(OAUTH, { method: 'POST', json: body });
 }
 
-export function updateOAuthClient(clientId: string, body: Partial<OAuthClientInput>): Promise<{ client: OAuthClient }> {
+export function updateOAuthClient(clientId: string, body: UpdateClientBody): Promise<{ client: OAuthClient }> {
   return request(`${OAUTH}/${enc(clientId)}`, { method: 'PATCH', json: body });
 }
 
@@ -383,35 +263,6 @@ export const LINUX_PAGE_SIZE = 50;
 export const LINUX_ID_MIN = 1000;
 export const LINUX_ID_MAX = 2147483647;
 
-export interface LinuxConfig {
-  enabled: boolean;
-  rangeStart: number | null;
-  rangeEnd: number | null;
-  homeTemplate: string;
-  loginShell: string;
-}
-
-export interface LinuxIdentity {
-  username: string;
-  uid: number;
-  gid: number;
-  primaryGroup: string;
-  homeDirectory: string;
-  loginShell: string;
-}
-
-export interface LinuxAccount {
-  sub: string;
-  login: string;
-  profile: Profile;
-  disabled: boolean;
-  /** Local full account (profile `user`); guests are not eligible. */
-  eligible: boolean;
-  identity: LinuxIdentity | null;
-  /** `code: explanation` each. */
-  conflicts: string[];
-}
-
 export interface LinuxPreview {
   config: LinuxConfig;
   configValid: boolean;
@@ -455,16 +306,6 @@ export function checkLinuxPath(p: string, what: string): string | null {
 }
 
 // --- passkeys (server/identity/passkeys/passkeys.routes.ts)
-
-export interface Passkey {
-  id: string;
-  name: string;
-  transports: string[];
-  deviceType: string;
-  backedUp: boolean;
-  createdAt: string;
-  lastUsedAt: string | null;
-}
 
 /** A WebAuthn ceremony: the challenge to send back and the options in their JSON form. */
 export interface PasskeyCeremony<O> {
