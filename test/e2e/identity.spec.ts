@@ -602,6 +602,11 @@ test('OAuth clients: create with a secret, rotate it, revoke, protected first-pa
   await wiki.getByRole('button', { name: 'Edit Wiki' }).click();
   const edit = page.getByRole('dialog', { name: 'Edit Wiki' });
   await expect(edit.getByLabel('Redirect URIs')).toHaveValue('https://wiki.example.com/callback\nhttps://wiki.example.com/callback2');
+  // The client's dialog leads to its panel too.
+  await edit.getByRole('button', { name: 'Connect your app…' }).click();
+  await expect(page.getByRole('dialog', { name: 'Connect Wiki' }).getByRole('textbox', { name: 'Client ID' })).toHaveValue(clientId);
+  await page.getByRole('dialog', { name: 'Connect Wiki' }).getByRole('button', { name: 'Done' }).click();
+  await wiki.getByRole('button', { name: 'Edit Wiki' }).click();
   await edit.getByLabel('Description').fill('The company wiki');
   await edit.getByRole('button', { name: 'Save changes' }).click();
   await expect(edit).toBeHidden();
