@@ -1,3 +1,12 @@
+import { DATABASE_APP_ID, NAMESPACE_RESOURCE } from '../../../../server/core/contract.ts';
+import type { ServiceAccount } from '../../lib/api/identity.ts';
+
+/** What a service account can reach, in words: the database's namespaces by name, other resources as their application names them. */
+export function serviceAccountReach(sa: Pick<ServiceAccount, 'appId' | 'resourceType' | 'resourceId'>): string {
+  if (sa.appId === DATABASE_APP_ID && sa.resourceType === NAMESPACE_RESOURCE) return `Database namespace “${sa.resourceId}”`;
+  return `${sa.resourceType} “${sa.resourceId}” of ${sa.appId}`;
+}
+
 /**
  * OAuth scopes in words: a short name for lists and a sentence for the client form. The scope itself (`offline_access`)
  * is shown behind "Details" or beside the words, never instead of them.
