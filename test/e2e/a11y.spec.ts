@@ -60,6 +60,15 @@ async function violations(page: Page, scope?: string): Promise<string[]> {
     .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1, 2).join('').trim() ?? ''}`));
 }
 
+/** Signs in as the seeded administrator; the Home page opens. */
+async function signIn(page: Page): Promise<void> {
+  await page.goto(base + '/');
+  await page.getByLabel('Login').fill(ADMIN.login);
+  await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
+}
+
 /** Waits until the page has a heading and no list or table is still loading. */
 async function settled(page: Page): Promise<void> {
   await expect(page.locator('h1').first()).toBeVisible();
@@ -92,14 +101,11 @@ test('axe finds no serious or critical violation on any page or main dialog', as
   await expect(page.locator('h1').first()).toBeVisible();
   await check('certificate page before sign-in');
 
-  await page.goto(base + '/');
-  await page.getByLabel('Login').fill(ADMIN.login);
-  await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await signIn(page);
 
   const pages = [
     '/',
+    '/namespaces',
     `/ns/${NS}`,
     `/ns/${NS}/tables`,
     `/ns/${NS}/tables/customers`,
@@ -140,7 +146,7 @@ test('axe finds no serious or critical violation on any page or main dialog', as
     await expect(page.getByRole('dialog')).toHaveCount(0);
   };
   const click = (name: string | RegExp) => (page: Page) => page.getByRole('button', { name }).first().click();
-  await dialog('create namespace', '/', click(/^New namespace/));
+  await dialog('create namespace', '/namespaces', click(/^New namespace/));
   await dialog('insert row', `/ns/${NS}/tables/customers`, click('Insert row'));
   await dialog('CSV import', `/ns/${NS}/tables/customers`, click('Import CSV'));
   await dialog('create account', '/accounts', click(/^New account/));
@@ -245,11 +251,7 @@ async function tabThrough(page: Page, stops: number, problems: string[], where: 
 test('the keyboard reaches the navigation and the page controls, each with a visible, unclipped focus ring', async ({ page }) => {
   test.setTimeout(120_000);
   await seed();
-  await page.goto(base + '/');
-  await page.getByLabel('Login').fill(ADMIN.login);
-  await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await signIn(page);
 
   const problems: string[] = [];
   // The main navigation, the namespace tabs, the table list and the rows grid's toolbar.
@@ -271,11 +273,8 @@ test('the keyboard reaches the navigation and the page controls, each with a vis
 test('dialogs fit a 390 px phone screen', async ({ page }) => {
   await seed();
   await page.setViewportSize({ width: 390, height: 780 });
-  await page.goto(base + '/');
-  await page.getByLabel('Login').fill(ADMIN.login);
-  await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await signIn(page);
+  await page.goto(base + '/namespaces');
   const fits = async (d: Locator, name: string) => {
     await expect(d).toBeVisible();
     const box = (await d.boundingBox())!;

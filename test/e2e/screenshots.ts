@@ -73,7 +73,7 @@ async function signIn(page: Page, base: string): Promise<void> {
   await page.getByLabel('Login').fill(ADMIN.login);
   await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.getByRole('heading', { name: 'Namespaces', level: 1 }).waitFor({ timeout: WAIT });
+  await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor({ timeout: WAIT });
 }
 
 async function shot(page: Page, name: string): Promise<void> {
@@ -106,7 +106,7 @@ async function capture(browser: Browser, base: string, width: number): Promise<v
   }
 
   // The namespaces page.
-  await page.goto(base + '/');
+  await page.goto(base + '/namespaces');
   await page.getByRole('heading', { name: 'Namespaces', level: 1 }).waitFor();
   await page.getByText(NS, { exact: true }).first().waitFor();
   await shot(page, 'namespaces');
