@@ -340,16 +340,21 @@ test('exports the rows as CSV and imports rows from CSV', async ({ page, request
   expect(csv).toContain('Eve,eve@example.com,19,true');
   await expect(notifications(page)).toContainText('Exported people.csv');
 
-  // A file with a bad value: refused as a whole, the message next to the file picker.
+  // A file with several bad lines: refused as a whole, every problem listed by line and column.
   const bad = testInfo.outputPath('bad.csv');
-  fs.writeFileSync(bad, 'name,email,age\nFay,fay@example.com,33\nGus,gus@example.com,abc\n');
+  fs.writeFileSync(bad, 'name,email,age\nFay,fay@example.com,33\nGus,gus@example.com,abc\nHal,hal@example.com\nIda,ida@example.com,old\n');
   await page.getByRole('button', { name: 'Import CSV' }).click();
   const dialog = page.getByRole('dialog', { name: 'Import CSV into people' });
   const picker = dialog.getByLabel('CSV file');
   await picker.setInputFiles(bad);
   await expect(dialog.getByText('Columns: name email age')).toBeVisible();
   await dialog.getByRole('button', { name: 'Import rows' }).click();
-  await expectFieldError(picker, /^Line 3, column "age": expected an integer/);
+  await expectFieldError(picker, /^3 problems in this file\. Nothing was imported/);
+  const problems = dialog.getByRole('region', { name: 'Problems in the file' }).getByRole('row');
+  await expect(problems).toHaveCount(4); // the header row and three problems, in line order
+  await expect(problems.nth(1)).toHaveText(/^3\s*age\s*Expected an integer, got "abc"$/);
+  await expect(problems.nth(2)).toContainText(/^4\s*Whole line\s*Has 2 fields, but the first line names 3 columns/);
+  await expect(problems.nth(3)).toContainText(/^5\s*age/);
   await shot(page, 'import-error');
   expect(await rows(request, '?name=eq.Fay')).toHaveLength(0);
 

@@ -65,6 +65,7 @@ export const ErrorSchema = z
   .object({
     error: z.string().meta({ description: 'Stable error code (snake_case).', example: 'invalid_request' }),
     message: z.string().meta({ description: 'Human-readable explanation.' }),
+    details: z.record(z.string(), z.unknown()).optional().meta({ description: 'Structured detail, only where a route documents it (e.g. every refused line of a CSV import).' }),
   })
   .meta({ id: 'Error' });
 

@@ -88,8 +88,11 @@ export function plumbing(deps: { logger: Logger; metrics: Metrics; onFinished?: 
   };
 }
 
-/** An error as the envelope answer: status, extra headers and `{error, message}` (plus `error_description` on `/oauth/`). */
-export function errorAnswer(path: string, err: unknown, log: Logger): { status: number; headers: Record<string, string>; body: Record<string, string | null> } {
+/**
+ * An error as the envelope answer: status, extra headers and `{error, message}` (plus `error_description` on
+ * `/oauth/`, the error's extra `fields`, and `details` when the error exposes them).
+ */
+export function errorAnswer(path: string, err: unknown, log: Logger): { status: number; headers: Record<string, string>; body: Record<string, unknown> } {
   let e: HearthError;
   if (err instanceof HearthError) e = err;
   else if (isHttpError(err) && err.status < 500) {
@@ -107,7 +110,8 @@ export function errorAnswer(path: string, err: unknown, log: Logger): { status: 
   // client sent (RFC 6749 §5.2); every other 401 names Bearer.
   if (e.status === 401 && !e.headers?.['WWW-Authenticate']) headers['WWW-Authenticate'] = e.code === 'invalid_client' ? 'Basic realm="hearth"' : 'Bearer realm="hearth"';
   // OAuth endpoints answer in RFC 6749's shape too (`error_description`), keeping Hearth's `message`.
-  const body: Record<string, string | null> = path.startsWith('/oauth/') ? { error: e.code, error_description: e.message, message: e.message } : { ...e.fields, error: e.code, message: e.message };
+  const body: Record<string, unknown> = path.startsWith('/oauth/') ? { error: e.code, error_description: e.message, message: e.message } : { ...e.fields, error: e.code, message: e.message };
+  if (e.exposeDetails && e.details) body.details = e.details;
   return { status: e.status, headers, body };
 }
 

@@ -145,13 +145,13 @@ export function registerNamespaceRoutes(
     method: 'post', path: '/v1/namespaces/:ns/import', operationId: 'importNamespace', tags, access: 'admin',
     summary: 'Import a database file (or CSV rows into a table)',
     description:
-      'Without `table`: the single multipart field `file` must hold a healthy SQLite database that fits `max_db_size`, saved in any journal mode (`wal`, `delete`, `truncate`, `persist`, `memory`, `off`); it then atomically replaces the namespace database, runs with the namespace\'s own configuration (its `journal_mode` included), and the answer is 200 with the updated namespace record. A failed import leaves the old database untouched. Parts up to 64 MiB are kept in memory, larger ones spill to a temporary file.',
+      'Without `table`: the single multipart field `file` must hold a healthy SQLite database that fits `max_db_size`, saved in any journal mode (`wal`, `delete`, `truncate`, `persist`, `memory`, `off`); it then atomically replaces the namespace database, runs with the namespace\'s own configuration (its `journal_mode` included), and the answer is 200 with the updated namespace record. A failed import leaves the old database untouched. Parts up to 64 MiB are kept in memory, larger ones spill to a temporary file. With `table`: the file is CSV (header line = column names) and its rows are inserted in one transaction; every bad value and malformed line is reported and then nothing is imported: 400 `invalid_csv` with `details` `{total, shown, lines: [{line, column, reason}]}` listing the first 1,000 problems by line (`column` null when the whole line is wrong) and counting all of them.',
     params: NamespaceParams,
     query: ImportQuery,
     rawBody: { contentType: 'multipart/form-data', schema: ImportUpload, description: 'Exactly one field, `file`.' },
     responses: {
       200: { description: 'Imported; the updated namespace record (or, with `table`, the CSV import result).', schema: NamespaceRecord },
-      400: { description: 'Not exactly one `file` field, or not a healthy SQLite database (`invalid_request`, `invalid_database`).' },
+      400: { description: 'Not exactly one `file` field, or not a healthy SQLite database (`invalid_request`, `invalid_database`); with `table`, a bad CSV file (`invalid_csv`, every refused line in `details`).' },
       404: NOT_FOUND,
       413: { description: 'The upload exceeds HEARTH_UPLOAD_LIMIT (`payload_too_large`).' },
       415: { description: 'Not multipart/form-data (`unsupported_media_type`).' },

@@ -42,27 +42,63 @@ export async function exportCsv(
 }
 
 const CSV_IMPORT_LIMIT = 256 * 1024 * 1024;
+/** At most this many refused values are listed in an `invalid_csv` answer; `details.total` counts them all. */
+export const CSV_IMPORT_ERROR_CAP = 1000;
+
+/** One refused value (or line) of a CSV import: 1-based line of the file, the column (null: the whole line), the reason in words. */
+export interface CsvLineError {
+  line: number;
+  column: string | null;
+  reason: string;
+}
+
+/** The structural CSV errors of csv-parse, in words (the parser's own text otherwise). */
+function parserReason(err: { code?: string; message?: string }, columns: number | null): string {
+  const got = /got (\d+)/.exec(err.message ?? '')?.[1];
+  if (err.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH' || err.code === 'CSV_RECORD_INCONSISTENT_COLUMNS') {
+    return `has ${got ?? 'a different number of'} fields, but the first line names ${columns ?? 'a different number of'} columns`;
+  }
+  if (err.code === 'CSV_QUOTE_NOT_CLOSED') return 'a quoted field is never closed (a " is missing)';
+  if (err.code === 'CSV_INVALID_CLOSING_QUOTE') return 'a closing quote is followed by other characters (write "" for a quote inside a field)';
+  return (err.message ?? 'not valid CSV').replace(/ on line \d+$/, '');
+}
+
+const describeLineError = (e: CsvLineError) => `line ${e.line}${e.column === null ? '' : `, column ${JSON.stringify(e.column)}`}: ${e.reason}`;
 
 /**
  * Inserts the rows of a CSV file into a table in one transaction. The header row names the columns; values are
- * coerced to the column types (empty unquoted field = NULL, `""` = empty string). The first bad value is reported
- * with its line and column, and nothing is written.
+ * coerced to the column types (empty unquoted field = NULL, `""` = empty string). Every refused value and every
+ * malformed line is collected (line, column, reason; the first `CSV_IMPORT_ERROR_CAP` listed in the answer's
+ * `details`, `details.total` counting all of them) and, when there is any, nothing is written. A bad header (an
+ * unknown or repeated column) stops at once: no line can be read without it. Constraints only the database checks
+ * across rows (unique, foreign keys, triggers) are reported as the insert's first failure, still writing nothing.
  */
 export async function importCsv(opts: { ns: string; db: SqliteDb; table: string; upload: Upload; rows: RowsService; meta: Meta }): Promise<{ table: string; inserted: number }> {
   const t: TableInfo = requireObject(opts.db, opts.table);
   if (t.type === 'view') throw new HearthError('object_is_view', `${t.name} is a view: import into a table`);
   if (opts.upload.size > CSV_IMPORT_LIMIT) throw new HearthError('payload_too_large', `a CSV import is at most ${CSV_IMPORT_LIMIT} bytes`);
   const source = opts.upload.kind === 'memory' ? Readable.from([opts.upload.buffer]) : fs.createReadStream(opts.upload.path);
+  const errors: CsvLineError[] = [];
+  let total = 0;
+  let header: string[] | null = null;
+  const refuse = (e: CsvLineError) => {
+    total++;
+    if (errors.length < CSV_IMPORT_ERROR_CAP) errors.push(e);
+  };
   const parser = source.pipe(
     parse({
       bom: true,
       relax_column_count: false,
       skip_empty_lines: true,
+      skip_records_with_error: true,
+      on_skip: (err) => {
+        if (err) refuse({ line: (err as { lines?: number }).lines ?? 0, column: null, reason: parserReason(err, header?.length ?? null) });
+        return undefined;
+      },
       info: true,
       cast: (value, context) => (context.quoting ? value : value === '' ? null : value),
     }),
   );
-  let header: string[] | null = null;
   const records: Array<Record<string, unknown>> = [];
   try {
     for await (const item of parser as AsyncIterable<{ record: Array<string | null>; info: { lines: number } }>) {
@@ -79,27 +115,42 @@ export async function importCsv(opts: { ns: string; db: SqliteDb; table: string;
         continue;
       }
       const row: Record<string, unknown> = {};
+      let ok = true;
       for (let i = 0; i < header.length; i++) {
         const col = t.byName.get(header[i]!)!;
         const raw = record[i] ?? null;
         const value = raw === null ? null : fromCsv(col, raw);
-        if (value === Symbol.for('invalid-json')) throw new HearthError('invalid_csv', `line ${info.lines}, column ${JSON.stringify(col.name)}: not valid JSON`);
+        if (value === Symbol.for('invalid-json')) {
+          refuse({ line: info.lines, column: col.name, reason: 'not valid JSON' });
+          ok = false;
+          continue;
+        }
         try {
           toStorage(col, value, t.name);
         } catch (err) {
-          const msg = err instanceof HearthError ? err.message.replace(`${t.name}.${col.name}: `, '').replace(`${t.name}.${col.name} `, '') : String(err);
-          throw new HearthError('invalid_csv', `line ${info.lines}, column ${JSON.stringify(col.name)}: ${msg}`);
+          if (!(err instanceof HearthError)) throw err;
+          refuse({ line: info.lines, column: col.name, reason: err.message.replace(`${t.name}.${col.name}: `, '').replace(`${t.name}.${col.name} `, '') });
+          ok = false;
+          continue;
         }
         row[col.name] = value;
       }
-      records.push(row);
+      // Once a line is refused nothing will be written: keep reading only to find the other bad lines.
+      if (ok && total === 0) records.push(row);
     }
   } catch (err) {
     if (err instanceof HearthError) throw err;
     const e = err as { code?: string; message?: string; lines?: number };
-    throw new HearthError('invalid_csv', `${e.lines ? `line ${e.lines}: ` : ''}${e.message ?? 'the file is not valid CSV'}`);
+    refuse({ line: e.lines ?? 0, column: null, reason: parserReason(e, header?.length ?? null) });
   } finally {
     source.destroy();
+  }
+  if (total > 0) {
+    // The parser may report a malformed line before it hands over the records read ahead of it.
+    errors.sort((a, b) => a.line - b.line);
+    const first = describeLineError(errors[0]!);
+    const message = total === 1 ? first : `${total} problems, nothing was imported; the first: ${first}`;
+    throw new HearthError('invalid_csv', message, { details: { total, shown: errors.length, lines: errors }, exposeDetails: true });
   }
   if (!header) throw new HearthError('invalid_csv', 'the file is empty: the first line must name the columns');
   const written = opts.rows.insert({ ns: opts.ns, db: opts.db, meta: opts.meta }, t.name, records, { resolution: null, onConflict: null, bulk: true });

@@ -510,6 +510,39 @@ describe('CSV', () => {
     const missing = await s.api(`/v1/namespaces/${ns}/import?table=ghosts`, { method: 'POST', body: multipart([{ name: 'file', filename: 'x.csv', data: 'a\n1\n' }]).body, headers: { 'content-type': multipart([]).contentType } });
     expect(missing.status).toBe(400);
   });
+
+  it('reports every bad line of a CSV import (line, column, reason; capped with the total) and imports nothing', async () => {
+    const ns = await seed();
+    const upload = (csv: string) => {
+      const m = multipart([{ name: 'file', filename: 'p.csv', data: csv }]);
+      return s.api(`/v1/namespaces/${ns}/import?table=people`, { method: 'POST', body: m.body, headers: { 'content-type': m.contentType } });
+    };
+    const res = await upload('name,age,active\nok,1,true\nbad,abc,true\n,4,false\nneg,-4,maybe\nshort,5\nfine,6,false\n');
+    expect(res.status).toBe(400);
+    const body = await res.json();
+    expect(body.error).toBe('invalid_csv');
+    expect(body.message).toBe('5 problems, nothing was imported; the first: line 3, column "age": expected an integer, got "abc"');
+    expect(body.details).toEqual({
+      total: 5,
+      shown: 5,
+      lines: [
+        { line: 3, column: 'age', reason: 'expected an integer, got "abc"' },
+        { line: 4, column: 'name', reason: 'must not be null' },
+        { line: 5, column: 'age', reason: 'must be at least 0' },
+        { line: 5, column: 'active', reason: expect.stringMatching(/^expected true or false/) },
+        { line: 6, column: null, reason: expect.stringMatching(/column/i) },
+      ],
+    });
+    expect((await get(`/v1/${ns}/tables/people/rows?count=exact`)).body.meta.total_count).toBe(PEOPLE.length);
+    // More bad lines than the cap: the first 1,000 are listed, the total is counted.
+    const many = await upload('name,age\n' + Array.from({ length: 1200 }, (_, i) => `p${i},x${i}`).join('\n') + '\n');
+    const manyBody = await many.json();
+    expect(manyBody.details.total).toBe(1200);
+    expect(manyBody.details.shown).toBe(1000);
+    expect(manyBody.details.lines).toHaveLength(1000);
+    expect(manyBody.details.lines[999]).toEqual({ line: 1001, column: 'age', reason: 'expected an integer, got "x999"' });
+    expect((await get(`/v1/${ns}/tables/people/rows?count=exact`)).body.meta.total_count).toBe(PEOPLE.length);
+  });
 });
 
 describe('regressions from review', () => {
