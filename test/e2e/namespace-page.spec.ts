@@ -557,19 +557,27 @@ test('the changelog lists the schema changes', async ({ page }) => {
   await open(page, `/ns/${NS}/changelog`);
   const log = page.getByRole('table', { name: 'Changelog' });
   const entry = (action: string, table: string) => log.getByRole('row').filter({ hasText: action }).filter({ hasText: table });
-  await expect(entry('create_table', 'people')).toContainText('columns: name text, email text, age integer, active boolean, profile json');
-  await expect(entry('create_view', 'seniors')).toContainText('SELECT name, age FROM people');
-  await expect(entry('create_index', 'people').first()).toBeVisible();
-  await expect(entry('drop_index', 'people')).toContainText('people_age_idx');
-  await expect(entry('update_table', 'people')).toContainText('renamed profile → settings');
-  await expect(entry('drop_table', 'scratch')).toBeVisible();
+  // Actions in words; the identifier and the raw actor behind Details.
+  await expect(entry('Created table', 'people')).toContainText('columns: name text, email text, age integer, active boolean, profile json');
+  await expect(entry('Created view', 'seniors')).toContainText('SELECT name, age FROM people');
+  await expect(entry('Added index', 'people').first()).toBeVisible();
+  await expect(entry('Removed index', 'people')).toContainText('people_age_idx');
+  const changed = entry('Changed table', 'people');
+  await expect(changed).toContainText('renamed profile → settings');
+  await expect(log).not.toContainText('update_table');
+  await changed.getByText('Details', { exact: true }).click();
+  await expect(changed.locator('pre')).toContainText('"action": "update_table"');
+  const actor = changed.getByRole('cell').last();
+  expect(await actor.getAttribute('title')).toMatch(/^\w+:/); // the raw actor, e.g. token:… or account:…
+  await expect(actor).not.toContainText(/^(account|token):/);
+  await expect(entry('Deleted table', 'scratch')).toBeVisible();
   // Newest first: the last change was dropping people_age_idx.
-  await expect(log.getByRole('row').nth(1)).toContainText('drop_index');
+  await expect(log.getByRole('row').nth(1)).toContainText('Removed index');
   await shot(page, 'changelog');
 
   await page.getByLabel('Table', { exact: true }).selectOption('seniors');
   await expect(log.getByRole('row')).toHaveCount(2);
-  await expect(log.getByRole('row').nth(1)).toContainText('create_view');
+  await expect(log.getByRole('row').nth(1)).toContainText('Created view');
 });
 
 test('the overview shows totals and draws charts', async ({ page, request }) => {
@@ -582,7 +590,19 @@ test('the overview shows totals and draws charts', async ({ page, request }) => 
     .poll(async () => Number((await totals.getByTestId('total-requests').textContent())!.replace(/[^\d]/g, '')))
     .toBeGreaterThanOrEqual(api.telemetry.requests);
   await expect(totals).toContainText('p95');
-  await expect(page.getByRole('region', { name: 'Schema' })).toContainText('Tables1');
+  const schema = page.getByRole('region', { name: 'Schema' });
+  await expect(schema).toContainText('1 table');
+  await expect(schema).toContainText(/\d+ columns/);
+  // Settings and storage in words; the identifiers behind Details.
+  await expect(page.getByText('Write-ahead log, safe against power loss.')).toBeVisible();
+  await expect(page.getByText('journal wal')).toHaveCount(0);
+  const storage = page.getByRole('region', { name: 'Storage' });
+  await expect(storage).not.toContainText('×');
+  await storage.getByText('Details', { exact: true }).click();
+  await expect(storage).toContainText(/\d+ pages? of 4 KiB/);
+  await expect(storage).toContainText('page_count');
+  await page.getByText('Details', { exact: true }).first().click();
+  await expect(page.getByText(/journal_mode\s*wal · synchronous\s*full/)).toBeVisible();
 
   const requests = page.getByRole('img', { name: /^Requests and errors per minute/ });
   await expect(requests).toBeVisible();

@@ -49,6 +49,7 @@ const dateOnly = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
 const timeShort = new Intl.DateTimeFormat(undefined, { timeStyle: 'short' });
 const timeSeconds = new Intl.DateTimeFormat(undefined, { hour: 'numeric', minute: '2-digit', second: '2-digit', fractionalSecondDigits: 3 });
 const dayHour = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', hour: 'numeric' });
+const dayMonth = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short' });
 const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
 
 function guard(v: When, f: (d: Date) => string): string {
@@ -84,6 +85,11 @@ export function formatTimePrecise(v: When): string {
 /** "23 Nov, 10" / "23 Nov, 10 AM": a chart tick that spans days. */
 export function formatDayHour(v: When): string {
   return guard(v, (d) => dayHour.format(d));
+}
+
+/** "23 Nov": a chart tick per day. */
+export function formatDayMonth(v: When): string {
+  return guard(v, (d) => dayMonth.format(d));
 }
 
 /** "just now", "5 minutes ago", "yesterday"… then the date and time beyond a month. */
