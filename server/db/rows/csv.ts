@@ -54,9 +54,11 @@ export interface CsvLineError {
 
 /** The structural CSV errors of csv-parse, in words (the parser's own text otherwise). */
 function parserReason(err: { code?: string; message?: string }, columns: number | null): string {
+  // The parser runs ahead of the loop reading the header: take the expected count from its own message first.
   const got = /got (\d+)/.exec(err.message ?? '')?.[1];
+  const expected = /expect (\d+)/.exec(err.message ?? '')?.[1] ?? columns;
   if (err.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH' || err.code === 'CSV_RECORD_INCONSISTENT_COLUMNS') {
-    return `has ${got ?? 'a different number of'} fields, but the first line names ${columns ?? 'a different number of'} columns`;
+    return `has ${got ?? 'a different number of'} fields, but the first line names ${expected ?? 'a different number of'} columns`;
   }
   if (err.code === 'CSV_QUOTE_NOT_CLOSED') return 'a quoted field is never closed (a " is missing)';
   if (err.code === 'CSV_INVALID_CLOSING_QUOTE') return 'a closing quote is followed by other characters (write "" for a quote inside a field)';
