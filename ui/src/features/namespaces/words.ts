@@ -44,3 +44,8 @@ export function actorWords(actor: string | null | undefined): string {
   if (actor === 'anonymous') return 'Anonymous';
   return actor;
 }
+
+/** journal_mode → a short name for lists ("Write-ahead log", "Rollback journal"). */
+export function journalWords(journal: string): string {
+  return journal === 'wal' ? 'Write-ahead log' : journal === 'memory' ? 'In memory' : journal === 'off' ? 'None' : 'Rollback journal';
+}
