@@ -154,7 +154,7 @@ test('namespace lifecycle: create, configure, duplicate, export, import, delete'
   await expect(page).toHaveURL(/\/ns\/alpha\/tables$/);
   await expect(page.getByRole('heading', { name: 'alpha', level: 1 })).toBeVisible();
   await page.getByRole('navigation', { name: 'Main', exact: true }).getByRole('link', { name: 'Namespaces' }).click();
-  await expect(row(page, 'alpha')).toContainText('wal');
+  await expect(row(page, 'alpha')).toContainText('Write-ahead log');
   await expect(row(page, 'alpha')).toContainText('None');
   await expect(row(page, 'alpha')).toContainText('Read-write');
   await expect(row(page, 'alpha')).toContainText('just now');

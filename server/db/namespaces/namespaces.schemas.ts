@@ -56,6 +56,8 @@ export const StorageSnapshot = z
   })
   .meta({ id: 'StorageSnapshot', description: 'Compact storage snapshot, refreshed when the database is opened, closed, imported or every few minutes while open.' });
 
+export type StorageSnapshot = z.output<typeof StorageSnapshot>;
+
 export const NamespaceRecord = z
   .object({
     name: NamespaceName,
@@ -92,6 +94,8 @@ export const NamespaceList = z
     next_cursor: z.string().nullable().meta({ description: 'Opaque cursor of the next page; `null` on the last page.' }),
   })
   .meta({ id: 'NamespaceList' });
+
+export type NamespaceList = z.output<typeof NamespaceList>;
 
 export const ImportQuery = z
   .object({ table: z.string().optional().meta({ description: 'Import CSV rows into this table instead of replacing the database.' }) })

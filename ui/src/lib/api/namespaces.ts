@@ -1,23 +1,15 @@
-/** The namespace control plane: `/v1/namespaces`. Types mirror server/db/namespaces/namespaces.schemas.ts. */
+/** The namespace control plane: `/v1/namespaces`. The types are the server's own (zod-inferred), imported as types only. */
+import type { NamespaceConfig, NamespaceList, NamespaceRecord, StorageSnapshot } from '../../../../server/db/namespaces/namespaces.schemas.ts';
 import { NetworkError, authHeaders, credentials, request, send, toApiError, type Progress } from './client.ts';
 
-export const JOURNAL_MODES = ['wal', 'delete', 'truncate', 'persist'] as const;
-export type JournalMode = (typeof JOURNAL_MODES)[number];
-export const SYNCHRONOUS_MODES = ['full', 'normal'] as const;
-export type Synchronous = (typeof SYNCHRONOUS_MODES)[number];
+export type { NamespaceConfig, StorageSnapshot };
+export type Namespace = NamespaceRecord;
+export type NamespacePage = NamespaceList;
+export type JournalMode = NamespaceConfig['journal_mode'];
+export type Synchronous = NamespaceConfig['synchronous'];
 
-export interface NamespaceConfig {
-  journal_mode: JournalMode;
-  synchronous: Synchronous;
-  /** Milliseconds, 0–600000. */
-  busy_timeout: number;
-  /** Bytes, at least 4096; `null` means no quota. */
-  max_db_size: number | null;
-  /** Milliseconds, 1–3600000. */
-  query_timeout: number;
-  foreign_keys: boolean;
-  read_only: boolean;
-}
+export const JOURNAL_MODES = ['wal', 'delete', 'truncate', 'persist'] as const satisfies readonly JournalMode[];
+export const SYNCHRONOUS_MODES = ['full', 'normal'] as const satisfies readonly Synchronous[];
 
 export const DEFAULT_CONFIG: Readonly<NamespaceConfig> = Object.freeze({
   journal_mode: 'wal',
@@ -34,28 +26,6 @@ export const LIMITS = {
   query_timeout: { min: 1, max: 3_600_000 },
   max_db_size: { min: 4096, max: Number.MAX_SAFE_INTEGER },
 } as const;
-
-export interface StorageSnapshot {
-  size_bytes: number;
-  wal_bytes: number;
-  page_size: number;
-  page_count: number;
-  free_pages: number;
-  measured_at: string;
-}
-
-export interface Namespace {
-  name: string;
-  created_at: string;
-  config: NamespaceConfig;
-  last_activity_at: string | null;
-  storage: StorageSnapshot | null;
-}
-
-export interface NamespacePage {
-  data: Namespace[];
-  next_cursor: string | null;
-}
 
 export const NAMESPACE_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
