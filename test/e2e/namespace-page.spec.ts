@@ -624,6 +624,7 @@ test('the overview shows totals and draws charts', async ({ page, request }) => 
         for (let i = 1; i < boxes.length; i++) expect(boxes[i]!.left, `tick ${i} at ${width} px, ${w}`).toBeGreaterThan(boxes[i - 1]!.right);
       }
     }
+    if (width === 390) await shot(page, 'overview-390');
   }
   await page.setViewportSize({ width: 1366, height: 900 });
   await page.getByRole('radio', { name: '1h' }).click();
