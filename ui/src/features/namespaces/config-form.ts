@@ -4,6 +4,7 @@
  */
 import { ApiError, describeError } from '../../lib/api/client.ts';
 import { DEFAULT_CONFIG, LIMITS, type JournalMode, type NamespaceConfig, type Synchronous } from '../../lib/api/namespaces.ts';
+import { formatNumber } from '../../lib/format.ts';
 
 export const QUOTA_UNITS = [
   { value: 1, label: 'bytes' },
@@ -54,7 +55,7 @@ function integer(raw: string, label: string, min: number, max: number, unit: str
   if (s === '') return { error: `Enter ${label}.` };
   if (!/^\d+$/.test(s)) return { error: `Enter a whole number (${unit === 'ms' ? 'milliseconds' : unit}).` };
   const n = Number(s);
-  if (n < min || n > max) return { error: `Must be between ${min.toLocaleString('en-US')} and ${max.toLocaleString('en-US')} ${unit}.` };
+  if (n < min || n > max) return { error: `Must be between ${formatNumber(min)} and ${formatNumber(max)} ${unit}.` };
   return { value: n };
 }
 
