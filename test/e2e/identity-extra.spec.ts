@@ -408,10 +408,24 @@ test('passkeys: add on /me, sign out, sign in with the passkey, rename, remove',
   await expect(rowOf(table, 'Office desktop')).toBeVisible();
   await shot(page, 'passkey-renamed');
 
-  // Remove (the passkey sign-in was just now: recent enough).
+  // Remove. The server first answers recent_auth_required (as it would for a sign-in older than ten minutes): the
+  // dialog offers the account's passkey, the virtual authenticator confirms it, and the removal carries on.
+  let refused = false;
+  await page.route('**/api/auth/passkeys/*', (route) => {
+    if (refused || route.request().method() !== 'DELETE') return route.fallback();
+    refused = true;
+    return route.fulfill({ status: 403, contentType: 'application/json', body: JSON.stringify({ error: 'recent_auth_required', message: 'confirm it is you again' }) });
+  });
   await rowOf(table, 'Office desktop').getByRole('button', { name: 'Remove Office desktop' }).click();
   const remove = page.getByRole('dialog', { name: 'Remove passkey Office desktop?' });
   await remove.getByRole('button', { name: 'Remove passkey' }).click();
+  const confirmIt = page.getByRole('dialog', { name: 'Confirm it’s you' });
+  await expect(confirmIt.getByRole('button', { name: 'Use a passkey' })).toBeVisible();
+  await expect(confirmIt.getByLabel('Password')).toBeVisible();
+  await confirmIt.getByRole('button', { name: 'Use a passkey' }).click();
+  await expect(confirmIt).toBeHidden();
+  expect(refused).toBe(true);
+  await page.unroute('**/api/auth/passkeys/*');
   await expect(remove).toBeHidden();
   await expect(notifications(page)).toContainText('Passkey Office desktop removed');
   await expect(table).toContainText('No passkeys yet.');

@@ -5,6 +5,7 @@ import { HearthError } from '../../core/http/errors.ts';
 import { SMALL_BODY_LIMIT } from '../../core/http/body.ts';
 import { actorFor } from '../../core/auth/auth.ts';
 import { wrongOrigin, type SessionsService } from '../sessions/sessions.service.ts';
+import { Reauthenticated } from '../sessions/sessions.routes.ts';
 import { MAX_PASSKEYS_PER_ACCOUNT, type PasskeysService } from './passkeys.service.ts';
 
 const Passkey = z
@@ -93,6 +94,34 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     },
   });
 
+  api.route({
+    method: 'post', path: '/api/auth/passkeys/reauth/options', operationId: 'passkeyReauthOptions', tags, access: 'authenticated',
+    summary: 'Start confirming with a passkey (recent authentication)',
+    description: 'For a signed-in account with at least one passkey: a challenge (single-use, five minutes) bound to the account, and options for `navigator.credentials.get` listing its passkeys. No passkey: 404 `passkey_not_found` (confirm with the password at `POST /api/auth/reauth`).',
+    responses: { 200: { description: 'The ceremony.', schema: Ceremony }, 403: { description: '`forbidden` (not a session).' }, 404: { description: '`passkey_not_found`.' } },
+    handler: async (ctx) => {
+      noStore(ctx);
+      return await passkeys.reauthOptions(session(ctx));
+    },
+  });
+  api.route({
+    method: 'post', path: '/api/auth/passkeys/reauth', operationId: 'passkeyReauthenticate', tags, access: 'authenticated',
+    summary: 'Confirm with a passkey (recent authentication)',
+    description: 'Body `{challengeId, credential}`: the answer to `POST /api/auth/passkeys/reauth/options`, by one of the session\'s own passkeys. The session then counts as signed in now, so sensitive actions (`recent_auth_required`) succeed again; the cookie stays the same. Any other passkey, a used or expired challenge or a failed verification is 401 `invalid_credentials` (the session continues). Audited as `session.reauthenticate` with `method: passkey`.',
+    body: z.object({ challengeId: z.string().max(100), credential: Credential }).strict(),
+    bodyLimit: { max: SMALL_BODY_LIMIT },
+    responses: {
+      200: { description: 'Re-authenticated.', schema: Reauthenticated },
+      401: { description: '`invalid_credentials`.' },
+      403: { description: '`forbidden` (not a session), `origin_mismatch`.' },
+    },
+    handler: async (ctx, { body }) => {
+      noStore(ctx);
+      const origin = ctx.get('origin');
+      if (origin && origin !== opts.issuer()) throw new HearthError('origin_mismatch', wrongOrigin(origin, opts.issuer()));
+      return await passkeys.reauthenticate(session(ctx), { challengeId: body.challengeId, response: body.credential as never }, actorFor(ctx));
+    },
+  });
   api.route({
     method: 'post', path: '/api/auth/passkeys/login/options', operationId: 'passkeySignInOptions', tags, access: 'public',
     summary: 'Start a passkey sign-in',

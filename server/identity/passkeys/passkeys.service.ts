@@ -114,7 +114,8 @@ export function createPasskeysService(deps: {
         return new HearthError('invalid_credentials', 'the passkey was not accepted, or the account may not sign in');
       };
       const c = store.takeChallenge(input.challengeId, 'login');
-      if (!c || c.expires_at <= now()) throw refuse();
+      // a challenge made for re-authentication names its account and serves no sign-in
+      if (!c || c.expires_at <= now() || c.sub !== null) throw refuse();
       const key = typeof input.response?.id === 'string' ? store.get(input.response.id) : undefined;
       if (!key) throw refuse();
       const { origin, rpID } = rp();
@@ -135,6 +136,42 @@ export function createPasskeysService(deps: {
       if (!sessions.maySignIn(row)) throw refuse();
       store.markUsed(key.id, result.authenticationInfo.newCounter, now());
       return sessions.startSession(row, requestId, 'passkey');
+    },
+
+    /** Re-authentication of a live session with one of its account's passkeys: a challenge bound to that account. */
+    async reauthOptions(session: SessionInfo) {
+      const mine = store.ofSub(session.sub);
+      if (mine.length === 0) throw new HearthError('passkey_not_found', 'this account has no passkey: confirm with the password instead');
+      const options = await generateAuthenticationOptions({
+        rpID: rp().rpID, userVerification: 'required', timeout: CHALLENGE_LIFETIME_MS,
+        allowCredentials: mine.map((k) => ({ id: k.id, transports: JSON.parse(k.transports) })),
+      });
+      return { challengeId: newChallenge('login', session.sub, options.challenge), options };
+    },
+
+    /**
+     * The passkey answer to `reauthOptions`: the session counts as signed in now (sessions.confirmedRecently). Every
+     * refusal is 401 `invalid_credentials` (the session continues; an assertion cannot be guessed, so no budget applies).
+     */
+    async reauthenticate(session: SessionInfo, input: { challengeId: string; response: AuthenticationResponseJSON }, a: Actor) {
+      const refuse = () => new HearthError('invalid_credentials', 'the passkey was not accepted: try again, or confirm with the password');
+      const c = store.takeChallenge(input.challengeId, 'login');
+      if (!c || c.expires_at <= now() || c.sub !== session.sub) throw refuse();
+      const key = typeof input.response?.id === 'string' ? store.get(input.response.id) : undefined;
+      if (!key || key.sub !== session.sub) throw refuse();
+      const { origin, rpID } = rp();
+      let result;
+      try {
+        result = await verifyAuthenticationResponse({
+          response: input.response, expectedChallenge: c.challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true,
+          credential: { id: key.id, publicKey: new Uint8Array(key.public_key), counter: key.counter, transports: JSON.parse(key.transports) },
+        });
+      } catch {
+        throw refuse();
+      }
+      if (!result.verified) throw refuse();
+      store.markUsed(key.id, result.authenticationInfo.newCounter, now());
+      return sessions.confirmedRecently(session, 'passkey', a);
     },
 
     list: (sub: string) => store.ofSub(sub).map(presentPasskey),

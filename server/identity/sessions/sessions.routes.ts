@@ -52,7 +52,7 @@ const ReauthBody = z
   .object({ password: z.string().max(PASSWORD_MAX_LENGTH) })
   .strict()
   .meta({ id: 'ReauthBody' });
-const Reauthenticated = z
+export const Reauthenticated = z
   .object({
     issuedAt: z.number().int().meta({ description: 'The new sign-in time of the session (epoch ms).' }),
     recentAuthUntil: z.number().int().meta({ description: 'Sensitive actions are allowed until then (epoch ms).' }),

@@ -241,10 +241,15 @@ export function createSessionsService(deps: {
      */
     async reauthenticate(session: SessionInfo, password: string, a: Actor) {
       await checkOwnPassword(session.sub, password);
+      return this.confirmedRecently(session, 'password', a);
+    },
+
+    /** The session's account proved itself again (its password, or one of its passkeys): it counts as signed in now. */
+    confirmedRecently(session: SessionInfo, method: 'password' | 'passkey', a: Actor) {
       const at = now();
       store.transaction(() => {
         if (!store.reauthenticated(session.familyId, at)) throw new HearthError('unauthorized', 'the session has ended (signed out, revoked or expired): sign in again');
-        record(a, 'session.reauthenticate', session.sub, { login: session.login, session: session.familyId, method: 'password' });
+        record(a, 'session.reauthenticate', session.sub, { login: session.login, session: session.familyId, method });
       });
       return { issuedAt: at, recentAuthUntil: at + RECENT_AUTH_MS };
     },

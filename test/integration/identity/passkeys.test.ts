@@ -51,6 +51,49 @@ afterAll(async () => {
 });
 
 describe('passkeys', () => {
+  it('confirms an old session with one of its own passkeys (recent authentication), never with another account\'s', async () => {
+    const auth = new SoftAuthenticator(origin);
+    const made = await s.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'rhea', displayName: 'Rhea' } });
+    expect((await s.api(`/api/admin/core/accounts/${(await made.json()).sub}/password`, { method: 'PUT', json: { password: PASSWORD } })).status).toBe(204);
+    const cookie = cookieOf((await call('/api/auth/login', { json: { login: 'rhea', password: PASSWORD } })).headers);
+    expect((await register(auth, cookie, 'Reauth key')).status).toBe(201);
+    const family = cookie.split('=')[1]!.split('.')[0]!;
+    s.services.platformDb.prepare('UPDATE identity_session_families SET issued_at = issued_at - 11 * 60000 WHERE id = ?').run(family);
+    expect((await call('/api/auth/passkeys/registration', { method: 'POST', cookie })).json.error).toBe('recent_auth_required');
+
+    // A sign-in challenge does not confirm a session, and a re-authentication challenge does not sign in.
+    const signInStart = await call('/api/auth/passkeys/login/options', { method: 'POST' });
+    const viaSignIn = await call('/api/auth/passkeys/reauth', { cookie, json: { challengeId: signInStart.json.challengeId, credential: auth.get(signInStart.json.options) } });
+    expect(viaSignIn.status).toBe(401);
+    const start = await call('/api/auth/passkeys/reauth/options', { method: 'POST', cookie });
+    expect(start.status, JSON.stringify(start.json)).toBe(200);
+    expect(start.json.options.allowCredentials.map((c: { id: string }) => c.id)).toHaveLength(1);
+    const asSignIn = await call('/api/auth/passkeys/login', { json: { challengeId: start.json.challengeId, credential: auth.get(start.json.options) } });
+    expect(asSignIn.status).toBe(401);
+    expect((await call('/api/auth/session', { cookie, origin: null })).json.session.recentAuth).toBe(false);
+
+    const again = await call('/api/auth/passkeys/reauth/options', { method: 'POST', cookie });
+    const ok = await call('/api/auth/passkeys/reauth', { cookie, json: { challengeId: again.json.challengeId, credential: auth.get(again.json.options) } });
+    expect(ok.status, JSON.stringify(ok.json)).toBe(200);
+    expect(ok.json.recentAuthUntil).toBe(ok.json.issuedAt + 10 * 60000);
+    expect((await call('/api/auth/session', { cookie, origin: null })).json.session.recentAuth).toBe(true);
+    expect((await call('/api/auth/passkeys/registration', { method: 'POST', cookie })).status).toBe(200);
+    const audit = s.services.platformDb.prepare("SELECT detail FROM audit_log WHERE action = 'session.reauthenticate' ORDER BY rowid DESC LIMIT 1").pluck().get() as string;
+    expect(JSON.parse(audit)).toMatchObject({ login: 'rhea', method: 'passkey' });
+
+    // Another account's session cannot use rhea's passkey; an account without a passkey gets 404.
+    const other = await s.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'quinn', displayName: 'Quinn' } });
+    const quinn = (await other.json()).sub as string;
+    expect((await s.api(`/api/admin/core/accounts/${quinn}/password`, { method: 'PUT', json: { password: PASSWORD } })).status).toBe(204);
+    const q = await call('/api/auth/login', { json: { login: 'quinn', password: PASSWORD } });
+    const qCookie = cookieOf(q.headers);
+    expect((await call('/api/auth/passkeys/reauth/options', { method: 'POST', cookie: qCookie })).json.error).toBe('passkey_not_found');
+    const rheaStart = await call('/api/auth/passkeys/reauth/options', { method: 'POST', cookie });
+    const stolen = await call('/api/auth/passkeys/reauth', { cookie: qCookie, json: { challengeId: rheaStart.json.challengeId, credential: auth.get(rheaStart.json.options) } });
+    expect(stolen.status).toBe(401);
+    expect(stolen.json.error).toBe('invalid_credentials');
+  });
+
   it('registers from a recent session and signs in with it, opening a normal session', async () => {
     const auth = new SoftAuthenticator(origin);
     const cookie = await signIn();

@@ -345,6 +345,16 @@ export function passkeyLogin(challengeId: string, credential: unknown): Promise<
   return request('/api/auth/passkeys/login', { method: 'POST', json: { challengeId, credential }, token: null, signOutOn401: false });
 }
 
+/** Recent authentication with one of the signed-in account's passkeys (a challenge bound to the account). */
+export function passkeyReauthOptions(): Promise<PasskeyCeremony<PublicKeyCredentialRequestOptionsJSON>> {
+  return request('/api/auth/passkeys/reauth/options', { method: 'POST', token: null, signOutOn401: false, reauthenticate: false });
+}
+
+/** The session counts as signed in now (as `POST /api/auth/reauth` with the password). */
+export function passkeyReauthenticate(challengeId: string, credential: unknown): Promise<{ issuedAt: number; recentAuthUntil: number }> {
+  return request('/api/auth/passkeys/reauth', { method: 'POST', json: { challengeId, credential }, token: null, signOutOn401: false, reauthenticate: false });
+}
+
 /**
  * True when this browser can use passkeys here: `PublicKeyCredential` exists only in secure contexts (HTTPS,
  * localhost), and the JSON helpers the ceremonies use exist in every current browser.
