@@ -348,7 +348,7 @@ export function createSessionsService(deps: {
     requireRecentAuth(ctx: AppContext): true {
       const s = ctx.state.principal?.session;
       if (!s || now() - s.issuedAt >= RECENT_AUTH_MS) {
-        throw new HearthError('recent_auth_required', 'this action needs a sign-in within the last ten minutes: sign in again');
+        throw new HearthError('recent_auth_required', 'this action needs a sign-in within the last ten minutes: confirm your password (POST /api/auth/reauth) or a passkey, or sign in again');
       }
       return true;
     },
