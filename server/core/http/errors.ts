@@ -92,6 +92,11 @@ export const ERROR_CODES = {
   client_protected: 409,
   client_revoked: 409,
   client_is_public: 409,
+  // OAuth 2.0 device authorization polling (RFC 8628 §3.5): 400 like every RFC 6749 §5.2 error.
+  authorization_pending: 400,
+  slow_down: 400,
+  access_denied: 400,
+  expired_token: 400,
   // Outgoing mail (server/mail).
   profile_unknown: 404,
   profile_exists: 409,
@@ -116,6 +121,41 @@ export const ERROR_CODES = {
   // TLS (server/identity/keys/tls).
   tls_off: 409,
   renewal_failed: 502,
+  // Authenticator approval hearth-app-approval-v1 (server/identity/approval; seed 001 "Errors": 400 invalid input,
+  // 403 forbidden or wrong/revoked device or key mismatch, 404 unavailable, 409 used, stale or conflicting, 503
+  // disabled or an unavailable dependency).
+  comparison_mismatch: 400,
+  invalid_signature: 400,
+  invalid_proof: 400,
+  bad_signature: 403,
+  key_mismatch: 403,
+  login_refused: 403,
+  wrong_issuer: 403,
+  device_unknown: 403,
+  device_revoked: 403,
+  device_not_found: 404,
+  account_not_eligible: 409,
+  email_required: 409,
+  pairing_limit: 409,
+  device_limit: 409,
+  pairing_claimed: 409,
+  pairing_expired: 409,
+  pairing_cancelled: 409,
+  pairing_not_claimed: 409,
+  pairing_confirmed: 409,
+  device_already_revoked: 409,
+  change_not_pending: 409,
+  change_changed: 409,
+  change_not_listed: 409,
+  login_not_approved: 409,
+  login_consumed: 409,
+  request_not_pending: 409,
+  request_changed: 409,
+  not_opted_in: 409,
+  self_deny: 409,
+  proof_replayed: 409,
+  approval_disabled: 503,
+  approval_unavailable: 503,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

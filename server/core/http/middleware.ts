@@ -3,7 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Logger } from '../logging/logger.ts';
 import type { Principal } from '../auth/tokens.service.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { HearthError } from './errors.ts';
+import { HearthError, type ErrorCode } from './errors.ts';
 import type { AppContext, AppMiddleware } from './context.ts';
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
@@ -96,9 +96,8 @@ export function errorAnswer(path: string, err: unknown, log: Logger): { status: 
   let e: HearthError;
   if (err instanceof HearthError) e = err;
   else if (isHttpError(err) && err.status < 500) {
-    e = new HearthError(codeForStatus(err.status), err.expose ? err.message : STATUS_CODES[err.status] ?? 'error', {
-      status: err.status,
-    });
+    // The code's status is the table's: a 4xx without a code of its own (none of the body parsers throws one) is 400.
+    e = new HearthError(codeForStatus(err.status), err.expose ? err.message : STATUS_CODES[err.status] ?? 'error');
   } else {
     log.error({ err }, 'unhandled error');
     e = new HearthError('internal_error', 'internal error; the request id identifies it in the server log');
@@ -139,7 +138,7 @@ function isHttpError(err: unknown): err is { status: number; message: string; ex
   return typeof err === 'object' && err !== null && typeof (err as { status?: unknown }).status === 'number';
 }
 
-function codeForStatus(status: number): string {
+function codeForStatus(status: number): ErrorCode {
   switch (status) {
     case 400: return 'invalid_request';
     case 401: return 'unauthorized';

@@ -8,6 +8,7 @@
  * command runs in one transaction with the consumption of `(deviceId, jti)` (replay 409 `proof_replayed`): a command
  * that fails consumes nothing. Only a command that succeeds updates the device's last use (`lastUsedAt`).
  */
+import { HearthError } from '../../core/http/errors.ts';
 import { DeviceProof, ProofError, appDeviceProofMessage, checkProofTimes, verifyProofSignature, type DeviceCommand, type DevicePublicKey } from './proof.ts';
 import { APPROVAL_LIMITS } from './approval.schemas.ts';
 import { err, iso, type ApprovalService } from './approval.service.ts';
@@ -111,37 +112,37 @@ export function createDeviceChannel(service: ApprovalService) {
         const r = store.getLogin(c.requestId);
         if (!r || r.sub !== d.sub || !x.readable(r.expires_at)) throw err.notFound('the sign-in request');
         if (r.kind === 'terminal' && !x.optedIn(d, 'terminal-logins')) {
-          throw err.conflict('not_opted_in', 'only a device whose latest inbox accepted terminal-logins can decide a terminal sign-in');
+          throw new HearthError('not_opted_in', 'only a device whose latest inbox accepted terminal-logins can decide a terminal sign-in');
         }
         if (!x.sameText(c.challenge, r.challenge) || !x.sameText(c.comparison, r.comparison)) {
-          throw err.conflict('request_changed', 'the challenge or comparison code does not match this sign-in request');
+          throw new HearthError('request_changed', 'the challenge or comparison code does not match this sign-in request');
         }
         const state = x.loginState(r);
-        if (state !== 'pending') throw err.conflict('request_not_pending', `this sign-in request is ${state}`);
+        if (state !== 'pending') throw new HearthError('request_not_pending', `this sign-in request is ${state}`);
         const next = c.decision === 'approve' ? 'approved' : 'denied';
-        if (!store.decideLogin(r.id, next, d.id, at)) throw err.conflict('request_not_pending', 'this sign-in request is no longer pending');
+        if (!store.decideLogin(r.id, next, d.id, at)) throw new HearthError('request_not_pending', 'this sign-in request is no longer pending');
         queueMicrotask(() => x.wake(r.id));
         return { state: next };
       }
       case 'change': {
         const ch = store.getChange(c.changeId);
         if (!ch || ch.sub !== d.sub || !x.readable(ch.expires_at)) throw err.notFound('the device change');
-        if (!x.optedIn(d, 'device-changes')) throw err.conflict('not_opted_in', 'only a device whose latest inbox accepted device-changes can decide a device change');
+        if (!x.optedIn(d, 'device-changes')) throw new HearthError('not_opted_in', 'only a device whose latest inbox accepted device-changes can decide a device change');
         if (ch.kind !== c.kind || ch.target_id !== c.targetId || (ch.end_sessions === 1) !== c.endSessions) {
-          throw err.conflict('change_changed', 'the device change does not match the signed kind, target and endSessions');
+          throw new HearthError('change_changed', 'the device change does not match the signed kind, target and endSessions');
         }
         const state = x.changeState(ch);
-        if (state !== 'pending') throw err.conflict('change_not_pending', `this device change is ${state}`);
+        if (state !== 'pending') throw new HearthError('change_not_pending', `this device change is ${state}`);
         // Seed rule 5: an absent change is not decided while moreChanges is positive. Only a change the device's inbox
         // can list (the five oldest pending changes of the account) may be decided.
         if (!store.pendingChanges(d.sub, at).slice(0, L.changesPerInbox).some((p) => p.id === ch.id)) {
-          throw err.conflict('change_not_listed', `only the ${L.changesPerInbox} oldest pending device changes (those the inbox lists) can be decided: decide or let expire the older ones first`);
+          throw new HearthError('change_not_listed', `only the ${L.changesPerInbox} oldest pending device changes (those the inbox lists) can be decided: decide or let expire the older ones first`);
         }
         const detail = { changeId: ch.id, kind: ch.kind, deviceId: ch.target_id, endSignIns: ch.end_sessions === 1, decidedBy: d.id };
         const a = actor(d, requestId);
         if (c.decision === 'deny') {
           if (ch.kind === 'revoke' && ch.target_id === d.id) {
-            throw err.conflict('self_deny', 'the device being removed cannot deny its own removal; the request stays pending for other devices');
+            throw new HearthError('self_deny', 'the device being removed cannot deny its own removal; the request stays pending for other devices');
           }
           store.decideChange(ch.id, 'denied', at, d.id, null);
           if (ch.pairing_id) store.setPairingState(ch.pairing_id, 'cancelled');
@@ -151,7 +152,7 @@ export function createDeviceChannel(service: ApprovalService) {
         let ended = 0;
         if (ch.kind === 'pair') {
           const p = ch.pairing_id ? store.getPairing(ch.pairing_id) : undefined;
-          if (!p || x.pairingState(p) !== 'claimed') throw err.conflict('change_not_pending', 'the pairing of this device change is no longer waiting');
+          if (!p || x.pairingState(p) !== 'claimed') throw new HearthError('change_not_pending', 'the pairing of this device change is no longer waiting');
           store.decideChange(ch.id, 'approved', at, d.id, null);
           x.enrol(p, a, { approvedBy: d.id, changeId: ch.id });
           // The enrolled device's notice goes to outgoing mail once this commits (the minute schedule retries).
@@ -174,7 +175,7 @@ export function createDeviceChannel(service: ApprovalService) {
         return { state: 'updated' };
       case 'account': {
         const account = x.accountStore.getAccount(d.sub);
-        if (!account || account.kind !== 'person') throw err.forbidden('device_revoked', 'the account of this device is gone');
+        if (!account || account.kind !== 'person') throw new HearthError('device_revoked', 'the account of this device is gone');
         return { account: { uid: account.login, displayName: account.display_name, mail: account.email ?? null }, device: { name: d.name, createdAt: iso(d.created_at) } };
       }
     }
@@ -186,29 +187,29 @@ export function createDeviceChannel(service: ApprovalService) {
       const parsed = DeviceProof.safeParse(body.proof);
       if (!parsed.success) {
         const i = parsed.error.issues[0]!;
-        throw err.bad('invalid_request', `proof${i.path.length ? '.' + i.path.join('.') : ''}: ${i.code === 'unrecognized_keys' ? `unknown key ${i.keys.map((k) => JSON.stringify(k)).join(', ')}` : i.message}`);
+        throw new HearthError('invalid_request', `proof${i.path.length ? '.' + i.path.join('.') : ''}: ${i.code === 'unrecognized_keys' ? `unknown key ${i.keys.map((k) => JSON.stringify(k)).join(', ')}` : i.message}`);
       }
       const proof = parsed.data;
-      if (proof.issuer !== x.issuer()) throw err.forbidden('wrong_issuer', 'the proof is for another instance (issuer)');
+      if (proof.issuer !== x.issuer()) throw new HearthError('wrong_issuer', 'the proof is for another instance (issuer)');
       const device = store.getDevice(proof.deviceId);
-      if (!device) throw err.forbidden('device_unknown', 'no such device on this instance');
+      if (!device) throw new HearthError('device_unknown', 'no such device on this instance');
       const at = x.now();
       try {
         checkProofTimes(proof, Math.floor(at / 1000));
       } catch (e) {
-        throw err.bad('invalid_proof', (e as Error).message);
+        throw new HearthError('invalid_proof', (e as Error).message);
       }
       try {
         verifyProofSignature(appDeviceProofMessage(proof), body.signature, JSON.parse(device.public_key) as DevicePublicKey);
       } catch (e) {
-        if (e instanceof ProofError && e.code === 'signature_format') throw err.bad('invalid_signature', e.message);
-        throw err.forbidden('bad_signature', 'the signature does not verify with the device key');
+        if (e instanceof ProofError && e.code === 'signature_format') throw new HearthError('invalid_signature', e.message);
+        throw new HearthError('bad_signature', 'the signature does not verify with the device key');
       }
-      if (device.revoked_at !== null) throw err.forbidden('device_revoked', 'this device was revoked');
+      if (device.revoked_at !== null) throw new HearthError('device_revoked', 'this device was revoked');
       return store.transaction(() => {
-        if (!store.useNonce(device.id, proof.jti, proof.expiresAt * 1000)) throw err.conflict('proof_replayed', 'this proof (jti) was already used: inspect state instead of retrying');
+        if (!store.useNonce(device.id, proof.jti, proof.expiresAt * 1000)) throw new HearthError('proof_replayed', 'this proof (jti) was already used: inspect state instead of retrying');
         const fresh = store.getDevice(device.id)!;
-        if (fresh.revoked_at !== null) throw err.forbidden('device_revoked', 'this device was revoked');
+        if (fresh.revoked_at !== null) throw new HearthError('device_revoked', 'this device was revoked');
         const answer = run(fresh, proof.command, ip, requestId);
         // Only a command that succeeded counts as a use (refused, replayed and revoked-device commands do not).
         store.touchDevice(device.id, at);

@@ -40,7 +40,7 @@ async function guardAnswer<T>(fn: () => T | Promise<T>): Promise<T> {
   try {
     r = await fn();
   } catch (e) {
-    if (isBusy(e)) throw new HearthError('approval_unavailable', 'the platform database is busy; try again shortly', { status: 503, headers: { 'Retry-After': '1' } });
+    if (isBusy(e)) throw new HearthError('approval_unavailable', 'the platform database is busy; try again shortly', { headers: { 'Retry-After': '1' } });
     throw e;
   }
   if (r !== undefined && jsonBytes(r) > APPROVAL_LIMITS.responseBytes) {
@@ -70,7 +70,7 @@ export function registerApprovalRoutes(api: Api, approval: ApprovalService, sess
   // authentication. The administrator's device list and revoke stay available (to clean up after disabling).
   api.router.use(async (ctx, next) => {
     if (ctx.path.startsWith(P + '/') && ctx.path !== `${P}/info` && ctx.method !== 'OPTIONS' && !approval.enabled()) {
-      throw new HearthError('approval_disabled', APPROVAL_DISABLED_MESSAGE, { status: 503 });
+      throw new HearthError('approval_disabled', APPROVAL_DISABLED_MESSAGE);
     }
     return next();
   });
@@ -292,7 +292,7 @@ export function registerApprovalRoutes(api: Api, approval: ApprovalService, sess
       '`endSessions: true` ends every other session of the account on approval. The same request again from the same session returns the pending change; a different `endSessions` replaces it. ' +
       'When no other active device opted in to `device-changes`, the device is revoked at once: `{changeId: null, state: "revoked", deviceId, endSessions, endedSessions}`.',
     rawBody: json(ChangeStartBody),
-    responses: { 200: { description: 'The pending change, or the plain revocation.', schema: ChangeStartResponse }, ...E.recent, 404: { description: '`device_not_found`.' }, 409: { description: '`device_revoked`.' }, ...E.common },
+    responses: { 200: { description: 'The pending change, or the plain revocation.', schema: ChangeStartResponse }, ...E.recent, 404: { description: '`device_not_found`.' }, 409: { description: '`device_already_revoked`.' }, ...E.common },
     handler: async (ctx) => {
       const s = recent(ctx);
       const body = await readBody(ctx, ChangeStartBody);

@@ -59,9 +59,6 @@ export type Actor = { actor: string; requestId?: string | null };
 
 export const err = {
   notFound: (what: string) => new HearthError('not_found', `${what} is unavailable (unknown, of another session, or past its readable window)`),
-  conflict: (code: string, message: string) => new HearthError(code, message, { status: 409 }),
-  forbidden: (code: string, message: string) => new HearthError(code, message, { status: 403 }),
-  bad: (code: string, message: string) => new HearthError(code, message, { status: 400 }),
 };
 
 export const iso = (ms: number) => new Date(ms).toISOString();
@@ -88,7 +85,7 @@ export const plainText = (s: string, max: number) => [...s.replace(/[\u0000-\u00
 export function deviceName(raw: string): string {
   const name = raw.replace(/[\u0000-\u001f\u007f\u2028\u2029]+/g, ' ').trim();
   const n = [...name].length;
-  if (n < 1 || n > L.deviceNameLength) throw err.bad('invalid_request', `name must be 1–${L.deviceNameLength} characters after trimming`);
+  if (n < 1 || n > L.deviceNameLength) throw new HearthError('invalid_request', `name must be 1–${L.deviceNameLength} characters after trimming`);
   return name;
 }
 
@@ -180,14 +177,14 @@ export function createApprovalService(deps: {
   function pairingBySecret(pairingId: string, secret: string): PairingRow {
     const p = store.getPairing(pairingId);
     if (!p || !readable(p.expires_at)) throw err.notFound('the pairing');
-    if (!sameHash(secret, p.secret_hash)) throw err.forbidden('forbidden', 'the pairing secret does not match');
+    if (!sameHash(secret, p.secret_hash)) throw new HearthError('forbidden', 'the pairing secret does not match');
     return p;
   }
 
   /** Enrols the claimed device of a pairing (inside a transaction): device row, audit entry, notice outbox row. */
   function enrol(p: PairingRow, a: Actor, via: Record<string, unknown> = {}): DeviceRow {
     if (store.countActiveDevices(p.sub) >= L.activeDevicesPerAccount) {
-      throw err.conflict('device_limit', `an account has at most ${L.activeDevicesPerAccount} active devices: revoke one first`);
+      throw new HearthError('device_limit', `an account has at most ${L.activeDevicesPerAccount} active devices: revoke one first`);
     }
     const at = now();
     store.insertDevice({ id: p.device_id!, sub: p.sub, name: p.name!, public_key: p.public_key!, assisted: p.assisted, created_at: at });
@@ -332,24 +329,24 @@ export function createApprovalService(deps: {
     // ---- pairing ----
     startPairing(s: SessionInfo, isAdmin: boolean, userId: string | undefined, a: Actor) {
       const assisted = userId !== undefined && userId !== s.sub;
-      if (assisted && !isAdmin) throw err.forbidden('forbidden', 'pairing a device for another account needs the administrator role');
+      if (assisted && !isAdmin) throw new HearthError('forbidden', 'pairing a device for another account needs the administrator role');
       const sub = userId ?? s.sub;
       const row = accountStore.getAccount(sub);
       if (!row || row.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
-      if (!maySignIn(row)) throw err.conflict('account_not_eligible', 'this account may not sign in (disabled, expired or its category is not allowed)');
+      if (!maySignIn(row)) throw new HearthError('account_not_eligible', 'this account may not sign in (disabled, expired or its category is not allowed)');
       if (!row.email) {
         // Email is a required channel of enrolment (seed 001): the account owner is told of every paired device.
-        throw err.conflict('email_required', assisted
+        throw new HearthError('email_required', assisted
           ? 'this account has no email address: add one to the account (Accounts → edit) before pairing a device for it, so its owner is told of the enrolment'
           : 'your account has no email address: ask an administrator to add one before pairing a device, so you are told of every enrolment');
       }
       const at = now();
       return store.transaction(() => {
         if (store.outstandingPairings(sub, at) >= L.outstandingPairingsPerAccount) {
-          throw err.conflict('pairing_limit', `an account has at most ${L.outstandingPairingsPerAccount} outstanding pairings: finish or cancel one`);
+          throw new HearthError('pairing_limit', `an account has at most ${L.outstandingPairingsPerAccount} outstanding pairings: finish or cancel one`);
         }
         if (store.countActiveDevices(sub) >= L.activeDevicesPerAccount) {
-          throw err.conflict('device_limit', `an account has at most ${L.activeDevicesPerAccount} active devices: revoke one first`);
+          throw new HearthError('device_limit', `an account has at most ${L.activeDevicesPerAccount} active devices: revoke one first`);
         }
         const id = crypto.randomUUID();
         const secret = crypto.randomBytes(32).toString('base64url');
@@ -365,16 +362,16 @@ export function createApprovalService(deps: {
       try {
         verifyProofSignature(message, input.signature, input.publicKey);
       } catch (e) {
-        if (e instanceof ProofError && e.code === 'signature_format') throw err.bad('invalid_signature', e.message);
-        throw err.forbidden('bad_signature', 'the pairing signature does not verify with the given key');
+        if (e instanceof ProofError && e.code === 'signature_format') throw new HearthError('invalid_signature', e.message);
+        throw new HearthError('bad_signature', 'the pairing signature does not verify with the given key');
       }
       const name = deviceName(input.name);
-      if (p.state !== 'created') throw err.conflict('pairing_claimed', 'this pairing was already claimed (or cancelled): start a new pairing');
-      if (p.expires_at <= now()) throw err.conflict('pairing_expired', 'this pairing expired: start a new pairing');
+      if (p.state !== 'created') throw new HearthError('pairing_claimed', 'this pairing was already claimed (or cancelled): start a new pairing');
+      if (p.expires_at <= now()) throw new HearthError('pairing_expired', 'this pairing expired: start a new pairing');
       const deviceId = crypto.randomUUID();
       const comparison = sixDigits();
       const ok = store.claimPairing({ id: p.id, device_id: deviceId, public_key: JSON.stringify(input.publicKey), name, comparison, now: now() });
-      if (!ok) throw err.conflict('pairing_claimed', 'this pairing was already claimed (or cancelled): start a new pairing');
+      if (!ok) throw new HearthError('pairing_claimed', 'this pairing was already claimed (or cancelled): start a new pairing');
       return { deviceId, comparison, expiresAt: iso(p.expires_at) };
     },
 
@@ -389,9 +386,9 @@ export function createApprovalService(deps: {
         const p = ownPairing(pairingId, s);
         const state = pairingState(p);
         if (state === 'confirmed') return { deviceId: p.device_id!, approval: approvalOf(p) };
-        if (state === 'expired') throw err.conflict('pairing_expired', 'this pairing expired: start a new pairing');
-        if (state === 'cancelled') throw err.conflict('pairing_cancelled', 'this pairing was cancelled: start a new pairing');
-        if (state === 'created') throw err.conflict('pairing_not_claimed', 'no device has claimed this pairing yet');
+        if (state === 'expired') throw new HearthError('pairing_expired', 'this pairing expired: start a new pairing');
+        if (state === 'cancelled') throw new HearthError('pairing_cancelled', 'this pairing was cancelled: start a new pairing');
+        if (state === 'created') throw new HearthError('pairing_not_claimed', 'no device has claimed this pairing yet');
         if (!sameText(comparison, p.comparison!)) {
           // Counted (the transaction commits it); the fifth wrong code cancels the pairing and its pending change.
           const wrong = store.wrongCode(p.id);
@@ -403,9 +400,9 @@ export function createApprovalService(deps: {
         }
         if (p.change_id) return { deviceId: p.device_id!, approval: approvalOf(p) };
         if (p.assisted === 1) {
-          if (!recheckAdmin()) throw err.forbidden('forbidden', 'assisted pairing needs the administrator role');
+          if (!recheckAdmin()) throw new HearthError('forbidden', 'assisted pairing needs the administrator role');
           const target = accountStore.getAccount(p.sub);
-          if (!maySignIn(target)) throw err.conflict('account_not_eligible', 'this account may not sign in (disabled, expired or its category is not allowed)');
+          if (!maySignIn(target)) throw new HearthError('account_not_eligible', 'this account may not sign in (disabled, expired or its category is not allowed)');
           enrol(p, a);
           return { deviceId: p.device_id!, approval: null };
         }
@@ -416,7 +413,7 @@ export function createApprovalService(deps: {
         }
         // A further device: an active paired device must approve (a device change of kind `pair`).
         if (active >= L.activeDevicesPerAccount) {
-          throw err.conflict('device_limit', `an account has at most ${L.activeDevicesPerAccount} active devices: revoke one first`);
+          throw new HearthError('device_limit', `an account has at most ${L.activeDevicesPerAccount} active devices: revoke one first`);
         }
         const at = now();
         const changeId = crypto.randomUUID();
@@ -427,7 +424,7 @@ export function createApprovalService(deps: {
         return { deviceId: p.device_id!, approval: { state: 'pending' as const, expiresAt: iso(expiresAt) } };
       });
       if ('wrong' in r && r.wrong !== undefined) {
-        throw err.bad('comparison_mismatch', r.wrong >= WRONG_CODES_ALLOWED
+        throw new HearthError('comparison_mismatch', r.wrong >= WRONG_CODES_ALLOWED
           ? `the code does not match the one the device shows; after ${WRONG_CODES_ALLOWED} wrong codes the pairing is cancelled: start a new pairing`
           : 'the code does not match the one the device shows');
       }
@@ -436,9 +433,9 @@ export function createApprovalService(deps: {
 
     pairingResult(input: { pairingId: string; secret: string; publicKey: DevicePublicKey }) {
       const p = pairingBySecret(input.pairingId, input.secret);
-      if (!p.public_key || p.state === 'created') throw err.conflict('pairing_not_claimed', 'this pairing has not been claimed');
+      if (!p.public_key || p.state === 'created') throw new HearthError('pairing_not_claimed', 'this pairing has not been claimed');
       const k = JSON.parse(p.public_key) as DevicePublicKey;
-      if (k.x !== input.publicKey.x || k.y !== input.publicKey.y) throw err.forbidden('key_mismatch', 'the public key is not the one that claimed this pairing');
+      if (k.x !== input.publicKey.x || k.y !== input.publicKey.y) throw new HearthError('key_mismatch', 'the public key is not the one that claimed this pairing');
       const state = pairingState(p);
       return { state, deviceId: p.device_id!, ...(state === 'claimed' ? { comparison: p.comparison! } : {}) };
     },
@@ -446,7 +443,7 @@ export function createApprovalService(deps: {
     cancelPairing(pairingId: string, s: SessionInfo, a: Actor) {
       store.transaction(() => {
         const p = ownPairing(pairingId, s);
-        if (p.state === 'confirmed') throw err.conflict('pairing_confirmed', 'a confirmed device cannot be cancelled, only revoked');
+        if (p.state === 'confirmed') throw new HearthError('pairing_confirmed', 'a confirmed device cannot be cancelled, only revoked');
         if (p.state === 'cancelled') return;
         store.setPairingState(p.id, 'cancelled');
         if (p.change_id && store.cancelChange(p.change_id, now())) {
@@ -474,7 +471,7 @@ export function createApprovalService(deps: {
 
     ownDevice(sub: string, deviceId: string): DeviceRow {
       const d = store.getDevice(deviceId);
-      if (!d || d.sub !== sub) throw new HearthError('device_not_found', 'no such device of this account', { status: 404 });
+      if (!d || d.sub !== sub) throw new HearthError('device_not_found', 'no such device of this account');
       return d;
     },
 
@@ -504,7 +501,7 @@ export function createApprovalService(deps: {
     startRemoval(s: SessionInfo, deviceId: string, endSessions: boolean, a: Actor) {
       return store.transaction(() => {
         const d = service.ownDevice(s.sub, deviceId);
-        if (d.revoked_at !== null) throw err.conflict('device_revoked', 'this device is already revoked');
+        if (d.revoked_at !== null) throw new HearthError('device_already_revoked', 'this device is already revoked');
         const at = now();
         const existing = store.newestRemoval(s.sub, s.familyId, d.id);
         if (existing && changeState(existing) === 'pending') {
@@ -543,7 +540,7 @@ export function createApprovalService(deps: {
         const c = service.ownChange(s, ref);
         const state = changeState(c);
         if (state === 'cancelled') return;
-        if (state !== 'pending') throw err.conflict('change_not_pending', `this device change is ${state}`);
+        if (state !== 'pending') throw new HearthError('change_not_pending', `this device change is ${state}`);
         store.cancelChange(c.id, now());
         if (c.pairing_id) store.setPairingState(c.pairing_id, 'cancelled');
         record(a, 'auth.app.device_change.cancel', c.target_id, { changeId: c.id, kind: c.kind, deviceId: c.target_id, endSignIns: c.end_sessions === 1 });
@@ -598,11 +595,11 @@ export function createApprovalService(deps: {
       return store.transaction(() => {
         const r = service.browserLogin(requestId, secret);
         const state = loginState(r);
-        if (state === 'consumed') throw err.conflict('login_consumed', 'this sign-in request was already used: start a new sign-in');
-        if (state !== 'approved') throw err.conflict('login_not_approved', `this sign-in request is ${state}`);
+        if (state === 'consumed') throw new HearthError('login_consumed', 'this sign-in request was already used: start a new sign-in');
+        if (state !== 'approved') throw new HearthError('login_not_approved', `this sign-in request is ${state}`);
         const row = usableLogin(r);
-        if (!row) throw err.forbidden('login_refused', 'this sign-in can no longer complete (the device was revoked, or the account changed or may not sign in): start a new sign-in');
-        if (!store.consumeLogin(r.id, now())) throw err.conflict('login_consumed', 'this sign-in request was already used: start a new sign-in');
+        if (!row) throw new HearthError('login_refused', 'this sign-in can no longer complete (the device was revoked, or the account changed or may not sign in): start a new sign-in');
+        if (!store.consumeLogin(r.id, now())) throw new HearthError('login_consumed', 'this sign-in request was already used: start a new sign-in');
         return deps.sessions.startSession(row, httpRequestId, 'app-approval');
       });
     },
@@ -617,12 +614,12 @@ export function createApprovalService(deps: {
       return {
         create(input) {
           if (!Array.isArray(input.scopes) || input.scopes.length < 1 || input.scopes.length > L.terminalScopes || input.scopes.some((x) => typeof x !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(x))) {
-            throw err.bad('invalid_request', `a terminal sign-in carries 1–${L.terminalScopes} scope codes`);
+            throw new HearthError('invalid_request', `a terminal sign-in carries 1–${L.terminalScopes} scope codes`);
           }
-          if (!Number.isInteger(input.lifetimeSeconds) || input.lifetimeSeconds <= 0) throw err.bad('invalid_request', 'lifetimeSeconds must be a positive integer');
+          if (!Number.isInteger(input.lifetimeSeconds) || input.lifetimeSeconds <= 0) throw new HearthError('invalid_request', 'lifetimeSeconds must be a positive integer');
           const clientName = plainText(String(input.client?.name ?? ''), L.terminalClientNameLength);
           const clientId = plainText(String(input.client?.id ?? ''), 200);
-          if (!clientId) throw err.bad('invalid_request', 'the terminal client needs an id');
+          if (!clientId) throw new HearthError('invalid_request', 'the terminal client needs an id');
           const row = findAccount(String(input.identifier ?? ''));
           const terminal = { client: { id: clientId, name: clientName || clientId.slice(0, L.terminalClientNameLength) }, scopes: [...input.scopes], lifetimeSeconds: input.lifetimeSeconds };
           const r = store.transaction(() => newLogin({ kind: 'terminal', row, category: null, usable: approvable(row, null), ip: String(input.ip ?? ''), context: null, terminal, secret: null }));
