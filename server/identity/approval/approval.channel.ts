@@ -11,8 +11,12 @@
 import { HearthError } from '../../core/http/errors.ts';
 import { DeviceProof, ProofError, appDeviceProofMessage, checkProofTimes, verifyProofSignature, type DeviceCommand, type DevicePublicKey } from './proof.ts';
 import { APPROVAL_LIMITS } from './approval.schemas.ts';
-import { err, iso, type ApprovalService } from './approval.service.ts';
+import { err, iso, sameText, type ApprovalCore } from './approval.core.ts';
 import type { ChangeRow, DeviceRow, LoginRow } from './approval.store.ts';
+import type { Pairing } from './pairing.ts';
+import type { Devices } from './devices.ts';
+import type { SignInRequests } from './sign-in-requests.ts';
+import type { NoticeOutbox } from './notice-outbox.ts';
 
 const L = APPROVAL_LIMITS;
 
@@ -51,8 +55,13 @@ export function fitInbox(body: InboxBody, pendingChanges: number, limit: number 
   return out;
 }
 
-export function createDeviceChannel(service: ApprovalService) {
-  const x = service.internals;
+/** The flows whose requests the channel decides: sign-ins, device changes (pairing and removal), the device itself. */
+export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairing; devices: Devices; requests: SignInRequests; notices: NoticeOutbox }) {
+  const { core } = parts;
+  const x = {
+    ...core, sameText, wake: parts.requests.wake, enrol: parts.pairing.enrol, deliverNotices: parts.notices.deliverNotices, revokeDevice: parts.devices.revokeDevice,
+    sessionStore: core.deps.sessionStore, loginContext: core.deps.loginContext, issuer: core.deps.issuer,
+  };
   const { store } = x;
 
   function loginEntry(r: LoginRow, withContext: boolean, deviceIp: string): LoginEntry {
