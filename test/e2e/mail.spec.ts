@@ -569,14 +569,14 @@ test('send log: a message sent through the application API, its audited content,
   const total = (await api<{ data: Message[] }>(request, 'GET', `${M}/messages?limit=100`)).data.length;
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(table.getByRole('row')).toHaveCount(51);
-  await expect(page.getByText('Page 1 · 50 messages, newest first')).toBeVisible();
+  await expect(page.getByText('1–50 · page 1 · newest first')).toBeVisible();
   await expect(page.getByRole('button', { name: 'Newer' })).toBeDisabled();
   await page.getByRole('button', { name: 'Older' }).click();
-  await expect(page.getByText(`Page 2 · ${total - 50} messages, newest first`)).toBeVisible();
+  await expect(page.getByText(`51–${total} · page 2 · newest first`)).toBeVisible();
   await expect(invoice).toBeVisible();
   await expect(page.getByRole('button', { name: 'Older' })).toBeDisabled();
   await page.getByRole('button', { name: 'Newer' }).click();
-  await expect(page.getByText('Page 1 · 50 messages, newest first')).toBeVisible();
+  await expect(page.getByText('1–50 · page 1 · newest first')).toBeVisible();
   await api(request, 'POST', `${M}/batches/${(await digest.json()).batchId}/cancel`);
 });
 

@@ -41,7 +41,7 @@ async function open(page: Page, to: string): Promise<void> {
   await page.getByRole('button', { name: 'Use an API token' }).click();
   await page.getByLabel('Admin token').fill(TOKEN);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
   await page.goto(to);
 }
 
