@@ -165,22 +165,22 @@ export class HearthError extends Error {
   readonly status: number;
   readonly details: Record<string, unknown> | undefined;
   readonly headers: Record<string, string> | undefined;
-  /** Members of the envelope beside `error` and `message` (documented by the route that answers them). */
-  readonly fields: Record<string, string | null> | undefined;
-  /** When set, `details` is part of the answer's envelope (otherwise it stays on the server, e.g. for logs). */
-  readonly exposeDetails: boolean;
+  /**
+   * Members of the envelope beside `error` and `message`, documented by the route that answers them (a failed SMTP
+   * test's `reason` and `detail`, a CSV import's `details`). `details` alone stays on the server (logs).
+   */
+  readonly fields: Record<string, unknown> | undefined;
 
   constructor(
     code: ErrorCode | (string & {}),
     message: string,
-    opts: { status?: number; details?: Record<string, unknown>; exposeDetails?: boolean; headers?: Record<string, string>; fields?: Record<string, string | null>; cause?: unknown } = {},
+    opts: { status?: number; details?: Record<string, unknown>; headers?: Record<string, string>; fields?: Record<string, unknown>; cause?: unknown } = {},
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'HearthError';
     this.code = code;
     this.status = opts.status ?? (ERROR_CODES as Record<string, number>)[code] ?? 500;
     this.details = opts.details;
-    this.exposeDetails = opts.exposeDetails ?? false;
     this.headers = opts.headers;
     this.fields = opts.fields;
   }

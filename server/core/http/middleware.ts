@@ -90,7 +90,7 @@ export function plumbing(deps: { logger: Logger; metrics: Metrics; onFinished?: 
 
 /**
  * An error as the envelope answer: status, extra headers and `{error, message}` (plus `error_description` on
- * `/oauth/`, the error's extra `fields`, and `details` when the error exposes them).
+ * `/oauth/`, and the error's extra `fields`).
  */
 export function errorAnswer(path: string, err: unknown, log: Logger): { status: number; headers: Record<string, string>; body: Record<string, unknown> } {
   let e: HearthError;
@@ -110,7 +110,6 @@ export function errorAnswer(path: string, err: unknown, log: Logger): { status: 
   if (e.status === 401 && !e.headers?.['WWW-Authenticate']) headers['WWW-Authenticate'] = e.code === 'invalid_client' ? 'Basic realm="hearth"' : 'Bearer realm="hearth"';
   // OAuth endpoints answer in RFC 6749's shape too (`error_description`), keeping Hearth's `message`.
   const body: Record<string, unknown> = path.startsWith('/oauth/') ? { error: e.code, error_description: e.message, message: e.message } : { ...e.fields, error: e.code, message: e.message };
-  if (e.exposeDetails && e.details) body.details = e.details;
   return { status: e.status, headers, body };
 }
 

@@ -152,7 +152,7 @@ export async function importCsv(opts: { ns: string; db: SqliteDb; table: string;
     errors.sort((a, b) => a.line - b.line);
     const first = describeLineError(errors[0]!);
     const message = total === 1 ? first : `${total} problems, nothing was imported; the first: ${first}`;
-    throw new HearthError('invalid_csv', message, { details: { total, shown: errors.length, lines: errors }, exposeDetails: true });
+    throw new HearthError('invalid_csv', message, { fields: { details: { total, shown: errors.length, lines: errors } } });
   }
   if (!header) throw new HearthError('invalid_csv', 'the file is empty: the first line must name the columns');
   const written = opts.rows.insert({ ns: opts.ns, db: opts.db, meta: opts.meta }, t.name, records, { resolution: null, onConflict: null, bulk: true });
