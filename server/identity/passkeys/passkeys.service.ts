@@ -64,6 +64,32 @@ export function createPasskeysService(deps: {
     return c;
   };
 
+  /**
+   * Takes the challenge and verifies the assertion against it: the challenge must be unexpired and made for `sub`
+   * (null: a sign-in challenge, which names no account), the passkey must belong to `sub` when one is given, the user
+   * must be verified, and a user handle, when sent, must name the passkey's owner. Null on any refusal.
+   */
+  async function verifyAssertion(input: { challengeId: string; response: AuthenticationResponseJSON }, sub: string | null) {
+    const c = store.takeChallenge(input.challengeId, 'login');
+    if (!c || c.expires_at <= now() || c.sub !== sub) return null;
+    const key = typeof input.response?.id === 'string' ? store.get(input.response.id) : undefined;
+    if (!key || (sub !== null && key.sub !== sub)) return null;
+    const { origin, rpID } = rp();
+    let result;
+    try {
+      result = await verifyAuthenticationResponse({
+        response: input.response, expectedChallenge: c.challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true,
+        credential: { id: key.id, publicKey: new Uint8Array(key.public_key), counter: key.counter, transports: JSON.parse(key.transports) },
+      });
+    } catch {
+      return null;
+    }
+    if (!result.verified) return null;
+    const handle = input.response.response?.userHandle;
+    if (handle && Buffer.from(handle, 'base64url').toString('utf8') !== key.sub) return null;
+    return { key, newCounter: result.authenticationInfo.newCounter };
+  }
+
   return {
     async registrationOptions(session: SessionInfo) {
       const row = accountStore.getAccount(session.sub)!;
@@ -113,28 +139,13 @@ export function createPasskeysService(deps: {
         sessions.signInLimiter.fail(ip);
         return new HearthError('invalid_credentials', 'the passkey was not accepted, or the account may not sign in');
       };
-      const c = store.takeChallenge(input.challengeId, 'login');
-      // a challenge made for re-authentication names its account and serves no sign-in
-      if (!c || c.expires_at <= now() || c.sub !== null) throw refuse();
-      const key = typeof input.response?.id === 'string' ? store.get(input.response.id) : undefined;
-      if (!key) throw refuse();
-      const { origin, rpID } = rp();
-      let result;
-      try {
-        result = await verifyAuthenticationResponse({
-          response: input.response, expectedChallenge: c.challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true,
-          credential: { id: key.id, publicKey: new Uint8Array(key.public_key), counter: key.counter, transports: JSON.parse(key.transports) },
-        });
-      } catch {
-        throw refuse();
-      }
-      if (!result.verified) throw refuse();
-      // The user handle, when sent, must name the credential's owner.
-      const handle = input.response.response?.userHandle;
-      if (handle && Buffer.from(handle, 'base64url').toString('utf8') !== key.sub) throw refuse();
+      // a sign-in challenge names no account (one made for re-authentication serves no sign-in)
+      const verified = await verifyAssertion(input, null);
+      if (!verified) throw refuse();
+      const { key, newCounter } = verified;
       const row = accountStore.getAccount(key.sub);
       if (!sessions.maySignIn(row)) throw refuse();
-      store.markUsed(key.id, result.authenticationInfo.newCounter, now());
+      store.markUsed(key.id, newCounter, now());
       return sessions.startSession(row, requestId, 'passkey');
     },
 
@@ -155,22 +166,9 @@ export function createPasskeysService(deps: {
      */
     async reauthenticate(session: SessionInfo, input: { challengeId: string; response: AuthenticationResponseJSON }, a: Actor) {
       const refuse = () => new HearthError('invalid_credentials', 'the passkey was not accepted: try again, or confirm with the password');
-      const c = store.takeChallenge(input.challengeId, 'login');
-      if (!c || c.expires_at <= now() || c.sub !== session.sub) throw refuse();
-      const key = typeof input.response?.id === 'string' ? store.get(input.response.id) : undefined;
-      if (!key || key.sub !== session.sub) throw refuse();
-      const { origin, rpID } = rp();
-      let result;
-      try {
-        result = await verifyAuthenticationResponse({
-          response: input.response, expectedChallenge: c.challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true,
-          credential: { id: key.id, publicKey: new Uint8Array(key.public_key), counter: key.counter, transports: JSON.parse(key.transports) },
-        });
-      } catch {
-        throw refuse();
-      }
-      if (!result.verified) throw refuse();
-      store.markUsed(key.id, result.authenticationInfo.newCounter, now());
+      const verified = await verifyAssertion(input, session.sub);
+      if (!verified) throw refuse();
+      store.markUsed(verified.key.id, verified.newCounter, now());
       return sessions.confirmedRecently(session, 'passkey', a);
     },
 
