@@ -10,7 +10,7 @@
  *                    Target: hearth/baseline ≥ 0.7. Reference (not a target): nodemailer without a pool (a fresh
  *                    transport and connection per message). Hearth's lane composes with nodemailer's encoders and
  *                    sends over pooled nodemailer SMTPConnection sessions in its SMTP thread (server/mail/delivery/
- *                    mime.ts, smtp.ts, smtp.worker.ts). CPU ms/msg of Hearth counts all its threads.
+ *                    mime.ts, smtp-attempt.ts, smtp-pool.ts, smtp.worker.ts). CPU ms/msg of Hearth counts all its threads.
  *                    Rounds rotate the order of Hearth and the two nodemailer runs, so background load falls on all.
  *                    Run twice: against smtp-server as shipped, which waits 100 ms before its greeting on every new
  *                    connection (BENCH_MAIL_N_GREET messages), and against smtp-server without that delay

@@ -27,7 +27,7 @@ import { NOTIFICATION, NOTIFICATION_BATCH } from './log/log.service.ts';
 import { notificationFrame } from './delivery/frame.ts';
 import { createAttachmentStore } from './delivery/attachments.ts';
 import { createDelivery, type DeliveryOptions } from './delivery/lanes.ts';
-import type { SmtpOptions } from './delivery/smtp.ts';
+import type { SmtpOptions } from './delivery/smtp-attempt.ts';
 import { createSettingsStore } from './retention/retention.store.ts';
 import { createRetentionService, type RetentionOptions } from './retention/retention.service.ts';
 import { registerRetentionRoutes } from './retention/retention.routes.ts';

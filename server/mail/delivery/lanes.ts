@@ -17,7 +17,8 @@ import { MAX_FAILURES } from '../log/log.service.ts';
 import type { LogStore, MessageRow, StoredAttachment } from '../log/log.store.ts';
 import type { AttachmentStore } from './attachments.ts';
 import type { SettledTopic } from '../settled/settled.service.ts';
-import { createSmtpThread, type NotStarted, type SmtpOptions, type SmtpOutcome } from './smtp.ts';
+import type { SmtpOptions, SmtpOutcome } from './smtp-attempt.ts';
+import { createSmtpThread, type NotStarted } from './smtp-thread.ts';
 
 export interface DeliveryOptions {
   immediateConcurrency: number;

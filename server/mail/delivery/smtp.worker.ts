@@ -1,6 +1,6 @@
 /**
- * The SMTP thread of the delivery lanes (started by `createSmtpThread` in smtp.ts): composes messages and talks SMTP
- * through its own `createSmtpPool`, so that MIME encoding, TLS and the socket work of the concurrent attempts run
+ * The SMTP thread of the delivery lanes (started by `createSmtpThread` in smtp-thread.ts): composes messages and talks
+ * SMTP through its own `createSmtpPool` (smtp-pool.ts), so that MIME encoding, TLS and the socket work of the concurrent attempts run
  * beside the main event loop instead of on it. Immediate-lane attempts run at most `immediateSlots` at once; the
  * others handed over wait here in order and start as a slot frees.
  *
@@ -8,7 +8,9 @@
  * Thread → main: {type: 'outcome', id, outcome}, {type: 'closed'} (after every waiting attempt ended `not_started`).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { createSmtpPool, type NotStarted, type OutgoingMessage, type SmtpOptions, type SmtpOutcome, type SmtpSettings } from './smtp.ts';
+import type { OutgoingMessage, SmtpOptions, SmtpOutcome, SmtpSettings } from './smtp-attempt.ts';
+import { createSmtpPool } from './smtp-pool.ts';
+import type { NotStarted } from './smtp-thread.ts';
 
 type Attempt = { type: 'attempt'; id: number; lane: 'immediate' | 'bulk'; settings: SmtpSettings; msg: OutgoingMessage; opts: SmtpOptions };
 type Incoming = Attempt | { type: 'stop' } | { type: 'close' };

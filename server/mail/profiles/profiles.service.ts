@@ -2,7 +2,7 @@ import type { AuditLog } from '../../core/audit/audit.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { MailClock } from '../clock.ts';
 import type { SecretBox } from '../crypto.ts';
-import { attemptSmtp, type SmtpOptions, type SmtpOutcome, type SmtpSettings } from '../delivery/smtp.ts';
+import { attemptSmtp, type SmtpOptions, type SmtpOutcome, type SmtpSettings } from '../delivery/smtp-attempt.ts';
 import { certificateHint, explainSmtpFailure, type SmtpFailureReason } from '../delivery/smtp-failure.ts';
 import { describeCaBundle } from '../tls-ca.ts';
 import { sameHost, type ProfileRead, type ProfileWrite } from './profiles.schemas.ts';

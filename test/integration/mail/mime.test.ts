@@ -9,7 +9,7 @@ import { simpleParser, type AddressObject, type Attachment, type ParsedMail } fr
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { describe, expect, it } from 'vitest';
 import { composeMessage } from '../../../server/mail/delivery/mime.ts';
-import type { OutgoingMessage } from '../../../server/mail/delivery/smtp.ts';
+import type { OutgoingMessage } from '../../../server/mail/delivery/mime.ts';
 
 const DATE = new Date('2026-03-01T10:11:12Z');
 

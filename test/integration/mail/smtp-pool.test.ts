@@ -7,7 +7,8 @@ import crypto from 'node:crypto';
 import type net from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { attemptSmtp, createSmtpPool, type OutgoingMessage, type SmtpSettings } from '../../../server/mail/delivery/smtp.ts';
+import { attemptSmtp, type OutgoingMessage, type SmtpSettings } from '../../../server/mail/delivery/smtp-attempt.ts';
+import { createSmtpPool } from '../../../server/mail/delivery/smtp-pool.ts';
 import { startPeer } from './peer.ts';
 
 const settings = (port: number, auth: { user: string; pass: string } | null = null): SmtpSettings =>

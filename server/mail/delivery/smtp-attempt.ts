@@ -1,21 +1,18 @@
 /**
- * SMTP attempts with nodemailer's SMTP client (`SMTPConnection`: STARTTLS, AUTH, PIPELINING, DSN, SIZE) and the
- * message composed by `mime.ts`: a 60-second budget per attempt, and the outcome classified as accepted, temporary or
- * permanent. Error text never carries credentials. The delivery lanes send through pooled sessions (one pool per
- * profile's settings, up to eight connections, each reused for up to 100 messages and closed after a minute unused);
- * test sends open a fresh connection, so they exercise the settings from the start.
+ * One SMTP attempt: one message over one SMTP connection with nodemailer's SMTP client (`SMTPConnection`: STARTTLS,
+ * AUTH, PIPELINING, DSN, SIZE) and the message composed by `mime.ts`: a 60-second budget per attempt, and the outcome
+ * classified as accepted, temporary or permanent. Error text never carries credentials. Where the connection comes
+ * from is the caller's: test sends open a fresh one (`attemptSmtp`), so they exercise the settings from the start; the
+ * delivery lanes take pooled sessions (`smtp-pool.ts`, run in the SMTP thread of `smtp-thread.ts`).
  *
  * Why not `transporter.sendMail`: nodemailer's mailer and pool wrap every message in a plugin pipeline and a chain of
  * streams that cost more CPU than everything else an immediate-lane delivery does (benchmarked in bench/mail.bench.ts);
  * the SMTP client underneath is the same.
  */
-import crypto from 'node:crypto';
 import net from 'node:net';
 import { Readable } from 'node:stream';
 import type tls from 'node:tls';
-import type { Worker } from 'node:worker_threads';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
-import { spawnWorker } from '../../core/runtime.ts';
 import { describeTlsFailure, withTrustedCa } from '../tls-ca.ts';
 import { composeMessage, type OutgoingMessage } from './mime.ts';
 import { smtpFailureReason, type SmtpFailureReason } from './smtp-failure.ts';
@@ -89,7 +86,7 @@ function connectionOptions(settings: SmtpSettings, opts: SmtpOptions): SMTPConne
 }
 
 /** One SMTP session: connected (with STARTTLS when offered) and logged in, ready for messages. */
-interface Session {
+export interface Session {
   conn: SMTPConnection;
   /** Messages sent on it. */
   messages: number;
@@ -103,7 +100,7 @@ interface Session {
  * Opens a session: connect, then AUTH when the profile has a user and the server offers AUTH (nodemailer's rule).
  * `track` receives the connection at once, so that the attempt budget can close it while it is still opening.
  */
-function openSession(settings: SmtpSettings, opts: SmtpOptions, track: (conn: SMTPConnection) => void): Promise<Session> {
+export function openSession(settings: SmtpSettings, opts: SmtpOptions, track: (conn: SMTPConnection) => void): Promise<Session> {
   const conn = new SMTPConnection(connectionOptions(settings, opts));
   track(conn);
   const session: Session = { conn, messages: 0, dead: false, idleTimer: null, onDead: null };
@@ -167,7 +164,7 @@ function accepted(info: SMTPConnection.SentMessageInfo, settings: SmtpSettings):
 }
 
 /** Where an attempt gets its session from and gives it back to. */
-interface SessionSource {
+export interface SessionSource {
   acquire(track: (conn: SMTPConnection) => void): Promise<{ session: Session; reused: boolean }>;
   /**
    * The session after a message: `clean` to reuse it, `reset` to reuse it after RSET (the server refused the message,
@@ -181,7 +178,7 @@ interface SessionSource {
  * reused session could not even start (the server had dropped or was closing it) is tried once more on a new
  * session, as nodemailer's pool does; once any byte of the message was read, it never is (no duplicate).
  */
-async function attemptOn(source: SessionSource, settings: SmtpSettings, msg: OutgoingMessage, opts: SmtpOptions): Promise<SmtpOutcome> {
+export async function attemptOn(source: SessionSource, settings: SmtpSettings, msg: OutgoingMessage, opts: SmtpOptions): Promise<SmtpOutcome> {
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const budgetText = `SMTP attempt exceeded ${Math.round(timeoutMs / 1000)} s`;
   let current: SMTPConnection | null = null;
@@ -271,222 +268,4 @@ export async function attemptSmtp(settings: SmtpSettings, msg: OutgoingMessage, 
     msg,
     opts,
   );
-}
-
-/** Messages per session before it is replaced (as nodemailer's pool: `maxMessages` 100). */
-const MAX_MESSAGES = 100;
-
-/**
- * Pooled sessions for the delivery lanes: one pool per distinct settings, at most `maxConnections` sessions each,
- * reused for up to 100 messages, a session unused for `idleMs` closed (QUIT), a pool without sessions forgotten.
- */
-export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
-  const idleMs = o.idleMs ?? 60_000;
-  interface Pool {
-    idle: Session[];
-    open: number;
-    waiters: Array<() => void>;
-  }
-  const pools = new Map<string, Pool>();
-  let closed = false;
-  const keyOf = (s: SmtpSettings, opts: SmtpOptions) =>
-    crypto.hash('sha256', JSON.stringify([s.host, s.port, s.secure, s.user, s.password, s.ca ?? null, opts.timeoutMs ?? null, opts.tls ? Object.keys(opts.tls).sort() : null]), 'hex');
-
-  /** The pool of `key`, made when missing (a pool without sessions, waiters or openings is forgotten). */
-  const poolOf = (key: string): Pool => {
-    let p = pools.get(key);
-    if (!p) {
-      p = { idle: [], open: 0, waiters: [] };
-      pools.set(key, p);
-    }
-    return p;
-  };
-  /** The pool each session belongs to (an attempt may outlive the pool object it started with). */
-  const home = new WeakMap<Session, { key: string; pool: Pool }>();
-  const forget = (key: string, p: Pool) => {
-    if (p.open === 0 && p.idle.length === 0 && p.waiters.length === 0 && pools.get(key) === p) pools.delete(key);
-  };
-  const closeSession = (s: Session) => {
-    const { key, pool: p } = home.get(s)!;
-    if (s.idleTimer) clearTimeout(s.idleTimer);
-    s.idleTimer = null;
-    s.onDead = null;
-    p.open--;
-    if (s.dead) s.conn.close();
-    else s.conn.quit();
-    s.dead = true;
-    p.waiters.shift()?.();
-    forget(key, p);
-  };
-  const unidle = (s: Session) => {
-    const p = home.get(s)!.pool;
-    const i = p.idle.indexOf(s);
-    if (i >= 0) p.idle.splice(i, 1);
-    closeSession(s);
-  };
-
-  function sourceFor(key: string, settings: SmtpSettings, opts: SmtpOptions): SessionSource {
-    return {
-      async acquire(track) {
-        for (;;) {
-          if (closed) throw Object.assign(new Error('outgoing mail is shutting down'), { code: 'ECONNECTION' });
-          const p = poolOf(key);
-          const s = p.idle.pop();
-          if (s) {
-            if (s.idleTimer) clearTimeout(s.idleTimer);
-            s.idleTimer = null;
-            s.onDead = null;
-            if (s.dead) {
-              closeSession(s);
-              continue;
-            }
-            return { session: s, reused: true };
-          }
-          if (p.open < o.maxConnections) {
-            p.open++;
-            try {
-              const session = await openSession(settings, opts, track);
-              home.set(session, { key, pool: p });
-              return { session, reused: false };
-            } catch (err) {
-              p.open--;
-              p.waiters.shift()?.();
-              forget(key, p);
-              throw err;
-            }
-          }
-          await new Promise<void>((resolve) => p.waiters.push(resolve));
-        }
-      },
-      release(s, state) {
-        if (state === 'close' || s.dead || closed || s.messages >= MAX_MESSAGES) return closeSession(s);
-        const give = (clean: boolean) => {
-          if (!clean || s.dead || closed) return closeSession(s);
-          const p = home.get(s)!.pool;
-          s.onDead = () => unidle(s);
-          s.idleTimer = setTimeout(() => unidle(s), idleMs);
-          s.idleTimer.unref();
-          p.idle.push(s);
-          p.waiters.shift()?.();
-        };
-        // After a refusal the session holds the failed transaction: RSET first (nodemailer's rule).
-        if (state === 'reset') s.conn.reset((err?: Error | null) => give(!err));
-        else give(true);
-      },
-    };
-  }
-
-  return {
-    attempt(settings: SmtpSettings, msg: OutgoingMessage, opts: SmtpOptions = {}): Promise<SmtpOutcome> {
-      return attemptOn(sourceFor(keyOf(settings, opts), settings, opts), settings, msg, opts);
-    },
-    close(): void {
-      closed = true;
-      for (const p of pools.values()) {
-        for (const s of p.idle.splice(0)) {
-          if (s.idleTimer) clearTimeout(s.idleTimer);
-          s.conn.quit();
-        }
-        for (const w of p.waiters.splice(0)) w();
-      }
-      pools.clear();
-    },
-  };
-}
-
-/** An attempt handed to the SMTP thread that never started (the thread stopped first): nothing was sent. */
-export interface NotStarted {
-  kind: 'not_started';
-  error: string;
-}
-
-/**
- * The delivery lanes' pool in a worker thread of its own (`smtp.worker.ts`), started at the first attempt. The main
- * thread only hands over the message and gets the outcome back; composing, encoding, TLS and the SMTP dialogue of the
- * concurrent attempts run there. Attempts of the immediate lane run at most `immediateSlots` at once: the lane may
- * hand over more (they wait in the thread, in order, and start the moment a slot frees, without a round trip through
- * the main event loop); when the thread stops, those that never started end `not_started`. If the thread dies,
- * attempts in progress end `temporary` (the rows are retried with the same Message-ID: at least once) and the next
- * attempt starts a new thread.
- */
-export function createSmtpThread(o: { maxConnections: number; immediateSlots: number; idleMs?: number }) {
-  let worker: Worker | null = null;
-  let nextId = 1;
-  let closed = false;
-  const pending = new Map<number, (outcome: SmtpOutcome | NotStarted) => void>();
-
-  const failAll = (why: string) => {
-    for (const resolve of pending.values()) resolve({ kind: 'temporary', error: why, response: null });
-    pending.clear();
-  };
-  function start(): Worker {
-    const w = spawnWorker('mail-smtp', new URL('./smtp.worker.ts', import.meta.url), {
-      workerData: { maxConnections: o.maxConnections, immediateSlots: o.immediateSlots, idleMs: o.idleMs },
-    });
-    w.unref();
-    w.on('message', (m: { type: string; id?: number; outcome?: SmtpOutcome | NotStarted }) => {
-      if (m.type !== 'outcome') return;
-      const resolve = pending.get(m.id!);
-      pending.delete(m.id!);
-      resolve?.(m.outcome!);
-    });
-    const gone = (why: string) => {
-      if (worker === w) worker = null;
-      failAll(why);
-    };
-    w.on('error', (err) => gone(`the SMTP thread failed: ${err.message}`));
-    w.on('exit', (code) => gone(`the SMTP thread stopped (exit code ${code})`));
-    return w;
-  }
-
-  return {
-    attempt(settings: SmtpSettings, msg: OutgoingMessage, opts: SmtpOptions = {}, lane: 'immediate' | 'bulk' = 'bulk'): Promise<SmtpOutcome | NotStarted> {
-      if (closed) return Promise.resolve({ kind: 'not_started', error: 'outgoing mail is shutting down' });
-      worker ??= start();
-      const id = nextId++;
-      // An attachment read for this attempt alone is handed over, not copied, when it owns its memory.
-      const transfer = (msg.attachments ?? [])
-        .map((a) => a.content)
-        .filter((b) => b.byteOffset === 0 && b.byteLength === b.buffer.byteLength && b.buffer instanceof ArrayBuffer)
-        .map((b) => b.buffer as ArrayBuffer);
-      return new Promise<SmtpOutcome | NotStarted>((resolve) => {
-        pending.set(id, resolve);
-        try {
-          worker!.postMessage({ type: 'attempt', id, lane, settings, msg, opts }, [...new Set(transfer)]);
-        } catch (err) {
-          pending.delete(id);
-          resolve({ kind: 'not_started', error: `the SMTP thread could not take the message: ${(err as Error).message}` });
-        }
-      });
-    },
-    /** No attempt starts any more: those waiting in the thread end `not_started` (attempts in progress go on). */
-    stop(): void {
-      closed = true;
-      worker?.postMessage({ type: 'stop' });
-    },
-    /** Attempts not started yet end `not_started`; idle sessions get QUIT; attempts in progress get a second. */
-    async close(): Promise<void> {
-      closed = true;
-      const w = worker;
-      worker = null;
-      if (!w) return;
-      // Waiting attempts answer at once, attempts in progress when they end (for at most a second); the QUIT of the
-      // idle sessions gets a moment to leave.
-      await new Promise<void>((resolve) => {
-        let quitSent = false;
-        const done = () => {
-          clearTimeout(timer);
-          setTimeout(resolve, 50);
-        };
-        const timer = setTimeout(resolve, 1000);
-        w.on('message', (m: { type: string }) => {
-          if (m.type === 'closed') quitSent = true;
-          if (quitSent && pending.size === 0) done();
-        });
-        w.postMessage({ type: 'close' });
-      });
-      await w.terminate();
-      failAll('outgoing mail is shutting down');
-    },
-  };
 }
