@@ -11,27 +11,39 @@ export function failure(err: unknown): Failure {
   return { message: describeError(err), requestId: err instanceof ApiError && err.status >= 500 ? err.requestId : null };
 }
 
-/** Capitalised, with a final full stop. */
+/**
+ * A server message as a sentence: capitalised unless it starts with an API field name (`recordDays must…`,
+ * `imap.port must…` keep their spelling), with a final full stop.
+ */
 export function sentence(s: string): string {
-  const t = s.charAt(0).toUpperCase() + s.slice(1);
+  const t = /^[a-z][a-z0-9]*[A-Z_.]/.test(s) ? s : s.charAt(0).toUpperCase() + s.slice(1);
   return /[.!?]$/.test(t) ? t : `${t}.`;
 }
 
 /**
- * Where a server refusal belongs: next to one of `fields` (a body validation issue on that field, or one of the
- * `codes` mapped to a field), or above the form.
+ * Where a server refusal belongs: next to one of `fields`, or above the form. A body validation issue goes to the
+ * field its path is, or starts with (`imap.port` matches the field `imap.port`, `smtpPort` the field `smtpPort`). An
+ * error code in `codes` goes to a field: a field key (the server's message goes there), a function that picks the key
+ * from the error, or a field with a message of the page's own.
  */
 export function placeError(
   err: unknown,
   fields: readonly string[],
-  codes: Record<string, { field: string; message: string }> = {},
+  codes: Record<string, string | ((e: ApiError) => string | null) | { field: string; message: string }> = {},
 ): { field: { key: string; message: string } | null; form: Failure | null } {
   if (err instanceof ApiError) {
-    const byCode = codes[err.code];
-    if (byCode) return { field: { key: byCode.field, message: byCode.message }, form: null };
+    const c = codes[err.code];
+    const place = typeof c === 'function' ? c(err) : c;
+    const key = typeof place === 'object' && place ? place.field : place;
+    if (key && fields.includes(key)) {
+      const message = typeof place === 'object' && place ? place.message : sentence(err.message.replace(/^body: /, ''));
+      return { field: { key, message }, form: null };
+    }
     const issue = err.fieldIssue();
-    const key = issue?.path.split('.')[0];
-    if (issue && key && fields.includes(key)) return { field: { key, message: sentence(issue.message) }, form: null };
+    if (issue) {
+      const match = [...fields].sort((a, b) => b.length - a.length).find((f) => issue.path === f || issue.path.startsWith(`${f}.`));
+      if (match) return { field: { key: match, message: sentence(issue.message) }, form: null };
+    }
   }
   return { field: null, form: failure(err) };
 }

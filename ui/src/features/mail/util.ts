@@ -1,8 +1,6 @@
 /** Helpers shared by the outgoing-mail pages. */
-import { ApiError } from '../../lib/api/client.ts';
 import type { MessageStatus } from '../../lib/api/mail.ts';
 import { formatNumber } from '../../lib/format.ts';
-import { failure, type Failure } from '../../lib/util.ts';
 
 export type Tab = 'profiles' | 'apps' | 'log' | 'retention';
 export const TABS: readonly { tab: Tab; label: string; href: string }[] = [
@@ -11,36 +9,6 @@ export const TABS: readonly { tab: Tab; label: string; href: string }[] = [
   { tab: 'log', label: 'Send log', href: '/mail/log' },
   { tab: 'retention', label: 'Retention', href: '/mail/retention' },
 ];
-
-/** A server message as a sentence: capitalised unless it starts with a field name (`recordDays must…`), with a full stop. */
-export function sentence(s: string): string {
-  const first = /^\S+/.exec(s)?.[0] ?? '';
-  const t = /^[a-z]+$/.test(first) ? s.charAt(0).toUpperCase() + s.slice(1) : s;
-  return /[.!?)]$/.test(t) ? t : `${t}.`;
-}
-
-/**
- * Where a server refusal belongs: next to one of `fields` (a validation issue whose path is, or starts with, a
- * field: `imap.port` matches the field `imap.port`, `smtpPort` the field `smtpPort`), a field named by its error
- * `codes`, or above the form.
- */
-export function placeMailError(
-  err: unknown,
-  fields: readonly string[],
-  codes: Record<string, string | ((e: ApiError) => string | null)> = {},
-): { field: { key: string; message: string } | null; form: Failure | null } {
-  if (err instanceof ApiError) {
-    const c = codes[err.code];
-    const key = typeof c === 'function' ? c(err) : c;
-    if (key && fields.includes(key)) return { field: { key, message: sentence(err.message.replace(/^body: /, '')) }, form: null };
-    const issue = err.fieldIssue();
-    if (issue) {
-      const match = [...fields].sort((a, b) => b.length - a.length).find((f) => issue.path === f || issue.path.startsWith(`${f}.`));
-      if (match) return { field: { key: match, message: sentence(issue.message) }, form: null };
-    }
-  }
-  return { field: null, form: failure(err) };
-}
 
 export const STATUS_TONE: Record<MessageStatus, 'neutral' | 'warning' | 'success' | 'danger' | 'info'> = {
   queued: 'info',
