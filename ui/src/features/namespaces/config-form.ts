@@ -2,9 +2,9 @@
  * The editable form of a namespace configuration: number fields as text (so the admin sees what they
  * typed, and our messages rather than the browser's), the quota as amount + unit.
  */
-import { ApiError, describeError } from '../../lib/api/client.ts';
 import { DEFAULT_CONFIG, LIMITS, type JournalMode, type NamespaceConfig, type Synchronous } from '../../lib/api/namespaces.ts';
 import { formatNumber } from '../../lib/format.ts';
+import { placeError } from '../../lib/util.ts';
 
 export const QUOTA_UNITS = [
   { value: 1, label: 'bytes' },
@@ -100,30 +100,14 @@ export function sameConfig(a: NamespaceConfig, b: NamespaceConfig): boolean {
   return (Object.keys(DEFAULT_CONFIG) as ConfigField[]).every((k) => a[k] === b[k]);
 }
 
-const CONFIG_FIELDS = new Set<string>(Object.keys(DEFAULT_CONFIG));
+const CONFIG_FIELDS = Object.keys(DEFAULT_CONFIG);
 
 /**
- * Splits a failed request into the message for a field (when the server names one we show) and the
- * message for the top of the form. `fields` are the form's own top-level inputs (e.g. `name`).
+ * Splits a failed request into the message for a field (a setting under `config.`, or one of the form's own
+ * top-level inputs in `fields`, e.g. `name`) and the message for the top of the form: lib's `placeError` with the
+ * settings' `config.` prefix taken off the key.
  */
-export function placeError(
-  err: unknown,
-  fields: string[] = [],
-): { field: { key: string; message: string } | null; form: { message: string; requestId: string | null } | null } {
-  if (err instanceof ApiError) {
-    const issue = err.fieldIssue();
-    if (issue) {
-      const key = issue.path.startsWith('config.') ? issue.path.slice('config.'.length) : issue.path;
-      if ((issue.path.startsWith('config.') && CONFIG_FIELDS.has(key)) || fields.includes(issue.path)) {
-        return { field: { key, message: sentence(issue.message) }, form: null };
-      }
-    }
-    return { field: null, form: { message: err.message, requestId: err.requestId } };
-  }
-  return { field: null, form: { message: describeError(err), requestId: null } };
-}
-
-function sentence(s: string): string {
-  const t = s.charAt(0).toUpperCase() + s.slice(1);
-  return /[.!?]$/.test(t) ? t : `${t}.`;
+export function placeConfigError(err: unknown, fields: string[] = []): ReturnType<typeof placeError> {
+  const placed = placeError(err, [...fields, ...CONFIG_FIELDS.map((k) => `config.${k}`)]);
+  return placed.field ? { field: { key: placed.field.key.replace(/^config\./, ''), message: placed.field.message }, form: null } : placed;
 }
