@@ -18,20 +18,13 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 const CHECKED_ELSEWHERE = new Set(['server/db/sql/sql.service.ts: f.code', 'server/core/http/middleware.ts: codeForStatus(err.status)']);
 
 /**
- * Call sites of OAuth's own error helpers that still pass the status the table gives their code (redundant, so no
- * answer differs). server/identity/oauth/ is being split on another branch, which drops them; then this list goes.
- */
-const REDUNDANT_OAUTH_STATUS = /^server\/identity\/oauth\//;
-
-/**
  * The helpers that pass their code (and options) on to `new HearthError`: their call sites are checked like the
  * constructor's. A new helper that forwards a code makes the scan fail until it is named here.
  */
 const FORWARDERS: Array<{ name: string; module: string; code: number; opts: number | null }> = [
   { name: 'notFound', module: 'server/core/http/errors.ts', code: 0, opts: null },
-  { name: 'oauthError', module: 'server/identity/oauth/oauth.service.ts', code: 0, opts: 2 },
-  { name: 'oauthError', module: 'server/identity/oauth/context.ts', code: 0, opts: 2 }, // after the OAuth split
-  { name: 'oauthError', module: 'server/identity/oauth/device.ts', code: 0, opts: 2 },
+  { name: 'oauthError', module: 'server/identity/oauth/context.ts', code: 0, opts: 2 },
+  { name: 'oauthError', module: 'server/identity/oauth/oauth.service.ts', code: 0, opts: 2 }, // re-exports context.ts's
   { name: 'pollError', module: 'server/identity/oauth/device.ts', code: 0, opts: null },
 ];
 
@@ -137,11 +130,7 @@ function scan() {
       if (o && ts.isObjectLiteralExpression(o)) {
         const status = o.properties.find((p) => (ts.isPropertyAssignment(p) || ts.isShorthandPropertyAssignment(p)) && p.name.getText() === 'status');
         const spread = o.properties.some((p) => ts.isSpreadAssignment(p));
-        if ((status || spread) && !REDUNDANT_OAUTH_STATUS.test(file)) statuses.push(site(o));
-        if (status && REDUNDANT_OAUTH_STATUS.test(file) && ts.isPropertyAssignment(status) && c && ts.isStringLiteral(c)) {
-          // Tolerated only while it says what the table says.
-          if (Number(status.initializer.getText()) !== (ERROR_CODES as Record<string, number>)[c.text]) statuses.push(site(o));
-        }
+        if (status || spread) statuses.push(site(o));
       } else if (o && !forwarded(o)) {
         unchecked.push(site(o));
       }

@@ -84,8 +84,11 @@ export function rowOf(c: Client): ClientRow {
   };
 }
 
-/** An OAuth protocol error (RFC 6749 §5.2 and friends): the body carries `error_description` too. */
-export const oauthError = (code: string, description: string, opts: { status?: number; headers?: Record<string, string> } = {}) =>
+/**
+ * An OAuth protocol error (RFC 6749 §5.2 and friends): the body carries `error_description` too. Its status is the
+ * code's in `ERROR_CODES`; an answer that needs another status needs another code there.
+ */
+export const oauthError = (code: string, description: string, opts: { headers?: Record<string, string> } = {}) =>
   new HearthError(code, description, opts);
 
 export function parseScope(s: string | undefined): string[] | null {

@@ -30,6 +30,7 @@ import type { Actor } from '../accounts/accounts.service.ts';
 import type { AccountRow } from '../accounts/accounts.store.ts';
 import type { DeviceAuthorizationRow, OAuthStore } from './oauth.store.ts';
 import { SUPPORTED_SCOPES } from './oauth.schemas.ts';
+import { oauthError } from './context.ts';
 
 import { DEVICE_CODE_GRANT } from '../contract.ts';
 
@@ -93,11 +94,9 @@ export type IssueResult = { response: Record<string, unknown>; sub: string; fami
 
 const sha256 = (s: string) => crypto.hash('sha256', s, 'hex');
 const json = <T>(s: string) => JSON.parse(s) as T;
-const oauthError = (code: string, description: string, opts: { status?: number; headers?: Record<string, string> } = {}) =>
-  new HearthError(code, description, opts);
-/** RFC 8628 §3.5 errors are 400 like every RFC 6749 §5.2 error. */
+/** RFC 8628 §3.5 errors (400 like every RFC 6749 §5.2 error, as the `ERROR_CODES` table says). */
 const pollError = (code: 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token', description: string) =>
-  oauthError(code, description, { status: 400 });
+  oauthError(code, description);
 
 /** Normalizes a typed user code: upper case, only the alphabet's letters (dashes and spaces dropped). */
 export function normalizeUserCode(input: string): string | null {
@@ -159,12 +158,12 @@ export function createDeviceFlow(deps: {
   const verificationUri = () => `${deps.issuer()}/oauth/device`;
 
   async function callBroker<T>(fn: (b: TerminalBroker) => T | Promise<T>): Promise<T> {
-    if (!broker) throw oauthError('temporarily_unavailable', 'sign-in with the authenticator app is not available on this server', { status: 503 });
+    if (!broker) throw oauthError('temporarily_unavailable', 'sign-in with the authenticator app is not available on this server');
     try {
       return await fn(broker);
     } catch (err) {
       if (err instanceof HearthError && err.status === 503) {
-        throw oauthError('temporarily_unavailable', `sign-in with the authenticator app is not available: ${err.message}`, { status: 503 });
+        throw oauthError('temporarily_unavailable', `sign-in with the authenticator app is not available: ${err.message}`);
       }
       throw err;
     }

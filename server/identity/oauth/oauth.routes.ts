@@ -278,7 +278,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     noStore(ctx);
     const m = BEARER.exec(ctx.get('authorization'));
     if (!m) {
-      throw oauthError('invalid_token', 'send the access token as Authorization: Bearer <token>', { status: 401, headers: { 'WWW-Authenticate': 'Bearer realm="hearth"' } });
+      throw oauthError('invalid_token', 'send the access token as Authorization: Bearer <token>', { headers: { 'WWW-Authenticate': 'Bearer realm="hearth"' } });
     }
     return await oauth.userinfo(m[1]!);
   };

@@ -76,7 +76,7 @@ export function refreshTokenGrant(ctx: OAuthContext): GrantHandler {
       });
       ctx.logger.warn({ err: (err as Error).message, released }, 'refresh: the signing authority failed');
       throw oauthError(err instanceof HearthError && err.code === 'signing_unavailable' ? 'temporarily_unavailable' : 'server_error',
-        released ? 'the token could not be issued; the refresh token is still valid, try again' : 'the token could not be issued', { status: 503 });
+        released ? 'the token could not be issued; the refresh token is still valid, try again' : 'the token could not be issued');
     }
     const next = `hrt_${random(32)}`;
     const issued = store.transaction(() => {
