@@ -1,7 +1,8 @@
 /**
  * Every error code and its status live in the one `ERROR_CODES` table (errors.ts): a source scan of `server/` fails
  * when a `new HearthError(…)` — or a call of a function that forwards its code or options to one — passes a `status`
- * or names a code the table does not have.
+ * (the options' type has none; the scan also catches a spread that could carry one) or names a code the table does
+ * not have. An answer whose status differs from its code's (say an OAuth error at another status) gets a code of its own.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,7 @@
 /**
  * The one error type of Hearth. Every non-2xx answer is `{error, message}` where `error` is a stable
- * snake_case code; the status is part of the code's definition so a code always maps to one status.
+ * snake_case code; the status is part of the code's definition so a code always maps to one status (an error cannot
+ * be given another: an answer that needs another status needs another code in `ERROR_CODES`).
  */
 export const ERROR_CODES = {
   invalid_request: 400,
@@ -174,12 +175,12 @@ export class HearthError extends Error {
   constructor(
     code: ErrorCode | (string & {}),
     message: string,
-    opts: { status?: number; details?: Record<string, unknown>; headers?: Record<string, string>; fields?: Record<string, unknown>; cause?: unknown } = {},
+    opts: { details?: Record<string, unknown>; headers?: Record<string, string>; fields?: Record<string, unknown>; cause?: unknown } = {},
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'HearthError';
     this.code = code;
-    this.status = opts.status ?? (ERROR_CODES as Record<string, number>)[code] ?? 500;
+    this.status = (ERROR_CODES as Record<string, number>)[code] ?? 500;
     this.details = opts.details;
     this.headers = opts.headers;
     this.fields = opts.fields;
