@@ -48,6 +48,8 @@ export interface StartOptions extends ConfigInput {
   db?: DbOptions;
   /** TLS knobs (tests): the internal leaf's lifetime, the retry backoff after a failed renewal. */
   tlsTuning?: { leafLifetimeMs?: number; retryMinMs?: number; retryMaxMs?: number; now?: () => number };
+  /** The routing shortcuts, both on by default; bench/routing.bench.ts turns them off to measure what they earn. */
+  routing?: { hot?: boolean; prefilter?: boolean };
 }
 
 export interface RunningServer {
@@ -102,7 +104,7 @@ export function openDataDir(dataDir: string) {
 
 /** The one boot function: used by `hearth serve`, the Electron utility process and the tests. */
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
-  const { logDestination, env, mail: mailOptions, db: dbOptions, tlsTuning, ...flags } = options;
+  const { logDestination, env, mail: mailOptions, db: dbOptions, tlsTuning, routing, ...flags } = options;
   const config = loadConfig(flags, env ?? processEnvironment());
   const logger = createLogger({ level: config.logLevel, destination: logDestination });
   privateDir(config.dataDir);
@@ -173,7 +175,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
 
   let closing = false;
   const startedAt = Date.now();
-  const api = new Api({ authenticate: createAuthenticator(tokens, identity.authenticateSession, identity.authenticateAccessToken), jsonBodyLimit: config.jsonBodyLimit });
+  const api = new Api({ authenticate: createAuthenticator(tokens, identity.authenticateSession, identity.authenticateAccessToken), jsonBodyLimit: config.jsonBodyLimit, prefilter: routing?.prefilter });
   registerCoreRoutes(api, {
     db: platformDb,
     metrics,
@@ -247,7 +249,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const onFinished = (ctx: AppContext | HotContext, seconds: number) => db.observeRequest(ctx, seconds);
   const app = buildApp({ api, logger, metrics, uiDir, onFinished });
   // Hot routes (the OAuth token endpoint, one row by id) are answered before Koa; everything else goes to the Koa app.
-  const callback = hotDispatcher(api.hot, { logger, metrics, authenticate: api.authenticate, onFinished }, app.callback());
+  const callback = routing?.hot === false ? app.callback() : hotDispatcher(api.hot, { logger, metrics, authenticate: api.authenticate, onFinished }, app.callback());
   const hsts = tls.hstsHeader();
   const handler: http.RequestListener = hsts
     ? (req, res) => {
