@@ -97,16 +97,6 @@ export class ScriptedAuthenticator {
   }
 }
 
-/** Signs in `login` with `password` (fresh session) and returns the Cookie header value. */
-export async function signIn(server: { url: string }, login: string, password: string): Promise<string> {
-  const base = server.url.replace(/\/+$/, '');
-  const r = await fetch(`${base}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: base }, body: JSON.stringify({ login, password }) });
-  if (r.status !== 200) throw new Error(`sign-in of ${login} failed: ${r.status} ${await r.text()}`);
-  const cookie = r.headers.getSetCookie().find((c) => c.startsWith('hearth_session='));
-  if (!cookie) throw new Error('the sign-in set no session cookie');
-  return cookie.split(';')[0]!;
-}
-
 /** POSTs a management or browser-login call with the session cookie and the exact platform Origin. */
 export async function manage(server: { url: string }, cookie: string | null, path: string, body: unknown = {}): Promise<{ status: number; body: any; headers: Headers }> {
   const base = server.url.replace(/\/+$/, '');

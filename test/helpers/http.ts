@@ -1,4 +1,7 @@
-/** A raw HTTP call for the sign-in and OAuth tests: cookies, Origin, JSON or form bodies, no redirect following. */
+/**
+ * A raw HTTP call for the sign-in and OAuth tests (cookies, Origin, JSON or form bodies, no redirect following), and
+ * the password sign-in they start from.
+ */
 export interface RawInit {
   method?: string;
   json?: unknown;
@@ -44,4 +47,19 @@ export async function rawCall(base: string, pathname: string, init: RawInit = {}
     json = null;
   }
   return { status: r.status, headers: r.headers, text, json, location: r.headers.get('location') };
+}
+
+/** POSTs a password sign-in as the admin UI does (JSON, the server's exact Origin) and returns the answer as it is. */
+export function postLogin(server: { url: string }, login: string, password: string): Promise<RawAnswer> {
+  const base = server.url.replace(/\/+$/, '');
+  return rawCall(base, '/api/auth/login', { json: { login, password } }, base);
+}
+
+/** Signs in `login` with `password` (a fresh session) and returns the Cookie header value; throws unless it answers 200. */
+export async function signIn(server: { url: string }, login: string, password: string): Promise<string> {
+  const r = await postLogin(server, login, password);
+  if (r.status !== 200) throw new Error(`sign-in of ${login} failed: ${r.status} ${r.text}`);
+  const cookie = r.headers.getSetCookie().find((c) => c.startsWith('hearth_session='));
+  if (!cookie) throw new Error('the sign-in set no session cookie');
+  return cookie.split(';')[0]!;
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 import { runCli } from '../../helpers/cli.ts';
+import { postLogin } from '../../helpers/http.ts';
 
 /** Each test spawns the CLI many times (about half a second each, more on a busy machine). */
 const SLOW = 120_000;
@@ -32,8 +33,6 @@ async function apiJson<T = Record<string, any>>(pathname: string): Promise<T> {
 }
 const accountByLogin = async (login: string) =>
   (await apiJson<{ data: Array<Record<string, any>> }>(`/api/admin/core/accounts?search=${login}&per_page=100`)).data.find((a) => a.login === login);
-const signIn = (login: string, password: string) =>
-  fetch(`${s.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json', origin: s.url }, body: JSON.stringify({ login, password }) });
 
 describe('hearth accounts users', () => {
   it('create (with a password), get, list, update, disable, enable, set-password, delete', async () => {
@@ -45,7 +44,7 @@ describe('hearth accounts users', () => {
     const created = JSON.parse(c.stdout);
     expect(created).toMatchObject({ login: 'alice', displayName: 'Alice Liddell', email: 'alice@example.org', admin: true, profile: 'user', disabled: false });
     expect(await accountByLogin('alice')).toMatchObject({ sub: created.sub, admin: true });
-    expect((await signIn('alice', 'correct horse battery')).status).toBe(200);
+    expect((await postLogin(s, 'alice', 'correct horse battery')).status).toBe(200);
 
     const guest = await hearth(['accounts', 'users', 'create', 'bob', '--profile', 'guest', '--expires-at', '2030-01-01T00:00:00Z', ...conn]);
     expect(guest.code).toBe(0);
@@ -89,7 +88,7 @@ describe('hearth accounts users', () => {
     const pw = await hearth(['accounts', 'users', 'set-password', 'bob', '--password-stdin', ...conn], { input: 'a new password\r\n' });
     expect(pw.code, pw.stderr).toBe(0);
     expect(pw.stdout).toBe('Set the password of bob.\n');
-    expect((await signIn('bob', 'a new password')).status).toBe(200);
+    expect((await postLogin(s, 'bob', 'a new password')).status).toBe(200);
     const short = await hearth(['accounts', 'users', 'set-password', 'bob', '--password-stdin', ...conn], { input: 'short\n' });
     expect(short.code).toBe(1);
     expect(short.stderr).toMatch(/password must be 8–1024 characters/);
@@ -97,12 +96,12 @@ describe('hearth accounts users', () => {
 
     expect((await hearth(['accounts', 'users', 'disable', 'bob', ...conn])).stdout).toBe('Disabled account bob.\n');
     expect((await accountByLogin('bob'))!.disabled).toBe(true);
-    expect((await signIn('bob', 'a new password')).status).toBe(401);
+    expect((await postLogin(s, 'bob', 'a new password')).status).toBe(401);
     expect((await hearth(['accounts', 'users', 'list', ...conn])).stdout).toMatch(/^bob\s+.*\bdisabled\b/m);
     const bobSub = (await accountByLogin('bob'))!.sub;
     expect((await hearth(['accounts', 'users', 'enable', bobSub, ...conn])).stdout).toBe('Enabled account bob.\n');
     expect((await accountByLogin('bob'))!.disabled).toBe(false);
-    expect((await signIn('bob', 'a new password')).status).toBe(200);
+    expect((await postLogin(s, 'bob', 'a new password')).status).toBe(200);
 
     const noYes = await hearth(['accounts', 'users', 'delete', 'bob', ...conn]);
     expect(noYes.code).toBe(1);

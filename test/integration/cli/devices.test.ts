@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
-import { ScriptedAuthenticator, manage, signIn } from '../../helpers/authenticator.ts';
+import { ScriptedAuthenticator, manage } from '../../helpers/authenticator.ts';
+import { signIn } from '../../helpers/http.ts';
 import { runCli } from '../../helpers/cli.ts';
 
 /** Each test spawns the CLI several times (about half a second each, more on a busy machine). */

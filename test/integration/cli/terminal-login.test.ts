@@ -2,7 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
-import { ScriptedAuthenticator, pairDevice, signIn } from '../../helpers/authenticator.ts';
+import { ScriptedAuthenticator, pairDevice } from '../../helpers/authenticator.ts';
+import { signIn } from '../../helpers/http.ts';
 import { runCli, startCli, type CliRun } from '../../helpers/cli.ts';
 
 /**

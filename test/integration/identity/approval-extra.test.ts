@@ -7,7 +7,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { APPROVAL_PATH, ScriptedAuthenticator, manage, pairDevice, signIn } from '../../helpers/authenticator.ts';
+import { APPROVAL_PATH, ScriptedAuthenticator, manage, pairDevice } from '../../helpers/authenticator.ts';
+import { signIn } from '../../helpers/http.ts';
 import { startPeer, type Peer } from '../mail/peer.ts';
 import { fitInbox, type InboxBody } from '../../../server/identity/approval/approval.channel.ts';
 

@@ -5,7 +5,8 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { APPROVAL_PATH, ScriptedAuthenticator, manage, pairDevice, signIn } from '../../helpers/authenticator.ts';
+import { APPROVAL_PATH, ScriptedAuthenticator, manage, pairDevice } from '../../helpers/authenticator.ts';
+import { signIn } from '../../helpers/http.ts';
 import { startPeer, type Peer } from '../mail/peer.ts';
 
 const APP_ORIGIN = 'https://auth.example.test';

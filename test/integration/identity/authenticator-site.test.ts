@@ -6,7 +6,8 @@ import { AUTHENTICATOR_CSP } from '../../../server/core/http/authenticator-site.
 import { appPairingLink, parseAppPairingLink } from '../../../server/identity/approval/contracts.ts';
 import { pairingLink } from '../../../ui/src/lib/api/app-approval.ts';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
-import { manage, signIn } from '../../helpers/authenticator.ts';
+import { manage } from '../../helpers/authenticator.ts';
+import { signIn } from '../../helpers/http.ts';
 
 /**
  * The reference authenticator web app's own listener (`authenticatorPort`): it serves `ui/dist/authenticator/` with its

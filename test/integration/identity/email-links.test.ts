@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { startPeer, type Peer } from '../mail/peer.ts';
-import { rawCall, type RawInit } from '../../helpers/http.ts';
+import { rawCall, signIn, type RawInit } from '../../helpers/http.ts';
 
 const M = '/api/admin/core/outgoing-mail';
 const PASSWORD = 'old-password-Passw0rd!';
@@ -43,8 +43,7 @@ afterAll(async () => {
 
 describe('password reset by email', () => {
   it('mails a single-use link that sets a new password, ends other sessions and signs the browser in', async () => {
-    const before = await call('/api/auth/login', { json: { login: 'rita', password: PASSWORD } });
-    const oldCookie = cookieOf(before.headers)!;
+    const oldCookie = await signIn(s, 'rita', PASSWORD);
     const r = await call('/api/auth/password-reset', { json: { login: 'rita@example.test' } });
     expect(r.status).toBe(202);
     expect(r.json).toEqual({ accepted: true });

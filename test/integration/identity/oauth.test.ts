@@ -7,7 +7,7 @@ import * as client from 'openid-client';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { rawCall, type RawInit } from '../../helpers/http.ts';
+import { rawCall, signIn, type RawInit } from '../../helpers/http.ts';
 
 const ADMIN_PASSWORD = 'first-admin-Passw0rd!';
 const USER_PASSWORD = 'user-secret-Passw0rd?';
@@ -23,12 +23,6 @@ const REDIRECT = 'https://rp.example.test/callback';
 const call = (pathname: string, init: RawInit = {}) => rawCall(s.url, pathname, init, issuer);
 
 const admin = (pathname: string, init: Parameters<typeof call>[1] = {}) => call(pathname, { token: s.token, origin: null, ...init });
-
-async function signIn(login: string, password: string) {
-  const r = await call('/api/auth/login', { json: { login, password } });
-  expect(r.status, r.text).toBe(200);
-  return r.headers.getSetCookie().find((c) => c.startsWith('hearth_session='))!.split(';')[0]!;
-}
 
 async function createUser(login: string, extra: Record<string, unknown> = {}) {
   const r = await admin('/api/admin/core/accounts', { json: { login, email: `${login}@example.test`, displayName: login.toUpperCase(), ...extra } });
@@ -80,9 +74,9 @@ beforeAll(async () => {
   issuer = s.url.replace(/\/$/, '');
   const setup = await call('/api/setup', { json: { login: 'root', password: ADMIN_PASSWORD } });
   expect(setup.status, setup.text).toBe(201);
-  adminCookie = await signIn('root', ADMIN_PASSWORD);
+  adminCookie = await signIn(s, 'root', ADMIN_PASSWORD);
   alice = await createUser('alice');
-  aliceCookie = await signIn('alice', USER_PASSWORD);
+  aliceCookie = await signIn(s, 'alice', USER_PASSWORD);
   const c = await createClient({ name: 'Reporting portal', redirectUris: [REDIRECT], scopes: ['openid', 'profile', 'email', 'groups', 'offline_access', 'read', 'write'], audiences: ['hearth', `${issuer}/v1`, `${issuer}/v1/sales`] });
   managed = { clientId: c.clientId, secret: c.secret! };
 });
@@ -341,7 +335,7 @@ describe('attacks', () => {
 
   it('the rechecks of every refresh: a disabled account or a narrowed client ends the grant', async () => {
     const bob = await createUser('bob');
-    const bobCookie = await signIn('bob', USER_PASSWORD);
+    const bobCookie = await signIn(s, 'bob', USER_PASSWORD);
     const c = await createClient({ name: 'Recheck', redirectUris: [REDIRECT], scopes: ['openid', 'offline_access', 'read'] });
     const a = await codeFlow({ clientId: c.clientId, secret: c.secret, cookie: bobCookie, scope: 'openid offline_access read' });
     const b = await codeFlow({ clientId: c.clientId, secret: c.secret, cookie: bobCookie, scope: 'openid offline_access read' });
@@ -357,7 +351,7 @@ describe('attacks', () => {
 
   it('who may authorize: profiles and specific users or nested groups', async () => {
     const guest = await createUser('gina', { profile: 'guest' });
-    const ginaCookie = await signIn('gina', USER_PASSWORD);
+    const ginaCookie = await signIn(s, 'gina', USER_PASSWORD);
     const usersOnly = await createClient({ name: 'Users only', redirectUris: [REDIRECT], allowedProfiles: ['user'] });
     const denied = await call(`/oauth/authorize?${new URLSearchParams({ client_id: usersOnly.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', state: 's' })}`, { cookie: ginaCookie, origin: null });
     expect(new URL(denied.location!).searchParams.get('error')).toBe('access_denied');
@@ -669,7 +663,7 @@ describe('lifetimes, cleanup and the fail-closed refresh reservation', () => {
 
   it('RP-initiated logout ends the session and the client\'s refresh grants, and returns to the registered logout URI', async () => {
     const c = await createClient({ name: 'Logout RP', redirectUris: [REDIRECT], logoutUri: 'https://rp.example.test/bye', scopes: ['openid', 'offline_access'] });
-    const cookie = await signIn('alice', USER_PASSWORD);
+    const cookie = await signIn(s, 'alice', USER_PASSWORD);
     const { tokens } = await codeFlow({ clientId: c.clientId, secret: c.secret, cookie, scope: 'openid offline_access' });
     const confirm = await call(`/oauth/logout?${new URLSearchParams({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://rp.example.test/bye', state: 'bye-1' })}`, { cookie, origin: null });
     expect(confirm.status).toBe(200);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { signIn } from '../../helpers/http.ts';
 import { SoftAuthenticator } from '../../helpers/webauthn.ts';
 
 const PASSWORD = 'passkey-owner-Passw0rd!';
@@ -18,12 +19,6 @@ async function call(path: string, init: { method?: string; json?: unknown; cooki
   return { status: r.status, headers: r.headers, json: text ? JSON.parse(text) : null };
 }
 const cookieOf = (h: Headers) => h.getSetCookie().find((c) => c.startsWith('hearth_session='))!.split(';')[0]!;
-
-async function signIn() {
-  const r = await call('/api/auth/login', { json: { login: 'pat', password: PASSWORD } });
-  expect(r.status).toBe(200);
-  return cookieOf(r.headers);
-}
 
 async function register(auth: SoftAuthenticator, cookie: string, name?: string) {
   const start = await call('/api/auth/passkeys/registration', { method: 'POST', cookie });
@@ -55,7 +50,7 @@ describe('passkeys', () => {
     const auth = new SoftAuthenticator(origin);
     const made = await s.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'rhea', displayName: 'Rhea' } });
     expect((await s.api(`/api/admin/core/accounts/${(await made.json()).sub}/password`, { method: 'PUT', json: { password: PASSWORD } })).status).toBe(204);
-    const cookie = cookieOf((await call('/api/auth/login', { json: { login: 'rhea', password: PASSWORD } })).headers);
+    const cookie = await signIn(s, 'rhea', PASSWORD);
     expect((await register(auth, cookie, 'Reauth key')).status).toBe(201);
     const family = cookie.split('=')[1]!.split('.')[0]!;
     s.services.platformDb.prepare('UPDATE identity_session_families SET issued_at = issued_at - 11 * 60000 WHERE id = ?').run(family);
@@ -96,7 +91,7 @@ describe('passkeys', () => {
 
   it('registers from a recent session and signs in with it, opening a normal session', async () => {
     const auth = new SoftAuthenticator(origin);
-    const cookie = await signIn();
+    const cookie = await signIn(s, 'pat', PASSWORD);
     const made = await register(auth, cookie, 'Laptop');
     expect(made.status, JSON.stringify(made.json)).toBe(201);
     expect(made.json).toMatchObject({ name: 'Laptop', lastUsedAt: null });
@@ -116,7 +111,7 @@ describe('passkeys', () => {
 
   it('refuses replayed challenges, other origins, missing user verification, a counter going back and disabled accounts', async () => {
     const auth = new SoftAuthenticator(origin);
-    const cookie = await signIn();
+    const cookie = await signIn(s, 'pat', PASSWORD);
     expect((await register(auth, cookie)).status).toBe(201);
     // Replay: a challenge is single-use.
     const start = await call('/api/auth/passkeys/login/options', { method: 'POST' });
@@ -140,7 +135,7 @@ describe('passkeys', () => {
 
   it('needs a session (not a token) and a recent sign-in to register or remove; renames and removes', async () => {
     expect((await call('/api/auth/passkeys/registration', { method: 'POST', token: s.token, origin: null })).status).toBe(403);
-    const cookie = await signIn();
+    const cookie = await signIn(s, 'pat', PASSWORD);
     const auth = new SoftAuthenticator(origin);
     const made = await register(auth, cookie, 'Phone');
     const renamed = await call(`/api/auth/passkeys/${made.json.id}`, { method: 'PATCH', cookie, json: { name: 'Old phone' } });
@@ -149,7 +144,7 @@ describe('passkeys', () => {
     // Ten minutes later, removal needs a fresh sign-in.
     s.services.platformDb.prepare('UPDATE identity_session_families SET issued_at = issued_at - 11 * 60000').run();
     expect((await call(`/api/auth/passkeys/${made.json.id}`, { method: 'DELETE', cookie })).json.error).toBe('recent_auth_required');
-    const fresh = await signIn();
+    const fresh = await signIn(s, 'pat', PASSWORD);
     expect((await call(`/api/auth/passkeys/${made.json.id}`, { method: 'DELETE', cookie: fresh })).status).toBe(204);
     expect((await call(`/api/auth/passkeys/${made.json.id}`, { method: 'DELETE', cookie: fresh })).json.error).toBe('passkey_not_found');
     expect((await passkeySignIn(auth)).status).toBe(401);

@@ -7,7 +7,8 @@ import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { manage, signIn } from '../../helpers/authenticator.ts';
+import { manage } from '../../helpers/authenticator.ts';
+import { signIn } from '../../helpers/http.ts';
 import { DeviceProof, appDeviceProofMessage, checkProofTimes, verifyProofSignature } from '../../../server/identity/approval/proof.ts';
 import {
   APP_APPROVAL_ACCEPT, APP_APPROVAL_PATH, APP_APPROVAL_PROTOCOL, AppApprovalClient, AppApprovalClientError, appApproval, appPairingLink,

@@ -6,8 +6,8 @@ import crypto from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { ScriptedAuthenticator, pairDevice, signIn } from '../../helpers/authenticator.ts';
-import { rawCall, type RawInit } from '../../helpers/http.ts';
+import { ScriptedAuthenticator, pairDevice } from '../../helpers/authenticator.ts';
+import { rawCall, signIn, type RawInit } from '../../helpers/http.ts';
 
 const ADMIN_PASSWORD = 'first-admin-Passw0rd!';
 const USER_PASSWORD = 'user-secret-Passw0rd?';
