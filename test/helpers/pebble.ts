@@ -13,6 +13,7 @@ import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { until } from './wait.ts';
 
 export const PEBBLE = fs.existsSync('/usr/bin/pebble') && fs.existsSync('/usr/bin/pebble-challtestsrv');
 
@@ -56,14 +57,15 @@ export async function freePort(udpToo = false): Promise<number> {
   }
 }
 
-/** Runs `probe` until it returns true; fails with the process's output if the process exits or time runs out. */
-async function until(what: string, child: ChildProcess, output: () => string, probe: () => Promise<boolean>): Promise<void> {
-  const end = Date.now() + 15_000;
-  for (;;) {
-    if (await probe()) return;
-    if (child.exitCode !== null || Date.now() > end) throw new Error(`${what} did not start: ${output()}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+/** Runs `probe` until it returns true; fails with the process's output if the process exits or 15 s pass. */
+async function started(what: string, proc: { child: ChildProcess; output: () => string }, probe: () => Promise<boolean>): Promise<void> {
+  await until(async () => {
+    if (await probe()) return true;
+    if (proc.child.exitCode !== null) throw new Error(`${what} exited`);
+    return false;
+  }, what, 15_000).catch((err: Error) => {
+    throw new Error(`${what} did not start (${err.message}): ${proc.output()}`);
+  });
 }
 
 const accepts = (port: number) => () =>
@@ -127,9 +129,9 @@ export async function startPebble(opts: PebbleOptions = {}): Promise<Pebble> {
   try {
     const resolver = new dns.promises.Resolver({ timeout: 200, tries: 1 });
     resolver.setServers([`127.0.0.1:${dnsPort}`]);
-    await until('pebble-challtestsrv', dnsSrv.child, dnsSrv.output, async () =>
+    await started('pebble-challtestsrv', dnsSrv, async () =>
       (await accepts(dnsManagementPort)()) && (await resolver.resolve4('hearth.test').catch((): string[] => [])).includes('127.0.0.1'));
-    await until('pebble', acme.child, acme.output, async () => (await accepts(acmePort)()) && (await accepts(managementPort)()));
+    await started('pebble', acme, async () => (await accepts(acmePort)()) && (await accepts(managementPort)()));
     // The issuing root: pebble makes a new one on every start.
     const root = await new Promise<string>((resolve, reject) => {
       https.get(`https://127.0.0.1:${managementPort}/roots/0`, { ca: fs.readFileSync(caFile) }, (res) => {

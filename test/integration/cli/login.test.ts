@@ -1,52 +1,37 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { runCli, startCli, type CliOptions, type CliRun } from '../../helpers/cli.ts';
+import { signIn } from '../../helpers/http.ts';
+import { until } from '../../helpers/wait.ts';
 
 /**
  * `hearth login` / `hearth logout` against the real OAuth server: the test plays the browser (signs in with a
  * password, follows the authorization redirect to the CLI's loopback callback).
  */
-const repo = path.resolve(import.meta.dirname, '../../..');
 /** Each test spawns the CLI many times (about half a second each, more on a busy machine). */
 const SLOW = 120_000;
 const PASSWORD = 'correct horse battery';
 
-interface Run {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  done: Promise<number>;
-}
-function start(args: string[], configDir: string | null, env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), ...args], {
-    cwd: dirs[0]!,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...(configDir === null ? {} : { HEARTH_CONFIG_DIR: configDir }), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout!.on('data', (c) => (stdout += c));
-  child.stderr!.on('data', (c) => (stderr += c));
-  const done = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
-  return { child, stdout: () => stdout, stderr: () => stderr, done };
-}
-async function hearth(args: string[], configDir: string | null, env: Record<string, string> = {}) {
-  const r = start(args, configDir, env);
-  const code = await r.done;
-  return { code, stdout: r.stdout(), stderr: r.stderr() };
-}
+/** The CLI in the working folder, with `configDir` as its config folder (null: none given, the default applies). */
+const cliOptions = (configDir: string | null, env: Record<string, string>): CliOptions => ({
+  cwd: dirs[0]!,
+  env: { ...(configDir === null ? {} : { HEARTH_CONFIG_DIR: configDir }), ...env },
+});
+const start = (args: string[], configDir: string | null, env: Record<string, string> = {}) => startCli(args, cliOptions(configDir, env));
+const hearth = (args: string[], configDir: string | null, env: Record<string, string> = {}) => runCli(args, cliOptions(configDir, env));
 
 /** Waits for "Open this address to sign in: <url>" on the CLI's stderr. */
-async function authorizationUrl(r: Run): Promise<URL> {
-  for (let i = 0; i < 200; i++) {
-    const m = /Open this address to sign in: (\S+)/.exec(r.stderr());
-    if (m) return new URL(m[1]!);
-    if (r.child.exitCode !== null) throw new Error(`hearth login exited early: ${r.stderr()}`);
-    await new Promise((res) => setTimeout(res, 50));
-  }
-  throw new Error(`no authorization address: ${r.stderr()}`);
+async function authorizationUrl(r: CliRun): Promise<URL> {
+  const m = await until(() => {
+    const found = /Open this address to sign in: (\S+)/.exec(r.stderr());
+    if (!found && r.child.exitCode !== null) throw new Error('hearth login exited early');
+    return found;
+  }, 'an authorization address', 10_000).catch((err: Error) => {
+    throw new Error(`${err.message}: ${r.stderr()}`);
+  });
+  return new URL(m[1]!);
 }
 
 let s: TestServer;
@@ -68,13 +53,7 @@ beforeAll(async () => {
     body: JSON.stringify({ login: 'root', password: PASSWORD }),
   });
   expect(setup.status).toBe(201);
-  const res = await fetch(`${s.url}/api/auth/login`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', origin: s.url },
-    body: JSON.stringify({ login: 'root', password: PASSWORD }),
-  });
-  expect(res.status).toBe(200);
-  cookie = /hearth_session=[^;]+/.exec(res.headers.getSetCookie().join('\n'))![0];
+  cookie = await signIn(s, 'root', PASSWORD);
 });
 afterAll(async () => {
   await s.stop();
@@ -88,7 +67,8 @@ async function authorize(auth: URL, withCookie = cookie): Promise<URL> {
   return new URL(res.headers.get('location')!, auth);
 }
 
-async function signIn(dir: string, withCookie = cookie) {
+/** `hearth login` in `dir`, with the test as the browser signed in with `withCookie`. */
+async function hearthLogin(dir: string, withCookie = cookie) {
   const r = start(['login', '--url', s.url, '--no-browser'], dir);
   const auth = await authorizationUrl(r);
   const callback = await authorize(auth, withCookie);
@@ -113,7 +93,7 @@ describe('hearth login', () => {
 
   it('signs in with PKCE over a loopback redirect, stores the tokens 0600, and later commands use them', async () => {
     const dir = configDir();
-    const { r, auth, callback, page, code } = await signIn(dir);
+    const { r, auth, callback, page, code } = await hearthLogin(dir);
     // the authorization request of RFC 8252 with PKCE S256
     expect(auth.origin + auth.pathname).toBe(meta.authorization_endpoint);
     const q = auth.searchParams;
@@ -195,10 +175,10 @@ describe('hearth login', () => {
 
   it('logout revokes the refresh token and removes the entry', async () => {
     const dir = configDir();
-    expect((await signIn(dir)).code).toBe(0);
+    expect((await hearthLogin(dir)).code).toBe(0);
     const first = readCreds(dir).servers[s.url].refreshToken;
     // signing in again replaces the stored sign-in and revokes the old one
-    expect((await signIn(dir)).code).toBe(0);
+    expect((await hearthLogin(dir)).code).toBe(0);
     const { refreshToken, accessToken } = readCreds(dir).servers[s.url];
     expect(refreshToken).not.toBe(first);
     expect((await s.api('/v1/namespaces', { token: accessToken })).status).toBe(200);
@@ -221,7 +201,7 @@ describe('hearth login', () => {
 
   it('a sign-in that has ended makes commands say to sign in again', async () => {
     const dir = configDir();
-    expect((await signIn(dir)).code).toBe(0);
+    expect((await hearthLogin(dir)).code).toBe(0);
     const creds = readCreds(dir);
     // revoke behind the CLI's back, then force a refresh
     expect((await refreshGrant(creds.servers[s.url].refreshToken)).status).toBe(200);
@@ -269,14 +249,9 @@ describe('hearth login', () => {
     expect((await s.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'pat', displayName: 'Pat' } })).status).toBe(201);
     const sub = (await (await s.api('/api/admin/core/accounts?search=pat')).json()).data[0].sub;
     expect((await s.api(`/api/admin/core/accounts/${sub}/password`, { method: 'PUT', json: { password: PASSWORD } })).status).toBe(204);
-    const res = await fetch(`${s.url}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', origin: s.url },
-      body: JSON.stringify({ login: 'pat', password: PASSWORD }),
-    });
-    const patCookie = /hearth_session=[^;]+/.exec(res.headers.getSetCookie().join('\n'))![0];
+    const patCookie = await signIn(s, 'pat', PASSWORD);
     const dir = configDir();
-    const { r, code } = await signIn(dir, patCookie);
+    const { r, code } = await hearthLogin(dir, patCookie);
     expect(code, r.stderr()).toBe(0);
     expect(r.stdout()).toBe(`Signed in to ${s.url} as pat\n`);
     const denied = await hearth(['accounts', 'users', 'list', '--url', s.url], dir);

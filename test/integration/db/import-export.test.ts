@@ -3,6 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipart, startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { until } from '../../helpers/wait.ts';
 
 let s: TestServer;
 let work: string;
@@ -33,8 +34,9 @@ const upload = (ns: string, parts: Parameters<typeof multipart>[0]) => {
   return s.api(`/v1/namespaces/${ns}/import`, { method: 'POST', body: m.body, headers: { 'content-type': m.contentType } });
 };
 
+/** Asserts that `dir` is empty within 2 s (the spilled upload is removed once the request is done); names what is left. */
 async function waitForEmpty(dir: string) {
-  for (let i = 0; i < 100 && fs.readdirSync(dir).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  await until(() => fs.readdirSync(dir).length === 0, `${dir} to be empty`, 2_000).catch(() => {});
   expect(fs.readdirSync(dir)).toEqual([]);
 }
 

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServerProcess, type ServerProcess } from '../../helpers/server-process.ts';
 import { multipart, tempDir } from '../../helpers/server.ts';
+import { until } from '../../helpers/wait.ts';
 
 let s: ServerProcess;
 let ro: string;
@@ -40,12 +41,11 @@ async function metric(name: string): Promise<number> {
 
 /** Waits until /metrics shows these gauge values (polling: a state, not a time). */
 async function waitForMetrics(want: Record<string, number>): Promise<void> {
-  for (;;) {
+  await until(async () => {
     const text = await (await ok(s.api('/metrics', { token: null }))).text();
     const seen = Object.fromEntries(Object.keys(want).map((k) => [k, Number(new RegExp(`^${k} (\\S+)$`, 'm').exec(text)?.[1])]));
-    if (Object.entries(want).every(([k, v]) => seen[k] === v)) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
+    return Object.entries(want).every(([k, v]) => seen[k] === v);
+  }, `/metrics to show ${JSON.stringify(want)}`);
 }
 
 /** The 99th percentile of latencies (ms). */

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerSupervisor } from '../../../electron/server-supervisor.ts';
 import { nodeForkServer } from '../../../electron/node-fork.ts';
 import { tempDir } from '../../helpers/server.ts';
+import { until } from '../../helpers/wait.ts';
 import { readInternalRoot } from '../../../electron/trust.ts';
 import { lanLabel } from '../../../server/core/net/names.ts';
 
@@ -103,16 +104,6 @@ describe('desktop packaging (electron-builder, stand-in Electron)', () => {
 });
 
 describe('desktop main process (stand-in Electron)', () => {
-  const until = async <T>(fn: () => T | undefined | null | false, what: string, timeoutMs = 20_000): Promise<T> => {
-    const t0 = Date.now();
-    for (;;) {
-      const v = fn();
-      if (v) return v;
-      if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  };
-
   it('shows the splash, then the admin UI; signs the desktop user in; shares on the LAN; quits gracefully', async () => {
     const userData = tempDir('hearth-desktop-main-');
     try {

@@ -4,6 +4,7 @@
  * The SMTP peer holds messages after their final dot, so attempts stay in progress as long as the test needs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../helpers/wait.ts';
 import { call, M, profileBody, registerApp, startMailServer, type MailServer } from './helpers.ts';
 import { startPeer, type Peer } from './peer.ts';
 
@@ -38,13 +39,6 @@ async function counts(profile: string): Promise<Record<string, number>> {
   } while (cursor);
   return out;
 }
-async function until(what: string, pred: () => Promise<boolean>, ms = 15_000) {
-  const end = Date.now() + ms;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('bulk lane limits', () => {
   it('a drain run stops claiming after 60 s; the attempts in progress finish and the next run sends the rest', async () => {
@@ -56,16 +50,16 @@ describe('bulk lane limits', () => {
 
     s.advance(61_000); // the run has now been going for more than 60 s (mail clock)
     peer.releaseOne();
-    await until('the released message to be sent', async () => (await counts('cap')).sent === 1);
+    await until(async () => (await counts('cap')).sent === 1, 'the released message to be sent');
     // an attempt finished: a run under 60 s would claim the next row now; this one stops claiming
     expect(await counts('cap')).toEqual({ sent: 1, sending: 3, queued: 4 });
     peer.releaseOne();
-    await until('the second released message to be sent', async () => (await counts('cap')).sent === 2);
+    await until(async () => (await counts('cap')).sent === 2, 'the second released message to be sent');
     expect(await counts('cap')).toEqual({ sent: 2, sending: 2, queued: 4 });
 
     // the attempts in progress finish; then a new run sends the rest
     peer.hold(false);
-    await until('every message to be sent', async () => (await counts('cap')).sent === 8);
+    await until(async () => (await counts('cap')).sent === 8, 'every message to be sent');
     const ids = new Set(peer.received.filter((g) => g.parsed.subject?.startsWith('cap ')).map((g) => g.parsed.messageId));
     expect(ids).toEqual(new Set(r.messages.map((m: any) => m.messageId)));
   });
@@ -74,10 +68,10 @@ describe('bulk lane limits', () => {
     peer.hold(true);
     for (const key of ['d1', 'd2', 'd3', 'd4', 'd5']) await enqueue(key, 5);
     const sending = async (key: string) => (await counts(key)).sending ?? 0;
-    await until('four profiles with four attempts each', async () => {
+    await until(async () => {
       for (const key of ['d1', 'd2', 'd3', 'd4']) if ((await sending(key)) < 4) return false;
       return true;
-    });
+    }, 'four profiles with four attempts each');
     expect(await counts('d5')).toEqual({ queued: 5 });
     for (const key of ['d1', 'd2', 'd3', 'd4']) expect(await counts(key)).toEqual({ sending: 4, queued: 1 });
     // more mail for a profile that is draining: its run is not doubled
@@ -85,6 +79,6 @@ describe('bulk lane limits', () => {
     expect(await counts('d1')).toEqual({ sending: 4, queued: 3 });
 
     peer.hold(false);
-    for (const key of ['d1', 'd2', 'd3', 'd4', 'd5']) await until(`${key} to be sent`, async () => (await counts(key)).sent === (key === 'd1' ? 7 : 5));
+    for (const key of ['d1', 'd2', 'd3', 'd4', 'd5']) await until(async () => (await counts(key)).sent === (key === 'd1' ? 7 : 5), `${key} to be sent`);
   });
 });

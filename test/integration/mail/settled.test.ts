@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../../server/core/storage/sqlite.ts';
-import { call, CLOSED_PORT, M, profileBody, registerApp, startMailServer, type MailServer } from './helpers.ts';
+import { until } from '../../helpers/wait.ts';
+import { call, CLOSED_PORT, M, profileBody, registerApp, startMailServer, waitMessage, type MailServer } from './helpers.ts';
 import { startPeer, type Peer } from './peer.ts';
 
 let s: MailServer;
@@ -39,17 +40,8 @@ const entries = (...ids: string[]) =>
 /** A message parked in `queued` after a temporary failure (connection refused): nothing retries it for a minute. */
 async function parked(): Promise<string> {
   const { id } = await send({ profile: 'down', to: ['parked@example.test'] });
-  await waitFor(async () => {
-    const m = await call(s, 'GET', `${M}/messages/${id}`);
-    return m.status === 'queued' && m.attempts === 1;
-  });
+  await waitMessage(s, id, (m) => m.status === 'queued' && m.attempts === 1);
   return id;
-}
-async function waitFor(pred: () => Promise<boolean>): Promise<void> {
-  while (!(await pred())) {
-    await s.mail.idle();
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 /**
  * Starts a held read and resolves once the server holds it (the topic has a waiter for the record), with the answer
@@ -58,12 +50,17 @@ async function waitFor(pred: () => Promise<boolean>): Promise<void> {
 async function startWait(path: string, token: string | undefined, id: string) {
   const before = s.mail.settledWaiting();
   const started = Date.now();
-  const answer = s.api(path, { token }).then(async (r) => ({ status: r.status, body: await r.json(), ms: Date.now() - started }));
-  for (;;) {
-    if (s.mail.settledWaiting() > before) break;
-    const done = await Promise.race([answer.then(() => true), new Promise<false>((r) => setTimeout(() => r(false), 10))]);
-    if (done) throw new Error(`the read of ${id} answered at once: ${JSON.stringify(await answer)}`);
-  }
+  let answered = false;
+  const answer = s.api(path, { token }).then(async (r) => {
+    const got = { status: r.status, body: await r.json(), ms: Date.now() - started };
+    answered = true;
+    return got;
+  });
+  await until(async () => {
+    if (s.mail.settledWaiting() > before) return true;
+    if (answered) throw new Error(`the read of ${id} answered at once: ${JSON.stringify(await answer)}`);
+    return false;
+  }, `the server to hold the read of ${id}`);
   return { answer };
 }
 
@@ -139,7 +136,7 @@ describe('GET …/messages/{id}?wait=', () => {
     await call(s, 'PUT', `${M}/apps/crm/policy`, { mode: 'profiles', profiles: ['main', 'down', 'later'] });
     const { id } = await send({ profile: 'later', to: ['reject@example.test'] });
     await s.mail.idle();
-    await waitFor(async () => (await call(s, 'GET', `${M}/messages/${id}`)).attempts === 1);
+    await waitMessage(s, id, (m) => m.attempts === 1);
     const { answer } = await startWait(`${M}/messages/${id}?wait=25`, undefined, id);
     const { revision } = await call(s, 'GET', `${M}/profiles/later`);
     await call(s, 'PUT', `${M}/profiles/later`, profileBody(peer.port, { revision }));
@@ -253,7 +250,7 @@ describe('settled-status topic: shutdown', () => {
       const token = await registerApp(s2, 'crm');
       const { id } = await call(s2, 'POST', '/api/mail/send', { to: ['x@example.test'], subject: 's', text: 't' }, 202, token);
       const answer = s2.api(`/api/mail/messages/${id}?wait=25`, { token }).then(async (r) => ({ status: r.status, connection: r.headers.get('connection'), body: await r.json() }));
-      while (s2.mail.settledWaiting() === 0) await new Promise((r) => setTimeout(r, 10));
+      await until(() => s2.mail.settledWaiting() > 0, 'the server to hold the read');
       const stopped = s2.stop();
       const r = await answer;
       expect(r.status).toBe(200);

@@ -9,6 +9,7 @@ import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attemptSmtp, type OutgoingMessage, type SmtpSettings } from '../../../server/mail/delivery/smtp-attempt.ts';
 import { createSmtpPool } from '../../../server/mail/delivery/smtp-pool.ts';
+import { until } from '../../helpers/wait.ts';
 import { startPeer } from './peer.ts';
 
 const settings = (port: number, auth: { user: string; pass: string } | null = null): SmtpSettings =>
@@ -28,14 +29,6 @@ function message(n: number, over: Partial<OutgoingMessage> = {}): OutgoingMessag
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(what: string, cond: () => boolean, ms = 5_000) {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
 
 type Reply = { code: number; message: string };
 /** Where a command arrived: the connection (1-based, in order of connecting) and the transaction on it (1-based). */
@@ -174,7 +167,7 @@ describe('SMTP pool', () => {
     const perConn = [1, 2, 3].map((c) => srv.received.filter((r) => r.conn === c).length);
     expect(perConn).toEqual([100, 100, 5]);
     // the replaced sessions were closed (QUIT), only the last one is open
-    await until('the replaced sessions to close', () => srv.open === 1);
+    await until(() => srv.open === 1, 'the replaced sessions to close', 5_000);
   });
 
   it('a message refused at RCPT TO is permanent; the session is reset and reused', async () => {
@@ -231,7 +224,7 @@ describe('SMTP pool', () => {
     srv.afterData = (at) => (at.conn === 1 ? 'drop' : null);
     const p = pool({ maxConnections: 1 });
     expect(await p.attempt(settings(srv.port), message(1))).toMatchObject({ kind: 'accepted' });
-    await until('the dropped session to close', () => srv.open === 0);
+    await until(() => srv.open === 0, 'the dropped session to close', 5_000);
     const next = message(2);
     expect(await p.attempt(settings(srv.port), next)).toMatchObject({ kind: 'accepted' });
     expect(srv.arrivals(next.messageId)).toBe(1);
@@ -286,7 +279,7 @@ describe('SMTP pool', () => {
     expect(srv.received.map((r) => r.conn)).toEqual([1, 2, 2]);
     expect(srv.maxOpen).toBe(1);
     p.close();
-    await until('the pooled session to close', () => srv.open === 0, 2_000);
+    await until(() => srv.open === 0, 'the pooled session to close', 2_000);
   });
 
   it('an attempt that exceeds its budget is temporary, returns in time, and frees its connection slot', async () => {
@@ -324,7 +317,7 @@ describe('SMTP pool', () => {
     expect(outcomes.map((o) => o.kind)).toEqual(['accepted', 'accepted', 'accepted']);
     expect(srv.open).toBe(3);
     p.close();
-    await until('the idle sessions to close', () => srv.open === 0, 3_000);
+    await until(() => srv.open === 0, 'the idle sessions to close', 3_000);
     const started = Date.now();
     const after = await p.attempt(settings(srv.port), message(4));
     expect(after).toMatchObject({ kind: 'temporary' });
@@ -339,7 +332,7 @@ describe('SMTP pool', () => {
     const p = createSmtpPool({ maxConnections: 1 });
     const first = message(1);
     const inFlight = p.attempt(settings(srv.port), first);
-    await until('the first session', () => srv.open === 1);
+    await until(() => srv.open === 1, 'the first session', 5_000);
     const waiting = p.attempt(settings(srv.port), message(2));
     await sleep(50);
     p.close();
@@ -347,7 +340,7 @@ describe('SMTP pool', () => {
     expect(await waiting).toMatchObject({ kind: 'temporary' });
     expect(Date.now() - started).toBeLessThan(300);
     expect(await inFlight).toMatchObject({ kind: 'accepted' });
-    await until('the session to close', () => srv.open === 0, 3_000);
+    await until(() => srv.open === 0, 'the session to close', 3_000);
     expect(srv.connections).toBe(1);
     expect(srv.received.map((r) => r.messageId)).toEqual([first.messageId]);
   });
@@ -359,7 +352,7 @@ describe('SMTP pool', () => {
     const sentAt = Date.now();
     await sleep(100);
     expect(srv.open).toBe(1);
-    await until('the idle session to close', () => srv.open === 0, 3_000);
+    await until(() => srv.open === 0, 'the idle session to close', 3_000);
     expect(srv.closedAt[0]! - sentAt).toBeGreaterThanOrEqual(180);
     // the pool opens a new session afterwards
     expect(await p.attempt(settings(srv.port), message(2))).toMatchObject({ kind: 'accepted' });
@@ -387,7 +380,7 @@ describe('attemptSmtp', () => {
     const m = message(1);
     expect(await attemptSmtp(settings(srv.port), m)).toMatchObject({ kind: 'accepted', response: expect.stringMatching(/^250/) });
     expect(srv.arrivals(m.messageId)).toBe(1);
-    await until('the session to close', () => srv.open === 0);
+    await until(() => srv.open === 0, 'the session to close', 5_000);
   });
 
   it('logs in and sends with the right credentials', async () => {
