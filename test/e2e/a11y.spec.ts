@@ -13,6 +13,7 @@ import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { startSpecServer, type SpecServer } from './hearth-server.ts';
+import { signIn } from './sign-in.ts';
 import { adminApi, seedAdmin, seedProfile, seedTable } from './ui-seed.ts';
 
 const TOKEN = `e2e-a11y-${crypto.randomBytes(24).toString('hex')}`;
@@ -60,15 +61,6 @@ async function violations(page: Page, scope?: string): Promise<string[]> {
     .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')} — ${n.failureSummary?.split('\n').slice(1, 2).join('').trim() ?? ''}`));
 }
 
-/** Signs in as the seeded administrator; the Home page opens. */
-async function signIn(page: Page): Promise<void> {
-  await page.goto(base + '/');
-  await page.getByLabel('Login').fill(ADMIN.login);
-  await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
-}
-
 /** Waits until the page has a heading and no list or table is still loading. */
 async function settled(page: Page): Promise<void> {
   await expect(page.locator('h1').first()).toBeVisible();
@@ -101,7 +93,7 @@ test('axe finds no serious or critical violation on any page or main dialog', as
   await expect(page.locator('h1').first()).toBeVisible();
   await check('certificate page before sign-in');
 
-  await signIn(page);
+  await signIn(page, ADMIN, { base });
 
   const pages = [
     '/',
@@ -251,7 +243,7 @@ async function tabThrough(page: Page, stops: number, problems: string[], where: 
 test('the keyboard reaches the navigation and the page controls, each with a visible, unclipped focus ring', async ({ page }) => {
   test.setTimeout(120_000);
   await seed();
-  await signIn(page);
+  await signIn(page, ADMIN, { base });
 
   const problems: string[] = [];
   // The main navigation, the namespace tabs, the table list and the rows grid's toolbar.
@@ -273,7 +265,7 @@ test('the keyboard reaches the navigation and the page controls, each with a vis
 test('dialogs fit a 390 px phone screen', async ({ page }) => {
   await seed();
   await page.setViewportSize({ width: 390, height: 780 });
-  await signIn(page);
+  await signIn(page, ADMIN, { base });
   await page.goto(base + '/namespaces');
   const fits = async (d: Locator, name: string) => {
     await expect(d).toBeVisible();

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { expect, test, type Page } from '@playwright/test';
 import { startSpecServer, watchConsole, type SpecServer } from './hearth-server.ts';
+import { signIn } from './sign-in.ts';
 
 const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/e2e/screenshots');
 const TOKEN = 'e2e-home-shell-admin-token-0123456789';
@@ -35,20 +36,12 @@ test.afterAll(async () => {
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto(base + '/');
-  await page.getByLabel('Login').fill(ADMIN.login);
-  await page.getByLabel('Password').fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
-}
-
 const step = (page: Page, title: string) => page.getByRole('list', { name: 'Setup steps' }).getByRole('listitem').filter({ hasText: title });
 const notifications = (page: Page) => page.getByRole('region', { name: 'Notifications' });
 
 test('home: the setup checklist shows what is done, live, each step linking to where it is done', async ({ page, request }) => {
   const errors = watchConsole(page);
-  await signIn(page);
+  await signIn(page, ADMIN, { base });
   const nav = page.getByRole('navigation', { name: 'Main', exact: true });
   await expect(nav.getByRole('link').first()).toHaveText('Home');
   await expect(nav.getByRole('link', { name: 'Home' })).toHaveAttribute('aria-current', 'page');
@@ -84,7 +77,7 @@ test('home: the setup checklist shows what is done, live, each step linking to w
 });
 
 test('recent authentication: an old session confirms the password in a dialog and the action carries on; sign-out clears notices', async ({ page, request }) => {
-  await signIn(page);
+  await signIn(page, ADMIN, { base });
   // The sign-in is older than the ten-minute window (as after a long working session).
   const db = new Database(path.join(dataDir, 'platform.db'));
   try {

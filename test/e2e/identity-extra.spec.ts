@@ -14,6 +14,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { signIn } from './sign-in.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SHOTS = path.join(repoRoot, 'test-results');
@@ -133,23 +134,6 @@ async function ensureLinuxEnabled(request: APIRequestContext): Promise<void> {
   expect(res.status(), await res.text()).toBe(200);
 }
 
-async function signInAccount(page: Page, login = ROOT.login, password = ROOT.password): Promise<void> {
-  await page.goto(base + '/');
-  await expect(page.getByRole('heading', { name: 'Sign in', exact: true })).toBeVisible();
-  await page.getByLabel('Login').fill(login);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
-}
-
-async function signInToken(page: Page): Promise<void> {
-  await page.goto(base + '/');
-  await page.getByRole('button', { name: 'Use an API token' }).click();
-  await page.getByLabel('Admin token').fill(TOKEN);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
-}
-
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 const notifications = (page: Page) => page.getByRole('region', { name: 'Notifications' });
 const rowOf = (table: Locator, name: string) => table.getByRole('row').filter({ has: table.page().getByRole('rowheader', { name, exact: true }) });
@@ -165,7 +149,7 @@ async function openLinux(page: Page): Promise<void> {
 }
 
 test('Linux identities: saving an enabled configuration needs the range confirmation', async ({ page }) => {
-  await signInAccount(page);
+  await signIn(page, ROOT, { base });
   await openLinux(page);
   const form = page.getByRole('form', { name: 'Configuration' });
   await expect(page.getByRole('region', { name: 'Configuration' })).toContainText('Disabled');
@@ -214,7 +198,7 @@ test('Linux identities: saving an enabled configuration needs the range confirma
 
 test('Linux identities: preview pages of 50, scope, search; prepare an account, edit its home and shell', async ({ page, request }) => {
   await ensureLinuxEnabled(request);
-  await signInAccount(page);
+  await signIn(page, ROOT, { base });
   await openLinux(page);
   const table = page.getByRole('table', { name: 'Linux identities' });
   const range = page.locator('.range');
@@ -291,7 +275,7 @@ test('Linux identities: preview pages of 50, scope, search; prepare an account, 
 test('groups: make a group POSIX and see its GID', async ({ page, request }) => {
   await ensureLinuxEnabled(request);
   await ensureGroup(request, 'developers');
-  await signInAccount(page);
+  await signIn(page, ROOT, { base });
   await nav(page).getByRole('link', { name: 'Groups', exact: true }).click();
   const table = page.getByRole('table', { name: 'Groups' });
   const row = groupRow(table, 'developers');
@@ -366,7 +350,7 @@ test('passkeys: add on /me, sign out, sign in with the passkey, rename, remove',
     options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
   });
 
-  await signInAccount(page);
+  await signIn(page, ROOT, { base });
   await page.getByRole('banner').getByRole('link', { name: /^Account:/ }).click();
   await expect(page.getByRole('heading', { name: 'Your account', level: 1 })).toBeVisible();
   const card = page.getByRole('region', { name: 'Passkeys' });
@@ -438,7 +422,7 @@ test('passkeys: add on /me, sign out, sign in with the passkey, rename, remove',
 });
 
 test('passkeys: an old session is asked for its password; an API-token session has no passkeys', async ({ page }) => {
-  await signInAccount(page);
+  await signIn(page, ROOT, { base });
   await page.goto(base + '/me');
   // The server answers 403 recent_auth_required when the sign-in is older than ten minutes.
   await page.route('**/api/auth/passkeys/registration', (route) =>
@@ -456,7 +440,7 @@ test('passkeys: an old session is asked for its password; an API-token session h
   await page.getByRole('button', { name: 'Sign out' }).click();
   await expect(page.getByRole('heading', { name: 'Sign in', exact: true })).toBeVisible();
 
-  await signInToken(page);
+  await signIn(page, { token: TOKEN }, { base });
   await page.goto(base + '/me');
   await expect(page.getByRole('heading', { name: 'Your account', level: 1 })).toBeVisible();
   await expect(page.getByRole('note').filter({ hasText: 'Signed in with an API token' })).toBeVisible();

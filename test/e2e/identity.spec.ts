@@ -10,6 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import { startSpecServer, type SpecServer } from './hearth-server.ts';
+import { signIn } from './sign-in.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SHOTS = path.join(repoRoot, 'test-results');
@@ -90,23 +91,6 @@ async function canLogIn(request: APIRequestContext, login: string, password: str
   return (await request.post(`${base}/api/auth/login`, { data: { login, password } })).status();
 }
 
-async function signInAccount(page: Page, login = ROOT.login, password = ROOT.password): Promise<void> {
-  await page.goto(base + '/');
-  await expect(page.getByRole('heading', { name: 'Sign in', exact: true })).toBeVisible();
-  await page.getByLabel('Login').fill(login);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
-}
-
-async function signInToken(page: Page): Promise<void> {
-  await page.goto(base + '/');
-  await page.getByRole('button', { name: 'Use an API token' }).click();
-  await page.getByLabel('Admin token').fill(TOKEN);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
-}
-
 const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 const notifications = (page: Page) => page.getByRole('region', { name: 'Notifications' });
 /** The row whose header cell is `name` (a string matches exactly; a RegExp matches the header's whole text). */
@@ -126,7 +110,7 @@ async function goTo(page: Page, link: string, heading: string): Promise<void> {
 }
 
 test('navigation between the identity pages; an API-token session cannot change a password', async ({ page }) => {
-  await signInToken(page);
+  await signIn(page, { token: TOKEN }, { base });
   await goTo(page, 'Accounts', 'Accounts');
   await expect(page).toHaveURL(`${base}/accounts`);
   await goTo(page, 'Groups', 'Groups');
@@ -160,7 +144,7 @@ test('navigation between the identity pages; an API-token session cannot change 
 });
 
 test('accounts: create with a password, edit, set the password, disable, enable, delete', async ({ page, request }) => {
-  await signInAccount(page);
+  await signIn(page, ROOT, { base });
   await page.goto(base + '/accounts');
   const table = page.getByRole('table', { name: 'Accounts' });
   await expect(rowOf(table, 'root')).toBeVisible();
@@ -286,7 +270,7 @@ test('accounts: create with a password, edit, set the password, disable, enable,
 
 test('groups: create, rename, add an account and a nested group, remove, delete', async ({ page, request }) => {
   await ensureAccount(request, 'bob');
-  await signInAccount(page);
+  await signIn(page, ROOT, { base });
   await goTo(page, 'Groups', 'Groups');
   const table = page.getByRole('table', { name: 'Groups' });
   await expect(table).toContainText('No groups yet');
@@ -375,7 +359,7 @@ test('groups: create, rename, add an account and a nested group, remove, delete'
 });
 
 test('service accounts: create and delete', async ({ page, request }) => {
-  await signInAccount(page);
+  await signIn(page, ROOT, { base });
   await goTo(page, 'Service accounts', 'Service accounts');
   const table = page.getByRole('table', { name: 'Service accounts' });
   for (const [app, type, id, name] of [
@@ -425,7 +409,7 @@ test('service accounts: create and delete', async ({ page, request }) => {
 });
 
 test('signing keys: tables per purpose, KEK fingerprint, rewrap, revoke with a reason', async ({ page, request }) => {
-  await signInAccount(page);
+  await signIn(page, ROOT, { base });
   await goTo(page, 'Signing keys', 'Signing keys');
   const before = await (await request.get(`${base}/api/admin/identity/keys`, { headers: auth })).json();
   await expect(page.getByTestId('kek-fingerprint')).toHaveText(before.kekFingerprint);
@@ -475,7 +459,7 @@ test('signing keys: tables per purpose, KEK fingerprint, rewrap, revoke with a r
 
 test('own password change on /me with a signed-in account', async ({ page, request }) => {
   await createAccountViaApi(request, { login: 'carol', displayName: 'Carol Admin', admin: true }, 'carol password 1');
-  await signInAccount(page, 'carol', 'carol password 1');
+  await signIn(page, { login: 'carol', password: 'carol password 1' }, { base });
   await page.getByRole('banner').getByRole('link', { name: /^Account:/ }).click();
   await expect(page).toHaveURL(`${base}/me`);
   await expect(page.getByRole('heading', { name: 'Your account', level: 1 })).toBeVisible();
@@ -514,7 +498,7 @@ test('own password change on /me with a signed-in account', async ({ page, reque
 test('OAuth clients: create with a secret, rotate it, revoke, protected first-party clients', async ({ page, request }) => {
   const bobSub = await ensureAccount(request, 'bob');
   const staffId = await ensureGroup(request, 'staff');
-  await signInAccount(page);
+  await signIn(page, ROOT, { base });
   await goTo(page, 'OAuth clients', 'OAuth clients');
   const table = page.getByRole('table', { name: 'OAuth clients' });
 
@@ -675,7 +659,7 @@ test('OAuth clients: create with a secret, rotate it, revoke, protected first-pa
 test('accounts list pages through more than one page and keeps the search', async ({ page, request }) => {
   for (let i = 1; i <= 30; i++) await createAccountViaApi(request, { login: `user${String(i).padStart(2, '0')}`, displayName: `Paged user ${i}` });
   const total = ((await (await request.get(`${base}/api/admin/core/accounts`, { headers: auth })).json()) as { total: number }).total;
-  await signInAccount(page);
+  await signIn(page, ROOT, { base });
   await page.goto(base + '/accounts');
   const table = page.getByRole('table', { name: 'Accounts' });
   await expect(page.getByText(`1–25 of ${total} accounts · page 1 of 2`)).toBeVisible();

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import { startSpecServer, type SpecServer } from './hearth-server.ts';
+import { signIn } from './sign-in.ts';
 import { dsnReport, startDovecot } from '../integration/mail/dovecot.ts';
 import { startPeer, type Peer } from '../integration/mail/peer.ts';
 import { fingerprint, makeTestCa } from '../integration/mail/test-ca.ts';
@@ -82,12 +83,9 @@ async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `mail-${name}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
 }
 
-async function signIn(page: Page, to: string): Promise<void> {
-  await page.goto(base + '/');
-  await page.getByRole('button', { name: 'Use an API token' }).click();
-  await page.getByLabel('Admin token').fill(TOKEN);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
+/** Signs in with the admin token, then opens the mail page at `to`. */
+async function openMail(page: Page, to: string): Promise<void> {
+  await signIn(page, { token: TOKEN }, { base });
   await page.goto(base + to);
   await expect(page.getByRole('heading', { name: 'Outgoing mail', level: 1 })).toBeVisible();
 }
@@ -142,7 +140,7 @@ async function waitForStatus(request: APIRequestContext, id: string, status: str
 }
 
 test('sender profiles: create against a real SMTP peer, send a test, password rules, bounce settings, default and delete', async ({ page, request }) => {
-  await signIn(page, '/mail/profiles');
+  await openMail(page, '/mail/profiles');
   await expect(page).toHaveTitle('Sender profiles · Outgoing mail · Hearth');
   await expect(tabs(page).getByRole('link', { name: 'Sender profiles' })).toHaveAttribute('aria-current', 'page');
   const table = page.getByRole('table', { name: 'Sender profiles' });
@@ -298,7 +296,7 @@ test('sender profiles: create against a real SMTP peer, send a test, password ru
 
 test('applications: register (token shown once), explicit policy', async ({ page, request }) => {
   await ensureProfiles(request);
-  await signIn(page, '/mail/apps');
+  await openMail(page, '/mail/apps');
   await expect(tabs(page).getByRole('link', { name: 'Applications' })).toHaveAttribute('aria-current', 'page');
   const table = page.getByRole('table', { name: 'Applications' });
   const core = rowOf(table, /^core/);
@@ -433,7 +431,7 @@ test('send log: a message sent through the application API, its audited content,
   const batchId = (await batch.json()).batchId as string;
   for (const id of stuck) await waitForStatus(request, id, 'queued');
 
-  await signIn(page, '/mail/log');
+  await openMail(page, '/mail/log');
   await expect(page).toHaveTitle('Send log · Outgoing mail · Hearth');
   const table = page.getByRole('table', { name: 'Send log' });
   const invoice = rowOf(table, 'Invoice 42');
@@ -581,7 +579,7 @@ test('send log: a message sent through the application API, its audited content,
 });
 
 test('retention: show, validation messages from the server, save', async ({ page, request }) => {
-  await signIn(page, '/mail/retention');
+  await openMail(page, '/mail/retention');
   const content = page.getByLabel('Content retention (days)');
   const records = page.getByLabel('Record retention (days)');
   await expect(content).toHaveValue('90');
@@ -630,7 +628,7 @@ test('bounce collection: a trusted CA from the profile dialog, and "Check now" a
     await waitForStatus(request, msg.id, 'sent');
     await dove.append('INBOX', dsnReport({ messageId: msg.messageId, recipients: [{ final: 'rfc822; gone@example.org', action: 'failed', diag: 'smtp; 550 5.1.1 no such user' }] }));
 
-    await signIn(page, '/mail/profiles');
+    await openMail(page, '/mail/profiles');
     const table = page.getByRole('table', { name: 'Sender profiles' });
     await page.getByRole('button', { name: 'New profile' }).click();
     const dialog = page.getByRole('dialog', { name: 'New sender profile' });

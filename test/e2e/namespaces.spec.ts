@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { signIn } from './sign-in.ts';
 
 const API = process.env.HEARTH_E2E_URL!;
 const TOKEN = process.env.HEARTH_E2E_TOKEN!;
@@ -33,15 +34,6 @@ test.afterEach(() => {
 
 async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `namespaces-${name}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
-}
-
-async function signIn(page: Page, token = TOKEN, opts: { remember?: boolean } = {}): Promise<void> {
-  await page.goto('/namespaces');
-  await page.getByRole('button', { name: 'Use an API token' }).click();
-  await expect(page.getByRole('heading', { name: 'Sign in with an API token' })).toBeVisible();
-  await page.getByLabel('Admin token').fill(token);
-  if (opts.remember) await page.getByLabel('Remember on this device').check();
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
 }
 
 const notifications = (page: Page) => page.getByRole('region', { name: 'Notifications' });
@@ -102,8 +94,7 @@ test('sign-in refuses bad tokens, remembers a good one and returns on 401', asyn
   const created = await request.post(`${API}/api/admin/tokens`, { headers: auth, data: { name: 'e2e short-lived admin', scope: 'admin' } });
   expect(created.status()).toBe(201);
   const second = (await created.json()) as { id: string; token: string };
-  await signIn(page, second.token, { remember: true });
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await signIn(page, { token: second.token, remember: true }, { at: '/namespaces', lands: 'Namespaces' });
   expect(await page.evaluate(() => [localStorage.getItem('hearth.admin-token'), sessionStorage.getItem('hearth.admin-token')])).toEqual([second.token, null]);
   await page.reload();
   await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
@@ -137,8 +128,7 @@ test('namespace lifecycle: create, configure, duplicate, export, import, delete'
   const notSqlite = testInfo.outputPath('notes.txt');
   fs.writeFileSync(notSqlite, 'these are not the pages you are looking for\n'.repeat(40));
 
-  await signIn(page);
-  await expect(page.getByRole('heading', { name: 'Namespaces', level: 1 })).toBeVisible();
+  await signIn(page, { token: TOKEN }, { at: '/namespaces', lands: 'Namespaces' });
   await expect(page.getByText('No namespaces yet — create the first one')).toBeVisible();
   await shot(page, 'empty');
 
@@ -308,7 +298,7 @@ test('pages through more than 100 namespaces with Next and Previous', async ({ p
     expect(res.status(), n).toBe(201);
   }
   // alpha, beta and p-000…p-100 exist: 103 in all, 100 per page.
-  await signIn(page);
+  await signIn(page, { token: TOKEN }, { at: '/namespaces', lands: 'Namespaces' });
   const headers = table(page).getByRole('rowheader');
   await expect(headers).toHaveCount(100);
   await expect(headers.first()).toHaveText('alpha');

@@ -21,6 +21,7 @@ import { create } from 'qrcode';
 import { expect, request as playwrightRequest, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 import config from './playwright.config.ts';
+import { signIn } from './sign-in.ts';
 
 const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/e2e/screenshots');
 const ADMIN = { login: 'nina', password: 'nina password 1', displayName: 'Nina Network' };
@@ -103,14 +104,6 @@ async function expectQrOf(svg: Locator, text: string, level: 'L' | 'M' = 'M'): P
   }, expected.size);
   expect(drawn.viewBox).toBe(`0 0 ${expected.size + 8} ${expected.size + 8}`);
   expect(drawn.bits).toEqual(Array.from(expected.data, (b) => (b ? 1 : 0)));
-}
-
-async function signInToken(page: Page): Promise<void> {
-  await page.goto(publicUrl + '/');
-  await page.getByRole('button', { name: 'Use an API token' }).click();
-  await page.getByLabel('Admin token').fill(server.token);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
 }
 
 test('at an address other than the public one, a banner links to the same page at the public address', async ({ page }) => {
@@ -216,7 +209,7 @@ test('without TLS the certificate page says there is nothing to install and how 
 });
 
 test('the Network page shows the certificate, "Renew now" replaces it, and a failed renewal is said in plain words', async ({ page }) => {
-  await signInToken(page);
+  await signIn(page, { token: server.token }, { base: publicUrl });
   // A laptop's width holds every navigation item, Network included (the bar scrolls sideways only on phones).
   await page.setViewportSize(LAPTOP);
   const nav = page.getByRole('navigation', { name: 'Main' });

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
+import { signIn } from './sign-in.ts';
 
 const API = process.env.HEARTH_E2E_URL!;
 const TOKEN = process.env.HEARTH_E2E_TOKEN!;
@@ -41,14 +42,6 @@ test.beforeAll(async ({ request }) => {
   expect((await request.post(`${API}/v1/${NS}/tables/people/rows`, { headers: auth, data: { rows } })).status()).toBe(201);
 });
 
-async function signIn(page: Page): Promise<void> {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use an API token' }).click();
-  await page.getByLabel('Admin token').fill(TOKEN);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
-}
-
 async function expectNoSidewaysScroll(page: Page, where: string): Promise<void> {
   const { scrollWidth, innerWidth } = await page.evaluate(() => ({ scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth }));
   expect(scrollWidth, `${where} scrolls sideways (${scrollWidth} > ${innerWidth})`).toBeLessThanOrEqual(innerWidth);
@@ -58,7 +51,7 @@ for (const width of [390, 1024, 1366]) {
   test(`at ${width} px every page is reachable from the navigation and none scrolls sideways`, async ({ browser }) => {
     const context = await browser.newContext({ viewport: { width, height: 900 } });
     const page = await context.newPage();
-    await signIn(page);
+    await signIn(page, { token: TOKEN });
     const menu = page.getByRole('button', { name: 'Menu' });
     const inline = page.getByRole('navigation', { name: 'Main', exact: true });
     if (width < 1280) {

@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { startSpecServer } from './hearth-server.ts';
+import { signIn } from './sign-in.ts';
 import { adminApi, seedAdmin, seedProfile, seedTable } from './ui-seed.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -68,14 +69,6 @@ async function seed(base: string, deadPort: number): Promise<void> {
   await seedProfile(call, 'office', deadPort);
 }
 
-async function signIn(page: Page, base: string): Promise<void> {
-  await page.goto(base + '/');
-  await page.getByLabel('Login').fill(ADMIN.login);
-  await page.getByLabel('Password', { exact: true }).fill(ADMIN.password);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await page.getByRole('heading', { name: 'Home', level: 1 }).waitFor({ timeout: WAIT });
-}
-
 async function shot(page: Page, name: string): Promise<void> {
   await page.evaluate(() => document.fonts.ready);
   const { width } = page.viewportSize()!;
@@ -99,7 +92,7 @@ async function capture(browser: Browser, base: string, width: number): Promise<v
   const page = await context.newPage();
   page.setDefaultTimeout(WAIT);
   try {
-    await signIn(page, base);
+    await signIn(page, ADMIN, { base, timeout: WAIT });
   } catch (err) {
     await page.screenshot({ path: path.join(repoRoot, '.tmp/screenshots-sign-in-failed.png') });
     throw err;
