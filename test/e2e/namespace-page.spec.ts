@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { signIn } from './sign-in.ts';
 
 const API = process.env.HEARTH_E2E_URL!;
 const TOKEN = process.env.HEARTH_E2E_TOKEN!;
@@ -45,11 +46,7 @@ async function shot(page: Page, name: string): Promise<void> {
 
 /** Signs in on `/` (the token lives in this tab's sessionStorage), then opens `to`. */
 async function open(page: Page, to: string): Promise<void> {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use an API token' }).click();
-  await page.getByLabel('Admin token').fill(TOKEN);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
+  await signIn(page, { token: TOKEN });
   if (to !== '/') await page.goto(to);
 }
 

@@ -5,6 +5,7 @@
  * completes table and column names, runs on Ctrl+Enter, places an SQL error and recalls earlier queries.
  */
 import { expect, test, type Page } from '@playwright/test';
+import { signIn } from './sign-in.ts';
 
 const API = process.env.HEARTH_E2E_URL!;
 const TOKEN = process.env.HEARTH_E2E_TOKEN!;
@@ -37,11 +38,7 @@ test.afterAll(async ({ request }) => {
 
 /** Signs in with the admin token (kept in this tab's sessionStorage), then opens `to`. */
 async function open(page: Page, to: string): Promise<void> {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'Use an API token' }).click();
-  await page.getByLabel('Admin token').fill(TOKEN);
-  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
+  await signIn(page, { token: TOKEN });
   await page.goto(to);
 }
 
