@@ -66,7 +66,10 @@ function stop(): void {
     db?.close();
     process.exit(0);
   };
-  if (!server) return done();
+  if (!server) {
+    done();
+    return;
+  }
   server.close(done);
   server.closeIdleConnections();
 }

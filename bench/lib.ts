@@ -60,7 +60,7 @@ export function summarize(samples: readonly number[]): Stats {
   };
 }
 
-export const fmtMs = (ms: number): string => (Number.isFinite(ms) ? (ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0)) + ' ms' : 'n/a');
+export const fmtMs = (ms: number): string => (Number.isFinite(ms) ? `${ms < 10 ? ms.toFixed(2) : ms < 100 ? ms.toFixed(1) : ms.toFixed(0)} ms` : 'n/a');
 export const fmtRate = (perSec: number, unit: string): string => `${perSec >= 100 ? perSec.toFixed(0) : perSec.toFixed(1)} ${unit}/s`;
 export const fmtS = (ms: number): string => `${(ms / 1000).toFixed(2)} s`;
 /** `a / b` as "0.62×". */
@@ -71,7 +71,7 @@ export const verdict = (value: number, target: number): string => (value >= targ
 /** Prints rows as an aligned plain-text table (first row is the header). */
 export function printTable(rows: string[][], indent = '  '): void {
   const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
+  for (const r of rows) for (const [i, c] of r.entries()) widths[i] = Math.max(widths[i] ?? 0, c.length);
   const line = (r: string[]) => indent + r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('   ');
   console.log(line(rows[0]!));
   console.log(indent + widths.map((w) => '-'.repeat(w)).join('   '));
@@ -194,7 +194,10 @@ export async function startChild(script: string, start: Record<string, unknown>,
   });
   const pending = new Map<number, (msg: Record<string, unknown>) => void>();
   let exited = false;
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => ((exited = true), resolve(code))));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => {
+      exited = true;
+      resolve(code);
+    }));
   const ready = new Promise<ChildReady>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} did not start within ${timeoutMs} ms`)), timeoutMs);
     child.on('message', (raw) => {

@@ -24,7 +24,7 @@ function removeGreetingDelay(): void {
   (SMTPConnection.prototype as unknown as { init(this: Conn): void }).init = function (this: Conn) {
     this._setListeners(() => {
       if (this._server.options.maxClients && this._server.connections.size > this._server.options.maxClients) {
-        return this.send(421, this.name + ' Too many connected clients, try again in a moment', false);
+        return this.send(421, `${this.name} Too many connected clients, try again in a moment`, false);
       }
       this.connectionReady();
     });

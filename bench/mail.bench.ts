@@ -403,7 +403,7 @@ async function main(): Promise<number> {
     console.log('  main-thread time by area (inclusive: an area counts once per sample when on the stack; areas overlap):');
     printTable([['area', 'ms', '% of busy', 'ms/msg'], ...sum.areas.slice(0, 20).map(([a, ms]) => [a, ms.toFixed(0), `${((ms / busy) * 100).toFixed(1)}`, (ms / N).toFixed(3)])], '    ');
     console.log('  top self time by JS function (time in native code charged to its nearest JS caller, marked +native):');
-    printTable([['function', 'ms', '% of busy'], ...sum.selfJsTop.slice(0, 20).map(([f, ms]) => [f.length > 110 ? f.slice(0, 107) + '...' : f, ms.toFixed(0), `${((ms / busy) * 100).toFixed(1)}`])], '    ');
+    printTable([['function', 'ms', '% of busy'], ...sum.selfJsTop.slice(0, 20).map(([f, ms]) => [f.length > 110 ? `${f.slice(0, 107)}...` : f, ms.toFixed(0), `${((ms / busy) * 100).toFixed(1)}`])], '    ');
   }
   await Promise.allSettled([...run.children].map((c) => c.stop()));
   run.children.clear();

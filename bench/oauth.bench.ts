@@ -26,7 +26,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SignJWT, createLocalJWKSet, importJWK, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { SignJWT, createLocalJWKSet, importJWK, jwtVerify, type JWTPayload } from 'jose';
 import { benchRun, envInt, fmtMs, fmtRate, heading, median, now, printTable, ratio, startChild, summarize } from './lib.ts';
 import { checkToken, createBenchClient, providerJwk, tokenRequest } from './oauth-common.ts';
 import { Loader, mergeRates, type RateResult } from './rows-http.ts';

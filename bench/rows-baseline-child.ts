@@ -88,7 +88,10 @@ function stop(): void {
     healthDb?.close();
     process.exit(0);
   };
-  if (!server) return done();
+  if (!server) {
+    done();
+    return;
+  }
   server.close(done);
   server.closeAllConnections();
 }

@@ -56,7 +56,7 @@ export class RawConnection {
 
   /** Bytes of a GET request for `path` with extra header lines (each `Name: value`). */
   requestBytes(path: string, headerLines: string[] = []): Buffer {
-    return Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${this.hostHeader}\r\n${headerLines.map((h) => h + '\r\n').join('')}\r\n`, 'latin1');
+    return Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${this.hostHeader}\r\n${headerLines.map((h) => `${h}\r\n`).join('')}\r\n`, 'latin1');
   }
 
   send(request: Buffer): Promise<RawResponse> {
@@ -86,7 +86,10 @@ export class RawConnection {
       const m = CONTENT_LENGTH.exec(head);
       if (!m) {
         if (this.status === 204 || this.status === 304) this.bodyLength = 0;
-        else return this.fail(new Error(`response without Content-Length (status ${this.status}); this client needs it`));
+        else {
+          this.fail(new Error(`response without Content-Length (status ${this.status}); this client needs it`));
+          return;
+        }
       } else this.bodyLength = Number(m[1]);
       this.bodyStart = end + HEAD_END.length;
     }
@@ -99,7 +102,10 @@ export class RawConnection {
     this.bodyStart = -1;
     const w = this.waiting;
     this.waiting = null;
-    if (rest.length) return this.fail(new Error('unexpected bytes after a response'));
+    if (rest.length) {
+      this.fail(new Error('unexpected bytes after a response'));
+      return;
+    }
     w?.resolve({ status: this.status, body });
   }
 

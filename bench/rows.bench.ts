@@ -99,7 +99,7 @@ function requests(base: string, s: Scenario, headers: string[]): (i: number) => 
     const p = pathOf(s, i);
     let b = cache.get(p);
     if (!b) {
-      b = Buffer.from(`GET ${p} HTTP/1.1\r\nHost: ${host}\r\n${headers.map((h) => h + '\r\n').join('')}\r\n`, 'latin1');
+      b = Buffer.from(`GET ${p} HTTP/1.1\r\nHost: ${host}\r\n${headers.map((h) => `${h}\r\n`).join('')}\r\n`, 'latin1');
       if (cache.size < 200_000) cache.set(p, b);
     }
     return b;

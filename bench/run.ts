@@ -87,12 +87,12 @@ for (const name of selected) {
   console.log(`\n[bench] ${name} (bench/${name}${SUFFIX})`);
   const r = await runOne(name);
   results.push({ name, ...r });
-  console.log(`[bench] ${name}: ${r.ok ? 'ok' : 'FAILED (' + r.why + ')'} in ${(r.ms / 1000).toFixed(1)} s`);
+  console.log(`[bench] ${name}: ${r.ok ? 'ok' : `FAILED (${r.why})`} in ${(r.ms / 1000).toFixed(1)} s`);
 }
 
 const failed = results.filter((r) => !r.ok);
 if (results.length > 1) {
   console.log('\n[bench] summary');
-  for (const r of results) console.log(`  ${r.ok ? 'ok    ' : 'FAILED'}  ${r.name}  ${(r.ms / 1000).toFixed(1)} s${r.ok ? '' : '  (' + r.why + ')'}`);
+  for (const r of results) console.log(`  ${r.ok ? 'ok    ' : 'FAILED'}  ${r.name}  ${(r.ms / 1000).toFixed(1)} s${r.ok ? '' : `  (${r.why})`}`);
 }
 process.exit(failed.length ? 1 : 0);

@@ -152,17 +152,30 @@ async function startRole(role: 'hearth' | 'baseline', start: Record<string, unkn
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let exited = false;
-  const exit = new Promise<number | null>((resolve) => cp.once('exit', (code) => ((exited = true), resolve(code))));
+  const exit = new Promise<number | null>((resolve) => cp.once('exit', (code) => {
+      exited = true;
+      resolve(code);
+    }));
   const replies = new Map<number, (m: Record<string, unknown>) => void>();
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${role} did not start within 30 s`)), 30_000);
     cp.on('message', (raw) => {
       const m = raw as Record<string, unknown>;
-      if (m.type === 'ready') (clearTimeout(timer), resolve(m.url as string));
-      else if (m.type === 'error') (clearTimeout(timer), reject(new Error(`${role}: ${String(m.message)}`)));
-      else if (m.type === 'reply') (replies.get(m.id as number)?.(m), replies.delete(m.id as number));
+      if (m.type === 'ready') {
+        clearTimeout(timer);
+        resolve(m.url as string);
+      } else if (m.type === 'error') {
+        clearTimeout(timer);
+        reject(new Error(`${role}: ${String(m.message)}`));
+      } else if (m.type === 'reply') {
+        replies.get(m.id as number)?.(m);
+        replies.delete(m.id as number);
+      }
     });
-    void exit.then((code) => (clearTimeout(timer), reject(new Error(`${role} exited with code ${code} before it was ready`))));
+    void exit.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`${role} exited with code ${code} before it was ready`));
+    });
     cp.send({ type: 'start', ...start });
   });
   let seq = 0;

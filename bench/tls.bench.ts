@@ -138,13 +138,13 @@ async function makeCertificate(dir: string): Promise<{ rootPem: string; cert: st
   });
   const pkcs8 = Buffer.from(await subtle.exportKey('pkcs8', leafKeys.privateKey));
   const key = crypto.createPrivateKey({ key: pkcs8, format: 'der', type: 'pkcs8' }).export({ format: 'pem', type: 'pkcs8' }) as string;
-  const cert = leaf.toString('pem') + '\n';
+  const cert = `${leaf.toString('pem')}\n`;
   fs.mkdirSync(dir, { recursive: true });
   const certFile = path.join(dir, 'leaf.crt');
   const keyFile = path.join(dir, 'leaf.key');
   fs.writeFileSync(certFile, cert);
   fs.writeFileSync(keyFile, key, { mode: 0o600 });
-  return { rootPem: root.toString('pem') + '\n', cert, key, certFile, keyFile };
+  return { rootPem: `${root.toString('pem')}\n`, cert, key, certFile, keyFile };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -200,7 +200,7 @@ const rowId = (i: number) => 1 + ((Math.imul(i, 2654435761) >>> 0) % TABLE_ROWS)
 /** Pre-encoded GET of every row by id, for one server. */
 function rowRequests(base: string, headerLines: string[]): (i: number) => Buffer {
   const host = new URL(base).host;
-  const head = headerLines.map((h) => h + '\r\n').join('');
+  const head = headerLines.map((h) => `${h}\r\n`).join('');
   const all = Array.from({ length: TABLE_ROWS }, (_, k) => Buffer.from(`GET /v1/${NS}/tables/items/rows/${k + 1} HTTP/1.1\r\nHost: ${host}\r\n${head}\r\n`, 'latin1'));
   return (i) => all[rowId(i) - 1]!;
 }

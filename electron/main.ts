@@ -109,7 +109,7 @@ function main(): void {
         const origin = originOf(state.publicUrl);
         if (serverOrigin !== origin) {
           serverOrigin = origin;
-          void win.loadURL(state.publicUrl + '/');
+          void win.loadURL(`${state.publicUrl}/`);
         }
         return;
       }

@@ -52,7 +52,7 @@ export class SettingsStore {
     const next = parseSettings({ ...this.value, ...change });
     fs.mkdirSync(path.dirname(this.file), { recursive: true });
     const tmp = `${this.file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(next, null, 2) + '\n', { mode: 0o600 });
+    fs.writeFileSync(tmp, `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
     fs.renameSync(tmp, this.file);
     this.value = next;
     return this.get();

@@ -444,7 +444,7 @@ function ensureInitialAdminToken(config: HearthConfig, tokens: TokenService): st
   }
   if (tokens.hasActiveAdminToken() || config.adminToken) return null;
   const { token } = tokens.create({ name: 'initial-admin', scope: 'admin' });
-  fs.writeFileSync(file, token + '\n', { mode: 0o600 });
+  fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
   fs.chmodSync(file, 0o600);
   return file;
 }

@@ -107,7 +107,7 @@ function writeFile(content: CredentialsFile): void {
   try {
     const fd = fs.openSync(tmp, 'wx', 0o600);
     try {
-      fs.writeSync(fd, JSON.stringify(content, null, 2) + '\n');
+      fs.writeSync(fd, `${JSON.stringify(content, null, 2)}\n`);
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);

@@ -1,18 +1,18 @@
 /** Printing helpers shared by CLI commands: JSON for scripts, aligned tables for people. */
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+  process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
 }
 
 /** One JSON object per line (for `--jsonl`): easy to stream into `jq -c` or a line-oriented tool. */
 export function printJsonLines(values: unknown[]): void {
-  process.stdout.write(values.map((v) => JSON.stringify(v) + '\n').join(''));
+  process.stdout.write(values.map((v) => `${JSON.stringify(v)}\n`).join(''));
 }
 
 /** `key  value` lines for a single record, keys aligned. */
 export function printFields(fields: Array<[string, unknown]>): void {
   const cell = (v: unknown) => (v === null || v === undefined || v === '' ? '-' : Array.isArray(v) ? v.join(', ') : String(v));
   const width = Math.max(...fields.map(([k]) => k.length));
-  process.stdout.write(fields.map(([k, v]) => `${(k + ':').padEnd(width + 1)}  ${cell(v)}`).join('\n') + '\n');
+  process.stdout.write(`${fields.map(([k, v]) => `${(`${k}:`).padEnd(width + 1)}  ${cell(v)}`).join('\n')}\n`);
 }
 
 export function printTable(rows: Array<Record<string, unknown>>, columns: string[]): void {
@@ -22,7 +22,7 @@ export function printTable(rows: Array<Record<string, unknown>>, columns: string
   }
   const cell = (v: unknown) => (v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') : String(v));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (vals: string[]) => vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd() + '\n';
+  const line = (vals: string[]) => `${vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()}\n`;
   process.stdout.write(line(columns.map((c) => c.toUpperCase())));
   for (const r of rows) process.stdout.write(line(columns.map((c) => cell(r[c]))));
 }

@@ -33,7 +33,6 @@ import { createOAuthService } from './oauth/oauth.service.ts';
 import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
 import { registerOAuthClientRoutes } from './oauth/clients.routes.ts';
 import { PLATFORM_AUDIENCE } from './oauth/oauth.schemas.ts';
-import type { AppContext } from '../core/http/context.ts';
 import { approvalMigrations, createApprovalStore } from './approval/approval.store.ts';
 import { createApprovalService } from './approval/approval.service.ts';
 import { registerApprovalRoutes } from './approval/approval.routes.ts';

@@ -84,7 +84,7 @@ export function parseCaBundle(text: string, now: number): { pem: string; certifi
     certificates.push(info);
   });
   if (certificates.length > MAX_CA_CERTIFICATES) throw new CaBundleError(`holds ${certificates.length} certificates; at most ${MAX_CA_CERTIFICATES}`);
-  return { pem: pems.join('\n') + '\n', certificates };
+  return { pem: `${pems.join('\n')}\n`, certificates };
 }
 
 /** What to show of a stored bundle (already validated when it was saved; expiry since then is shown, not refused). */

@@ -268,7 +268,7 @@ async function terminalLogin(url: string, user: string | null): Promise<void> {
   const controller = new AbortController();
   const onSigint = () => controller.abort(new CliError('sign-in stopped (Ctrl-C)', EXIT_INTERRUPTED));
   process.once('SIGINT', onSigint);
-  let t;
+  let t: Awaited<ReturnType<typeof pollDeviceToken>>;
   try {
     t = await pollDeviceToken(meta, d, controller.signal, how);
   } finally {
@@ -317,7 +317,7 @@ export function registerLogin(program: Command): void {
         process.stderr.write(`Open this address to sign in: ${auth.href}\n`);
         if (opts.browser) openBrowser(auth.href);
       });
-      let login;
+      let login: Awaited<ReturnType<typeof storeTokens>>;
       try {
         const t = await tokenRequest(meta, { grant_type: 'authorization_code', code: callback.code, redirect_uri: redirectUri, client_id: CLIENT_ID, code_verifier: verifier });
         login = await storeTokens(url, meta, t, nonce);

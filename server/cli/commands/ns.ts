@@ -104,7 +104,7 @@ export function registerNamespaces(program: Command): void {
       if (opts.json) printJson(rec);
       else {
         printTable([row(rec)], COLUMNS);
-        process.stdout.write('\nconfig:\n' + Object.entries(rec.config).map(([k, v]) => `  ${k} = ${v}`).join('\n') + '\n');
+        process.stdout.write(`\nconfig:\n${Object.entries(rec.config).map(([k, v]) => `  ${k} = ${v}`).join('\n')}\n`);
       }
     });
 
@@ -129,7 +129,7 @@ export function registerNamespaces(program: Command): void {
         rec = await client.json<NamespaceRecord>('PUT', `/v1/namespaces/${enc(name)}`, { config });
       }
       if (opts.json) printJson(rec.config);
-      else process.stdout.write(Object.entries(rec.config).map(([k, v]) => `${k} = ${v}`).join('\n') + '\n');
+      else process.stdout.write(`${Object.entries(rec.config).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`);
     });
 
   serverOptions(ns.command('delete <name>'))

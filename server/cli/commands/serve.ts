@@ -52,7 +52,7 @@ export function registerServe(program: Command): void {
     .action(async (opts: ServeOptions) => {
       // loaded here, not at the top: other commands never load the server
       const [{ VERSION, startServer }, { ConfigError }] = await Promise.all([import('../../boot.ts'), import('../../core/config/config.ts')]);
-      let server;
+      let server: Awaited<ReturnType<typeof startServer>>;
       try {
         server = await startServer({
           host: opts.host,
@@ -103,7 +103,7 @@ export function registerServe(program: Command): void {
       if (server.services.identity.sessions.needsSetup()) {
         lines.push(`First run: create the administrator account at ${server.publicUrl} or with: hearth setup --login <name> --password-stdin --data ${server.config.dataDir}`);
       }
-      process.stdout.write(lines.join('\n') + '\n');
+      process.stdout.write(`${lines.join('\n')}\n`);
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;

@@ -32,7 +32,7 @@ export function registerSetup(program: Command): void {
       try {
         // accounts and sessions built exactly as the server builds them (the Linux-identity hook included)
         const { sessions } = openIdentityOffline({ platformDb: db, audit: createAuditLog(db) });
-        let account;
+        let account: Awaited<ReturnType<typeof sessions.setup>>;
         try {
           account = await sessions.setup({ login: opts.login, password, displayName: opts.displayName, email: opts.email }, { actor: 'cli' });
         } catch (err) {

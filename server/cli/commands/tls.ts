@@ -211,6 +211,6 @@ export function registerTls(program: Command): void {
         );
       }
       if (opts.out !== undefined) lines.push(`Wrote ${opts.out}; use it with --ca-file ${opts.out} (or HEARTH_CA_FILE).`);
-      process.stderr.write(lines.join('\n') + '\n');
+      process.stderr.write(`${lines.join('\n')}\n`);
     });
 }

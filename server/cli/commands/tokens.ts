@@ -81,7 +81,7 @@ export function registerTokens(program: Command): void {
     .action(async (id: string, opts: { json?: boolean; data?: string }) => {
       const { db, service, audit } = await open(opts.data);
       try {
-        let info;
+        let info: ReturnType<typeof service.revoke>;
         try {
           info = service.revoke(id);
         } catch (err) {

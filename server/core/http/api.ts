@@ -56,7 +56,10 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
  * A hot route (server/core/http/hot.ts): no query or JSON-body schema (it reads its own body), handled with a
  * `HotContext`; path parameters are plain strings (`params` documents them). `access` defaults to `public`.
  */
-export type HotRouteDef<P extends z.ZodType = z.ZodObject<{}>> = Omit<RouteDef<P, z.ZodType, z.ZodType>, 'access' | 'query' | 'body' | 'bodyLimit' | 'handler'> & {
+/** The schema of a route without path parameters, query or body (`{}`). */
+export type NoParams = z.ZodObject<Record<never, never>>;
+
+export type HotRouteDef<P extends z.ZodType = NoParams> = Omit<RouteDef<P, z.ZodType, z.ZodType>, 'access' | 'query' | 'body' | 'bodyLimit' | 'handler'> & {
   access?: Access;
   handler: (ctx: HotContext, params: z.infer<P>) => Promise<unknown>;
 };
@@ -101,7 +104,7 @@ export class Api {
     });
   }
 
-  route<P extends z.ZodType = z.ZodObject<{}>, Q extends z.ZodType = z.ZodObject<{}>, B extends z.ZodType = z.ZodUndefined>(
+  route<P extends z.ZodType = NoParams, Q extends z.ZodType = NoParams, B extends z.ZodType = z.ZodUndefined>(
     def: RouteDef<P, Q, B>,
   ): void {
     const responses: Record<string, unknown> = {};
@@ -152,8 +155,8 @@ export class Api {
       if (pending) await pending;
       let params: unknown = {};
       let query: unknown = {};
-      let body: unknown = undefined;
-      let raw: unknown = undefined;
+      let body: unknown ;
+      let raw: unknown ;
       try {
         if (def.params) params = (stringParams && pickStrings(stringParams, ctx.params)) ?? parse(def.params, ctx.params, 'path');
         if (def.query) query = parse(def.query, ctx.query, 'query');
@@ -191,7 +194,7 @@ export class Api {
    * (OpenAPI, preflight, HEAD and 405 for other methods, and the same handler for a request that reaches Koa: a
    * trailing slash, a session cookie instead of an `Authorization` header).
    */
-  hotRoute<P extends z.ZodType = z.ZodObject<{}>>(def: HotRouteDef<P>): void {
+  hotRoute<P extends z.ZodType = NoParams>(def: HotRouteDef<P>): void {
     const access = def.access ?? 'public';
     this.route<P>({ ...def, access, handler: (ctx, { params }) => def.handler(ctx, params) });
     this.hot.add({ method: def.method.toUpperCase(), path: def.path, access, handler: def.handler as (ctx: HotContext, params: Record<string, string>) => Promise<unknown> });

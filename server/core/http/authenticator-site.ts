@@ -53,7 +53,7 @@ export function authenticatorSite(dir: string): http.RequestListener {
   return (req, res) => {
     const fail = (status: number, text: string, extra: Record<string, string> = {}) => {
       res.writeHead(status, { ...baseHeaders(), 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store', ...extra });
-      res.end(req.method === 'HEAD' ? undefined : text + '\n');
+      res.end(req.method === 'HEAD' ? undefined : `${text}\n`);
     };
     if (req.method !== 'GET' && req.method !== 'HEAD') return fail(405, 'Method not allowed.', { Allow: 'GET, HEAD' });
     // Segments are split before decoding: an encoded separator (`%2f`) never makes a new segment.
@@ -64,7 +64,7 @@ export function authenticatorSite(dir: string): http.RequestListener {
     } catch {
       return fail(400, 'Bad request.');
     }
-    const rel = '/' + parts.join('/');
+    const rel = `/${parts.join('/')}`;
     // Only `/index.html`, top-level static files and `/assets/<file>`: no other folders, no dot files.
     const allowed =
       parts.every((p) => p !== '' && !p.startsWith('.') && !p.includes('/') && !p.includes('\\')) &&

@@ -32,7 +32,7 @@ const API_PREFIXES = ['/v1', '/api', '/auth', '/healthz', '/metrics', '/oauth', 
 export function serveUi(dir: string): AppMiddleware {
   const root = path.resolve(dir);
   return async (ctx, next) => {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || API_PREFIXES.some((p) => ctx.path === p || ctx.path.startsWith(p + '/'))) {
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || API_PREFIXES.some((p) => ctx.path === p || ctx.path.startsWith(`${p}/`))) {
       return next();
     }
     let rel: string;

@@ -23,7 +23,7 @@ export class SecretStore {
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const value = crypto.randomBytes(bytes).toString('base64url');
     try {
-      fs.writeFileSync(file, value + '\n', { mode: 0o600, flag: 'wx' });
+      fs.writeFileSync(file, `${value}\n`, { mode: 0o600, flag: 'wx' });
       return value;
     } catch (err) {
       // Another process created it first: use theirs.

@@ -82,7 +82,7 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
 
   const personRow = (sub: string): AccountRow => {
     const row = store.getAccount(sub);
-    if (!row || row.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
+    if (row?.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
     return row;
   };
   const groupRow = (id: string): GroupRow => {

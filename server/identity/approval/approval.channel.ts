@@ -184,7 +184,7 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
         return { state: 'updated' };
       case 'account': {
         const account = x.accountStore.getAccount(d.sub);
-        if (!account || account.kind !== 'person') throw new HearthError('device_revoked', 'the account of this device is gone');
+        if (account?.kind !== 'person') throw new HearthError('device_revoked', 'the account of this device is gone');
         return { account: { uid: account.login, displayName: account.display_name, mail: account.email ?? null }, device: { name: d.name, createdAt: iso(d.created_at) } };
       }
     }
@@ -196,7 +196,7 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
       const parsed = DeviceProof.safeParse(body.proof);
       if (!parsed.success) {
         const i = parsed.error.issues[0]!;
-        throw new HearthError('invalid_request', `proof${i.path.length ? '.' + i.path.join('.') : ''}: ${i.code === 'unrecognized_keys' ? `unknown key ${i.keys.map((k) => JSON.stringify(k)).join(', ')}` : i.message}`);
+        throw new HearthError('invalid_request', `proof${i.path.length ? `.${i.path.join('.')}` : ''}: ${i.code === 'unrecognized_keys' ? `unknown key ${i.keys.map((k) => JSON.stringify(k)).join(', ')}` : i.message}`);
       }
       const proof = parsed.data;
       if (proof.issuer !== x.issuer()) throw new HearthError('wrong_issuer', 'the proof is for another instance (issuer)');

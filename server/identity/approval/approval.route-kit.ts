@@ -6,7 +6,7 @@
  * through it; approval.routes.ts composes them.
  */
 import type { z } from 'zod';
-import type { Api, RouteDef } from '../../core/http/api.ts';
+import type { Api, NoParams, RouteDef } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import { readJsonBody } from '../../core/http/body.ts';
@@ -62,7 +62,7 @@ export function createRouteKit(api: Api, approval: ApprovalService, sessions: Se
   const tags = ['Authenticator approval'];
   const P = APP_APPROVAL_BASE;
   /** api.route with the response guard. */
-  function route<PP extends z.ZodType = z.ZodObject<{}>, Q extends z.ZodType = z.ZodObject<{}>, B extends z.ZodType = z.ZodUndefined>(def: RouteDef<PP, Q, B>): void {
+  function route<PP extends z.ZodType = NoParams, Q extends z.ZodType = NoParams, B extends z.ZodType = z.ZodUndefined>(def: RouteDef<PP, Q, B>): void {
     api.route({ ...def, handler: (ctx, input) => guardAnswer(() => def.handler(ctx, input)) });
   }
   const starts = createFailureLimiter({ limit: LOGIN_STARTS_PER_MINUTE, windowMs: 60_000, now: Date.now });

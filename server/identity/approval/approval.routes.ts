@@ -32,7 +32,7 @@ export function registerApprovalRoutes(api: Api, approval: ApprovalService, sess
   // Disabled (no authenticator origin): every protocol path but /info answers 503 `approval_disabled`, before
   // authentication. The administrator's device list and revoke stay available (to clean up after disabling).
   api.router.use(async (ctx, next) => {
-    if (ctx.path.startsWith(P + '/') && ctx.path !== `${P}/info` && ctx.method !== 'OPTIONS' && !approval.enabled()) {
+    if (ctx.path.startsWith(`${P}/`) && ctx.path !== `${P}/info` && ctx.method !== 'OPTIONS' && !approval.enabled()) {
       throw new HearthError('approval_disabled', APPROVAL_DISABLED_MESSAGE);
     }
     return next();

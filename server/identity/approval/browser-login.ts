@@ -45,7 +45,7 @@ export function createBrowserLogin(core: ApprovalCore, requests: SignInRequests)
     /** The request behind a browser secret (404 otherwise, also past the readable window). */
     browserLogin(requestId: string, secret: string): LoginRow {
       const r = store.getLogin(requestId);
-      if (!r || r.kind !== 'browser' || !readable(r.expires_at) || !sameHash(secret, r.secret_hash)) throw err.notFound('the sign-in request');
+      if (r?.kind !== 'browser' || !readable(r.expires_at) || !sameHash(secret, r.secret_hash)) throw err.notFound('the sign-in request');
       return r;
     },
 

@@ -42,7 +42,7 @@ export function createDevices(core: ApprovalCore) {
     /** The device list of an account an administrator looks at (404 `account_not_found` for no person account). */
     accountDevices(sub: string, after: string | null) {
       const row = accountStore.getAccount(sub);
-      if (!row || row.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
+      if (row?.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
       return devices.listDevices(row.sub, after);
     },
 

@@ -59,7 +59,7 @@ export function parseIp(text: string): ParsedIp | null {
   const v4 = /(\d+\.\d+\.\d+\.\d+)$/.exec(s);
   if (v4) {
     tail.push(...v4[1]!.split('.').map(Number));
-    s = s.slice(0, -v4[1]!.length) + '0:0';
+    s = `${s.slice(0, -v4[1]!.length)}0:0`;
   }
   const halves = s.split('::');
   const words = (part: string) => (part === '' ? [] : part.split(':').map((h) => parseInt(h, 16)));
@@ -134,7 +134,7 @@ export function plainText(value: unknown, maxBytes = GEO_TEXT_MAX_BYTES): string
 // ---------------------------------------------------------------------------------------------------------------
 // Reader
 
-type Rec = Record<string, any>;
+type Rec = Record<string, unknown>;
 
 interface DbFile {
   path: string;
@@ -226,7 +226,7 @@ export function openGeoIp(opts: { cityDb?: string | null; asnDb?: string | null;
       const traits = (city?.traits ?? {}) as Rec;
       return {
         country: countryCode(city?.country) ?? countryCode(city?.registered_country),
-        city: names(city?.city?.names),
+        city: names((city?.city as Rec | undefined)?.names),
         network:
           plainText(traits.isp) ?? plainText(asn?.isp) ?? plainText(asn?.autonomous_system_organization) ??
           plainText(traits.organization) ?? plainText(traits.autonomous_system_organization) ?? plainText(city?.autonomous_system_organization),

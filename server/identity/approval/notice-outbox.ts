@@ -28,7 +28,7 @@ export function createNoticeOutbox(core: ApprovalCore) {
     for (const n of store.unsentNotices()) {
       const at = now();
       const row = accountStore.getAccount(n.sub);
-      if (!row || !row.email) {
+      if (!row?.email) {
         // Nowhere to deliver: the notice is settled (an account without an address gets no email notices at all).
         store.noticeSent(n.device_id, at);
         deps.logger.warn({ deviceId: n.device_id }, 'a device enrolment notice has no email address to go to');

@@ -9,7 +9,7 @@
 import crypto from 'node:crypto';
 import { HearthError } from '../../core/http/errors.ts';
 import type { SessionInfo } from '../../core/auth/tokens.service.ts';
-import { APP_APPROVAL_PROTOCOL, DevicePublicKey, ProofError, appPairingProofMessage, verifyProofSignature } from './proof.ts';
+import { APP_APPROVAL_PROTOCOL, type DevicePublicKey, ProofError, appPairingProofMessage, verifyProofSignature } from './proof.ts';
 import { L, deviceName, err, iso, sameHash, sameText, sha256, sixDigits, type Actor, type ApprovalCore } from './approval.core.ts';
 import type { DeviceRow, PairingRow } from './approval.store.ts';
 
@@ -59,7 +59,7 @@ export function createPairing(core: ApprovalCore) {
       if (assisted && !isAdmin) throw new HearthError('forbidden', 'pairing a device for another account needs the administrator role');
       const sub = userId ?? s.sub;
       const row = accountStore.getAccount(sub);
-      if (!row || row.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
+      if (row?.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
       if (!maySignIn(row)) throw new HearthError('account_not_eligible', 'this account may not sign in (disabled, expired or its category is not allowed)');
       if (!row.email) {
         // Email is a required channel of enrolment (seed 001): the account owner is told of every paired device.

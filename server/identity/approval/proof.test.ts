@@ -43,7 +43,7 @@ describe('signed proof format', () => {
 
   it('refuses private key members and malformed keys and commands', () => {
     expect(DevicePublicKey.safeParse({ ...key, d: 'secret' }).success).toBe(false);
-    expect(DevicePublicKey.safeParse({ ...key, x: key.x + '=' }).success).toBe(false);
+    expect(DevicePublicKey.safeParse({ ...key, x: `${key.x}=` }).success).toBe(false);
     expect(DeviceProof.safeParse({ ...proof({ operation: 'revoke' }), extra: 1 }).success).toBe(false);
     expect(() => proof({ operation: 'decide', requestId: 'r', challenge: 'c', comparison: '12345', decision: 'approve' })).toThrow();
     expect(() => proof({ operation: 'push', token: 'short' })).toThrow();

@@ -44,12 +44,12 @@ export function createTerminalBrokers(core: ApprovalCore, requests: SignInReques
       },
       state(requestId) {
         const r = store.getLogin(requestId);
-        return !r || r.kind !== 'terminal' ? 'unavailable' : loginState(r);
+        return r?.kind !== 'terminal' ? 'unavailable' : loginState(r);
       },
       consume(requestId) {
         return store.transaction(() => {
           const r = store.getLogin(requestId);
-          if (!r || r.kind !== 'terminal' || loginState(r) !== 'approved') return null;
+          if (r?.kind !== 'terminal' || loginState(r) !== 'approved') return null;
           const row = requests.usableLogin(r);
           if (!row || !store.consumeLogin(r.id, now())) return null;
           return { sub: row.sub };

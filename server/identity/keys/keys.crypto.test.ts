@@ -13,7 +13,7 @@ describe('KEK', () => {
     const k = parseKek(hex(), 'X');
     expect(k.key).toHaveLength(32);
     expect(k.id).toMatch(/^[0-9a-f]{16}$/);
-    for (const bad of ['abc', 'zz'.repeat(32), hex() + 'aa', 'secret-value-secret-value-secret-value-secret-value-secret-value!']) {
+    for (const bad of ['abc', 'zz'.repeat(32), `${hex()}aa`, 'secret-value-secret-value-secret-value-secret-value-secret-value!']) {
       expect(() => parseKek(bad, 'HEARTH_IDENTITY_KEY_ENCRYPTION_KEY')).toThrow(KekConfigError);
       try {
         parseKek(bad, 'HEARTH_IDENTITY_KEY_ENCRYPTION_KEY');

@@ -101,7 +101,7 @@ function storedKek(secrets: SecretStore): string {
   fs.mkdirSync(secrets.dir, { recursive: true, mode: 0o700 });
   const value = crypto.randomBytes(32).toString('hex');
   try {
-    fs.writeFileSync(file, value + '\n', { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(file, `${value}\n`, { mode: 0o600, flag: 'wx' });
     return value;
   } catch (err) {
     // Another process on the same data folder created it first: use theirs.

@@ -30,7 +30,7 @@ import { createSigning, oneLine } from './keys.signing.ts';
 import type { KeyRow, KeyStore } from './keys.store.ts';
 import type { VerifiedAccessToken } from './keys.tokens.ts';
 import {
-  AccessTokenInput, IdTokenInput, InvocationTokenInput, SessionTokenInput, accessTokenDraft, idTokenDraft, invocationDraft, sessionDraft,
+  type AccessTokenInput, IdTokenInput, InvocationTokenInput, SessionTokenInput, accessTokenDraft, idTokenDraft, invocationDraft, sessionDraft,
   parseAccessTokenInput, verifyAccessToken, verifyInvocation, verifySession,
 } from './keys.tokens.ts';
 

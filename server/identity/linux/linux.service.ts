@@ -88,7 +88,7 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
 
   function personRow(sub: string): AccountRow {
     const row = accountStore.getAccount(sub);
-    if (!row || row.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
+    if (row?.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
     return row;
   }
 

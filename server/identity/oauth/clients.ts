@@ -65,7 +65,7 @@ export function createClients(ctx: OAuthContext) {
   function validateAccessLists(userIds: string[], groupIds: string[]) {
     for (const sub of userIds) {
       const row = accountStore.getAccount(sub);
-      if (!row || row.kind !== 'person') throw new HearthError('invalid_request', `allowedUserIds: no account ${sub}`);
+      if (row?.kind !== 'person') throw new HearthError('invalid_request', `allowedUserIds: no account ${sub}`);
     }
     for (const id of groupIds) {
       try {

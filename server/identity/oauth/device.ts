@@ -305,7 +305,7 @@ export function createDeviceFlow(deps: {
       const code = normalizeUserCode(input);
       if (!code) return null;
       const row = store.getDeviceAuthorizationByUserCode(sha256(code));
-      if (!row || row.mode !== 'browser' || row.state !== 'pending' || row.expires_at <= now()) return null;
+      if (row?.mode !== 'browser' || row.state !== 'pending' || row.expires_at <= now()) return null;
       const client = getClient(row.client_id);
       if (!client || client.revokedAt !== null) return null;
       return { userCode: formatUserCode(code), client, scope: json<string[]>(row.scope), lifetimeSeconds: row.lifetime_s, expiresAt: row.expires_at };
@@ -317,7 +317,7 @@ export function createDeviceFlow(deps: {
       if (!code) return 'gone';
       const hash = sha256(code);
       const row = store.getDeviceAuthorizationByUserCode(hash);
-      if (!row || row.mode !== 'browser') return 'gone';
+      if (row?.mode !== 'browser') return 'gone';
       const client = getClient(row.client_id);
       if (!client || client.revokedAt !== null) return 'gone';
       const at = now();

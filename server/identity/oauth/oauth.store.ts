@@ -248,7 +248,7 @@ const CLIENT_COLUMNS = [
 export function createOAuthStore(db: Db) {
   const q = {
     client: db.prepare('SELECT * FROM oauth_clients WHERE client_id = ?'),
-    insertClient: db.prepare(`INSERT INTO oauth_clients (${CLIENT_COLUMNS.join(', ')}) VALUES (${CLIENT_COLUMNS.map((c) => '@' + c).join(', ')})`),
+    insertClient: db.prepare(`INSERT INTO oauth_clients (${CLIENT_COLUMNS.join(', ')}) VALUES (${CLIENT_COLUMNS.map((c) => `@${c}`).join(', ')})`),
     updateClient: db.prepare(`UPDATE oauth_clients SET ${CLIENT_COLUMNS.filter((c) => c !== 'client_id').map((c) => `${c} = @${c}`).join(', ')} WHERE client_id = @client_id`),
     deleteClient: db.prepare('DELETE FROM oauth_clients WHERE client_id = ?'),
     countClients: db.prepare(`SELECT count(*) FROM oauth_clients WHERE (@search IS NULL OR instr(lower(name), @search) > 0

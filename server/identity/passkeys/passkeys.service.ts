@@ -75,7 +75,7 @@ export function createPasskeysService(deps: {
     const key = typeof input.response?.id === 'string' ? store.get(input.response.id) : undefined;
     if (!key || (sub !== null && key.sub !== sub)) return null;
     const { origin, rpID } = rp();
-    let result;
+    let result: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
       result = await verifyAuthenticationResponse({
         response: input.response, expectedChallenge: c.challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true,
@@ -107,7 +107,7 @@ export function createPasskeysService(deps: {
       const c = takeChallenge(input.challengeId, 'register');
       if (c.sub !== session.sub) throw new HearthError('invalid_request', 'this passkey request belongs to another session');
       const { origin, rpID } = rp();
-      let verified;
+      let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
       try {
         verified = await verifyRegistrationResponse({ response: input.response, expectedChallenge: c.challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true });
       } catch (err) {

@@ -143,7 +143,7 @@ export function createSessionsService(deps: {
     const at = now();
     if (family.expires_at <= at) return null;
     const account = accountStore.getAccount(family.sub);
-    if (!account || account.kind !== 'person' || account.epoch !== family.epoch || !allowed(account)) return null;
+    if (account?.kind !== 'person' || account.epoch !== family.epoch || !allowed(account)) return null;
     if (at - family.last_seen >= TOUCH_INTERVAL_MS) store.touch(family.id, at);
     return { family, account };
   }
@@ -214,7 +214,7 @@ export function createSessionsService(deps: {
       const hash = await storePassword(password);
       store.transaction(() => {
         const row = accountStore.getAccount(sub);
-        if (!row || row.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
+        if (row?.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
         store.putPassword(sub, hash, now());
         const ended = store.revokeAll(sub, now(), 'password', keepFamily);
         record(a, 'account.password.set', sub, { login: row.login, endedSessions: ended });
@@ -223,7 +223,7 @@ export function createSessionsService(deps: {
     },
 
     /** The signed-in account changes its own password, proving the current one; its other sessions end. */
-    async changeOwnPassword(session: SessionInfo, current: string, next: string, ip: string, a: Actor) {
+    async changeOwnPassword(session: SessionInfo, current: string, next: string, _ip: string, a: Actor) {
       await checkOwnPassword(session.sub, current);
       const hash = await storePassword(next);
       store.transaction(() => {

@@ -21,7 +21,7 @@ function blocks(text: string): Array<Map<string, string>> {
   let last: string | null = null;
   for (const line of text.replace(/\r\n?/g, '\n').split('\n')) {
     if (line.trim() === '') {
-      if (current && current.size) out.push(current);
+      if (current?.size) out.push(current);
       current = null;
       last = null;
       continue;
@@ -36,7 +36,7 @@ function blocks(text: string): Array<Map<string, string>> {
     last = m[1]!.toLowerCase();
     if (!current.has(last)) current.set(last, m[2]!.trim());
   }
-  if (current && current.size) out.push(current);
+  if (current?.size) out.push(current);
   return out;
 }
 

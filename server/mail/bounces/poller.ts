@@ -89,7 +89,7 @@ interface Report {
 
 /** The parts of a standard report: `multipart/report; report-type=delivery-status` with its two parts; else null. */
 export function reportParts(s: MessageStructureObject | undefined, maxBytes: number): Report | 'oversized' | null {
-  if (!s || s.type?.toLowerCase() !== 'multipart/report' || s.parameters?.['report-type']?.toLowerCase() !== 'delivery-status') return null;
+  if (s?.type?.toLowerCase() !== 'multipart/report' || s.parameters?.['report-type']?.toLowerCase() !== 'delivery-status') return null;
   const kids = s.childNodes ?? [];
   const ds = kids.find((k) => ['message/delivery-status', 'message/global-delivery-status'].includes(k.type?.toLowerCase()));
   const orig = kids.find((k) => ['text/rfc822-headers', 'message/rfc822', 'message/global', 'message/global-headers'].includes(k.type?.toLowerCase()));

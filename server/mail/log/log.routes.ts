@@ -146,7 +146,7 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
   api.route({
     method: 'post', path: `${APP_MAIL_BASE}/send`, operationId: 'mailSend', tags, access: 'authenticated', bodyLimit: SEND_BODY_LIMIT,
     summary: 'mail.send: queue one message on the immediate lane',
-    description: 'Committed to the send log before delivery starts; 202 with the record id and the Message-ID fixed now. Audited as `outgoing_mail.send` (no subject, body, addresses or attachment content). ' + REFUSED_AUDIT,
+    description: `Committed to the send log before delivery starts; 202 with the record id and the Message-ID fixed now. Audited as \`outgoing_mail.send\` (no subject, body, addresses or attachment content). ${REFUSED_AUDIT}`,
     body: SendBody,
     onInvalid: auditInvalid('send'),
     responses: { 202: { description: 'Accepted.', schema: Accepted }, 200: { description: 'Already accepted under this idempotency key.', schema: Accepted }, ...appErrors },
@@ -159,7 +159,7 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
   api.route({
     method: 'post', path: `${APP_MAIL_BASE}/enqueue`, operationId: 'mailEnqueue', tags, access: 'authenticated', bodyLimit: ENQUEUE_BODY_LIMIT,
     summary: 'mail.enqueue: queue one batch on the bulk lane',
-    description: 'Paced by the profile\'s `pacePerMinute`. Rejected whole with 409 `backlog_full` when the profile would hold more than `pacePerMinute × 1440` queued bulk messages, or when any limit fails. Audited once per call as `outgoing_mail.send` (profiles, actors, message count and ids). ' + REFUSED_AUDIT,
+    description: `Paced by the profile's \`pacePerMinute\`. Rejected whole with 409 \`backlog_full\` when the profile would hold more than \`pacePerMinute × 1440\` queued bulk messages, or when any limit fails. Audited once per call as \`outgoing_mail.send\` (profiles, actors, message count and ids). ${REFUSED_AUDIT}`,
     body: EnqueueBody,
     onInvalid: auditInvalid('enqueue'),
     responses: { 202: { description: 'Accepted.', schema: EnqueueAccepted }, ...appErrors, 409: { description: '`backlog_full` or `mail_not_configured`.' } },

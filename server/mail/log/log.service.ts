@@ -179,7 +179,7 @@ export function createLogService(deps: LogServiceDeps) {
         discards.push(discard);
         if (ids.length) {
           const list = JSON.parse(p.row.attachments) as StoredAttachment[];
-          list.forEach((a, i) => (a.objectId = ids[i]!));
+          for (const [i, a] of list.entries()) a.objectId = ids[i]!;
           p.row.attachments = JSON.stringify(list);
         }
         store.insert(p.row, p.content);
@@ -267,15 +267,18 @@ export function createLogService(deps: LogServiceDeps) {
       return;
     }
     let woke = false;
-    calls.forEach((c, i) => {
+    for (const [i, c] of calls.entries()) {
       const res = results[i]!;
-      if (!res.ok) return c.reject(res.err);
+      if (!res.ok) {
+        c.reject(res.err);
+        continue;
+      }
       if (!res.r.p.duplicate && !woke) {
         woke = true;
         deps.onAccepted('immediate', res.r.profile);
       }
       c.resolve(accepted(res.r.p));
-    });
+    }
   }
 
   const api = {
@@ -349,7 +352,7 @@ export function createLogService(deps: LogServiceDeps) {
         profile: q.profile,
         status: q.status,
         since: q.since ? Date.parse(q.since) : undefined,
-        refExact: ref && ref.includes(':') ? ref : undefined,
+        refExact: ref?.includes(':') ? ref : undefined,
         refScope: ref && !ref.includes(':') ? ref : undefined,
         recipient: q.recipient,
         before: q.cursor ? decodeCursor(q.cursor) : undefined,

@@ -155,18 +155,41 @@ export function createLogStore(db: Db) {
     list(f: ListFilter): MessageRow[] {
       const where: string[] = [];
       const p: Record<string, unknown> = { limit: f.limit };
-      if (f.app) (where.push('app_id = @app'), (p.app = f.app));
-      if (f.profile) (where.push('profile_key = @profile'), (p.profile = f.profile));
+      if (f.app) {
+        where.push('app_id = @app');
+        p.app = f.app;
+      }
+      if (f.profile) {
+        where.push('profile_key = @profile');
+        p.profile = f.profile;
+      }
       if (f.status?.length) {
         where.push(`status IN (${f.status.map((_, i) => `@s${i}`).join(', ')})`);
-        f.status.forEach((s, i) => (p[`s${i}`] = s));
+        for (const [i, s] of f.status.entries()) p[`s${i}`] = s;
       }
-      if (f.since !== undefined) (where.push('created_at >= @since'), (p.since = f.since));
-      if (f.refExact) (where.push('ref = @ref'), (p.ref = f.refExact));
-      if (f.refScope) (where.push("(ref = @scope OR ref LIKE @scopeLike ESCAPE '\\')"), (p.scope = f.refScope), (p.scopeLike = f.refScope.replace(/[\\%_]/g, (c) => `\\${c}`) + ':%'));
-      if (f.recipient) (where.push("recipients LIKE @rcpt ESCAPE '\\'"), (p.rcpt = likeOf(f.recipient)));
-      if (f.before) (where.push('(created_at < @bc OR (created_at = @bc AND id < @bi))'), (p.bc = f.before.createdAt), (p.bi = f.before.id));
-      const sql = `SELECT * FROM mail_messages ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY created_at DESC, id DESC LIMIT @limit`;
+      if (f.since !== undefined) {
+        where.push('created_at >= @since');
+        p.since = f.since;
+      }
+      if (f.refExact) {
+        where.push('ref = @ref');
+        p.ref = f.refExact;
+      }
+      if (f.refScope) {
+        where.push("(ref = @scope OR ref LIKE @scopeLike ESCAPE '\\')");
+        p.scope = f.refScope;
+        p.scopeLike = `${f.refScope.replace(/[\\%_]/g, (c) => `\\${c}`)}:%`;
+      }
+      if (f.recipient) {
+        where.push("recipients LIKE @rcpt ESCAPE '\\'");
+        p.rcpt = likeOf(f.recipient);
+      }
+      if (f.before) {
+        where.push('(created_at < @bc OR (created_at = @bc AND id < @bi))');
+        p.bc = f.before.createdAt;
+        p.bi = f.before.id;
+      }
+      const sql = `SELECT * FROM mail_messages ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT @limit`;
       return db.prepare(sql).all(p) as MessageRow[];
     },
     batchExists: (batchId: string) => batchExists.get(batchId) !== undefined,

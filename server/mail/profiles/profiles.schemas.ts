@@ -20,7 +20,7 @@ export const DisplayName = (field: string, min = 0) =>
   z.string().trim().min(min, `${field} must not be empty`).max(120, `${field} must be at most 120 characters`)
     .refine((n) => !NAME_FORBIDDEN.test(n), `${field} must be one line without control characters (no CR, LF, NUL, U+0085, U+2028 or U+2029)`);
 /** `local@domain`: no spaces or control characters, one `@` before a non-empty domain. */
-export const ADDRESS = /^[^\s@<>()\[\],;:"\\]+(?:\.[^\s@<>()\[\],;:"\\]+)*@[^\s@<>()\[\],;:"\\]+$/;
+export const ADDRESS = /^[^\s@<>()[\],;:"\\]+(?:\.[^\s@<>()[\],;:"\\]+)*@[^\s@<>()[\],;:"\\]+$/;
 
 export const ProfileKey = z
   .string()

@@ -61,7 +61,7 @@ export function createProfileStore(db: Db) {
   const getDefault = db.prepare('SELECT * FROM mail_profiles WHERE is_default = 1');
   const count = db.prepare('SELECT count(*) FROM mail_profiles').pluck();
   const insert = db.prepare(`INSERT INTO mail_profiles (${COLUMNS.join(', ')}, is_default, revision, created_at, updated_at)
-    VALUES (${COLUMNS.map((c) => '@' + c).join(', ')}, @is_default, 1, @at, @at)`);
+    VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')}, @is_default, 1, @at, @at)`);
   const update = db.prepare(`UPDATE mail_profiles SET ${COLUMNS.filter((c) => c !== 'key').map((c) => `${c} = @${c}`).join(', ')},
     revision = revision + 1, updated_at = @at WHERE key = @key`);
   const clearDefault = db.prepare('UPDATE mail_profiles SET is_default = 0, revision = revision + 1, updated_at = ? WHERE is_default = 1 AND key <> ?');

@@ -52,7 +52,9 @@ export function createRetentionService(deps: {
       for (const r of rows) {
         if (r.attachments_released === 0) attachments.release((JSON.parse(r.attachments) as StoredAttachment[]).map((a) => a.objectId).filter(Boolean));
       }
-      log.transaction(() => rows.forEach((r) => log.deleteRow(r.id)));
+      log.transaction(() => {
+        for (const r of rows) log.deleteRow(r.id);
+      });
       deleted += rows.length;
     }
     for (;;) {
@@ -60,7 +62,9 @@ export function createRetentionService(deps: {
       const now = clock.now();
       const ids = log.purgeCandidates(now - contentDays * DAY, o.batchSize);
       if (ids.length === 0) break;
-      log.transaction(() => ids.forEach((id) => log.purgeContent(id, now)));
+      log.transaction(() => {
+        for (const id of ids) log.purgeContent(id, now);
+      });
       purged += ids.length;
     }
     return { purged, deleted, complete: true };

@@ -120,7 +120,10 @@ export function createSettledTopic(deps: { store: SettledStore; clock: MailClock
         const waiter: Waiter = {
           end: resolve,
           check: () => {
-            if (opts.stop?.()) (stopped = true), resolve();
+            if (opts.stop?.()) {
+              stopped = true;
+              resolve();
+            }
           },
         };
         const unsubscribe = subscribe(id, resolve);

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import {
   APP_APPROVAL_FEATURES, APP_APPROVAL_PATH, APP_APPROVAL_PENDING_ACCEPT, APP_APPROVAL_PROTOCOL, APP_APPROVAL_LIMITS, AppApprovalTime,
-  AppLoginContextSchema, AppPairingLinkError, AppPairingPayload, AppTerminalLoginSchema, DeviceCommand, DeviceProof, DevicePublicKey, appDeviceProofMessage, appPairingProofMessage,
+  AppLoginContextSchema, AppPairingLinkError, AppPairingPayload, AppTerminalLoginSchema, DeviceCommand, type DeviceProof, DevicePublicKey, appDeviceProofMessage, appPairingProofMessage,
   isHttpOrigin, parseAppPairingLink, type AppApprovalFeature,
 } from '../../../server/identity/approval/contracts.ts';
 import { b64u, utf8 } from './encoding.ts';
@@ -305,7 +305,7 @@ export class AppApprovalClient {
 function assertKey(key: CryptoKeyPair): void {
   const priv = key?.privateKey as CryptoKey | undefined;
   const alg = priv?.algorithm as EcKeyAlgorithm | undefined;
-  if (!priv || priv.type !== 'private' || alg?.name !== 'ECDSA' || alg.namedCurve !== 'P-256' || !priv.usages.includes('sign') || !key.publicKey) {
+  if (priv?.type !== 'private' || alg?.name !== 'ECDSA' || alg.namedCurve !== 'P-256' || !priv.usages.includes('sign') || !key.publicKey) {
     throw invalid('key must be an ECDSA P-256 key pair (appApproval.createKey())');
   }
 }

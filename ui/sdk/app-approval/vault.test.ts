@@ -218,7 +218,7 @@ describe('vault configs', () => {
       { ...ok, methods: [{ ...pin, kdf: undefined }] },
       { ...ok, methods: [{ ...pin, memory: 65536 }] },
       { ...ok, methods: [{ ...pin, salt: b64u(new Uint8Array(8)) }] },
-      { ...ok, methods: [{ ...pin, iv: pin.iv + '=' }] },
+      { ...ok, methods: [{ ...pin, iv: `${pin.iv}=` }] },
       { ...ok, methods: [{ ...passkey, rpId: '' }] },
       { ...ok, methods: [{ type: 'local', key: b64u(new Uint8Array(16)) }] },
       { ...ok, methods: [{ type: 'password' }] },

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { HearthClient, serverOptions, type ClientOptions } from '../../client.ts';
+import { type HearthClient, serverOptions, type ClientOptions } from '../../client.ts';
 import { CliError, printFields, printJson, printJsonLines, printTable } from '../../output.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../identity/contract.ts';
 
@@ -104,9 +104,10 @@ export async function fetchList<T>(client: HearthClient, path: string, opts: Lis
 
 export function printList<T>(opts: ListOpts, list: { items: T[]; total: number; page: number; perPage: number }, rows: (t: T) => Record<string, unknown>, columns: string[]): void {
   if (opts.json && opts.jsonl) throw new CliError('choose one of --json or --jsonl');
-  if (opts.json) return printJson(list.items);
-  if (opts.jsonl) return printJsonLines(list.items);
-  printTable(list.items.map(rows), columns);
+  if (opts.json) printJson(list.items);
+  else if (opts.jsonl) printJsonLines(list.items);
+  else printTable(list.items.map(rows), columns);
+  if (opts.json || opts.jsonl) return;
   if (!opts.all && list.total > list.items.length) {
     const first = (list.page - 1) * list.perPage + 1;
     const shown = list.items.length ? `${first}–${first + list.items.length - 1}` : 'none';

@@ -299,7 +299,7 @@ export function printBounceCheck(r: BounceCheck): void {
   const lines = [`${r.error ? 'Bounce check failed' : 'Checked the bounce mailbox'} of profile ${r.profile}${r.joined ? ' (joined the check in progress)' : ''}: ${what}.`];
   if (r.error) lines.push(`Error: ${r.error}${r.detail ? ` — ${r.detail}` : ''}`);
   if (r.more) lines.push('More messages wait: the next check goes on from here.');
-  process.stdout.write(lines.join('\n') + '\n');
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 export function printContent(c: MessageContent): void {
@@ -308,7 +308,7 @@ export function printContent(c: MessageContent): void {
     return;
   }
   const headers = Object.entries(c.headers ?? {});
-  process.stdout.write('\nHeaders:\n' + (headers.length ? headers.map(([k, v]) => `  ${k}: ${v}\n`).join('') : '  (none)\n'));
+  process.stdout.write(`\nHeaders:\n${headers.length ? headers.map(([k, v]) => `  ${k}: ${v}\n`).join('') : '  (none)\n'}`);
   process.stdout.write(`\nText:\n${c.text === null ? '(none)\n' : c.text.endsWith('\n') ? c.text : `${c.text}\n`}`);
   process.stdout.write(`\nHTML:\n${c.html === null ? '(none)\n' : c.html.endsWith('\n') ? c.html : `${c.html}\n`}`);
 }

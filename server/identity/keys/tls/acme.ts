@@ -113,7 +113,7 @@ export function createAcmeSource(opts: AcmeSourceOptions): AcmeSource {
     const material = { cert, key: key.toString() };
     opts.store.writeSealed('cert.key', material.key);
     opts.store.write('cert.crt', material.cert);
-    opts.store.write('cert.json', JSON.stringify({ directory: opts.directory, names: opts.names }) + '\n');
+    opts.store.write('cert.json', `${JSON.stringify({ directory: opts.directory, names: opts.names })}\n`);
     return material;
   }
 

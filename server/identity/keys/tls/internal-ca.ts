@@ -45,7 +45,7 @@ export function createInternalCa(opts: InternalCaOptions): InternalCa {
     if (certPem && keyPem) {
       const cert = new x509.X509Certificate(certPem);
       const key = await subtle.importKey('pkcs8', pemBody(keyPem), EC, false, ['sign']);
-      if (cert.notAfter.getTime() > now() + leafLifetime) return (root = { cert, key, pem: cert.toString('pem') + '\n' });
+      if (cert.notAfter.getTime() > now() + leafLifetime) return (root = { cert, key, pem: `${cert.toString('pem')}\n` });
     }
     // First start (or a root that would not outlive the next leaf): a new root. Devices must trust it again.
     const keys = (await subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair;
@@ -67,10 +67,10 @@ export function createInternalCa(opts: InternalCaOptions): InternalCa {
     });
     const pkcs8 = await subtle.exportKey('pkcs8', keys.privateKey);
     opts.store.writeSealed('root.key', toPem(pkcs8, 'PRIVATE KEY'));
-    opts.store.write('root.crt', cert.toString('pem') + '\n');
+    opts.store.write('root.crt', `${cert.toString('pem')}\n`);
     opts.store.remove('leaf.crt');
     opts.store.remove('leaf.key');
-    return (root = { cert, key: keys.privateKey, pem: cert.toString('pem') + '\n' });
+    return (root = { cert, key: keys.privateKey, pem: `${cert.toString('pem')}\n` });
   }
 
   async function issueLeaf(): Promise<TlsMaterial> {
@@ -101,7 +101,7 @@ export function createInternalCa(opts: InternalCaOptions): InternalCa {
       ],
     });
     const keyPem = toPem(await subtle.exportKey('pkcs8', keys.privateKey), 'PRIVATE KEY');
-    const chain = cert.toString('pem') + '\n';
+    const chain = `${cert.toString('pem')}\n`;
     opts.store.writeSealed('leaf.key', keyPem);
     opts.store.write('leaf.crt', chain);
     return { cert: chain, key: keyPem };

@@ -81,6 +81,6 @@ export class TlsStore {
 
   writeSealed(name: string, pem: string): void {
     const kek = this.kekSet().current;
-    this.write(name, JSON.stringify({ encryptionKeyId: kek.id, envelope: seal(kek, pem, name, 'tls') }) + '\n');
+    this.write(name, `${JSON.stringify({ encryptionKeyId: kek.id, envelope: seal(kek, pem, name, 'tls') })}\n`);
   }
 }

@@ -188,7 +188,7 @@ async function readErrorBody(res: Response): Promise<ErrorBody> {
   } catch {
     // not JSON: fall through
   }
-  return { error: 'http_' + res.status, message: `The server answered ${res.status} ${res.statusText || ''}`.trim() + '.' };
+  return { error: `http_${res.status}`, message: `${`The server answered ${res.status} ${res.statusText || ''}`.trim()}.` };
 }
 
 /** JSON request → parsed JSON answer (or `undefined` for 204). */

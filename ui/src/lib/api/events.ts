@@ -4,7 +4,7 @@
  * a dropped connection is resumed with `Last-Event-ID` after the server's `retry:` delay.
  */
 import type { ChangeEvent as ServerChangeEvent } from '../../../../server/db/events/bus.ts';
-import { ApiError, authHeaders, credentials, fetchCredentials, toApiError } from './client.ts';
+import { type ApiError, authHeaders, credentials, fetchCredentials, toApiError } from './client.ts';
 
 /** One event as the server publishes it (`data:` of the stream). */
 type Published = ServerChangeEvent;
@@ -73,7 +73,10 @@ export class SseParser {
   }
 
   private line(line: string): void {
-    if (line === '') return this.dispatch();
+    if (line === '') {
+      this.dispatch();
+      return;
+    }
     if (line.startsWith(':')) return;
     const colon = line.indexOf(':');
     const field = colon < 0 ? line : line.slice(0, colon);
