@@ -1,39 +1,25 @@
+/**
+ * The row routes: `/v1/{ns}/tables/{table}/rows` (list, insert, update and delete by filter or id, CSV export) and
+ * the PostgREST-compatible `/v1/{ns}/rest/{table}`. Bodies and queries are validated by rows.schemas.ts; the work is
+ * rows.service.ts's. Handlers open the tenant, read `Prefer`, and shape the answer.
+ */
 import { z } from 'zod';
-import type { Api } from '../../core/http/api.ts';
+import { parse, type Api } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import { readJsonBody } from '../../core/http/body.ts';
 import type { NamespaceService } from '../namespaces/namespaces.service.ts';
-import { abandonSignal, NsParams, openTenant, type Tenant } from '../plane.ts';
+import { abandonSignal, openTenant, type Tenant } from '../plane.ts';
 import type { SqlService } from '../sql/sql.service.ts';
-import { parsePrefer, projectRows, type Meta, type RowsService } from './rows.service.ts';
-import { requireObject } from '../schema/catalog.ts';
+import { parsePrefer, type Meta, type Prefer, type Returning, type RowsService } from './rows.service.ts';
 import { exportCsv } from './csv.ts';
 import { MAX_LIMIT } from './builder.ts';
+import { DeleteBody, FILTER_DOC, InsertBody, isObject, ListQuery, ListResponse, Row, RowParams, TableParams, WriteRow } from './rows.schemas.ts';
+
+/** A page of rows (the admin UI imports this type from here). */
+export type { RowsPage } from './rows.schemas.ts';
 
 const tags = ['Rows'];
-const TableParams = NsParams.extend({ table: z.string() });
-const RowParams = TableParams.extend({ id: z.string().meta({ description: 'The row id (integer).' }) });
-/**
- * A row as sent: any JSON object, passed on as parsed. zod's record and object schemas build a new object and leave
- * out a `__proto__` key (so that it cannot reach an object's prototype); a row's keys are checked against the columns
- * instead (`storedValues`, which reads them into a Map), so such a key is 400 `unknown_column` like any other.
- */
-const Row = z
-  .custom<Record<string, unknown>>((v) => v !== null && typeof v === 'object' && !Array.isArray(v), { message: 'expected a JSON object' })
-  .meta({ id: 'Row', type: 'object', additionalProperties: {}, description: 'A flat object of column values (json columns hold any JSON; blobs are base64). A key that is not a column is 400 `unknown_column`.' });
-const MetaSchema = z.object({ actor: z.string().optional() }).catchall(z.unknown());
-
-const FILTER_DOC =
-  'Filters follow PostgREST: `<column>=<op>.<value>` with `eq neq gt gte lt lte like ilike match imatch in is isdistinct` ' +
-  '(`like`/`ilike` take `*` or `%` as wildcard; `in.(a,b,"c,d")`; `is.null|not_null|true|false|unknown`; `match`/`imatch` are regular expressions in RE2 syntax — linear time, no backreferences or lookaround), ' +
-  '`eq gt gte lt lte like ilike match imatch` take `(any)` or `(all)` with a PostgreSQL array literal (`id=eq(any).{1,2,3}`, `name=like(all).{A*,*z}`), ' +
-  '`not.` before the operator negates, several filters are ANDed, and `or=(a.eq.1,and(b.gt.2,c.is.null))` / `and=(…)` / `not.or=(…)` nest logical expressions ' +
-  '(spaces around their parentheses, commas and column names are skipped). ' +
-  'Values are bound as parameters and columns are checked against the schema: an unknown column is 400 `unknown_column`, a malformed filter 400 `invalid_filter`. ' +
-  'Values are converted to the column\'s type first; on a blob column they are base64 (standard or URL-safe, padding optional) and compare as the bytes they encode, and a value that is not base64 is 400 `invalid_filter`. ' +
-  'Reads run in a query process under the namespace\'s `query_timeout` (504 `query_timeout`) and the query processes\' memory limit (422 `query_memory_exceeded`).';
-
 /** What a read run in a query process may answer besides its own statuses (see docs/api/rows.md#listing). */
 const READ_ERRORS = {
   422: { description: 'The read needed more memory than a query process may use (`query_memory_exceeded`, HEARTH_QUERY_MEMORY_LIMIT).' },
@@ -55,44 +41,12 @@ const REST_READ_DOC =
   '`Prefer: count=exact` (or `count=exact`) and `*` otherwise. With a count the status is 206 when the page holds only part of the matching rows ' +
   `and 416 (\`Content-Range: */<total>\`) when the offset is past the last row. ${REST_FILTER_DOC}`;
 
-export const ListQuery = z
-  .object({
-    select: z.string().optional().meta({ description: 'Comma-separated columns, `alias:column` renames, and aggregates `count()`, `column.sum()` (or `sum(column)`), `avg`, `min`, `max`, grouped by the plain columns selected. Aggregate answers are `{data}` without `meta`.' }),
-    order: z.string().optional().meta({ description: '`column[.asc|.desc][.nullsfirst|.nullslast]`, comma-separated. Ties are broken by `id`. Without nullsfirst/nullslast, nulls come first ascending on /tables/…/rows (SQLite) and last ascending on /rest (PostgreSQL).' }),
-    limit: z.string().optional().meta({ description: 'Default 100, at most 10000.' }),
-    offset: z.string().optional(),
-    count: z.literal('exact').optional().meta({ description: '`exact` adds `meta.total_count` (all rows) and `meta.filter_count` (rows matching the filters). `Prefer: count=exact` does the same.' }),
-    search: z.string().optional().meta({ description: 'Full-text search over the table\'s fts index: words are ANDed, a trailing `*` matches a prefix.' }),
-    or: z.string().optional(),
-    and: z.string().optional(),
-  })
-  .catchall(z.union([z.string(), z.array(z.string())]))
-  .meta({ description: FILTER_DOC });
-
-const ListResponse = z
-  .object({
-    data: z.array(Row),
-    meta: z.object({ limit: z.number().int(), offset: z.number().int(), total_count: z.number().int().optional(), filter_count: z.number().int().optional() }).optional(),
-  })
-  .meta({ id: 'RowList' });
-/** A page of rows (the admin UI imports this type). */
-export type RowsPage = z.output<typeof ListResponse>;
-
-const InsertBody = z
-  .union([z.object({ rows: z.array(Row).max(100_000), _meta: MetaSchema.optional() }).strict(), Row])
-  .meta({ id: 'InsertRows', description: 'One row as a flat object (optionally with `_meta`), or `{rows: [...], _meta}`. A top-level array is rejected.' });
-
 const PREFER_DOC =
   '`Prefer: return=representation` answers with the rows written; `return=minimal` with no body; without it an insert answers `{count}`. ' +
   '`Prefer: resolution=merge-duplicates` updates the existing row when a unique constraint conflicts (an upsert; `on_conflict=<columns>` names the constraint, otherwise any unique conflict counts), `resolution=ignore-duplicates` skips such rows.';
 
-function metaOf(body: unknown, actor: string): Meta {
-  const raw = body && typeof body === 'object' && !Array.isArray(body) ? (body as { _meta?: unknown })._meta : undefined;
-  if (raw !== undefined && (raw === null || typeof raw !== 'object' || Array.isArray(raw))) throw new HearthError('invalid_request', '_meta must be an object like {"actor": "alice"}');
-  const meta = (raw ?? {}) as Meta;
-  if (meta.actor !== undefined && typeof meta.actor !== 'string') throw new HearthError('invalid_request', '_meta.actor must be a string');
-  return { ...meta, actor: (meta.actor as string | undefined) ?? actor };
-}
+/** The `_meta` of a write (checked by WriteMeta), its actor defaulting to the caller. */
+const metaOf = (meta: Meta | undefined, actor: string): Meta => ({ ...meta, actor: meta?.actor ?? actor });
 
 const params = (ctx: AppContext) => new URLSearchParams(ctx.querystring);
 
@@ -102,27 +56,19 @@ function jsonText(ctx: AppContext, text: string): string {
   return text;
 }
 
-/** The rows a write returns, shaped by `select` like a listing. */
-const project = (ctx: AppContext, t: Tenant, table: string, rows: Record<string, unknown>[]) =>
-  projectRows(rows, params(ctx).get('select'), requireObject(t.db, table));
+/** With `Prefer: return=representation` a write answers with its rows, shaped by `select` (checked before the write). */
+const returning = (ctx: AppContext, prefer: Prefer): Returning | undefined => (prefer.return === 'representation' ? { select: params(ctx).get('select') } : undefined);
 
 function countRows(ctx: { state: { rowsRead?: number; rowsWritten?: number } }, key: 'rowsRead' | 'rowsWritten', n: number) {
   ctx.state[key] = (ctx.state[key] ?? 0) + n;
 }
 
 /** DELETE may carry `{_meta}`; anything else is refused. */
-async function optionalBody(ctx: AppContext): Promise<unknown> {
+async function optionalBody(ctx: AppContext): Promise<{ _meta?: Meta } | undefined> {
   const body = await readJsonBody(ctx, 1024 * 1024);
   if (body === undefined) return undefined;
-  if (body === null || typeof body !== 'object' || Array.isArray(body) || Object.keys(body).some((k) => k !== '_meta')) {
-    throw new HearthError('invalid_request', 'body: a DELETE body may only be {"_meta": {...}}');
-  }
-  return body;
-}
-
-/** Validates `select` before a write that returns rows, so a bad select never follows a committed write. */
-function checkSelect(ctx: AppContext, t: Tenant, table: string): void {
-  projectRows([], params(ctx).get('select'), requireObject(t.db, table));
+  if (!isObject(body) || Object.keys(body).some((k) => k !== '_meta')) throw new HearthError('invalid_request', 'body: a DELETE body may only be {"_meta": {...}}');
+  return parse(DeleteBody, body, 'body');
 }
 
 export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService; rows: RowsService; queries: SqlService }): void {
@@ -162,26 +108,18 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
       507: { description: 'The write would exceed `max_db_size` (`quota_exceeded`); nothing was written.' },
     },
     handler: (ctx, { params: p, body }) => {
-      if (Array.isArray(body)) throw new HearthError('invalid_request', 'a top-level JSON array is rejected: send {"rows": [...], "_meta": {...}}');
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const prefer = parsePrefer(ctx.get('prefer'));
-      const b = body as Record<string, unknown>;
-      const envelope = 'rows' in b && Array.isArray(b.rows);
-      if (envelope) {
-        const extra = Object.keys(b).filter((k) => k !== 'rows' && k !== '_meta');
-        if (extra.length) throw new HearthError('invalid_request', `body: unknown key ${JSON.stringify(extra[0])} beside "rows" (only rows and _meta)`);
-      }
-      if (prefer.return === 'representation') checkSelect(ctx, t, p.table);
-      const list = envelope ? (b.rows as unknown[]) : [b];
-      const written = rows.insert(writer(t, metaOf(b, t.actor)), p.table, list, {
+      const list = Array.isArray(body.rows) ? body.rows : [body];
+      const written = rows.insert(writer(t, metaOf(body._meta, t.actor)), p.table, list, {
         resolution: prefer.resolution,
         onConflict: params(ctx).get('on_conflict'),
-        returnRows: prefer.return === 'representation',
+        returning: returning(ctx, prefer),
       });
       countRows(ctx, 'rowsWritten', written.count);
       ctx.status = 201;
       if (prefer.return === 'minimal') return '';
-      if (prefer.return === 'representation') return { data: project(ctx, t, p.table, written.rows) };
+      if (prefer.return === 'representation') return { data: written.rows };
       return { count: written.count };
     },
   });
@@ -191,19 +129,18 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
     summary: 'Update the rows matching the filters', description: `Body: the columns to set, plus optional \`_meta\`. Without filters every row is updated. ${FILTER_DOC}`,
     params: TableParams,
     query: ListQuery,
-    body: Row,
+    body: WriteRow,
     responses: { 200: { description: '`{count}`, or `{data: [rows]}` with return=representation.', schema: z.object({ count: z.number().int().optional(), data: z.array(Row).optional() }) }, 204: { description: 'With return=minimal.' }, 404: { description: 'No such namespace or table.' } },
     handler: (ctx, { params: p, body }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const prefer = parsePrefer(ctx.get('prefer'));
-      if (prefer.return === 'representation') checkSelect(ctx, t, p.table);
-      const updated = rows.update(writer(t, metaOf(body, t.actor)), p.table, { params: params(ctx) }, body);
+      const updated = rows.update(writer(t, metaOf(body._meta, t.actor)), p.table, { params: params(ctx) }, body, { returning: returning(ctx, prefer) });
       countRows(ctx, 'rowsWritten', updated.length);
       if (prefer.return === 'minimal') {
         ctx.status = 204;
         return;
       }
-      return prefer.return === 'representation' ? { data: project(ctx, t, p.table, updated) } : { count: updated.length };
+      return prefer.return === 'representation' ? { data: updated } : { count: updated.length };
     },
   });
 
@@ -216,10 +153,10 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
     handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const body = await optionalBody(ctx);
-      if (parsePrefer(ctx.get('prefer')).return === 'representation') checkSelect(ctx, t, p.table);
-      const deleted = rows.delete(writer(t, metaOf(body, t.actor)), p.table, { params: params(ctx) });
+      const prefer = parsePrefer(ctx.get('prefer'));
+      const deleted = rows.delete(writer(t, metaOf(body?._meta, t.actor)), p.table, { params: params(ctx) }, { returning: returning(ctx, prefer) });
       countRows(ctx, 'rowsWritten', deleted.length);
-      if (parsePrefer(ctx.get('prefer')).return === 'representation') return { data: project(ctx, t, p.table, deleted) };
+      if (prefer.return === 'representation') return { data: deleted };
       ctx.status = 204;
     },
   });
@@ -243,11 +180,11 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
     method: 'put', path: '/v1/:ns/tables/:table/rows/:id', operationId: 'updateRow', tags, access: 'authenticated',
     summary: 'Update one row', description: 'Body: the columns to change, plus optional `_meta`. Answers with the updated row (204 with `Prefer: return=minimal`).',
     params: RowParams,
-    body: Row,
+    body: WriteRow,
     responses: { 200: { description: 'The updated row.', schema: Row }, 404: { description: 'No such namespace, table or row.' } },
     handler: (ctx, { params: p, body }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
-      const updated = rows.update(writer(t, metaOf(body, t.actor)), p.table, { id: p.id }, body);
+      const updated = rows.update(writer(t, metaOf(body._meta, t.actor)), p.table, { id: p.id }, body);
       if (updated.length === 0) throw new HearthError('row_not_found', `${p.table} has no row with id ${p.id}`);
       countRows(ctx, 'rowsWritten', 1);
       if (parsePrefer(ctx.get('prefer')).return === 'minimal') {
@@ -266,7 +203,7 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
     handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const body = await optionalBody(ctx);
-      const deleted = rows.delete(writer(t, metaOf(body, t.actor)), p.table, { id: p.id });
+      const deleted = rows.delete(writer(t, metaOf(body?._meta, t.actor)), p.table, { id: p.id });
       if (deleted.length === 0) throw new HearthError('row_not_found', `${p.table} has no row with id ${p.id}`);
       countRows(ctx, 'rowsWritten', 1);
       if (parsePrefer(ctx.get('prefer')).return === 'representation') return deleted[0];
@@ -399,20 +336,19 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
     method: 'post', path, operationId: 'restInsert', tags: rtags, access: 'authenticated',
     summary: 'Insert rows (PostgREST)', description: `A row or an array of rows, in one transaction. ${PREFER_DOC} Without \`Prefer: return=representation\` the answer is 201 with no body.`,
     params: TableParams,
-    body: z.union([Row, z.array(Row)]),
+    body: z.union([WriteRow, z.array(Row)]),
     responses: { 201: { description: 'Inserted (rows with return=representation).', schema: z.array(Row) } },
     handler: (ctx, { params: p, body }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const prefer = parsePrefer(ctx.get('prefer'));
-      if (prefer.return === 'representation') checkSelect(ctx, t, p.table);
       const list = Array.isArray(body) ? body : [body];
-      const written = rows.insert(writer(t, metaOf(Array.isArray(body) ? {} : body, t.actor)), p.table, list, {
+      const written = rows.insert(writer(t, metaOf(Array.isArray(body) ? undefined : body._meta, t.actor)), p.table, list, {
         resolution: prefer.resolution,
         onConflict: params(ctx).get('on_conflict'),
-        returnRows: prefer.return === 'representation',
+        returning: returning(ctx, prefer),
       });
       countRows(ctx, 'rowsWritten', written.count);
-      if (prefer.return === 'representation') return respond(ctx, project(ctx, t, p.table, written.rows), 201);
+      if (prefer.return === 'representation') return respond(ctx, written.rows, 201);
       ctx.status = 201;
       return '';
     },
@@ -423,14 +359,14 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
     summary: 'Update rows (PostgREST)', description: REST_FILTER_DOC,
     params: TableParams,
     query: ListQuery,
-    body: Row,
+    body: WriteRow,
     responses: { 200: { description: 'Updated rows (return=representation).', schema: z.array(Row) }, 204: { description: 'Updated.' } },
     handler: (ctx, { params: p, body }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
-      if (parsePrefer(ctx.get('prefer')).return === 'representation') checkSelect(ctx, t, p.table);
-      const updated = rows.update(writer(t, metaOf(body, t.actor)), p.table, { params: params(ctx), dialect: 'postgrest' }, body);
+      const prefer = parsePrefer(ctx.get('prefer'));
+      const updated = rows.update(writer(t, metaOf(body._meta, t.actor)), p.table, { params: params(ctx), dialect: 'postgrest' }, body, { returning: returning(ctx, prefer) });
       countRows(ctx, 'rowsWritten', updated.length);
-      if (parsePrefer(ctx.get('prefer')).return === 'representation') return respond(ctx, project(ctx, t, p.table, updated), 200);
+      if (prefer.return === 'representation') return respond(ctx, updated, 200);
       ctx.status = 204;
     },
   });
@@ -443,10 +379,10 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
     responses: { 200: { description: 'Deleted rows (return=representation).', schema: z.array(Row) }, 204: { description: 'Deleted.' } },
     handler: (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
-      if (parsePrefer(ctx.get('prefer')).return === 'representation') checkSelect(ctx, t, p.table);
-      const deleted = rows.delete(writer(t, { actor: t.actor }), p.table, { params: params(ctx), dialect: 'postgrest' });
+      const prefer = parsePrefer(ctx.get('prefer'));
+      const deleted = rows.delete(writer(t, { actor: t.actor }), p.table, { params: params(ctx), dialect: 'postgrest' }, { returning: returning(ctx, prefer) });
       countRows(ctx, 'rowsWritten', deleted.length);
-      if (parsePrefer(ctx.get('prefer')).return === 'representation') return respond(ctx, project(ctx, t, p.table, deleted), 200);
+      if (prefer.return === 'representation') return respond(ctx, deleted, 200);
       ctx.status = 204;
     },
   });

@@ -142,6 +142,14 @@ export interface WriteContext {
   meta: Meta;
 }
 
+/**
+ * A write that answers with the rows it wrote (`Prefer: return=representation`): `select` shapes them like a listing's
+ * (columns and renames) and is checked before anything is written, so a bad select never follows a committed write.
+ */
+export interface Returning {
+  select: string | null;
+}
+
 export interface Query {
   sql: string;
   params: unknown[];
@@ -328,16 +336,18 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
     },
 
     /**
-     * Inserts rows in one transaction (all or none). Answers how many rows were written and, when `returnRows` is
-     * set or someone listens to the namespace's events, the rows themselves (inserted or merged).
+     * Inserts rows in one transaction (all or none). Answers how many rows were written and, when `returning` is
+     * set or someone listens to the namespace's events, the rows themselves (inserted or merged; with `returning`,
+     * shaped by its select).
      */
     insert(
       w: WriteContext,
       table: string,
       rows: unknown[],
-      opts: { resolution: Prefer['resolution']; onConflict: string | null; bulk?: boolean; returnRows?: boolean },
+      opts: { resolution: Prefer['resolution']; onConflict: string | null; bulk?: boolean; returning?: Returning },
     ): { count: number; rows: Row[] } {
       const t = requireTable(w.db, table);
+      if (opts.returning) projectRows([], opts.returning.select, t);
       if (rows.length === 0) return { count: 0, rows: [] };
       if (rows.length > 100_000 && !opts.bulk) throw new HearthError('invalid_request', 'at most 100,000 rows in one insert');
       const prepared = rows.map((r) => storedValues(t, r, 'insert'));
@@ -352,7 +362,7 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
       const merged: Row[] = [];
       // Nobody needs the written rows back (no representation, no listener, no merge to tell apart): skip
       // RETURNING and the row conversion entirely — the common bulk-load path.
-      const lean = !opts.returnRows && !opts.bulk && opts.resolution !== 'merge-duplicates' && !deps.events.wants(w.ns);
+      const lean = !opts.returning && !opts.bulk && opts.resolution !== 'merge-duplicates' && !deps.events.wants(w.ns);
       let written = 0;
       try {
         // Rows of one request almost always name the same columns: build the SQL and find the statement only when
@@ -403,12 +413,19 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
       const mergedSet = new Set(merged);
       publish(w.ns, t.name, 'insert', out.filter((r) => !mergedSet.has(r)), w.meta);
       publish(w.ns, t.name, 'update', merged, w.meta);
-      return { count: out.length, rows: out };
+      return { count: out.length, rows: opts.returning ? projectRows(out, opts.returning.select, t) : out };
     },
 
-    /** Updates every row matching the filters (or one id); returns the updated rows. */
-    update(w: WriteContext, table: string, where: { params: URLSearchParams; dialect?: Dialect } | { id: string }, body: unknown): Row[] {
+    /** Updates every row matching the filters (or one id); returns the updated rows (shaped by `returning`'s select when set). */
+    update(
+      w: WriteContext,
+      table: string,
+      where: { params: URLSearchParams; dialect?: Dialect } | { id: string },
+      body: unknown,
+      opts: { returning?: Returning } = {},
+    ): Row[] {
       const t = requireTable(w.db, table);
+      if (opts.returning) projectRows([], opts.returning.select, t);
       const values = storedValues(t, body, 'update');
       const sets = [...values.keys()].map((c) => `${q(c)} = ?`);
       if (t.managed) sets.push(`"updated_at" = ${NOW_SQL}`);
@@ -428,14 +445,15 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
       } catch (err) {
         writeError(err, t.name);
       }
-      const convert = fullRow(t);
-      const out = rows.map(convert);
+      const out = rows.map(fullRow(t));
       publish(w.ns, t.name, 'update', out, w.meta);
-      return out;
+      return opts.returning ? projectRows(out, opts.returning.select, t) : out;
     },
 
-    delete(w: WriteContext, table: string, where: { params: URLSearchParams; dialect?: Dialect } | { id: string }): Row[] {
+    /** Deletes every row matching the filters (or one id); returns the deleted rows (shaped by `returning`'s select when set). */
+    delete(w: WriteContext, table: string, where: { params: URLSearchParams; dialect?: Dialect } | { id: string }, opts: { returning?: Returning } = {}): Row[] {
       const t = requireTable(w.db, table);
+      if (opts.returning) projectRows([], opts.returning.select, t);
       let whereSql: string;
       let params: unknown[];
       if ('id' in where) {
@@ -454,7 +472,7 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
       }
       const out = rows.map(fullRow(t));
       publish(w.ns, t.name, 'delete', out, w.meta);
-      return out;
+      return opts.returning ? projectRows(out, opts.returning.select, t) : out;
     },
   };
   return service;

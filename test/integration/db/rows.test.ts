@@ -263,6 +263,11 @@ describe('writes', () => {
       [{ name: 'dup2', email: 'a@x' }, 409, 'unique_violation', 'people.email'],
       [{ rows: 'nope' }, 400, 'unknown_column', 'rows'],
       [{ name: 'x', _meta: 'alice' }, 400, 'invalid_request', '_meta'],
+      [{ name: 'x', _meta: { actor: 5 } }, 400, 'invalid_request', '_meta.actor'],
+      [{ rows: [{ name: 'x' }], _meta: 'alice' }, 400, 'invalid_request', '_meta'],
+      [{ rows: [{ name: 'x' }], _meta: { actor: 5 } }, 400, 'invalid_request', '_meta.actor'],
+      [{ rows: [{ name: 'x' }], extra: 1 }, 400, 'invalid_request', '"extra"'],
+      [{ rows: [{ name: 'x' }, 5] }, 400, 'invalid_request', 'JSON object'],
     ];
     for (const [body, status, code, mention] of cases) {
       const res = await post(`/v1/${ns}/tables/people/rows`, body);
@@ -276,6 +281,14 @@ describe('writes', () => {
     // nothing from the failed multi-row insert was written
     const count = (await get(`/v1/${ns}/tables/people/rows?count=exact&name=eq.ok`)).body.meta.filter_count;
     expect(count).toBe(0);
+  });
+
+  it('refuses more than 100,000 rows in one insert, writing none', async () => {
+    const ns = await seed();
+    const res = await post(`/v1/${ns}/tables/people/rows`, { rows: Array.from({ length: 100_001 }, () => ({ name: 'many' })) });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'invalid_request', message: expect.stringContaining('at most 100,000 rows') });
+    expect((await get(`/v1/${ns}/tables/people/rows?count=exact&name=eq.many`)).body.meta.filter_count).toBe(0);
   });
 
   it('a multi-row insert is one transaction: a unique conflict in the last row writes nothing', async () => {
