@@ -11,10 +11,7 @@ import { EventBus } from './events/bus.ts';
 import { registerFunctions } from './rows/functions.ts';
 import { createRowsService, type InlineReads } from './rows/rows.service.ts';
 import { registerRestRoutes, registerRowRoutes } from './rows/rows.routes.ts';
-import { importCsv } from './rows/csv.ts';
-import { openTenant } from './plane.ts';
-import { receiveSingleFile, discardUpload } from '../core/http/multipart.ts';
-import { HearthError } from '../core/http/errors.ts';
+import { csvImportHandler } from './rows/csv.routes.ts';
 import { createSchemaService } from './schema/schema.service.ts';
 import { registerSchemaRoutes } from './schema/schema.routes.ts';
 import { createSqlService, registerSqlRoutes } from './sql/sql.routes.ts';
@@ -102,23 +99,7 @@ export function createDbService(deps: DbServiceDeps) {
         uploadLimit: deps.uploadLimit,
         uploadMemoryLimit: deps.uploadMemoryLimit,
         // `POST /v1/namespaces/{ns}/import?table=…`: CSV rows into a table, in one transaction.
-        importTable: async (ctx, ns, table) => {
-          const t = openTenant(ctx, namespaces, ns, 'write');
-          const upload = await receiveSingleFile(ctx, {
-            field: 'file',
-            memoryLimit: deps.uploadMemoryLimit,
-            maxBytes: Math.min(deps.uploadLimit, 256 * 1024 * 1024),
-            tooLarge: () => new HearthError('payload_too_large', `a CSV import is at most ${Math.min(deps.uploadLimit, 256 * 1024 * 1024)} bytes`),
-            tmpDir: namespaces.tmpDir,
-          });
-          try {
-            const result = await importCsv({ ns, db: t.db, table, upload, rows, meta: { actor: t.actor } });
-            ctx.state.rowsWritten = result.inserted;
-            return result;
-          } finally {
-            discardUpload(upload);
-          }
-        },
+        importTable: csvImportHandler({ namespaces, rows, uploadLimit: deps.uploadLimit, uploadMemoryLimit: deps.uploadMemoryLimit }),
       });
       registerSchemaRoutes(api, { namespaces, schema });
       registerRowRoutes(api, { namespaces, rows, queries: sql });

@@ -41,7 +41,8 @@ export async function exportCsv(
   ctx.body = stream;
 }
 
-const CSV_IMPORT_LIMIT = 256 * 1024 * 1024;
+/** The largest CSV file an import reads (the upload limit, HEARTH_UPLOAD_LIMIT, may be lower). */
+export const CSV_IMPORT_LIMIT = 256 * 1024 * 1024;
 /** At most this many refused values are listed in an `invalid_csv` answer; `details.total` counts them all. */
 export const CSV_IMPORT_ERROR_CAP = 1000;
 
