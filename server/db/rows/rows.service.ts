@@ -8,6 +8,7 @@ import { InvalidPatternError } from './functions.ts';
 import { parseSelect, type Dialect } from './grammar.ts';
 import { converter, prepare, runRead, type ReadOutcome, type ReadPlan } from './read.ts';
 import type { ReadTenant, SqlService } from '../sql/sql.service.ts';
+import { storageRefusal } from '../storage-errors.ts';
 
 type Db = Database.Database;
 type Row = Record<string, unknown>;
@@ -100,14 +101,9 @@ export function writeError(err: unknown, table: string): never {
       // The database's own code failed: a trigger or generated column of an imported file (a table it names is
       // gone, a function refuses its arguments). The write cannot succeed until the schema is fixed.
       throw new HearthError('conflict', `cannot write to ${table}: ${msg} (a trigger or generated column of the table failed; it may refer to a table or column that no longer exists)`);
-    case 'SQLITE_FULL':
-      throw new HearthError('quota_exceeded', 'the write would make the database larger than its quota max_db_size; nothing was changed');
-    case 'SQLITE_READONLY':
-      throw new HearthError('namespace_read_only', 'the namespace is read-only (config read_only: true)');
-    case 'SQLITE_BUSY':
-    case 'SQLITE_LOCKED':
-      throw new HearthError('service_unavailable', 'the database is busy (busy_timeout passed); try again', { headers: { 'Retry-After': '1' } });
   }
+  const refusal = storageRefusal(err);
+  if (refusal) throw refusal;
   // Any other constraint (a virtual table's, such as R*Tree's, or a function's): still the client's to fix.
   if (e.code?.startsWith('SQLITE_CONSTRAINT')) throw new HearthError('constraint_violation', `${table}: ${msg}`);
   throw err;

@@ -16,6 +16,7 @@ import {
   type TableInfo,
 } from './catalog.ts';
 import { SQL_TYPE, type ColumnDef } from './types.ts';
+import { storageRefusal } from '../storage-errors.ts';
 
 type Db = Database.Database;
 type Meta = Record<string, unknown> | undefined;
@@ -88,9 +89,8 @@ function sqliteError(err: unknown): never {
   const e = err as { code?: string; message?: string };
   if (e.code === 'SQLITE_CONSTRAINT_UNIQUE') throw new HearthError('unique_violation', `cannot apply: existing rows violate a unique constraint (${e.message})`);
   if (e.code === 'SQLITE_CONSTRAINT_NOTNULL') throw new HearthError('not_null_violation', `cannot apply: existing rows hold NULL in a not_null column (${e.message})`);
-  if (e.code === 'SQLITE_FULL') throw new HearthError('quota_exceeded', 'the change would make the database larger than its quota max_db_size');
-  if (e.code === 'SQLITE_READONLY') throw new HearthError('namespace_read_only', 'the namespace is read-only (config read_only: true)');
-  if (e.code === 'SQLITE_BUSY' || e.code === 'SQLITE_LOCKED') throw new HearthError('service_unavailable', 'the database is busy (busy_timeout passed); try again', { headers: { 'Retry-After': '1' } });
+  const refusal = storageRefusal(err);
+  if (refusal) throw refusal;
   // SQLite checks every view and trigger after a rename; one that was already broken (it came so with an imported
   // file) stops it.
   const broken = e.code === 'SQLITE_ERROR' ? /^error in (view|trigger) (.+?)(?: after [a-z ]+)?: (.*)$/.exec(e.message ?? '') : null;

@@ -221,6 +221,18 @@ describe('indexes', () => {
     expect((await s.api(`/v1/${ns}/tables/people/rows?search=Ann`)).status).toBe(400);
   });
 
+  it('an index that would pass max_db_size is 507 quota_exceeded and changes nothing', async () => {
+    const ns = await freshNs({ max_db_size: 64 * 1024 });
+    await post(`/v1/${ns}/tables`, { type: 'table', name: 'docs', columns: [{ name: 'body', type: 'text' }] });
+    // 16 rows of 1000 characters fit the quota; an index holding them all again does not
+    expect((await post(`/v1/${ns}/tables/docs/rows`, { rows: Array.from({ length: 16 }, (_, i) => ({ body: `${i}`.padEnd(1000, 'x') })) })).status).toBe(201);
+    const res = await post(`/v1/${ns}/tables/docs/indexes`, { type: 'index', name: 'by_body', columns: ['body'] });
+    expect(res.status).toBe(507);
+    expect(await res.json()).toEqual({ error: 'quota_exceeded', message: expect.stringContaining('max_db_size') });
+    expect((await (await s.api(`/v1/${ns}/tables/docs`)).json()).indexes).toEqual([]);
+    expect((await (await s.api(`/v1/${ns}/changelog?table=docs`)).json()).map((e: { action: string }) => e.action)).toEqual(['create_table']);
+  });
+
   it('keeps the fts index in sync with inserts, updates and deletes', async () => {
     const ns = await freshNs();
     await post(`/v1/${ns}/tables`, people);
