@@ -7,7 +7,7 @@
  * watchdog thread that kills it at the time limit also keeps it under its memory limit (the resident set is
  * checked every 20 ms while a job runs); past it, it says `memory` on fd 4 and kills itself.
  *
- * Started by `sql.pool.ts` with `child_process.fork` (`serialization: 'advanced'`). Protocol: `sql.protocol.ts`.
+ * Started for the pool (`sql.pool.ts`) by `sql.process.ts` with `child_process.fork` (`serialization: 'advanced'`). Protocol: `sql.protocol.ts`.
  * It imports only better-sqlite3, the tenant SQL functions and the rows' read plans, so it starts quickly.
  *
  * Read-only, in depth: every connection is opened `readonly` (SQLITE_OPEN_READONLY) with `query_only = 1`; each

@@ -21,16 +21,15 @@
  *   before it. The process gets its priority back after the job, or is retired when the system does not allow that.
  * - A process that dies mid-job answers 503 `service_unavailable` and is replaced on the next job.
  * - A caller that goes away (AbortSignal) leaves the queue, or has its running job killed.
+ *
+ * This file is the scheduler (queue, limits, timers, answers); one process — forking, priority, memory word,
+ * stopping — is `sql.process.ts`.
  */
-import { inherit } from '../../core/config/environment.ts';
-import type { ChildProcess } from 'node:child_process';
-import os from 'node:os';
 import { Readable } from 'node:stream';
-import { forkChild } from '../../core/runtime.ts';
-import { ADDON_ENV } from '../../core/storage/sqlite.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import { EXPORT_WINDOW, type ChildMessage, type JobReply, type JobRequest, type ParentMessage, type RunFailed } from './sql.protocol.ts';
+import { QueryProcess } from './sql.process.ts';
 
 export interface QueryPoolOptions {
   logger: Logger;
@@ -57,10 +56,6 @@ export const DEFAULT_MEMORY_LIMIT = 256 * 1024 * 1024;
 
 /** A child kills itself this long after the job's time limit if the server has not done it (see JobRequest). */
 const SELF_KILL_GRACE_MS = 250;
-/** Nice value of every query process: the server's own event loop (nice 0) comes before tenant reads. */
-const BASE_PRIORITY = 5;
-/** Nice value of a process whose job has run longer than `demoteAfterMs`. */
-const DEMOTED_PRIORITY = 15;
 /** A process left larger than this share of its memory limit after a job is retired (memory it may not give back). */
 const RECYCLE_AT = 0.75;
 /** Characters of CSV per export chunk (with EXPORT_WINDOW chunks in flight). */
@@ -101,23 +96,12 @@ interface Pending {
   exporting: Exporting | null;
 }
 
+/** A query process and what the pool gave it. */
 interface Slot {
-  proc: ChildProcess;
-  ready: boolean;
+  readonly process: QueryProcess;
   job: Pending | null;
-  /** Set when the pool itself stops the process (timeout, abort, idle, close): its exit is expected. */
-  retiring: boolean;
-  /** The process said it passed its memory limit (fd 4) before it killed itself. */
-  overMemory: boolean;
-  demoted: boolean;
+  /** The start timeout until the process is ready, then its idle timeout while it has no job. */
   timer: NodeJS.Timeout | null;
-  exited: Promise<void>;
-}
-
-/** The child's environment: an allow-list (no tokens or secrets), where SQLite puts temporary files, Electron as Node. */
-function childEnv(): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ELECTRON_RUN_AS_NODE: '1' };
-  return { ...env, ...inherit(['PATH', 'TMPDIR', 'TMP', 'TEMP', 'SQLITE_TMPDIR', 'SystemRoot', ADDON_ENV]) };
 }
 
 const timeoutError = (ms: number) =>
@@ -171,7 +155,7 @@ export class QueryPool {
       busy: slots.filter((s) => s.job).length,
       /** Jobs a started process has received (busy counts jobs still waiting for their process to start too). */
       running: slots.filter((s) => s.job && s.job.startedAt > 0).length,
-      idle: slots.filter((s) => s.ready && !s.job).length,
+      idle: slots.filter((s) => s.process.ready && !s.job).length,
       queued: this.queue.length,
       ...this.counters,
     };
@@ -179,7 +163,7 @@ export class QueryPool {
 
   /** Process ids of the processes running a job now (diagnostics and tests). */
   get busyPids(): number[] {
-    return [...this.slots].filter((s) => s.job && s.proc.pid !== undefined).map((s) => s.proc.pid!);
+    return [...this.slots].filter((s) => s.job && s.process.pid !== undefined).map((s) => s.process.pid!);
   }
 
   /** Starts a process ahead of the first job, when none runs (a namespace was just opened: reads will follow). */
@@ -247,7 +231,7 @@ export class QueryPool {
     const exits: Array<Promise<void>> = [];
     for (const slot of [...this.slots]) {
       if (slot.job) this.settle(slot.job, new HearthError('service_unavailable', 'the server is shutting down'));
-      exits.push(slot.exited);
+      exits.push(slot.process.exited);
       this.retire(slot);
     }
     await Promise.all(exits);
@@ -255,7 +239,7 @@ export class QueryPool {
 
   private hasFreeCapacity(ns: string): boolean {
     if ((this.running.get(ns) ?? 0) >= this.perNamespace) return false;
-    for (const s of this.slots) if (!s.job && !s.retiring) return true;
+    for (const s of this.slots) if (!s.job && !s.process.retiring) return true;
     return this.slots.size < this.size;
   }
 
@@ -269,14 +253,14 @@ export class QueryPool {
       if (i < 0) break;
       let slot: Slot | null = null;
       for (const s of this.slots) {
-        if (!s.job && !s.retiring && (!slot || (s.ready && !slot.ready))) slot = s;
+        if (!s.job && !s.process.retiring && (!slot || (s.process.ready && !slot.process.ready))) slot = s;
       }
       if (!slot && this.slots.size < this.size) slot = this.spawn();
       if (!slot) break;
       const [p] = this.queue.splice(i, 1);
       this.assign(slot, p!);
     }
-    if (!this.closed && this.slots.size < this.size && ![...this.slots].some((s) => !s.job && !s.retiring)) this.spawn();
+    if (!this.closed && this.slots.size < this.size && ![...this.slots].some((s) => !s.job && !s.process.retiring)) this.spawn();
   }
 
   private assign(slot: Slot, p: Pending): void {
@@ -285,7 +269,7 @@ export class QueryPool {
     this.running.set(p.job.ns, (this.running.get(p.job.ns) ?? 0) + 1);
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = null;
-    if (slot.ready) this.send(slot);
+    if (slot.process.ready) this.send(slot);
   }
 
   private send(slot: Slot): void {
@@ -301,8 +285,8 @@ export class QueryPool {
 
   private post(slot: Slot, msg: ParentMessage): void {
     const p = slot.job;
-    slot.proc.send(msg, (err) => {
-      if (err && p && slot.job === p) this.lost(slot, `could not reach the query process: ${err.message}`);
+    slot.process.send(msg, (err) => {
+      if (p && slot.job === p) this.lost(slot, `could not reach the query process: ${err.message}`);
     });
   }
 
@@ -312,47 +296,21 @@ export class QueryPool {
   }
 
   private spawn(): Slot {
-    const proc = forkChild('sql-child', this.childUrl, [], {
-      execArgv: [],
-      serialization: 'advanced',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'],
-      env: childEnv(),
-    });
-    this.counters.spawned++;
-    if (proc.pid !== undefined) this.setPriority(proc.pid, BASE_PRIORITY);
-    let markExited!: () => void;
     const slot: Slot = {
-      proc, ready: false, job: null, retiring: false, overMemory: false, demoted: false, timer: null, exited: new Promise<void>((r) => (markExited = r)),
+      process: new QueryProcess(this.childUrl, this.log, { message: (msg) => this.onMessage(slot, msg), exit: (code, signal) => this.onExit(slot, code, signal) }),
+      job: null,
+      timer: null,
     };
+    this.counters.spawned++;
     this.slots.add(slot);
     slot.timer = setTimeout(() => {
-      if (!slot.ready) this.lost(slot, `the query process did not start within ${this.startTimeoutMs} ms`);
+      if (!slot.process.ready) this.lost(slot, `the query process did not start within ${this.startTimeoutMs} ms`);
     }, this.startTimeoutMs);
-    let gone = false;
-    const finish = (code: number | null, signal: NodeJS.Signals | null) => {
-      if (gone) return;
-      gone = true;
-      markExited();
-      this.onExit(slot, code, signal);
-    };
-    // fd 4: the watchdog's word before it kills the process for memory.
-    proc.stdio[4]?.on('data', (d: Buffer) => {
-      if (d.toString().includes('memory')) slot.overMemory = true;
-    });
-    proc.stdio[4]?.on('error', () => {});
-    proc.on('message', (raw) => this.onMessage(slot, raw as ChildMessage));
-    proc.on('error', (err) => {
-      this.log.warn({ err }, 'query process error');
-      if (proc.pid === undefined) finish(null, null); // it never started: no 'close' will follow
-    });
-    // 'close' (not 'exit'): it comes after fd 4 has been read to its end.
-    proc.once('close', finish);
     return slot;
   }
 
   private onMessage(slot: Slot, msg: ChildMessage): void {
     if (msg.type === 'ready') {
-      slot.ready = true;
       if (slot.timer) clearTimeout(slot.timer);
       slot.timer = null;
       if (slot.job) this.send(slot);
@@ -365,7 +323,7 @@ export class QueryPool {
       this.onChunk(slot, p, msg.data);
       return;
     }
-    const keep = this.restorePriority(slot) && (msg.rss ?? 0) <= this.memoryLimit * RECYCLE_AT;
+    const keep = slot.process.restorePriority() && (msg.rss ?? 0) <= this.memoryLimit * RECYCLE_AT;
     this.release(slot);
     this.settle(p, null, msg);
     if (keep) this.idle(slot);
@@ -419,31 +377,10 @@ export class QueryPool {
     else this.running.delete(p.job.ns);
   }
 
-  /** Sets a process's nice value; false when the system does not allow it. */
-  private setPriority(pid: number, priority: number): boolean {
-    try {
-      os.setPriority(pid, priority);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
   /** A long job yields the processor to the server and to short jobs. */
   private demote(slot: Slot, p: Pending): void {
     p.demoteTimer = null;
-    if (slot.job !== p || slot.demoted || slot.proc.pid === undefined) return;
-    if (this.setPriority(slot.proc.pid, DEMOTED_PRIORITY)) {
-      slot.demoted = true;
-      this.counters.demoted++;
-    }
-  }
-
-  /** Gives a demoted process its priority back; false when the system does not allow it (retire it instead). */
-  private restorePriority(slot: Slot): boolean {
-    if (!slot.demoted) return true;
-    slot.demoted = !this.setPriority(slot.proc.pid!, BASE_PRIORITY);
-    return !slot.demoted;
+    if (slot.job === p && slot.process.demote()) this.counters.demoted++;
   }
 
   private idle(slot: Slot): void {
@@ -490,10 +427,10 @@ export class QueryPool {
     this.slots.delete(slot);
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = null;
-    if (slot.retiring) return;
+    if (slot.process.retiring) return;
     const p = slot.job;
     this.release(slot);
-    if (slot.overMemory) {
+    if (slot.process.overMemory) {
       this.counters.memoryExceeded++;
       this.log.info({ ns: p?.job.ns, memoryLimit: this.memoryLimit }, 'query process stopped itself at its memory limit');
       if (p) this.settle(p, memoryError(this.memoryLimit));
@@ -510,11 +447,11 @@ export class QueryPool {
     }
     this.counters.crashes++;
     const how = signal ? `signal ${signal}` : `code ${code}`;
-    this.log.warn({ code, signal, ready: slot.ready, busy: !!p }, 'query process exited unexpectedly');
+    this.log.warn({ code, signal, ready: slot.process.ready, busy: !!p }, 'query process exited unexpectedly');
     if (p) {
-      const what = slot.ready ? 'stopped unexpectedly' : 'could not start';
+      const what = slot.process.ready ? 'stopped unexpectedly' : 'could not start';
       this.settle(p, new HearthError('service_unavailable', `the query process ${what} (${how}) while running this query; try again`));
-    } else if (!slot.ready) {
+    } else if (!slot.process.ready) {
       // It died while starting: fail one waiting job rather than spawning in a loop.
       const next = this.queue.shift();
       if (next) this.settle(next, new HearthError('service_unavailable', `the query process could not start (${how})`));
@@ -524,16 +461,12 @@ export class QueryPool {
 
   /** Stops a process on purpose. `kill`: at once (SIGKILL); otherwise close its IPC channel so it exits by itself. */
   private retire(slot: Slot, kill = true): void {
-    if (slot.retiring) return;
-    slot.retiring = true;
+    if (slot.process.retiring) return;
     this.slots.delete(slot);
     if (slot.timer) clearTimeout(slot.timer);
     slot.timer = null;
-    if (kill) {
-      this.counters.killed++;
-      slot.proc.kill('SIGKILL');
-    } else if (slot.proc.connected) slot.proc.disconnect();
-    else slot.proc.kill('SIGKILL');
+    if (kill) this.counters.killed++;
+    slot.process.stop(kill);
   }
 
   /** Starts a process in place of a killed one, so the next job does not wait for a start. */
