@@ -26,7 +26,7 @@ import type { Logger } from '../../core/logging/logger.ts';
 import type { NamespaceService } from '../namespaces/namespaces.service.ts';
 import { NsParams, openTenant } from '../plane.ts';
 import { IDENTIFIER, requireObject } from '../schema/catalog.ts';
-import { type EndReason, type EventBus, type StoredEvent } from './bus.ts';
+import type { EndReason, EventBus, StoredEvent } from './bus.ts';
 
 export interface EventRouteOptions {
   keepaliveMs?: number;

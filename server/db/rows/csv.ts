@@ -30,7 +30,7 @@ export async function exportCsv(
     { sql: query.sql, params: query.params, types: query.projection.columns.map((c) => c.type) },
     { signal: opts.signal, mapError: readError, onEnd: (n) => (ctx.state.rowsRead = n) },
   );
-  const header = query.projection.columns.map((c) => csvField(c.name, 'text')).join(',') + '\r\n';
+  const header = `${query.projection.columns.map((c) => csvField(c.name, 'text')).join(',')}\r\n`;
   const stream = new PassThrough({ objectMode: true }); // CSV strings (see the pool's export)
   stream.write((opts.params.get('bom') === 'true' ? '\uFEFF' : '') + header);
   pipeline(body, stream, () => {}); // an error after the first byte cuts the connection (the status was sent)

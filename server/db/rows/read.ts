@@ -138,7 +138,7 @@ export class CsvEncoder {
       const row = r.value;
       fields.length = row.length;
       for (let i = 0; i < row.length; i++) fields[i] = csvField(row[i], this.types[i]);
-      const line = fields.join(',') + '\r\n';
+      const line = `${fields.join(',')}\r\n`;
       lines.push(line);
       n += line.length;
     }

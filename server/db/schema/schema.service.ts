@@ -74,7 +74,7 @@ function historyOf(db: Db, name: string): Array<{ name: string; from: number; to
     const b = boundary.get(current, upper) as { id: number; action: string; previous: unknown } | undefined;
     out.push({ name: current, from: b?.id ?? 0, to: upper });
     // Every step moves to older entries, so renames back and forth end too.
-    if (!b || b.action !== 'update_table' || typeof b.previous !== 'string') return out;
+    if (b?.action !== 'update_table' || typeof b.previous !== 'string') return out;
     current = b.previous;
     upper = b.id - 1;
   }

@@ -175,7 +175,10 @@ afterAll(async () => {
   await s.stop();
 });
 
-const track = <T extends { close(): void }>(x: T): T => (open.push(x), x);
+const track = <T extends { close(): void }>(x: T): T => {
+  open.push(x);
+  return x;
+};
 const publish = (ns: string, e: ChangeEvent | ChangeEvent[]) => s.services.db.events.publish(ns, e);
 const createTable = (ns: string, name: string, actor?: string) =>
   s.api(`/v1/${ns}/tables`, { method: 'POST', json: { type: 'table', name, columns: [{ name: 'x', type: 'text' }], ...(actor ? { _meta: { actor } } : {}) } });

@@ -548,7 +548,7 @@ describe('CSV', () => {
     });
     expect((await get(`/v1/${ns}/tables/people/rows?count=exact`)).body.meta.total_count).toBe(PEOPLE.length);
     // More bad lines than the cap: the first 1,000 are listed, the total is counted.
-    const many = await upload('name,age\n' + Array.from({ length: 1200 }, (_, i) => `p${i},x${i}`).join('\n') + '\n');
+    const many = await upload(`name,age\n${Array.from({ length: 1200 }, (_, i) => `p${i},x${i}`).join('\n')}\n`);
     const manyBody = await many.json();
     expect(manyBody.details.total).toBe(1200);
     expect(manyBody.details.shown).toBe(1000);

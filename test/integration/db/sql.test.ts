@@ -379,7 +379,10 @@ describe('a long query never blocks other namespaces', () => {
     const pool = s.services.db.queries.pool;
     let done = false;
     const t0 = performance.now();
-    const long = query('iso-a', { sql: SLOW }).then(async (r) => ((done = true), { status: r.status, body: await r.json(), ms: ms(t0) }));
+    const long = query('iso-a', { sql: SLOW }).then(async (r) => {
+      done = true;
+      return { status: r.status, body: await r.json(), ms: ms(t0) };
+    });
     // the long query runs, and a started process waits for B (a read does not pay a process start)
     await until(() => pool.stats.busy === 1 && pool.stats.idle >= 1, 'pool.stats.busy === 1 && pool.stats.idle >= 1');
     const times = await measureOther();
@@ -394,7 +397,12 @@ describe('a long query never blocks other namespaces', () => {
     await setConfig('iso-a', { query_timeout: 5000 });
     const pool = s.services.db.queries.pool;
     let finished = 0;
-    const longs = [query('iso-a', { sql: SLOW }), query('iso-a', { sql: SLOW })].map((p) => p.then(async (r) => (finished++, r.status)));
+    const longs = [query('iso-a', { sql: SLOW }), query('iso-a', { sql: SLOW })].map((p) =>
+      p.then((r) => {
+        finished++;
+        return r.status;
+      }),
+    );
     await until(() => pool.stats.busy === 2 && pool.stats.idle >= 1, 'pool.stats.busy === 2 && pool.stats.idle >= 1');
     const times = await measureOther();
     expect(finished).toBe(0);
