@@ -157,6 +157,15 @@ export const ERROR_CODES = {
   proof_replayed: 409,
   approval_disabled: 503,
   approval_unavailable: 503,
+  // Backups (server/core/backup).
+  backup_running: 409,
+  backup_failed: 500,
+  backup_no_space: 507,
+  backup_invalid: 422,
+  backup_too_new: 409,
+  wrong_passphrase: 400,
+  passphrase_required: 400,
+  target_not_empty: 409,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
