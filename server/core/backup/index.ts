@@ -10,5 +10,6 @@ export { BACKUP_EXTENSION, BACKUP_FORMAT_VERSION, type BackupManifest, type Mani
 export { cleanupPartials } from './partials.ts';
 export { openBackup, readBackupManifest } from './read.ts';
 export { type RestoreOptions, type RestoreResult, restoreBackup } from './restore.ts';
+export { type BackupSchedule, createBackupSchedule, type ScheduleClock, type ScheduleStatus } from './schedule.ts';
 export { type SqliteSnapshot, sqliteFileSnapshot } from './sqlite.ts';
 export { type VerifyOptions, type VerifyReport, verifyBackup } from './verify.ts';
