@@ -28,6 +28,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import {
+  type BenchChild,
+  benchRun,
   envInt,
   fmtMiB,
   fmtRate,
@@ -38,15 +40,13 @@ import {
   now,
   printTable,
   procMemory,
+  RssSampler,
   ratio,
   resetPeakRss,
-  RssSampler,
   sleep,
   startChild,
-  benchRun,
-  type BenchChild,
 } from './lib.ts';
-import { createItemsNamespace, items, namespaceFiles, postRows, type Hearth } from './rows-common.ts';
+import { createItemsNamespace, type Hearth, items, namespaceFiles, postRows } from './rows-common.ts';
 
 const ROWS = envInt('BENCH_CSV_ROWS', 1_000_000);
 const RUNS = envInt('BENCH_CSV_RUNS', 3);
@@ -65,7 +65,6 @@ const auth = { authorization: `Bearer ${token}` };
 const children = run.children;
 const t0 = now();
 const elapsed = () => `[${((now() - t0) / 1000).toFixed(1).padStart(5)} s]`;
-
 
 async function startHearth(): Promise<BenchChild> {
   const c = await startChild('../test/helpers/server-child.ts', { dataDir: hearthDir, adminToken: token });
@@ -212,7 +211,9 @@ const rowsPerSec = (ms: number) => (ROWS / ms) * 1000;
 
 async function main(): Promise<number> {
   console.log(`csv benchmark: export ${ROWS} rows, ${RUNS} timed runs each (hearth vs ${SQLITE3} -csv)`);
-  console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)}, data in ${tmp.dir}`);
+  console.log(
+    `node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)}, data in ${tmp.dir}`,
+  );
   const version = await new Promise<string>((resolve) => {
     const p = spawn(SQLITE3, ['-version'], { stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
@@ -240,7 +241,9 @@ async function main(): Promise<number> {
   }
   const fillMs = now() - fillStart;
   h.agent.destroy();
-  console.log(`${elapsed()} ${fmtS(fillMs)} in all (${fmtS(postMs)} waiting for hearth, ${fmtRate((ROWS / postMs) * 1000, 'rows')}; ${(bodyBytes / 1e6).toFixed(0)} MB of JSON)`);
+  console.log(
+    `${elapsed()} ${fmtS(fillMs)} in all (${fmtS(postMs)} waiting for hearth, ${fmtRate((ROWS / postMs) * 1000, 'rows')}; ${(bodyBytes / 1e6).toFixed(0)} MB of JSON)`,
+  );
 
   // 2. A fresh Hearth process on the same data for the exports.
   const closeStart = now();
@@ -251,14 +254,18 @@ async function main(): Promise<number> {
   if (files.length !== 1) throw new Error(`expected one namespace database, found ${files.length}`);
   const file = files[0]!;
   const size = fs.statSync(file).size;
-  console.log(`${elapsed()} hearth restarted in ${fmtS(now() - closeStart)} (pid ${hearth.pid}, RSS ${fmtMiB(procMemory(hearth.pid).rss)}); database ${(size / 1e6).toFixed(0)} MB: ${path.relative(tmp.dir, file)}`);
+  console.log(
+    `${elapsed()} hearth restarted in ${fmtS(now() - closeStart)} (pid ${hearth.pid}, RSS ${fmtMiB(procMemory(hearth.pid).rss)}); database ${(size / 1e6).toFixed(0)} MB: ${path.relative(tmp.dir, file)}`,
+  );
 
   // 3. First export from each side (untimed: the cold run of a fresh Hearth process, rows counted), and the same
   //    records on a prefix of the table.
   heading('check: first export from each side (untimed), and the same records');
   const vH = await measuredExport(hearth, true);
   const vS = await sqliteExport(file, true);
-  console.log(`  hearth:  ${vH.lines! - 1} rows, ${vH.bytes} bytes (${fmtS(vH.ms)}, cold process; RSS +${fmtMiB(Math.max(vH.mem.peakSampled, vH.mem.hwm) - vH.mem.before)})`);
+  console.log(
+    `  hearth:  ${vH.lines! - 1} rows, ${vH.bytes} bytes (${fmtS(vH.ms)}, cold process; RSS +${fmtMiB(Math.max(vH.mem.peakSampled, vH.mem.hwm) - vH.mem.before)})`,
+  );
   console.log(`  sqlite3: ${vS.lines! - 1} rows, ${vS.bytes} bytes (${fmtS(vS.ms)})`);
   if (vH.lines! - 1 !== ROWS || vS.lines! - 1 !== ROWS) throw new Error(`expected ${ROWS} rows from both`);
   const prefix = Math.min(ROWS, CHECK_ROWS);
@@ -280,10 +287,14 @@ async function main(): Promise<number> {
     if (e.bytes !== vH.bytes) throw new Error(`hearth export ${r + 1} sent ${e.bytes} bytes, the first one ${vH.bytes}`);
     hRuns.push(e);
     const growth = Math.max(e.mem.peakSampled, e.mem.hwm) - e.mem.before;
-    console.log(`${elapsed()} run ${r + 1} hearth:  ${fmtS(e.ms)}, ${fmtRate(rowsPerSec(e.ms), 'rows')}, ${mb(e.bytes, e.ms)}; RSS ${fmtMiB(e.mem.before)} before, +${fmtMiB(growth)} at peak`);
+    console.log(
+      `${elapsed()} run ${r + 1} hearth:  ${fmtS(e.ms)}, ${fmtRate(rowsPerSec(e.ms), 'rows')}, ${mb(e.bytes, e.ms)}; RSS ${fmtMiB(e.mem.before)} before, +${fmtMiB(growth)} at peak`,
+    );
     const s = await sqliteExport(file, false);
     sRuns.push(s);
-    console.log(`${elapsed()} run ${r + 1} sqlite3: ${fmtS(s.ms)}, ${fmtRate(rowsPerSec(s.ms), 'rows')}, ${mb(vS.bytes, s.ms)}; its peak RSS ${fmtMiB(s.peakRss)}`);
+    console.log(
+      `${elapsed()} run ${r + 1} sqlite3: ${fmtS(s.ms)}, ${fmtRate(rowsPerSec(s.ms), 'rows')}, ${mb(vS.bytes, s.ms)}; its peak RSS ${fmtMiB(s.peakRss)}`,
+    );
   }
 
   const hMs = median(hRuns.map((e) => e.ms));
@@ -307,14 +318,22 @@ async function main(): Promise<number> {
   await sleep(300);
   const restartRss = vH.mem.before;
   console.log(`  RSS of the hearth process: ${fmtMiB(restartRss)} after the restart, ${fmtMiB(procMemory(hearth.pid).rss)} after ${RUNS + 1} exports`);
-  console.log(`  largest growth: ${fmtMiB(worst)} (target < ${fmtMiB(MEMORY_TARGET)}: ${worst < MEMORY_TARGET ? 'met' : 'MISSED'}); sqlite3's whole process peaked at ${fmtMiB(sqlitePeak)}`);
+  console.log(
+    `  largest growth: ${fmtMiB(worst)} (target < ${fmtMiB(MEMORY_TARGET)}: ${worst < MEMORY_TARGET ? 'met' : 'MISSED'}); sqlite3's whole process peaked at ${fmtMiB(sqlitePeak)}`,
+  );
 
   heading('summary');
   printTable([
     ['figure', 'hearth', 'sqlite3 shell', 'hearth/baseline', 'target'],
     [`export ${ROWS} rows: rows/s`, fmtRate(rowsPerSec(hMs), 'rows'), fmtRate(rowsPerSec(sMs), 'rows'), ratio(rowsPerSec(hMs), rowsPerSec(sMs)), ''],
     ['export: MB/s', mb(vH.bytes, hMs), mb(vS.bytes, sMs), ratio(vH.bytes / hMs, vS.bytes / sMs), ''],
-    ['memory growth during export (worst)', fmtMiB(worst), `(${fmtMiB(sqlitePeak)} whole process)`, '', `< 64 MiB: ${worst < MEMORY_TARGET ? 'met' : 'MISSED'}`],
+    [
+      'memory growth during export (worst)',
+      fmtMiB(worst),
+      `(${fmtMiB(sqlitePeak)} whole process)`,
+      '',
+      `< 64 MiB: ${worst < MEMORY_TARGET ? 'met' : 'MISSED'}`,
+    ],
     [`same records (first ${prefix} rows)`, same ? 'yes' : 'NO', '', '', ''],
   ]);
   console.log(`  Ratios are hearth ÷ baseline, measured in this run (medians of ${RUNS}). MB = 10^6 bytes. Fill: ${fmtS(fillMs)} through the API.`);

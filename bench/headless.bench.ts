@@ -52,7 +52,10 @@ async function startOnce(cmd: string, args: string[], env: NodeJS.ProcessEnv, sa
       if (child.exitCode !== null) throw new Error(`${cmd} exited with ${child.exitCode}: ${err}`);
       url ??= /listening on (http:\/\/[\d.:]+)/.exec(out)?.[1] ?? null;
       if (url) {
-        const ok = await fetch(`${url}/healthz`).then((r) => r.status === 200, () => false);
+        const ok = await fetch(`${url}/healthz`).then(
+          (r) => r.status === 200,
+          () => false,
+        );
         if (ok) break;
       }
       if (now() - t0 > 30_000) throw new Error(`${cmd} not healthy within 30 s: ${out} ${err}`);

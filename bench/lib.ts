@@ -4,7 +4,7 @@
  *
  * Benchmarks measure and print; they never assert on timings.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
@@ -137,10 +137,7 @@ export interface LoadResult {
  * Runs `total` requests with `connections` concurrent workers, each on its own keep-alive connection.
  * `send(i, agent)` performs request i; a rejection stops the loop and is rethrown.
  */
-export async function loadLoop(
-  opts: { total: number; connections: number },
-  send: (i: number, agent: http.Agent) => Promise<void>,
-): Promise<LoadResult> {
+export async function loadLoop(opts: { total: number; connections: number }, send: (i: number, agent: http.Agent) => Promise<void>): Promise<LoadResult> {
   const latencies: number[] = [];
   let next = 0;
   let failed: unknown = null;
@@ -194,10 +191,12 @@ export async function startChild(script: string, start: Record<string, unknown>,
   });
   const pending = new Map<number, (msg: Record<string, unknown>) => void>();
   let exited = false;
-  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => {
+  const exit = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
       exited = true;
       resolve(code);
-    }));
+    }),
+  );
   const ready = new Promise<ChildReady>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${script} did not start within ${timeoutMs} ms`)), timeoutMs);
     child.on('message', (raw) => {

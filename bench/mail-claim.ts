@@ -18,7 +18,7 @@ import { allMigrations } from '../server/boot.ts';
 import { openPlatformDb } from '../server/core/storage/platform-db.ts';
 import { createLogStore, type LogStore } from '../server/mail/log/log.store.ts';
 import { createProfileStore, type ProfileStore } from '../server/mail/profiles/profiles.store.ts';
-import { now, summarize, type Stats } from './lib.ts';
+import { now, type Stats, summarize } from './lib.ts';
 
 const KEY = 'paused';
 const PACE = 600;
@@ -40,10 +40,29 @@ export interface ClaimResult {
 function fill(db: ReturnType<typeof openPlatformDb>, log: LogStore, profiles: ProfileStore, queued: number, base: number): void {
   profiles.insert(
     {
-      key: KEY, name: 'Paused', from_address: 'noreply@example.test', from_name: 'Bench', smtp_host: '127.0.0.1', smtp_port: 9, smtp_secure: 0,
-      smtp_user: null, smtp_password: null, pace_per_minute: PACE, daily_recipient_limit: null, max_attachment_bytes: 15 * 1024 * 1024,
-      imap_host: null, imap_port: null, imap_secure: null, imap_user: null, imap_password: null, imap_folder: null, imap_uidvalidity: null,
-      imap_cursor: null, bounces_checked_at: null, bounces_error: null, tls_ca: null,
+      key: KEY,
+      name: 'Paused',
+      from_address: 'noreply@example.test',
+      from_name: 'Bench',
+      smtp_host: '127.0.0.1',
+      smtp_port: 9,
+      smtp_secure: 0,
+      smtp_user: null,
+      smtp_password: null,
+      pace_per_minute: PACE,
+      daily_recipient_limit: null,
+      max_attachment_bytes: 15 * 1024 * 1024,
+      imap_host: null,
+      imap_port: null,
+      imap_secure: null,
+      imap_user: null,
+      imap_password: null,
+      imap_folder: null,
+      imap_uidvalidity: null,
+      imap_cursor: null,
+      bounces_checked_at: null,
+      bounces_error: null,
+      tls_ca: null,
     },
     true,
     base,
@@ -59,10 +78,26 @@ function fill(db: ReturnType<typeof openPlatformDb>, log: LogStore, profiles: Pr
       const at = Math.floor(base - 3600_000 + i * step);
       log.insert(
         {
-          id, lane: 'bulk', app_id: 'bench', actor, profile_key: KEY, from_address: 'noreply@example.test', from_name: 'Bench',
-          recipients: JSON.stringify({ to: [`user${i}@example.test`], cc: [], bcc: [] }), recipient_count: 1, subject: `Newsletter ${i}`,
-          attachments: '[]', attachments_released: 1, batch_id: batch, ref: 'newsletter:bench', idempotency_key: null, message_id: `<${id}@example.test>`,
-          deadline_at: at + DAY, created_at: at, kind: 'message', window_at: at,
+          id,
+          lane: 'bulk',
+          app_id: 'bench',
+          actor,
+          profile_key: KEY,
+          from_address: 'noreply@example.test',
+          from_name: 'Bench',
+          recipients: JSON.stringify({ to: [`user${i}@example.test`], cc: [], bcc: [] }),
+          recipient_count: 1,
+          subject: `Newsletter ${i}`,
+          attachments: '[]',
+          attachments_released: 1,
+          batch_id: batch,
+          ref: 'newsletter:bench',
+          idempotency_key: null,
+          message_id: `<${id}@example.test>`,
+          deadline_at: at + DAY,
+          created_at: at,
+          kind: 'message',
+          window_at: at,
         },
         { text, html: null, headers: '{}' },
       );
@@ -221,7 +256,8 @@ export function measureClaims(dir: string, opts: { queued: number; claims: numbe
       return { label: s.label, stats: summarize(xs), plan: plan(db, s.sql, s.params) };
     });
     const left = log.queuedBulk(KEY);
-    if (left !== opts.queued - opts.warmup - opts.claims) throw new Error(`expected ${opts.queued - opts.warmup - opts.claims} rows left queued, found ${left}`);
+    if (left !== opts.queued - opts.warmup - opts.claims)
+      throw new Error(`expected ${opts.queued - opts.warmup - opts.claims} rows left queued, found ${left}`);
     const dbBytes = (db.prepare('SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()').pluck().get() as number) ?? NaN;
     return { queued: opts.queued, fillMs, claim: summarize(samples), statements, recovery: summarize(rec), recoveryStatements: recovery, dbBytes };
   } finally {

@@ -43,8 +43,17 @@ function areaOf(url: string, fn: string): string {
     const parts = url.slice(srv + 1).split('/');
     return parts.slice(0, Math.min(3, parts.length - 1)).join('/');
   }
-  if (url.startsWith('node:')) return url.replace(/^node:internal\//, 'node:').split('/').slice(0, 2).join('/');
-  return url.replace(/^file:\/\//, '').split('/').slice(-2).join('/');
+  if (url.startsWith('node:'))
+    return url
+      .replace(/^node:internal\//, 'node:')
+      .split('/')
+      .slice(0, 2)
+      .join('/');
+  return url
+    .replace(/^file:\/\//, '')
+    .split('/')
+    .slice(-2)
+    .join('/');
 }
 
 export function summarizeProfile(file: string): ProfileSummary {
@@ -78,7 +87,8 @@ export function summarizeProfile(file: string): ProfileSummary {
     self.set(key, (self.get(key) ?? 0) + us);
     let js: number | undefined = id;
     while (js !== undefined && !byId.get(js)!.callFrame.url) js = parent.get(js);
-    const jsKey = js === undefined || byId.get(js)!.callFrame.functionName === '(root)' ? key : frameKey(byId.get(js)!.callFrame) + (js === id ? '' : ' (+native)');
+    const jsKey =
+      js === undefined || byId.get(js)!.callFrame.functionName === '(root)' ? key : frameKey(byId.get(js)!.callFrame) + (js === id ? '' : ' (+native)');
     selfJs.set(jsKey, (selfJs.get(jsKey) ?? 0) + us);
     const seen = new Set<string>();
     for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {

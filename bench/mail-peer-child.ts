@@ -20,7 +20,13 @@ import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
 
 /** smtp-server's connection init without the 100 ms early-talker delay (the rest as in smtp-connection.js `init`). */
 function removeGreetingDelay(): void {
-  type Conn = { _setListeners(cb: () => void): void; _server: { options: { maxClients?: number }; connections: Set<unknown> }; name: string; send(code: number, msg: string, ok: boolean): void; connectionReady(): void };
+  type Conn = {
+    _setListeners(cb: () => void): void;
+    _server: { options: { maxClients?: number }; connections: Set<unknown> };
+    name: string;
+    send(code: number, msg: string, ok: boolean): void;
+    connectionReady(): void;
+  };
   (SMTPConnection.prototype as unknown as { init(this: Conn): void }).init = function (this: Conn) {
     this._setListeners(() => {
       if (this._server.options.maxClients && this._server.connections.size > this._server.options.maxClients) {

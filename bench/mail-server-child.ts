@@ -9,7 +9,7 @@
  */
 import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
-import { startServer, type RunningServer } from '../server/boot.ts';
+import { type RunningServer, startServer } from '../server/boot.ts';
 
 interface StartMessage {
   type: 'start';

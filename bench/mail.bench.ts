@@ -39,6 +39,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import nodemailer from 'nodemailer';
 import {
+  type BenchChild,
   benchRun,
   envInt,
   fmtMs,
@@ -55,7 +56,6 @@ import {
   request,
   startChild,
   summarize,
-  type BenchChild,
   verdict,
 } from './lib.ts';
 import { measureClaims } from './mail-claim.ts';
@@ -140,7 +140,13 @@ async function call<T = unknown>(h: Hearth, method: string, url: string, body: u
 }
 
 const profileBody = (port: number, extra: Record<string, unknown> = {}) => ({
-  name: 'Bench', fromAddress: FROM.address, fromName: FROM.name, smtpHost: '127.0.0.1', smtpPort: port, smtpSecure: false, ...extra,
+  name: 'Bench',
+  fromAddress: FROM.address,
+  fromName: FROM.name,
+  smtpHost: '127.0.0.1',
+  smtpPort: port,
+  smtpSecure: false,
+  ...extra,
 });
 
 /** Waits until no message is queued or sending (every accepted message reached a final state). */
@@ -255,7 +261,9 @@ async function immediateSection(h: Hearth, peer: Peer, profile: string, n: numbe
   const wh = await hearthRun(h, peer, profile, 'warmup-h', warm);
   const wb = await nodemailerRun(peer, 'warmup-b', warm, true);
   const wf = await nodemailerRun(peer, 'warmup-f', warm, false);
-  console.log(`${elapsed()} warm-up (${warm} each, not counted): hearth ${fmtRate(wh.perSec, 'msg')}, nodemailer pooled ${fmtRate(wb.perSec, 'msg')}, nodemailer unpooled ${fmtRate(wf.perSec, 'msg')}`);
+  console.log(
+    `${elapsed()} warm-up (${warm} each, not counted): hearth ${fmtRate(wh.perSec, 'msg')}, nodemailer pooled ${fmtRate(wb.perSec, 'msg')}, nodemailer unpooled ${fmtRate(wf.perSec, 'msg')}`,
+  );
   const hs: RunResult[] = [];
   const bs: RunResult[] = [];
   const us: RunResult[] = [];
@@ -292,7 +300,17 @@ async function immediateSection(h: Hearth, peer: Peer, profile: string, n: numbe
   };
   console.log('');
   printTable([
-    ['', 'messages/s (median)', 'vs pooled', 'per round', 'time to last', 'client done', 'call p50 / p99', 'SMTP sessions / max open', 'CPU ms/msg hearth + peer + bench'],
+    [
+      '',
+      'messages/s (median)',
+      'vs pooled',
+      'per round',
+      'time to last',
+      'client done',
+      'call p50 / p99',
+      'SMTP sessions / max open',
+      'CPU ms/msg hearth + peer + bench',
+    ],
     row('hearth POST /api/mail/send', hs, hRate),
     row('nodemailer pooled (baseline)', bs, bRate),
     row('nodemailer unpooled (reference)', us, fRate),
@@ -313,7 +331,14 @@ async function pacingSection(h: Hearth, peer: Peer, profile: string, title: stri
   heading(`bulk pacing, ${title}: one enqueue of ${PACED} messages to a profile at ${PACE}/min (ideal spacing ${60_000 / PACE} ms)`);
   await peer.reset();
   const start = epoch();
-  const batch = await call<{ batchId: string; messages: unknown[] }>(h, 'POST', '/api/mail/enqueue', { profile, ref: 'bench:pacing', messages: Array.from({ length: PACED }, (_, i) => message('paced', i)) }, 202, h.app);
+  const batch = await call<{ batchId: string; messages: unknown[] }>(
+    h,
+    'POST',
+    '/api/mail/enqueue',
+    { profile, ref: 'bench:pacing', messages: Array.from({ length: PACED }, (_, i) => message('paced', i)) },
+    202,
+    h.app,
+  );
   const acceptedAt = epoch();
   if (batch.messages.length !== PACED) throw new Error(`enqueue accepted ${batch.messages.length} of ${PACED}`);
   const ideal = ((PACED - 1) * 60_000) / PACE;
@@ -329,7 +354,15 @@ async function pacingSection(h: Hearth, peer: Peer, profile: string, title: stri
   const attempt = summarize(arrivals.map((a, i) => a - connects[i]!));
   const span = arrivals.at(-1)! - arrivals[0]!;
   const achieved = ((PACED - 1) / span) * 60_000;
-  const spacingRow = (name: string, s: ReturnType<typeof summarize>) => [name, fmtMs(s.mean), fmtMs(s.p50), fmtMs(s.p99), fmtMs(s.min), fmtMs(s.max), `${(((s.mean - 100) / 100) * 100).toFixed(1)} %`];
+  const spacingRow = (name: string, s: ReturnType<typeof summarize>) => [
+    name,
+    fmtMs(s.mean),
+    fmtMs(s.p50),
+    fmtMs(s.p99),
+    fmtMs(s.min),
+    fmtMs(s.max),
+    `${(((s.mean - 100) / 100) * 100).toFixed(1)} %`,
+  ];
   printTable([
     ['inter-arrival at the peer', 'mean', 'p50', 'p99', 'min', 'max', 'mean vs 100 ms'],
     spacingRow('acceptance (end of DATA)', ga),
@@ -352,7 +385,9 @@ async function main(): Promise<number> {
   console.log(
     `mail benchmark: immediate lane ${N} messages (${N_GREET} against the as-shipped peer) × ${ROUNDS} rounds at concurrency ${CONCURRENCY}; bulk pacing ${PACED} messages at ${PACE}/min; claim with ${QUEUE} queued rows (${CLAIMS} claims)`,
   );
-  console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)}, data in ${tmp.dir}`);
+  console.log(
+    `node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)}, data in ${tmp.dir}`,
+  );
 
   // 1. Processes: two SMTP peers (smtp-server as shipped, and without its 100 ms greeting delay), Hearth with a
   //    profile to each (plus a paced one to each) and a registered application allowed to use them all.
@@ -401,9 +436,21 @@ async function main(): Promise<number> {
       `  profiled run: ${fmtRate(pr.perSec, 'msg')} (profiler overhead included); hearth process CPU ${fmtMs(cpuAfter.userMs - cpuBefore.userMs)} user + ${fmtMs(cpuAfter.systemMs - cpuBefore.systemMs)} system for ${N} messages (all threads); main thread busy ${fmtMs(busy)} of ${fmtMs(sum.totalMs)} sampled`,
     );
     console.log('  main-thread time by area (inclusive: an area counts once per sample when on the stack; areas overlap):');
-    printTable([['area', 'ms', '% of busy', 'ms/msg'], ...sum.areas.slice(0, 20).map(([a, ms]) => [a, ms.toFixed(0), `${((ms / busy) * 100).toFixed(1)}`, (ms / N).toFixed(3)])], '    ');
+    printTable(
+      [
+        ['area', 'ms', '% of busy', 'ms/msg'],
+        ...sum.areas.slice(0, 20).map(([a, ms]) => [a, ms.toFixed(0), `${((ms / busy) * 100).toFixed(1)}`, (ms / N).toFixed(3)]),
+      ],
+      '    ',
+    );
     console.log('  top self time by JS function (time in native code charged to its nearest JS caller, marked +native):');
-    printTable([['function', 'ms', '% of busy'], ...sum.selfJsTop.slice(0, 20).map(([f, ms]) => [f.length > 110 ? `${f.slice(0, 107)}...` : f, ms.toFixed(0), `${((ms / busy) * 100).toFixed(1)}`])], '    ');
+    printTable(
+      [
+        ['function', 'ms', '% of busy'],
+        ...sum.selfJsTop.slice(0, 20).map(([f, ms]) => [f.length > 110 ? `${f.slice(0, 107)}...` : f, ms.toFixed(0), `${((ms / busy) * 100).toFixed(1)}`]),
+      ],
+      '    ',
+    );
   }
   await Promise.allSettled([...run.children].map((c) => c.stop()));
   run.children.clear();
@@ -416,7 +463,15 @@ async function main(): Promise<number> {
   const big = measureClaims(path.join(tmp.dir, 'claim-big'), { queued: QUEUE + CLAIMS + 100, claims: CLAIMS, warmup: 100, recoveries: 20 });
   console.log(`${elapsed()} ${big.queued} rows queued in ${fmtS(big.fillMs)} (platform.db ${(big.dbBytes / 1048576).toFixed(0)} MiB); claims timed`);
   const us = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : fmtMs(ms));
-  const sRow = (label: string, a: ReturnType<typeof summarize>, b: ReturnType<typeof summarize>) => [label, us(b.p50), us(b.p99), us(b.max), us(a.p50), us(a.p99), ratio(b.p50, a.p50)];
+  const sRow = (label: string, a: ReturnType<typeof summarize>, b: ReturnType<typeof summarize>) => [
+    label,
+    us(b.p50),
+    us(b.p99),
+    us(b.max),
+    us(a.p50),
+    us(a.p99),
+    ratio(b.p50, a.p50),
+  ];
   console.log('');
   printTable([
     ['', `p50 (${QUEUE})`, 'p99', 'max', `p50 (${SMALL_QUEUE})`, 'p99', 'p50 ratio'],
@@ -425,7 +480,9 @@ async function main(): Promise<number> {
     sRow('recovery transaction (every 30 s; holds the write lock)', small.recovery, big.recovery),
     ...big.recoveryStatements.map((s, i) => sRow(`  ${s.label}`, small.recoveryStatements[i]!.stats, s.stats)),
   ]);
-  console.log(`  queues: ${big.queued} → ${QUEUE} and ${small.queued} → ${SMALL_QUEUE} rows while claiming (each claim takes one row); claims / statements / recoveries repeat ${CLAIMS} / 200 / 20 times.`);
+  console.log(
+    `  queues: ${big.queued} → ${QUEUE} and ${small.queued} → ${SMALL_QUEUE} rows while claiming (each claim takes one row); claims / statements / recoveries repeat ${CLAIMS} / 200 / 20 times.`,
+  );
   console.log(`  SQLite plans (${QUEUE}-row queue):`);
   for (const s of [...big.statements, ...big.recoveryStatements]) console.log(`    ${s.label}: ${s.plan}`);
 
@@ -433,7 +490,11 @@ async function main(): Promise<number> {
   printTable([
     ['figure', 'value', 'target'],
     ...[immShipped, immFast].flatMap((r) => [
-      [`immediate lane, ${r.title}: hearth ÷ nodemailer pooled`, `${ratio(r.ratio, 1)} (${r.hearth.toFixed(0)} vs ${r.pooled.toFixed(0)} msg/s)`, verdict(r.ratio, TARGET)],
+      [
+        `immediate lane, ${r.title}: hearth ÷ nodemailer pooled`,
+        `${ratio(r.ratio, 1)} (${r.hearth.toFixed(0)} vs ${r.pooled.toFixed(0)} msg/s)`,
+        verdict(r.ratio, TARGET),
+      ],
       [`  hearth ÷ nodemailer unpooled (reference)`, ratio(r.hearth, r.unpooled), ''],
     ]),
     ...[paceFast, paceShipped].map((p) => [

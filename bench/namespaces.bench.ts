@@ -20,8 +20,11 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { NamespaceConfig } from '../server/db/namespaces/namespaces.schemas.ts';
 import {
-  FdSampler,
+  type BenchChild,
+  benchRun,
   envInt,
+  type FdPhase,
+  FdSampler,
   fmtMs,
   fmtRate,
   fmtS,
@@ -32,13 +35,10 @@ import {
   printTable,
   ratio,
   request,
+  type Stats,
   sleep,
   startChild,
   summarize,
-  benchRun,
-  type BenchChild,
-  type FdPhase,
-  type Stats,
 } from './lib.ts';
 
 const COUNT = envInt('BENCH_NS_COUNT', 10_000);
@@ -64,7 +64,6 @@ const auth = { authorization: `Bearer ${token}` };
 const children = run.children;
 const sampler = new FdSampler({ watchDir: path.join(hearthDir, 'namespaces') });
 const t0 = now();
-
 
 async function startHearth(): Promise<BenchChild> {
   const c = await startChild('../test/helpers/server-child.ts', { dataDir: hearthDir, adminToken: token, maxOpenNamespaces: MAX_OPEN });
@@ -157,7 +156,10 @@ async function spot(base: string, headers: Record<string, string>, deepCursor: s
   const urlFirst = `${base}/v1/namespaces?limit=${PAGE}`;
   const urlDeep = `${urlFirst}&cursor=${encodeURIComponent(deepCursor)}`;
   for (let i = 0; i < SPOT; i++) {
-    for (const [url, into] of [[urlFirst, first], [urlDeep, deep]] as const) {
+    for (const [url, into] of [
+      [urlFirst, first],
+      [urlDeep, deep],
+    ] as const) {
       const t = now();
       const res = await request(agent, url, { headers });
       into.push(now() - t);
@@ -225,7 +227,15 @@ async function metricValue(base: string, name: string): Promise<number> {
 }
 
 const elapsed = () => `[${fmtS(now() - t0)}]`;
-const fdRow = (p: FdPhase) => [p.label, String(p.first?.total ?? 'n/a'), String(p.peak), String(p.peakNonSocket), String(p.peakWatched), String(p.last?.total ?? 'n/a'), String(p.samples)];
+const fdRow = (p: FdPhase) => [
+  p.label,
+  String(p.first?.total ?? 'n/a'),
+  String(p.peak),
+  String(p.peakNonSocket),
+  String(p.peakWatched),
+  String(p.last?.total ?? 'n/a'),
+  String(p.samples),
+];
 
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -254,14 +264,18 @@ async function main(): Promise<number> {
   await stopChild(hearth);
   const hc = summarize(create.latencies);
   const hearthCreateRate = (COUNT / create.elapsedMs) * 1000;
-  console.log(`${elapsed()} hearth:   ${fmtS(create.elapsedMs)}, ${fmtRate(hearthCreateRate, 'creates')}, latency p50 ${fmtMs(hc.p50)} p99 ${fmtMs(hc.p99)} max ${fmtMs(hc.max)} (${CONNECTIONS} connections)`);
+  console.log(
+    `${elapsed()} hearth:   ${fmtS(create.elapsedMs)}, ${fmtRate(hearthCreateRate, 'creates')}, latency p50 ${fmtMs(hc.p50)} p99 ${fmtMs(hc.p99)} max ${fmtMs(hc.max)} (${CONNECTIONS} connections)`,
+  );
   console.log(`           tenant databases opened through the handle manager while creating: ${afterCreate.opened}, open now: ${afterCreate.open}`);
 
   // 2. Baseline: the raw work, in-process, one namespace at a time.
   const base = baselineCreate();
   const bc = summarize(base.latencies);
   const baseCreateRate = (COUNT / base.elapsedMs) * 1000;
-  console.log(`${elapsed()} baseline: ${fmtS(base.elapsedMs)}, ${fmtRate(baseCreateRate, 'creates')}, latency p50 ${fmtMs(bc.p50)} p99 ${fmtMs(bc.p99)} max ${fmtMs(bc.max)} (in-process, serial)`);
+  console.log(
+    `${elapsed()} baseline: ${fmtS(base.elapsedMs)}, ${fmtRate(baseCreateRate, 'creates')}, latency p50 ${fmtMs(bc.p50)} p99 ${fmtMs(bc.p99)} max ${fmtMs(bc.max)} (in-process, serial)`,
+  );
   console.log(`           hearth/baseline creates/s: ${ratio(hearthCreateRate, baseCreateRate)}`);
 
   // 3 + 4. Restart Hearth on the same data (no handle open), start the list baseline on a copy of the registry.
@@ -304,20 +318,69 @@ async function main(): Promise<number> {
   const gauge = await metricValue(hearth.url, 'hearth_namespace_handles_open');
   sampler.stop();
 
-  const h: ListFigures = { ...collect(hWalks), concurrentPagesPerSec: hConc.pagesPerSec, concurrentPage: hConc.page, bytesPerPage: warmH.bytes / PAGES, firstBody: warmH.firstBody, cursors: warmH.cursors };
-  const b: ListFigures = { ...collect(bWalks), concurrentPagesPerSec: bConc.pagesPerSec, concurrentPage: bConc.page, bytesPerPage: warmB.bytes / PAGES, firstBody: warmB.firstBody, cursors: warmB.cursors };
+  const h: ListFigures = {
+    ...collect(hWalks),
+    concurrentPagesPerSec: hConc.pagesPerSec,
+    concurrentPage: hConc.page,
+    bytesPerPage: warmH.bytes / PAGES,
+    firstBody: warmH.firstBody,
+    cursors: warmH.cursors,
+  };
+  const b: ListFigures = {
+    ...collect(bWalks),
+    concurrentPagesPerSec: bConc.pagesPerSec,
+    concurrentPage: bConc.page,
+    bytesPerPage: warmB.bytes / PAGES,
+    firstBody: warmB.firstBody,
+    cursors: warmB.cursors,
+  };
   console.log(`${elapsed()} ${ROUNDS} sequential walks each (1 connection), then ${WALKERS} walks at once (${WALKERS} connections)`);
-  console.log(`           responses: ${h.bytesPerPage.toFixed(0)} bytes/page from hearth, ${b.bytesPerPage.toFixed(0)} from baseline; first page byte-identical: ${sameBody ? 'yes' : 'NO'}`);
+  console.log(
+    `           responses: ${h.bytesPerPage.toFixed(0)} bytes/page from hearth, ${b.bytesPerPage.toFixed(0)} from baseline; first page byte-identical: ${sameBody ? 'yes' : 'NO'}`,
+  );
   printTable([
     ['', 'page p50', 'page p99', 'page max', 'pages/s', `walk p50 (${PAGES} pages)`, `pages/s, ${WALKERS} walkers`, `page p99, ${WALKERS} walkers`],
-    ['hearth', fmtMs(h.page.p50), fmtMs(h.page.p99), fmtMs(h.page.max), fmtRate(h.pagesPerSec, 'pages'), fmtMs(h.walkMs.p50), fmtRate(h.concurrentPagesPerSec, 'pages'), fmtMs(h.concurrentPage.p99)],
-    ['baseline', fmtMs(b.page.p50), fmtMs(b.page.p99), fmtMs(b.page.max), fmtRate(b.pagesPerSec, 'pages'), fmtMs(b.walkMs.p50), fmtRate(b.concurrentPagesPerSec, 'pages'), fmtMs(b.concurrentPage.p99)],
-    ['hearth/baseline', ratio(h.page.p50, b.page.p50), ratio(h.page.p99, b.page.p99), ratio(h.page.max, b.page.max), ratio(h.pagesPerSec, b.pagesPerSec), ratio(h.walkMs.p50, b.walkMs.p50), ratio(h.concurrentPagesPerSec, b.concurrentPagesPerSec), ratio(h.concurrentPage.p99, b.concurrentPage.p99)],
+    [
+      'hearth',
+      fmtMs(h.page.p50),
+      fmtMs(h.page.p99),
+      fmtMs(h.page.max),
+      fmtRate(h.pagesPerSec, 'pages'),
+      fmtMs(h.walkMs.p50),
+      fmtRate(h.concurrentPagesPerSec, 'pages'),
+      fmtMs(h.concurrentPage.p99),
+    ],
+    [
+      'baseline',
+      fmtMs(b.page.p50),
+      fmtMs(b.page.p99),
+      fmtMs(b.page.max),
+      fmtRate(b.pagesPerSec, 'pages'),
+      fmtMs(b.walkMs.p50),
+      fmtRate(b.concurrentPagesPerSec, 'pages'),
+      fmtMs(b.concurrentPage.p99),
+    ],
+    [
+      'hearth/baseline',
+      ratio(h.page.p50, b.page.p50),
+      ratio(h.page.p99, b.page.p99),
+      ratio(h.page.max, b.page.max),
+      ratio(h.pagesPerSec, b.pagesPerSec),
+      ratio(h.walkMs.p50, b.walkMs.p50),
+      ratio(h.concurrentPagesPerSec, b.concurrentPagesPerSec),
+      ratio(h.concurrentPage.p99, b.concurrentPage.p99),
+    ],
   ]);
   if (hSpot && bSpot) {
     console.log(`\n  page 1 vs page ${DEEP_PAGE} (keyset paging: should be flat), ${SPOT} samples each, alternating on one connection`);
     const row = (who: string, x: { first: Stats; deep: Stats }) => [
-      who, fmtMs(x.first.p50), fmtMs(x.deep.p50), fmtMs(x.deep.p50 - x.first.p50), ratio(x.deep.p50, x.first.p50), fmtMs(x.first.p99), fmtMs(x.deep.p99),
+      who,
+      fmtMs(x.first.p50),
+      fmtMs(x.deep.p50),
+      fmtMs(x.deep.p50 - x.first.p50),
+      ratio(x.deep.p50, x.first.p50),
+      fmtMs(x.first.p99),
+      fmtMs(x.deep.p99),
     ];
     printTable([
       ['', 'page 1 p50', `page ${DEEP_PAGE} p50`, 'difference', `page ${DEEP_PAGE} / page 1`, 'page 1 p99', `page ${DEEP_PAGE} p99`],
@@ -327,7 +390,9 @@ async function main(): Promise<number> {
     // A measured observation, not a pass/fail: a deep page that costs clearly more than the first means the
     // query walks the rows before the cursor instead of seeking to it.
     if (hSpot.deep.p50 > hSpot.first.p50 * 1.25 && hSpot.deep.p50 - hSpot.first.p50 > 0.1) {
-      console.log(`  note: hearth's page ${DEEP_PAGE} costs ${fmtMs(hSpot.deep.p50 - hSpot.first.p50)} more than page 1 at p50 (baseline: ${fmtMs(bSpot.deep.p50 - bSpot.first.p50)}): not flat`);
+      console.log(
+        `  note: hearth's page ${DEEP_PAGE} costs ${fmtMs(hSpot.deep.p50 - hSpot.first.p50)} more than page 1 at p50 (baseline: ${fmtMs(bSpot.deep.p50 - bSpot.first.p50)}): not flat`,
+      );
     }
   }
 
@@ -338,10 +403,18 @@ async function main(): Promise<number> {
   const nonSocketBefore = fdBefore.total - fdBefore.sockets;
   const listedPages = (ROUNDS + 1 + WALKERS) * PAGES + (hSpot ? 2 * SPOT : 0);
   const checks: Array<[string, string, boolean]> = [
-    ['tenant databases opened during listing (handle manager counter, via IPC)', `${beforeList.opened} → ${afterList.opened}: ${openedDuringListing}`, openedDuringListing === 0],
+    [
+      'tenant databases opened during listing (handle manager counter, via IPC)',
+      `${beforeList.opened} → ${afterList.opened}: ${openedDuringListing}`,
+      openedDuringListing === 0,
+    ],
     ['hearth_namespace_handles_open from /metrics after listing', String(gauge), gauge === 0],
     ['peak descriptors on tenant database files during listing', String(listing.peakWatched), listing.peakWatched === 0],
-    ['descriptors other than sockets: before listing → peak during listing', `${nonSocketBefore} → ${listing.peakNonSocket}`, listing.peakNonSocket <= nonSocketBefore],
+    [
+      'descriptors other than sockets: before listing → peak during listing',
+      `${nonSocketBefore} → ${listing.peakNonSocket}`,
+      listing.peakNonSocket <= nonSocketBefore,
+    ],
   ];
   console.log(`  ${listedPages} pages served by the restarted hearth (warm-up, ${ROUNDS} rounds, ${WALKERS} concurrent walks, page 1/${DEEP_PAGE} samples)`);
   printTable([['check', 'measured', 'ok'], ...checks.map(([what, got, ok]) => [what, got, ok ? 'yes' : 'NO'])]);
@@ -370,7 +443,12 @@ async function main(): Promise<number> {
     [`list page of ${PAGE}: latency p50`, fmtMs(h.page.p50), fmtMs(b.page.p50), ratio(h.page.p50, b.page.p50)],
     [`list page of ${PAGE}: latency p99`, fmtMs(h.page.p99), fmtMs(b.page.p99), ratio(h.page.p99, b.page.p99)],
     ['list: throughput, 1 connection', fmtRate(h.pagesPerSec, 'pages'), fmtRate(b.pagesPerSec, 'pages'), ratio(h.pagesPerSec, b.pagesPerSec)],
-    [`list: throughput, ${WALKERS} connections`, fmtRate(h.concurrentPagesPerSec, 'pages'), fmtRate(b.concurrentPagesPerSec, 'pages'), ratio(h.concurrentPagesPerSec, b.concurrentPagesPerSec)],
+    [
+      `list: throughput, ${WALKERS} connections`,
+      fmtRate(h.concurrentPagesPerSec, 'pages'),
+      fmtRate(b.concurrentPagesPerSec, 'pages'),
+      ratio(h.concurrentPagesPerSec, b.concurrentPagesPerSec),
+    ],
     ...(hSpot && bSpot
       ? [[`list: page ${DEEP_PAGE} / page 1 latency (p50)`, ratio(hSpot.deep.p50, hSpot.first.p50), ratio(bSpot.deep.p50, bSpot.first.p50), '']]
       : []),
@@ -378,7 +456,9 @@ async function main(): Promise<number> {
     ['open descriptors: idle / peak', `${idle} / ${sampler.peak}`, '', ''],
   ]);
   console.log(`  Ratios are hearth ÷ baseline. Create: hearth over HTTP with ${CONNECTIONS} connections (latency includes queueing`);
-  console.log('  behind the other requests); baseline in-process, one at a time. List: same rows, same JSON bytes; baseline query\n  `SELECT * FROM namespaces WHERE name > ? ORDER BY name LIMIT 101`.');
+  console.log(
+    '  behind the other requests); baseline in-process, one at a time. List: same rows, same JSON bytes; baseline query\n  `SELECT * FROM namespaces WHERE name > ? ORDER BY name LIMIT 101`.',
+  );
   console.log(`${elapsed()} done`);
   return proofOk ? 0 : 1;
 }

@@ -4,7 +4,7 @@
  * RSA key, and the check that an answer is a JWT access token verifying against the server's JWKS.
  */
 import crypto from 'node:crypto';
-import { createLocalJWKSet, jwtVerify, type JWK, type JWTPayload } from 'jose';
+import { createLocalJWKSet, type JWK, type JWTPayload, jwtVerify } from 'jose';
 import { keepAliveAgent, request, type TlsClient } from './lib.ts';
 import { RawConnection } from './rows-http.ts';
 
@@ -51,8 +51,15 @@ export async function checkToken(name: string, base: string, req: Buffer, jwksUr
   agent.destroy();
   if (jwks.status !== 200) throw new Error(`${name}: ${jwksUrl} → ${jwks.status}`);
   const { payload, protectedHeader } = await jwtVerify(at, createLocalJWKSet(JSON.parse(jwks.body) as { keys: JWK[] }), { audience, algorithms: ['RS256'] });
-  if (json.scope !== 'read' || payload.scope !== 'read') throw new Error(`${name}: expected scope "read", got ${JSON.stringify(json.scope)} / ${JSON.stringify(payload.scope)}`);
-  return { header: protectedHeader as Record<string, unknown>, claims: payload, bytes: body.length, tokenType: String(json.token_type), expiresIn: json.expires_in };
+  if (json.scope !== 'read' || payload.scope !== 'read')
+    throw new Error(`${name}: expected scope "read", got ${JSON.stringify(json.scope)} / ${JSON.stringify(payload.scope)}`);
+  return {
+    header: protectedHeader as Record<string, unknown>,
+    claims: payload,
+    bytes: body.length,
+    tokenType: String(json.token_type),
+    expiresIn: json.expires_in,
+  };
 }
 
 export interface BenchClient {
@@ -90,7 +97,11 @@ export async function createBenchClient(
     if (opts.createNamespace) await admin('/v1/namespaces', { name: ns }, 201);
     const sa = await admin('/api/admin/core/service-accounts', { appId: 'hearth-db', resourceType: 'namespace', resourceId: ns }, 201);
     const audience = `${hearthUrl}/v1/${ns}`;
-    const created = await admin('/api/admin/oauth/clients', { name: 'Bench job', serviceAccountId: sa.sub, scopes: ['read', 'write'], audiences: [audience] }, 201);
+    const created = await admin(
+      '/api/admin/oauth/clients',
+      { name: 'Bench job', serviceAccountId: sa.sub, scopes: ['read', 'write'], audiences: [audience] },
+      201,
+    );
     const clientId = created.client.clientId as string;
     const clientSecret = created.clientSecret as string;
     return { clientId, clientSecret, authorization: basic(clientId, clientSecret), audience, sub: sa.sub as string };

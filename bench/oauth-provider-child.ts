@@ -102,7 +102,7 @@ process.on('message', (raw) => {
     start(msg as StartMessage).then(
       (url) => send({ type: 'ready', url }),
       (err: unknown) => {
-        send({ type: 'error', message: err instanceof Error ? err.stack ?? err.message : String(err) });
+        send({ type: 'error', message: err instanceof Error ? (err.stack ?? err.message) : String(err) });
         process.exit(1);
       },
     );

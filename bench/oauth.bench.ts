@@ -26,7 +26,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SignJWT, createLocalJWKSet, importJWK, jwtVerify, type JWTPayload } from 'jose';
+import { createLocalJWKSet, importJWK, type JWTPayload, jwtVerify, SignJWT } from 'jose';
 import { benchRun, envInt, fmtMs, fmtRate, heading, median, now, printTable, ratio, startChild, summarize } from './lib.ts';
 import { checkToken, createBenchClient, providerJwk, tokenRequest } from './oauth-common.ts';
 import { Loader, mergeRates, type RateResult } from './rows-http.ts';
@@ -148,7 +148,9 @@ async function main(): Promise<number> {
   console.log(
     `oauth benchmark: client_credentials token requests, ${CONNECTIONS} keep-alive connections, ${SECONDS} s per server (${SLICES} alternating slices) after ${WARMUP_MS} ms warm-up; raw jose ${JOSE_SECONDS} s one at a time and ${PARALLEL} in parallel`,
   );
-  console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)}, data in ${tmp.dir}`);
+  console.log(
+    `node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)}, data in ${tmp.dir}`,
+  );
 
   // 1. Hearth, with a namespace, a service account bound to it and a confidential client bound to the account.
   const hearth = await startChild('../test/helpers/server-child.ts', { dataDir: path.join(tmp.dir, 'hearth'), adminToken: token });
@@ -168,7 +170,10 @@ async function main(): Promise<number> {
   const hc = await checkToken('hearth', hearth.url, hReq, `${hearth.url}/.well-known/jwks.json`, audience);
   const pc = await checkToken('oidc-provider', provider.url, pReq, `${provider.url}/jwks`, audience);
   heading('sample answers (verified against each JWKS)');
-  for (const [name, c] of [['hearth', hc], ['oidc-provider', pc]] as const) {
+  for (const [name, c] of [
+    ['hearth', hc],
+    ['oidc-provider', pc],
+  ] as const) {
     console.log(`  ${name}: ${c.bytes} bytes, token_type ${c.tokenType}, expires_in ${String(c.expiresIn)}`);
     console.log(`    header ${JSON.stringify(c.header)}`);
     console.log(`    claims ${JSON.stringify(c.claims)}`);
@@ -179,8 +184,15 @@ async function main(): Promise<number> {
   const claims = (): JWTPayload => {
     const iat = Math.floor(Date.now() / 1000);
     return {
-      iss: hearth.url, sub, aud: audience, client_id: clientId, scope: 'read', hearth_actor: 'service_account',
-      iat, exp: iat + 3600, jti: crypto.randomBytes(16).toString('base64url'),
+      iss: hearth.url,
+      sub,
+      aud: audience,
+      client_id: clientId,
+      scope: 'read',
+      hearth_actor: 'service_account',
+      iat,
+      exp: iat + 3600,
+      jti: crypto.randomBytes(16).toString('base64url'),
     };
   };
   const sample = await new SignJWT(claims()).setProtectedHeader({ alg: 'RS256', typ: 'at+jwt', kid: jwk.kid }).sign(key);
@@ -228,7 +240,9 @@ async function main(): Promise<number> {
   const jN = mergeSigns(jNs);
   console.log(`${elapsed()} hearth ${fmtRate(hr.perSec, 'req')} (${hr.requests} × 200), oidc-provider ${fmtRate(pr.perSec, 'req')} (${pr.requests} × 200)`);
   console.log(`  slice ratios hearth/oidc-provider min / median / max: ${sr.min.toFixed(2)} / ${median(sliceRatios).toFixed(2)} / ${sr.max.toFixed(2)}`);
-  console.log(`  jose RS256: one at a time ${fmtRate(j1.perSec, 'sig')}, ${PARALLEL} in parallel ${fmtRate(jN.perSec, 'sig')} (RSA 2048, importJWK → non-extractable CryptoKey, SignJWT)`);
+  console.log(
+    `  jose RS256: one at a time ${fmtRate(j1.perSec, 'sig')}, ${PARALLEL} in parallel ${fmtRate(jN.perSec, 'sig')} (RSA 2048, importJWK → non-extractable CryptoKey, SignJWT)`,
+  );
 
   // The endpoints still answer verified tokens after the load.
   await checkToken('hearth', hearth.url, hReq, `${hearth.url}/.well-known/jwks.json`, audience);
@@ -266,9 +280,11 @@ async function main(): Promise<number> {
         'the rate ratio is noisy; the CPU-per-request figure above is steadier.',
     );
   }
-  console.log(`  hearth needs ${fmtRate(pr.perSec * TARGET, 'req')} for the target; it reaches ${((hr.perSec / jN.perSec) * 100).toFixed(0)}% of the ${PARALLEL}-parallel signing ceiling.`);
+  console.log(
+    `  hearth needs ${fmtRate(pr.perSec * TARGET, 'req')} for the target; it reaches ${((hr.perSec / jN.perSec) * 100).toFixed(0)}% of the ${PARALLEL}-parallel signing ceiling.`,
+  );
   console.log('  server CPU ms/req: CPU time of the server process per request during the measured slices (/proc, 10 ms ticks), split into');
-  console.log('  its JavaScript thread (main), libuv\'s thread pool where WebCrypto signs (pool), and other threads (V8 GC, compiler).');
+  console.log("  its JavaScript thread (main), libuv's thread pool where WebCrypto signs (pool), and other threads (V8 GC, compiler).");
   console.log(`  load generator (this process): ${fmtMs(loadCpuMs / (hr.requests + pr.requests))} CPU per request.`);
   console.log(`${elapsed()} done (load average now ${os.loadavg()[0]!.toFixed(2)} on ${os.cpus().length} cpus: other work on the machine shows up as noise)`);
   return 0;

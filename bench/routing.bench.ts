@@ -26,10 +26,24 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
 import path from 'node:path';
-import { benchRun, envInt, fmtMs, fmtRate, heading, keepAliveAgent, median, now, printTable, processCpuMs, startChild, summarize, type BenchChild } from './lib.ts';
+import {
+  type BenchChild,
+  benchRun,
+  envInt,
+  fmtMs,
+  fmtRate,
+  heading,
+  keepAliveAgent,
+  median,
+  now,
+  printTable,
+  processCpuMs,
+  startChild,
+  summarize,
+} from './lib.ts';
 import { checkToken, createBenchClient, tokenRequest } from './oauth-common.ts';
-import { createItemsNamespace, items, postRows, type Hearth } from './rows-common.ts';
-import { Loader, RawConnection, type RateResult } from './rows-http.ts';
+import { createItemsNamespace, type Hearth, items, postRows } from './rows-common.ts';
+import { Loader, type RateResult, RawConnection } from './rows-http.ts';
 
 const ROUNDS = envInt('BENCH_ROUTING_ROUNDS', 7);
 const SLICE_MS = envInt('BENCH_ROUTING_SLICE_MS', 1500);
@@ -120,12 +134,16 @@ async function main(): Promise<number> {
   console.log(
     `routing benchmark: ${ROUNDS} rounds of ${fmtMs(SLICE_MS)} slices per server and route, ${CONNECTIONS} keep-alive connections, ${WARMUP_MS} ms warm-up each; ${TABLE_ROWS} rows`,
   );
-  console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)}, data in ${run.tmp.dir}`);
+  console.log(
+    `node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)}, data in ${run.tmp.dir}`,
+  );
 
   const servers: Server[] = [];
   for (const c of CONFIGS) {
     servers.push(await setUp(c.key, c.routing));
-    console.log(`${elapsed()} ${c.key} started (hot ${c.routing.hot ? 'on' : 'off'}, prefilter ${c.routing.prefilter ? 'on' : 'off'}): ${TABLE_ROWS} rows, a confidential client`);
+    console.log(
+      `${elapsed()} ${c.key} started (hot ${c.routing.hot ? 'on' : 'off'}, prefilter ${c.routing.prefilter ? 'on' : 'off'}): ${TABLE_ROWS} rows, a confidential client`,
+    );
   }
 
   // The same row answers from every server (the token answers were verified against each JWKS above).
@@ -169,8 +187,15 @@ async function main(): Promise<number> {
       const requests = list.reduce((a, x) => a + x.rate.requests, 0);
       const cpu = list.reduce((a, x) => a + x.cpuMs, 0);
       rows.push([
-        r.label, c.key, spread(list.map((x) => x.rate.perSec), 0), spread(list.map((x) => x.p50)),
-        summarize(list.flatMap((x) => x.rate.latencies)).p99.toFixed(2), ((cpu * 1000) / requests).toFixed(0),
+        r.label,
+        c.key,
+        spread(
+          list.map((x) => x.rate.perSec),
+          0,
+        ),
+        spread(list.map((x) => x.p50)),
+        summarize(list.flatMap((x) => x.rate.latencies)).p99.toFixed(2),
+        ((cpu * 1000) / requests).toFixed(0),
       ]);
     }
   }
@@ -184,7 +209,10 @@ async function main(): Promise<number> {
       const off = at(sc.off, r.key);
       const cpuPer = (l: Slice[]) => l.reduce((a, x) => a + x.cpuMs, 0) / l.reduce((a, x) => a + x.rate.requests, 0);
       gains.push([
-        sc.label, r.key, spread(on.map((x, k) => x.rate.perSec / off[k]!.rate.perSec)), spread(on.map((x, k) => off[k]!.p50 / x.p50)),
+        sc.label,
+        r.key,
+        spread(on.map((x, k) => x.rate.perSec / off[k]!.rate.perSec)),
+        spread(on.map((x, k) => off[k]!.p50 / x.p50)),
         (cpuPer(off) / cpuPer(on)).toFixed(2),
       ]);
     }

@@ -31,6 +31,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { NamespaceConfig } from '../server/db/namespaces/namespaces.schemas.ts';
 import {
+  benchRun,
   envInt,
   fmtMs,
   fmtRate,
@@ -44,11 +45,10 @@ import {
   ratio,
   startChild,
   summarize,
-  benchRun,
   verdict,
 } from './lib.ts';
-import { copyItemsDatabase, createItemsNamespace, items, postRows, type Hearth, type Item } from './rows-common.ts';
-import { Loader, RawConnection, mergeRates, type RateResult } from './rows-http.ts';
+import { copyItemsDatabase, createItemsNamespace, type Hearth, type Item, items, postRows } from './rows-common.ts';
+import { Loader, mergeRates, type RateResult, RawConnection } from './rows-http.ts';
 
 const TABLE_ROWS = envInt('BENCH_ROWS_TABLE', 100_000);
 const CONNECTIONS = envInt('BENCH_ROWS_CONNECTIONS', 8);
@@ -71,7 +71,6 @@ const token = `bench-admin-${crypto.randomBytes(16).toString('hex')}`;
 const children = run.children;
 const t0 = now();
 const elapsed = () => `[${((now() - t0) / 1000).toFixed(1).padStart(5)} s]`;
-
 
 // ---------------------------------------------------------------------------------------------------------------
 // Reads
@@ -118,7 +117,10 @@ async function sameAnswers(hearthUrl: string, baseUrl: string, authLine: string)
         const hr = await h.send(h.requestBytes(p, [authLine]));
         const br = await b.send(b.requestBytes(p));
         if (hr.status !== 200 || br.status !== 200 || !hr.body.equals(br.body)) {
-          return { same: false, detail: `${p}: hearth ${hr.status} ${hr.body.length} bytes, baseline ${br.status} ${br.body.length} bytes\n    hearth:   ${hr.body.toString().slice(0, 200)}\n    baseline: ${br.body.toString().slice(0, 200)}` };
+          return {
+            same: false,
+            detail: `${p}: hearth ${hr.status} ${hr.body.length} bytes, baseline ${br.status} ${br.body.length} bytes\n    hearth:   ${hr.body.toString().slice(0, 200)}\n    baseline: ${br.body.toString().slice(0, 200)}`,
+          };
         }
         if (s.key === 'page' && (JSON.parse(hr.body.toString()) as { data: unknown[] }).data.length !== PAGE) {
           return { same: false, detail: `${p}: the page does not hold ${PAGE} rows` };
@@ -177,7 +179,9 @@ async function main(): Promise<number> {
   console.log(
     `rows benchmark: ${TABLE_ROWS} rows to read, ${CONNECTIONS} connections, ${SECONDS} s per server and read (${SLICES} slices) after ${WARMUP_MS} ms warm-up; insert ${INSERT_ROWS} rows × ${INSERT_REPS}`,
   );
-  console.log(`node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)}, data in ${tmp.dir}`);
+  console.log(
+    `node ${process.version}, ${process.platform}/${process.arch}, ${os.cpus().length} cpus, load average ${os.loadavg()[0]!.toFixed(2)}, data in ${tmp.dir}`,
+  );
 
   // 1. Hearth with one namespace holding TABLE_ROWS rows (inserted through the API).
   const child = await startChild('../test/helpers/server-child.ts', { dataDir: hearthDir, adminToken: token });
@@ -206,8 +210,22 @@ async function main(): Promise<number> {
   // 3. Reads: hearth and baseline alternate in short slices (the same background load falls on both), each
   //    server warmed up first on its own connections.
   const sliceMs = (SECONDS * 1000) / SLICES;
-  heading(`reads: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per server (${SLICES} alternating slices of ${fmtMs(sliceMs)}) after ${WARMUP_MS} ms warm-up`);
-  const readRows: string[][] = [['', 'hearth', 'baseline', 'hearth/baseline', 'slice ratios min / median / max', 'hearth p50 / p99', 'baseline p50 / p99', 'bytes/answer', 'CPU µs/request: server + client (hearth | baseline)']];
+  heading(
+    `reads: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per server (${SLICES} alternating slices of ${fmtMs(sliceMs)}) after ${WARMUP_MS} ms warm-up`,
+  );
+  const readRows: string[][] = [
+    [
+      '',
+      'hearth',
+      'baseline',
+      'hearth/baseline',
+      'slice ratios min / median / max',
+      'hearth p50 / p99',
+      'baseline p50 / p99',
+      'bytes/answer',
+      'CPU µs/request: server + client (hearth | baseline)',
+    ],
+  ];
   const readRatios: Record<Scenario, number> = { get: NaN, page: NaN };
   for (const s of SCENARIOS) {
     const hl = await Loader.open(child.url, CONNECTIONS);
@@ -279,7 +297,9 @@ async function main(): Promise<number> {
   for (let rep = 1; rep <= INSERT_REPS; rep++) {
     hMs.push(await hearthInsert(h, `ins-${rep}`, body));
     bMs.push(baselineInsert(path.join(baseDir, `ins-${rep}.db`), ddl, rows));
-    console.log(`${elapsed()} rep ${rep}: hearth ${fmtMs(hMs.at(-1)!)} (${fmtRate((INSERT_ROWS / hMs.at(-1)!) * 1000, 'rows')}), baseline ${fmtMs(bMs.at(-1)!)} (${fmtRate((INSERT_ROWS / bMs.at(-1)!) * 1000, 'rows')})`);
+    console.log(
+      `${elapsed()} rep ${rep}: hearth ${fmtMs(hMs.at(-1)!)} (${fmtRate((INSERT_ROWS / hMs.at(-1)!) * 1000, 'rows')}), baseline ${fmtMs(bMs.at(-1)!)} (${fmtRate((INSERT_ROWS / bMs.at(-1)!) * 1000, 'rows')})`,
+    );
   }
   const hRate = (INSERT_ROWS / median(hMs)) * 1000;
   const bRate = (INSERT_ROWS / median(bMs)) * 1000;

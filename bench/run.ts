@@ -24,7 +24,12 @@ if (args.includes('--help') || args.includes('-h')) {
   console.log(`usage: npm run bench [-- <name>…]\nbenchmarks: ${available.join(', ') || '(none)'}`);
   process.exit(0);
 }
-const wanted = args.map((a) => path.basename(a).replace(/\.bench\.ts$/, '').replace(/\.ts$/, ''));
+const wanted = args.map((a) =>
+  path
+    .basename(a)
+    .replace(/\.bench\.ts$/, '')
+    .replace(/\.ts$/, ''),
+);
 const unknown = wanted.filter((w) => !available.includes(w));
 if (unknown.length) {
   console.error(`unknown benchmark${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')} (available: ${available.join(', ')})`);

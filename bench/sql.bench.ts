@@ -19,6 +19,8 @@ import crypto from 'node:crypto';
 import type http from 'node:http';
 import path from 'node:path';
 import {
+  type BenchChild,
+  benchRun,
   envInt,
   fmtMs,
   fmtRate,
@@ -28,12 +30,10 @@ import {
   printTable,
   ratio,
   request,
+  type Stats,
   sleep,
   startChild,
   summarize,
-  benchRun,
-  type BenchChild,
-  type Stats,
 } from './lib.ts';
 
 const SECONDS = envInt('BENCH_SQL_SECONDS', 5);
@@ -49,12 +49,15 @@ let hearth: BenchChild | null = null;
 const t0 = now();
 const elapsed = () => `[${((now() - t0) / 1000).toFixed(1).padStart(5)} s]`;
 
-
 const countTo = (n: number) => `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c WHERE x < ${n}) SELECT count(*) AS n FROM c`;
 
 async function call(agent: http.Agent, method: string, pathname: string, body?: unknown): Promise<{ status: number; body: string; ms: number }> {
   const t = now();
-  const res = await request(agent, hearth!.url + pathname, { method, headers: body === undefined ? auth : json, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await request(agent, hearth!.url + pathname, {
+    method,
+    headers: body === undefined ? auth : json,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: res.body, ms: now() - t };
 }
 
@@ -84,7 +87,10 @@ async function loadOther(until: Promise<unknown>): Promise<Load> {
       while (!stop) {
         const n = i++;
         if (k++ % 2 === 0) {
-          const r = await call(agent, 'POST', '/v1/other/query', { sql: 'SELECT count(*) AS n, max(id) AS m FROM items WHERE id < ?', params: [1 + (n % 1000)] });
+          const r = await call(agent, 'POST', '/v1/other/query', {
+            sql: 'SELECT count(*) AS n, max(id) AS m FROM items WHERE id < ?',
+            params: [1 + (n % 1000)],
+          });
           if (r.status !== 200) throw new Error(`query on other → ${r.status}: ${r.body.slice(0, 200)}`);
           out.query.push(r.ms);
         } else {
@@ -131,7 +137,9 @@ async function main(): Promise<number> {
   const probe = await longQuery(setup, probeN);
   if (probe.status !== 200) throw new Error(`calibration query → ${probe.status}`);
   const longN = Math.max(probeN, Math.round((probeN * SECONDS * 1000) / probe.ms));
-  console.log(`${elapsed()} calibration: count to ${probeN.toLocaleString('en')} took ${fmtMs(probe.ms)}; the long query counts to ${longN.toLocaleString('en')}`);
+  console.log(
+    `${elapsed()} calibration: count to ${probeN.toLocaleString('en')} took ${fmtMs(probe.ms)}; the long query counts to ${longN.toLocaleString('en')}`,
+  );
   console.log(`           "other" holds ${seeded ? '1000 rows (rows API)' : '0 rows (rows API unavailable)'}`);
 
   heading(`baseline: requests to "other" for ${SECONDS} s, nothing else running`);
@@ -144,7 +152,9 @@ async function main(): Promise<number> {
   await sleep(50);
   const during = await loadOther(one);
   const oneResult = await one;
-  console.log(`${elapsed()} long query: ${oneResult.status} in ${fmtMs(oneResult.ms)}; ${during.query.length + during.get.length} requests to "other" meanwhile`);
+  console.log(
+    `${elapsed()} long query: ${oneResult.status} in ${fmtMs(oneResult.ms)}; ${during.query.length + during.get.length} requests to "other" meanwhile`,
+  );
 
   heading(`two long: the same while "long" runs two such queries at once`);
   const a2 = keepAliveAgent(1);
@@ -152,14 +162,31 @@ async function main(): Promise<number> {
   await sleep(50);
   const during2 = await loadOther(two);
   const twoResult = await two;
-  console.log(`${elapsed()} long queries: ${twoResult.map((r) => `${r.status} in ${fmtMs(r.ms)}`).join(', ')} (the second waits for the first); ${during2.query.length + during2.get.length} requests to "other" meanwhile`);
+  console.log(
+    `${elapsed()} long queries: ${twoResult.map((r) => `${r.status} in ${fmtMs(r.ms)}`).join(', ')} (the second waits for the first); ${during2.query.length + during2.get.length} requests to "other" meanwhile`,
+  );
   for (const a of [setup, spare, longAgent, a2]) a.destroy();
 
   const all = (l: Load) => [...l.query, ...l.get];
   const st = {
-    base: { all: summarize(all(base)), query: summarize(base.query), get: summarize(base.get), rate: ((base.query.length + base.get.length) / base.elapsedMs) * 1000 },
-    one: { all: summarize(all(during)), query: summarize(during.query), get: summarize(during.get), rate: ((during.query.length + during.get.length) / during.elapsedMs) * 1000 },
-    two: { all: summarize(all(during2)), query: summarize(during2.query), get: summarize(during2.get), rate: ((during2.query.length + during2.get.length) / during2.elapsedMs) * 1000 },
+    base: {
+      all: summarize(all(base)),
+      query: summarize(base.query),
+      get: summarize(base.get),
+      rate: ((base.query.length + base.get.length) / base.elapsedMs) * 1000,
+    },
+    one: {
+      all: summarize(all(during)),
+      query: summarize(during.query),
+      get: summarize(during.get),
+      rate: ((during.query.length + during.get.length) / during.elapsedMs) * 1000,
+    },
+    two: {
+      all: summarize(all(during2)),
+      query: summarize(during2.query),
+      get: summarize(during2.get),
+      rate: ((during2.query.length + during2.get.length) / during2.elapsedMs) * 1000,
+    },
   };
   const row = (label: string, s: Stats, b: Stats) => [label, String(s.n), fmtMs(s.p50), fmtMs(s.p99), fmtMs(s.max), ratio(s.p99, b.p99)];
 
@@ -181,8 +208,20 @@ async function main(): Promise<number> {
   const met = (p99: number) => (p99 < TARGET_P99_MS ? 'met' : 'NOT met');
   printTable([
     ['figure', 'measured', 'baseline', 'measured/baseline', `target p99 < ${TARGET_P99_MS} ms`],
-    ['p99, requests to "other" during a 5-s query in "long"', fmtMs(st.one.all.p99), fmtMs(st.base.all.p99), ratio(st.one.all.p99, st.base.all.p99), met(st.one.all.p99)],
-    ['p99, the same during two 5-s queries in "long"', fmtMs(st.two.all.p99), fmtMs(st.base.all.p99), ratio(st.two.all.p99, st.base.all.p99), met(st.two.all.p99)],
+    [
+      'p99, requests to "other" during a 5-s query in "long"',
+      fmtMs(st.one.all.p99),
+      fmtMs(st.base.all.p99),
+      ratio(st.one.all.p99, st.base.all.p99),
+      met(st.one.all.p99),
+    ],
+    [
+      'p99, the same during two 5-s queries in "long"',
+      fmtMs(st.two.all.p99),
+      fmtMs(st.base.all.p99),
+      ratio(st.two.all.p99, st.base.all.p99),
+      met(st.two.all.p99),
+    ],
     ['throughput to "other" during one long query', fmtRate(st.one.rate, 'req'), fmtRate(st.base.rate, 'req'), ratio(st.one.rate, st.base.rate), ''],
     ['long query duration', fmtMs(oneResult.ms), '', '', ''],
   ]);

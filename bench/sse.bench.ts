@@ -18,18 +18,19 @@
  *
  * This file is also the two child processes (BENCH_SSE_ROLE=hearth|baseline).
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, fork } from 'node:child_process';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { envInt, fmtMs, fmtRate, fmtS, heading, now, printTable, ratio, sleep, summarize, tempFolder, type Stats } from './lib.ts';
+import { envInt, fmtMs, fmtRate, fmtS, heading, now, printTable, ratio, type Stats, sleep, summarize, tempFolder } from './lib.ts';
 
 const SUBSCRIBERS = envInt('BENCH_SSE_SUBSCRIBERS', 1000);
 const INSERTS = envInt('BENCH_SSE_INSERTS', 1000);
 const RATES = (process.env.BENCH_SSE_RATES ?? '100,500').split(',').map((r) => {
   const n = Number(r.trim());
-  if (!Number.isInteger(n) || n < 1) throw new Error(`BENCH_SSE_RATES must be comma-separated positive integers (got ${JSON.stringify(process.env.BENCH_SSE_RATES)})`);
+  if (!Number.isInteger(n) || n < 1)
+    throw new Error(`BENCH_SSE_RATES must be comma-separated positive integers (got ${JSON.stringify(process.env.BENCH_SSE_RATES)})`);
   return n;
 });
 const CONNECT_BATCH = 100;
@@ -49,7 +50,11 @@ function insertEvent(n: number, t: number) {
   };
 }
 
-type ToChild = { type: 'start'; dataDir?: string; adminToken?: string } | { type: 'publish'; n: number; t: number } | { type: 'stats'; id: number } | { type: 'stop' };
+type ToChild =
+  | { type: 'start'; dataDir?: string; adminToken?: string }
+  | { type: 'publish'; n: number; t: number }
+  | { type: 'stats'; id: number }
+  | { type: 'stop' };
 
 /** RSS, and the heap in use after a full collection (children run with --expose-gc). */
 function memory(): { rss: number; heap: number } {
@@ -152,10 +157,12 @@ async function startRole(role: 'hearth' | 'baseline', start: Record<string, unkn
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let exited = false;
-  const exit = new Promise<number | null>((resolve) => cp.once('exit', (code) => {
+  const exit = new Promise<number | null>((resolve) =>
+    cp.once('exit', (code) => {
       exited = true;
       resolve(code);
-    }));
+    }),
+  );
   const replies = new Map<number, (m: Record<string, unknown>) => void>();
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${role} did not start within 30 s`)), 30_000);
@@ -360,7 +367,16 @@ async function prepare(role: 'hearth' | 'baseline', tmpDir: string): Promise<Tar
       if (res.status !== 201) throw new Error(`POST ${path} → ${res.status} ${await res.text()}`);
     };
     await post('/v1/namespaces', { name: NS });
-    await post(`/v1/${NS}/tables`, { type: 'table', name: TABLE, columns: [{ name: 'n', type: 'integer' }, { name: 't', type: 'real' }, { name: 'label', type: 'text' }, { name: 'price', type: 'real' }] });
+    await post(`/v1/${NS}/tables`, {
+      type: 'table',
+      name: TABLE,
+      columns: [
+        { name: 'n', type: 'integer' },
+        { name: 't', type: 'real' },
+        { name: 'label', type: 'text' },
+        { name: 'price', type: 'real' },
+      ],
+    });
   }
   await sleep(200);
   const idle = await child.stats();
@@ -397,7 +413,9 @@ async function phaseOn(t: Target, rate: number | null): Promise<PhaseResult> {
   const r = await runPhase(t.child, t.next, rate);
   t.next += INSERTS;
   const what = rate === null ? 'burst ' : `paced ${rate}/s`;
-  console.log(`  ${t.role.padEnd(8)} ${what.padEnd(10)} delivery p50 ${fmtMs(r.delivery.p50)}  p99 ${fmtMs(r.delivery.p99)}  max ${fmtMs(r.delivery.max)}  all delivered ${fmtMs(r.spanMs)} after the first send`);
+  console.log(
+    `  ${t.role.padEnd(8)} ${what.padEnd(10)} delivery p50 ${fmtMs(r.delivery.p50)}  p99 ${fmtMs(r.delivery.p99)}  max ${fmtMs(r.delivery.max)}  all delivered ${fmtMs(r.spanMs)} after the first send`,
+  );
   return r;
 }
 
@@ -441,9 +459,24 @@ async function main(): Promise<number> {
       ['burst: delivery p50', fmtMs(hb.delivery.p50), fmtMs(bb.delivery.p50), ratio(hb.delivery.p50, bb.delivery.p50)],
       ['burst: delivery p99', fmtMs(hb.delivery.p99), fmtMs(bb.delivery.p99), ratio(hb.delivery.p99, bb.delivery.p99)],
       ['burst: first send → last delivery', fmtMs(hb.spanMs), fmtMs(bb.spanMs), ratio(hb.spanMs, bb.spanMs)],
-      ['burst: throughput', fmtRate(hb.deliveriesPerSec, 'deliveries'), fmtRate(bb.deliveriesPerSec, 'deliveries'), ratio(hb.deliveriesPerSec, bb.deliveriesPerSec)],
-      ['server RSS: idle → subscribed → after', `${mb(h.idle.rss)} → ${mb(h.subscribed.rss)} → ${mb(h.after.rss)}`, `${mb(b.idle.rss)} → ${mb(b.subscribed.rss)} → ${mb(b.after.rss)}`, ''],
-      ['server heap after GC: idle → subscribed → after', `${mb(h.idle.heap)} → ${mb(h.subscribed.heap)} → ${mb(h.after.heap)}`, `${mb(b.idle.heap)} → ${mb(b.subscribed.heap)} → ${mb(b.after.heap)}`, ''],
+      [
+        'burst: throughput',
+        fmtRate(hb.deliveriesPerSec, 'deliveries'),
+        fmtRate(bb.deliveriesPerSec, 'deliveries'),
+        ratio(hb.deliveriesPerSec, bb.deliveriesPerSec),
+      ],
+      [
+        'server RSS: idle → subscribed → after',
+        `${mb(h.idle.rss)} → ${mb(h.subscribed.rss)} → ${mb(h.after.rss)}`,
+        `${mb(b.idle.rss)} → ${mb(b.subscribed.rss)} → ${mb(b.after.rss)}`,
+        '',
+      ],
+      [
+        'server heap after GC: idle → subscribed → after',
+        `${mb(h.idle.heap)} → ${mb(h.subscribed.heap)} → ${mb(h.after.heap)}`,
+        `${mb(b.idle.heap)} → ${mb(b.subscribed.heap)} → ${mb(b.after.heap)}`,
+        '',
+      ],
       ['subscribers dropped as too slow', String(h.dropped), '-', ''],
     ]);
     console.log('  Ratios are hearth ÷ baseline. Latency is measured in this process, which also parses all 1,000 streams:');

@@ -53,12 +53,12 @@ import {
   ratio,
   startChild,
   summarize,
-  verdict,
   type TlsClient,
+  verdict,
 } from './lib.ts';
 import { checkToken, createBenchClient, providerJwk, tokenRequest } from './oauth-common.ts';
-import { copyItemsDatabase, createItemsNamespace, items, postRows, type Hearth } from './rows-common.ts';
-import { Loader, RawConnection, mergeRates, type RateResult } from './rows-http.ts';
+import { copyItemsDatabase, createItemsNamespace, type Hearth, items, postRows } from './rows-common.ts';
+import { Loader, mergeRates, type RateResult, RawConnection } from './rows-http.ts';
 
 const TABLE_ROWS = envInt('BENCH_TLS_ROWS', 10_000);
 const CONNECTIONS = envInt('BENCH_TLS_CONNECTIONS', 8);
@@ -201,7 +201,9 @@ const rowId = (i: number) => 1 + ((Math.imul(i, 2654435761) >>> 0) % TABLE_ROWS)
 function rowRequests(base: string, headerLines: string[]): (i: number) => Buffer {
   const host = new URL(base).host;
   const head = headerLines.map((h) => `${h}\r\n`).join('');
-  const all = Array.from({ length: TABLE_ROWS }, (_, k) => Buffer.from(`GET /v1/${NS}/tables/items/rows/${k + 1} HTTP/1.1\r\nHost: ${host}\r\n${head}\r\n`, 'latin1'));
+  const all = Array.from({ length: TABLE_ROWS }, (_, k) =>
+    Buffer.from(`GET /v1/${NS}/tables/items/rows/${k + 1} HTTP/1.1\r\nHost: ${host}\r\n${head}\r\n`, 'latin1'),
+  );
   return (i) => all[rowId(i) - 1]!;
 }
 
@@ -359,7 +361,9 @@ async function main(): Promise<number> {
   for (let from = 0; from < TABLE_ROWS; from += 100_000) await postRows(h, NS, JSON.stringify({ rows: items(from, Math.min(100_000, TABLE_ROWS - from)) }));
   h.agent.destroy();
   const client = await createBenchClient(hearth.url, token, NS, { tlsClient });
-  console.log(`${elapsed()} hearth started (${hearth.url}, --tls files); ${TABLE_ROWS} rows inserted over https in ${fmtS(now() - fill)}; OAuth client ${client.clientId}`);
+  console.log(
+    `${elapsed()} hearth started (${hearth.url}, --tls files); ${TABLE_ROWS} rows inserted over https in ${fmtS(now() - fill)}; OAuth client ${client.clientId}`,
+  );
 
   // 3. The bare https server on a copy of the database, and oidc-provider over TLS.
   const copy = path.join(tmp.dir, 'bare', 'copy.db');
@@ -398,7 +402,9 @@ async function main(): Promise<number> {
     `${elapsed()} answers checked: rows byte-identical; tokens verified (hearth ${hc.header.alg} ${hc.bytes} bytes, oidc-provider ${pc.header.alg} ${pc.bytes} bytes); ` +
       `hearth /healthz on a fresh connection ${fmtMs(hello.firstByteMs)}`,
   );
-  console.log(`  hearth presents ${peer.subject?.CN} (issuer ${peer.issuer?.CN}, ${peer.bits ?? '?'}-bit ${peer.asn1Curve ?? peer.nistCurve ?? 'key'}), ${peer.protocol}, ${peer.cipher}`);
+  console.log(
+    `  hearth presents ${peer.subject?.CN} (issuer ${peer.issuer?.CN}, ${peer.bits ?? '?'}-bit ${peer.asn1Curve ?? peer.nistCurve ?? 'key'}), ${peer.protocol}, ${peer.cipher}`,
+  );
 
   // 5. Warm-up of each server, then alternating slices of every figure.
   const hRows = side(hearth.pid, hearth.url, CONNECTIONS, rowRequests(hearth.url, [authLine]));
@@ -444,7 +450,16 @@ async function main(): Promise<number> {
   const cpu = (s: Side, r: RateResult) => `${perRequest(s.serverCpu, r.requests)} + ${perRequest(s.clientCpu, r.requests)}`;
   heading('keep-alive TLS connections (requests per second over every slice)');
   printTable([
-    ['', 'hearth', 'other', 'hearth ÷ other', 'slice ratios min / median / max', 'p50 / p99 hearth', 'p50 / p99 other', 'CPU µs/req server + client: hearth | other'],
+    [
+      '',
+      'hearth',
+      'other',
+      'hearth ÷ other',
+      'slice ratios min / median / max',
+      'p50 / p99 hearth',
+      'p50 / p99 other',
+      'CPU µs/req server + client: hearth | other',
+    ],
     [
       `GET row by id, ${CONNECTIONS} conn. (other: bare node:https)`,
       rate(rowsH),
@@ -496,8 +511,14 @@ async function main(): Promise<number> {
   console.log(
     `  hearth ÷ bare, first byte p50: full ${ratio(p50(hConn.full), p50(bConn.full))} (slice ratios ${spread(fullRatios)}), ` +
       `resumed ${ratio(p50(hConn.resumed), p50(bConn.resumed))} (slice ratios ${spread(resumedRatios)}); handshake alone: ` +
-      `full ${ratio(p50(hConn.full, (c) => c.handshakeMs), p50(bConn.full, (c) => c.handshakeMs))}, ` +
-      `resumed ${ratio(p50(hConn.resumed, (c) => c.handshakeMs), p50(bConn.resumed, (c) => c.handshakeMs))}. Lower is better.`,
+      `full ${ratio(
+        p50(hConn.full, (c) => c.handshakeMs),
+        p50(bConn.full, (c) => c.handshakeMs),
+      )}, ` +
+      `resumed ${ratio(
+        p50(hConn.resumed, (c) => c.handshakeMs),
+        p50(bConn.resumed, (c) => c.handshakeMs),
+      )}. Lower is better.`,
   );
   const reusedH = hConn.resumed.filter((c) => c.reused).length;
   const reusedB = bConn.resumed.filter((c) => c.reused).length;
@@ -520,7 +541,10 @@ async function main(): Promise<number> {
   ]);
   const wide = (r: number[]) => Math.max(...r) / Math.min(...r) > 1.5;
   const busy = os.loadavg()[0]! > os.cpus().length || wide(rowsRatios) || wide(oauthRatios);
-  if (busy) console.log(`  NOTE: the machine was busy (load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cpus): the ratios are noisy; compare the CPU µs/req.`);
+  if (busy)
+    console.log(
+      `  NOTE: the machine was busy (load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cpus): the ratios are noisy; compare the CPU µs/req.`,
+    );
   console.log(`${elapsed()} done (load average now ${os.loadavg()[0]!.toFixed(2)} on ${os.cpus().length} cpus: other work on the machine shows up as noise)`);
   return 0;
 }

@@ -13,7 +13,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import esbuild from 'esbuild';
-import { OUT, ROOT, bundleServer, log, requireUi } from './lib.ts';
+import { bundleServer, log, OUT, ROOT, requireUi } from './lib.ts';
 
 const DIR = path.join(OUT, 'desktop');
 const t0 = Date.now();

@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BUNDLE_ASSET, MANIFEST_ASSET, type SeaManifest } from '../server/entry/sea-assets.ts';
-import { OUT, ROOT, UI_DIST, VERSION, bundleServer, copyDir, fail, listFiles, log, require, requireUi } from './lib.ts';
+import { bundleServer, copyDir, fail, listFiles, log, OUT, ROOT, require, requireUi, UI_DIST, VERSION } from './lib.ts';
 
 const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const BUNDLE_DIR = path.join(OUT, 'headless');

@@ -4,7 +4,7 @@
  */
 import os from 'node:os';
 import type { RebindResult } from '../server/entry/protocol.ts';
-import { listenAddress, type DesktopSettings, type SettingsStore } from './settings.ts';
+import { type DesktopSettings, listenAddress, type SettingsStore } from './settings.ts';
 
 /** The part of the supervisor this needs. */
 export interface Rebinder {

@@ -11,17 +11,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { BrowserWindow, app, dialog, ipcMain, nativeImage, safeStorage, session, shell, type IpcMainInvokeEvent } from 'electron';
+import { app, BrowserWindow, dialog, type IpcMainInvokeEvent, ipcMain, nativeImage, safeStorage, session, shell } from 'electron';
 import { lanLabel } from '../server/core/net/names.ts';
-import { issuedByRoot, readInternalRoot } from './trust.ts';
 import { loadAppSecret, type SecretCipher } from './app-secret.ts';
 import { lanUrls, setLanSharing } from './lan.ts';
 import { applicationMenu, createTray, type MenuActions, type MenuModel } from './menu.ts';
 import { originOf } from './navigation.ts';
 import { RestartPolicy } from './restart-policy.ts';
-import { WEB_PREFERENCES, hardenApp } from './security.ts';
-import { ServerSupervisor, serverEnvironment, type SupervisorState } from './server-supervisor.ts';
-import { SettingsStore, listenAddress } from './settings.ts';
+import { hardenApp, WEB_PREFERENCES } from './security.ts';
+import { ServerSupervisor, type SupervisorState, serverEnvironment } from './server-supervisor.ts';
+import { listenAddress, SettingsStore } from './settings.ts';
+import { issuedByRoot, readInternalRoot } from './trust.ts';
 import { electronForkServer } from './utility-fork.ts';
 
 /** Files of a packaged app that must be real files (the server runs them, or serves them) live beside the asar. */
@@ -131,8 +131,7 @@ function main(): void {
   };
 
   const cipher: SecretCipher = {
-    isAvailable: () =>
-      safeStorage.isEncryptionAvailable() && (process.platform !== 'linux' || safeStorage.getSelectedStorageBackend() !== 'basic_text'),
+    isAvailable: () => safeStorage.isEncryptionAvailable() && (process.platform !== 'linux' || safeStorage.getSelectedStorageBackend() !== 'basic_text'),
     encrypt: (plain) => safeStorage.encryptString(plain),
     decrypt: (data) => safeStorage.decryptString(data),
   };
@@ -147,12 +146,21 @@ function main(): void {
   });
 
   const statusLabel = (s: SupervisorState) =>
-    s.phase === 'running' ? `Running on ${s.host === '0.0.0.0' ? 'the local network' : 'this computer'}` : s.phase === 'failed' ? 'Stopped: see the window' : `${s.phase[0]!.toUpperCase()}${s.phase.slice(1)}…`;
+    s.phase === 'running'
+      ? `Running on ${s.host === '0.0.0.0' ? 'the local network' : 'this computer'}`
+      : s.phase === 'failed'
+        ? 'Stopped: see the window'
+        : `${s.phase[0]!.toUpperCase()}${s.phase.slice(1)}…`;
   const menuModel = (): MenuModel => {
     const s = supervisor.state;
     const shareOnLan = settings.get().shareOnLan;
     const running = s.phase === 'running';
-    return { shareOnLan, lanUrls: shareOnLan && running ? lanUrls(s.port, undefined, s.publicUrl) : [], status: statusLabel(s), caFingerprint: running ? s.caFingerprint : null };
+    return {
+      shareOnLan,
+      lanUrls: shareOnLan && running ? lanUrls(s.port, undefined, s.publicUrl) : [],
+      status: statusLabel(s),
+      caFingerprint: running ? s.caFingerprint : null,
+    };
   };
   const actions: MenuActions = {
     open: openWindow,
@@ -181,8 +189,7 @@ function main(): void {
           serverOrigin = originOf(address.publicUrl);
           void win?.loadURL(`${address.publicUrl}${CERTIFICATE_PAGE}`);
         }
-      }
-      else {
+      } else {
         settings.update({ shareOnLan: on });
         // A server that could not start (e.g. the LAN port was taken) gets another chance at the new address.
         if (supervisor.state.phase === 'failed') void supervisor.retry().catch(() => {});

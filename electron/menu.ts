@@ -2,7 +2,7 @@
  * The tray icon and the application menu: open the window, share on the local network (on/off, with the address
  * to give LAN clients), open the data folder, view the logs, quit.
  */
-import { Menu, Tray, clipboard, type MenuItemConstructorOptions, type NativeImage } from 'electron';
+import { clipboard, Menu, type MenuItemConstructorOptions, type NativeImage, Tray } from 'electron';
 
 export interface MenuModel {
   shareOnLan: boolean;
@@ -53,7 +53,10 @@ export function applicationMenu(model: MenuModel, actions: MenuActions): Menu {
     ...(process.platform === 'darwin' ? [{ role: 'appMenu' as const }] : []),
     { label: 'Hearth', submenu: items(model, actions) },
     { role: 'editMenu' },
-    { label: 'View', submenu: [{ role: 'reload' }, { role: 'resetZoom' }, { role: 'zoomIn' }, { role: 'zoomOut' }, { type: 'separator' }, { role: 'togglefullscreen' }] },
+    {
+      label: 'View',
+      submenu: [{ role: 'reload' }, { role: 'resetZoom' }, { role: 'zoomIn' }, { role: 'zoomOut' }, { type: 'separator' }, { role: 'togglefullscreen' }],
+    },
     { role: 'windowMenu' },
   ]);
 }

@@ -13,14 +13,7 @@
  *   the process is killed.
  * - Requests (`rebind`, `issueLoginToken`) go to the running server and fail fast when there is none.
  */
-import type {
-  LoginToken,
-  ParentMessage,
-  ReadyInfo,
-  RebindResult,
-  ServerMessage,
-  StartSettings,
-} from '../server/entry/protocol.ts';
+import type { LoginToken, ParentMessage, ReadyInfo, RebindResult, ServerMessage, StartSettings } from '../server/entry/protocol.ts';
 import { parseServerMessage } from '../server/entry/protocol.ts';
 import { RestartPolicy } from './restart-policy.ts';
 
@@ -325,7 +318,8 @@ function readyInfo(s: Extract<SupervisorState, { phase: 'running' }>): ReadyInfo
  * parent's secrets or HEARTH_* settings (the supervisor passes those in the `start` message).
  */
 export function serverEnvironment(env: NodeJS.ProcessEnv, extra: Record<string, string> = {}): Record<string, string> {
-  const allowed = /^(PATH|HOME|USER|LOGNAME|LANG|LANGUAGE|LC_[A-Z]+|TZ|TMPDIR|TMP|TEMP|SystemRoot|SYSTEMROOT|windir|APPDATA|LOCALAPPDATA|USERPROFILE|XDG_[A-Z_]+)$/;
+  const allowed =
+    /^(PATH|HOME|USER|LOGNAME|LANG|LANGUAGE|LC_[A-Z]+|TZ|TMPDIR|TMP|TEMP|SystemRoot|SYSTEMROOT|windir|APPDATA|LOCALAPPDATA|USERPROFILE|XDG_[A-Z_]+)$/;
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined && allowed.test(k)) out[k] = v;
   return { ...out, ...extra };

@@ -5,11 +5,11 @@
  * they bind, move and close is boot.ts's business.
  */
 import type http from 'node:http';
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import os from 'node:os';
-import type { TlsService } from './identity/index.ts';
 import { isLoopback } from './core/net/names.ts';
+import type { TlsService } from './identity/index.ts';
 
 /**
  * How long an idle keep-alive connection stays open (nginx keeps 75 s). Node's 5 s default makes clients that keep
@@ -28,9 +28,15 @@ export function listen(server: http.Server, port: number, host: string): Promise
     });
   }).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'EADDRINUSE') throw Object.assign(new Error(`cannot listen on ${host}:${port}: the address is in use`), { code: 'address_in_use' });
-    if (err.code === 'EADDRNOTAVAIL') throw Object.assign(new Error(`cannot listen on ${host}:${port}: no such address on this machine`), { code: 'address_not_available' });
+    if (err.code === 'EADDRNOTAVAIL')
+      throw Object.assign(new Error(`cannot listen on ${host}:${port}: no such address on this machine`), { code: 'address_not_available' });
     if (err.code === 'EACCES') {
-      throw Object.assign(new Error(`cannot listen on ${host}:${port}: permission denied (ports below 1024 need root or the CAP_NET_BIND_SERVICE capability, e.g. AmbientCapabilities=CAP_NET_BIND_SERVICE in the systemd unit)`), { code: 'address_not_permitted' });
+      throw Object.assign(
+        new Error(
+          `cannot listen on ${host}:${port}: permission denied (ports below 1024 need root or the CAP_NET_BIND_SERVICE capability, e.g. AmbientCapabilities=CAP_NET_BIND_SERVICE in the systemd unit)`,
+        ),
+        { code: 'address_not_permitted' },
+      );
     }
     throw err;
   });

@@ -5,38 +5,39 @@
  * then the Koa app), the listeners (server/boot-listeners.ts), mDNS; then the running server's `rebind` and `close`,
  * which stop everything in the reverse order. A start that fails half-way closes what it opened before throwing.
  */
-import { processEnvironment } from './core/config/environment.ts';
+
 import fs from 'node:fs';
 import http from 'node:http';
 import type https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { AddressInfo } from 'node:net';
 import type { DestinationStream } from 'pino';
 import { z } from 'zod';
 import { buildApp } from './app.ts';
-import { hotDispatcher } from './core/http/hot.ts';
+import { authenticatorSiteUrl, describe, KEEP_ALIVE_MS, listen, listeningAddresses, plainHandler } from './boot-listeners.ts';
+import { createAuditLog } from './core/audit/audit.ts';
+import { createAuthenticator } from './core/auth/auth.ts';
+import { createTokenService, type TokenService } from './core/auth/tokens.service.ts';
+import { createTokenStore } from './core/auth/tokens.store.ts';
+import { type ConfigInput, type HearthConfig, loadConfig } from './core/config/config.ts';
+import { processEnvironment } from './core/config/environment.ts';
+import { registerCoreRoutes } from './core/core.routes.ts';
+import { Api } from './core/http/api.ts';
+import { authenticatorSite } from './core/http/authenticator-site.ts';
 import type { AppContext, HotContext } from './core/http/context.ts';
-import { loadConfig, type ConfigInput, type HearthConfig } from './core/config/config.ts';
+import { hotDispatcher } from './core/http/hot.ts';
 import { createLogger, type Logger } from './core/logging/logger.ts';
 import { createMetrics } from './core/metrics/metrics.ts';
-import { coreMigrations, openPlatformDb, startCheckpointer, type Db } from './core/storage/platform-db.ts';
-import { privateDir, securePermissions } from './core/storage/data-dir.ts';
-import { SecretStore, resolveAppSecret } from './core/secrets/secrets.ts';
-import { createAuditLog } from './core/audit/audit.ts';
-import { createTokenStore } from './core/auth/tokens.store.ts';
-import { createTokenService, type TokenService } from './core/auth/tokens.service.ts';
-import { createAuthenticator } from './core/auth/auth.ts';
-import { Api } from './core/http/api.ts';
-import { registerCoreRoutes } from './core/core.routes.ts';
-import { createDbService, dbMigrations, type DbOptions, type DbService } from './db/index.ts';
-import { createIdentityService, createTlsService, identityMigrations, registerTlsRoutes, type IdentityService, type TlsService } from './identity/index.ts';
-import { createMailService, mailMigrations, type MailOptions, type MailService } from './mail/index.ts';
-import { bundledUiDir } from './core/runtime.ts';
-import { authenticatorSite } from './core/http/authenticator-site.ts';
 import { advertise, type MdnsAdvertisement } from './core/net/mdns.ts';
 import { isLoopback, lanLabel } from './core/net/names.ts';
-import { KEEP_ALIVE_MS, authenticatorSiteUrl, describe, listen, listeningAddresses, plainHandler } from './boot-listeners.ts';
+import { bundledUiDir } from './core/runtime.ts';
+import { resolveAppSecret, SecretStore } from './core/secrets/secrets.ts';
+import { privateDir, securePermissions } from './core/storage/data-dir.ts';
+import { coreMigrations, type Db, openPlatformDb, startCheckpointer } from './core/storage/platform-db.ts';
+import { createDbService, type DbOptions, type DbService, dbMigrations } from './db/index.ts';
+import { createIdentityService, createTlsService, type IdentityService, identityMigrations, registerTlsRoutes, type TlsService } from './identity/index.ts';
+import { createMailService, type MailOptions, type MailService, mailMigrations } from './mail/index.ts';
 import { VERSION } from './version.ts';
 
 export { VERSION };
@@ -111,10 +112,16 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const permissions = securePermissions(config.dataDir);
   const listed = (items: string[]) => items.slice(0, 12).join(', ') + (items.length > 12 ? `, and ${items.length - 12} more` : '');
   if (permissions.changed.length) {
-    logger.warn({ dataDir: config.dataDir, changed: permissions.changed }, `data folder permissions tightened (only Hearth's user may read it): ${listed(permissions.changed)}`);
+    logger.warn(
+      { dataDir: config.dataDir, changed: permissions.changed },
+      `data folder permissions tightened (only Hearth's user may read it): ${listed(permissions.changed)}`,
+    );
   }
   if (permissions.failed.length) {
-    logger.warn({ dataDir: config.dataDir, failed: permissions.failed }, `could not make these data folder entries private; fix their owner or permissions: ${listed(permissions.failed)}`);
+    logger.warn(
+      { dataDir: config.dataDir, failed: permissions.failed },
+      `could not make these data folder entries private; fix their owner or permissions: ${listed(permissions.failed)}`,
+    );
   }
   const secrets = new SecretStore(config.dataDir);
   const appSecret = resolveAppSecret(secrets, config.appSecret);
@@ -143,8 +150,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     uploadLimit: config.uploadLimit,
     uploadMemoryLimit: config.uploadMemoryLimit,
     events: {
-      keepaliveMs: config.sseKeepaliveMs, retryMs: config.sseRetryMs, maxQueueBytes: config.sseMaxQueueBytes,
-      bufferEvents: config.sseBufferEvents, bufferBytes: config.sseBufferBytes,
+      keepaliveMs: config.sseKeepaliveMs,
+      retryMs: config.sseRetryMs,
+      maxQueueBytes: config.sseMaxQueueBytes,
+      bufferEvents: config.sseBufferEvents,
+      bufferBytes: config.sseBufferBytes,
     },
   });
 
@@ -174,7 +184,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
 
   let closing = false;
   const startedAt = Date.now();
-  const api = new Api({ authenticate: createAuthenticator(tokens, identity.authenticateSession, identity.authenticateAccessToken), jsonBodyLimit: config.jsonBodyLimit, prefilter: routing?.prefilter });
+  const api = new Api({
+    authenticate: createAuthenticator(tokens, identity.authenticateSession, identity.authenticateAccessToken),
+    jsonBodyLimit: config.jsonBodyLimit,
+    prefilter: routing?.prefilter,
+  });
   registerCoreRoutes(api, {
     db: platformDb,
     metrics,
@@ -202,7 +216,11 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   mail.registerRoutes(api);
   let openapi: unknown = null;
   api.route({
-    method: 'get', path: '/v1/openapi.json', operationId: 'openapi', tags: ['Operations'], access: 'public',
+    method: 'get',
+    path: '/v1/openapi.json',
+    operationId: 'openapi',
+    tags: ['Operations'],
+    access: 'public',
     summary: 'This OpenAPI document',
     responses: { 200: { description: 'OpenAPI 3.1 document.', schema: z.record(z.string(), z.unknown()) } },
     handler: (ctx) => {
@@ -248,7 +266,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const onFinished = (ctx: AppContext | HotContext, seconds: number) => db.observeRequest(ctx, seconds);
   const app = buildApp({ api, logger, metrics, uiDir, onFinished });
   // Hot routes (the OAuth token endpoint, one row by id) are answered before Koa; everything else goes to the Koa app.
-  const callback = routing?.hot === false ? app.callback() : hotDispatcher(api.hot, { logger, metrics, authenticate: api.authenticate, onFinished }, app.callback());
+  const callback =
+    routing?.hot === false ? app.callback() : hotDispatcher(api.hot, { logger, metrics, authenticate: api.authenticate, onFinished }, app.callback());
   const hsts = tls.hstsHeader();
   const handler: http.RequestListener = hsts
     ? (req, res) => {
@@ -256,7 +275,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         callback(req, res);
       }
     : callback;
-  const newListener = (): http.Server | https.Server => (tls.enabled ? tls.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, handler, () => publicUrl) : http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, handler));
+  const newListener = (): http.Server | https.Server =>
+    tls.enabled
+      ? tls.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, handler, () => publicUrl)
+      : http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, handler);
   /** A start that fails after the services started: close them (and a listener already bound) before throwing. */
   const abortStart = async (err: unknown, bound: http.Server[]): Promise<never> => {
     for (const l of bound) await new Promise<void>((resolve) => l.close(() => resolve()));
@@ -276,9 +298,15 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const plainPort = config.tls === 'off' ? undefined : config.tls === 'acme' && !config.acmeDnsHook ? config.acmeHttpPort : config.httpRedirectPort;
   if (plainPort !== undefined) {
     if (config.tls === 'acme' && config.httpRedirectPort !== undefined && config.httpRedirectPort !== plainPort) {
-      await abortStart(new Error(`--http-redirect-port ${config.httpRedirectPort} and --acme-http-port ${plainPort} must be the same port: one plain listener answers both`), []);
+      await abortStart(
+        new Error(`--http-redirect-port ${config.httpRedirectPort} and --acme-http-port ${plainPort} must be the same port: one plain listener answers both`),
+        [],
+      );
     }
-    plainServer = http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, plainHandler(tls, () => publicUrl));
+    plainServer = http.createServer(
+      { keepAliveTimeout: KEEP_ALIVE_MS },
+      plainHandler(tls, () => publicUrl),
+    );
     await listen(plainServer, plainPort, config.host).catch((err) => abortStart(err, []));
   }
   const started = plainServer ? [plainServer] : [];
@@ -288,7 +316,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   let authenticatorUrl: string | null = null;
   if (config.authenticatorPort !== undefined) {
     const siteHandler = authenticatorSite(path.join(uiDir, 'authenticator'));
-    const site = tls.enabled ? tls.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, siteHandler) : http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, siteHandler);
+    const site = tls.enabled
+      ? tls.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, siteHandler)
+      : http.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, siteHandler);
     await listen(site, config.authenticatorPort, config.host).catch((err) => abortStart(err, started));
     authenticatorServer = site;
     started.push(site);
@@ -311,7 +341,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   };
   publicUrl = derivePublicUrl();
   const plain = plainServer ? describe(plainServer, false) : null;
-  logger.info({ url: address.url, publicUrl, tls: config.tls, caFingerprint: tls.status().ca?.fingerprintSha256, dataDir: config.dataDir, version: VERSION }, 'hearth listening');
+  logger.info(
+    { url: address.url, publicUrl, tls: config.tls, caFingerprint: tls.status().ca?.fingerprintSha256, dataDir: config.dataDir, version: VERSION },
+    'hearth listening',
+  );
   // mDNS: on by default when reachable beyond loopback (and following the listener when the desktop moves it).
   let mdns: MdnsAdvertisement | null = null;
   const updateMdns = async () => {
@@ -321,13 +354,24 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       mdns = null;
     }
     if (want && !mdns) {
-      mdns = advertise({ name: label, port: address.port, secure: tls.enabled, redirectPort: plain?.port ?? null, version: VERSION, logger: logger.child({ part: 'mdns' }) });
+      mdns = advertise({
+        name: label,
+        port: address.port,
+        secure: tls.enabled,
+        redirectPort: plain?.port ?? null,
+        version: VERSION,
+        logger: logger.child({ part: 'mdns' }),
+      });
     }
   };
-  if (config.mdns === true && isLoopback(config.host)) logger.warn('mDNS is on but Hearth listens on loopback only: other devices cannot reach the announced name');
+  if (config.mdns === true && isLoopback(config.host))
+    logger.warn('mDNS is on but Hearth listens on loopback only: other devices cannot reach the announced name');
   await updateMdns();
   if (!tls.enabled && !isLoopback(config.host)) {
-    logger.warn({ host: config.host }, `listening on ${config.host} without TLS: passwords, tokens and session cookies cross the network in clear text, and passkeys and the phone authenticator do not work from other devices; start with --tls internal (see docs/operations/network.md)`);
+    logger.warn(
+      { host: config.host },
+      `listening on ${config.host} without TLS: passwords, tokens and session cookies cross the network in clear text, and passkeys and the phone authenticator do not work from other devices; start with --tls internal (see docs/operations/network.md)`,
+    );
   }
   if (authenticatorUrl) logger.info({ url: authenticatorUrl, appOrigin: authenticatorOrigin }, 'authenticator web app listening');
 

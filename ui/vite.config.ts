@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { defineConfig } from 'vite';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 /** Where `npm run dev:ui` forwards API calls: a Hearth server started with `npm run hearth -- serve`. */

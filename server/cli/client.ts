@@ -1,10 +1,10 @@
-import { cliEnvironment } from '../core/config/environment.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Command } from 'commander';
-import { CliError } from './output.ts';
+import { cliEnvironment } from '../core/config/environment.ts';
 import { freshLogin, readLogin, type StoredLogin } from './credentials.ts';
+import { CliError } from './output.ts';
 import { connectionError, talksToServer } from './trust.ts';
 
 /** The server the CLI talks to by default: the public address of `hearth serve` on this machine (a name, where sign-in works). */
@@ -23,7 +23,7 @@ export interface ClientOptions {
 export function serverOptions(c: Command, opts: { caFileOption?: boolean } = {}): Command {
   return talksToServer(c, opts)
     .option('--url <url>', `server address (HEARTH_URL, default ${DEFAULT_URL})`)
-    .option('--token <token>', 'admin API token (HEARTH_TOKEN; default: your `hearth login`, then the data folder\'s initial admin token)')
+    .option('--token <token>', "admin API token (HEARTH_TOKEN; default: your `hearth login`, then the data folder's initial admin token)")
     .option('--data <dir>', 'data folder to find the initial admin token in (default ./hearth-data)');
 }
 
@@ -52,7 +52,11 @@ export class HearthClient {
     this.token = token;
   }
 
-  async request(method: string, pathname: string, init: { json?: unknown; body?: BodyInit | Readable; headers?: Record<string, string>; length?: number } = {}): Promise<Response> {
+  async request(
+    method: string,
+    pathname: string,
+    init: { json?: unknown; body?: BodyInit | Readable; headers?: Record<string, string>; length?: number } = {},
+  ): Promise<Response> {
     if (this.login) {
       this.login = await freshLogin(this.base, this.login);
       this.token = this.login.accessToken;
@@ -82,7 +86,11 @@ export class HearthClient {
     return res;
   }
 
-  private async send(method: string, pathname: string, init: { json?: unknown; body?: BodyInit | Readable; headers?: Record<string, string>; length?: number }): Promise<Response> {
+  private async send(
+    method: string,
+    pathname: string,
+    init: { json?: unknown; body?: BodyInit | Readable; headers?: Record<string, string>; length?: number },
+  ): Promise<Response> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...init.headers };
     let body: BodyInit | undefined;
     if (init.json !== undefined) {

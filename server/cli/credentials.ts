@@ -4,12 +4,13 @@
  * is created 0700 and the file 0600; every change is written to a temporary file and renamed over the old one, under
  * a lock file, so concurrent `hearth` processes never see half a file or lose each other's refresh-token rotation.
  */
-import { cliEnvironment } from '../core/config/environment.ts';
+
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { decodeJwt } from 'jose';
+import { cliEnvironment } from '../core/config/environment.ts';
 import { CliError } from './output.ts';
 import { connectionError } from './trust.ts';
 
@@ -232,10 +233,14 @@ export async function tokenRequest(meta: ServerMetadata, params: Record<string, 
     // not JSON
   }
   if (!res.ok) {
-    throw new OAuthError(typeof body.error === 'string' ? body.error : `http_${res.status}`, typeof body.error_description === 'string' ? body.error_description : undefined);
+    throw new OAuthError(
+      typeof body.error === 'string' ? body.error : `http_${res.status}`,
+      typeof body.error_description === 'string' ? body.error_description : undefined,
+    );
   }
   if (typeof body.access_token !== 'string' || !body.access_token) throw new CliError('the token endpoint answered without an access_token');
-  if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer') throw new CliError(`unexpected token_type ${JSON.stringify(body.token_type)}`);
+  if (typeof body.token_type !== 'string' || body.token_type.toLowerCase() !== 'bearer')
+    throw new CliError(`unexpected token_type ${JSON.stringify(body.token_type)}`);
   return body as unknown as TokenResponse;
 }
 

@@ -1,16 +1,16 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.ts';
-import { CliError } from './output.ts';
-import { CA_FILE_HELP, applyTrust } from './trust.ts';
-import { registerServe } from './commands/serve.ts';
-import { registerTokens } from './commands/tokens.ts';
-import { registerNamespaces } from './commands/ns.ts';
-import { registerSetup } from './commands/setup.ts';
 import { registerAccounts } from './commands/accounts.ts';
-import { registerLogin } from './commands/login.ts';
 import { registerLinux } from './commands/linux.ts';
+import { registerLogin } from './commands/login.ts';
 import { registerMail } from './commands/mail.ts';
+import { registerNamespaces } from './commands/ns.ts';
+import { registerServe } from './commands/serve.ts';
+import { registerSetup } from './commands/setup.ts';
 import { registerTls } from './commands/tls.ts';
+import { registerTokens } from './commands/tokens.ts';
+import { CliError } from './output.ts';
+import { applyTrust, CA_FILE_HELP } from './trust.ts';
 
 /**
  * The `hearth` command. Command modules load only what parsing needs: the server (boot.ts and the domains behind it)

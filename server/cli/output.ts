@@ -22,7 +22,11 @@ export function printTable(rows: Array<Record<string, unknown>>, columns: string
   }
   const cell = (v: unknown) => (v === null || v === undefined ? '-' : Array.isArray(v) ? v.join(',') : String(v));
   const widths = columns.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (vals: string[]) => `${vals.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd()}\n`;
+  const line = (vals: string[]) =>
+    `${vals
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd()}\n`;
   process.stdout.write(line(columns.map((c) => c.toUpperCase())));
   for (const r of rows) process.stdout.write(line(columns.map((c) => cell(r[c]))));
 }

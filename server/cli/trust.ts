@@ -9,11 +9,12 @@
  *
  * A request that fails on the server's certificate becomes an error that says what to do about it.
  */
-import { cliEnvironment } from '../core/config/environment.ts';
+
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import tls from 'node:tls';
 import type { Command } from 'commander';
+import { cliEnvironment } from '../core/config/environment.ts';
 import { CliError } from './output.ts';
 
 export const CA_FILE_HELP = "also trust the certificate authorities in this PEM file, e.g. a server's own root from `hearth tls export-ca` (HEARTH_CA_FILE)";
@@ -71,7 +72,9 @@ export function readCertificates(file: string, flag = '--ca-file'): crypto.X509C
     data = fs.readFileSync(file);
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    throw new CliError(`${flag} ${file}: cannot read it (${e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'a folder, not a file' : (e.code ?? e.message)})`);
+    throw new CliError(
+      `${flag} ${file}: cannot read it (${e.code === 'ENOENT' ? 'no such file' : e.code === 'EISDIR' ? 'a folder, not a file' : (e.code ?? e.message)})`,
+    );
   }
   return parseCertificates(data, `${flag} ${file}`);
 }
@@ -105,8 +108,13 @@ export function trustCaFile(file: string, flag = '--ca-file'): void {
 
 /** Codes of a chain that ends at no trusted root. */
 const UNTRUSTED = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'SELF_SIGNED_CERT_IN_CHAIN', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_GET_ISSUER_CERT',
-  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'CERT_UNTRUSTED', 'CERT_SIGNATURE_FAILURE',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
 ]);
 const WRONG_NAME = new Set(['ERR_TLS_CERT_ALTNAME_INVALID', 'HOSTNAME_MISMATCH']);
 const OUT_OF_DATE = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
@@ -160,7 +168,9 @@ export function connectionError(what: string, url: string, err: unknown): CliErr
       `the certificate of ${origin} is ${code === 'CERT_HAS_EXPIRED' ? 'expired' : 'not valid yet'} (${code}): check this machine's clock and the server's certificate renewal (\`hearth tls status\`, or the admin UI)`,
     );
   }
-  const reason = (err as Error)?.name === 'TimeoutError' ? 'timed out' : code ?? (err as { cause?: { message?: string } })?.cause?.message ?? (err as Error)?.message;
-  if (what === 'Hearth') return new CliError(`cannot reach Hearth at ${url}${reason ? ` (${reason})` : ''}: is \`hearth serve\` running? (--url or HEARTH_URL)`);
+  const reason =
+    (err as Error)?.name === 'TimeoutError' ? 'timed out' : (code ?? (err as { cause?: { message?: string } })?.cause?.message ?? (err as Error)?.message);
+  if (what === 'Hearth')
+    return new CliError(`cannot reach Hearth at ${url}${reason ? ` (${reason})` : ''}: is \`hearth serve\` running? (--url or HEARTH_URL)`);
   return new CliError(`cannot reach ${what} at ${url} (${reason})`);
 }

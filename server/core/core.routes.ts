@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { Api } from './http/api.ts';
-import type { Db } from './storage/platform-db.ts';
-import type { Metrics } from './metrics/metrics.ts';
-import type { TokenService } from './auth/tokens.service.ts';
 import type { AuditLog } from './audit/audit.ts';
 import { actorFor } from './auth/auth.ts';
-import { HearthError } from './http/errors.ts';
+import type { TokenService } from './auth/tokens.service.ts';
+import type { Api } from './http/api.ts';
 import { SMALL_BODY_LIMIT } from './http/body.ts';
+import { HearthError } from './http/errors.ts';
+import type { Metrics } from './metrics/metrics.ts';
+import type { Db } from './storage/platform-db.ts';
 
 const Health = z
   .object({
@@ -19,7 +19,10 @@ const Health = z
       .object({
         mode: z.enum(['off', 'internal', 'acme', 'files']),
         public_url: z.string().meta({ description: 'The address clients should use (issuer, passkeys, links).' }),
-        ca_fingerprint_sha256: z.string().nullable().meta({ description: "`internal`: the SHA-256 fingerprint of Hearth's root (`/ca.pem`), to compare on a device before trusting it." }),
+        ca_fingerprint_sha256: z
+          .string()
+          .nullable()
+          .meta({ description: "`internal`: the SHA-256 fingerprint of Hearth's root (`/ca.pem`), to compare on a device before trusting it." }),
         certificate_fingerprint_sha256: z.string().nullable(),
         certificate_not_after: z.string().nullable(),
         last_error: z.string().nullable().meta({ description: 'The last failed renewal (the current certificate stays in use), until one succeeds.' }),
@@ -57,26 +60,48 @@ export const CreateTokenBody = z
     scope: z.enum(['admin', 'namespaces']).meta({
       description: '`admin`: control plane, administration and every namespace. `namespaces`: the data plane of the listed namespaces only.',
     }),
-    namespaces: z.array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/)).min(1).max(1000).optional(),
+    namespaces: z
+      .array(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/))
+      .min(1)
+      .max(1000)
+      .optional(),
     read_only: z.boolean().optional().meta({ description: 'Namespace tokens only: refuse every write.' }),
     expires_at: z.iso.datetime({ offset: true }).optional().meta({ description: 'Optional expiry (ISO 8601).' }),
   })
   .strict()
   .superRefine((v, ctx) => {
-    if (v.scope === 'namespaces' && !v.namespaces) ctx.addIssue({ code: 'custom', path: ['namespaces'], message: 'a namespaces token needs a list of namespaces' });
-    if (v.scope === 'admin' && (v.namespaces || v.read_only)) ctx.addIssue({ code: 'custom', path: ['scope'], message: 'an admin token takes neither namespaces nor read_only' });
-    if (v.expires_at && Date.parse(v.expires_at) <= Date.now()) ctx.addIssue({ code: 'custom', path: ['expires_at'], message: 'expires_at must be in the future' });
+    if (v.scope === 'namespaces' && !v.namespaces)
+      ctx.addIssue({ code: 'custom', path: ['namespaces'], message: 'a namespaces token needs a list of namespaces' });
+    if (v.scope === 'admin' && (v.namespaces || v.read_only))
+      ctx.addIssue({ code: 'custom', path: ['scope'], message: 'an admin token takes neither namespaces nor read_only' });
+    if (v.expires_at && Date.parse(v.expires_at) <= Date.now())
+      ctx.addIssue({ code: 'custom', path: ['expires_at'], message: 'expires_at must be in the future' });
   })
   .meta({ id: 'CreateApiToken' });
 
 export function registerCoreRoutes(
   api: Api,
-  deps: { db: Db; metrics: Metrics; tokens: TokenService; audit: AuditLog; version: string; startedAt: number; counts: () => { count: number; open: number }; isClosing: () => boolean; readiness?: () => Record<string, string | null>; tls?: () => Health['tls'] },
+  deps: {
+    db: Db;
+    metrics: Metrics;
+    tokens: TokenService;
+    audit: AuditLog;
+    version: string;
+    startedAt: number;
+    counts: () => { count: number; open: number };
+    isClosing: () => boolean;
+    readiness?: () => Record<string, string | null>;
+    tls?: () => Health['tls'];
+  },
 ): void {
-  const probe = deps.db.prepare("INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at");
+  const probe = deps.db.prepare('INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at');
 
   api.route({
-    method: 'get', path: '/healthz', operationId: 'health', tags: ['Operations'], access: 'public',
+    method: 'get',
+    path: '/healthz',
+    operationId: 'health',
+    tags: ['Operations'],
+    access: 'public',
     summary: 'Health',
     description: 'Answers 200 when the server can serve requests, 503 when the platform database cannot be written or the server is shutting down.',
     responses: { 200: { description: 'Healthy.', schema: Health }, 503: { description: 'Unhealthy (same body, `status: unavailable`).', schema: Health } },
@@ -94,14 +119,26 @@ export function registerCoreRoutes(
       ctx.status = ok ? 200 : 503;
       ctx.set('Cache-Control', 'no-store');
       const counts = ok || checks.platform_db?.ok ? safeCounts(deps.counts) : { count: 0, open: 0 };
-      return { status: ok ? 'ok' : 'unavailable', version: deps.version, uptime_seconds: Math.round((Date.now() - deps.startedAt) / 1000), checks, namespaces: counts, tls: deps.tls?.() };
+      return {
+        status: ok ? 'ok' : 'unavailable',
+        version: deps.version,
+        uptime_seconds: Math.round((Date.now() - deps.startedAt) / 1000),
+        checks,
+        namespaces: counts,
+        tls: deps.tls?.(),
+      };
     },
   });
 
   api.route({
-    method: 'get', path: '/metrics', operationId: 'metrics', tags: ['Operations'], access: 'public',
+    method: 'get',
+    path: '/metrics',
+    operationId: 'metrics',
+    tags: ['Operations'],
+    access: 'public',
     summary: 'Prometheus metrics',
-    description: 'Prometheus text format: `hearth_http_requests_total` and `hearth_http_request_duration_seconds` by method, route and status; `hearth_namespaces`; `hearth_namespace_handles_open`; Node.js process metrics including `hearth_nodejs_eventloop_lag_seconds`.',
+    description:
+      'Prometheus text format: `hearth_http_requests_total` and `hearth_http_request_duration_seconds` by method, route and status; `hearth_namespaces`; `hearth_namespace_handles_open`; Node.js process metrics including `hearth_nodejs_eventloop_lag_seconds`.',
     responses: { 200: { description: 'Metrics.', contentType: 'text/plain; version=0.0.4', schema: z.string() } },
     handler: async (ctx) => {
       ctx.type = deps.metrics.registry.contentType;
@@ -111,8 +148,13 @@ export function registerCoreRoutes(
   });
 
   api.route({
-    method: 'get', path: '/api/admin/tokens', operationId: 'listTokens', tags: ['API tokens'], access: 'admin',
-    summary: 'List API tokens', description: 'Never returns token secrets.',
+    method: 'get',
+    path: '/api/admin/tokens',
+    operationId: 'listTokens',
+    tags: ['API tokens'],
+    access: 'admin',
+    summary: 'List API tokens',
+    description: 'Never returns token secrets.',
     responses: { 200: { description: 'All tokens, revoked ones included.', schema: z.object({ data: z.array(TokenInfo) }) } },
     handler: (ctx) => {
       ctx.set('Cache-Control', 'no-store');
@@ -121,15 +163,32 @@ export function registerCoreRoutes(
   });
 
   api.route({
-    method: 'post', path: '/api/admin/tokens', operationId: 'createToken', tags: ['API tokens'], access: 'admin',
-    summary: 'Create an API token', description: 'The secret `token` is in this answer only; Hearth stores its SHA-256.',
+    method: 'post',
+    path: '/api/admin/tokens',
+    operationId: 'createToken',
+    tags: ['API tokens'],
+    access: 'admin',
+    summary: 'Create an API token',
+    description: 'The secret `token` is in this answer only; Hearth stores its SHA-256.',
     body: CreateTokenBody,
     bodyLimit: { max: TOKEN_BODY_LIMIT },
     responses: { 201: { description: 'Created.', schema: TokenInfo.extend({ token: z.string() }).meta({ id: 'CreatedApiToken' }) } },
     handler: (ctx, { body }) => {
-      const { token, info } = deps.tokens.create({ name: body.name, scope: body.scope, namespaces: body.namespaces, readOnly: body.read_only, expiresAt: body.expires_at ?? null });
+      const { token, info } = deps.tokens.create({
+        name: body.name,
+        scope: body.scope,
+        namespaces: body.namespaces,
+        readOnly: body.read_only,
+        expiresAt: body.expires_at ?? null,
+      });
       const a = actorFor(ctx);
-      deps.audit.record({ actor: a.actor, action: 'token.create', target: info.id, detail: { name: info.name, scope: info.scope, namespaces: info.namespaces, read_only: info.read_only }, requestId: a.requestId });
+      deps.audit.record({
+        actor: a.actor,
+        action: 'token.create',
+        target: info.id,
+        detail: { name: info.name, scope: info.scope, namespaces: info.namespaces, read_only: info.read_only },
+        requestId: a.requestId,
+      });
       ctx.status = 201;
       ctx.set('Cache-Control', 'no-store');
       return { ...info, token };
@@ -137,31 +196,56 @@ export function registerCoreRoutes(
   });
 
   api.route({
-    method: 'delete', path: '/api/admin/tokens/:id', operationId: 'revokeToken', tags: ['API tokens'], access: 'admin',
-    summary: 'Revoke an API token', description: 'The record stays (with `revoked_at`) for the audit trail.',
+    method: 'delete',
+    path: '/api/admin/tokens/:id',
+    operationId: 'revokeToken',
+    tags: ['API tokens'],
+    access: 'admin',
+    summary: 'Revoke an API token',
+    description: 'The record stays (with `revoked_at`) for the audit trail.',
     params: z.object({ id: z.string() }),
     responses: { 204: { description: 'Revoked.' }, 404: { description: 'No such token (`token_not_found`).' } },
     handler: (ctx, { params }) => {
       const before = deps.tokens.get(params.id);
       const info = deps.tokens.revoke(params.id);
       const a = actorFor(ctx);
-      if (!before.revoked_at) deps.audit.record({ actor: a.actor, action: 'token.revoke', target: info.id, detail: { name: info.name }, requestId: a.requestId });
+      if (!before.revoked_at)
+        deps.audit.record({ actor: a.actor, action: 'token.revoke', target: info.id, detail: { name: info.name }, requestId: a.requestId });
       ctx.status = 204;
     },
   });
 
   api.route({
-    method: 'get', path: '/api/admin/audit', operationId: 'listAudit', tags: ['Audit'], access: 'admin',
-    summary: 'Read the audit log', description: 'Newest first. Pass the last `id` of a page as `before` for the next one.',
-    query: z.object({
-      limit: z.coerce.number().int().min(1).max(500).default(100),
-      before: z.coerce.number().int().min(1).optional(),
-      action: z.string().max(100).optional(),
-    }).strict(),
+    method: 'get',
+    path: '/api/admin/audit',
+    operationId: 'listAudit',
+    tags: ['Audit'],
+    access: 'admin',
+    summary: 'Read the audit log',
+    description: 'Newest first. Pass the last `id` of a page as `before` for the next one.',
+    query: z
+      .object({
+        limit: z.coerce.number().int().min(1).max(500).default(100),
+        before: z.coerce.number().int().min(1).optional(),
+        action: z.string().max(100).optional(),
+      })
+      .strict(),
     responses: {
       200: {
         description: 'Audit records.',
-        schema: z.object({ data: z.array(z.object({ id: z.number(), at: z.string(), actor: z.string(), action: z.string(), target: z.string().nullable(), detail: z.record(z.string(), z.unknown()).nullable(), request_id: z.string().nullable() })) }),
+        schema: z.object({
+          data: z.array(
+            z.object({
+              id: z.number(),
+              at: z.string(),
+              actor: z.string(),
+              action: z.string(),
+              target: z.string().nullable(),
+              detail: z.record(z.string(), z.unknown()).nullable(),
+              request_id: z.string().nullable(),
+            }),
+          ),
+        }),
       },
     },
     handler: (_ctx, { query }) => ({ data: deps.audit.list(query) }),

@@ -12,14 +12,11 @@
  * The bundle's entries (`server/entry/headless.ts`, `server/entry/utility.ts`) call `configureRuntime()` and, when
  * `requestedRole()` names one, run that helper instead of the server (`server/entry/roles.ts`).
  */
-import { fork, type ChildProcess, type ForkOptions } from 'node:child_process';
+import { type ChildProcess, type ForkOptions, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
-export type Runtime =
-  | { kind: 'source' }
-  | { kind: 'bundle'; file: string; uiDir?: string }
-  | { kind: 'sea'; bundleAsset: string; uiDir?: string };
+export type Runtime = { kind: 'source' } | { kind: 'bundle'; file: string; uiDir?: string } | { kind: 'sea'; bundleAsset: string; uiDir?: string };
 
 /** The hidden argument that makes a bundle or the binary run a helper instead of the CLI. */
 export const ROLE_FLAG = '--hearth-role=';

@@ -1,24 +1,25 @@
 /** The database service: the namespace control plane (and, later, the data plane). Other domains use only this file. */
-import type { Api } from '../core/http/api.ts';
+
 import type { AuditLog } from '../core/audit/audit.ts';
-import type { Logger } from '../core/logging/logger.ts';
-import type { Db } from '../core/storage/platform-db.ts';
-import type { Metrics } from '../core/metrics/metrics.ts';
-import { namespaceMigrations, createNamespaceStore } from './namespaces/namespaces.store.ts';
-import { createNamespaceService, type NamespaceService } from './namespaces/namespaces.service.ts';
-import { registerNamespaceRoutes } from './namespaces/namespaces.routes.ts';
-import { EventBus } from './events/bus.ts';
-import { registerFunctions } from './rows/functions.ts';
-import { createRowsService, type InlineReads } from './rows/rows.service.ts';
-import { registerRestRoutes, registerRowRoutes } from './rows/rows.routes.ts';
-import { csvImportHandler } from './rows/csv.routes.ts';
-import { createSchemaService } from './schema/schema.service.ts';
-import { registerSchemaRoutes } from './schema/schema.routes.ts';
-import { createSqlService, registerSqlRoutes } from './sql/sql.routes.ts';
-import { registerEventRoutes } from './events/events.routes.ts';
-import { createTelemetry, telemetryMigrations } from './overview/telemetry.ts';
-import { registerOverviewRoutes } from './overview/overview.routes.ts';
+import type { Api } from '../core/http/api.ts';
 import type { AppContext, HotContext } from '../core/http/context.ts';
+import type { Logger } from '../core/logging/logger.ts';
+import type { Metrics } from '../core/metrics/metrics.ts';
+import type { Db } from '../core/storage/platform-db.ts';
+import { EventBus } from './events/bus.ts';
+import { registerEventRoutes } from './events/events.routes.ts';
+import { registerNamespaceRoutes } from './namespaces/namespaces.routes.ts';
+import { createNamespaceService, type NamespaceService } from './namespaces/namespaces.service.ts';
+import { createNamespaceStore, namespaceMigrations } from './namespaces/namespaces.store.ts';
+import { registerOverviewRoutes } from './overview/overview.routes.ts';
+import { createTelemetry, telemetryMigrations } from './overview/telemetry.ts';
+import { csvImportHandler } from './rows/csv.routes.ts';
+import { registerFunctions } from './rows/functions.ts';
+import { registerRestRoutes, registerRowRoutes } from './rows/rows.routes.ts';
+import { createRowsService, type InlineReads } from './rows/rows.service.ts';
+import { registerSchemaRoutes } from './schema/schema.routes.ts';
+import { createSchemaService } from './schema/schema.service.ts';
+import { createSqlService, registerSqlRoutes } from './sql/sql.routes.ts';
 
 export const dbMigrations = [...namespaceMigrations, ...telemetryMigrations];
 
@@ -84,7 +85,7 @@ export function createDbService(deps: DbServiceDeps) {
   deps.metrics.gauge('hearth_sql_idle', 'Query processes started and waiting for a read', () => sql.pool.stats.idle);
   deps.metrics.gauge('hearth_sql_queued', 'Reads waiting for a query process', () => sql.pool.stats.queued);
   deps.metrics.gauge('hearth_query_timeouts', 'Reads stopped at their query_timeout since start', () => sql.pool.stats.timeouts);
-  deps.metrics.gauge('hearth_query_memory_exceeded', 'Reads stopped at the query processes\' memory limit since start', () => sql.pool.stats.memoryExceeded);
+  deps.metrics.gauge('hearth_query_memory_exceeded', "Reads stopped at the query processes' memory limit since start", () => sql.pool.stats.memoryExceeded);
   let stopJobs: (() => void) | null = null;
   return {
     namespaces,
@@ -106,7 +107,11 @@ export function createDbService(deps: DbServiceDeps) {
       registerRestRoutes(api, { namespaces, rows });
       registerSqlRoutes(api, { namespaces, sql });
       eventRoutes = registerEventRoutes(api, {
-        namespaces, events, keepaliveMs: deps.events?.keepaliveMs, retryMs: deps.events?.retryMs, maxQueueBytes: deps.events?.maxQueueBytes,
+        namespaces,
+        events,
+        keepaliveMs: deps.events?.keepaliveMs,
+        retryMs: deps.events?.retryMs,
+        maxQueueBytes: deps.events?.maxQueueBytes,
       });
       registerOverviewRoutes(api, { namespaces, telemetry });
     },

@@ -1,11 +1,11 @@
-import type { AppContext, HotContext } from '../core/http/context.ts';
+import { z } from 'zod';
 import { requireNamespaceAccess } from '../core/auth/auth.ts';
 import { actorOf } from '../core/auth/tokens.service.ts';
+import type { AppContext, HotContext } from '../core/http/context.ts';
 import { HearthError } from '../core/http/errors.ts';
-import type { NamespaceService } from './namespaces/namespaces.service.ts';
-import type { NamespaceConfig } from './namespaces/namespaces.schemas.ts';
 import type { TenantDb } from './namespaces/handles.ts';
-import { z } from 'zod';
+import type { NamespaceConfig } from './namespaces/namespaces.schemas.ts';
+import type { NamespaceService } from './namespaces/namespaces.service.ts';
 
 export interface Tenant {
   ns: string;

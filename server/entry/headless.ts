@@ -5,11 +5,12 @@
  *
  * CommonJS once bundled: no top-level await here.
  */
-import { handoff } from '../core/config/environment.ts';
+
 import fs from 'node:fs';
 import path from 'node:path';
 import { isSea } from 'node:sea';
 import { nodeVersionProblem } from '../../bin/node-check.mjs';
+import { handoff } from '../core/config/environment.ts';
 import { configureRuntime, requestedRole } from '../core/runtime.ts';
 import { ADDON_ENV, useSqliteAddon } from '../core/storage/sqlite.ts';
 import { runRole } from './roles.ts';

@@ -7,12 +7,13 @@
  * unit); `$XDG_CACHE_HOME/hearth`; `~/.cache/hearth`; `<tmp>/hearth-<uid>`. It must be a real folder owned by this
  * user that nobody else can write to, or Hearth refuses to load code from it.
  */
-import { processEnvironment } from '../core/config/environment.ts';
+
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { getAsset } from 'node:sea';
+import { processEnvironment } from '../core/config/environment.ts';
 
 /** Written by build/headless.ts into the binary. */
 export interface SeaManifest {

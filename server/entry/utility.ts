@@ -15,10 +15,10 @@ import { configureRuntime, requestedRole } from '../core/runtime.ts';
 import {
   LOGIN_TOKEN_MAX_TTL_MS,
   LOGIN_TOKEN_TTL_MS,
-  PROTOCOL_VERSION,
-  parseParentMessage,
   type LoginToken,
   type ParentMessage,
+  PROTOCOL_VERSION,
+  parseParentMessage,
   type ServerMessage,
   type StartSettings,
 } from './protocol.ts';

@@ -3,7 +3,7 @@
  * with the server. Browser-safe and cheap to load (no zod, no stores): a command that only talks HTTP imports this,
  * never the service behind `index.ts`. The import rules (`.dependency-cruiser.cjs`) allow outsiders only these two doors.
  */
-export { PAIRING_FRAGMENT, formatPairingLink } from './approval/pairing-link.ts';
+export { formatPairingLink, PAIRING_FRAGMENT } from './approval/pairing-link.ts';
 export type { TlsStatusBody } from './keys/tls/tls.routes.ts';
 
 /** Password length bounds (characters) for every password an account may set. */

@@ -4,65 +4,80 @@
  * first-run setup and platform sessions (server/identity/sessions); signing keys (server/identity/keys) — the only code that touches a private key. Other domains get the
  * closed signing authority (typed token shapes, no arbitrary claims) and the application-facing verifiers from here.
  */
+
+import type { AuditLog } from '../core/audit/audit.ts';
 import type { IdentitySecretsConfig } from '../core/config/config.ts';
 import type { Api } from '../core/http/api.ts';
-import type { AuditLog } from '../core/audit/audit.ts';
 import { createLogger, type Logger } from '../core/logging/logger.ts';
-import type { Db, Migration } from '../core/storage/platform-db.ts';
 import type { SecretStore } from '../core/secrets/secrets.ts';
-import { createKeyStore, keyMigrations } from './keys/keys.store.ts';
-import { createKeysService, resolveBrokerSecret, type JwksOrigins } from './keys/keys.service.ts';
-import { registerKeyRoutes } from './keys/keys.routes.ts';
-import { accountMigrations, createAccountStore } from './accounts/accounts.store.ts';
-import { createAccountsService, type AccountsService } from './accounts/accounts.service.ts';
+import type { Db, Migration } from '../core/storage/platform-db.ts';
 import { registerAccountRoutes } from './accounts/accounts.routes.ts';
-import { createSessionStore, sessionMigrations } from './sessions/sessions.store.ts';
-import { createSessionsService, type SessionsService } from './sessions/sessions.service.ts';
-import { registerSessionRoutes } from './sessions/sessions.routes.ts';
-import { createOAuthStore, oauthMigrations } from './oauth/oauth.store.ts';
-import { createLinuxStore, linuxMigrations } from './linux/linux.store.ts';
-import { createLinuxService } from './linux/linux.service.ts';
-import { registerLinuxRoutes } from './linux/linux.routes.ts';
-import { createPasskeyStore, passkeyMigrations } from './passkeys/passkeys.store.ts';
-import { createPasskeysService } from './passkeys/passkeys.service.ts';
-import { registerPasskeyRoutes } from './passkeys/passkeys.routes.ts';
-import { createEmailLinks, emailLinkMigrations, type CoreMailer } from './sessions/email-links.ts';
-import { registerEmailLinkRoutes } from './sessions/email-links.routes.ts';
-import { createNotices, registerNoticeRoutes } from './notices.ts';
-import { createOAuthService } from './oauth/oauth.service.ts';
-import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
-import { registerOAuthClientRoutes } from './oauth/clients.routes.ts';
-import { PLATFORM_AUDIENCE } from './oauth/oauth.schemas.ts';
-import { approvalMigrations, createApprovalStore } from './approval/approval.store.ts';
-import { createApprovalService } from './approval/approval.service.ts';
-import { registerApprovalRoutes } from './approval/approval.routes.ts';
-import { presentAccount } from './accounts/accounts.service.ts';
+import { type AccountsService, createAccountsService, presentAccount } from './accounts/accounts.service.ts';
 import type { AccountRow } from './accounts/accounts.store.ts';
+import { accountMigrations, createAccountStore } from './accounts/accounts.store.ts';
+import { registerApprovalRoutes } from './approval/approval.routes.ts';
+import { createApprovalService } from './approval/approval.service.ts';
+import { approvalMigrations, createApprovalStore } from './approval/approval.store.ts';
 import { createLoginContext, loginContextMigrations } from './approval/context.ts';
 import { openGeoIp } from './approval/geoip.ts';
+import { registerKeyRoutes } from './keys/keys.routes.ts';
+import { createKeysService, type JwksOrigins, resolveBrokerSecret } from './keys/keys.service.ts';
+import { createKeyStore, keyMigrations } from './keys/keys.store.ts';
+import { registerLinuxRoutes } from './linux/linux.routes.ts';
+import { createLinuxService } from './linux/linux.service.ts';
+import { createLinuxStore, linuxMigrations } from './linux/linux.store.ts';
+import { createNotices, registerNoticeRoutes } from './notices.ts';
+import { registerOAuthClientRoutes } from './oauth/clients.routes.ts';
+import { registerOAuthRoutes } from './oauth/oauth.routes.ts';
+import { PLATFORM_AUDIENCE } from './oauth/oauth.schemas.ts';
+import { createOAuthService } from './oauth/oauth.service.ts';
+import { createOAuthStore, oauthMigrations } from './oauth/oauth.store.ts';
+import { registerPasskeyRoutes } from './passkeys/passkeys.routes.ts';
+import { createPasskeysService } from './passkeys/passkeys.service.ts';
+import { createPasskeyStore, passkeyMigrations } from './passkeys/passkeys.store.ts';
+import { registerEmailLinkRoutes } from './sessions/email-links.routes.ts';
+import { type CoreMailer, createEmailLinks, emailLinkMigrations } from './sessions/email-links.ts';
+import { registerSessionRoutes } from './sessions/sessions.routes.ts';
+import { createSessionsService, type SessionsService } from './sessions/sessions.service.ts';
+import { createSessionStore, sessionMigrations } from './sessions/sessions.store.ts';
 
-export const identityMigrations: Migration[] = [...keyMigrations, ...accountMigrations, ...sessionMigrations, ...oauthMigrations, ...linuxMigrations, ...passkeyMigrations, ...emailLinkMigrations, ...approvalMigrations, ...loginContextMigrations];
+export const identityMigrations: Migration[] = [
+  ...keyMigrations,
+  ...accountMigrations,
+  ...sessionMigrations,
+  ...oauthMigrations,
+  ...linuxMigrations,
+  ...passkeyMigrations,
+  ...emailLinkMigrations,
+  ...approvalMigrations,
+  ...loginContextMigrations,
+];
 
-export { createRemoteVerifiers, InvalidTokenError, JWKS_PATHS, TOKEN_TYPES, SESSION_AUDIENCE } from './keys/keys.tokens.ts';
-export type {
-  AccessTokenInput, IdTokenInput, InvocationTokenInput, SessionTokenInput, VerifiedAccessToken, VerifiedInvocation, VerifiedSession,
-} from './keys/keys.tokens.ts';
-export { createTlsService, type TlsService, type TlsStatus, type CertificateInfo } from './keys/tls/tls.service.ts';
-export { registerTlsRoutes } from './keys/tls/tls.routes.ts';
-export { TOKEN_POLICY, verificationWindowMs } from './keys/keys.lifecycle.ts';
-export { ACCOUNT_CATEGORIES, accountCategory, accountCategoryLabel } from './accounts/categories.ts';
-export type { AccountCategory, CategorizedAccount } from './accounts/categories.ts';
-export { DEFAULT_ACCOUNT_CATEGORY_POLICY } from './accounts/accounts.service.ts';
-export type { Account, AccountsService, PolicySubject, ServiceAccount } from './accounts/accounts.service.ts';
 export type { AccountCategoryPolicy } from './accounts/accounts.schemas.ts';
-export { SESSION_COOKIE, RECENT_AUTH_MS, SESSION_LIFETIME_MS } from './sessions/sessions.service.ts';
-export type { SessionsService } from './sessions/sessions.service.ts';
-export type { CoreMailer } from './sessions/email-links.ts';
-export { createSessionStore } from './sessions/sessions.store.ts';
-export { createSessionsService } from './sessions/sessions.service.ts';
-export { FIRST_PARTY_CLI } from './oauth/oauth.service.ts';
-export type { OAuthService } from './oauth/oauth.service.ts';
+export type { Account, AccountsService, PolicySubject, ServiceAccount } from './accounts/accounts.service.ts';
+export { DEFAULT_ACCOUNT_CATEGORY_POLICY } from './accounts/accounts.service.ts';
+export type { AccountCategory, CategorizedAccount } from './accounts/categories.ts';
+export { ACCOUNT_CATEGORIES, accountCategory, accountCategoryLabel } from './accounts/categories.ts';
+export { TOKEN_POLICY, verificationWindowMs } from './keys/keys.lifecycle.ts';
+export type {
+  AccessTokenInput,
+  IdTokenInput,
+  InvocationTokenInput,
+  SessionTokenInput,
+  VerifiedAccessToken,
+  VerifiedInvocation,
+  VerifiedSession,
+} from './keys/keys.tokens.ts';
+export { createRemoteVerifiers, InvalidTokenError, JWKS_PATHS, SESSION_AUDIENCE, TOKEN_TYPES } from './keys/keys.tokens.ts';
+export { registerTlsRoutes } from './keys/tls/tls.routes.ts';
+export { type CertificateInfo, createTlsService, type TlsService, type TlsStatus } from './keys/tls/tls.service.ts';
 export { PLATFORM_AUDIENCE } from './oauth/oauth.schemas.ts';
+export type { OAuthService } from './oauth/oauth.service.ts';
+export { FIRST_PARTY_CLI } from './oauth/oauth.service.ts';
+export type { CoreMailer } from './sessions/email-links.ts';
+export type { SessionsService } from './sessions/sessions.service.ts';
+export { createSessionsService, RECENT_AUTH_MS, SESSION_COOKIE, SESSION_LIFETIME_MS } from './sessions/sessions.service.ts';
+export { createSessionStore } from './sessions/sessions.store.ts';
 
 export interface IdentityDeps {
   platformDb: Db;
@@ -106,16 +121,34 @@ function createAccountsCore(deps: {
   const accountStore = createAccountStore(deps.platformDb);
   const linux = createLinuxService({ store: createLinuxStore(deps.platformDb), accountStore, audit: deps.audit, now: deps.now });
   const accounts = createAccountsService({
-    store: accountStore, audit: deps.audit, now: deps.now, hooks: { personWritten: linux.onPersonWritten, groupNameTaken: linux.groupNameTaken },
+    store: accountStore,
+    audit: deps.audit,
+    now: deps.now,
+    hooks: { personWritten: linux.onPersonWritten, groupNameTaken: linux.groupNameTaken },
   });
   // Notices come before sessions, which send security notices through them. Who may sign in is the rule of
   // sessions.maySignIn: a person, not disabled or expired, whose category is allowed.
-  const maySignIn = (row: AccountRow | undefined): row is AccountRow => !!row && row.kind === 'person' && accounts.isAccountCategoryAllowed(presentAccount(row));
-  const notices = createNotices({ accountStore, accounts, maySignIn, audit: deps.audit, logger: deps.logger.child({ part: 'notices' }), mailer: () => deps.mailer ?? null });
+  const maySignIn = (row: AccountRow | undefined): row is AccountRow =>
+    !!row && row.kind === 'person' && accounts.isAccountCategoryAllowed(presentAccount(row));
+  const notices = createNotices({
+    accountStore,
+    accounts,
+    maySignIn,
+    audit: deps.audit,
+    logger: deps.logger.child({ part: 'notices' }),
+    mailer: () => deps.mailer ?? null,
+  });
   const notice = { send: notices.securityNotice };
   const sessionStore = createSessionStore(deps.platformDb);
   const sessions = createSessionsService({
-    store: sessionStore, accountStore, accounts, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice, onSignedIn: deps.onSignedIn,
+    store: sessionStore,
+    accountStore,
+    accounts,
+    audit: deps.audit,
+    issuer: deps.issuer,
+    now: deps.now,
+    notice,
+    onSignedIn: deps.onSignedIn,
   });
   return { accountStore, linux, accounts, notices, notice, sessionStore, sessions };
 }
@@ -160,31 +193,65 @@ export function createIdentityService(deps: IdentityDeps) {
   };
   const mailer = () => deps.mailer ?? null;
   const { accountStore, linux, accounts, notices, notice, sessionStore, sessions } = createAccountsCore({
-    platformDb: deps.platformDb, audit: deps.audit, logger: deps.logger, issuer: deps.issuer, now: deps.now, mailer: deps.mailer, onSignedIn,
+    platformDb: deps.platformDb,
+    audit: deps.audit,
+    logger: deps.logger,
+    issuer: deps.issuer,
+    now: deps.now,
+    mailer: deps.mailer,
+    onSignedIn,
   });
   const passkeys = createPasskeysService({
-    store: createPasskeyStore(deps.platformDb), accountStore, sessions, audit: deps.audit, issuer: deps.issuer, now: deps.now, notice,
+    store: createPasskeyStore(deps.platformDb),
+    accountStore,
+    sessions,
+    audit: deps.audit,
+    issuer: deps.issuer,
+    now: deps.now,
+    notice,
   });
   const emailLinks = createEmailLinks({
-    db: deps.platformDb, accountStore, maySignIn: sessions.maySignIn, audit: deps.audit, logger: deps.logger.child({ part: 'email-links' }),
-    issuer: deps.issuer, now: deps.now,
+    db: deps.platformDb,
+    accountStore,
+    maySignIn: sessions.maySignIn,
+    audit: deps.audit,
+    logger: deps.logger.child({ part: 'email-links' }),
+    issuer: deps.issuer,
+    now: deps.now,
   });
   // email-links.ts (sessions/) still takes its mailer through a setter: it is given here, at construction.
   if (deps.mailer) emailLinks.useMailer(deps.mailer);
   // Authenticator approval (hearth-app-approval-v1), with the sign-in context service.
   const brokerSecret = resolveBrokerSecret(deps.secretsConfig, deps.secrets);
   const appApproval = createApprovalService({
-    store: createApprovalStore(deps.platformDb), accountStore, sessions, sessionStore,
-    isAccountCategoryAllowed: (row) => accounts.isAccountCategoryAllowed(presentAccount(row)), audit: deps.audit,
-    logger: deps.logger.child({ part: 'app-approval' }), secretsConfig: deps.secretsConfig, secrets: deps.secrets, issuer: deps.issuer,
-    authenticatorOrigin: deps.authenticatorOrigin ?? (() => null), mailer, loginContext, now: deps.now,
+    store: createApprovalStore(deps.platformDb),
+    accountStore,
+    sessions,
+    sessionStore,
+    isAccountCategoryAllowed: (row) => accounts.isAccountCategoryAllowed(presentAccount(row)),
+    audit: deps.audit,
+    logger: deps.logger.child({ part: 'app-approval' }),
+    secretsConfig: deps.secretsConfig,
+    secrets: deps.secrets,
+    issuer: deps.issuer,
+    authenticatorOrigin: deps.authenticatorOrigin ?? (() => null),
+    mailer,
+    loginContext,
+    now: deps.now,
   });
   // The OAuth module gets Core's closed authority through the broker, with the shared deployment secret, and reaches
   // the approval protocol (terminal sign-in, RFC 8628 with login_hint) through the approval's terminal broker.
   const oauthAuthority = keys.oauthBroker(brokerSecret);
   const oauth = createOAuthService({
-    store: createOAuthStore(deps.platformDb), accounts, accountStore, authority: oauthAuthority, audit: deps.audit,
-    logger: deps.logger.child({ part: 'oauth' }), issuer: deps.issuer, now: deps.now, terminalBroker: appApproval.terminalBroker(brokerSecret),
+    store: createOAuthStore(deps.platformDb),
+    accounts,
+    accountStore,
+    authority: oauthAuthority,
+    audit: deps.audit,
+    logger: deps.logger.child({ part: 'oauth' }),
+    issuer: deps.issuer,
+    now: deps.now,
+    terminalBroker: appApproval.terminalBroker(brokerSecret),
   });
   let cleanupTimer: NodeJS.Timeout | null = null;
 

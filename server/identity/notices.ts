@@ -4,11 +4,11 @@
  * batches on the default profile's bulk lane, waiting for the rolling daily window instead of being refused).
  */
 import { z } from 'zod';
-import type { Api } from '../core/http/api.ts';
 import type { AuditLog } from '../core/audit/audit.ts';
-import type { Logger } from '../core/logging/logger.ts';
 import { actorFor } from '../core/auth/auth.ts';
+import type { Api } from '../core/http/api.ts';
 import { HearthError } from '../core/http/errors.ts';
+import type { Logger } from '../core/logging/logger.ts';
 import type { AccountsService } from './accounts/accounts.service.ts';
 import type { AccountRow, AccountStore } from './accounts/accounts.store.ts';
 import type { CoreMailer } from './sessions/email-links.ts';
@@ -30,7 +30,12 @@ export function createNotices(deps: {
       const row = deps.accountStore.getAccount(sub);
       if (!mailer || !row || row.kind !== 'person' || !row.email) return;
       try {
-        mailer.notify({ to: [row.email], subject, text: `Hello ${row.display_name || row.login},\n\n${text}\n\nIf this was not you, tell your Hearth administrator at once.`, ref: `account:${sub}` });
+        mailer.notify({
+          to: [row.email],
+          subject,
+          text: `Hello ${row.display_name || row.login},\n\n${text}\n\nIf this was not you, tell your Hearth administrator at once.`,
+          ref: `account:${sub}`,
+        });
       } catch (err) {
         deps.logger.warn({ code: (err as HearthError).code, err: (err as Error).message }, 'a security notice could not be queued');
       }
@@ -46,10 +51,19 @@ export function createNotices(deps: {
       const batches: string[] = [];
       for (let i = 0; i < chosen.length; i += BATCH) {
         const part = chosen.slice(i, i + BATCH);
-        const r = mailer.notifyBatch({ ref: 'announcement', messages: part.map((row) => ({ to: [row.email!], subject: input.subject, text: input.text })) }) as { batchId: string };
+        const r = mailer.notifyBatch({
+          ref: 'announcement',
+          messages: part.map((row) => ({ to: [row.email!], subject: input.subject, text: input.text })),
+        }) as { batchId: string };
         batches.push(r.batchId);
       }
-      deps.audit.record({ actor: a.actor, action: 'announcement.send', target: input.groupId ?? null, detail: { subject: input.subject, recipients: chosen.length, batches }, requestId: a.requestId ?? null });
+      deps.audit.record({
+        actor: a.actor,
+        action: 'announcement.send',
+        target: input.groupId ?? null,
+        detail: { subject: input.subject, recipients: chosen.length, batches },
+        requestId: a.requestId ?? null,
+      });
       return { recipients: chosen.length, batchIds: batches };
     },
   };
@@ -59,15 +73,26 @@ export type Notices = ReturnType<typeof createNotices>;
 
 export function registerNoticeRoutes(api: Api, notices: Notices): void {
   api.route({
-    method: 'post', path: '/api/admin/core/announcements', operationId: 'sendAnnouncement', tags: ['Accounts'], access: 'admin',
+    method: 'post',
+    path: '/api/admin/core/announcements',
+    operationId: 'sendAnnouncement',
+    tags: ['Accounts'],
+    access: 'admin',
     summary: 'Email an announcement to accounts',
     description:
-      'Sends `{subject, text}` to every account that may sign in and has an email address — or only to the members (nested included) of `groupId` — as Hearth\'s notification batch: the default mail profile\'s bulk lane and pace, never refused by its daily recipient limit (the rest waits until the rolling 24-hour window has room). Answers `{recipients, batchIds}` (see the send log). Audited as `announcement.send`.',
-    body: z.object({
-      subject: z.string().trim().min(1, 'subject must be 1–200 characters').max(200, 'subject must be 1–200 characters').refine((s) => !/[\r\n]/.test(s), 'subject must be one line'),
-      text: z.string().min(1, 'text must not be empty').max(100_000, 'text must be at most 100,000 characters'),
-      groupId: z.uuid('groupId must be a UUID').optional(),
-    }).strict(),
+      "Sends `{subject, text}` to every account that may sign in and has an email address — or only to the members (nested included) of `groupId` — as Hearth's notification batch: the default mail profile's bulk lane and pace, never refused by its daily recipient limit (the rest waits until the rolling 24-hour window has room). Answers `{recipients, batchIds}` (see the send log). Audited as `announcement.send`.",
+    body: z
+      .object({
+        subject: z
+          .string()
+          .trim()
+          .min(1, 'subject must be 1–200 characters')
+          .max(200, 'subject must be 1–200 characters')
+          .refine((s) => !/[\r\n]/.test(s), 'subject must be one line'),
+        text: z.string().min(1, 'text must not be empty').max(100_000, 'text must be at most 100,000 characters'),
+        groupId: z.uuid('groupId must be a UUID').optional(),
+      })
+      .strict(),
     responses: {
       202: { description: 'Queued.', schema: z.object({ recipients: z.number().int(), batchIds: z.array(z.string()) }) },
       404: { description: '`group_not_found`.' },

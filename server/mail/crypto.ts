@@ -15,7 +15,9 @@ export interface SecretBox {
 }
 
 export function createSecretBox(appSecret: string): SecretBox {
-  const key = Buffer.from(crypto.hkdfSync('sha256', Buffer.from(appSecret, 'utf8'), Buffer.from('hearth-outgoing-mail'), Buffer.from('password-envelope-v1'), 32));
+  const key = Buffer.from(
+    crypto.hkdfSync('sha256', Buffer.from(appSecret, 'utf8'), Buffer.from('hearth-outgoing-mail'), Buffer.from('password-envelope-v1'), 32),
+  );
   const aad = (profileKey: string, field: string) => Buffer.from(`hearth-mail:${field}:${profileKey}`);
   return {
     seal(plain, profileKey, field) {

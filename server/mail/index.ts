@@ -4,45 +4,44 @@
  * topic (message-ID wake-ups behind `?wait=` on the message reads).
  */
 import type { z } from 'zod';
-import { parse, type Api } from '../core/http/api.ts';
 import type { AuditLog } from '../core/audit/audit.ts';
-import type { Logger } from '../core/logging/logger.ts';
 import type { TokenService } from '../core/auth/tokens.service.ts';
+import { type Api, parse } from '../core/http/api.ts';
+import type { Logger } from '../core/logging/logger.ts';
 import type { Db } from '../core/storage/platform-db.ts';
-import { systemClock, type MailClock } from './clock.ts';
-import { createSecretBox } from './crypto.ts';
-import { mailMigrations } from './mail.migrations.ts';
-import { createProfileStore } from './profiles/profiles.store.ts';
-import { createProfilesService } from './profiles/profiles.service.ts';
-import { registerProfileRoutes } from './profiles/profiles.routes.ts';
-import { createAppStore } from './apps/apps.store.ts';
-import { createAppsService, createTokenAppDirectory, type MailAppDirectory } from './apps/apps.service.ts';
 import { registerAppRoutes } from './apps/apps.routes.ts';
 import { CORE_APP, MAIL_SEND } from './apps/apps.schemas.ts';
-import { createLogStore } from './log/log.store.ts';
-import { createLogService, type Sender } from './log/log.service.ts';
-import { registerLogRoutes } from './log/log.routes.ts';
-import { EnqueueBody, SendBody } from './log/log.schemas.ts';
-import { NOTIFICATION, NOTIFICATION_BATCH } from './log/log.service.ts';
-import { notificationFrame } from './delivery/frame.ts';
+import { createAppsService, createTokenAppDirectory, type MailAppDirectory } from './apps/apps.service.ts';
+import { createAppStore } from './apps/apps.store.ts';
+import { registerBounceRoutes } from './bounces/bounces.routes.ts';
+import { createBounceChecks } from './bounces/bounces.service.ts';
+import { createBounceStore } from './bounces/bounces.store.ts';
+import { type BounceOptions, createBouncePoller } from './bounces/poller.ts';
+import { type MailClock, systemClock } from './clock.ts';
+import { createSecretBox } from './crypto.ts';
 import { createAttachmentStore } from './delivery/attachments.ts';
+import { notificationFrame } from './delivery/frame.ts';
 import { createDelivery, type DeliveryOptions } from './delivery/lanes.ts';
 import type { SmtpOptions } from './delivery/smtp-attempt.ts';
-import { createSettingsStore } from './retention/retention.store.ts';
-import { createRetentionService, type RetentionOptions } from './retention/retention.service.ts';
+import { registerLogRoutes } from './log/log.routes.ts';
+import { EnqueueBody, SendBody } from './log/log.schemas.ts';
+import { createLogService, NOTIFICATION, NOTIFICATION_BATCH, type Sender } from './log/log.service.ts';
+import { createLogStore } from './log/log.store.ts';
+import { mailMigrations } from './mail.migrations.ts';
+import { registerProfileRoutes } from './profiles/profiles.routes.ts';
+import { createProfilesService } from './profiles/profiles.service.ts';
+import { createProfileStore } from './profiles/profiles.store.ts';
 import { registerRetentionRoutes } from './retention/retention.routes.ts';
-import { createSettledStore } from './settled/settled.store.ts';
+import { createRetentionService, type RetentionOptions } from './retention/retention.service.ts';
+import { createSettingsStore } from './retention/retention.store.ts';
 import { createSettledTopic, type SettledOptions } from './settled/settled.service.ts';
-import { createBounceStore } from './bounces/bounces.store.ts';
-import { createBouncePoller, type BounceOptions } from './bounces/poller.ts';
-import { createBounceChecks } from './bounces/bounces.service.ts';
-import { registerBounceRoutes } from './bounces/bounces.routes.ts';
+import { createSettledStore } from './settled/settled.store.ts';
 
-export { mailMigrations };
-export type { MailClock } from './clock.ts';
 export type { MailAppDirectory, MailApplication } from './apps/apps.service.ts';
+export type { MailClock } from './clock.ts';
 export type { DeliveryOptions } from './delivery/lanes.ts';
 export type { SettledOptions } from './settled/settled.service.ts';
+export { mailMigrations };
 
 /** Knobs for tests and operators; every field has a production default. */
 export interface MailOptions {
@@ -91,12 +90,22 @@ export function createMailService(deps: MailDeps) {
   // The delivery engine is created below; the hooks reach it lazily.
   let delivery: ReturnType<typeof createDelivery> | null = null;
   const log = createLogService({
-    store: logStore, profiles: profileStore, apps, attachments, audit: deps.audit, clock,
+    store: logStore,
+    profiles: profileStore,
+    apps,
+    attachments,
+    audit: deps.audit,
+    clock,
     onAccepted: (lane) => delivery?.wake(lane),
     onSettled: () => settled.poke(),
   });
   const profiles = createProfilesService({
-    store: profileStore, box, audit: deps.audit, clock, appName, smtp: o.smtp,
+    store: profileStore,
+    box,
+    audit: deps.audit,
+    clock,
+    appName,
+    smtp: o.smtp,
     onProfileRemoved: (key) => log.cancelQueuedOfProfile(key, 'profile_removed'),
     afterProfileRemoved: (ids) => {
       if (ids.length) settled.poke();
@@ -104,15 +113,36 @@ export function createMailService(deps: MailDeps) {
     },
   });
   delivery = createDelivery({
-    log: logStore, profileStore, profiles, appStore, directory, attachments, clock, logger: deps.logger.child({ part: 'delivery' }),
-    smtp: o.smtp, options: o.delivery, onAttempt: o.onAttempt, settled,
+    log: logStore,
+    profileStore,
+    profiles,
+    appStore,
+    directory,
+    attachments,
+    clock,
+    logger: deps.logger.child({ part: 'delivery' }),
+    smtp: o.smtp,
+    options: o.delivery,
+    onAttempt: o.onAttempt,
+    settled,
   });
   const retention = createRetentionService({
-    settings: createSettingsStore(deps.platformDb), log: logStore, attachments, audit: deps.audit, clock, logger: deps.logger.child({ part: 'retention' }), options: o.retention,
+    settings: createSettingsStore(deps.platformDb),
+    log: logStore,
+    attachments,
+    audit: deps.audit,
+    clock,
+    logger: deps.logger.child({ part: 'retention' }),
+    options: o.retention,
   });
   const release = (ids: string[]) => delivery!.release(ids);
   const bounces = createBouncePoller({
-    store: createBounceStore(deps.platformDb), box, clock, logger: deps.logger.child({ part: 'bounces' }), tls: o.bounces?.tls, options: o.bounces,
+    store: createBounceStore(deps.platformDb),
+    box,
+    clock,
+    logger: deps.logger.child({ part: 'bounces' }),
+    tls: o.bounces?.tls,
+    options: o.bounces,
   });
   const bounceChecks = createBounceChecks({ poller: bounces, profiles: profileStore, audit: deps.audit });
   const coreSender = (): Sender => ({ app: { appId: CORE_APP, name: appName, platformPermissions: [MAIL_SEND] }, actor: { actor: 'core', kind: 'core' } });
@@ -139,8 +169,7 @@ export function createMailService(deps: MailDeps) {
     },
 
     /** Core's own mail (application `core`, default profile): immediate lane, validated like the application API's (a refusal is 400 `invalid_request`, as for an application). */
-    sendAsCore: (m: Omit<z.input<typeof SendBody>, 'profile'>) =>
-      log.send(coreSender(), parse(SendBody, m, 'body')),
+    sendAsCore: (m: Omit<z.input<typeof SendBody>, 'profile'>) => log.send(coreSender(), parse(SendBody, m, 'body')),
     /**
      * Core's individual notification (seed 002, rule 5): immediate lane, default profile, wrapped in Hearth's HTML
      * frame; it has no 24-hour deadline, so it stays pending through temporary SMTP failures.
@@ -153,7 +182,11 @@ export function createMailService(deps: MailDeps) {
      * limit — its messages wait until the rolling 24-hour window has room.
      */
     notifyBatch: (b: { ref?: string; messages: Array<{ to: string[]; subject: string; text: string; html?: string | null }> }) => {
-      const body = parse(EnqueueBody, { ref: b.ref, messages: b.messages.map((m) => ({ ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) })) }, 'body');
+      const body = parse(
+        EnqueueBody,
+        { ref: b.ref, messages: b.messages.map((m) => ({ ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) })) },
+        'body',
+      );
       return log.enqueue(coreSender(), body, NOTIFICATION_BATCH);
     },
     /** Core's notification batches: the default profile's bulk lane. */

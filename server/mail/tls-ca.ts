@@ -48,13 +48,17 @@ export function parseCaBundle(text: string, now: number): { pem: string; certifi
   const blocks = [...text.replace(/\r\n?/g, '\n').matchAll(BLOCK)];
   const other = blocks.find((b) => b[1] !== 'CERTIFICATE');
   if (other) {
-    throw new CaBundleError(/PRIVATE KEY/.test(other[1]!)
-      ? `holds a private key (${other[1]}): give only the CA's certificate — a key must never leave the CA`
-      : `holds a ${other[1]} block: only CERTIFICATE blocks (the CA's certificate in PEM) are accepted`);
+    throw new CaBundleError(
+      /PRIVATE KEY/.test(other[1]!)
+        ? `holds a private key (${other[1]}): give only the CA's certificate — a key must never leave the CA`
+        : `holds a ${other[1]} block: only CERTIFICATE blocks (the CA's certificate in PEM) are accepted`,
+    );
   }
   if (blocks.length === 0) {
     if (/-----BEGIN /.test(text)) throw new CaBundleError('has a PEM block without its matching -----END----- line');
-    throw new CaBundleError('holds no PEM certificate (expected -----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----; convert a DER file with `openssl x509 -inform der -in ca.der -out ca.pem`)');
+    throw new CaBundleError(
+      'holds no PEM certificate (expected -----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----; convert a DER file with `openssl x509 -inform der -in ca.der -out ca.pem`)',
+    );
   }
   const seen = new Set<string>();
   const pems: string[] = [];
@@ -73,7 +77,9 @@ export function parseCaBundle(text: string, now: number): { pem: string; certifi
     const name = commonName(cert) ?? oneLineName(cert.subject);
     const label = `certificate ${n}${name ? ` (CN=${name})` : ''}`;
     if (!cert.ca) {
-      throw new CaBundleError(`${label} is not a CA certificate (no basicConstraints CA:TRUE): give the certificate of the authority that issued the mail server's certificate, not the server's own`);
+      throw new CaBundleError(
+        `${label} is not a CA certificate (no basicConstraints CA:TRUE): give the certificate of the authority that issued the mail server's certificate, not the server's own`,
+      );
     }
     const info = describe(cert);
     if (Date.parse(info.validTo) <= now) throw new CaBundleError(`${label} expired on ${info.validTo}`);
@@ -115,8 +121,16 @@ export function withTrustedCa(base: tls.ConnectionOptions | undefined, ca: strin
 
 /** OpenSSL's codes for a certificate chain the client does not trust (as Node reports them in `err.code`). */
 const UNTRUSTED = new Set([
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'UNABLE_TO_GET_ISSUER_CERT', 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY', 'SELF_SIGNED_CERT_IN_CHAIN',
-  'DEPTH_ZERO_SELF_SIGNED_CERT', 'CERT_UNTRUSTED', 'CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'INVALID_CA', 'CERT_SIGNATURE_FAILURE',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_UNTRUSTED',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'INVALID_CA',
+  'CERT_SIGNATURE_FAILURE',
   'ERR_TLS_CERT_ALTNAME_INVALID',
 ]);
 
@@ -137,12 +151,16 @@ export function describeTlsFailure(err: unknown): string | null {
     const code = [e.code, e.originalCode].find((c): c is string => typeof c === 'string' && UNTRUSTED.has(c));
     if (!code) continue;
     // Node's advice to start the whole process with --use-system-ca is not the remedy for one profile
-    const message = (typeof e.message === 'string' ? e.message : '').replace(/; if the root CA is installed locally, try running Node\.js with --use-system-ca$/, '');
-    const hint = code === 'ERR_TLS_CERT_ALTNAME_INVALID'
-      ? 'the certificate does not name the configured host: use the host name the certificate is issued for'
-      : code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID'
-        ? 'the server must present a valid certificate'
-        : "if the server's certificate comes from a private CA, add that CA's certificate to the profile (tlsCaPem)";
+    const message = (typeof e.message === 'string' ? e.message : '').replace(
+      /; if the root CA is installed locally, try running Node\.js with --use-system-ca$/,
+      '',
+    );
+    const hint =
+      code === 'ERR_TLS_CERT_ALTNAME_INVALID'
+        ? 'the certificate does not name the configured host: use the host name the certificate is issued for'
+        : code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID'
+          ? 'the server must present a valid certificate'
+          : "if the server's certificate comes from a private CA, add that CA's certificate to the profile (tlsCaPem)";
     return `TLS: the server's certificate is not trusted (${code}: ${message}); ${hint}`;
   }
   return null;

@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { defineConfig } from 'vite';
 
 /**
  * The reference authenticator web app: its own Vite app, built into `ui/dist/authenticator/` (after the admin UI,

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { HearthClient, serverOptions, type ClientOptions } from '../client.ts';
+import { type ClientOptions, HearthClient, serverOptions } from '../client.ts';
+import { isObject, type JsonInputOptions, readJsonInput } from '../input.ts';
 import { CliError, printFields, printJson, printJsonLines, printTable } from '../output.ts';
-import { isObject, readJsonInput, type JsonInputOptions } from '../input.ts';
 
 /**
  * `hearth admin linux config get|set` and `hearth admin linux preview`: the Linux identity API
@@ -57,7 +57,6 @@ export type OutputOpts = { json?: boolean; jsonl?: boolean };
 type Opts = ClientOptions & OutputOpts;
 
 const CONFIG_FIELDS = ['enabled', 'rangeStart', 'rangeEnd', 'homeTemplate', 'loginShell'] as const;
-
 
 /** `--json` and `--jsonl` for commands that print one record. */
 export const outputOptions = (c: Command) => c.option('--json', 'print JSON').option('--jsonl', 'print JSON on one line');
@@ -122,7 +121,8 @@ function printConfig(c: LinuxConfig, valid?: boolean): void {
     ['home template', c.homeTemplate],
     ['login shell', c.loginShell],
   ];
-  if (valid !== undefined) fields.push(['valid', valid ? 'yes' : 'no (the stored value is unreadable: assignment is off until a valid configuration is saved)']);
+  if (valid !== undefined)
+    fields.push(['valid', valid ? 'yes' : 'no (the stored value is unreadable: assignment is off until a valid configuration is saved)']);
   printFields(fields);
 }
 
@@ -144,10 +144,15 @@ async function readConfigInput(opts: JsonInputOptions): Promise<Record<string, u
   const config = value as Record<string, unknown>;
   const missing = CONFIG_FIELDS.filter((f) => !(f in config));
   if (missing.length) {
-    throw new CliError(`the configuration is replaced as a whole: ${source} lacks ${missing.join(', ')} (give all of ${CONFIG_FIELDS.join(', ')}; unset a range with null)`);
+    throw new CliError(
+      `the configuration is replaced as a whole: ${source} lacks ${missing.join(', ')} (give all of ${CONFIG_FIELDS.join(', ')}; unset a range with null)`,
+    );
   }
   const unknown = Object.keys(config).filter((k) => !(CONFIG_FIELDS as readonly string[]).includes(k));
-  if (unknown.length) throw new CliError(`unknown configuration field${unknown.length > 1 ? 's' : ''} in ${source}: ${unknown.join(', ')} (the fields are ${CONFIG_FIELDS.join(', ')})`);
+  if (unknown.length)
+    throw new CliError(
+      `unknown configuration field${unknown.length > 1 ? 's' : ''} in ${source}: ${unknown.join(', ')} (the fields are ${CONFIG_FIELDS.join(', ')})`,
+    );
   return config;
 }
 
@@ -168,7 +173,9 @@ export function registerLinux(program: Command): void {
   const admin = program.commands.find((c) => c.name() === 'admin') ?? program.command('admin').description('server administration on a running server');
   const linux = admin
     .command('linux')
-    .description('Linux identity data (UID, private group, home, shell) for local full accounts; see also `hearth accounts users linux` and `hearth accounts groups make-posix`');
+    .description(
+      'Linux identity data (UID, private group, home, shell) for local full accounts; see also `hearth accounts users linux` and `hearth accounts groups make-posix`',
+    );
   const config = linux.command('config').description('the Linux identity configuration');
 
   outputOptions(serverOptions(config.command('get')))

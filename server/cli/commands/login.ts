@@ -8,20 +8,33 @@
  * `hearth login --device`: the same grant without `login_hint`: the user enters the printed code on the server's
  * `/oauth/device` page in a browser on any device (for machines without a browser, e.g. over SSH).
  */
-import { cliEnvironment } from '../../core/config/environment.ts';
+
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Command } from 'commander';
-import {
-  CLIENT_ID, SCOPE, OAuthError, checkIdToken, credentialsPath, discover, readLogin, removeLogin, revokeToken, saveLogin, serverKey,
-  toStoredLogin, tokenRequest, type ServerMetadata,
-} from '../credentials.ts';
+import { cliEnvironment } from '../../core/config/environment.ts';
+import { DEVICE_CODE_GRANT } from '../../identity/contract.ts';
 import { DEFAULT_URL } from '../client.ts';
+import {
+  CLIENT_ID,
+  checkIdToken,
+  credentialsPath,
+  discover,
+  OAuthError,
+  readLogin,
+  removeLogin,
+  revokeToken,
+  SCOPE,
+  type ServerMetadata,
+  saveLogin,
+  serverKey,
+  tokenRequest,
+  toStoredLogin,
+} from '../credentials.ts';
 import { CliError, printFields, printJson } from '../output.ts';
 import { connectionError, talksToServer } from '../trust.ts';
-import { DEVICE_CODE_GRANT } from '../../identity/contract.ts';
 
 const CALLBACK_TIMEOUT_MS = 5 * 60_000;
 /** Exit statuses of `hearth login --user` besides 0 and 1. */
@@ -34,9 +47,7 @@ const serverUrl = (url?: string) => serverKey(url ?? cliEnvironment().url ?? DEF
 /** Best effort: hand the address to the desktop's browser. Every failure is ignored (the address is printed anyway). */
 function openBrowser(url: string): void {
   const [cmd, args] =
-    process.platform === 'darwin' ? ['open', [url]]
-    : process.platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]]
-    : ['xdg-open', [url]];
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['rundll32', ['url.dll,FileProtocolHandler', url]] : ['xdg-open', [url]];
   try {
     const child = spawn(cmd, args, { stdio: 'ignore', detached: true });
     child.on('error', () => {});
@@ -48,7 +59,8 @@ function openBrowser(url: string): void {
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 function page(res: http.ServerResponse, status: number, title: string, text: string): void {
-  const html = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Hearth: ${escapeHtml(title)}</title></head>` +
+  const html =
+    `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Hearth: ${escapeHtml(title)}</title></head>` +
     `<body style="font-family:system-ui,sans-serif;max-width:36rem;margin:4rem auto;padding:0 1rem"><h1>${escapeHtml(title)}</h1><p>${escapeHtml(text)}</p></body></html>\n`;
   res.writeHead(status, {
     'content-type': 'text/html; charset=utf-8',
@@ -173,7 +185,10 @@ interface DeviceAuthorization {
  */
 async function requestDeviceAuthorization(meta: ServerMetadata, user: string | null): Promise<DeviceAuthorization> {
   const endpoint = (meta as ServerMetadata & { device_authorization_endpoint?: string }).device_authorization_endpoint;
-  if (typeof endpoint !== 'string') throw new CliError(`${meta.issuer} does not offer terminal sign-in (no device_authorization_endpoint): use \`hearth login\` without ${user === null ? '--device' : '--user'}`);
+  if (typeof endpoint !== 'string')
+    throw new CliError(
+      `${meta.issuer} does not offer terminal sign-in (no device_authorization_endpoint): use \`hearth login\` without ${user === null ? '--device' : '--user'}`,
+    );
   let res: Response;
   try {
     res = await fetch(endpoint, {
@@ -232,7 +247,8 @@ async function pollDeviceToken(meta: ServerMetadata, d: DeviceAuthorization, sig
     } catch (err) {
       if (!(err instanceof OAuthError)) throw err;
       if (err.code === 'authorization_pending') {
-        if (Date.now() > deadline + interval * 1000) throw new CliError(`the sign-in request expired before it was approved: run \`${how.again}\` again`, EXIT_EXPIRED);
+        if (Date.now() > deadline + interval * 1000)
+          throw new CliError(`the sign-in request expired before it was approved: run \`${how.again}\` again`, EXIT_EXPIRED);
         continue;
       }
       if (err.code === 'slow_down') {
@@ -280,15 +296,18 @@ async function terminalLogin(url: string, user: string | null): Promise<void> {
 
 export function registerLogin(program: Command): void {
   talksToServer(program.command('login'))
-    .description('sign in to a server in the browser (OAuth), with --user approved in your authenticator app, or with --device by entering a code in any browser; later commands without --token use this sign-in')
+    .description(
+      'sign in to a server in the browser (OAuth), with --user approved in your authenticator app, or with --device by entering a code in any browser; later commands without --token use this sign-in',
+    )
     .option('--url <url>', `server address (HEARTH_URL, default ${DEFAULT_URL})`)
     .option('--no-browser', 'only print the address to open')
     .option('--user <login or email>', 'terminal sign-in: approve it in the paired authenticator app of this account (no browser)')
-    .option('--device', 'terminal sign-in on a machine without a browser: enter the printed code on the server\'s page in any browser')
+    .option('--device', "terminal sign-in on a machine without a browser: enter the printed code on the server's page in any browser")
     .action(async (opts: { url?: string; browser: boolean; user?: string; device?: boolean }) => {
       const url = serverUrl(opts.url);
       if (opts.device) {
-        if (opts.user !== undefined) throw new CliError('use either --user (approve in the authenticator app) or --device (enter the code in a browser), not both');
+        if (opts.user !== undefined)
+          throw new CliError('use either --user (approve in the authenticator app) or --device (enter the code in a browser), not both');
         return terminalLogin(url, null);
       }
       if (opts.user !== undefined) {
@@ -319,7 +338,13 @@ export function registerLogin(program: Command): void {
       });
       let login: Awaited<ReturnType<typeof storeTokens>>;
       try {
-        const t = await tokenRequest(meta, { grant_type: 'authorization_code', code: callback.code, redirect_uri: redirectUri, client_id: CLIENT_ID, code_verifier: verifier });
+        const t = await tokenRequest(meta, {
+          grant_type: 'authorization_code',
+          code: callback.code,
+          redirect_uri: redirectUri,
+          client_id: CLIENT_ID,
+          code_verifier: verifier,
+        });
         login = await storeTokens(url, meta, t, nonce);
       } catch (err) {
         const message = err instanceof OAuthError ? `the server refused the sign-in code: ${err.message}` : (err as Error).message;

@@ -3,11 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { Command } from 'commander';
 import cliProgress from 'cli-progress';
-import { HearthClient, serverOptions, type ClientOptions } from '../client.ts';
-import { CliError, formatBytes, printJson, printTable } from '../output.ts';
+import type { Command } from 'commander';
 import { NamespaceConfig, type NamespaceRecord } from '../../db/contract.ts';
+import { type ClientOptions, HearthClient, serverOptions } from '../client.ts';
+import { CliError, formatBytes, printJson, printTable } from '../output.ts';
 
 type Opts = ClientOptions & { json?: boolean };
 
@@ -104,7 +104,11 @@ export function registerNamespaces(program: Command): void {
       if (opts.json) printJson(rec);
       else {
         printTable([row(rec)], COLUMNS);
-        process.stdout.write(`\nconfig:\n${Object.entries(rec.config).map(([k, v]) => `  ${k} = ${v}`).join('\n')}\n`);
+        process.stdout.write(
+          `\nconfig:\n${Object.entries(rec.config)
+            .map(([k, v]) => `  ${k} = ${v}`)
+            .join('\n')}\n`,
+        );
       }
     });
 
@@ -129,7 +133,12 @@ export function registerNamespaces(program: Command): void {
         rec = await client.json<NamespaceRecord>('PUT', `/v1/namespaces/${enc(name)}`, { config });
       }
       if (opts.json) printJson(rec.config);
-      else process.stdout.write(`${Object.entries(rec.config).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`);
+      else
+        process.stdout.write(
+          `${Object.entries(rec.config)
+            .map(([k, v]) => `${k} = ${v}`)
+            .join('\n')}\n`,
+        );
     });
 
   serverOptions(ns.command('delete <name>'))

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { CliError } from '../output.ts';
 import { isLoopback } from '../../core/net/names.ts';
+import { CliError } from '../output.ts';
 
 interface ServeOptions {
   host?: string;
@@ -35,11 +35,15 @@ export function registerServe(program: Command): void {
     .option('--log-level <level>', 'fatal|error|warn|info|debug|trace|silent (HEARTH_LOG_LEVEL)')
     .option('--max-open-namespaces <n>', 'most tenant databases open at once (HEARTH_MAX_OPEN_NAMESPACES)')
     .option('--authenticator-port <port>', 'also serve the reference authenticator web app on this port, 0 for any free port (HEARTH_AUTHENTICATOR_PORT)')
-    .option('--tls <mode>', 'off|internal|acme|files: internal = Hearth\'s own certificate authority (HEARTH_TLS; default off)')
-    .option('--tls-name <name>', 'DNS name of this server for the certificate and the public address; repeatable (HEARTH_TLS_NAMES)', (v: string, prev: string[] = []) => [...prev, v])
+    .option('--tls <mode>', "off|internal|acme|files: internal = Hearth's own certificate authority (HEARTH_TLS; default off)")
+    .option(
+      '--tls-name <name>',
+      'DNS name of this server for the certificate and the public address; repeatable (HEARTH_TLS_NAMES)',
+      (v: string, prev: string[] = []) => [...prev, v],
+    )
     .option('--tls-cert <file>', '--tls files: certificate PEM, leaf first, chain allowed (HEARTH_TLS_CERT)')
     .option('--tls-key <file>', '--tls files: private key PEM (HEARTH_TLS_KEY)')
-    .option('--acme-directory <url>', '--tls acme: ACME directory URL (HEARTH_ACME_DIRECTORY; default Let\'s Encrypt)')
+    .option('--acme-directory <url>', "--tls acme: ACME directory URL (HEARTH_ACME_DIRECTORY; default Let's Encrypt)")
     .option('--acme-email <address>', '--tls acme: account contact address (HEARTH_ACME_EMAIL)')
     .option('--acme-http-port <port>', '--tls acme: port answering HTTP-01 challenges (HEARTH_ACME_HTTP_PORT; default 80)')
     .option('--acme-dns-hook <command>', '--tls acme: use DNS-01, running `<command> present|cleanup <record> <value>` (HEARTH_ACME_DNS_HOOK)')
@@ -86,22 +90,30 @@ export function registerServe(program: Command): void {
       lines.push(`Data folder: ${server.config.dataDir}`);
       const tls = server.tls.status();
       if (tls.ca) {
-        lines.push(`TLS: Hearth's own certificate authority. Trust it once on each device: ${server.publicUrl}/ca.pem (phones: open ${server.publicUrl} and choose "Add this device's certificate")`);
+        lines.push(
+          `TLS: Hearth's own certificate authority. Trust it once on each device: ${server.publicUrl}/ca.pem (phones: open ${server.publicUrl} and choose "Add this device's certificate")`,
+        );
         lines.push(`     root fingerprint (SHA-256) ${tls.ca.fingerprintSha256}`);
       } else if (tls.certificate) {
         lines.push(`TLS: ${tls.mode} certificate for ${tls.certificate.names.join(', ')}, valid until ${tls.certificate.notAfter}`);
       } else if (!isLoopback(server.config.host)) {
-        lines.push(`Warning: no TLS on a network address: passwords and tokens cross the network in clear text, and passkeys and phones do not work. Start with --tls internal.`);
+        lines.push(
+          `Warning: no TLS on a network address: passwords and tokens cross the network in clear text, and passkeys and phones do not work. Start with --tls internal.`,
+        );
       }
       if (server.redirectUrl) lines.push(`Plain HTTP on ${server.redirectUrl} redirects to ${server.publicUrl}`);
       if (server.authenticatorUrl) lines.push(`Authenticator app on ${server.authenticatorUrl}`);
       if (server.initialTokenFile) {
         lines.push(`Sign in: open ${server.publicUrl} and paste the admin token stored in ${server.initialTokenFile}`);
       } else {
-        lines.push(`Sign in: open ${server.publicUrl} with an admin API token (create one: hearth tokens create --name <you> --admin --data ${server.config.dataDir})`);
+        lines.push(
+          `Sign in: open ${server.publicUrl} with an admin API token (create one: hearth tokens create --name <you> --admin --data ${server.config.dataDir})`,
+        );
       }
       if (server.services.identity.sessions.needsSetup()) {
-        lines.push(`First run: create the administrator account at ${server.publicUrl} or with: hearth setup --login <name> --password-stdin --data ${server.config.dataDir}`);
+        lines.push(
+          `First run: create the administrator account at ${server.publicUrl} or with: hearth setup --login <name> --password-stdin --data ${server.config.dataDir}`,
+        );
       }
       process.stdout.write(`${lines.join('\n')}\n`);
       let stopping = false;

@@ -1,8 +1,8 @@
-import { cliEnvironment } from '../../core/config/environment.ts';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { CliError, printJson } from '../output.ts';
+import { cliEnvironment } from '../../core/config/environment.ts';
 import { readStdin } from '../input.ts';
+import { CliError, printJson } from '../output.ts';
 
 /**
  * `hearth setup` creates the first administrator on the data folder directly (like `hearth tokens`), only while no
@@ -26,7 +26,10 @@ export function registerSetup(program: Command): void {
       const dir = path.resolve(opts.data ?? cliEnvironment().dataDir ?? './hearth-data');
       // loaded here, not at the top: other commands never load the server
       const [{ openDataDir }, { createAuditLog }, { HearthError }, { openIdentityOffline }] = await Promise.all([
-        import('../../boot.ts'), import('../../core/audit/audit.ts'), import('../../core/http/errors.ts'), import('../../identity/index.ts'),
+        import('../../boot.ts'),
+        import('../../core/audit/audit.ts'),
+        import('../../core/http/errors.ts'),
+        import('../../identity/index.ts'),
       ]);
       const db = openDataDir(dir);
       try {

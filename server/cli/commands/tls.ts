@@ -10,17 +10,18 @@
  * `export-ca` run on the server machine itself). `--fingerprint <sha256>` makes the command do that comparison and
  * refuse a root that does not match. Either way the root must have issued the certificate the server presented.
  */
-import { cliEnvironment } from '../../core/config/environment.ts';
+
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import type { Command } from 'commander';
-import { DEFAULT_URL, HearthClient, serverOptions, type ClientOptions } from '../client.ts';
+import { cliEnvironment } from '../../core/config/environment.ts';
+import type { TlsStatusBody } from '../../identity/contract.ts';
+import { type ClientOptions, DEFAULT_URL, HearthClient, serverOptions } from '../client.ts';
 import { CliError, printFields, printJson } from '../output.ts';
 import { connectionError, isUntrusted, parseCertificates, talksToServer } from '../trust.ts';
-import type { TlsStatusBody } from '../../identity/contract.ts';
 
 type TlsStatus = TlsStatusBody;
 const HTTP_TIMEOUT_MS = 20_000;
@@ -30,8 +31,13 @@ const serverUrl = (url?: string) => (url ?? cliEnvironment().url ?? DEFAULT_URL)
 
 /** `AB:CD:…`, `abcd…` or `sha256:…` → 64 lowercase hex digits; a CliError for anything else. */
 export function normalizeFingerprint(value: string): string {
-  const hex = value.trim().replace(/^sha-?256[:=]/i, '').replace(/[\s:]/g, '').toLowerCase();
-  if (!/^[0-9a-f]{64}$/.test(hex)) throw new CliError(`--fingerprint must be a SHA-256 fingerprint: 64 hexadecimal digits, colons allowed (got ${JSON.stringify(value)})`);
+  const hex = value
+    .trim()
+    .replace(/^sha-?256[:=]/i, '')
+    .replace(/[\s:]/g, '')
+    .toLowerCase();
+  if (!/^[0-9a-f]{64}$/.test(hex))
+    throw new CliError(`--fingerprint must be a SHA-256 fingerprint: 64 hexadecimal digits, colons allowed (got ${JSON.stringify(value)})`);
   return hex;
 }
 
@@ -129,7 +135,12 @@ function unverifiedDownload(base: string): Promise<Download> {
       });
       res.on('end', () => {
         const body = Buffer.concat(chunks);
-        if (res.statusCode !== 200) reject(res.statusCode && res.statusCode >= 300 && res.statusCode < 400 ? new CliError(`${base} redirects /ca.pem to ${res.headers.location}: use --url with that server's address`) : refusal(res.statusCode ?? 0, body));
+        if (res.statusCode !== 200)
+          reject(
+            res.statusCode && res.statusCode >= 300 && res.statusCode < 400
+              ? new CliError(`${base} redirects /ca.pem to ${res.headers.location}: use --url with that server's address`)
+              : refusal(res.statusCode ?? 0, body),
+          );
         else resolve({ body, presented: chain, verified: false });
       });
       res.on('error', reject);
@@ -143,7 +154,9 @@ export function registerTls(program: Command): void {
   const tls = program.command('tls').description("the server's HTTPS certificate and its own certificate authority");
 
   serverOptions(tls.command('status'))
-    .description('show the TLS mode, the certificate in use (names, validity, when it renews, SHA-256), the root of the internal authority and the last renewal error')
+    .description(
+      'show the TLS mode, the certificate in use (names, validity, when it renews, SHA-256), the root of the internal authority and the last renewal error',
+    )
     .option('--json', 'print JSON (as GET /v1/tls answers)')
     .action(async (opts: ClientOptions & { json?: boolean }) => {
       const s = await new HearthClient(opts).json<TlsStatus>('GET', '/v1/tls');
@@ -168,7 +181,10 @@ export function registerTls(program: Command): void {
     )
     .option('--url <url>', `server address (HEARTH_URL, default ${DEFAULT_URL})`)
     .option('--out <file>', 'write the root (PEM) to this file instead of standard output')
-    .option('--fingerprint <sha256>', 'the SHA-256 fingerprint the root must have (as the server shows it): a root that differs is refused and nothing is written')
+    .option(
+      '--fingerprint <sha256>',
+      'the SHA-256 fingerprint the root must have (as the server shows it): a root that differs is refused and nothing is written',
+    )
     .action(async (opts: { url?: string; out?: string; fingerprint?: string }) => {
       const base = serverUrl(opts.url);
       const expected = opts.fingerprint === undefined ? null : normalizeFingerprint(opts.fingerprint);
@@ -181,10 +197,15 @@ export function registerTls(program: Command): void {
       if (download.presented) {
         // The root must be the one that issued what this server presented on the same connection.
         const issued = download.presented.some((c) => c.raw.equals(root.raw) || (c.checkIssued(root) && c.verify(root.publicKey)));
-        if (!issued) throw new CliError(`the root ${base}/ca.pem served (SHA-256 ${fingerprint}) did not issue the certificate the server presented: do not trust it (something else may be answering at this address)`);
+        if (!issued)
+          throw new CliError(
+            `the root ${base}/ca.pem served (SHA-256 ${fingerprint}) did not issue the certificate the server presented: do not trust it (something else may be answering at this address)`,
+          );
       }
       if (expected !== null && fingerprint.replace(/:/g, '').toLowerCase() !== expected) {
-        throw new CliError(`the root ${base}/ca.pem served has the SHA-256 fingerprint ${fingerprint}, not the one you gave: do not trust it (something between you and the server may have replaced it, or the server made a new root). Nothing was written`);
+        throw new CliError(
+          `the root ${base}/ca.pem served has the SHA-256 fingerprint ${fingerprint}, not the one you gave: do not trust it (something between you and the server may have replaced it, or the server made a new root). Nothing was written`,
+        );
       }
       const pem = root.toString();
       if (opts.out !== undefined) {
@@ -198,10 +219,7 @@ export function registerTls(program: Command): void {
           throw new CliError(`cannot write ${opts.out}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
         }
       } else process.stdout.write(pem);
-      const lines = [
-        `Root: ${root.subject.replace(/\n/g, ', ')} (valid until ${new Date(root.validTo).toISOString()})`,
-        `SHA-256 fingerprint: ${fingerprint}`,
-      ];
+      const lines = [`Root: ${root.subject.replace(/\n/g, ', ')} (valid until ${new Date(root.validTo).toISOString()})`, `SHA-256 fingerprint: ${fingerprint}`];
       if (expected !== null) lines.push('The fingerprint matches --fingerprint.');
       else if (download.verified) lines.push(`Downloaded over a connection this machine already trusts.`);
       else {

@@ -1,7 +1,7 @@
-import { cliEnvironment } from '../../core/config/environment.ts';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { cliEnvironment } from '../../core/config/environment.ts';
 import { CliError, printJson, printTable } from '../output.ts';
 
 /**
@@ -18,7 +18,10 @@ export function registerTokens(program: Command): void {
     }
     // loaded here, not at the top: other commands never load the server
     const [{ openDataDir }, { createTokenStore }, { createTokenService }, { createAuditLog }] = await Promise.all([
-      import('../../boot.ts'), import('../../core/auth/tokens.store.ts'), import('../../core/auth/tokens.service.ts'), import('../../core/audit/audit.ts'),
+      import('../../boot.ts'),
+      import('../../core/auth/tokens.store.ts'),
+      import('../../core/auth/tokens.service.ts'),
+      import('../../core/audit/audit.ts'),
     ]);
     const db = openDataDir(dir);
     return { db, service: createTokenService(createTokenStore(db), {}), audit: createAuditLog(db) };
@@ -38,7 +41,10 @@ export function registerTokens(program: Command): void {
       const parsed = CreateTokenBody.safeParse({
         name: opts.name,
         scope: opts.admin ? 'admin' : 'namespaces',
-        namespaces: opts.ns?.split(',').map((s) => s.trim()).filter(Boolean),
+        namespaces: opts.ns
+          ?.split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
         read_only: opts.readOnly,
         expires_at: opts.expires,
       });
@@ -49,8 +55,19 @@ export function registerTokens(program: Command): void {
       const { db, service, audit } = await open(opts.data, false);
       try {
         const b = parsed.data;
-        const { token, info } = service.create({ name: b.name, scope: b.scope, namespaces: b.namespaces, readOnly: b.read_only, expiresAt: b.expires_at ?? null });
-        audit.record({ actor: 'cli', action: 'token.create', target: info.id, detail: { name: info.name, scope: info.scope, namespaces: info.namespaces, read_only: info.read_only } });
+        const { token, info } = service.create({
+          name: b.name,
+          scope: b.scope,
+          namespaces: b.namespaces,
+          readOnly: b.read_only,
+          expiresAt: b.expires_at ?? null,
+        });
+        audit.record({
+          actor: 'cli',
+          action: 'token.create',
+          target: info.id,
+          detail: { name: info.name, scope: info.scope, namespaces: info.namespaces, read_only: info.read_only },
+        });
         if (opts.json) printJson({ ...info, token });
         else {
           process.stdout.write(`${token}\n`);
@@ -69,7 +86,15 @@ export function registerTokens(program: Command): void {
       try {
         const list = service.list();
         if (opts.json) printJson(list);
-        else printTable(list.map((t) => ({ ...t, state: t.revoked_at ? 'revoked' : t.expires_at && Date.parse(t.expires_at) <= Date.now() ? 'expired' : 'active', access: t.scope === 'admin' ? 'admin' : `${t.read_only ? 'read ' : ''}${t.namespaces?.join(',')}` })), ['id', 'name', 'prefix', 'access', 'state', 'created_at', 'last_used_at']);
+        else
+          printTable(
+            list.map((t) => ({
+              ...t,
+              state: t.revoked_at ? 'revoked' : t.expires_at && Date.parse(t.expires_at) <= Date.now() ? 'expired' : 'active',
+              access: t.scope === 'admin' ? 'admin' : `${t.read_only ? 'read ' : ''}${t.namespaces?.join(',')}`,
+            })),
+            ['id', 'name', 'prefix', 'access', 'state', 'created_at', 'last_used_at'],
+          );
       } finally {
         db.close();
       }

@@ -1,8 +1,8 @@
-import { HearthError } from '../http/errors.ts';
-import type { AppContext, HotContext } from '../http/context.ts';
 import type { Access } from '../http/api.ts';
-import { actorOf, type Principal, type TokenService } from './tokens.service.ts';
+import type { AppContext, HotContext } from '../http/context.ts';
+import { HearthError } from '../http/errors.ts';
 import { DATABASE_APP_ID, NAMESPACE_RESOURCE } from './database-app.ts';
+import { actorOf, type Principal, type TokenService } from './tokens.service.ts';
 
 /** `Authorization: Bearer <token>`; group 1 is the token. */
 export const BEARER = /^Bearer[ \t]+([A-Za-z0-9._~+/=-]+)[ \t]*$/i;
@@ -30,11 +30,14 @@ export function createAuthenticator(tokens: TokenService, sessions?: SessionAuth
   const finish = (ctx: AppContext | HotContext, access: Access, principal: Principal) => {
     ctx.state.principal = principal;
     if (access === 'admin' && principal.kind !== 'admin') {
-      throw new HearthError('forbidden', principal.session
-        ? 'this account may not use administration endpoints: the administrator role is required'
-        : principal.oauth
-          ? 'this access token may not use administration endpoints: an administrator account\'s token with the admin scope and the hearth audience is required'
-          : 'this token may not use administration endpoints: an admin token is required');
+      throw new HearthError(
+        'forbidden',
+        principal.session
+          ? 'this account may not use administration endpoints: the administrator role is required'
+          : principal.oauth
+            ? "this access token may not use administration endpoints: an administrator account's token with the admin scope and the hearth audience is required"
+            : 'this token may not use administration endpoints: an admin token is required',
+      );
     }
   };
   return (ctx: AppContext | HotContext, access: Access): void | Promise<void> => {
@@ -74,10 +77,16 @@ export function requireNamespaceAccess(ctx: { state: { principal?: Principal } }
   if (p.kind === 'admin') return p;
   const service = p.oauth?.service;
   if (service && service.appId !== DATABASE_APP_ID) {
-    throw new HearthError('forbidden', `this access token acts as a service account of application ${JSON.stringify(service.appId)} (${p.oauth!.actor}): the database service accepts only service accounts of its own application ${JSON.stringify(DATABASE_APP_ID)}`);
+    throw new HearthError(
+      'forbidden',
+      `this access token acts as a service account of application ${JSON.stringify(service.appId)} (${p.oauth!.actor}): the database service accepts only service accounts of its own application ${JSON.stringify(DATABASE_APP_ID)}`,
+    );
   }
   if (service && (service.resourceType !== NAMESPACE_RESOURCE || service.resourceId !== ns)) {
-    throw new HearthError('forbidden', `this access token's service account is bound to ${service.resourceType} ${JSON.stringify(service.resourceId)}, not to namespace ${JSON.stringify(ns)}`);
+    throw new HearthError(
+      'forbidden',
+      `this access token's service account is bound to ${service.resourceType} ${JSON.stringify(service.resourceId)}, not to namespace ${JSON.stringify(ns)}`,
+    );
   }
   if (!p.anyNamespace && !p.namespaces.includes(ns)) throw new HearthError('forbidden', `this credential may not use namespace ${JSON.stringify(ns)}`);
   if (mode === 'write' && p.readOnly) throw new HearthError('forbidden', p.oauth ? 'this access token has no write scope' : 'this token is read-only');

@@ -31,7 +31,16 @@ export interface OAuthInfo {
  */
 export type Principal =
   | { kind: 'admin'; tokenId: string; name: string; session?: SessionInfo; oauth?: OAuthInfo }
-  | { kind: 'namespaces'; tokenId: string; name: string; namespaces: string[]; anyNamespace?: boolean; readOnly: boolean; session?: SessionInfo; oauth?: OAuthInfo };
+  | {
+      kind: 'namespaces';
+      tokenId: string;
+      name: string;
+      namespaces: string[];
+      anyNamespace?: boolean;
+      readOnly: boolean;
+      session?: SessionInfo;
+      oauth?: OAuthInfo;
+    };
 
 export interface TokenInfo {
   id: string;
@@ -125,7 +134,8 @@ export function createTokenService(store: TokenStore, opts: { adminToken?: strin
       if (adminToken) {
         // Constant time for equal lengths; the length of the token is not a secret.
         const given = Buffer.from(token);
-        if (given.length === adminToken.length && crypto.timingSafeEqual(given, adminToken)) return { kind: 'admin', tokenId: 'env', name: 'HEARTH_ADMIN_TOKEN' };
+        if (given.length === adminToken.length && crypto.timingSafeEqual(given, adminToken))
+          return { kind: 'admin', tokenId: 'env', name: 'HEARTH_ADMIN_TOKEN' };
       }
       if (!token.startsWith(TOKEN_PREFIX)) return null;
       // Looked up on every request (no cache): a revocation, also from `hearth tokens revoke`, takes effect at once.

@@ -42,9 +42,16 @@ export const configSchema = z
      * Memory (resident set, bytes) a query process may reach while it works; past it the read fails with 422. A query
      * process holds about 90 MiB before it reads anything.
      */
-    queryMemoryLimit: z.coerce.number().int().min(128 * 1024 * 1024, 'must be at least 134217728 (128 MiB)'),
+    queryMemoryLimit: z.coerce
+      .number()
+      .int()
+      .min(128 * 1024 * 1024, 'must be at least 134217728 (128 MiB)'),
     /** Largest accepted JSON request body, in bytes. */
-    jsonBodyLimit: z.coerce.number().int().min(1024).max(256 * 1024 * 1024),
+    jsonBodyLimit: z.coerce
+      .number()
+      .int()
+      .min(1024)
+      .max(256 * 1024 * 1024),
     /** Largest accepted multipart upload (database import), in bytes. */
     uploadLimit: z.coerce.number().int().min(1024),
     /** Parts up to this size are kept in memory during import; larger ones spill to a temporary file. */
@@ -120,7 +127,16 @@ export const configSchema = z
     tlsNames: z
       .union([z.string(), z.array(z.string())])
       .transform((v) => (Array.isArray(v) ? v : v.split(',')).map((n) => n.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean))
-      .pipe(z.array(z.string().regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/, 'must be DNS names such as hearth.example.com, separated by commas'))),
+      .pipe(
+        z.array(
+          z
+            .string()
+            .regex(
+              /^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/,
+              'must be DNS names such as hearth.example.com, separated by commas',
+            ),
+        ),
+      ),
     /** `files` mode: the certificate (PEM, leaf first, chain allowed) and its private key (PEM). */
     tlsCert: z.string().min(1, 'must not be empty').optional(),
     tlsKey: z.string().min(1, 'must not be empty').optional(),
@@ -137,11 +153,22 @@ export const configSchema = z
     /** With TLS on: a plain listener on this port that answers 308 to the https address (0 = any free port). */
     httpRedirectPort: z.coerce.number().int().min(0).max(65535).optional(),
     /** `Strict-Transport-Security` max-age in seconds; only with `acme` or `files`, and only when set. */
-    hsts: z.coerce.number().int().min(0).max(2 * 365 * 24 * 3600).optional(),
+    hsts: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(2 * 365 * 24 * 3600)
+      .optional(),
     /** Announce `<name>.local` and `_https._tcp`/`_http._tcp` by mDNS/DNS-SD. Unset: on when listening beyond loopback. */
-    mdns: z.union([z.boolean(), z.enum(['true', 'false', '1', '0', 'on', 'off'])]).transform((v) => v === true || v === 'true' || v === '1' || v === 'on').optional(),
+    mdns: z
+      .union([z.boolean(), z.enum(['true', 'false', '1', '0', 'on', 'off'])])
+      .transform((v) => v === true || v === 'true' || v === '1' || v === 'on')
+      .optional(),
     /** The `.local` name announced by mDNS (default: this machine's host name). */
-    mdnsName: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i, 'must be one DNS label such as office-hearth').optional(),
+    mdnsName: z
+      .string()
+      .regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i, 'must be one DNS label such as office-hearth')
+      .optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -149,7 +176,8 @@ export const configSchema = z
     if (c.tls === 'files' && (!c.tlsCert || !c.tlsKey)) issue(c.tlsCert ? 'tlsKey' : 'tlsCert', '--tls files needs both --tls-cert and --tls-key');
     if (c.tls !== 'files' && (c.tlsCert || c.tlsKey)) issue(c.tlsCert ? 'tlsCert' : 'tlsKey', 'is only used with --tls files');
     if (c.tls === 'acme' && c.tlsNames.length === 0) issue('tlsNames', '--tls acme needs at least one --tls-name that the ACME server can reach');
-    if (c.hsts !== undefined && c.tls !== 'acme' && c.tls !== 'files') issue('hsts', 'is only sent with --tls acme or --tls files (a certificate every device trusts)');
+    if (c.hsts !== undefined && c.tls !== 'acme' && c.tls !== 'files')
+      issue('hsts', 'is only sent with --tls acme or --tls files (a certificate every device trusts)');
     if (c.httpRedirectPort !== undefined && c.tls === 'off') issue('httpRedirectPort', 'needs TLS on (--tls internal|acme|files)');
   });
 

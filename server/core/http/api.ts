@@ -1,9 +1,9 @@
-import Router from '@koa/router';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
+import Router from '@koa/router';
 import { z } from 'zod';
-import { HearthError } from './errors.ts';
 import { formatBytes, readJsonBody } from './body.ts';
 import type { AppContext, AppState, HotContext } from './context.ts';
+import { HearthError } from './errors.ts';
 import { HotRoutes } from './hot.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -46,10 +46,7 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
    * the error and the parsed JSON body if there was one: e.g. to audit refused calls. The body must not be logged.
    */
   onInvalid?: (ctx: AppContext, err: HearthError, rawBody: unknown) => void;
-  handler: (
-    ctx: AppContext,
-    input: { params: z.infer<P>; query: z.infer<Q>; body: z.infer<B> },
-  ) => unknown | Promise<unknown>;
+  handler: (ctx: AppContext, input: { params: z.infer<P>; query: z.infer<Q>; body: z.infer<B> }) => unknown | Promise<unknown>;
 }
 
 /**
@@ -68,7 +65,10 @@ export const ErrorSchema = z
   .object({
     error: z.string().meta({ description: 'Stable error code (snake_case).', example: 'invalid_request' }),
     message: z.string().meta({ description: 'Human-readable explanation.' }),
-    details: z.record(z.string(), z.unknown()).optional().meta({ description: 'Structured detail, only where a route documents it (e.g. every refused line of a CSV import).' }),
+    details: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .meta({ description: 'Structured detail, only where a route documents it (e.g. every refused line of a CSV import).' }),
   })
   .meta({ id: 'Error' });
 
@@ -104,9 +104,7 @@ export class Api {
     });
   }
 
-  route<P extends z.ZodType = NoParams, Q extends z.ZodType = NoParams, B extends z.ZodType = z.ZodUndefined>(
-    def: RouteDef<P, Q, B>,
-  ): void {
+  route<P extends z.ZodType = NoParams, Q extends z.ZodType = NoParams, B extends z.ZodType = z.ZodUndefined>(def: RouteDef<P, Q, B>): void {
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(def.responses)) {
       responses[status] = r.schema
@@ -155,8 +153,8 @@ export class Api {
       if (pending) await pending;
       let params: unknown = {};
       let query: unknown = {};
-      let body: unknown ;
-      let raw: unknown ;
+      let body: unknown;
+      let raw: unknown;
       try {
         if (def.params) params = (stringParams && pickStrings(stringParams, ctx.params)) ?? parse(def.params, ctx.params, 'path');
         if (def.query) query = parse(def.query, ctx.query, 'query');
@@ -185,7 +183,8 @@ export class Api {
   private bodyLimitText(def: { bodyLimit?: number | { max: number } }, limit: number): string {
     const size = formatBytes(limit);
     if (def.bodyLimit === undefined) return `Body larger than ${size}, this server's JSON body limit (HEARTH_JSON_BODY_LIMIT) (\`payload_too_large\`).`;
-    if (typeof def.bodyLimit === 'number') return `Body larger than ${size}, this route's limit (or HEARTH_JSON_BODY_LIMIT when larger) (\`payload_too_large\`).`;
+    if (typeof def.bodyLimit === 'number')
+      return `Body larger than ${size}, this route's limit (or HEARTH_JSON_BODY_LIMIT when larger) (\`payload_too_large\`).`;
     return `Body larger than ${size}, this route's small limit (HEARTH_JSON_BODY_LIMIT only lowers it) (\`payload_too_large\`).`;
   }
 
@@ -197,7 +196,12 @@ export class Api {
   hotRoute<P extends z.ZodType = NoParams>(def: HotRouteDef<P>): void {
     const access = def.access ?? 'public';
     this.route<P>({ ...def, access, handler: (ctx, { params }) => def.handler(ctx, params) });
-    this.hot.add({ method: def.method.toUpperCase(), path: def.path, access, handler: def.handler as (ctx: HotContext, params: Record<string, string>) => Promise<unknown> });
+    this.hot.add({
+      method: def.method.toUpperCase(),
+      path: def.path,
+      access,
+      handler: def.handler as (ctx: HotContext, params: Record<string, string>) => Promise<unknown>,
+    });
   }
 
   document(info: { version: string; serverUrl?: string }) {
@@ -221,7 +225,8 @@ function plainStringKeys(schema: z.ZodType): string[] | null {
   const keys = Object.keys(schema.shape);
   for (const k of keys) {
     const field = schema.shape[k];
-    if (!(field instanceof z.ZodString) || Object.keys(field._zod.def).some((d) => d !== 'type' && !(d === 'checks' && field._zod.def.checks!.length === 0))) return null;
+    if (!(field instanceof z.ZodString) || Object.keys(field._zod.def).some((d) => d !== 'type' && !(d === 'checks' && field._zod.def.checks!.length === 0)))
+      return null;
   }
   return keys;
 }

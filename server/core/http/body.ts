@@ -1,5 +1,5 @@
-import { HearthError } from './errors.ts';
 import type { HotContext } from './context.ts';
+import { HearthError } from './errors.ts';
 
 /** What reading a body needs of a request context (a Koa context or a hot route's). */
 type BodySource = Pick<HotContext, 'get' | 'is' | 'req'>;

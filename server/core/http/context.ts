@@ -1,6 +1,6 @@
 import type Koa from 'koa';
-import type { Logger } from '../logging/logger.ts';
 import type { Principal } from '../auth/tokens.service.ts';
+import type { Logger } from '../logging/logger.ts';
 
 export interface AppState {
   requestId: string;

@@ -102,9 +102,9 @@ function scan() {
   const files = sources();
   let forwarders = new Map<string, { code: number; opts: number | null }>();
   const makers = (n: ts.Node): n is ts.NewExpression | ts.CallExpression =>
-    (ts.isNewExpression(n) && calleeName(n) === 'HearthError') || (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && forwarders.has(n.expression.text));
-  const shape = (n: ts.NewExpression | ts.CallExpression) =>
-    ts.isNewExpression(n) ? { code: 0, opts: 2 } : forwarders.get(calleeName(n)!)!;
+    (ts.isNewExpression(n) && calleeName(n) === 'HearthError') ||
+    (ts.isCallExpression(n) && ts.isIdentifier(n.expression) && forwarders.has(n.expression.text));
+  const shape = (n: ts.NewExpression | ts.CallExpression) => (ts.isNewExpression(n) ? { code: 0, opts: 2 } : forwarders.get(calleeName(n)!)!);
   let seen = 0;
   const unknownCodes: Site[] = [];
   const unchecked: Site[] = [];
@@ -156,7 +156,7 @@ describe('ERROR_CODES is the one table of codes and statuses', () => {
     expect(result.unchecked).toEqual([]);
   });
 
-  it('the status of an error is its code\'s', () => {
+  it("the status of an error is its code's", () => {
     expect(new HearthError('device_limit', 'x').status).toBe(409);
     expect(new HearthError('approval_unavailable', 'x', { headers: { 'Retry-After': '1' } }).status).toBe(503);
     for (const [code, status] of Object.entries(ERROR_CODES)) expect(status, code).toBeGreaterThanOrEqual(400);

@@ -196,6 +196,5 @@ export class HearthError extends Error {
   }
 }
 
-export const badRequest = (message: string, details?: Record<string, unknown>) =>
-  new HearthError('invalid_request', message, { details });
+export const badRequest = (message: string, details?: Record<string, unknown>) => new HearthError('invalid_request', message, { details });
 export const notFound = (code: ErrorCode, message: string) => new HearthError(code, message);

@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
-import type { Logger } from '../logging/logger.ts';
 import type { Principal } from '../auth/tokens.service.ts';
+import type { Logger } from '../logging/logger.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import { HearthError, type ErrorCode } from './errors.ts';
 import type { AppContext, AppMiddleware } from './context.ts';
+import { type ErrorCode, HearthError } from './errors.ts';
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
@@ -42,7 +42,10 @@ export function finishRequest(
   deps.metrics.observeRequest(r.method, r.route, r.status, r.seconds);
   const level = r.status >= 500 ? 'error' : 'info';
   if (deps.logger.isLevelEnabled(level)) {
-    deps.logger[level]({ reqId: r.requestId, method: r.method, path: r.path, status: r.status, ms: Math.round(r.seconds * 1000 * 10) / 10, ns: r.ns }, 'request');
+    deps.logger[level](
+      { reqId: r.requestId, method: r.method, path: r.path, status: r.status, ms: Math.round(r.seconds * 1000 * 10) / 10, ns: r.ns },
+      'request',
+    );
   }
 }
 
@@ -82,7 +85,13 @@ export function plumbing(deps: { logger: Logger; metrics: Metrics; onFinished?: 
         }
       }
       finishRequest(deps, {
-        requestId, method: ctx.method, path: ctx.path, route: typeof route === 'string' ? route : 'unmatched', status: ctx.status, seconds, ns: ctx.state.namespace,
+        requestId,
+        method: ctx.method,
+        path: ctx.path,
+        route: typeof route === 'string' ? route : 'unmatched',
+        status: ctx.status,
+        seconds,
+        ns: ctx.state.namespace,
       });
     }
   };
@@ -97,7 +106,7 @@ export function errorAnswer(path: string, err: unknown, log: Logger): { status: 
   if (err instanceof HearthError) e = err;
   else if (isHttpError(err) && err.status < 500) {
     // The code's status is the table's: a 4xx without a code of its own (none of the body parsers throws one) is 400.
-    e = new HearthError(codeForStatus(err.status), err.expose ? err.message : STATUS_CODES[err.status] ?? 'error');
+    e = new HearthError(codeForStatus(err.status), err.expose ? err.message : (STATUS_CODES[err.status] ?? 'error'));
   } else {
     log.error({ err }, 'unhandled error');
     e = new HearthError('internal_error', 'internal error; the request id identifies it in the server log');
@@ -107,9 +116,12 @@ export function errorAnswer(path: string, err: unknown, log: Logger): { status: 
   // RFC 7235 §3.1: a 401 names the scheme to use. A failed OAuth client authentication (`invalid_client`, token,
   // revocation and device-authorization endpoints) names the scheme of client authentication, Basic, whatever the
   // client sent (RFC 6749 §5.2); every other 401 names Bearer.
-  if (e.status === 401 && !e.headers?.['WWW-Authenticate']) headers['WWW-Authenticate'] = e.code === 'invalid_client' ? 'Basic realm="hearth"' : 'Bearer realm="hearth"';
+  if (e.status === 401 && !e.headers?.['WWW-Authenticate'])
+    headers['WWW-Authenticate'] = e.code === 'invalid_client' ? 'Basic realm="hearth"' : 'Bearer realm="hearth"';
   // OAuth endpoints answer in RFC 6749's shape too (`error_description`), keeping Hearth's `message`.
-  const body: Record<string, unknown> = path.startsWith('/oauth/') ? { error: e.code, error_description: e.message, message: e.message } : { ...e.fields, error: e.code, message: e.message };
+  const body: Record<string, unknown> = path.startsWith('/oauth/')
+    ? { error: e.code, error_description: e.message, message: e.message }
+    : { ...e.fields, error: e.code, message: e.message };
   return { status: e.status, headers, body };
 }
 
@@ -139,16 +151,27 @@ function isHttpError(err: unknown): err is { status: number; message: string; ex
 
 function codeForStatus(status: number): ErrorCode {
   switch (status) {
-    case 400: return 'invalid_request';
-    case 401: return 'unauthorized';
-    case 403: return 'forbidden';
-    case 404: return 'not_found';
-    case 405: return 'method_not_allowed';
-    case 406: return 'not_acceptable';
-    case 409: return 'conflict';
-    case 413: return 'payload_too_large';
-    case 415: return 'unsupported_media_type';
-    case 429: return 'rate_limited';
-    default: return 'invalid_request';
+    case 400:
+      return 'invalid_request';
+    case 401:
+      return 'unauthorized';
+    case 403:
+      return 'forbidden';
+    case 404:
+      return 'not_found';
+    case 405:
+      return 'method_not_allowed';
+    case 406:
+      return 'not_acceptable';
+    case 409:
+      return 'conflict';
+    case 413:
+      return 'payload_too_large';
+    case 415:
+      return 'unsupported_media_type';
+    case 429:
+      return 'rate_limited';
+    default:
+      return 'invalid_request';
   }
 }

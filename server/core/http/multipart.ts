@@ -2,9 +2,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import busboy from 'busboy';
-import { HearthError } from './errors.ts';
 import { privateDir } from '../storage/data-dir.ts';
 import type { AppContext } from './context.ts';
+import { HearthError } from './errors.ts';
 
 export type Upload =
   | { kind: 'memory'; buffer: Buffer; size: number; filename: string; sha256: string }
@@ -33,7 +33,10 @@ export function discardUpload(u: Upload | undefined): void {
  */
 export async function receiveSingleFile(ctx: AppContext, opts: ReceiveOptions): Promise<Upload> {
   if (!ctx.is('multipart/form-data')) {
-    throw new HearthError('unsupported_media_type', `upload must be multipart/form-data with one field "${opts.field}" (got ${ctx.get('content-type') || 'none'})`);
+    throw new HearthError(
+      'unsupported_media_type',
+      `upload must be multipart/form-data with one field "${opts.field}" (got ${ctx.get('content-type') || 'none'})`,
+    );
   }
   let bb: busboy.Busboy;
   try {
@@ -115,7 +118,9 @@ export async function receiveSingleFile(ctx: AppContext, opts: ReceiveOptions): 
         });
       });
     });
-    bb.on('field', (name) => fail(new HearthError('invalid_request', `unexpected multipart field "${name}": send exactly one field named "${opts.field}" holding the file`)));
+    bb.on('field', (name) =>
+      fail(new HearthError('invalid_request', `unexpected multipart field "${name}": send exactly one field named "${opts.field}" holding the file`)),
+    );
     bb.on('partsLimit', () => fail(new HearthError('invalid_request', `send exactly one multipart field named "${opts.field}"`)));
     bb.on('filesLimit', () => fail(new HearthError('invalid_request', `send exactly one multipart field named "${opts.field}"`)));
     bb.on('fieldsLimit', () => fail(new HearthError('invalid_request', `send exactly one multipart field named "${opts.field}" holding the file`)));

@@ -1,4 +1,4 @@
-import { pino, type Logger, type DestinationStream } from 'pino';
+import { type DestinationStream, type Logger, pino } from 'pino';
 
 export type { Logger };
 

@@ -13,9 +13,18 @@ export interface MdnsAdvertisement {
   close(): Promise<void>;
 }
 
-export function advertise(opts: { name: string; port: number; secure: boolean; redirectPort?: number | null; version: string; logger: Logger }): MdnsAdvertisement {
+export function advertise(opts: {
+  name: string;
+  port: number;
+  secure: boolean;
+  redirectPort?: number | null;
+  version: string;
+  logger: Logger;
+}): MdnsAdvertisement {
   const host = `${opts.name}.local`;
-  const bonjour = new Bonjour({}, (err: Error) => opts.logger.warn({ err: err.message }, 'mDNS: the network announcement failed; devices must use an address or a DNS name'));
+  const bonjour = new Bonjour({}, (err: Error) =>
+    opts.logger.warn({ err: err.message }, 'mDNS: the network announcement failed; devices must use an address or a DNS name'),
+  );
   const services: Service[] = [];
   const publish = (type: 'https' | 'http', port: number) => {
     const service = bonjour.publish({ name: `Hearth on ${opts.name}`, type, port, host, txt: { path: '/', version: opts.version } });

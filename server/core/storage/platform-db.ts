@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { spawnWorker } from '../runtime.ts';
-import { Database, type SqliteDb } from './sqlite.ts';
 import { privateDir, privateFile } from './data-dir.ts';
+import { Database, type SqliteDb } from './sqlite.ts';
 
 export type Db = SqliteDb;
 
@@ -71,15 +71,11 @@ export function migrate(db: Db, migrations: Migration[]): string[] {
     id TEXT PRIMARY KEY,
     applied_at TEXT NOT NULL
   ) STRICT`);
-  const applied = new Set(
-    db.prepare('SELECT id FROM schema_migrations').pluck().all() as string[],
-  );
+  const applied = new Set(db.prepare('SELECT id FROM schema_migrations').pluck().all() as string[]);
   const known = new Set(migrations.map((m) => m.id));
   const unknown = [...applied].filter((id) => !known.has(id));
   if (unknown.length > 0) {
-    throw new MigrationError(
-      `platform.db was written by a newer Hearth (unknown migrations: ${unknown.join(', ')}); upgrade Hearth instead of downgrading`,
-    );
+    throw new MigrationError(`platform.db was written by a newer Hearth (unknown migrations: ${unknown.join(', ')}); upgrade Hearth instead of downgrading`);
   }
   const ran: string[] = [];
   const insert = db.prepare('INSERT INTO schema_migrations (id, applied_at) VALUES (?, ?)');

@@ -7,8 +7,9 @@
  * better-sqlite3 through its `nativeBinding` option. `useSqliteAddon(file)` switches to that; the file is also passed
  * to worker threads and child processes through HEARTH_SQLITE_ADDON, which they read on their first open.
  */
-import { handoff, setHandoff } from '../config/environment.ts';
+
 import BetterSqlite3 from 'better-sqlite3';
+import { handoff, setHandoff } from '../config/environment.ts';
 
 export type SqliteDb = BetterSqlite3.Database;
 export type SqliteStatement = BetterSqlite3.Statement;

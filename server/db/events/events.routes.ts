@@ -16,7 +16,7 @@
  * Shutdown: `close()` ends every stream. Because the HTTP server waits for open connections before the services
  * are closed, open streams also end by themselves as soon as their server stops listening (checked every 200 ms).
  */
-import type { ServerResponse, Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { z } from 'zod';
 import type { Api } from '../../core/http/api.ts';
@@ -73,10 +73,7 @@ const DESCRIPTION = `Server-sent events (\`text/event-stream\`) for the changes 
 
 **Slow clients.** A subscriber that stops reading is disconnected once 1 MiB of events (server default) waits for it, beyond a replay it asked for; other subscribers are not affected. It may reconnect with \`Last-Event-ID\`.`;
 
-export function registerEventRoutes(
-  api: Api,
-  deps: { namespaces: NamespaceService; events: EventBus } & EventRouteOptions,
-): { close(): void } {
+export function registerEventRoutes(api: Api, deps: { namespaces: NamespaceService; events: EventBus } & EventRouteOptions): { close(): void } {
   const { namespaces, events } = deps;
   const opts = {
     keepaliveMs: deps.keepaliveMs ?? DEFAULTS.keepaliveMs,
@@ -86,7 +83,11 @@ export function registerEventRoutes(
   const hub = new Hub(opts, events);
 
   api.route({
-    method: 'get', path: '/v1/:ns/subscribe', operationId: 'subscribe', tags: ['Events'], access: 'authenticated',
+    method: 'get',
+    path: '/v1/:ns/subscribe',
+    operationId: 'subscribe',
+    tags: ['Events'],
+    access: 'authenticated',
     summary: 'Subscribe to change events (server-sent events)',
     description: DESCRIPTION,
     params: NsParams,
@@ -127,7 +128,10 @@ function parseTables(raw: string | string[] | undefined): string[] | null {
   const names = (Array.isArray(raw) ? raw.join(',') : raw).split(',').map((s) => s.trim());
   for (const n of names) {
     if (!IDENTIFIER.test(n)) {
-      throw new HearthError('invalid_identifier', `tables: ${JSON.stringify(n)} is not a valid table name (comma-separated identifiers: letters, digits and underscores)`);
+      throw new HearthError(
+        'invalid_identifier',
+        `tables: ${JSON.stringify(n)} is not a valid table name (comma-separated identifiers: letters, digits and underscores)`,
+      );
     }
   }
   return [...new Set(names)];
@@ -241,7 +245,10 @@ class Hub {
 
   dropped(s: SseStream, backlog: number): void {
     this.bus.droppedSubscribers++;
-    s.log.warn({ ns: s.ns, backlogBytes: backlog, limit: this.opts.maxQueueBytes }, 'SSE subscriber dropped: it stopped reading and its backlog reached the limit');
+    s.log.warn(
+      { ns: s.ns, backlogBytes: backlog, limit: this.opts.maxQueueBytes },
+      'SSE subscriber dropped: it stopped reading and its backlog reached the limit',
+    );
   }
 
   private startTimers(): void {

@@ -14,14 +14,15 @@ let db: SqliteDb | undefined;
 try {
   db = new Database(input.file, { readonly: true, fileMustExist: true });
   const check = db.pragma('quick_check', { simple: true });
-  answer = check !== 'ok'
-    ? { ok: false, reason: `the database failed SQLite's integrity check: ${String(check)}` }
-    : {
-        ok: true,
-        pageSize: db.pragma('page_size', { simple: true }),
-        pageCount: db.pragma('page_count', { simple: true }),
-        tables: db.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table'").pluck().get(),
-      };
+  answer =
+    check !== 'ok'
+      ? { ok: false, reason: `the database failed SQLite's integrity check: ${String(check)}` }
+      : {
+          ok: true,
+          pageSize: db.pragma('page_size', { simple: true }),
+          pageCount: db.pragma('page_count', { simple: true }),
+          tables: db.prepare("SELECT count(*) FROM sqlite_schema WHERE type = 'table'").pluck().get(),
+        };
 } catch (err) {
   answer = { ok: false, reason: `not a usable SQLite database: ${(err as Error).message}` };
 } finally {

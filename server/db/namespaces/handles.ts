@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Database, type SqliteDb } from '../../core/storage/sqlite.ts';
-import { privateDir } from '../../core/storage/data-dir.ts';
 import type { Logger } from '../../core/logging/logger.ts';
+import { privateDir } from '../../core/storage/data-dir.ts';
+import { Database, type SqliteDb } from '../../core/storage/sqlite.ts';
 import type { NamespaceConfig } from './namespaces.schemas.ts';
 
 export type TenantDb = SqliteDb;

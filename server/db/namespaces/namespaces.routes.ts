@@ -1,9 +1,9 @@
 import fs from 'node:fs';
 import { z } from 'zod';
+import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import { discardUpload, receiveSingleFile } from '../../core/http/multipart.ts';
-import { actorFor } from '../../core/auth/auth.ts';
 import {
   CreateNamespaceBody,
   DuplicateNamespaceBody,
@@ -27,7 +27,11 @@ export function registerNamespaceRoutes(
   const svc = deps.namespaces;
 
   api.route({
-    method: 'post', path: '/v1/namespaces', operationId: 'createNamespace', tags, access: 'admin',
+    method: 'post',
+    path: '/v1/namespaces',
+    operationId: 'createNamespace',
+    tags,
+    access: 'admin',
     summary: 'Create a namespace',
     description: 'Creates an empty SQLite database. Omitted settings take their defaults.',
     body: CreateNamespaceBody,
@@ -42,16 +46,25 @@ export function registerNamespaceRoutes(
   });
 
   api.route({
-    method: 'get', path: '/v1/namespaces', operationId: 'listNamespaces', tags, access: 'admin',
+    method: 'get',
+    path: '/v1/namespaces',
+    operationId: 'listNamespaces',
+    tags,
+    access: 'admin',
     summary: 'List namespaces',
-    description: 'Ordered by name. Reads only the registry: no tenant database is opened. Pass `next_cursor` as `cursor` for the next page; it is `null` on the last page.',
+    description:
+      'Ordered by name. Reads only the registry: no tenant database is opened. Pass `next_cursor` as `cursor` for the next page; it is `null` on the last page.',
     query: ListNamespacesQuery,
     responses: { 200: { description: 'A page of namespaces.', schema: NamespaceList } },
     handler: (_ctx, { query }) => svc.list(query),
   });
 
   api.route({
-    method: 'get', path: '/v1/namespaces/:ns', operationId: 'getNamespace', tags, access: 'admin',
+    method: 'get',
+    path: '/v1/namespaces/:ns',
+    operationId: 'getNamespace',
+    tags,
+    access: 'admin',
     summary: 'Get a namespace',
     params: NamespaceParams,
     responses: { 200: { description: 'The namespace record.', schema: NamespaceRecord }, 404: NOT_FOUND },
@@ -62,12 +75,20 @@ export function registerNamespaceRoutes(
   });
 
   api.route({
-    method: 'put', path: '/v1/namespaces/:ns', operationId: 'replaceNamespaceConfig', tags, access: 'admin',
+    method: 'put',
+    path: '/v1/namespaces/:ns',
+    operationId: 'replaceNamespaceConfig',
+    tags,
+    access: 'admin',
     summary: 'Replace the configuration',
     description: 'Replaces the whole configuration (settings left out return to their defaults) and applies it to the open connection at once.',
     params: NamespaceParams,
     body: UpdateNamespaceBody,
-    responses: { 200: { description: 'The updated record.', schema: NamespaceRecord }, 404: NOT_FOUND, 409: { description: 'The settings could not be applied now (`conflict`).' } },
+    responses: {
+      200: { description: 'The updated record.', schema: NamespaceRecord },
+      404: NOT_FOUND,
+      409: { description: 'The settings could not be applied now (`conflict`).' },
+    },
     handler: (ctx, { params, body }) => {
       ctx.state.namespace = params.ns;
       return svc.updateConfig(params.ns, body.config, actorFor(ctx));
@@ -75,7 +96,11 @@ export function registerNamespaceRoutes(
   });
 
   api.route({
-    method: 'delete', path: '/v1/namespaces/:ns', operationId: 'deleteNamespace', tags, access: 'admin',
+    method: 'delete',
+    path: '/v1/namespaces/:ns',
+    operationId: 'deleteNamespace',
+    tags,
+    access: 'admin',
     summary: 'Delete a namespace and its database',
     params: NamespaceParams,
     responses: { 204: { description: 'Deleted.' }, 404: NOT_FOUND },
@@ -87,12 +112,21 @@ export function registerNamespaceRoutes(
   });
 
   api.route({
-    method: 'post', path: '/v1/namespaces/:ns/duplicate', operationId: 'duplicateNamespace', tags, access: 'admin',
+    method: 'post',
+    path: '/v1/namespaces/:ns/duplicate',
+    operationId: 'duplicateNamespace',
+    tags,
+    access: 'admin',
     summary: 'Duplicate a namespace',
-    description: 'Copies a consistent snapshot (SQLite online backup; writes continue meanwhile) into a new namespace with the same configuration. The copy is independent of its source. Answers with the new namespace record.',
+    description:
+      'Copies a consistent snapshot (SQLite online backup; writes continue meanwhile) into a new namespace with the same configuration. The copy is independent of its source. Answers with the new namespace record.',
     params: NamespaceParams,
     body: DuplicateNamespaceBody,
-    responses: { 201: { description: 'The new namespace.', schema: NamespaceRecord }, 404: NOT_FOUND, 409: { description: 'The new name is taken (`namespace_exists`).' } },
+    responses: {
+      201: { description: 'The new namespace.', schema: NamespaceRecord },
+      404: NOT_FOUND,
+      409: { description: 'The new name is taken (`namespace_exists`).' },
+    },
     handler: async (ctx, { params, body }) => {
       ctx.state.namespace = params.ns;
       const rec = await svc.duplicate(params.ns, body.name, actorFor(ctx));
@@ -103,9 +137,14 @@ export function registerNamespaceRoutes(
   });
 
   api.route({
-    method: 'get', path: '/v1/namespaces/:ns/export', operationId: 'exportNamespace', tags, access: 'admin',
+    method: 'get',
+    path: '/v1/namespaces/:ns/export',
+    operationId: 'exportNamespace',
+    tags,
+    access: 'admin',
     summary: 'Export the database file',
-    description: 'Streams a consistent snapshot of the database as a self-contained SQLite file (rollback-journal mode). `Content-Length` is set so clients can show progress.',
+    description:
+      'Streams a consistent snapshot of the database as a self-contained SQLite file (rollback-journal mode). `Content-Length` is set so clients can show progress.',
     params: NamespaceParams,
     responses: {
       200: { description: 'The database file.', contentType: 'application/octet-stream', schema: z.string().meta({ format: 'binary' }) },
@@ -142,16 +181,23 @@ export function registerNamespaceRoutes(
   });
 
   api.route({
-    method: 'post', path: '/v1/namespaces/:ns/import', operationId: 'importNamespace', tags, access: 'admin',
+    method: 'post',
+    path: '/v1/namespaces/:ns/import',
+    operationId: 'importNamespace',
+    tags,
+    access: 'admin',
     summary: 'Import a database file (or CSV rows into a table)',
     description:
-      'Without `table`: the single multipart field `file` must hold a healthy SQLite database that fits `max_db_size`, saved in any journal mode (`wal`, `delete`, `truncate`, `persist`, `memory`, `off`); it then atomically replaces the namespace database, runs with the namespace\'s own configuration (its `journal_mode` included), and the answer is 200 with the updated namespace record. A failed import leaves the old database untouched. Parts up to 64 MiB are kept in memory, larger ones spill to a temporary file. With `table`: the file is CSV (header line = column names) and its rows are inserted in one transaction; every bad value and malformed line is reported and then nothing is imported: 400 `invalid_csv` with `details` `{total, shown, lines: [{line, column, reason}]}` listing the first 1,000 problems by line (`column` null when the whole line is wrong) and counting all of them.',
+      "Without `table`: the single multipart field `file` must hold a healthy SQLite database that fits `max_db_size`, saved in any journal mode (`wal`, `delete`, `truncate`, `persist`, `memory`, `off`); it then atomically replaces the namespace database, runs with the namespace's own configuration (its `journal_mode` included), and the answer is 200 with the updated namespace record. A failed import leaves the old database untouched. Parts up to 64 MiB are kept in memory, larger ones spill to a temporary file. With `table`: the file is CSV (header line = column names) and its rows are inserted in one transaction; every bad value and malformed line is reported and then nothing is imported: 400 `invalid_csv` with `details` `{total, shown, lines: [{line, column, reason}]}` listing the first 1,000 problems by line (`column` null when the whole line is wrong) and counting all of them.",
     params: NamespaceParams,
     query: ImportQuery,
     rawBody: { contentType: 'multipart/form-data', schema: ImportUpload, description: 'Exactly one field, `file`.' },
     responses: {
       200: { description: 'Imported; the updated namespace record (or, with `table`, the CSV import result).', schema: NamespaceRecord },
-      400: { description: 'Not exactly one `file` field, or not a healthy SQLite database (`invalid_request`, `invalid_database`); with `table`, a bad CSV file (`invalid_csv`, every refused line in `details`).' },
+      400: {
+        description:
+          'Not exactly one `file` field, or not a healthy SQLite database (`invalid_request`, `invalid_database`); with `table`, a bad CSV file (`invalid_csv`, every refused line in `details`).',
+      },
       404: NOT_FOUND,
       413: { description: 'The upload exceeds HEARTH_UPLOAD_LIMIT (`payload_too_large`).' },
       415: { description: 'Not multipart/form-data (`unsupported_media_type`).' },

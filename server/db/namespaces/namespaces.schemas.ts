@@ -8,7 +8,9 @@ export const RESERVED_NAMESPACE_NAMES = ['namespaces'];
 export const NamespaceName = z
   .string()
   .regex(NAMESPACE_NAME, 'namespace names are 1–64 characters of letters, digits, "_" and "-", starting with a letter or digit')
-  .refine((n) => !RESERVED_NAMESPACE_NAMES.includes(n), { message: 'the name "namespaces" is reserved (its data-plane paths would collide with /v1/namespaces)' })
+  .refine((n) => !RESERVED_NAMESPACE_NAMES.includes(n), {
+    message: 'the name "namespaces" is reserved (its data-plane paths would collide with /v1/namespaces)',
+  })
   .meta({ description: 'Namespace name: `[A-Za-z0-9][A-Za-z0-9_-]{0,63}`.', example: 'sales' });
 
 /** `journal_mode` values a server can use safely. `memory` and `off` lose data on a crash and are refused. */
@@ -25,17 +27,10 @@ export const NamespaceConfig = z
         '`full` (default) is durable. `normal` syncs less: with `wal`, the newest transactions may be lost after an operating-system crash or power loss, but the database stays consistent.',
     }),
     busy_timeout: z.number().int().min(0).max(600_000).default(5000).meta({ description: 'Milliseconds a write waits for a lock (0–600000).' }),
-    max_db_size: z
-      .number()
-      .int()
-      .min(4096)
-      .max(Number.MAX_SAFE_INTEGER)
-      .nullable()
-      .default(null)
-      .meta({
-        description:
-          'Hard quota in bytes (at least 4096), or `null` for none. A write or import that would exceed it is refused with 507 `quota_exceeded`. A quota below the current size blocks growth; it never truncates data.',
-      }),
+    max_db_size: z.number().int().min(4096).max(Number.MAX_SAFE_INTEGER).nullable().default(null).meta({
+      description:
+        'Hard quota in bytes (at least 4096), or `null` for none. A write or import that would exceed it is refused with 507 `quota_exceeded`. A quota below the current size blocks growth; it never truncates data.',
+    }),
     query_timeout: z.number().int().min(1).max(3_600_000).default(10_000).meta({ description: 'Milliseconds a read-only query may run (1–3600000).' }),
     foreign_keys: z.boolean().default(true).meta({ description: 'Enforce foreign-key constraints.' }),
     read_only: z.boolean().default(false).meta({ description: '`true` refuses every data-plane write; `false` is read-write.' }),
@@ -54,7 +49,10 @@ export const StorageSnapshot = z
     free_pages: z.number().int().meta({ description: 'Pages on the freelist (reclaimable by VACUUM).' }),
     measured_at: z.string().meta({ description: 'When the snapshot was taken (UTC ISO 8601).' }),
   })
-  .meta({ id: 'StorageSnapshot', description: 'Compact storage snapshot, refreshed when the database is opened, closed, imported or every few minutes while open.' });
+  .meta({
+    id: 'StorageSnapshot',
+    description: 'Compact storage snapshot, refreshed when the database is opened, closed, imported or every few minutes while open.',
+  });
 
 export type StorageSnapshot = z.output<typeof StorageSnapshot>;
 
@@ -63,7 +61,10 @@ export const NamespaceRecord = z
     name: NamespaceName,
     created_at: z.string().meta({ description: 'UTC timestamp, ISO 8601.' }),
     config: NamespaceConfig,
-    last_activity_at: z.string().nullable().meta({ description: 'Last time the namespace was used (UTC ISO 8601); flushed every few seconds; `null` if never.' }),
+    last_activity_at: z
+      .string()
+      .nullable()
+      .meta({ description: 'Last time the namespace was used (UTC ISO 8601); flushed every few seconds; `null` if never.' }),
     storage: StorageSnapshot.nullable(),
   })
   .meta({ id: 'Namespace' });
@@ -72,10 +73,7 @@ export type NamespaceRecord = z.infer<typeof NamespaceRecord>;
 
 export const NamespaceParams = z.object({ ns: z.string().meta({ description: 'Namespace name.' }) });
 
-export const CreateNamespaceBody = z
-  .object({ name: NamespaceName, config: NamespaceConfig.optional() })
-  .strict()
-  .meta({ id: 'CreateNamespace' });
+export const CreateNamespaceBody = z.object({ name: NamespaceName, config: NamespaceConfig.optional() }).strict().meta({ id: 'CreateNamespace' });
 
 export const UpdateNamespaceBody = z.object({ config: NamespaceConfig }).strict().meta({ id: 'UpdateNamespace' });
 

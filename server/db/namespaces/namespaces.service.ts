@@ -1,14 +1,14 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Database } from '../../core/storage/sqlite.ts';
-import { privateDir, privateFile } from '../../core/storage/data-dir.ts';
-import { spawnWorker } from '../../core/runtime.ts';
+import type { AuditLog } from '../../core/audit/audit.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Upload } from '../../core/http/multipart.ts';
-import type { AuditLog } from '../../core/audit/audit.ts';
 import type { Logger } from '../../core/logging/logger.ts';
-import { HandleManager, applyConfig, dbFile, measureStorage, removeDbFiles, type StorageInfo, type TenantDb } from './handles.ts';
+import { spawnWorker } from '../../core/runtime.ts';
+import { privateDir, privateFile } from '../../core/storage/data-dir.ts';
+import { Database } from '../../core/storage/sqlite.ts';
+import { applyConfig, dbFile, HandleManager, measureStorage, removeDbFiles, type StorageInfo, type TenantDb } from './handles.ts';
 import { NAMESPACE_NAME, NamespaceConfig, type NamespaceRecord } from './namespaces.schemas.ts';
 import type { NamespaceRow, NamespaceStore } from './namespaces.store.ts';
 

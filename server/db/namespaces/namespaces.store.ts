@@ -30,15 +30,11 @@ export function createNamespaceStore(db: Db) {
   const get = db.prepare('SELECT * FROM namespaces WHERE name = ?');
   // Keyset paging: `name > ?` lets SQLite seek in the primary-key index ('' precedes every valid name).
   const page = db.prepare('SELECT * FROM namespaces WHERE name > ? ORDER BY name LIMIT ?');
-  const insert = db.prepare(
-    'INSERT INTO namespaces (name, file_id, created_at, config) VALUES (@name, @file_id, @created_at, @config)',
-  );
+  const insert = db.prepare('INSERT INTO namespaces (name, file_id, created_at, config) VALUES (@name, @file_id, @created_at, @config)');
   const remove = db.prepare('DELETE FROM namespaces WHERE name = ?');
   const setConfig = db.prepare('UPDATE namespaces SET config = ? WHERE name = ?');
   const setFile = db.prepare('UPDATE namespaces SET file_id = ?, storage = ? WHERE name = ?');
-  const setActivity = db.prepare(
-    'UPDATE namespaces SET last_activity_at = ? WHERE name = ? AND (last_activity_at IS NULL OR last_activity_at < ?)',
-  );
+  const setActivity = db.prepare('UPDATE namespaces SET last_activity_at = ? WHERE name = ? AND (last_activity_at IS NULL OR last_activity_at < ?)');
   const setStorage = db.prepare('UPDATE namespaces SET storage = ? WHERE name = ? AND file_id = ?');
   const count = db.prepare('SELECT count(*) FROM namespaces').pluck();
   const fileIds = db.prepare('SELECT file_id FROM namespaces').pluck();

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import type { Api } from '../../core/http/api.ts';
-import type { NamespaceService } from '../namespaces/namespaces.service.ts';
 import { measureStorage, type TenantDb } from '../namespaces/handles.ts';
-import { describe, listIndexes, listObjects } from '../schema/catalog.ts';
+import type { NamespaceService } from '../namespaces/namespaces.service.ts';
 import { NsParams, openTenant } from '../plane.ts';
+import { describe, listIndexes, listObjects } from '../schema/catalog.ts';
 import { HISTOGRAM_BUCKETS, HOUR_SLOTS, MINUTE_SLOTS, OVERVIEW_WINDOWS, type Telemetry } from './telemetry.ts';
 
 const tags = ['Overview'];
@@ -93,7 +93,11 @@ export function registerOverviewRoutes(api: Api, deps: { namespaces: NamespaceSe
   const { namespaces, telemetry } = deps;
 
   api.route({
-    method: 'get', path: '/v1/:ns/overview', operationId: 'namespaceOverview', tags, access: 'authenticated',
+    method: 'get',
+    path: '/v1/:ns/overview',
+    operationId: 'namespaceOverview',
+    tags,
+    access: 'authenticated',
     summary: 'Namespace overview: storage, schema and telemetry',
     description: DESCRIPTION,
     params: NsParams,

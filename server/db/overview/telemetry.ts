@@ -1,6 +1,6 @@
-import type { Db, Migration } from '../../core/storage/platform-db.ts';
-import type { Logger } from '../../core/logging/logger.ts';
 import type Database from 'better-sqlite3';
+import type { Logger } from '../../core/logging/logger.ts';
+import type { Db, Migration } from '../../core/storage/platform-db.ts';
 
 type Stmt = Database.Statement<unknown[]>;
 

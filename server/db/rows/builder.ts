@@ -4,17 +4,17 @@
  */
 import { HearthError } from '../../core/http/errors.ts';
 import { q, type TableInfo } from '../schema/catalog.ts';
-import { decodeBase64, parseDateTime, type ColumnInfo } from '../schema/types.ts';
+import { type ColumnInfo, decodeBase64, parseDateTime } from '../schema/types.ts';
 import { compilePattern, InvalidPatternError } from './functions.ts';
 import {
+  type Condition,
+  type Dialect,
   invalidFilter,
+  type Operator,
+  type OrderTerm,
   parseConditions,
   parseOrder,
   parseSelect,
-  type Condition,
-  type Dialect,
-  type Operator,
-  type OrderTerm,
   type SelectItem,
 } from './grammar.ts';
 
@@ -102,12 +102,18 @@ function comparison(col: ColumnInfo, op: Exclude<Operator, 'in' | 'is'>, value: 
     return '?';
   };
   switch (op) {
-    case 'eq': return `${id} = ${one()}`;
-    case 'neq': return `${id} <> ${one()}`;
-    case 'gt': return `${id} > ${one()}`;
-    case 'gte': return `${id} >= ${one()}`;
-    case 'lt': return `${id} < ${one()}`;
-    case 'lte': return `${id} <= ${one()}`;
+    case 'eq':
+      return `${id} = ${one()}`;
+    case 'neq':
+      return `${id} <> ${one()}`;
+    case 'gt':
+      return `${id} > ${one()}`;
+    case 'gte':
+      return `${id} >= ${one()}`;
+    case 'lt':
+      return `${id} < ${one()}`;
+    case 'lte':
+      return `${id} <= ${one()}`;
     case 'like':
       params.push(globPattern(likePattern(value)));
       return `${id} GLOB ?`;
@@ -159,14 +165,20 @@ function conditionSql(table: TableInfo, c: Condition, params: unknown[], dialect
 
 /** Full-text search on the table's fts index: words are ANDed; a trailing * makes a prefix. */
 export function searchSql(table: TableInfo, text: string, params: unknown[]): string {
-  if (!table.fts) throw new HearthError('invalid_request', `table ${table.name} has no fts index: create one with POST /v1/{ns}/tables/${table.name}/indexes {"type":"fts","columns":[…]}`);
+  if (!table.fts)
+    throw new HearthError(
+      'invalid_request',
+      `table ${table.name} has no fts index: create one with POST /v1/{ns}/tables/${table.name}/indexes {"type":"fts","columns":[…]}`,
+    );
   const terms = text.trim().split(/\s+/).filter(Boolean).slice(0, 32);
   if (terms.length === 0) throw new HearthError('invalid_request', 'search is empty');
-  const match = terms.map((t) => {
-    const prefix = t.endsWith('*') && t.length > 1;
-    const word = (prefix ? t.slice(0, -1) : t).replace(/"/g, '""');
-    return `"${word}"${prefix ? '*' : ''}`;
-  }).join(' ');
+  const match = terms
+    .map((t) => {
+      const prefix = t.endsWith('*') && t.length > 1;
+      const word = (prefix ? t.slice(0, -1) : t).replace(/"/g, '""');
+      return `"${word}"${prefix ? '*' : ''}`;
+    })
+    .join(' ');
   params.push(match);
   const fts = q(`_hearth_fts_${table.name}`);
   return `"id" IN (SELECT rowid FROM ${fts} WHERE ${fts} MATCH ?)`;
@@ -251,7 +263,8 @@ export function buildOrder(table: TableInfo, raw: string | null, projection: Pro
   const sql = terms.map((t) => {
     let target: string;
     if (projection.aggregate) {
-      if (!projection.columns.some((c) => c.name === t.column)) throw invalidFilter(`order by ${JSON.stringify(t.column)}: with aggregates, order by a selected column or alias`);
+      if (!projection.columns.some((c) => c.name === t.column))
+        throw invalidFilter(`order by ${JSON.stringify(t.column)}: with aggregates, order by a selected column or alias`);
       target = q(t.column);
     } else target = q(column(table, t.column).name);
     const nulls = t.nulls ?? (dialect === 'postgrest' ? (t.desc ? 'first' : 'last') : null);
@@ -275,6 +288,7 @@ export function parseLimit(raw: string | null, opts: { max?: number; fallback: n
 
 export function parseOffset(raw: string | null): number {
   if (raw === null || raw === '') return 0;
-  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new HearthError('invalid_request', `offset must be a whole number (got ${JSON.stringify(raw)})`);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+    throw new HearthError('invalid_request', `offset must be a whole number (got ${JSON.stringify(raw)})`);
   return Number(raw);
 }

@@ -4,15 +4,21 @@
  * given): it opens the namespace for writing, receives the single `file` part (memory, then a temporary file, at
  * most the smaller of HEARTH_UPLOAD_LIMIT and the CSV limit) and inserts its rows with importCsv (csv.ts).
  */
-import { discardUpload, receiveSingleFile } from '../../core/http/multipart.ts';
+
 import { HearthError } from '../../core/http/errors.ts';
+import { discardUpload, receiveSingleFile } from '../../core/http/multipart.ts';
 import type { ImportTableHandler } from '../namespaces/namespaces.routes.ts';
 import type { NamespaceService } from '../namespaces/namespaces.service.ts';
 import { openTenant } from '../plane.ts';
 import { CSV_IMPORT_LIMIT, importCsv } from './csv.ts';
 import type { RowsService } from './rows.service.ts';
 
-export function csvImportHandler(deps: { namespaces: NamespaceService; rows: RowsService; uploadLimit: number; uploadMemoryLimit: number }): ImportTableHandler {
+export function csvImportHandler(deps: {
+  namespaces: NamespaceService;
+  rows: RowsService;
+  uploadLimit: number;
+  uploadMemoryLimit: number;
+}): ImportTableHandler {
   const maxBytes = Math.min(deps.uploadLimit, CSV_IMPORT_LIMIT);
   return async (ctx, ns, table) => {
     const t = openTenant(ctx, deps.namespaces, ns, 'write');

@@ -1,16 +1,16 @@
 import fs from 'node:fs';
-import { PassThrough, Readable, pipeline } from 'node:stream';
-import type { SqliteDb } from '../../core/storage/sqlite.ts';
+import { PassThrough, pipeline, Readable } from 'node:stream';
 import { parse } from 'csv-parse';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Upload } from '../../core/http/multipart.ts';
+import type { SqliteDb } from '../../core/storage/sqlite.ts';
 import { requireObject, type TableInfo } from '../schema/catalog.ts';
 import { fromCsv, toStorage } from '../schema/types.ts';
+import type { ReadTenant, SqlService } from '../sql/sql.service.ts';
 import { parseLimit } from './builder.ts';
 import { csvField } from './read.ts';
-import { readError, type Meta, type RowsService } from './rows.service.ts';
-import type { ReadTenant, SqlService } from '../sql/sql.service.ts';
+import { type Meta, type RowsService, readError } from './rows.service.ts';
 
 /**
  * Streams a listing as RFC 4180 CSV. The server plans the export (schema, grammar, SQL: every 400 before any
@@ -76,7 +76,14 @@ const describeLineError = (e: CsvLineError) => `line ${e.line}${e.column === nul
  * unknown or repeated column) stops at once: no line can be read without it. Constraints only the database checks
  * across rows (unique, foreign keys, triggers) are reported as the insert's first failure, still writing nothing.
  */
-export async function importCsv(opts: { ns: string; db: SqliteDb; table: string; upload: Upload; rows: RowsService; meta: Meta }): Promise<{ table: string; inserted: number }> {
+export async function importCsv(opts: {
+  ns: string;
+  db: SqliteDb;
+  table: string;
+  upload: Upload;
+  rows: RowsService;
+  meta: Meta;
+}): Promise<{ table: string; inserted: number }> {
   const t: TableInfo = requireObject(opts.db, opts.table);
   if (t.type === 'view') throw new HearthError('object_is_view', `${t.name} is a view: import into a table`);
   if (opts.upload.size > CSV_IMPORT_LIMIT) throw new HearthError('payload_too_large', `a CSV import is at most ${CSV_IMPORT_LIMIT} bytes`);
@@ -112,7 +119,8 @@ export async function importCsv(opts: { ns: string; db: SqliteDb; table: string;
         for (const h of header) {
           if (!t.byName.has(h)) throw new HearthError('invalid_csv', `line 1: ${t.name} has no column ${JSON.stringify(h)}`);
           if (seen.has(h)) throw new HearthError('invalid_csv', `line 1: column ${JSON.stringify(h)} appears twice`);
-          if (t.managed && (h === 'created_at' || h === 'updated_at')) throw new HearthError('invalid_csv', `line 1: ${h} is maintained by the service and cannot be imported`);
+          if (t.managed && (h === 'created_at' || h === 'updated_at'))
+            throw new HearthError('invalid_csv', `line 1: ${h} is maintained by the service and cannot be imported`);
           seen.add(h);
         }
         continue;

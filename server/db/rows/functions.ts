@@ -14,13 +14,16 @@
  * lookbehind (`(?=…)`, `(?<=…)`). A pattern RE2 cannot read is an error: `invalid_filter` from the rows API, the
  * same code from the read-only SQL endpoint.
  */
-import type { SqliteDb } from '../../core/storage/sqlite.ts';
+
 import { RE2JS } from 're2js';
+import type { SqliteDb } from '../../core/storage/sqlite.ts';
 
 /** Thrown for a pattern RE2 cannot read; the message says why (safe to show to the caller). */
 export class InvalidPatternError extends Error {
   constructor(pattern: string, reason: string) {
-    super(`invalid regular expression ${JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern)}: ${reason} (patterns use RE2 syntax: no backreferences or lookaround)`);
+    super(
+      `invalid regular expression ${JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern)}: ${reason} (patterns use RE2 syntax: no backreferences or lookaround)`,
+    );
     this.name = 'InvalidPatternError';
   }
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseArrayLiteral, parseConditions, parseLogic, parseOperation, type Condition, type Dialect } from './grammar.ts';
+import { type Condition, type Dialect, parseArrayLiteral, parseConditions, parseLogic, parseOperation } from './grammar.ts';
 
 const f = (column: string, op: string, value: string | string[], negate = false) => ({ kind: 'filter', column, op, negate, value });
 const all = (conditions: Condition[] | unknown[], negate = false) => ({ kind: 'logic', op: 'and', negate, conditions });
@@ -8,16 +8,14 @@ const any = (conditions: Condition[] | unknown[], negate = false) => ({ kind: 'l
 describe('logic trees: where whitespace goes (PostgREST pLogicTree, lexeme = spaces and tabs)', () => {
   const tree = '( and ( id.in.( 1, 2, 3 ) , id.eq.3 ) , or ( id.eq.2 , id.eq.3 ) )';
   it('postgrest: skipped around ( , ) and column names, kept inside items', () => {
-    expect(parseLogic('and', false, tree, 'postgrest')).toEqual(all([
-      all([f('id', 'in', ['1', ' 2', ' 3 ']), f('id', 'eq', '3 ')]),
-      any([f('id', 'eq', '2 '), f('id', 'eq', '3 ')]),
-    ]));
+    expect(parseLogic('and', false, tree, 'postgrest')).toEqual(
+      all([all([f('id', 'in', ['1', ' 2', ' 3 ']), f('id', 'eq', '3 ')]), any([f('id', 'eq', '2 '), f('id', 'eq', '3 ')])]),
+    );
   });
   it('hearth: items are trimmed as well', () => {
-    expect(parseLogic('and', false, tree, 'hearth')).toEqual(all([
-      all([f('id', 'in', ['1', '2', '3']), f('id', 'eq', '3')]),
-      any([f('id', 'eq', '2'), f('id', 'eq', '3')]),
-    ]));
+    expect(parseLogic('and', false, tree, 'hearth')).toEqual(
+      all([all([f('id', 'in', ['1', '2', '3']), f('id', 'eq', '3')]), any([f('id', 'eq', '2'), f('id', 'eq', '3')])]),
+    );
   });
   it.each<[string, unknown]>([
     ['( id .eq.1)', any([f('id', 'eq', '1')])],
@@ -26,19 +24,33 @@ describe('logic trees: where whitespace goes (PostgREST pLogicTree, lexeme = spa
     ['(and_col.eq.1,or_col.is.NULL,not.eq.2)', any([f('and_col', 'eq', '1'), f('or_col', 'is', 'null'), f('not', 'eq', '2')])],
     ['(a.eq."x,y",a.eq."x"y,a.eq."x" )', any([f('a', 'eq', 'x,y'), f('a', 'eq', '"x"y'), f('a', 'eq', '"x" ')])],
     ['(a.eq.{1,2},a.eq.{x ,b.eq.1)', any([f('a', 'eq', '{1,2}'), f('a', 'eq', '{x '), f('b', 'eq', '1')])],
-    ['(a.eq(any).{1,2},a.like(all)."{x,y}")', any([
-      { kind: 'quantified', column: 'a', op: 'eq', quantifier: 'any', negate: false, values: ['1', '2'] },
-      { kind: 'quantified', column: 'a', op: 'like', quantifier: 'all', negate: false, values: ['x', 'y'] },
-    ])],
+    [
+      '(a.eq(any).{1,2},a.like(all)."{x,y}")',
+      any([
+        { kind: 'quantified', column: 'a', op: 'eq', quantifier: 'any', negate: false, values: ['1', '2'] },
+        { kind: 'quantified', column: 'a', op: 'like', quantifier: 'all', negate: false, values: ['x', 'y'] },
+      ]),
+    ],
   ])('postgrest reads or=%s', (raw, expected) => {
     expect(parseLogic('or', false, raw, 'postgrest')).toEqual(expected);
   });
-  it.each(['(a. eq.1)', '(a.eq .1)', '(a.not. eq.1)', '(a.eq(any) .{1})', '()', '( )', '(a.eq.1', '(a.eq.1,)', '(a)', '(a.is.nullx)', 'a.eq.1', '(a.eq.{1,{2})', '(a.eq.{x}y)'])(
-    'both refuse or=%s',
-    (raw) => {
-      for (const d of ['postgrest', 'hearth'] as Dialect[]) expect(() => parseLogic('or', false, raw, d)).toThrow(/./);
-    },
-  );
+  it.each([
+    '(a. eq.1)',
+    '(a.eq .1)',
+    '(a.not. eq.1)',
+    '(a.eq(any) .{1})',
+    '()',
+    '( )',
+    '(a.eq.1',
+    '(a.eq.1,)',
+    '(a)',
+    '(a.is.nullx)',
+    'a.eq.1',
+    '(a.eq.{1,{2})',
+    '(a.eq.{x}y)',
+  ])('both refuse or=%s', (raw) => {
+    for (const d of ['postgrest', 'hearth'] as Dialect[]) expect(() => parseLogic('or', false, raw, d)).toThrow(/./);
+  });
   it('text after the tree: ignored by postgrest, refused by hearth', () => {
     expect(parseLogic('and', false, '(a.eq.1,a.neq.2))', 'postgrest')).toEqual(all([f('a', 'eq', '1'), f('a', 'neq', '2')]));
     expect(parseLogic('or', false, '(a.eq.1) OR 1=1 --', 'postgrest')).toEqual(any([f('a', 'eq', '1')]));
@@ -105,11 +117,18 @@ describe('PostgreSQL array literals (the values of (any)/(all))', () => {
   ])('%s', (text, values) => {
     expect(parseArrayLiteral(text, 'c')).toEqual(values);
   });
-  it.each([['3', /must start with \{/], ['{1,2', /unexpected end/], ['{1,,2}', /unexpected ,/], ['{1,}', /unexpected \}/], ['{,1}', /unexpected ,/],
-    ['{1}x', /junk/], ['{a"b"}', /quote all of an element/], ['{"a"b}', /incorrectly quoted/], ['{{1},{2}}', /nested arrays/], ['{1 2 "3"}', /quote/]])(
-    'refuses %s',
-    (text, message) => {
-      expect(() => parseArrayLiteral(text, 'c')).toThrow(message);
-    },
-  );
+  it.each([
+    ['3', /must start with \{/],
+    ['{1,2', /unexpected end/],
+    ['{1,,2}', /unexpected ,/],
+    ['{1,}', /unexpected \}/],
+    ['{,1}', /unexpected ,/],
+    ['{1}x', /junk/],
+    ['{a"b"}', /quote all of an element/],
+    ['{"a"b}', /incorrectly quoted/],
+    ['{{1},{2}}', /nested arrays/],
+    ['{1 2 "3"}', /quote/],
+  ])('refuses %s', (text, message) => {
+    expect(() => parseArrayLiteral(text, 'c')).toThrow(message);
+  });
 });

@@ -79,7 +79,13 @@ interface Rules {
 }
 
 const RULES: Record<Dialect, Rules> = {
-  hearth: { unquotePlainValue: true, trimItems: true, isSpace: (ch) => ch !== undefined && /\s/.test(ch), ignoreTrailing: false, quotedEmptyListIsEmpty: false },
+  hearth: {
+    unquotePlainValue: true,
+    trimItems: true,
+    isSpace: (ch) => ch !== undefined && /\s/.test(ch),
+    ignoreTrailing: false,
+    quotedEmptyListIsEmpty: false,
+  },
   postgrest: { unquotePlainValue: false, trimItems: false, isSpace: (ch) => ch === ' ' || ch === '\t', ignoreTrailing: true, quotedEmptyListIsEmpty: true },
 };
 
@@ -191,7 +197,10 @@ function readOperator(r: Reader, column: string): { negate: boolean; op: Operato
   const name = m[1]!;
   const modifier = m[2];
   r.i += m[0].length;
-  if (FTS.includes(name)) throw invalidFilter(`the ${name} operator (PostgreSQL full-text search) is not supported on ${column}: use the search parameter over the table's fts index`);
+  if (FTS.includes(name))
+    throw invalidFilter(
+      `the ${name} operator (PostgreSQL full-text search) is not supported on ${column}: use the search parameter over the table's fts index`,
+    );
   if (RANGE_ARRAY.includes(name)) throw invalidFilter(`the ${name} operator (PostgreSQL ranges and arrays) is not supported on ${column}`);
   if (!(OPERATORS as readonly string[]).includes(name)) {
     const shown = name + (modifier ?? '') || r.s.slice(start).split('.')[0]!;
@@ -201,9 +210,12 @@ function readOperator(r: Reader, column: string): { negate: boolean; op: Operato
   let quantifier: Quantifier | null = null;
   if (modifier !== undefined) {
     if (!(QUANT_OPERATORS as readonly string[]).includes(op)) {
-      throw invalidFilter(`operator ${op} takes no (any)/(all) modifier (those go on ${QUANT_OPERATORS.join(', ')}${op === 'neq' ? '; neq(any) is not.eq(all)' : ''})`);
+      throw invalidFilter(
+        `operator ${op} takes no (any)/(all) modifier (those go on ${QUANT_OPERATORS.join(', ')}${op === 'neq' ? '; neq(any) is not.eq(all)' : ''})`,
+      );
     }
-    if (modifier !== '(any)' && modifier !== '(all)') throw invalidFilter(`unknown modifier ${JSON.stringify(modifier)} on operator ${op} in filter on ${column}: use (any) or (all)`);
+    if (modifier !== '(any)' && modifier !== '(all)')
+      throw invalidFilter(`unknown modifier ${JSON.stringify(modifier)} on operator ${op} in filter on ${column}: use (any) or (all)`);
     quantifier = modifier === '(any)' ? 'any' : 'all';
   }
   if (!r.eat('.')) throw invalidFilter(`filter on ${column}: operator ${op}${modifier ?? ''} needs a value: ${op}${modifier ?? ''}.<value>`);
@@ -342,9 +354,11 @@ function readTree(r: Reader, op: 'and' | 'or', negate: boolean, depth: number): 
       continue;
     }
     if (r.eat(')')) break;
-    throw invalidFilter(r.i < r.s.length
-      ? `cannot read ${JSON.stringify(r.s.slice(r.i))} in ${op}=…: conditions are separated by , and the list ends with )`
-      : `unbalanced "(" in ${JSON.stringify(r.s)}`);
+    throw invalidFilter(
+      r.i < r.s.length
+        ? `cannot read ${JSON.stringify(r.s.slice(r.i))} in ${op}=…: conditions are separated by , and the list ends with )`
+        : `unbalanced "(" in ${JSON.stringify(r.s)}`,
+    );
   }
   r.space();
   return { kind: 'logic', op, negate, conditions };
@@ -444,8 +458,15 @@ export function parseSelect(raw: string): SelectItem[] {
   if (items.some((t) => t === '')) throw invalidFilter(`empty item in select=${raw}`);
   return items.map((item): SelectItem => {
     if (item === '*') return { kind: 'star' };
-    if (item.includes('(') && !/^([A-Za-z_][A-Za-z0-9_]*:)?(count\(\)|[A-Za-z_][A-Za-z0-9_]*\.(count|sum|avg|min|max)\(\)|(count|sum|avg|min|max)\([A-Za-z_][A-Za-z0-9_]*\))$/.test(item)) {
-      throw invalidFilter(`cannot read select item ${JSON.stringify(item)}: embedding related tables is not supported; aggregates are written count(), column.sum() or sum(column)`);
+    if (
+      item.includes('(') &&
+      !/^([A-Za-z_][A-Za-z0-9_]*:)?(count\(\)|[A-Za-z_][A-Za-z0-9_]*\.(count|sum|avg|min|max)\(\)|(count|sum|avg|min|max)\([A-Za-z_][A-Za-z0-9_]*\))$/.test(
+        item,
+      )
+    ) {
+      throw invalidFilter(
+        `cannot read select item ${JSON.stringify(item)}: embedding related tables is not supported; aggregates are written count(), column.sum() or sum(column)`,
+      );
     }
     if (item.includes('::')) throw invalidFilter(`casts (::) are not supported in select (${JSON.stringify(item)})`);
     let alias: string | null = null;
@@ -466,7 +487,22 @@ export function parseSelect(raw: string): SelectItem[] {
 }
 
 /** Query parameters that are not column filters. */
-export const RESERVED_PARAMS = new Set(['select', 'order', 'limit', 'offset', 'count', 'search', 'format', 'bom', 'or', 'and', 'not.or', 'not.and', 'on_conflict', 'columns']);
+export const RESERVED_PARAMS = new Set([
+  'select',
+  'order',
+  'limit',
+  'offset',
+  'count',
+  'search',
+  'format',
+  'bom',
+  'or',
+  'and',
+  'not.or',
+  'not.and',
+  'on_conflict',
+  'columns',
+]);
 
 /** Every condition of a query string: column filters and top-level logical parameters, ANDed together. */
 export function parseConditions(params: URLSearchParams, dialect: Dialect = 'hearth'): Condition[] {

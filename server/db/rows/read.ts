@@ -9,7 +9,7 @@
  *   ExportPlan  a CSV export: its SELECT and the columns' types → CSV chunks of about 64 KiB (CsvEncoder)
  */
 import type { SqliteDb, SqliteStatement } from '../../core/storage/sqlite.ts';
-import { fromStorage, type ColumnType } from '../schema/types.ts';
+import { type ColumnType, fromStorage } from '../schema/types.ts';
 
 type Row = Record<string, unknown>;
 

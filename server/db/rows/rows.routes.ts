@@ -4,17 +4,17 @@
  * rows.service.ts's. Handlers open the tenant, read `Prefer`, and shape the answer.
  */
 import { z } from 'zod';
-import { parse, type Api } from '../../core/http/api.ts';
+import { type Api, parse } from '../../core/http/api.ts';
+import { readJsonBody } from '../../core/http/body.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
-import { readJsonBody } from '../../core/http/body.ts';
 import type { NamespaceService } from '../namespaces/namespaces.service.ts';
 import { abandonSignal, openTenant, type Tenant } from '../plane.ts';
 import type { SqlService } from '../sql/sql.service.ts';
-import { parsePrefer, type Meta, type Prefer, type Returning, type RowsService } from './rows.service.ts';
-import { exportCsv } from './csv.ts';
 import { MAX_LIMIT } from './builder.ts';
+import { exportCsv } from './csv.ts';
 import { DeleteBody, FILTER_DOC, InsertBody, isObject, ListQuery, ListResponse, Row, RowParams, TableParams, WriteRow } from './rows.schemas.ts';
+import { type Meta, type Prefer, parsePrefer, type Returning, type RowsService } from './rows.service.ts';
 
 /** A page of rows (the admin UI imports this type from here). */
 export type { RowsPage } from './rows.schemas.ts';
@@ -24,7 +24,7 @@ const tags = ['Rows'];
 const READ_ERRORS = {
   422: { description: 'The read needed more memory than a query process may use (`query_memory_exceeded`, HEARTH_QUERY_MEMORY_LIMIT).' },
   503: { description: 'Too many reads wait for a query process, or the database stayed locked (`service_unavailable`, with `Retry-After`).' },
-  504: { description: 'The read ran longer than the namespace\'s `query_timeout` and was stopped (`query_timeout`).' },
+  504: { description: "The read ran longer than the namespace's `query_timeout` and was stopped (`query_timeout`)." },
 };
 
 /** How `/rest` reads the same grammar (the hearth/postgrest dialects of server/db/rows/grammar.ts). */
@@ -35,7 +35,7 @@ const REST_FILTER_DOC =
   '`order` puts nulls last ascending and first descending (PostgreSQL), unless `nullsfirst`/`nullslast` say otherwise.';
 
 const REST_READ_DOC =
-  'A JSON array. `limit` and `offset` form PostgREST\'s window, rows `offset`…`offset+limit-1` clipped at row 0: a negative offset alone is ignored, ' +
+  "A JSON array. `limit` and `offset` form PostgREST's window, rows `offset`…`offset+limit-1` clipped at row 0: a negative offset alone is ignored, " +
   '`limit=4&offset=-2` reads rows 0-1, and a window that ends before its first row (a negative limit, or `limit=0` with an offset) is 416. ' +
   'Without `limit` at most 10000 rows. `Content-Range: <first>-<last>/<total>` (`*` for an empty page), the total being the filtered count with ' +
   '`Prefer: count=exact` (or `count=exact`) and `*` otherwise. With a count the status is 206 when the page holds only part of the matching rows ' +
@@ -57,7 +57,8 @@ function jsonText(ctx: AppContext, text: string): string {
 }
 
 /** With `Prefer: return=representation` a write answers with its rows, shaped by `select` (checked before the write). */
-const returning = (ctx: AppContext, prefer: Prefer): Returning | undefined => (prefer.return === 'representation' ? { select: params(ctx).get('select') } : undefined);
+const returning = (ctx: AppContext, prefer: Prefer): Returning | undefined =>
+  prefer.return === 'representation' ? { select: params(ctx).get('select') } : undefined;
 
 function countRows(ctx: { state: { rowsRead?: number; rowsWritten?: number } }, key: 'rowsRead' | 'rowsWritten', n: number) {
   ctx.state[key] = (ctx.state[key] ?? 0) + n;
@@ -67,7 +68,8 @@ function countRows(ctx: { state: { rowsRead?: number; rowsWritten?: number } }, 
 async function optionalBody(ctx: AppContext): Promise<{ _meta?: Meta } | undefined> {
   const body = await readJsonBody(ctx, 1024 * 1024);
   if (body === undefined) return undefined;
-  if (!isObject(body) || Object.keys(body).some((k) => k !== '_meta')) throw new HearthError('invalid_request', 'body: a DELETE body may only be {"_meta": {...}}');
+  if (!isObject(body) || Object.keys(body).some((k) => k !== '_meta'))
+    throw new HearthError('invalid_request', 'body: a DELETE body may only be {"_meta": {...}}');
   return parse(DeleteBody, body, 'body');
 }
 
@@ -76,11 +78,20 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
   const writer = (t: Tenant, meta: Meta) => ({ ns: t.ns, db: t.db, meta });
 
   api.route({
-    method: 'get', path: '/v1/:ns/tables/:table/rows', operationId: 'listRows', tags, access: 'authenticated',
-    summary: 'List rows', description: FILTER_DOC,
+    method: 'get',
+    path: '/v1/:ns/tables/:table/rows',
+    operationId: 'listRows',
+    tags,
+    access: 'authenticated',
+    summary: 'List rows',
+    description: FILTER_DOC,
     params: TableParams,
     query: ListQuery,
-    responses: { 200: { description: '`{data, meta: {limit, offset, total_count?, filter_count?}}`; aggregates answer `{data}`.', schema: ListResponse }, 404: { description: 'No such namespace or table.' }, ...READ_ERRORS },
+    responses: {
+      200: { description: '`{data, meta: {limit, offset, total_count?, filter_count?}}`; aggregates answer `{data}`.', schema: ListResponse },
+      404: { description: 'No such namespace or table.' },
+      ...READ_ERRORS,
+    },
     handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'read');
       const q = params(ctx);
@@ -93,15 +104,23 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
   });
 
   api.route({
-    method: 'post', path: '/v1/:ns/tables/:table/rows', operationId: 'insertRows', tags, access: 'authenticated',
-    summary: 'Insert rows', description: `A multi-row insert is one transaction: all rows or none. ${PREFER_DOC}`,
+    method: 'post',
+    path: '/v1/:ns/tables/:table/rows',
+    operationId: 'insertRows',
+    tags,
+    access: 'authenticated',
+    summary: 'Insert rows',
+    description: `A multi-row insert is one transaction: all rows or none. ${PREFER_DOC}`,
     params: TableParams,
     body: InsertBody,
     responses: {
-      201: { description: '`{count}`, or `{data: [rows]}` with return=representation; empty with return=minimal.', schema: z.object({ count: z.number().int().optional(), data: z.array(Row).optional() }) },
+      201: {
+        description: '`{count}`, or `{data: [rows]}` with return=representation; empty with return=minimal.',
+        schema: z.object({ count: z.number().int().optional(), data: z.array(Row).optional() }),
+      },
       400: {
         description:
-          'Invalid rows (`invalid_value`, `not_null_violation`, `max_length_violation`, `min_violation`, `max_violation`, `unknown_column` (any key that is not a column, `__proto__` included), `invalid_request`), or a constraint of the table that SQLite enforces (`check_violation`, `foreign_key_violation`, `trigger_violation` for a trigger\'s RAISE, `datatype_mismatch`, `value_too_large`, `value_out_of_range`, `constraint_violation`); the same for every write.',
+          "Invalid rows (`invalid_value`, `not_null_violation`, `max_length_violation`, `min_violation`, `max_violation`, `unknown_column` (any key that is not a column, `__proto__` included), `invalid_request`), or a constraint of the table that SQLite enforces (`check_violation`, `foreign_key_violation`, `trigger_violation` for a trigger's RAISE, `datatype_mismatch`, `value_too_large`, `value_out_of_range`, `constraint_violation`); the same for every write.",
       },
       404: { description: 'No such namespace or table.' },
       409: { description: '`unique_violation`, or `namespace_read_only`.' },
@@ -125,12 +144,24 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
   });
 
   api.route({
-    method: 'patch', path: '/v1/:ns/tables/:table/rows', operationId: 'updateRows', tags, access: 'authenticated',
-    summary: 'Update the rows matching the filters', description: `Body: the columns to set, plus optional \`_meta\`. Without filters every row is updated. ${FILTER_DOC}`,
+    method: 'patch',
+    path: '/v1/:ns/tables/:table/rows',
+    operationId: 'updateRows',
+    tags,
+    access: 'authenticated',
+    summary: 'Update the rows matching the filters',
+    description: `Body: the columns to set, plus optional \`_meta\`. Without filters every row is updated. ${FILTER_DOC}`,
     params: TableParams,
     query: ListQuery,
     body: WriteRow,
-    responses: { 200: { description: '`{count}`, or `{data: [rows]}` with return=representation.', schema: z.object({ count: z.number().int().optional(), data: z.array(Row).optional() }) }, 204: { description: 'With return=minimal.' }, 404: { description: 'No such namespace or table.' } },
+    responses: {
+      200: {
+        description: '`{count}`, or `{data: [rows]}` with return=representation.',
+        schema: z.object({ count: z.number().int().optional(), data: z.array(Row).optional() }),
+      },
+      204: { description: 'With return=minimal.' },
+      404: { description: 'No such namespace or table.' },
+    },
     handler: (ctx, { params: p, body }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const prefer = parsePrefer(ctx.get('prefer'));
@@ -145,11 +176,20 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
   });
 
   api.route({
-    method: 'delete', path: '/v1/:ns/tables/:table/rows', operationId: 'deleteRows', tags, access: 'authenticated',
-    summary: 'Delete the rows matching the filters', description: `An unfiltered delete removes every row: guard it in the caller. Optional body \`{_meta}\`. ${FILTER_DOC}`,
+    method: 'delete',
+    path: '/v1/:ns/tables/:table/rows',
+    operationId: 'deleteRows',
+    tags,
+    access: 'authenticated',
+    summary: 'Delete the rows matching the filters',
+    description: `An unfiltered delete removes every row: guard it in the caller. Optional body \`{_meta}\`. ${FILTER_DOC}`,
     params: TableParams,
     query: ListQuery,
-    responses: { 204: { description: 'Deleted.' }, 200: { description: 'With return=representation: `{data: [deleted rows]}`.', schema: z.object({ data: z.array(Row) }) }, 404: { description: 'No such namespace or table.' } },
+    responses: {
+      204: { description: 'Deleted.' },
+      200: { description: 'With return=representation: `{data: [deleted rows]}`.', schema: z.object({ data: z.array(Row) }) },
+      404: { description: 'No such namespace or table.' },
+    },
     handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const body = await optionalBody(ctx);
@@ -163,7 +203,11 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
 
   // A hot route (server/core/http/hot.ts): the read a client makes most often, answered without Koa's machinery.
   api.hotRoute({
-    method: 'get', path: '/v1/:ns/tables/:table/rows/:id', operationId: 'getRow', tags, access: 'authenticated',
+    method: 'get',
+    path: '/v1/:ns/tables/:table/rows/:id',
+    operationId: 'getRow',
+    tags,
+    access: 'authenticated',
     summary: 'Get one row',
     params: RowParams,
     responses: { 200: { description: 'The row.', schema: Row }, 404: { description: 'No such namespace, table or row (`row_not_found`).' }, ...READ_ERRORS },
@@ -177,8 +221,13 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
   });
 
   api.route({
-    method: 'put', path: '/v1/:ns/tables/:table/rows/:id', operationId: 'updateRow', tags, access: 'authenticated',
-    summary: 'Update one row', description: 'Body: the columns to change, plus optional `_meta`. Answers with the updated row (204 with `Prefer: return=minimal`).',
+    method: 'put',
+    path: '/v1/:ns/tables/:table/rows/:id',
+    operationId: 'updateRow',
+    tags,
+    access: 'authenticated',
+    summary: 'Update one row',
+    description: 'Body: the columns to change, plus optional `_meta`. Answers with the updated row (204 with `Prefer: return=minimal`).',
     params: RowParams,
     body: WriteRow,
     responses: { 200: { description: 'The updated row.', schema: Row }, 404: { description: 'No such namespace, table or row.' } },
@@ -196,10 +245,19 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
   });
 
   api.route({
-    method: 'delete', path: '/v1/:ns/tables/:table/rows/:id', operationId: 'deleteRow', tags, access: 'authenticated',
-    summary: 'Delete one row', description: 'Optional body `{_meta}`. 204, or 200 with the deleted row with `Prefer: return=representation`.',
+    method: 'delete',
+    path: '/v1/:ns/tables/:table/rows/:id',
+    operationId: 'deleteRow',
+    tags,
+    access: 'authenticated',
+    summary: 'Delete one row',
+    description: 'Optional body `{_meta}`. 204, or 200 with the deleted row with `Prefer: return=representation`.',
     params: RowParams,
-    responses: { 204: { description: 'Deleted.' }, 200: { description: 'The deleted row (return=representation).', schema: Row }, 404: { description: 'No such namespace, table or row.' } },
+    responses: {
+      204: { description: 'Deleted.' },
+      200: { description: 'The deleted row (return=representation).', schema: Row },
+      404: { description: 'No such namespace, table or row.' },
+    },
     handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const body = await optionalBody(ctx);
@@ -212,12 +270,20 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
   });
 
   api.route({
-    method: 'get', path: '/v1/:ns/tables/:table/export', operationId: 'exportRows', tags, access: 'authenticated',
+    method: 'get',
+    path: '/v1/:ns/tables/:table/export',
+    operationId: 'exportRows',
+    tags,
+    access: 'authenticated',
     summary: 'Export rows as CSV',
     description: `RFC 4180 CSV with a header row, streamed with constant memory from a query process on a read-only connection, only as fast as the client reads; SQLite's time to produce each chunk the client waits for is bounded by the namespace's \`query_timeout\` (504 before the first byte). \`format=csv\` is required; filters, \`select\`, \`order\`, \`search\` work as in listing; \`limit\` is optional (all matching rows by default); \`bom=true\` prepends a UTF-8 byte-order mark. NULL is an empty field, an empty string is \`""\`; booleans are true/false, json columns their JSON text, blobs base64. Once streaming has begun an error cuts the connection (the status was already sent). ${FILTER_DOC}`,
     params: TableParams,
     query: ListQuery.extend({ format: z.literal('csv'), bom: z.enum(['true', 'false']).optional() }),
-    responses: { 200: { description: 'The CSV file.', contentType: 'text/csv; charset=utf-8', schema: z.string() }, 404: { description: 'No such namespace or table.' }, ...READ_ERRORS },
+    responses: {
+      200: { description: 'The CSV file.', contentType: 'text/csv; charset=utf-8', schema: z.string() },
+      404: { description: 'No such namespace or table.' },
+      ...READ_ERRORS,
+    },
     handler: async (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'read');
       await exportCsv(ctx, { tenant: t, table: p.table, params: params(ctx), rows, queries, signal: abandonSignal(ctx) });
@@ -235,7 +301,8 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
 function restWindow(limitRaw: string | null, offsetRaw: string | null): { offset: number; limit: number | null } | 'negativeLimit' {
   const int = (name: string, raw: string | null) => {
     if (raw === null || raw === '') return null;
-    if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new HearthError('invalid_request', `${name} must be a whole number (got ${JSON.stringify(raw)})`);
+    if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+      throw new HearthError('invalid_request', `${name} must be a whole number (got ${JSON.stringify(raw)})`);
     return Number(raw);
   };
   const limit = int('limit', limitRaw);
@@ -291,15 +358,23 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
   const path = '/v1/:ns/rest/:table';
 
   api.route({
-    method: 'get', path, operationId: 'restSelect', tags: rtags, access: 'authenticated',
-    summary: 'Select rows (PostgREST)', description: REST_READ_DOC,
+    method: 'get',
+    path,
+    operationId: 'restSelect',
+    tags: rtags,
+    access: 'authenticated',
+    summary: 'Select rows (PostgREST)',
+    description: REST_READ_DOC,
     params: TableParams,
     query: ListQuery,
     responses: {
       200: { description: 'Rows, with `Content-Range: <first>-<last>/<total or *>` (`*/<total>` for an empty page).', schema: z.array(Row) },
       206: { description: 'With a count, a page that holds only part of the matching rows.', schema: z.array(Row) },
       406: { description: 'Single object requested but not exactly one row (`not_acceptable`).' },
-      416: { description: 'With a count, an offset past the last row (`Content-Range: */<total>`); or a negative limit. Body: `{error: "range_not_satisfiable", message: "Requested range not satisfiable", code: "PGRST103", details, hint: null}`.' },
+      416: {
+        description:
+          'With a count, an offset past the last row (`Content-Range: */<total>`); or a negative limit. Body: `{error: "range_not_satisfiable", message: "Requested range not satisfiable", code: "PGRST103", details, hint: null}`.',
+      },
       ...READ_ERRORS,
     },
     handler: async (ctx, { params: p }) => {
@@ -333,8 +408,13 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
   });
 
   api.route({
-    method: 'post', path, operationId: 'restInsert', tags: rtags, access: 'authenticated',
-    summary: 'Insert rows (PostgREST)', description: `A row or an array of rows, in one transaction. ${PREFER_DOC} Without \`Prefer: return=representation\` the answer is 201 with no body.`,
+    method: 'post',
+    path,
+    operationId: 'restInsert',
+    tags: rtags,
+    access: 'authenticated',
+    summary: 'Insert rows (PostgREST)',
+    description: `A row or an array of rows, in one transaction. ${PREFER_DOC} Without \`Prefer: return=representation\` the answer is 201 with no body.`,
     params: TableParams,
     body: z.union([WriteRow, z.array(Row)]),
     responses: { 201: { description: 'Inserted (rows with return=representation).', schema: z.array(Row) } },
@@ -355,8 +435,13 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
   });
 
   api.route({
-    method: 'patch', path, operationId: 'restUpdate', tags: rtags, access: 'authenticated',
-    summary: 'Update rows (PostgREST)', description: REST_FILTER_DOC,
+    method: 'patch',
+    path,
+    operationId: 'restUpdate',
+    tags: rtags,
+    access: 'authenticated',
+    summary: 'Update rows (PostgREST)',
+    description: REST_FILTER_DOC,
     params: TableParams,
     query: ListQuery,
     body: WriteRow,
@@ -364,7 +449,9 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
     handler: (ctx, { params: p, body }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const prefer = parsePrefer(ctx.get('prefer'));
-      const updated = rows.update(writer(t, metaOf(body._meta, t.actor)), p.table, { params: params(ctx), dialect: 'postgrest' }, body, { returning: returning(ctx, prefer) });
+      const updated = rows.update(writer(t, metaOf(body._meta, t.actor)), p.table, { params: params(ctx), dialect: 'postgrest' }, body, {
+        returning: returning(ctx, prefer),
+      });
       countRows(ctx, 'rowsWritten', updated.length);
       if (prefer.return === 'representation') return respond(ctx, updated, 200);
       ctx.status = 204;
@@ -372,8 +459,13 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
   });
 
   api.route({
-    method: 'delete', path, operationId: 'restDelete', tags: rtags, access: 'authenticated',
-    summary: 'Delete rows (PostgREST)', description: REST_FILTER_DOC,
+    method: 'delete',
+    path,
+    operationId: 'restDelete',
+    tags: rtags,
+    access: 'authenticated',
+    summary: 'Delete rows (PostgREST)',
+    description: REST_FILTER_DOC,
     params: TableParams,
     query: ListQuery,
     responses: { 200: { description: 'Deleted rows (return=representation).', schema: z.array(Row) }, 204: { description: 'Deleted.' } },

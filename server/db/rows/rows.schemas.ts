@@ -18,7 +18,9 @@ const ROW_DOC = 'A flat object of column values (json columns hold any JSON; blo
  * instead (`storedValues`, which reads them into a Map), so such a key is 400 `unknown_column` like any other.
  * A row that is not an object does not abort the parse (`abort: false`), so that InsertBody names it (`rows.3: …`).
  */
-export const Row = z.custom<Record<string, unknown>>(isObject, { message: 'expected a JSON object', abort: false }).meta({ id: 'Row', type: 'object', additionalProperties: {}, description: ROW_DOC });
+export const Row = z
+  .custom<Record<string, unknown>>(isObject, { message: 'expected a JSON object', abort: false })
+  .meta({ id: 'Row', type: 'object', additionalProperties: {}, description: ROW_DOC });
 /**
  * `_meta`, which every write may carry: an object whose `actor` (the default is the caller) is a string; other keys
  * travel to the change events as sent. Its issues do not abort a parse (a custom check rather than `z.object`), so
@@ -44,7 +46,13 @@ function rowMeta(row: Record<string, unknown>, ctx: z.RefinementCtx): void {
 export const WriteRow = z
   .custom<Record<string, unknown> & { _meta?: Meta }>(isObject, { message: 'expected a JSON object' })
   .superRefine(rowMeta)
-  .meta({ id: 'WriteRow', type: 'object', properties: { _meta: META_JSON }, additionalProperties: {}, description: `${ROW_DOC} Optional \`_meta\` (not a column).` });
+  .meta({
+    id: 'WriteRow',
+    type: 'object',
+    properties: { _meta: META_JSON },
+    additionalProperties: {},
+    description: `${ROW_DOC} Optional \`_meta\` (not a column).`,
+  });
 
 export const FILTER_DOC =
   'Filters follow PostgREST: `<column>=<op>.<value>` with `eq neq gt gte lt lte like ilike match imatch in is isdistinct` ' +
@@ -53,17 +61,25 @@ export const FILTER_DOC =
   '`not.` before the operator negates, several filters are ANDed, and `or=(a.eq.1,and(b.gt.2,c.is.null))` / `and=(…)` / `not.or=(…)` nest logical expressions ' +
   '(spaces around their parentheses, commas and column names are skipped). ' +
   'Values are bound as parameters and columns are checked against the schema: an unknown column is 400 `unknown_column`, a malformed filter 400 `invalid_filter`. ' +
-  'Values are converted to the column\'s type first; on a blob column they are base64 (standard or URL-safe, padding optional) and compare as the bytes they encode, and a value that is not base64 is 400 `invalid_filter`. ' +
-  'Reads run in a query process under the namespace\'s `query_timeout` (504 `query_timeout`) and the query processes\' memory limit (422 `query_memory_exceeded`).';
+  "Values are converted to the column's type first; on a blob column they are base64 (standard or URL-safe, padding optional) and compare as the bytes they encode, and a value that is not base64 is 400 `invalid_filter`. " +
+  "Reads run in a query process under the namespace's `query_timeout` (504 `query_timeout`) and the query processes' memory limit (422 `query_memory_exceeded`).";
 
 export const ListQuery = z
   .object({
-    select: z.string().optional().meta({ description: 'Comma-separated columns, `alias:column` renames, and aggregates `count()`, `column.sum()` (or `sum(column)`), `avg`, `min`, `max`, grouped by the plain columns selected. Aggregate answers are `{data}` without `meta`.' }),
-    order: z.string().optional().meta({ description: '`column[.asc|.desc][.nullsfirst|.nullslast]`, comma-separated. Ties are broken by `id`. Without nullsfirst/nullslast, nulls come first ascending on /tables/…/rows (SQLite) and last ascending on /rest (PostgreSQL).' }),
+    select: z.string().optional().meta({
+      description:
+        'Comma-separated columns, `alias:column` renames, and aggregates `count()`, `column.sum()` (or `sum(column)`), `avg`, `min`, `max`, grouped by the plain columns selected. Aggregate answers are `{data}` without `meta`.',
+    }),
+    order: z.string().optional().meta({
+      description:
+        '`column[.asc|.desc][.nullsfirst|.nullslast]`, comma-separated. Ties are broken by `id`. Without nullsfirst/nullslast, nulls come first ascending on /tables/…/rows (SQLite) and last ascending on /rest (PostgreSQL).',
+    }),
     limit: z.string().optional().meta({ description: 'Default 100, at most 10000.' }),
     offset: z.string().optional(),
-    count: z.literal('exact').optional().meta({ description: '`exact` adds `meta.total_count` (all rows) and `meta.filter_count` (rows matching the filters). `Prefer: count=exact` does the same.' }),
-    search: z.string().optional().meta({ description: 'Full-text search over the table\'s fts index: words are ANDed, a trailing `*` matches a prefix.' }),
+    count: z.literal('exact').optional().meta({
+      description: '`exact` adds `meta.total_count` (all rows) and `meta.filter_count` (rows matching the filters). `Prefer: count=exact` does the same.',
+    }),
+    search: z.string().optional().meta({ description: "Full-text search over the table's fts index: words are ANDed, a trailing `*` matches a prefix." }),
     or: z.string().optional(),
     and: z.string().optional(),
   })
@@ -73,7 +89,9 @@ export const ListQuery = z
 export const ListResponse = z
   .object({
     data: z.array(Row),
-    meta: z.object({ limit: z.number().int(), offset: z.number().int(), total_count: z.number().int().optional(), filter_count: z.number().int().optional() }).optional(),
+    meta: z
+      .object({ limit: z.number().int(), offset: z.number().int(), total_count: z.number().int().optional(), filter_count: z.number().int().optional() })
+      .optional(),
   })
   .meta({ id: 'RowList' });
 /** A page of rows (the admin UI imports this type). */
@@ -89,7 +107,10 @@ export const InsertBody = z
   .union([
     z.strictObject({
       // A refinement rather than .max(): zod's size limits abort the parse, and an aborted envelope would leave the union without its issue.
-      rows: z.array(Row).refine((list) => list.length <= 100_000, 'at most 100,000 rows in one insert').meta({ maxItems: 100_000 }),
+      rows: z
+        .array(Row)
+        .refine((list) => list.length <= 100_000, 'at most 100,000 rows in one insert')
+        .meta({ maxItems: 100_000 }),
       _meta: WriteMeta.optional(),
     }),
     WriteRow.refine((row) => !Array.isArray(row.rows), { message: 'an envelope is not a row', abort: true }),

@@ -1,14 +1,14 @@
 import type Database from 'better-sqlite3';
 import { HearthError } from '../../core/http/errors.ts';
-import type { EventBus, ChangeEvent } from '../events/bus.ts';
+import type { ChangeEvent, EventBus } from '../events/bus.ts';
 import { q, requireObject, type TableInfo } from '../schema/catalog.ts';
 import { toStorage } from '../schema/types.ts';
-import { buildOrder, buildProjection, buildWhere, parseLimit, parseOffset, DEFAULT_LIMIT, MAX_LIMIT, type Projection } from './builder.ts';
-import { InvalidPatternError } from './functions.ts';
-import { parseSelect, type Dialect } from './grammar.ts';
-import { converter, prepare, runRead, type ReadOutcome, type ReadPlan } from './read.ts';
 import type { ReadTenant, SqlService } from '../sql/sql.service.ts';
 import { storageRefusal } from '../storage-errors.ts';
+import { buildOrder, buildProjection, buildWhere, DEFAULT_LIMIT, MAX_LIMIT, type Projection, parseLimit, parseOffset } from './builder.ts';
+import { InvalidPatternError } from './functions.ts';
+import { type Dialect, parseSelect } from './grammar.ts';
+import { converter, prepare, type ReadOutcome, type ReadPlan, runRead } from './read.ts';
 
 type Db = Database.Database;
 type Row = Record<string, unknown>;
@@ -25,7 +25,10 @@ export interface Prefer {
 export function parsePrefer(header: string | undefined): Prefer {
   const out: Prefer = { return: null, resolution: null, count: null };
   for (const part of (header ?? '').split(',')) {
-    const [k, v] = part.trim().split('=').map((x) => x?.trim());
+    const [k, v] = part
+      .trim()
+      .split('=')
+      .map((x) => x?.trim());
     if (k === 'return' && (v === 'representation' || v === 'minimal')) out.return = v;
     else if (k === 'resolution' && (v === 'merge-duplicates' || v === 'ignore-duplicates')) out.resolution = v;
     else if (k === 'count' && v === 'exact') out.count = 'exact';
@@ -93,14 +96,21 @@ export function writeError(err: unknown, table: string): never {
       // A STRICT column (a generated one too) given a value of another type; a non-integer rowid.
       throw new HearthError('datatype_mismatch', `${table}: ${msg}`);
     case 'SQLITE_TOOBIG':
-      throw new HearthError('value_too_large', `${table}: a value is larger than SQLite allows (${msg}), for example one a generated column or a trigger computes`);
+      throw new HearthError(
+        'value_too_large',
+        `${table}: a value is larger than SQLite allows (${msg}), for example one a generated column or a trigger computes`,
+      );
     case 'SQLITE_RANGE':
       throw new HearthError('value_out_of_range', `${table}: SQLite refused the change (${msg}), in a trigger or generated column of the table`);
     case 'SQLITE_ERROR':
-      if (/^integer overflow$/i.test(msg)) throw new HearthError('value_too_large', `${table}: integer overflow in a value SQLite computes (a generated column or a trigger)`);
+      if (/^integer overflow$/i.test(msg))
+        throw new HearthError('value_too_large', `${table}: integer overflow in a value SQLite computes (a generated column or a trigger)`);
       // The database's own code failed: a trigger or generated column of an imported file (a table it names is
       // gone, a function refuses its arguments). The write cannot succeed until the schema is fixed.
-      throw new HearthError('conflict', `cannot write to ${table}: ${msg} (a trigger or generated column of the table failed; it may refer to a table or column that no longer exists)`);
+      throw new HearthError(
+        'conflict',
+        `cannot write to ${table}: ${msg} (a trigger or generated column of the table failed; it may refer to a table or column that no longer exists)`,
+      );
   }
   const refusal = storageRefusal(err);
   if (refusal) throw refusal;
@@ -116,7 +126,11 @@ export function readError(err: unknown): never {
   if (e.code === 'SQLITE_ERROR' && /fts5: syntax error/i.test(e.message ?? '')) throw new HearthError('invalid_request', `search: ${e.message}`);
   if (e.code === 'SQLITE_BUSY') throw new HearthError('service_unavailable', 'the database is busy; try again', { headers: { 'Retry-After': '1' } });
   if (e.code === 'SQLITE_ERROR') throw new HearthError('conflict', `cannot read: ${e.message} (a view may refer to a table or column that no longer exists)`);
-  if (e.code === 'SQLITE_TOOBIG') throw new HearthError('value_too_large', `cannot read: a value is larger than SQLite allows (${e.message}), for example one a view or a generated column computes`);
+  if (e.code === 'SQLITE_TOOBIG')
+    throw new HearthError(
+      'value_too_large',
+      `cannot read: a value is larger than SQLite allows (${e.message}), for example one a view or a generated column computes`,
+    );
   if (e.code === 'SQLITE_NOMEM') throw new HearthError('query_memory_exceeded', `cannot read: SQLite ran out of memory (${e.message})`);
   // A failure reported by a query process arrives as {code, message}: an Error, so the log shows it as one.
   throw err instanceof Error ? err : Object.assign(new Error(e.message ?? String(err)), { code: e.code });
@@ -179,7 +193,10 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
   function publish(ns: string, table: string, action: string, rows: Row[], meta: Meta) {
     if (rows.length === 0) return;
     const timestamp = new Date().toISOString();
-    deps.events.publish(ns, rows.map((row): ChangeEvent => ({ table, action, row, _meta: meta, timestamp })));
+    deps.events.publish(
+      ns,
+      rows.map((row): ChangeEvent => ({ table, action, row, _meta: meta, timestamp })),
+    );
   }
 
   function requireTable(db: Db, name: string): TableInfo {
@@ -190,25 +207,29 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
 
   function requireId(t: TableInfo, raw: string): number {
     if (!t.hasId) throw new HearthError('invalid_request', `${t.name} has no integer id column: address its rows with filters`);
-    if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) throw new HearthError('invalid_request', `row id must be an integer (got ${JSON.stringify(raw)})`);
+    if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
+      throw new HearthError('invalid_request', `row id must be an integer (got ${JSON.stringify(raw)})`);
     return Number(raw);
   }
 
   /** Validates one row of a write and converts it to stored values. */
   function storedValues(t: TableInfo, row: unknown, mode: 'insert' | 'update'): Map<string, unknown> {
-    if (row === null || typeof row !== 'object' || Array.isArray(row)) throw new HearthError('invalid_request', 'each row must be a JSON object of column values');
+    if (row === null || typeof row !== 'object' || Array.isArray(row))
+      throw new HearthError('invalid_request', 'each row must be a JSON object of column values');
     const out = new Map<string, unknown>();
     for (const [k, v] of Object.entries(row as Row)) {
       if (k === '_meta') continue;
       const col = t.byName.get(k);
       if (!col) throw new HearthError('unknown_column', `${t.name} has no column ${JSON.stringify(k)}`);
-      if (t.managed && (k === 'created_at' || k === 'updated_at')) throw new HearthError('reserved_name', `${k} is maintained by the service and cannot be written`);
+      if (t.managed && (k === 'created_at' || k === 'updated_at'))
+        throw new HearthError('reserved_name', `${k} is maintained by the service and cannot be written`);
       if (t.managed && k === 'id' && mode === 'update') throw new HearthError('reserved_name', 'id cannot be changed');
       out.set(k, toStorage(col, v, t.name));
     }
     if (mode === 'insert') {
       for (const c of t.columns) {
-        if (c.not_null && !c.system && !out.has(c.name)) throw new HearthError('not_null_violation', `${t.name}.${c.name} must not be null (it is missing)`, { details: { column: c.name } });
+        if (c.not_null && !c.system && !out.has(c.name))
+          throw new HearthError('not_null_violation', `${t.name}.${c.name} must not be null (it is missing)`, { details: { column: c.name } });
       }
     } else if (out.size === 0) throw new HearthError('invalid_request', 'nothing to update: send at least one column');
     return out;
@@ -278,7 +299,11 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
       const plan: ReadPlan = { sql: query.sql, params: query.params, columns: query.projection.columns };
       if (opts.countExact && !query.projection.aggregate) {
         const where = buildWhere(t, params, { dialect: opts.dialect });
-        plan.count = { total: `SELECT count(*) FROM ${q(t.name)}`, filtered: where.sql ? `SELECT count(*) FROM ${q(t.name)} ${where.sql}` : null, params: where.params };
+        plan.count = {
+          total: `SELECT count(*) FROM ${q(t.name)}`,
+          filtered: where.sql ? `SELECT count(*) FROM ${q(t.name)} ${where.sql}` : null,
+          params: where.params,
+        };
       }
       let out: ReadOutcome;
       if (readsInline(tenant, t, query, (limit ?? MAX_LIMIT) + offset)) {
@@ -324,7 +349,11 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
         }
         text = row ? JSON.stringify(fullRow(t)(row)) : null;
       } else {
-        const out = await deps.queries.read(tenant, { sql, params: [rowId], columns: t.columns.map((c) => ({ name: c.name, type: c.type })) }, { signal: opts.signal?.(), mapError: readError });
+        const out = await deps.queries.read(
+          tenant,
+          { sql, params: [rowId], columns: t.columns.map((c) => ({ name: c.name, type: c.type })) },
+          { signal: opts.signal?.(), mapError: readError },
+        );
         text = out.rows ? out.body.slice(1, -1) : null;
       }
       if (text === null) throw new HearthError('row_not_found', `${table} has no row with id ${id}`);
@@ -407,7 +436,13 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
         return { count: out.length, rows: out };
       }
       const mergedSet = new Set(merged);
-      publish(w.ns, t.name, 'insert', out.filter((r) => !mergedSet.has(r)), w.meta);
+      publish(
+        w.ns,
+        t.name,
+        'insert',
+        out.filter((r) => !mergedSet.has(r)),
+        w.meta,
+      );
       publish(w.ns, t.name, 'update', merged, w.meta);
       return { count: out.length, rows: opts.returning ? projectRows(out, opts.returning.select, t) : out };
     },
@@ -447,7 +482,12 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
     },
 
     /** Deletes every row matching the filters (or one id); returns the deleted rows (shaped by `returning`'s select when set). */
-    delete(w: WriteContext, table: string, where: { params: URLSearchParams; dialect?: Dialect } | { id: string }, opts: { returning?: Returning } = {}): Row[] {
+    delete(
+      w: WriteContext,
+      table: string,
+      where: { params: URLSearchParams; dialect?: Dialect } | { id: string },
+      opts: { returning?: Returning } = {},
+    ): Row[] {
       const t = requireTable(w.db, table);
       if (opts.returning) projectRows([], opts.returning.select, t);
       let whereSql: string;

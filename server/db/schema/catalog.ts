@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { HearthError } from '../../core/http/errors.ts';
-import { typeFromDeclared, type ColumnDef, type ColumnInfo, type ColumnType } from './types.ts';
+import { type ColumnDef, type ColumnInfo, type ColumnType, typeFromDeclared } from './types.ts';
 
 type Db = Database.Database;
 
@@ -13,10 +13,16 @@ export const q = (id: string) => `"${id.replace(/"/g, '""')}"`;
 
 export function checkUserIdentifier(name: unknown, what: string): string {
   if (typeof name !== 'string' || !IDENTIFIER.test(name)) {
-    throw new HearthError('invalid_identifier', `${what} ${JSON.stringify(name)} is not a valid identifier: use letters, digits and underscores, starting with a letter (at most 63 characters)`);
+    throw new HearthError(
+      'invalid_identifier',
+      `${what} ${JSON.stringify(name)} is not a valid identifier: use letters, digits and underscores, starting with a letter (at most 63 characters)`,
+    );
   }
   if (name.startsWith('_') || (SYSTEM_COLUMNS as readonly string[]).includes(name) || name === '_meta' || /^sqlite_/i.test(name)) {
-    throw new HearthError('reserved_name', `${what} ${JSON.stringify(name)} is reserved: id, created_at, updated_at, _meta, names starting with "_" and names starting with "sqlite_" belong to the service`);
+    throw new HearthError(
+      'reserved_name',
+      `${what} ${JSON.stringify(name)} is reserved: id, created_at, updated_at, _meta, names starting with "_" and names starting with "sqlite_" belong to the service`,
+    );
   }
   return name;
 }
@@ -121,7 +127,9 @@ export function requireObject(db: Db, name: string): TableInfo {
 }
 
 function load(db: Db, name: string): TableInfo | null {
-  const obj = db.prepare("SELECT type, sql FROM sqlite_schema WHERE name = ? AND type IN ('table', 'view')").get(name) as { type: 'table' | 'view'; sql: string } | undefined;
+  const obj = db.prepare("SELECT type, sql FROM sqlite_schema WHERE name = ? AND type IN ('table', 'view')").get(name) as
+    | { type: 'table' | 'view'; sql: string }
+    | undefined;
   if (!obj) return null;
   const meta = hasCatalog(db)
     ? (db.prepare('SELECT * FROM _hearth_objects WHERE name = ?').get(name) as { columns: string | null; metadata: string; fts: string | null } | undefined)
@@ -166,7 +174,10 @@ function load(db: Db, name: string): TableInfo | null {
 
 /** The SELECT of a `CREATE VIEW name AS SELECT …` statement. */
 export function viewSelect(createSql: string): string {
-  return createSql.replace(/^\s*CREATE\s+(TEMP\s+|TEMPORARY\s+)?VIEW\s+(IF\s+NOT\s+EXISTS\s+)?("(?:[^"]|"")*"|`[^`]*`|\[[^\]]*\]|[^\s(]+)\s*(\([^)]*\)\s*)?AS\s+/i, '');
+  return createSql.replace(
+    /^\s*CREATE\s+(TEMP\s+|TEMPORARY\s+)?VIEW\s+(IF\s+NOT\s+EXISTS\s+)?("(?:[^"]|"")*"|`[^`]*`|\[[^\]]*\]|[^\s(]+)\s*(\([^)]*\)\s*)?AS\s+/i,
+    '',
+  );
 }
 
 /** A view's columns keep the types of the table columns they come from, when Hearth can tell. */
@@ -193,7 +204,7 @@ export function listIndexes(db: Db, table: TableInfo): IndexInfo[] {
   const out: IndexInfo[] = [];
   for (const r of rows) {
     if (r.origin !== 'c' || r.name.startsWith('_') || r.name.startsWith('sqlite_')) continue;
-    const cols = (db.prepare('SELECT name FROM pragma_index_info(?) ORDER BY seqno').pluck().all(r.name) as string[]);
+    const cols = db.prepare('SELECT name FROM pragma_index_info(?) ORDER BY seqno').pluck().all(r.name) as string[];
     out.push({ name: r.name, type: r.unique ? 'unique' : 'index', columns: cols });
   }
   out.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -203,7 +214,9 @@ export function listIndexes(db: Db, table: TableInfo): IndexInfo[] {
 
 export function listObjects(db: Db): Array<{ name: string; type: 'table' | 'view' }> {
   return db
-    .prepare("SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name")
+    .prepare(
+      "SELECT name, type FROM sqlite_schema WHERE type IN ('table', 'view') AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+    )
     .all() as Array<{ name: string; type: 'table' | 'view' }>;
 }
 
@@ -214,12 +227,19 @@ export function listObjects(db: Db): Array<{ name: string; type: 'table' | 'view
 export function estimateRows(db: Db, table: TableInfo): number | null {
   if (table.type !== 'table') return null;
   try {
-    const largest = () => db.prepare(`SELECT max(${table.hasId ? '"id"' : 'rowid'}) FROM ${q(table.name)}`).pluck().get();
+    const largest = () =>
+      db
+        .prepare(`SELECT max(${table.hasId ? '"id"' : 'rowid'}) FROM ${q(table.name)}`)
+        .pluck()
+        .get();
     if (table.hasId) {
       const max = largest();
       if (typeof max === 'number' && max > 10_000) return max;
     }
-    const n = db.prepare(`SELECT count(*) FROM (SELECT 1 FROM ${q(table.name)} LIMIT 10001)`).pluck().get() as number;
+    const n = db
+      .prepare(`SELECT count(*) FROM (SELECT 1 FROM ${q(table.name)} LIMIT 10001)`)
+      .pluck()
+      .get() as number;
     if (n <= 10_000) return n;
     const max = largest();
     return typeof max === 'number' && max >= n ? max : n;

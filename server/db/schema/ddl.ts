@@ -7,7 +7,7 @@
 import type Database from 'better-sqlite3';
 import { HearthError } from '../../core/http/errors.ts';
 import { FTS_INDEX_NAME, listIndexes, q, type TableInfo } from './catalog.ts';
-import { SQL_TYPE, type ColumnDef } from './types.ts';
+import { type ColumnDef, SQL_TYPE } from './types.ts';
 
 type Db = Database.Database;
 
@@ -32,7 +32,9 @@ ${columns.map((c) => `  ${columnSql(c)},`).join('\n')}
 const ftsName = (table: string) => `_hearth_fts_${table}`;
 
 export function dropFts(db: Db, table: string): void {
-  db.exec(`DROP TRIGGER IF EXISTS ${q(`${ftsName(table)}_ai`)}; DROP TRIGGER IF EXISTS ${q(`${ftsName(table)}_ad`)}; DROP TRIGGER IF EXISTS ${q(`${ftsName(table)}_au`)}; DROP TABLE IF EXISTS ${q(ftsName(table))};`);
+  db.exec(
+    `DROP TRIGGER IF EXISTS ${q(`${ftsName(table)}_ai`)}; DROP TRIGGER IF EXISTS ${q(`${ftsName(table)}_ad`)}; DROP TRIGGER IF EXISTS ${q(`${ftsName(table)}_au`)}; DROP TABLE IF EXISTS ${q(ftsName(table))};`,
+  );
 }
 
 /** An FTS5 index over `columns`, kept in sync with the table by triggers (external content, rowid = id). */
@@ -128,7 +130,12 @@ export function rebuild(db: Db, t: TableInfo, plan: Array<{ def: ColumnDef; from
   const vanished = new Set([...dropped, ...renamed.keys()]);
   const physical = plan.map((p, i) => (vanished.has(p.def.name) ? `_hearth_column_${i}` : p.def.name));
   const tmp = `_hearth_rebuild_${t.name}`;
-  db.exec(tableSql(tmp, plan.map((p, i) => ({ ...p.def, name: physical[i]! }))));
+  db.exec(
+    tableSql(
+      tmp,
+      plan.map((p, i) => ({ ...p.def, name: physical[i]! })),
+    ),
+  );
   const copied = plan.flatMap((p, i) => (p.from === null ? [] : [[physical[i]!, p.from] as const]));
   const target = ['id', ...copied.map(([to]) => to), 'created_at', 'updated_at'];
   const source = ['id', ...copied.map(([, from]) => from), 'created_at', 'updated_at'];
@@ -151,7 +158,11 @@ export function rebuild(db: Db, t: TableInfo, plan: Array<{ def: ColumnDef; from
   const lost = (cols: string[]) => cols.filter((c) => dropped.has(c));
   for (const i of indexes) {
     if (lost(i.columns).length) {
-      scope.consequences.push({ action: 'drop_index', table: t.name, detail: { name: i.name, type: i.type, columns: i.columns, dropped_with: lost(i.columns) } });
+      scope.consequences.push({
+        action: 'drop_index',
+        table: t.name,
+        detail: { name: i.name, type: i.type, columns: i.columns, dropped_with: lost(i.columns) },
+      });
       continue;
     }
     db.exec(`CREATE ${i.type === 'unique' ? 'UNIQUE ' : ''}INDEX ${q(i.name)} ON ${q(t.name)} (${i.columns.map((c) => q(moved(c)!)).join(', ')})`);

@@ -33,7 +33,11 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
   const { namespaces, schema } = deps;
 
   api.route({
-    method: 'get', path: '/v1/:ns/tables', operationId: 'listTables', tags, access: 'authenticated',
+    method: 'get',
+    path: '/v1/:ns/tables',
+    operationId: 'listTables',
+    tags,
+    access: 'authenticated',
     summary: 'List tables and views',
     description: 'Ordered by name. Objects whose names start with `_` or `sqlite_` belong to the service and are not listed.',
     params: NsParams,
@@ -42,9 +46,14 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
   });
 
   api.route({
-    method: 'post', path: '/v1/:ns/tables', operationId: 'createTable', tags, access: 'authenticated',
+    method: 'post',
+    path: '/v1/:ns/tables',
+    operationId: 'createTable',
+    tags,
+    access: 'authenticated',
     summary: 'Create a table or view',
-    description: 'A table gets `id` (integer primary key), `created_at` and `updated_at` (UTC ISO 8601), maintained by the service, besides its columns. A view\'s `sql` must be one read-only SELECT.',
+    description:
+      "A table gets `id` (integer primary key), `created_at` and `updated_at` (UTC ISO 8601), maintained by the service, besides its columns. A view's `sql` must be one read-only SELECT.",
     params: NsParams,
     body: CreateObjectBody,
     responses: { 201: { description: 'The created object.', schema: ObjectSchema }, 404: NOT_FOUND, 409: READ_ONLY },
@@ -58,7 +67,11 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
   });
 
   api.route({
-    method: 'get', path: '/v1/:ns/tables/:table', operationId: 'getTable', tags, access: 'authenticated',
+    method: 'get',
+    path: '/v1/:ns/tables/:table',
+    operationId: 'getTable',
+    tags,
+    access: 'authenticated',
     summary: 'Get a table or view schema',
     params: TableParams,
     responses: { 200: { description: 'The schema.', schema: ObjectSchema }, 404: NOT_FOUND },
@@ -66,7 +79,11 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
   });
 
   api.route({
-    method: 'put', path: '/v1/:ns/tables/:table', operationId: 'updateTable', tags, access: 'authenticated',
+    method: 'put',
+    path: '/v1/:ns/tables/:table',
+    operationId: 'updateTable',
+    tags,
+    access: 'authenticated',
     summary: 'Alter a table or view',
     description:
       'Only the operations sent are applied, all in one transaction with one changelog entry. Column changes rebuild the table (data, indexes and the full-text index are kept; an index over a dropped column is dropped and recorded as its own `drop_index` entry). `not_null` columns cannot be added to a table (existing rows would be NULL). ' +
@@ -78,18 +95,31 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
     responses: { 200: { description: 'The new schema.', schema: ObjectSchema }, 404: NOT_FOUND, 409: DEPENDENT_VIEWS },
     handler: (ctx, { params, query, body }) => {
       const t = openTenant(ctx, namespaces, params.ns, 'write');
-      return schema.update({ ns: t.ns, db: t.db, readOnly: false }, params.table, { ...body, _meta: withActor(body, t.actor) }, { cascade: query.cascade === 'true' });
+      return schema.update(
+        { ns: t.ns, db: t.db, readOnly: false },
+        params.table,
+        { ...body, _meta: withActor(body, t.actor) },
+        { cascade: query.cascade === 'true' },
+      );
     },
   });
 
   api.route({
-    method: 'delete', path: '/v1/:ns/tables/:table', operationId: 'dropTable', tags, access: 'authenticated',
+    method: 'delete',
+    path: '/v1/:ns/tables/:table',
+    operationId: 'dropTable',
+    tags,
+    access: 'authenticated',
     summary: 'Drop a table or view',
     description:
       'Drops the table (rows, indexes, full-text index) or view. A table or view that other views read is refused with 409 `dependent_views` naming them; with `cascade=true` those views are dropped too, each recorded in the changelog (`drop_view`, `detail: {dropped_with}`) and published before the drop itself. The optional JSON body `{_meta: {actor}}` is recorded.',
     params: TableParams,
     query: CascadeQuery,
-    responses: { 204: { description: 'Dropped.' }, 404: NOT_FOUND, 409: { description: 'The namespace is read-only (`namespace_read_only`), or views read the object (`dependent_views`).' } },
+    responses: {
+      204: { description: 'Dropped.' },
+      404: NOT_FOUND,
+      409: { description: 'The namespace is read-only (`namespace_read_only`), or views read the object (`dependent_views`).' },
+    },
     handler: async (ctx, { params, query }) => {
       const t = openTenant(ctx, namespaces, params.ns, 'write');
       const body = (await readOptionalMeta(ctx)) ?? {};
@@ -99,9 +129,14 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
   });
 
   api.route({
-    method: 'post', path: '/v1/:ns/tables/:table/indexes', operationId: 'createIndex', tags, access: 'authenticated',
+    method: 'post',
+    path: '/v1/:ns/tables/:table/indexes',
+    operationId: 'createIndex',
+    tags,
+    access: 'authenticated',
     summary: 'Create an index',
-    description: '`index` and `unique` take a `name`; `fts` takes none (it is addressed as `fts`), indexes text or json columns with SQLite FTS5 and is kept in sync with the table by triggers. One fts index per table.',
+    description:
+      '`index` and `unique` take a `name`; `fts` takes none (it is addressed as `fts`), indexes text or json columns with SQLite FTS5 and is kept in sync with the table by triggers. One fts index per table.',
     params: TableParams,
     body: CreateIndexBody,
     responses: { 201: { description: 'The index.', schema: IndexSchema }, 404: NOT_FOUND, 409: READ_ONLY },
@@ -114,7 +149,11 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
   });
 
   api.route({
-    method: 'delete', path: '/v1/:ns/tables/:table/indexes/:index', operationId: 'dropIndex', tags, access: 'authenticated',
+    method: 'delete',
+    path: '/v1/:ns/tables/:table/indexes/:index',
+    operationId: 'dropIndex',
+    tags,
+    access: 'authenticated',
     summary: 'Drop an index',
     description: 'The optional JSON body `{_meta: {actor}}` is recorded in the changelog.',
     params: TableParams.extend({ index: z.string() }),
@@ -128,7 +167,11 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
   });
 
   api.route({
-    method: 'get', path: '/v1/:ns/changelog', operationId: 'changelog', tags, access: 'authenticated',
+    method: 'get',
+    path: '/v1/:ns/changelog',
+    operationId: 'changelog',
+    tags,
+    access: 'authenticated',
     summary: 'Schema changelog',
     description:
       'Newest first. Each schema change writes one entry in the same transaction as the change; what it did besides (views dropped with `cascade`, indexes dropped with their columns) gets entries of its own just before it. `table` selects the history of one table or view across its renames.',

@@ -1,12 +1,17 @@
 import { z } from 'zod';
 import { COLUMN_TYPES } from './types.ts';
 
-const Meta = z.object({ actor: z.string().max(200).optional() }).catchall(z.unknown()).meta({ id: 'MutationMeta', description: '`{actor}` and any other JSON, carried into change events and the changelog.' });
+const Meta = z
+  .object({ actor: z.string().max(200).optional() })
+  .catchall(z.unknown())
+  .meta({ id: 'MutationMeta', description: '`{actor}` and any other JSON, carried into change events and the changelog.' });
 
 export const ColumnSchema = z
   .object({
     name: z.string().meta({ description: 'Identifier: letters, digits, underscores; not reserved.' }),
-    type: z.enum(COLUMN_TYPES).meta({ description: 'text, integer, real, boolean, datetime (ISO 8601, stored in UTC), date (YYYY-MM-DD), json (any JSON value), blob (base64 in JSON).' }),
+    type: z.enum(COLUMN_TYPES).meta({
+      description: 'text, integer, real, boolean, datetime (ISO 8601, stored in UTC), date (YYYY-MM-DD), json (any JSON value), blob (base64 in JSON).',
+    }),
     not_null: z.boolean().optional(),
     unique: z.boolean().optional(),
     max_length: z.number().int().min(1).optional().meta({ description: 'text only: most characters.' }),
@@ -15,8 +20,10 @@ export const ColumnSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
-    if (c.max_length !== undefined && c.type !== 'text') ctx.addIssue({ code: 'custom', path: ['max_length'], message: 'max_length applies to text columns only' });
-    if ((c.min !== undefined || c.max !== undefined) && c.type !== 'integer' && c.type !== 'real') ctx.addIssue({ code: 'custom', path: ['min'], message: 'min and max apply to integer and real columns only' });
+    if (c.max_length !== undefined && c.type !== 'text')
+      ctx.addIssue({ code: 'custom', path: ['max_length'], message: 'max_length applies to text columns only' });
+    if ((c.min !== undefined || c.max !== undefined) && c.type !== 'integer' && c.type !== 'real')
+      ctx.addIssue({ code: 'custom', path: ['min'], message: 'min and max apply to integer and real columns only' });
     if (c.min !== undefined && c.max !== undefined && c.min > c.max) ctx.addIssue({ code: 'custom', path: ['min'], message: 'min is larger than max' });
   })
   .meta({ id: 'Column' });
@@ -75,7 +82,9 @@ export const ObjectSchema = z
   .object({
     name: z.string(),
     type: z.enum(['table', 'view']),
-    managed: z.boolean().meta({ description: '`true` when Hearth created the table (it maintains id, created_at, updated_at); `false` for tables that came with an imported file.' }),
+    managed: z.boolean().meta({
+      description: '`true` when Hearth created the table (it maintains id, created_at, updated_at); `false` for tables that came with an imported file.',
+    }),
     columns: z.array(ColumnSchema.and(z.object({ system: z.boolean().optional() }))),
     indexes: z.array(IndexSchema),
     metadata: z.record(z.string(), z.unknown()),
@@ -85,7 +94,16 @@ export const ObjectSchema = z
   .meta({ id: 'TableSchema' });
 
 export const ObjectList = z
-  .object({ data: z.array(z.object({ name: z.string(), type: z.enum(['table', 'view']), metadata: z.record(z.string(), z.unknown()), row_count_estimate: z.number().int().nullable() })) })
+  .object({
+    data: z.array(
+      z.object({
+        name: z.string(),
+        type: z.enum(['table', 'view']),
+        metadata: z.record(z.string(), z.unknown()),
+        row_count_estimate: z.number().int().nullable(),
+      }),
+    ),
+  })
   .meta({ id: 'ObjectList' });
 
 export const CascadeQuery = z
@@ -99,14 +117,24 @@ export const CascadeQuery = z
 
 export const ChangelogQuery = z
   .object({
-    table: z.string().optional().meta({ description: 'The history of the table or view that has (or last had) this name, across its renames back to its creation.' }),
+    table: z
+      .string()
+      .optional()
+      .meta({ description: 'The history of the table or view that has (or last had) this name, across its renames back to its creation.' }),
     limit: z.coerce.number().int().min(1).max(1000).default(50),
     offset: z.coerce.number().int().min(0).default(0),
   })
   .strict();
 
 export const ChangelogEntry = z
-  .object({ id: z.number().int(), timestamp: z.string(), action: z.string(), table: z.string(), detail: z.unknown(), _meta: z.record(z.string(), z.unknown()).nullable() })
+  .object({
+    id: z.number().int(),
+    timestamp: z.string(),
+    action: z.string(),
+    table: z.string(),
+    detail: z.unknown(),
+    _meta: z.record(z.string(), z.unknown()).nullable(),
+  })
   .meta({ id: 'ChangelogEntry' });
 
 // What the routes answer and accept, as TypeScript types: the admin UI imports these (type-only), so a change here

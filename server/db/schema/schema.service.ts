@@ -6,12 +6,13 @@
 import type Database from 'better-sqlite3';
 import { HearthError } from '../../core/http/errors.ts';
 import type { EventBus } from '../events/bus.ts';
+import { storageRefusal } from '../storage-errors.ts';
 import {
   CATALOG_DDL,
-  FTS_INDEX_NAME,
   checkUserIdentifier,
   describe,
   estimateRows,
+  FTS_INDEX_NAME,
   hasCatalog,
   invalidate,
   listIndexes,
@@ -20,9 +21,8 @@ import {
   requireObject,
   type TableInfo,
 } from './catalog.ts';
+import { type ChangeScope, createFts, dropFts, rebuild, settleViews, tableSql, workingViews } from './ddl.ts';
 import type { ColumnDef } from './types.ts';
-import { createFts, dropFts, rebuild, settleViews, tableSql, workingViews, type ChangeScope } from './ddl.ts';
-import { storageRefusal } from '../storage-errors.ts';
 
 type Db = Database.Database;
 type Meta = Record<string, unknown> | undefined;
@@ -48,14 +48,17 @@ export function checkSelect(db: Db, sql: string): void {
 
 function sqliteError(err: unknown): never {
   const e = err as { code?: string; message?: string };
-  if (e.code === 'SQLITE_CONSTRAINT_UNIQUE') throw new HearthError('unique_violation', `cannot apply: existing rows violate a unique constraint (${e.message})`);
-  if (e.code === 'SQLITE_CONSTRAINT_NOTNULL') throw new HearthError('not_null_violation', `cannot apply: existing rows hold NULL in a not_null column (${e.message})`);
+  if (e.code === 'SQLITE_CONSTRAINT_UNIQUE')
+    throw new HearthError('unique_violation', `cannot apply: existing rows violate a unique constraint (${e.message})`);
+  if (e.code === 'SQLITE_CONSTRAINT_NOTNULL')
+    throw new HearthError('not_null_violation', `cannot apply: existing rows hold NULL in a not_null column (${e.message})`);
   const refusal = storageRefusal(err);
   if (refusal) throw refusal;
   // SQLite checks every view and trigger after a rename; one that was already broken (it came so with an imported
   // file) stops it.
   const broken = e.code === 'SQLITE_ERROR' ? /^error in (view|trigger) (.+?)(?: after [a-z ]+)?: (.*)$/.exec(e.message ?? '') : null;
-  if (broken) throw new HearthError('conflict', `the change cannot be made while ${broken[1]} ${broken[2]} is broken (${broken[3]}): drop or recreate it first`);
+  if (broken)
+    throw new HearthError('conflict', `the change cannot be made while ${broken[1]} ${broken[2]} is broken (${broken[3]}): drop or recreate it first`);
   throw err;
 }
 
@@ -92,7 +95,13 @@ export function createSchemaService(deps: { events: EventBus }) {
   }
 
   function changelog(db: Db, action: string, table: string, detail: unknown, meta: Meta) {
-    db.prepare('INSERT INTO _hearth_changelog (timestamp, action, "table", detail, _meta) VALUES (?, ?, ?, ?, ?)').run(now(), action, table, JSON.stringify(detail), meta ? JSON.stringify(meta) : null);
+    db.prepare('INSERT INTO _hearth_changelog (timestamp, action, "table", detail, _meta) VALUES (?, ?, ?, ?, ?)').run(
+      now(),
+      action,
+      table,
+      JSON.stringify(detail),
+      meta ? JSON.stringify(meta) : null,
+    );
   }
 
   /**
@@ -115,7 +124,13 @@ export function createSchemaService(deps: { events: EventBus }) {
     try {
       out = ctx.db.transaction(() => {
         ensureCatalog(ctx.db);
-        scope = { subject: views?.subject ?? table, cascade: views?.cascade ?? false, healthy: views ? workingViews(ctx.db) : new Set(), droppedViews: [], consequences: [] };
+        scope = {
+          subject: views?.subject ?? table,
+          cascade: views?.cascade ?? false,
+          healthy: views ? workingViews(ctx.db) : new Set(),
+          droppedViews: [],
+          consequences: [],
+        };
         const r = fn(scope);
         settleViews(ctx.db, scope);
         for (const c of scope.consequences) changelog(ctx.db, c.action, c.table, c.detail, meta);
@@ -129,7 +144,10 @@ export function createSchemaService(deps: { events: EventBus }) {
     }
     invalidate(ctx.db);
     const timestamp = now();
-    deps.events.publish(ctx.ns, [...scope.consequences, { action, table }].map((c) => ({ table: c.table, action: c.action, row: null, _meta: meta ?? null, timestamp })));
+    deps.events.publish(
+      ctx.ns,
+      [...scope.consequences, { action, table }].map((c) => ({ table: c.table, action: c.action, row: null, _meta: meta ?? null, timestamp })),
+    );
     return out;
   }
 
@@ -157,7 +175,7 @@ export function createSchemaService(deps: { events: EventBus }) {
   }
 
   function nameTaken(db: Db, name: string) {
-    return db.prepare("SELECT 1 FROM sqlite_schema WHERE name = ? COLLATE NOCASE").get(name) !== undefined;
+    return db.prepare('SELECT 1 FROM sqlite_schema WHERE name = ? COLLATE NOCASE').get(name) !== undefined;
   }
 
   function userColumns(t: TableInfo): ColumnDef[] {
@@ -178,7 +196,10 @@ export function createSchemaService(deps: { events: EventBus }) {
       return present(db, requireObject(db, name));
     },
 
-    create(ctx: SchemaContext, body: { type: 'table' | 'view'; name: string; columns?: ColumnDef[]; sql?: string; metadata?: Record<string, unknown>; _meta?: Meta }) {
+    create(
+      ctx: SchemaContext,
+      body: { type: 'table' | 'view'; name: string; columns?: ColumnDef[]; sql?: string; metadata?: Record<string, unknown>; _meta?: Meta },
+    ) {
       const name = checkUserIdentifier(body.name, body.type === 'view' ? 'view name' : 'table name');
       guardWrite(ctx);
       if (nameTaken(ctx.db, name)) throw new HearthError('table_exists', `a table or view named ${JSON.stringify(name)} already exists`);
@@ -188,13 +209,17 @@ export function createSchemaService(deps: { events: EventBus }) {
         checkColumns(columns);
         change(ctx, 'create_table', name, { columns, metadata }, body._meta, () => {
           ctx.db.exec(tableSql(name, columns));
-          ctx.db.prepare('INSERT INTO _hearth_objects (name, type, columns, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(name, 'table', JSON.stringify(columns), JSON.stringify(metadata), now(), now());
+          ctx.db
+            .prepare('INSERT INTO _hearth_objects (name, type, columns, metadata, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)')
+            .run(name, 'table', JSON.stringify(columns), JSON.stringify(metadata), now(), now());
         });
       } else {
         checkSelect(ctx.db, body.sql!);
         change(ctx, 'create_view', name, { sql: body.sql, metadata }, body._meta, () => {
           ctx.db.exec(`CREATE VIEW ${q(name)} AS ${body.sql}`);
-          ctx.db.prepare('INSERT INTO _hearth_objects (name, type, columns, metadata, created_at, updated_at) VALUES (?, ?, NULL, ?, ?, ?)').run(name, 'view', JSON.stringify(metadata), now(), now());
+          ctx.db
+            .prepare('INSERT INTO _hearth_objects (name, type, columns, metadata, created_at, updated_at) VALUES (?, ?, NULL, ?, ?, ?)')
+            .run(name, 'view', JSON.stringify(metadata), now(), now());
         });
       }
       return present(ctx.db, requireObject(ctx.db, name));
@@ -203,19 +228,31 @@ export function createSchemaService(deps: { events: EventBus }) {
     update(
       ctx: SchemaContext,
       name: string,
-      body: { rename?: string; add_columns?: ColumnDef[]; drop_columns?: string[]; rename_columns?: Record<string, string>; metadata?: Record<string, unknown>; sql?: string; _meta?: Meta },
+      body: {
+        rename?: string;
+        add_columns?: ColumnDef[];
+        drop_columns?: string[];
+        rename_columns?: Record<string, string>;
+        metadata?: Record<string, unknown>;
+        sql?: string;
+        _meta?: Meta;
+      },
       opts: { cascade?: boolean } = {},
     ) {
       const t = requireObject(ctx.db, name);
       guardWrite(ctx);
       const ops = Object.keys(body).filter((k) => k !== '_meta');
-      if (ops.length === 0) throw new HearthError('invalid_request', 'nothing to change: send rename, add_columns, drop_columns, rename_columns, metadata or sql');
+      if (ops.length === 0)
+        throw new HearthError('invalid_request', 'nothing to change: send rename, add_columns, drop_columns, rename_columns, metadata or sql');
       if (t.type === 'view' && (body.add_columns || body.drop_columns || body.rename_columns)) {
         throw new HearthError('object_is_view', `${name} is a view: change its columns through sql`);
       }
       if (t.type === 'table' && body.sql !== undefined) throw new HearthError('invalid_request', `${name} is a table: sql applies to views only`);
       if (t.type === 'table' && !t.managed && (body.add_columns || body.drop_columns || body.rename_columns)) {
-        throw new HearthError('invalid_request', `${name} came with an imported database and has no Hearth catalog entry: alter its columns with SQL tools, or recreate it through the API`);
+        throw new HearthError(
+          'invalid_request',
+          `${name} came with an imported database and has no Hearth catalog entry: alter its columns with SQL tools, or recreate it through the API`,
+        );
       }
       const newName = body.rename !== undefined ? checkUserIdentifier(body.rename, 'new name') : name;
       if (newName !== name && nameTaken(ctx.db, newName) && newName.toLowerCase() !== name.toLowerCase()) {
@@ -233,12 +270,20 @@ export function createSchemaService(deps: { events: EventBus }) {
       let renamed = 0;
       if (t.type === 'table' && t.managed) {
         for (const d of dropped) {
-          if (!plan.some((p) => p.def.name === d)) throw new HearthError('unknown_column', t.byName.has(d) ? `${d} is a system column and cannot be dropped` : `table ${name} has no column ${JSON.stringify(d)}`);
+          if (!plan.some((p) => p.def.name === d))
+            throw new HearthError(
+              'unknown_column',
+              t.byName.has(d) ? `${d} is a system column and cannot be dropped` : `table ${name} has no column ${JSON.stringify(d)}`,
+            );
         }
         plan = plan.filter((p) => !dropped.has(p.def.name));
         const renames = new Map<string, string>();
         for (const [from, to] of Object.entries(body.rename_columns ?? {})) {
-          if (!plan.some((p) => p.def.name === from)) throw new HearthError('unknown_column', t.byName.has(from) ? `${from} is a system column and cannot be renamed` : `table ${name} has no column ${JSON.stringify(from)}`);
+          if (!plan.some((p) => p.def.name === from))
+            throw new HearthError(
+              'unknown_column',
+              t.byName.has(from) ? `${from} is a system column and cannot be renamed` : `table ${name} has no column ${JSON.stringify(from)}`,
+            );
           checkUserIdentifier(to, 'column');
           if (to !== from) renames.set(from, to);
         }
@@ -246,9 +291,16 @@ export function createSchemaService(deps: { events: EventBus }) {
         plan = plan.map((p) => (renames.has(p.def.name) ? { ...p, def: { ...p.def, name: renames.get(p.def.name)! } } : p));
         checkColumns(plan.map((p) => p.def));
         const add = body.add_columns ?? [];
-        checkColumns(add, plan.map((p) => p.def.name));
+        checkColumns(
+          add,
+          plan.map((p) => p.def.name),
+        );
         for (const c of add) {
-          if (c.not_null) throw new HearthError('invalid_request', `cannot add not_null column ${c.name}: existing rows would hold NULL; add it without not_null, fill it, then recreate the table`);
+          if (c.not_null)
+            throw new HearthError(
+              'invalid_request',
+              `cannot add not_null column ${c.name}: existing rows would hold NULL; add it without not_null, fill it, then recreate the table`,
+            );
         }
         plan = [...plan, ...add.map((def) => ({ def, from: null }))];
       }
@@ -267,45 +319,68 @@ export function createSchemaService(deps: { events: EventBus }) {
       if (!Object.values(changes).some((v) => v !== undefined)) return present(ctx.db, t);
       const columnsChange = t.type === 'table' && t.managed && (body.add_columns?.length || dropped.size || renamed);
 
-      change(ctx, 'update_table', newName, { from: name, ...changes }, body._meta, (scope) => {
-        const db = ctx.db;
-        let fts = t.fts;
-        if (columnsChange) fts = rebuild(db, t, plan, dropped, scope);
-        if (t.type === 'view' && (sql !== t.sql || newName !== name)) {
-          db.exec(`DROP VIEW ${q(name)}`);
-          db.exec(`CREATE VIEW ${q(newName)} AS ${sql ?? ''}`);
-        } else if (newName !== name) {
-          // SQLite rewrites the views (and triggers) that read the table to the new name.
-          if (fts) dropFts(db, name);
-          if (newName.toLowerCase() === name.toLowerCase()) {
-            // SQLite refuses a rename that only changes case: go through a temporary name
-            db.exec(`ALTER TABLE ${q(name)} RENAME TO ${q(`_hearth_rename_${name}`)}`);
-            db.exec(`ALTER TABLE ${q(`_hearth_rename_${name}`)} RENAME TO ${q(newName)}`);
-          } else db.exec(`ALTER TABLE ${q(name)} RENAME TO ${q(newName)}`);
-          if (fts) createFts(db, newName, fts);
-        }
-        const exists = db.prepare('SELECT 1 FROM _hearth_objects WHERE name = ?').get(name);
-        if (!exists) db.prepare('INSERT INTO _hearth_objects (name, type, columns, metadata, created_at, updated_at) VALUES (?, ?, NULL, ?, ?, ?)').run(name, t.type, JSON.stringify(t.metadata), now(), now());
-        db.prepare('UPDATE _hearth_objects SET name = ?, columns = ?, metadata = ?, fts = ?, updated_at = ? WHERE name = ?').run(
-          newName,
-          t.type === 'table' && t.managed ? JSON.stringify(plan.map((p) => p.def)) : null,
-          JSON.stringify(body.metadata ?? t.metadata),
-          fts ? JSON.stringify(fts) : null,
-          now(),
-          name,
-        );
-      }, { subject: name, cascade: opts.cascade ?? false });
+      change(
+        ctx,
+        'update_table',
+        newName,
+        { from: name, ...changes },
+        body._meta,
+        (scope) => {
+          const db = ctx.db;
+          let fts = t.fts;
+          if (columnsChange) fts = rebuild(db, t, plan, dropped, scope);
+          if (t.type === 'view' && (sql !== t.sql || newName !== name)) {
+            db.exec(`DROP VIEW ${q(name)}`);
+            db.exec(`CREATE VIEW ${q(newName)} AS ${sql ?? ''}`);
+          } else if (newName !== name) {
+            // SQLite rewrites the views (and triggers) that read the table to the new name.
+            if (fts) dropFts(db, name);
+            if (newName.toLowerCase() === name.toLowerCase()) {
+              // SQLite refuses a rename that only changes case: go through a temporary name
+              db.exec(`ALTER TABLE ${q(name)} RENAME TO ${q(`_hearth_rename_${name}`)}`);
+              db.exec(`ALTER TABLE ${q(`_hearth_rename_${name}`)} RENAME TO ${q(newName)}`);
+            } else db.exec(`ALTER TABLE ${q(name)} RENAME TO ${q(newName)}`);
+            if (fts) createFts(db, newName, fts);
+          }
+          const exists = db.prepare('SELECT 1 FROM _hearth_objects WHERE name = ?').get(name);
+          if (!exists)
+            db.prepare('INSERT INTO _hearth_objects (name, type, columns, metadata, created_at, updated_at) VALUES (?, ?, NULL, ?, ?, ?)').run(
+              name,
+              t.type,
+              JSON.stringify(t.metadata),
+              now(),
+              now(),
+            );
+          db.prepare('UPDATE _hearth_objects SET name = ?, columns = ?, metadata = ?, fts = ?, updated_at = ? WHERE name = ?').run(
+            newName,
+            t.type === 'table' && t.managed ? JSON.stringify(plan.map((p) => p.def)) : null,
+            JSON.stringify(body.metadata ?? t.metadata),
+            fts ? JSON.stringify(fts) : null,
+            now(),
+            name,
+          );
+        },
+        { subject: name, cascade: opts.cascade ?? false },
+      );
       return present(ctx.db, requireObject(ctx.db, newName));
     },
 
     /** Drops a table or view; views that read it are refused (409 `dependent_views`) or, with `cascade`, dropped too. */
     drop(ctx: SchemaContext, name: string, meta: Meta, opts: { cascade?: boolean } = {}) {
       const t = requireObject(ctx.db, name);
-      change(ctx, t.type === 'view' ? 'drop_view' : 'drop_table', name, {}, meta, () => {
-        if (t.fts) dropFts(ctx.db, name);
-        ctx.db.exec(`DROP ${t.type === 'view' ? 'VIEW' : 'TABLE'} ${q(name)}`);
-        ctx.db.prepare('DELETE FROM _hearth_objects WHERE name = ?').run(name);
-      }, { subject: name, cascade: opts.cascade ?? false });
+      change(
+        ctx,
+        t.type === 'view' ? 'drop_view' : 'drop_table',
+        name,
+        {},
+        meta,
+        () => {
+          if (t.fts) dropFts(ctx.db, name);
+          ctx.db.exec(`DROP ${t.type === 'view' ? 'VIEW' : 'TABLE'} ${q(name)}`);
+          ctx.db.prepare('DELETE FROM _hearth_objects WHERE name = ?').run(name);
+        },
+        { subject: name, cascade: opts.cascade ?? false },
+      );
     },
 
     createIndex(ctx: SchemaContext, table: string, body: { type: 'index' | 'unique' | 'fts'; name?: string; columns: string[]; _meta?: Meta }) {
@@ -327,7 +402,10 @@ export function createSchemaService(deps: { events: EventBus }) {
         change(ctx, 'create_index', table, { type: 'fts', columns: body.columns }, body._meta, () => {
           createFts(ctx.db, table, body.columns);
           const exists = ctx.db.prepare('SELECT 1 FROM _hearth_objects WHERE name = ?').get(table);
-          if (!exists) ctx.db.prepare('INSERT INTO _hearth_objects (name, type, columns, metadata, created_at, updated_at) VALUES (?, ?, NULL, ?, ?, ?)').run(table, 'table', '{}', now(), now());
+          if (!exists)
+            ctx.db
+              .prepare('INSERT INTO _hearth_objects (name, type, columns, metadata, created_at, updated_at) VALUES (?, ?, NULL, ?, ?, ?)')
+              .run(table, 'table', '{}', now(), now());
           ctx.db.prepare('UPDATE _hearth_objects SET fts = ?, updated_at = ? WHERE name = ?').run(JSON.stringify(body.columns), now(), table);
         });
         return { name: FTS_INDEX_NAME, type: 'fts' as const, columns: body.columns };
@@ -370,9 +448,14 @@ export function createSchemaService(deps: { events: EventBus }) {
         });
         where = `WHERE ${parts.join(' OR ')}`;
       }
-      const rows = db
-        .prepare(`SELECT * FROM _hearth_changelog ${where} ORDER BY id DESC LIMIT ? OFFSET ?`)
-        .all(...params, opts.limit, opts.offset) as Array<{ id: number; timestamp: string; action: string; table: string; detail: string; _meta: string | null }>;
+      const rows = db.prepare(`SELECT * FROM _hearth_changelog ${where} ORDER BY id DESC LIMIT ? OFFSET ?`).all(...params, opts.limit, opts.offset) as Array<{
+        id: number;
+        timestamp: string;
+        action: string;
+        table: string;
+        detail: string;
+        _meta: string | null;
+      }>;
       return rows.map((r) => ({ ...r, detail: JSON.parse(r.detail) as unknown, _meta: r._meta ? (JSON.parse(r._meta) as Record<string, unknown>) : null }));
     },
   };

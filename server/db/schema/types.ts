@@ -131,8 +131,10 @@ export function toStorage(col: ColumnInfo, value: unknown, table: string): unkno
     }
   }
   if ((col.type === 'integer' || col.type === 'real') && typeof out === 'number') {
-    if (col.min !== undefined && out < col.min) throw new HearthError('min_violation', `${table}.${col.name} must be at least ${col.min}`, { details: { column: col.name } });
-    if (col.max !== undefined && out > col.max) throw new HearthError('max_violation', `${table}.${col.name} must be at most ${col.max}`, { details: { column: col.name } });
+    if (col.min !== undefined && out < col.min)
+      throw new HearthError('min_violation', `${table}.${col.name} must be at least ${col.min}`, { details: { column: col.name } });
+    if (col.max !== undefined && out > col.max)
+      throw new HearthError('max_violation', `${table}.${col.name} must be at most ${col.max}`, { details: { column: col.name } });
   }
   return out;
 }

@@ -23,7 +23,16 @@ import { Worker } from 'node:worker_threads';
 import { Database, type SqliteDb, type SqliteStatement } from '../../core/storage/sqlite.ts';
 import { InvalidPatternError, registerFunctions } from '../rows/functions.ts';
 import { CsvEncoder, runRead } from '../rows/read.ts';
-import { EXPORT_WINDOW, type ExportRequest, type JobReply, type ParentMessage, type ReadRequest, type RunFailed, type RunRequest, type SqlParam } from './sql.protocol.ts';
+import {
+  EXPORT_WINDOW,
+  type ExportRequest,
+  type JobReply,
+  type ParentMessage,
+  type ReadRequest,
+  type RunFailed,
+  type RunRequest,
+  type SqlParam,
+} from './sql.protocol.ts';
 
 /** Connections kept open per child, least recently used closed first. */
 const MAX_CONNECTIONS = 8;
@@ -269,7 +278,8 @@ function failure(id: number, err: unknown, index: number | null): RunFailed {
     if (code.startsWith('SQLITE_READONLY')) return { type: 'result', id, ok: false, code: 'not_read_only', message, index, where: 'sql' };
     if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return { type: 'result', id, ok: false, code: 'busy', message, index, where: null };
     if (code.startsWith('SQLITE_CANTOPEN')) return { type: 'result', id, ok: false, code: 'file_gone', message, index: null, where: null };
-    if (/^SQLITE_(CORRUPT|NOTADB|IOERR|NOMEM|FULL|INTERNAL|PERM)/.test(code)) return { type: 'result', id, ok: false, code: 'internal', message: `${code}: ${message}`, index, where: null };
+    if (/^SQLITE_(CORRUPT|NOTADB|IOERR|NOMEM|FULL|INTERNAL|PERM)/.test(code))
+      return { type: 'result', id, ok: false, code: 'internal', message: `${code}: ${message}`, index, where: null };
     // SQLITE_ERROR (syntax, no such table/function, "not authorized"), SQLITE_TOOBIG, SQLITE_MISMATCH, SQLITE_RANGE…
     return { type: 'result', id, ok: false, code: 'invalid_sql', message, index, where: 'sql' };
   }
@@ -290,7 +300,9 @@ function read(req: ReadRequest): JobReply {
     const out = runRead(connection(req.file, req.busyTimeout), req.plan);
     return { type: 'result', id: req.id, ok: true, body: out.body, rows: out.rows, counts: out.counts };
   } catch (err) {
-    return err instanceof Refusal ? { type: 'result', id: req.id, ok: false, code: err.code, message: err.message, index: null, where: null } : readFailure(req.id, err);
+    return err instanceof Refusal
+      ? { type: 'result', id: req.id, ok: false, code: err.code, message: err.message, index: null, where: null }
+      : readFailure(req.id, err);
   }
 }
 
@@ -305,7 +317,11 @@ function startExport(req: ExportRequest): void {
   try {
     encoder = new CsvEncoder(connection(req.file, req.busyTimeout), req.plan);
   } catch (err) {
-    finish(err instanceof Refusal ? { type: 'result', id: req.id, ok: false, code: err.code, message: err.message, index: null, where: null } : readFailure(req.id, err));
+    finish(
+      err instanceof Refusal
+        ? { type: 'result', id: req.id, ok: false, code: err.code, message: err.message, index: null, where: null }
+        : readFailure(req.id, err),
+    );
     return;
   }
   exporting = { req, encoder, credit: EXPORT_WINDOW };
@@ -363,7 +379,10 @@ process.on('message', (raw) => {
   try {
     reply = msg.type === 'run' ? run(msg) : read(msg);
   } catch (err) {
-    reply = err instanceof Refusal ? { type: 'result', id: msg.id, ok: false, code: err.code, message: err.message, index: null, where: err.where } : failure(msg.id, err, null);
+    reply =
+      err instanceof Refusal
+        ? { type: 'result', id: msg.id, ok: false, code: err.code, message: err.message, index: null, where: err.where }
+        : failure(msg.id, err, null);
   }
   finish(reply);
 });

@@ -28,8 +28,8 @@
 import { Readable } from 'node:stream';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
-import { EXPORT_WINDOW, type ChildMessage, type JobReply, type JobRequest, type ParentMessage, type RunFailed } from './sql.protocol.ts';
 import { QueryProcess } from './sql.process.ts';
+import { type ChildMessage, EXPORT_WINDOW, type JobReply, type JobRequest, type ParentMessage, type RunFailed } from './sql.protocol.ts';
 
 export interface QueryPoolOptions {
   logger: Logger;
@@ -213,7 +213,17 @@ export class QueryPool {
     }
     return new Promise<JobReply>((resolve, reject) => {
       const p: Pending = {
-        id: ++this.seq, job, resolve, reject, settled: false, timer: null, demoteTimer: null, slot: null, startedAt: 0, onAbort: null, exporting,
+        id: ++this.seq,
+        job,
+        resolve,
+        reject,
+        settled: false,
+        timer: null,
+        demoteTimer: null,
+        slot: null,
+        startedAt: 0,
+        onAbort: null,
+        exporting,
       };
       if (job.signal) {
         p.onAbort = () => this.abort(p);
@@ -297,7 +307,10 @@ export class QueryPool {
 
   private spawn(): Slot {
     const slot: Slot = {
-      process: new QueryProcess(this.childUrl, this.log, { message: (msg) => this.onMessage(slot, msg), exit: (code, signal) => this.onExit(slot, code, signal) }),
+      process: new QueryProcess(this.childUrl, this.log, {
+        message: (msg) => this.onMessage(slot, msg),
+        exit: (code, signal) => this.onExit(slot, code, signal),
+      }),
       job: null,
       timer: null,
     };
@@ -484,4 +497,3 @@ export class QueryPool {
     else p.resolve(reply!);
   }
 }
-

@@ -22,7 +22,11 @@ export function registerSqlRoutes(api: Api, deps: { namespaces: NamespaceService
   const { namespaces, sql } = deps;
 
   api.route({
-    method: 'post', path: '/v1/:ns/query', operationId: 'query', tags: ['Query'], access: 'authenticated',
+    method: 'post',
+    path: '/v1/:ns/query',
+    operationId: 'query',
+    tags: ['Query'],
+    access: 'authenticated',
     summary: 'Run read-only SQL',
     description: DESCRIPTION,
     params: NsParams,
@@ -31,12 +35,14 @@ export function registerSqlRoutes(api: Api, deps: { namespaces: NamespaceService
       200: { description: 'The rows: `{data}` for the single form, `{results}` for the batch form.', schema: QueryResponse },
       400: {
         description:
-          'Invalid body or parameters (`invalid_request`, `invalid_json`), SQL that SQLite rejects (`invalid_sql`: syntax, unknown table or function, more than one statement; SQLite\'s message), or a statement that is not a read-only query (`not_read_only`).',
+          "Invalid body or parameters (`invalid_request`, `invalid_json`), SQL that SQLite rejects (`invalid_sql`: syntax, unknown table or function, more than one statement; SQLite's message), or a statement that is not a read-only query (`not_read_only`).",
       },
       403: { description: 'The token may not use this namespace (`forbidden`).' },
       404: { description: 'No such namespace (`namespace_not_found`).' },
-      503: { description: 'Too many queries waiting, the query process stopped unexpectedly, or the database stayed locked (`service_unavailable`); try again.' },
-      504: { description: 'The query ran longer than the namespace\'s `query_timeout` and was stopped (`query_timeout`).' },
+      503: {
+        description: 'Too many queries waiting, the query process stopped unexpectedly, or the database stayed locked (`service_unavailable`); try again.',
+      },
+      504: { description: "The query ran longer than the namespace's `query_timeout` and was stopped (`query_timeout`)." },
     },
     handler: async (ctx, { params, body }) => {
       const tenant = openTenant(ctx, namespaces, params.ns, 'read');

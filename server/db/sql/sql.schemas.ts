@@ -8,14 +8,19 @@ export const MAX_STATEMENTS = 50;
 /** SQLite's own limit on `?` parameters per statement (SQLITE_MAX_VARIABLE_NUMBER). */
 export const MAX_PARAMS = 32_766;
 
-const Sql = z.string().min(1).max(100_000).meta({ description: 'One read-only SQL statement with positional `?` placeholders.', example: 'SELECT * FROM people WHERE city = ?' });
+const Sql = z
+  .string()
+  .min(1)
+  .max(100_000)
+  .meta({ description: 'One read-only SQL statement with positional `?` placeholders.', example: 'SELECT * FROM people WHERE city = ?' });
 
 const Param = z.union([z.string(), z.number(), z.boolean(), z.null()]);
 const Params = z
   .array(Param)
   .max(MAX_PARAMS)
   .meta({
-    description: 'Values for the `?` placeholders, in order: strings, numbers, booleans (bound as 1/0) or null. Whole numbers are bound as INTEGER. Defaults to `[]`.',
+    description:
+      'Values for the `?` placeholders, in order: strings, numbers, booleans (bound as 1/0) or null. Whole numbers are bound as INTEGER. Defaults to `[]`.',
     example: ['Lyon'],
   });
 
@@ -58,12 +63,17 @@ export const QueryResult = z
     truncated: z
       .literal(true)
       .optional()
-      .meta({ description: `Present (true) only when rows were left out: the statement returned more than ${MAX_ROWS} rows, or the response reached ${MAX_RESULT_BYTES / 1024 / 1024} MiB.` }),
+      .meta({
+        description: `Present (true) only when rows were left out: the statement returned more than ${MAX_ROWS} rows, or the response reached ${MAX_RESULT_BYTES / 1024 / 1024} MiB.`,
+      }),
   })
   .meta({ id: 'QueryResult' });
 
 export const QueryResponse = z
-  .union([QueryResult, z.object({ results: z.array(QueryResult).meta({ description: 'One result per statement, in order.' }) }).meta({ id: 'QueryBatchResult' })])
+  .union([
+    QueryResult,
+    z.object({ results: z.array(QueryResult).meta({ description: 'One result per statement, in order.' }) }).meta({ id: 'QueryBatchResult' }),
+  ])
   .meta({ id: 'QueryResponse', description: 'Single form: `{data, truncated?}`. Batch form: `{results: [{data, truncated?}…]}`.' });
 /** The single form's answer (the admin UI imports this type). */
 export type QueryResult = z.output<typeof QueryResult>;

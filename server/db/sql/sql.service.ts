@@ -7,10 +7,10 @@
 import type { Readable } from 'node:stream';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
-import type { NamespaceService } from '../namespaces/namespaces.service.ts';
 import type { NamespaceConfig } from '../namespaces/namespaces.schemas.ts';
+import type { NamespaceService } from '../namespaces/namespaces.service.ts';
 import type { ExportPlan, ReadOutcome, ReadPlan } from '../rows/read.ts';
-import { QueryPool, type ExportStart, type JobBody } from './sql.pool.ts';
+import { type ExportStart, type JobBody, QueryPool } from './sql.pool.ts';
 import type { RunFailed, SqlStatement } from './sql.protocol.ts';
 import { MAX_RESULT_BYTES, MAX_ROWS, type QueryBody } from './sql.schemas.ts';
 
@@ -112,7 +112,13 @@ export function createSqlService(deps: SqlServiceDeps) {
       const { reply } = await withCurrentFile(
         tenant.ns,
         async (file) => ({
-          reply: await pool.run(job(tenant, { type: 'run', file, busyTimeout: tenant.config.busy_timeout, statements, batch, maxRows: MAX_ROWS, maxBytes: MAX_RESULT_BYTES }, opts.signal)),
+          reply: await pool.run(
+            job(
+              tenant,
+              { type: 'run', file, busyTimeout: tenant.config.busy_timeout, statements, batch, maxRows: MAX_ROWS, maxBytes: MAX_RESULT_BYTES },
+              opts.signal,
+            ),
+          ),
         }),
         (r) => (r.reply.ok ? null : r.reply),
       );
@@ -135,10 +141,16 @@ export function createSqlService(deps: SqlServiceDeps) {
      * Starts a planned CSV export; resolves with the stream of CSV rows once the first chunk is ready (so a failure
      * before it is still an error answer). `onEnd` learns how many rows were sent, before the stream ends.
      */
-    async export(tenant: ReadTenant, plan: ExportPlan, opts: { signal?: AbortSignal; mapError: ReadErrorMapper; onEnd?: (rows: number) => void }): Promise<Readable> {
+    async export(
+      tenant: ReadTenant,
+      plan: ExportPlan,
+      opts: { signal?: AbortSignal; mapError: ReadErrorMapper; onEnd?: (rows: number) => void },
+    ): Promise<Readable> {
       const { start } = await withCurrentFile(
         tenant.ns,
-        async (file) => ({ start: await pool.export(job(tenant, { type: 'export', file, busyTimeout: tenant.config.busy_timeout, plan }, opts.signal), opts.onEnd) }),
+        async (file) => ({
+          start: await pool.export(job(tenant, { type: 'export', file, busyTimeout: tenant.config.busy_timeout, plan }, opts.signal), opts.onEnd),
+        }),
         (r: { start: ExportStart }) => (r.start.ok ? null : r.start.reply),
       );
       if (!start.ok) readFailure(start.reply, tenant.ns, opts.mapError);

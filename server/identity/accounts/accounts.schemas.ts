@@ -84,7 +84,10 @@ export const UpdateAccountBody = z
   })
   .strict()
   .refine((b) => Object.keys(b).length > 0, 'at least one field is required')
-  .meta({ id: 'UpdateAccount', description: 'Only the given fields change; `null` clears `email` or `expiresAt`. Disabling revokes sessions (bumps `epoch`).' });
+  .meta({
+    id: 'UpdateAccount',
+    description: 'Only the given fields change; `null` clears `email` or `expiresAt`. Disabling revokes sessions (bumps `epoch`).',
+  });
 
 export const SubParams = z.object({ sub: Id('sub') });
 export const GroupParams = z.object({ id: Id('id') });
@@ -93,10 +96,12 @@ export const Group = z
   .object({ id: z.string(), name: z.string(), description: z.string(), createdAt: z.string(), updatedAt: z.string() })
   .meta({ id: 'Group' });
 export const GroupDetail = Group.extend({
-  members: z.object({
-    accounts: z.array(z.object({ sub: z.string(), login: z.string().nullable(), displayName: z.string(), kind: z.enum(['person', 'service']) })),
-    groups: z.array(z.object({ id: z.string(), name: z.string() })),
-  }).meta({ description: 'Direct members only.' }),
+  members: z
+    .object({
+      accounts: z.array(z.object({ sub: z.string(), login: z.string().nullable(), displayName: z.string(), kind: z.enum(['person', 'service']) })),
+      groups: z.array(z.object({ id: z.string(), name: z.string() })),
+    })
+    .meta({ description: 'Direct members only.' }),
 }).meta({ id: 'GroupDetail' });
 export const GroupList = pageOf(Group, 'GroupList');
 
@@ -120,8 +125,7 @@ export const MemberQuery = z
   .strict()
   .refine((b) => (b.account === undefined) !== (b.group === undefined), 'exactly one of "account" (a sub) or "group" (a group id) is required');
 
-const ResourcePart = (name: string) =>
-  z.string().min(1, `${name} must not be empty`).max(200, `${name} must be at most 200 characters`);
+const ResourcePart = (name: string) => z.string().min(1, `${name} must not be empty`).max(200, `${name} must be at most 200 characters`);
 export const ServiceAccount = z
   .object({
     sub: z.string(),
@@ -133,7 +137,10 @@ export const ServiceAccount = z
     createdAt: z.string(),
     updatedAt: z.string(),
   })
-  .meta({ id: 'ServiceAccount', description: 'A resource-bound account an application acts as (OAuth client credentials). It has no login and never signs in.' });
+  .meta({
+    id: 'ServiceAccount',
+    description: 'A resource-bound account an application acts as (OAuth client credentials). It has no login and never signs in.',
+  });
 export const ServiceAccountList = pageOf(ServiceAccount, 'ServiceAccountList');
 export const CreateServiceAccountBody = z
   .object({
@@ -156,7 +163,8 @@ export const AccountCategoryPolicy = z
   .strict()
   .meta({
     id: 'AccountCategoryPolicy',
-    description: 'Which account categories may use credential flows. Default `{"allowedCategories": ["login", "guest"]}`; a stored policy that does not validate allows nothing.',
+    description:
+      'Which account categories may use credential flows. Default `{"allowedCategories": ["login", "guest"]}`; a stored policy that does not validate allows nothing.',
   });
 export type AccountCategoryPolicy = z.infer<typeof AccountCategoryPolicy>;
 export const AccountCategoryPolicyState = AccountCategoryPolicy.extend({

@@ -2,11 +2,16 @@ import crypto from 'node:crypto';
 import type { z } from 'zod';
 import type { AuditLog } from '../../core/audit/audit.ts';
 import { HearthError } from '../../core/http/errors.ts';
-import { accountCategory, type AccountCategory, type CategorizedAccount } from './categories.ts';
 import {
-  AccountCategoryPolicy, type CreateAccountBody, type CreateGroupBody, type CreateServiceAccountBody, type UpdateAccountBody, type UpdateGroupBody,
+  AccountCategoryPolicy,
+  type CreateAccountBody,
+  type CreateGroupBody,
+  type CreateServiceAccountBody,
+  type UpdateAccountBody,
+  type UpdateGroupBody,
 } from './accounts.schemas.ts';
 import type { AccountChanges, AccountRow, AccountStore, GroupRow, ServiceAccountRow } from './accounts.store.ts';
+import { type AccountCategory, accountCategory, type CategorizedAccount } from './categories.ts';
 
 const POLICY_SETTING = 'account_category_policy';
 /** Used while no policy is stored: local accounts of both profiles; the reserved directory category is off. */
@@ -153,9 +158,17 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
         checkLogin(input.login);
         checkEmail(key);
         store.insertAccount({
-          sub, kind: 'person', login: input.login, email: input.email ?? null, email_key: key, display_name: input.displayName ?? '',
-          profile: input.profile, admin: input.admin ? 1 : 0, disabled: input.disabled ? 1 : 0,
-          expires_at: input.expiresAt ? Date.parse(input.expiresAt) : null, created_at: at,
+          sub,
+          kind: 'person',
+          login: input.login,
+          email: input.email ?? null,
+          email_key: key,
+          display_name: input.displayName ?? '',
+          profile: input.profile,
+          admin: input.admin ? 1 : 0,
+          disabled: input.disabled ? 1 : 0,
+          expires_at: input.expiresAt ? Date.parse(input.expiresAt) : null,
+          created_at: at,
         });
         record(a, 'account.create', sub, { login: input.login, profile: input.profile, admin: input.admin });
         const created = store.getAccount(sub)!;
@@ -278,9 +291,12 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
         } else {
           const child = groupRow(member.group!);
           if (store.groupContains(child.id, id)) {
-            throw new HearthError('group_cycle', child.id === id
-              ? 'a group cannot contain itself'
-              : `group "${child.name}" already contains "${g.name}" (directly or nested): adding it would create a cycle`);
+            throw new HearthError(
+              'group_cycle',
+              child.id === id
+                ? 'a group cannot contain itself'
+                : `group "${child.name}" already contains "${g.name}" (directly or nested): adding it would create a cycle`,
+            );
           }
           if (store.addGroupMember(id, child.id, at)) record(a, 'group.member.add', id, { group: g.name, memberGroup: child.id, memberGroupName: child.name });
         }
@@ -321,9 +337,17 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
           throw new HearthError('service_account_exists', `a service account for ${input.appId} ${input.resourceType} ${input.resourceId} already exists`);
         }
         store.insertAccount({
-          sub, kind: 'service', login: null, email: null, email_key: null,
+          sub,
+          kind: 'service',
+          login: null,
+          email: null,
+          email_key: null,
           display_name: input.displayName ?? `${input.appId}: ${input.resourceType} ${input.resourceId}`,
-          profile: 'user', admin: 0, disabled: 0, expires_at: null, created_at: now(),
+          profile: 'user',
+          admin: 0,
+          disabled: 0,
+          expires_at: null,
+          created_at: now(),
         });
         store.insertBinding({ sub, ...binding });
         record(a, 'service_account.create', sub, binding);

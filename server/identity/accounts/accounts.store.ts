@@ -97,8 +97,10 @@ export function createAccountStore(db: Db) {
   const listAccounts = db.prepare(`SELECT * FROM identity_accounts WHERE ${accountSearch} ORDER BY login LIMIT @limit OFFSET @offset`);
   const countAccounts = db.prepare(`SELECT count(*) FROM identity_accounts WHERE ${accountSearch}`).pluck();
   const getAccount = db.prepare('SELECT * FROM identity_accounts WHERE sub = ?');
-  const usableAdmins = db.prepare(`SELECT count(*) FROM identity_accounts WHERE kind = 'person' AND admin = 1 AND disabled = 0
-    AND (expires_at IS NULL OR expires_at > ?)`).pluck();
+  const usableAdmins = db
+    .prepare(`SELECT count(*) FROM identity_accounts WHERE kind = 'person' AND admin = 1 AND disabled = 0
+    AND (expires_at IS NULL OR expires_at > ?)`)
+    .pluck();
   const byLogin = db.prepare('SELECT sub FROM identity_accounts WHERE login = ?').pluck();
   const byEmail = db.prepare('SELECT sub FROM identity_accounts WHERE email_key = ?').pluck();
   const insertAccount = db.prepare(`INSERT INTO identity_accounts
@@ -134,9 +136,7 @@ export function createAccountStore(db: Db) {
   const countGroups = db.prepare(`SELECT count(*) FROM identity_groups WHERE ${groupSearch}`).pluck();
   const getGroup = db.prepare('SELECT * FROM identity_groups WHERE id = ?');
   const groupByName = db.prepare('SELECT id FROM identity_groups WHERE name = ?').pluck();
-  const insertGroup = db.prepare(
-    'INSERT INTO identity_groups (id, name, description, created_at, updated_at) VALUES (@id, @name, @description, @at, @at)',
-  );
+  const insertGroup = db.prepare('INSERT INTO identity_groups (id, name, description, created_at, updated_at) VALUES (@id, @name, @description, @at, @at)');
   const updateGroup = db.prepare(
     'UPDATE identity_groups SET name = coalesce(@name, name), description = coalesce(@description, description), updated_at = @at WHERE id = @id',
   );
@@ -145,20 +145,18 @@ export function createAccountStore(db: Db) {
     JOIN identity_accounts a ON a.sub = m.member_sub WHERE m.group_id = ? ORDER BY a.login, a.sub`);
   const memberGroups = db.prepare(`SELECT g.id, g.name FROM identity_group_members m
     JOIN identity_groups g ON g.id = m.member_group_id WHERE m.group_id = ? ORDER BY g.name`);
-  const addAccount = db.prepare(
-    'INSERT INTO identity_group_members (group_id, member_sub, added_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-  );
-  const addGroup = db.prepare(
-    'INSERT INTO identity_group_members (group_id, member_group_id, added_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING',
-  );
+  const addAccount = db.prepare('INSERT INTO identity_group_members (group_id, member_sub, added_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
+  const addGroup = db.prepare('INSERT INTO identity_group_members (group_id, member_group_id, added_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
   const removeAccount = db.prepare('DELETE FROM identity_group_members WHERE group_id = ? AND member_sub = ?');
   const removeGroup = db.prepare('DELETE FROM identity_group_members WHERE group_id = ? AND member_group_id = ?');
   // Whether `target` is `start` or nested (at any depth) inside it: adding `start` to `target` would then close a cycle.
-  const contains = db.prepare(`WITH RECURSIVE inside(id) AS (
+  const contains = db
+    .prepare(`WITH RECURSIVE inside(id) AS (
       SELECT @start
       UNION
       SELECT m.member_group_id FROM identity_group_members m JOIN inside ON m.group_id = inside.id WHERE m.member_group_id IS NOT NULL
-    ) SELECT EXISTS (SELECT 1 FROM inside WHERE id = @target)`).pluck();
+    ) SELECT EXISTS (SELECT 1 FROM inside WHERE id = @target)`)
+    .pluck();
   const memberships = db.prepare(`WITH RECURSIVE up(id) AS (
       SELECT group_id FROM identity_group_members WHERE member_sub = @sub
       UNION
@@ -173,8 +171,7 @@ export function createAccountStore(db: Db) {
   );
 
   return {
-    listAccounts: (search: string | undefined, limit: number, offset: number) =>
-      listAccounts.all({ like: likeOf(search), limit, offset }) as AccountRow[],
+    listAccounts: (search: string | undefined, limit: number, offset: number) => listAccounts.all({ like: likeOf(search), limit, offset }) as AccountRow[],
     countAccounts: (search: string | undefined) => countAccounts.get({ like: likeOf(search) }) as number,
     getAccount: (sub: string) => getAccount.get(sub) as AccountRow | undefined,
     /** Administrators that can still sign in (not disabled, not expired). */
@@ -194,12 +191,10 @@ export function createAccountStore(db: Db) {
       listServices.all({ like: likeOf(search), limit, offset }) as ServiceAccountRow[],
     countServiceAccounts: (search: string | undefined) => countServices.get({ like: likeOf(search) }) as number,
     getServiceAccount: (sub: string) => getService(sub),
-    findServiceAccount: (b: { appId: string; resourceType: string; resourceId: string }) =>
-      serviceByBinding.get(b) as ServiceAccountRow | undefined,
+    findServiceAccount: (b: { appId: string; resourceType: string; resourceId: string }) => serviceByBinding.get(b) as ServiceAccountRow | undefined,
     insertBinding: (b: { sub: string; appId: string; resourceType: string; resourceId: string }) => void insertBinding.run(b),
 
-    listGroups: (search: string | undefined, limit: number, offset: number) =>
-      listGroups.all({ like: likeOf(search), limit, offset }) as GroupRow[],
+    listGroups: (search: string | undefined, limit: number, offset: number) => listGroups.all({ like: likeOf(search), limit, offset }) as GroupRow[],
     countGroups: (search: string | undefined) => countGroups.get({ like: likeOf(search) }) as number,
     getGroup: (id: string) => getGroup.get(id) as GroupRow | undefined,
     findGroupIdByName: (name: string) => groupByName.get(name) as string | undefined,
@@ -219,7 +214,8 @@ export function createAccountStore(db: Db) {
     /** Whether `target` is `start` or nested inside it at any depth. */
     groupContains: (start: string, target: string) => contains.get({ start, target }) === 1,
     /** Every group the account belongs to, directly or through nested groups. */
-    memberships: (sub: string) => (memberships.all({ sub }) as Array<{ id: string; name: string; direct: 0 | 1 }>).map((g) => ({ ...g, direct: g.direct === 1 })),
+    memberships: (sub: string) =>
+      (memberships.all({ sub }) as Array<{ id: string; name: string; direct: 0 | 1 }>).map((g) => ({ ...g, direct: g.direct === 1 })),
 
     getSetting: (name: string) => getSetting.get(name) as string | undefined,
     putSetting: (name: string, value: string, at: number) => void putSetting.run({ name, value, at }),

@@ -9,24 +9,41 @@
  * that fails consumes nothing. Only a command that succeeds updates the device's last use (`lastUsedAt`).
  */
 import { HearthError } from '../../core/http/errors.ts';
-import { DeviceProof, ProofError, appDeviceProofMessage, checkProofTimes, verifyProofSignature, type DeviceCommand, type DevicePublicKey } from './proof.ts';
+import { type ApprovalCore, err, iso, sameText } from './approval.core.ts';
 import { APPROVAL_LIMITS } from './approval.schemas.ts';
-import { err, iso, sameText, type ApprovalCore } from './approval.core.ts';
 import type { ChangeRow, DeviceRow, LoginRow } from './approval.store.ts';
-import type { Pairing } from './pairing.ts';
 import type { Devices } from './devices.ts';
-import type { SignInRequests } from './sign-in-requests.ts';
 import type { NoticeOutbox } from './notice-outbox.ts';
+import type { Pairing } from './pairing.ts';
+import { appDeviceProofMessage, checkProofTimes, type DeviceCommand, DeviceProof, type DevicePublicKey, ProofError, verifyProofSignature } from './proof.ts';
+import type { SignInRequests } from './sign-in-requests.ts';
 
 const L = APPROVAL_LIMITS;
 
 type LoginEntry = {
-  requestId: string; challenge: string; comparison: string; createdAt: string; expiresAt: string;
-  context?: unknown; terminal?: { client: { id: string; name: string }; scopes: string[]; lifetimeSeconds: number };
+  requestId: string;
+  challenge: string;
+  comparison: string;
+  createdAt: string;
+  expiresAt: string;
+  context?: unknown;
+  terminal?: { client: { id: string; name: string }; scopes: string[]; lifetimeSeconds: number };
 };
-type ChangeEntry = { changeId: string; kind: 'pair' | 'revoke'; device: { id: string; name: string }; endSessions: boolean; createdAt: string; expiresAt: string };
+type ChangeEntry = {
+  changeId: string;
+  kind: 'pair' | 'revoke';
+  device: { id: string; name: string };
+  endSessions: boolean;
+  createdAt: string;
+  expiresAt: string;
+};
 export type InboxBody = {
-  logins: LoginEntry[]; actions: unknown[]; moreActions: number; changes?: ChangeEntry[]; moreChanges?: number; pollAfterSeconds: number;
+  logins: LoginEntry[];
+  actions: unknown[];
+  moreActions: number;
+  changes?: ChangeEntry[];
+  moreChanges?: number;
+  pollAfterSeconds: number;
 };
 
 const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
@@ -37,7 +54,12 @@ const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
  * five). A login is never dropped.
  */
 export function fitInbox(body: InboxBody, pendingChanges: number, limit: number = L.responseBytes): InboxBody {
-  const out: InboxBody = { ...body, logins: body.logins.map((l) => ({ ...l })), actions: [...body.actions], ...(body.changes ? { changes: [...body.changes] } : {}) };
+  const out: InboxBody = {
+    ...body,
+    logins: body.logins.map((l) => ({ ...l })),
+    actions: [...body.actions],
+    ...(body.changes ? { changes: [...body.changes] } : {}),
+  };
   while (size(out) > limit && out.actions.length > 0) {
     out.actions.pop();
     out.moreActions++;
@@ -59,8 +81,15 @@ export function fitInbox(body: InboxBody, pendingChanges: number, limit: number 
 export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairing; devices: Devices; requests: SignInRequests; notices: NoticeOutbox }) {
   const { core } = parts;
   const x = {
-    ...core, sameText, wake: parts.requests.wake, enrol: parts.pairing.enrol, deliverNotices: parts.notices.deliverNotices, revokeDevice: parts.devices.revokeDevice,
-    sessionStore: core.deps.sessionStore, loginContext: core.deps.loginContext, issuer: core.deps.issuer,
+    ...core,
+    sameText,
+    wake: parts.requests.wake,
+    enrol: parts.pairing.enrol,
+    deliverNotices: parts.notices.deliverNotices,
+    revokeDevice: parts.devices.revokeDevice,
+    sessionStore: core.deps.sessionStore,
+    loginContext: core.deps.loginContext,
+    issuer: core.deps.issuer,
   };
   const { store } = x;
 
@@ -80,7 +109,12 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
     return e;
   }
   const changeEntry = (c: ChangeRow): ChangeEntry => ({
-    changeId: c.id, kind: c.kind, device: { id: c.target_id, name: c.target_name }, endSessions: c.end_sessions === 1, createdAt: iso(c.created_at), expiresAt: iso(c.expires_at),
+    changeId: c.id,
+    kind: c.kind,
+    device: { id: c.target_id, name: c.target_name },
+    endSessions: c.end_sessions === 1,
+    createdAt: iso(c.created_at),
+    expiresAt: iso(c.expires_at),
   });
   const actor = (d: DeviceRow, requestId: string) => {
     const account = x.accountStore.getAccount(d.sub);
@@ -92,7 +126,10 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
     switch (c.operation) {
       case 'pending': {
         const context = (c.accept ?? []).includes('login-context') && !!x.loginContext;
-        const logins = store.pendingLogins(d.sub, at).filter((r) => r.kind === 'browser').map((r) => loginEntry(r, context, ip));
+        const logins = store
+          .pendingLogins(d.sub, at)
+          .filter((r) => r.kind === 'browser')
+          .map((r) => loginEntry(r, context, ip));
         const fitted = fitInbox({ logins, actions: [], moreActions: 0, pollAfterSeconds: L.pollAfterSeconds }, 0);
         return { requests: fitted.logins, pollAfterSeconds: L.pollAfterSeconds };
       }
@@ -101,7 +138,10 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
         store.setAccept(d.id, accept);
         const context = accept.includes('login-context') && !!x.loginContext;
         const terminal = accept.includes('terminal-logins');
-        const logins = store.pendingLogins(d.sub, at).filter((r) => r.kind === 'browser' || terminal).map((r) => loginEntry(r, context, ip));
+        const logins = store
+          .pendingLogins(d.sub, at)
+          .filter((r) => r.kind === 'browser' || terminal)
+          .map((r) => loginEntry(r, context, ip));
         const body: InboxBody = { logins, actions: [], moreActions: 0, pollAfterSeconds: L.pollAfterSeconds };
         let pending = 0;
         if (accept.includes('device-changes')) {
@@ -113,8 +153,11 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
         const fitted = fitInbox(body, pending);
         // Key order of the seed: logins, actions, moreActions, [changes, moreChanges], pollAfterSeconds.
         return {
-          logins: fitted.logins, actions: fitted.actions, moreActions: fitted.moreActions,
-          ...(fitted.changes ? { changes: fitted.changes, moreChanges: fitted.moreChanges } : {}), pollAfterSeconds: L.pollAfterSeconds,
+          logins: fitted.logins,
+          actions: fitted.actions,
+          moreActions: fitted.moreActions,
+          ...(fitted.changes ? { changes: fitted.changes, moreChanges: fitted.moreChanges } : {}),
+          pollAfterSeconds: L.pollAfterSeconds,
         };
       }
       case 'decide': {
@@ -136,7 +179,8 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
       case 'change': {
         const ch = store.getChange(c.changeId);
         if (!ch || ch.sub !== d.sub || !x.readable(ch.expires_at)) throw err.notFound('the device change');
-        if (!x.optedIn(d, 'device-changes')) throw new HearthError('not_opted_in', 'only a device whose latest inbox accepted device-changes can decide a device change');
+        if (!x.optedIn(d, 'device-changes'))
+          throw new HearthError('not_opted_in', 'only a device whose latest inbox accepted device-changes can decide a device change');
         if (ch.kind !== c.kind || ch.target_id !== c.targetId || (ch.end_sessions === 1) !== c.endSessions) {
           throw new HearthError('change_changed', 'the device change does not match the signed kind, target and endSessions');
         }
@@ -144,8 +188,16 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
         if (state !== 'pending') throw new HearthError('change_not_pending', `this device change is ${state}`);
         // Seed rule 5: an absent change is not decided while moreChanges is positive. Only a change the device's inbox
         // can list (the five oldest pending changes of the account) may be decided.
-        if (!store.pendingChanges(d.sub, at).slice(0, L.changesPerInbox).some((p) => p.id === ch.id)) {
-          throw new HearthError('change_not_listed', `only the ${L.changesPerInbox} oldest pending device changes (those the inbox lists) can be decided: decide or let expire the older ones first`);
+        if (
+          !store
+            .pendingChanges(d.sub, at)
+            .slice(0, L.changesPerInbox)
+            .some((p) => p.id === ch.id)
+        ) {
+          throw new HearthError(
+            'change_not_listed',
+            `only the ${L.changesPerInbox} oldest pending device changes (those the inbox lists) can be decided: decide or let expire the older ones first`,
+          );
         }
         const detail = { changeId: ch.id, kind: ch.kind, deviceId: ch.target_id, endSignIns: ch.end_sessions === 1, decidedBy: d.id };
         const a = actor(d, requestId);
@@ -185,7 +237,10 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
       case 'account': {
         const account = x.accountStore.getAccount(d.sub);
         if (account?.kind !== 'person') throw new HearthError('device_revoked', 'the account of this device is gone');
-        return { account: { uid: account.login, displayName: account.display_name, mail: account.email ?? null }, device: { name: d.name, createdAt: iso(d.created_at) } };
+        return {
+          account: { uid: account.login, displayName: account.display_name, mail: account.email ?? null },
+          device: { name: d.name, createdAt: iso(d.created_at) },
+        };
       }
     }
   }
@@ -196,7 +251,10 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
       const parsed = DeviceProof.safeParse(body.proof);
       if (!parsed.success) {
         const i = parsed.error.issues[0]!;
-        throw new HearthError('invalid_request', `proof${i.path.length ? `.${i.path.join('.')}` : ''}: ${i.code === 'unrecognized_keys' ? `unknown key ${i.keys.map((k) => JSON.stringify(k)).join(', ')}` : i.message}`);
+        throw new HearthError(
+          'invalid_request',
+          `proof${i.path.length ? `.${i.path.join('.')}` : ''}: ${i.code === 'unrecognized_keys' ? `unknown key ${i.keys.map((k) => JSON.stringify(k)).join(', ')}` : i.message}`,
+        );
       }
       const proof = parsed.data;
       if (proof.issuer !== x.issuer()) throw new HearthError('wrong_issuer', 'the proof is for another instance (issuer)');
@@ -216,7 +274,8 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
       }
       if (device.revoked_at !== null) throw new HearthError('device_revoked', 'this device was revoked');
       return store.transaction(() => {
-        if (!store.useNonce(device.id, proof.jti, proof.expiresAt * 1000)) throw new HearthError('proof_replayed', 'this proof (jti) was already used: inspect state instead of retrying');
+        if (!store.useNonce(device.id, proof.jti, proof.expiresAt * 1000))
+          throw new HearthError('proof_replayed', 'this proof (jti) was already used: inspect state instead of retrying');
         const fresh = store.getDevice(device.id)!;
         if (fresh.revoked_at !== null) throw new HearthError('device_revoked', 'this device was revoked');
         const answer = run(fresh, proof.command, ip, requestId);

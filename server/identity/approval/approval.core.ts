@@ -6,16 +6,17 @@
  * It owns no flow: pairing.ts, devices.ts, device-changes.ts, sign-in-requests.ts, browser-login.ts,
  * terminal-broker.ts, notice-outbox.ts and approval.channel.ts each own one, and approval.service.ts composes them.
  */
-import type { IdentitySecretsConfig } from '../../core/config/config.ts';
+
 import crypto from 'node:crypto';
 import type { AuditLog } from '../../core/audit/audit.ts';
+import type { IdentitySecretsConfig } from '../../core/config/config.ts';
+import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { SecretStore } from '../../core/secrets/secrets.ts';
-import { HearthError } from '../../core/http/errors.ts';
 import type { AccountRow, AccountStore } from '../accounts/accounts.store.ts';
+import type { CoreMailer } from '../sessions/email-links.ts';
 import type { SessionsService } from '../sessions/sessions.service.ts';
 import type { SessionStore } from '../sessions/sessions.store.ts';
-import type { CoreMailer } from '../sessions/email-links.ts';
 import { APPROVAL_LIMITS } from './approval.schemas.ts';
 import type { ApprovalStore, ChangeRow, DeviceRow, LoginRow, PairingRow } from './approval.store.ts';
 
@@ -84,8 +85,12 @@ export function deviceName(raw: string): string {
 
 export function presentDevice(d: DeviceRow) {
   return {
-    id: d.id, name: d.name, createdAt: iso(d.created_at), lastUsedAt: d.last_used_at === null ? null : iso(d.last_used_at),
-    revokedAt: d.revoked_at === null ? null : iso(d.revoked_at), assisted: d.assisted === 1,
+    id: d.id,
+    name: d.name,
+    createdAt: iso(d.created_at),
+    lastUsedAt: d.last_used_at === null ? null : iso(d.last_used_at),
+    revokedAt: d.revoked_at === null ? null : iso(d.revoked_at),
+    assisted: d.assisted === 1,
   };
 }
 

@@ -6,15 +6,15 @@
  * through it; approval.routes.ts composes them.
  */
 import type { z } from 'zod';
+import type { SessionInfo } from '../../core/auth/tokens.service.ts';
 import type { Api, NoParams, RouteDef } from '../../core/http/api.ts';
+import { readJsonBody } from '../../core/http/body.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
-import { readJsonBody } from '../../core/http/body.ts';
-import type { SessionInfo } from '../../core/auth/tokens.service.ts';
-import { requirePlatformOrigin, type SessionsService } from '../sessions/sessions.service.ts';
 import { createFailureLimiter } from '../sessions/rate-limit.ts';
-import { APPROVAL_LIMITS, APP_APPROVAL_BASE } from './approval.schemas.ts';
-import { AUTH_FAILURES_PER_MINUTE, LOGIN_STARTS_PER_MINUTE, jsonBytes } from './approval.core.ts';
+import { requirePlatformOrigin, type SessionsService } from '../sessions/sessions.service.ts';
+import { AUTH_FAILURES_PER_MINUTE, jsonBytes, LOGIN_STARTS_PER_MINUTE } from './approval.core.ts';
+import { APP_APPROVAL_BASE, APPROVAL_LIMITS } from './approval.schemas.ts';
 import type { ApprovalService } from './approval.service.ts';
 
 export const noStore = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
@@ -51,7 +51,8 @@ export async function readBody<T extends z.ZodType>(ctx: AppContext, schema: T):
   if (r.success) return r.data;
   const i = r.error.issues[0]!;
   const at = i.path.length ? `${i.path.join('.')}: ` : '';
-  const message = i.code === 'unrecognized_keys' ? `unknown ${i.keys.length > 1 ? 'keys' : 'key'} ${i.keys.map((k) => JSON.stringify(k)).join(', ')}` : i.message;
+  const message =
+    i.code === 'unrecognized_keys' ? `unknown ${i.keys.length > 1 ? 'keys' : 'key'} ${i.keys.map((k) => JSON.stringify(k)).join(', ')}` : i.message;
   throw new HearthError('invalid_request', `body: ${at}${message}`);
 }
 
@@ -111,9 +112,14 @@ export function createRouteKit(api: Api, approval: ApprovalService, sessions: Se
   };
   const E = {
     session: { 401: { description: 'No session (`unauthorized`).' }, 403: { description: '`forbidden` (not an interactive session), `origin_mismatch`.' } },
-    recent: { 401: { description: 'No session (`unauthorized`).' }, 403: { description: '`forbidden` (not an interactive session), `origin_mismatch`, `recent_auth_required`.' } },
+    recent: {
+      401: { description: 'No session (`unauthorized`).' },
+      403: { description: '`forbidden` (not an interactive session), `origin_mismatch`, `recent_auth_required`.' },
+    },
     common: {
-      413: { description: 'Body larger than 8 KiB (`payload_too_large`).' }, 415: { description: 'Not `application/json`.' }, 429: { description: '`rate_limited` with `Retry-After`.' },
+      413: { description: 'Body larger than 8 KiB (`payload_too_large`).' },
+      415: { description: 'Not `application/json`.' },
+      429: { description: '`rate_limited` with `Retry-After`.' },
       503: { description: '`approval_disabled` (no authenticator origin configured), `approval_unavailable` (platform.db locked; `Retry-After`).' },
     },
   };

@@ -9,14 +9,14 @@ import type { Api } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { SessionsService } from '../sessions/sessions.service.ts';
+import { registerDeviceChannelRoutes } from './approval.channel.routes.ts';
+import { createRouteKit } from './approval.route-kit.ts';
 import { InfoResponse } from './approval.schemas.ts';
 import type { ApprovalService } from './approval.service.ts';
-import { createRouteKit } from './approval.route-kit.ts';
-import { registerPairingRoutes } from './pairing.routes.ts';
-import { registerAdminDeviceRoutes, registerDeviceRoutes } from './devices.routes.ts';
-import { registerDeviceChangeRoutes } from './device-changes.routes.ts';
 import { registerBrowserLoginRoutes } from './browser-login.routes.ts';
-import { registerDeviceChannelRoutes } from './approval.channel.routes.ts';
+import { registerDeviceChangeRoutes } from './device-changes.routes.ts';
+import { registerAdminDeviceRoutes, registerDeviceRoutes } from './devices.routes.ts';
+import { registerPairingRoutes } from './pairing.routes.ts';
 
 /** The paths the authenticator website calls from its own origin (CORS); nothing else gets CORS. */
 export const CORS_PATHS = ['/info', '/pairings/claim', '/pairings/result', '/device'];
@@ -51,7 +51,11 @@ export function registerApprovalRoutes(api: Api, approval: ApprovalService, sess
   }
 
   route({
-    method: 'get', path: `${P}/info`, operationId: 'appApprovalInfo', tags, access: 'public',
+    method: 'get',
+    path: `${P}/info`,
+    operationId: 'appApprovalInfo',
+    tags,
+    access: 'public',
     summary: 'Discovery of the authenticator-approval protocol',
     description:
       'Answers `{protocol: "hearth-app-approval-v1", issuer, api, appOrigin, algorithm: "ES256", limits, features, enabled}`. `appOrigin` is the configured authenticator website (`HEARTH_AUTHENTICATOR_ORIGIN`, or the reference authenticator listener `--authenticator-port`); ' +

@@ -4,8 +4,8 @@
  */
 import { z } from 'zod';
 import { ACCOUNT_CATEGORIES } from '../accounts/categories.ts';
-import { DevicePublicKey } from './proof.ts';
 import { APP_APPROVAL_LIMITS, APP_APPROVAL_PATH } from './contracts.ts';
+import { DevicePublicKey } from './proof.ts';
 
 export const APP_APPROVAL_BASE = APP_APPROVAL_PATH;
 
@@ -26,7 +26,10 @@ export const InfoResponse = z
     algorithm: z.literal('ES256'),
     limits: z.record(z.string(), z.number()),
     features: z.array(Feature),
-    enabled: z.boolean().meta({ description: 'False when no authenticator origin is configured: every other endpoint then answers 503 `approval_disabled`, `appOrigin` is null and `features` empty.' }),
+    enabled: z.boolean().meta({
+      description:
+        'False when no authenticator origin is configured: every other endpoint then answers 503 `approval_disabled`, `appOrigin` is null and `features` empty.',
+    }),
   })
   .meta({ id: 'AppApprovalInfo' });
 
@@ -48,7 +51,15 @@ export const ApprovalState = z.enum(['pending', 'approved', 'denied', 'cancelled
 export const Approval = z.object({ state: ApprovalState, expiresAt: Iso }).nullable();
 export const PairingState = z.enum(['created', 'claimed', 'confirmed', 'cancelled', 'expired']);
 export const PairingStatus = z
-  .object({ pairingId: z.string(), state: PairingState, expiresAt: Iso, deviceId: z.string().nullable(), name: z.string().nullable(), assisted: z.boolean(), approval: Approval })
+  .object({
+    pairingId: z.string(),
+    state: PairingState,
+    expiresAt: Iso,
+    deviceId: z.string().nullable(),
+    name: z.string().nullable(),
+    assisted: z.boolean(),
+    approval: Approval,
+  })
   .meta({ id: 'AppPairingStatus' });
 export const ConfirmResponse = z.object({ deviceId: z.string(), approval: Approval });
 export const ResultResponse = z.object({ state: PairingState, deviceId: z.string(), comparison: z.string().optional() });
@@ -66,17 +77,13 @@ export const DeviceUpdateBody = z.discriminatedUnion('operation', [
 export const ChangeStartBody = z.object({ deviceId: Uuid, endSessions: z.boolean() }).strict();
 export const ChangeRefBody = z.union([z.object({ changeId: Uuid }).strict(), z.object({ deviceId: Uuid }).strict()]);
 export const ChangeState = z.enum(['pending', 'approved', 'denied', 'cancelled', 'expired']);
-export const ChangeStatus = z
-  .object({ changeId: z.string(), state: ChangeState, expiresAt: Iso })
-  .meta({ id: 'AppDeviceChangeStatus' });
+export const ChangeStatus = z.object({ changeId: z.string(), state: ChangeState, expiresAt: Iso }).meta({ id: 'AppDeviceChangeStatus' });
 export const ChangeStartResponse = z.union([
   ChangeStatus.extend({ kind: z.literal('revoke'), deviceId: z.string(), endSessions: z.boolean() }),
   z.object({ changeId: z.null(), state: z.literal('revoked'), deviceId: z.string() }),
 ]);
 
-export const LoginStartBody = z
-  .object({ identifier: z.string().min(1).max(320), category: z.enum(ACCOUNT_CATEGORIES) })
-  .strict();
+export const LoginStartBody = z.object({ identifier: z.string().min(1).max(320), category: z.enum(ACCOUNT_CATEGORIES) }).strict();
 export const LoginStartResponse = z
   .object({ requestId: z.string(), browserSecret: z.string(), comparison: z.string(), expiresAt: Iso, pollAfterSeconds: z.number().int() })
   .meta({ id: 'AppLoginRequest' });
@@ -85,6 +92,9 @@ export const LoginState = z.enum(['pending', 'approved', 'denied', 'consumed', '
 export const LoginStatus = z.object({ state: LoginState, expiresAt: Iso, pollAfterSeconds: z.number().int() });
 
 export const DeviceBody = z
-  .object({ proof: z.unknown().meta({ description: 'The signed proof `{issuer, deviceId, jti, issuedAt, expiresAt, command}`.' }), signature: z.string().max(400) })
+  .object({
+    proof: z.unknown().meta({ description: 'The signed proof `{issuer, deviceId, jti, issuedAt, expiresAt, command}`.' }),
+    signature: z.string().max(400),
+  })
   .strict();
 export const DeviceResponse = z.record(z.string(), z.unknown()).meta({ description: 'Per command (see the description).' });

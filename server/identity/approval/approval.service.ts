@@ -11,17 +11,18 @@
  * the minute cleanup here removes them (404). This file owns the info document, the cleanup and the composition; the
  * routes are composed the same way in approval.routes.ts.
  */
-import { APP_APPROVAL_PROTOCOL } from './proof.ts';
-import { APP_APPROVAL_BASE } from './approval.schemas.ts';
-import { L, WINDOW_MS, createApprovalCore, type ApprovalDeps } from './approval.core.ts';
-import { createNoticeOutbox } from './notice-outbox.ts';
-import { createDevices } from './devices.ts';
-import { createPairing } from './pairing.ts';
-import { createDeviceChanges } from './device-changes.ts';
-import { createSignInRequests } from './sign-in-requests.ts';
-import { createBrowserLogin } from './browser-login.ts';
-import { createTerminalBrokers } from './terminal-broker.ts';
+
 import { createDeviceChannel } from './approval.channel.ts';
+import { type ApprovalDeps, createApprovalCore, L, WINDOW_MS } from './approval.core.ts';
+import { APP_APPROVAL_BASE } from './approval.schemas.ts';
+import { createBrowserLogin } from './browser-login.ts';
+import { createDeviceChanges } from './device-changes.ts';
+import { createDevices } from './devices.ts';
+import { createNoticeOutbox } from './notice-outbox.ts';
+import { createPairing } from './pairing.ts';
+import { APP_APPROVAL_PROTOCOL } from './proof.ts';
+import { createSignInRequests } from './sign-in-requests.ts';
+import { createTerminalBrokers } from './terminal-broker.ts';
 
 export type { Actor, LoginContextProvider } from './approval.core.ts';
 export type { TerminalBroker } from './terminal-broker.ts';
@@ -48,9 +49,15 @@ export function createApprovalService(deps: ApprovalDeps) {
       const appOrigin = deps.authenticatorOrigin();
       const enabled = appOrigin !== null;
       return {
-        protocol: APP_APPROVAL_PROTOCOL, issuer, api: issuer + APP_APPROVAL_BASE, appOrigin, algorithm: 'ES256' as const,
+        protocol: APP_APPROVAL_PROTOCOL,
+        issuer,
+        api: issuer + APP_APPROVAL_BASE,
+        appOrigin,
+        algorithm: 'ES256' as const,
         limits: { ...L },
-        features: (enabled ? ['device-changes', ...(deps.loginContext ? ['login-context' as const] : []), 'terminal-logins'] : []) as Array<'device-changes' | 'login-context' | 'terminal-logins'>,
+        features: (enabled ? ['device-changes', ...(deps.loginContext ? ['login-context' as const] : []), 'terminal-logins'] : []) as Array<
+          'device-changes' | 'login-context' | 'terminal-logins'
+        >,
         enabled,
       };
     },

@@ -194,13 +194,15 @@ export function createApprovalStore(db: Db) {
       VALUES (@id, @sub, @initiator_sub, @family_id, @assisted, @secret_hash, 'created', @created_at, @expires_at)`),
     getPairing: db.prepare('SELECT * FROM identity_app_pairings WHERE id = ?'),
     outstandingPairings: db.prepare(`SELECT count(*) FROM identity_app_pairings WHERE sub = ? AND state IN ('created', 'claimed') AND expires_at > ?`).pluck(),
-    claimPairing: db.prepare(`UPDATE identity_app_pairings SET state = 'claimed', device_id = @device_id, public_key = @public_key, name = @name, comparison = @comparison
+    claimPairing:
+      db.prepare(`UPDATE identity_app_pairings SET state = 'claimed', device_id = @device_id, public_key = @public_key, name = @name, comparison = @comparison
       WHERE id = @id AND state = 'created' AND expires_at > @now`),
     setPairingState: db.prepare('UPDATE identity_app_pairings SET state = ? WHERE id = ?'),
     wrongCode: db.prepare('UPDATE identity_app_pairings SET wrong_codes = wrong_codes + 1 WHERE id = ? RETURNING wrong_codes').pluck(),
     setPairingChange: db.prepare('UPDATE identity_app_pairings SET change_id = ?, expires_at = ? WHERE id = ?'),
 
-    insertChange: db.prepare(`INSERT INTO identity_app_device_changes (id, sub, kind, target_id, target_name, end_sessions, family_id, pairing_id, state, created_at, expires_at)
+    insertChange:
+      db.prepare(`INSERT INTO identity_app_device_changes (id, sub, kind, target_id, target_name, end_sessions, family_id, pairing_id, state, created_at, expires_at)
       VALUES (@id, @sub, @kind, @target_id, @target_name, @end_sessions, @family_id, @pairing_id, 'pending', @created_at, @expires_at)`),
     getChange: db.prepare('SELECT * FROM identity_app_device_changes WHERE id = ?'),
     newestRemoval: db.prepare(`SELECT * FROM identity_app_device_changes WHERE sub = ? AND family_id = ? AND kind = 'revoke' AND target_id = ?
@@ -211,12 +213,15 @@ export function createApprovalStore(db: Db) {
     cancelChange: db.prepare(`UPDATE identity_app_device_changes SET state = 'cancelled', decided_at = ? WHERE id = ? AND state = 'pending'`),
     cancelChangesOfTarget: db.prepare(`UPDATE identity_app_device_changes SET state = 'cancelled', decided_at = ? WHERE target_id = ? AND state = 'pending'`),
 
-    insertLogin: db.prepare(`INSERT INTO identity_app_logins (id, kind, sub, category, secret_hash, challenge, comparison, epoch, state, context, start_ip, terminal, created_at, expires_at)
+    insertLogin:
+      db.prepare(`INSERT INTO identity_app_logins (id, kind, sub, category, secret_hash, challenge, comparison, epoch, state, context, start_ip, terminal, created_at, expires_at)
       VALUES (@id, @kind, @sub, @category, @secret_hash, @challenge, @comparison, @epoch, 'pending', @context, @start_ip, @terminal, @created_at, @expires_at)`),
     getLogin: db.prepare('SELECT * FROM identity_app_logins WHERE id = ?'),
     outstandingLogins: db.prepare(`SELECT count(*) FROM identity_app_logins WHERE sub = ? AND state IN ('pending', 'approved') AND expires_at > ?`).pluck(),
     pendingLogins: db.prepare(`SELECT * FROM identity_app_logins WHERE sub = ? AND state = 'pending' AND expires_at > ? ORDER BY created_at, rowid`),
-    decideLogin: db.prepare(`UPDATE identity_app_logins SET state = @state, device_id = @device, decided_at = @at WHERE id = @id AND state = 'pending' AND expires_at > @at`),
+    decideLogin: db.prepare(
+      `UPDATE identity_app_logins SET state = @state, device_id = @device, decided_at = @at WHERE id = @id AND state = 'pending' AND expires_at > @at`,
+    ),
     consumeLogin: db.prepare(`UPDATE identity_app_logins SET state = 'consumed', consumed_at = @at WHERE id = @id AND state = 'approved' AND expires_at > @at`),
 
     useNonce: db.prepare('INSERT INTO identity_app_proof_nonces (device_id, jti, expires_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING'),
@@ -245,17 +250,20 @@ export function createApprovalStore(db: Db) {
     setAccept: (id: string, accept: string[]) => void q.setAccept.run(JSON.stringify(accept), id),
     setPushToken: (id: string, token: string) => void q.setPush.run(token, id),
 
-    insertPairing: (r: Pick<PairingRow, 'id' | 'sub' | 'initiator_sub' | 'family_id' | 'assisted' | 'secret_hash' | 'created_at' | 'expires_at'>) => void q.insertPairing.run(r),
+    insertPairing: (r: Pick<PairingRow, 'id' | 'sub' | 'initiator_sub' | 'family_id' | 'assisted' | 'secret_hash' | 'created_at' | 'expires_at'>) =>
+      void q.insertPairing.run(r),
     getPairing: (id: string) => q.getPairing.get(id) as PairingRow | undefined,
     outstandingPairings: (sub: string, at: number) => q.outstandingPairings.get(sub, at) as number,
-    claimPairing: (r: { id: string; device_id: string; public_key: string; name: string; comparison: string; now: number }) => q.claimPairing.run(r).changes === 1,
+    claimPairing: (r: { id: string; device_id: string; public_key: string; name: string; comparison: string; now: number }) =>
+      q.claimPairing.run(r).changes === 1,
     setPairingState: (id: string, state: PairingRow['state']) => void q.setPairingState.run(state, id),
     /** Counts a wrong comparison code; returns the count. */
     wrongCode: (id: string) => q.wrongCode.get(id) as number,
     setPairingChange: (id: string, changeId: string, expiresAt: number) => void q.setPairingChange.run(changeId, expiresAt, id),
 
-    insertChange: (r: Pick<ChangeRow, 'id' | 'sub' | 'kind' | 'target_id' | 'target_name' | 'end_sessions' | 'family_id' | 'pairing_id' | 'created_at' | 'expires_at'>) =>
-      void q.insertChange.run(r),
+    insertChange: (
+      r: Pick<ChangeRow, 'id' | 'sub' | 'kind' | 'target_id' | 'target_name' | 'end_sessions' | 'family_id' | 'pairing_id' | 'created_at' | 'expires_at'>,
+    ) => void q.insertChange.run(r),
     getChange: (id: string) => q.getChange.get(id) as ChangeRow | undefined,
     newestRemoval: (sub: string, familyId: string, deviceId: string) => q.newestRemoval.get(sub, familyId, deviceId) as ChangeRow | undefined,
     pendingChanges: (sub: string, at: number) => q.pendingChanges.all(sub, at) as ChangeRow[],
@@ -264,8 +272,24 @@ export function createApprovalStore(db: Db) {
     cancelChange: (id: string, at: number) => q.cancelChange.run(at, id).changes === 1,
     cancelChangesOfTarget: (targetId: string, at: number) => q.cancelChangesOfTarget.run(at, targetId).changes,
 
-    insertLogin: (r: Pick<LoginRow, 'id' | 'kind' | 'sub' | 'category' | 'secret_hash' | 'challenge' | 'comparison' | 'epoch' | 'context' | 'start_ip' | 'terminal' | 'created_at' | 'expires_at'>) =>
-      void q.insertLogin.run(r),
+    insertLogin: (
+      r: Pick<
+        LoginRow,
+        | 'id'
+        | 'kind'
+        | 'sub'
+        | 'category'
+        | 'secret_hash'
+        | 'challenge'
+        | 'comparison'
+        | 'epoch'
+        | 'context'
+        | 'start_ip'
+        | 'terminal'
+        | 'created_at'
+        | 'expires_at'
+      >,
+    ) => void q.insertLogin.run(r),
     getLogin: (id: string) => q.getLogin.get(id) as LoginRow | undefined,
     outstandingLogins: (sub: string, at: number) => q.outstandingLogins.get(sub, at) as number,
     pendingLogins: (sub: string, at: number) => q.pendingLogins.all(sub, at) as LoginRow[],
@@ -275,7 +299,8 @@ export function createApprovalStore(db: Db) {
     /** Records a proof nonce; false when `(deviceId, jti)` was already used. */
     useNonce: (deviceId: string, jti: string, expiresAt: number) => q.useNonce.run(deviceId, jti, expiresAt).changes === 1,
 
-    insertNotice: (deviceId: string, sub: string, assisted: boolean, name: string, at: number) => void q.insertNotice.run(deviceId, sub, assisted ? 1 : 0, name, at),
+    insertNotice: (deviceId: string, sub: string, assisted: boolean, name: string, at: number) =>
+      void q.insertNotice.run(deviceId, sub, assisted ? 1 : 0, name, at),
     unsentNotices: () => q.unsentNotices.all() as NoticeRow[],
     noticeAttempt: (deviceId: string, at: number) => void q.noticeAttempt.run(at, deviceId),
     noticeSent: (deviceId: string, at: number) => void q.noticeSent.run(at, deviceId),

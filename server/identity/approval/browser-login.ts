@@ -8,7 +8,7 @@
  */
 import crypto from 'node:crypto';
 import { HearthError } from '../../core/http/errors.ts';
-import { L, err, iso, sameHash, type ApprovalCore } from './approval.core.ts';
+import { type ApprovalCore, err, iso, L, sameHash } from './approval.core.ts';
 import type { LoginRow } from './approval.store.ts';
 import type { SignInRequests } from './sign-in-requests.ts';
 
@@ -27,7 +27,13 @@ export function createBrowserLogin(core: ApprovalCore, requests: SignInRequests)
         // Computed for every request (a throw-away subject when nobody could approve it, then discarded), so the time
         // taken does not tell eligible accounts from others.
         try {
-          const computed = deps.loginContext.compute({ sub: usable ? row!.sub : crypto.randomUUID(), userAgent: input.userAgent, ip: input.ip, browserId: input.browserId, at: now() });
+          const computed = deps.loginContext.compute({
+            sub: usable ? row!.sub : crypto.randomUUID(),
+            userAgent: input.userAgent,
+            ip: input.ip,
+            browserId: input.browserId,
+            at: now(),
+          });
           if (usable) context = computed;
         } catch (e) {
           deps.logger.warn({ err: (e as Error).message }, 'the sign-in context could not be computed');
@@ -69,7 +75,11 @@ export function createBrowserLogin(core: ApprovalCore, requests: SignInRequests)
         if (state === 'consumed') throw new HearthError('login_consumed', 'this sign-in request was already used: start a new sign-in');
         if (state !== 'approved') throw new HearthError('login_not_approved', `this sign-in request is ${state}`);
         const row = requests.usableLogin(r);
-        if (!row) throw new HearthError('login_refused', 'this sign-in can no longer complete (the device was revoked, or the account changed or may not sign in): start a new sign-in');
+        if (!row)
+          throw new HearthError(
+            'login_refused',
+            'this sign-in can no longer complete (the device was revoked, or the account changed or may not sign in): start a new sign-in',
+          );
         if (!store.consumeLogin(r.id, now())) throw new HearthError('login_consumed', 'this sign-in request was already used: start a new sign-in');
         return deps.sessions.startSession(row, httpRequestId, 'app-approval');
       });

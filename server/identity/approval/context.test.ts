@@ -4,11 +4,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { allMigrations } from '../../boot.ts';
-import { openPlatformDb, type Db } from '../../core/storage/platform-db.ts';
-import { createLogger } from '../../core/logging/logger.ts';
 import { asnRecord, cityRecord, writeMmdb } from '../../../test/helpers/mmdb.ts';
-import { AppLoginContextSchema, BROWSER_RETENTION_MS, COUNTRY_WINDOW_MS, INTRODUCTION_MS, createLoginContext, sameNetwork } from './context.ts';
+import { allMigrations } from '../../boot.ts';
+import { createLogger } from '../../core/logging/logger.ts';
+import { type Db, openPlatformDb } from '../../core/storage/platform-db.ts';
+import { AppLoginContextSchema, BROWSER_RETENTION_MS, COUNTRY_WINDOW_MS, createLoginContext, INTRODUCTION_MS, sameNetwork } from './context.ts';
 import { openGeoIp } from './geoip.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -30,12 +30,15 @@ const geoFile = (() => {
   return () => {
     if (file) return file;
     file = path.join(tmp(), 'city.mmdb');
-    fs.writeFileSync(file, writeMmdb([
-      { network: '203.0.113.0/24', data: cityRecord('DE', 'Berlin') },
-      { network: '198.51.100.0/24', data: cityRecord('AT', 'Wien') },
-      { network: '192.0.2.0/24', data: cityRecord('FR', 'Paris') },
-      { network: '2001:db8::/32', data: cityRecord('NL', 'Amsterdam') },
-    ]));
+    fs.writeFileSync(
+      file,
+      writeMmdb([
+        { network: '203.0.113.0/24', data: cityRecord('DE', 'Berlin') },
+        { network: '198.51.100.0/24', data: cityRecord('AT', 'Wien') },
+        { network: '192.0.2.0/24', data: cityRecord('FR', 'Paris') },
+        { network: '2001:db8::/32', data: cityRecord('NL', 'Amsterdam') },
+      ]),
+    );
     return file;
   };
 })();
@@ -58,20 +61,30 @@ function setup(opts: { geoip?: boolean; asn?: boolean } = {}) {
   const geoip = opts.geoip === false ? null : openGeoIp({ cityDb: geoFile(), asnDb: opts.asn ? asnFile() : null, logger, now });
   const ctx = createLoginContext({ db, geoip, now });
   return {
-    db, ctx, geoip,
+    db,
+    ctx,
+    geoip,
     at: () => t,
     set: (ms: number) => void (t = ms),
     /** A person account created at `createdAt`. */
     account(login: string, createdAt = T0): string {
       const sub = crypto.randomUUID();
-      db.prepare("INSERT INTO identity_accounts (sub, kind, login, profile, created_at, updated_at) VALUES (?, 'person', ?, 'user', ?, ?)").run(sub, login, createdAt, createdAt);
+      db.prepare("INSERT INTO identity_accounts (sub, kind, login, profile, created_at, updated_at) VALUES (?, 'person', ?, 'user', ?, ?)").run(
+        sub,
+        login,
+        createdAt,
+        createdAt,
+      );
       return sub;
     },
   };
 }
 const compute = (x: ReturnType<typeof setup>, sub: string, ip: string, browser: string | null, at = x.at()) =>
   x.ctx.compute({ sub, userAgent: FIREFOX_LINUX, ip, browserId: browser, at });
-const settings = (db: Db) => Object.fromEntries((db.prepare('SELECT name, value FROM identity_settings').all() as Array<{ name: string; value: string }>).map((r) => [r.name, JSON.parse(r.value)]));
+const settings = (db: Db) =>
+  Object.fromEntries(
+    (db.prepare('SELECT name, value FROM identity_settings').all() as Array<{ name: string; value: string }>).map((r) => [r.name, JSON.parse(r.value)]),
+  );
 
 describe('sameNetwork', () => {
   it.each([
@@ -95,7 +108,10 @@ describe('sign-in history migration', () => {
   it('creates the tables and records when history collection started', () => {
     const before = Date.now();
     const { db } = setup();
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('identity_signin_history', 'identity_signin_browsers') ORDER BY name").pluck().all();
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('identity_signin_history', 'identity_signin_browsers') ORDER BY name")
+      .pluck()
+      .all();
     expect(tables).toEqual(['identity_signin_browsers', 'identity_signin_history']);
     const started = settings(db)['signin_history.started_at'];
     expect(started).toBeGreaterThanOrEqual(before);
@@ -108,14 +124,28 @@ describe('createLoginContext().compute', () => {
     const x = setup({ asn: true });
     // no account yet: the introduction phase has not begun
     const sub = crypto.randomUUID();
-    expect(compute(x, sub, DE, null, T0 + 400 * DAY)).toEqual({ level: 'info', browser: 'firefox', os: 'linux', country: 'DE', city: 'Berlin', network: 'Example Telecom GmbH', history: null });
+    expect(compute(x, sub, DE, null, T0 + 400 * DAY)).toEqual({
+      level: 'info',
+      browser: 'firefox',
+      os: 'linux',
+      country: 'DE',
+      city: 'Berlin',
+      network: 'Example Telecom GmbH',
+      history: null,
+    });
     expect(x.ctx.introductionStart()).toBeNull();
 
     // the first account is created long after the migration ran: the phase starts with it
     const created = T0 + 30 * DAY;
     const alice = x.account('alice', created);
     expect(compute(x, alice, AT, browserId(), created + INTRODUCTION_MS - 1)).toEqual({
-      level: 'info', browser: 'firefox', os: 'linux', country: 'AT', city: 'Wien', network: null, history: null,
+      level: 'info',
+      browser: 'firefox',
+      os: 'linux',
+      country: 'AT',
+      city: 'Wien',
+      network: null,
+      history: null,
     });
     expect(x.ctx.introductionStart()).toBe(created);
     expect(settings(x.db)['signin_history.introduction_started_at']).toBe(created);
@@ -143,14 +173,21 @@ describe('createLoginContext().compute', () => {
     expect(compute(x, alice, DE, laptop, at).history!.knownSince).toBe(new Date(t1).toISOString());
     expect(compute(x, alice, DE, laptop, at).level).toBe('info');
     // another browser, no cookie, or another account in the same browser: not known
-    for (const [sub, b] of [[alice, browserId()], [alice, null], [bob, laptop]] as const) {
+    for (const [sub, b] of [
+      [alice, browserId()],
+      [alice, null],
+      [bob, laptop],
+    ] as const) {
       const c = compute(x, sub, DE, b, at);
       expect(c.history!.knownSince).toBeNull();
       expect(c.level).toBe('hint');
     }
     const rows = x.db.prepare('SELECT sub, browser_hash, country, at FROM identity_signin_history ORDER BY at').all();
     const hash = crypto.createHash('sha256').update(laptop).digest('hex');
-    expect(rows).toEqual([{ sub: alice, browser_hash: hash, country: 'DE', at: t1 }, { sub: alice, browser_hash: hash, country: 'DE', at: t1 + DAY }]);
+    expect(rows).toEqual([
+      { sub: alice, browser_hash: hash, country: 'DE', at: t1 },
+      { sub: alice, browser_hash: hash, country: 'DE', at: t1 + DAY },
+    ]);
     expect(x.db.prepare('SELECT * FROM identity_signin_browsers').all()).toEqual([{ sub: alice, browser_hash: hash, first_at: t1, last_at: t1 + DAY }]);
   });
 
@@ -198,7 +235,12 @@ describe('createLoginContext().compute', () => {
     const x = setup({ geoip: false });
     const alice = x.account('alice', T0 - 400 * DAY);
     expect(compute(x, alice, DE, null, T0)).toEqual({
-      level: 'hint', browser: 'firefox', os: 'linux', country: null, city: null, network: null,
+      level: 'hint',
+      browser: 'firefox',
+      os: 'linux',
+      country: null,
+      city: null,
+      network: null,
       history: { knownSince: null, newCountry: false, countriesSince: null },
     });
     x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: browserId(), ip: DE, at: T0 });

@@ -32,8 +32,8 @@
 import crypto from 'node:crypto';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { Db, Migration } from '../../core/storage/platform-db.ts';
-import { NO_GEO, parseIp, type GeoIpReader } from './geoip.ts';
-import { parseUserAgent, type Browser, type OperatingSystem } from './user-agent.ts';
+import { type GeoIpReader, NO_GEO, parseIp } from './geoip.ts';
+import { type Browser, type OperatingSystem, parseUserAgent } from './user-agent.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 /** No known/new claims during this long after the installation began collecting sign-ins. */

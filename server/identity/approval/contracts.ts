@@ -9,8 +9,9 @@
  *   JWS.
  * - A proof lives at most 60 seconds, has a positive lifetime and may start at most five seconds in the future.
  */
-import { PAIRING_FRAGMENT, formatPairingLink } from './pairing-link.ts';
+
 import { z } from 'zod';
+import { formatPairingLink, PAIRING_FRAGMENT } from './pairing-link.ts';
 import { BROWSERS, OPERATING_SYSTEMS } from './user-agent.ts';
 
 /** The protocol identifier (`platform-app-approval-v1` in the seed; ours says `hearth`). */
@@ -85,14 +86,25 @@ const Accept = z.array(z.enum(APP_APPROVAL_FEATURES)).max(3);
 export const DeviceCommand = z.discriminatedUnion('operation', [
   z.object({ operation: z.literal('pending'), accept: Accept.optional() }).strict(),
   z.object({ operation: z.literal('inbox'), accept: Accept.optional() }).strict(),
-  z.object({
-    operation: z.literal('decide'), requestId: z.string().min(1).max(100), challenge: z.string().min(1).max(200),
-    comparison: z.string().regex(/^\d{6}$/, 'comparison must be six digits'), decision: z.enum(['approve', 'deny']),
-  }).strict(),
-  z.object({
-    operation: z.literal('change'), changeId: z.string().min(1).max(100), kind: z.enum(['pair', 'revoke']), targetId: z.string().min(1).max(100),
-    endSessions: z.boolean(), decision: z.enum(['approve', 'deny']),
-  }).strict(),
+  z
+    .object({
+      operation: z.literal('decide'),
+      requestId: z.string().min(1).max(100),
+      challenge: z.string().min(1).max(200),
+      comparison: z.string().regex(/^\d{6}$/, 'comparison must be six digits'),
+      decision: z.enum(['approve', 'deny']),
+    })
+    .strict(),
+  z
+    .object({
+      operation: z.literal('change'),
+      changeId: z.string().min(1).max(100),
+      kind: z.enum(['pair', 'revoke']),
+      targetId: z.string().min(1).max(100),
+      endSessions: z.boolean(),
+      decision: z.enum(['approve', 'deny']),
+    })
+    .strict(),
   z.object({ operation: z.literal('revoke') }).strict(),
   z.object({ operation: z.literal('push'), token: z.string().regex(/^[A-Za-z0-9_-]{43}$/, 'token must be 43 URL-safe characters') }).strict(),
   z.object({ operation: z.literal('account') }).strict(),
@@ -113,7 +125,18 @@ export type DeviceProof = z.infer<typeof DeviceProof>;
 
 /** The array a pairing claim signs. */
 export function appPairingProofMessage(p: { issuer: string; pairingId: string; secret: string; publicKey: DevicePublicKey; name: string }): string {
-  return JSON.stringify([APP_APPROVAL_PROTOCOL, 'pair', p.issuer, p.pairingId, p.secret, p.publicKey.kty, p.publicKey.crv, p.publicKey.x, p.publicKey.y, p.name]);
+  return JSON.stringify([
+    APP_APPROVAL_PROTOCOL,
+    'pair',
+    p.issuer,
+    p.pairingId,
+    p.secret,
+    p.publicKey.kty,
+    p.publicKey.crv,
+    p.publicKey.x,
+    p.publicKey.y,
+    p.name,
+  ]);
 }
 
 /** The array a device command signs: the proof header, the operation, then every other parameter of the command. */
@@ -162,19 +185,32 @@ export const AppLoginContextSchema = z
     level: z.enum(['info', 'hint', 'warn']).meta({ description: 'Computed by Hearth; the app shows it and never derives its own.' }),
     browser: z.enum(BROWSERS),
     os: z.enum(OPERATING_SYSTEMS).meta({ description: '`mac-or-ipad`: Safari on a Mac and on an iPad send the same User-Agent.' }),
-    country: z.string().regex(/^[A-Z]{2}$/).nullable().meta({ description: 'ISO 3166-1 alpha-2, from the optional GeoIP database.' }),
+    country: z
+      .string()
+      .regex(/^[A-Z]{2}$/)
+      .nullable()
+      .meta({ description: 'ISO 3166-1 alpha-2, from the optional GeoIP database.' }),
     city: ContextText.nullable().meta({ description: 'Single-line plain text, at most 96 UTF-8 bytes.' }),
-    network: ContextText.nullable().meta({ description: 'The network operator, single-line plain text, at most 96 UTF-8 bytes; never a VPN or data-center label.' }),
+    network: ContextText.nullable().meta({
+      description: 'The network operator, single-line plain text, at most 96 UTF-8 bytes; never a VPN or data-center label.',
+    }),
     history: z
       .object({
-        knownSince: AppApprovalTimeOf().nullable().meta({ description: "This browser's first successful sign-in to the account in its current remembered period (UTC ISO date-time), or null." }),
-        newCountry: z.boolean().meta({ description: 'A country is known, GeoIP is configured, and the account has no successful sign-in from it in the last 90 days.' }),
+        knownSince: AppApprovalTimeOf()
+          .nullable()
+          .meta({ description: "This browser's first successful sign-in to the account in its current remembered period (UTC ISO date-time), or null." }),
+        newCountry: z
+          .boolean()
+          .meta({ description: 'A country is known, GeoIP is configured, and the account has no successful sign-in from it in the last 90 days.' }),
         countriesSince: AppApprovalTimeOf().nullable().meta({ description: 'When GeoIP was configured, while that is less than 90 days ago; otherwise null.' }),
       })
       .strict()
       .nullable()
       .meta({ description: "Null during the installation's 14-day introduction phase." }),
-    sameNetwork: z.literal(true).optional().meta({ description: 'The browser and the phone share the full IPv4 address or the IPv6 /64; absence makes no claim.' }),
+    sameNetwork: z
+      .literal(true)
+      .optional()
+      .meta({ description: 'The browser and the phone share the full IPv4 address or the IPv6 /64; absence makes no claim.' }),
   })
   .strict()
   .meta({ id: 'AppLoginContext' });
@@ -187,7 +223,12 @@ export const AppTerminalLoginSchema = z
     client: z
       .object({
         id: z.string().min(1).max(200),
-        name: z.string().refine((s) => [...s].length <= APP_APPROVAL_LIMITS.terminalClientNameLength && !NOT_PLAIN.test(s), `single-line text of at most ${APP_APPROVAL_LIMITS.terminalClientNameLength} characters`),
+        name: z
+          .string()
+          .refine(
+            (s) => [...s].length <= APP_APPROVAL_LIMITS.terminalClientNameLength && !NOT_PLAIN.test(s),
+            `single-line text of at most ${APP_APPROVAL_LIMITS.terminalClientNameLength} characters`,
+          ),
       })
       .strict(),
     scopes: z.array(z.string().regex(APP_TERMINAL_SCOPE)).min(1).max(APP_APPROVAL_LIMITS.terminalScopes),

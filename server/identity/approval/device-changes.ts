@@ -6,9 +6,9 @@
  * opted-in device to decide, a removal is a plain revocation at once.
  */
 import crypto from 'node:crypto';
-import { HearthError } from '../../core/http/errors.ts';
 import type { SessionInfo } from '../../core/auth/tokens.service.ts';
-import { L, err, iso, type Actor, type ApprovalCore } from './approval.core.ts';
+import { HearthError } from '../../core/http/errors.ts';
+import { type Actor, type ApprovalCore, err, iso, L } from './approval.core.ts';
 import type { ChangeRow } from './approval.store.ts';
 import type { Devices } from './devices.ts';
 
@@ -24,7 +24,14 @@ export function createDeviceChanges(core: ApprovalCore, devices: Devices) {
         const existing = store.newestRemoval(s.sub, s.familyId, d.id);
         if (existing && changeState(existing) === 'pending') {
           if ((existing.end_sessions === 1) === endSessions) {
-            return { changeId: existing.id, state: 'pending' as const, expiresAt: iso(existing.expires_at), kind: 'revoke' as const, deviceId: d.id, endSessions };
+            return {
+              changeId: existing.id,
+              state: 'pending' as const,
+              expiresAt: iso(existing.expires_at),
+              kind: 'revoke' as const,
+              deviceId: d.id,
+              endSessions,
+            };
           }
           store.cancelChange(existing.id, at);
         }
@@ -37,8 +44,25 @@ export function createDeviceChanges(core: ApprovalCore, devices: Devices) {
         }
         const id = crypto.randomUUID();
         const expiresAt = at + L.changeLifetimeSeconds * 1000;
-        store.insertChange({ id, sub: s.sub, kind: 'revoke', target_id: d.id, target_name: d.name, end_sessions: endSessions ? 1 : 0, family_id: s.familyId, pairing_id: null, created_at: at, expires_at: expiresAt });
-        record(a, 'auth.app.device_change.request', d.id, { changeId: id, kind: 'revoke', deviceId: d.id, endSignIns: endSessions, login: accountStore.getAccount(s.sub)?.login ?? null });
+        store.insertChange({
+          id,
+          sub: s.sub,
+          kind: 'revoke',
+          target_id: d.id,
+          target_name: d.name,
+          end_sessions: endSessions ? 1 : 0,
+          family_id: s.familyId,
+          pairing_id: null,
+          created_at: at,
+          expires_at: expiresAt,
+        });
+        record(a, 'auth.app.device_change.request', d.id, {
+          changeId: id,
+          kind: 'revoke',
+          deviceId: d.id,
+          endSignIns: endSessions,
+          login: accountStore.getAccount(s.sub)?.login ?? null,
+        });
         return { changeId: id, state: 'pending' as const, expiresAt: iso(expiresAt), kind: 'revoke' as const, deviceId: d.id, endSessions };
       });
     },

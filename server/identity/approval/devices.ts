@@ -5,7 +5,7 @@
  * changes that target the device and is audited as `auth.app.device.revoke`; device rows stay until account deletion.
  */
 import { HearthError } from '../../core/http/errors.ts';
-import { L, deviceName, jsonBytes, presentDevice, type Actor, type ApprovalCore } from './approval.core.ts';
+import { type Actor, type ApprovalCore, deviceName, jsonBytes, L, presentDevice } from './approval.core.ts';
 import type { DeviceRow } from './approval.store.ts';
 
 export function createDevices(core: ApprovalCore) {

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createLogger } from '../../core/logging/logger.ts';
 import { asnRecord, cityRecord, writeMmdb } from '../../../test/helpers/mmdb.ts';
+import { createLogger } from '../../core/logging/logger.ts';
 import { GEOIP_RELOAD_CHECK_MS, isPublicIp, openGeoIp, parseIp, plainText } from './geoip.ts';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-geoip-'));
@@ -49,7 +49,24 @@ describe('parseIp / isPublicIp', () => {
   });
 
   it('treats private, loopback, link-local, CGNAT, multicast and unspecified addresses as not public', () => {
-    for (const ip of ['10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '127.0.0.1', '169.254.1.1', '100.64.0.1', '0.0.0.0', '224.0.0.1', '255.255.255.255', '::1', '::', 'fd12:3456::1', 'fe80::1', 'ff02::1', '::ffff:10.0.0.1']) {
+    for (const ip of [
+      '10.1.2.3',
+      '172.16.0.1',
+      '172.31.255.255',
+      '192.168.1.1',
+      '127.0.0.1',
+      '169.254.1.1',
+      '100.64.0.1',
+      '0.0.0.0',
+      '224.0.0.1',
+      '255.255.255.255',
+      '::1',
+      '::',
+      'fd12:3456::1',
+      'fe80::1',
+      'ff02::1',
+      '::ffff:10.0.0.1',
+    ]) {
       expect(isPublicIp(parseIp(ip)!), ip).toBe(false);
     }
     for (const ip of ['203.0.113.7', '172.32.0.1', '8.8.8.8', '2001:db8::1', '2a00:1450::1']) expect(isPublicIp(parseIp(ip)!), ip).toBe(true);
@@ -93,7 +110,10 @@ describe('openGeoIp with MaxMind DB files', () => {
     for (const ip of ['8.8.8.8', '2001:db8:2::1', '10.0.0.1', '127.0.0.1', '::1', 'garbage']) {
       expect(g.lookup(ip), ip).toEqual({ country: null, city: null, network: null });
     }
-    expect(lines.filter((l) => l.level === 'info').map((l) => l.msg)).toEqual(['GeoIP database loaded (HEARTH_GEOIP_DB)', 'GeoIP database loaded (HEARTH_GEOIP_ASN_DB)']);
+    expect(lines.filter((l) => l.level === 'info').map((l) => l.msg)).toEqual([
+      'GeoIP database loaded (HEARTH_GEOIP_DB)',
+      'GeoIP database loaded (HEARTH_GEOIP_ASN_DB)',
+    ]);
   });
 
   it('works with only an ASN file (no countries) or only a City file (no network)', () => {
@@ -146,6 +166,8 @@ describe('openGeoIp with MaxMind DB files', () => {
     fs.writeFileSync(cityDb!, 'truncated');
     t += GEOIP_RELOAD_CHECK_MS;
     expect(g.lookup('203.0.113.7')).toEqual({ country: 'PL', city: 'Kraków', network: null });
-    expect(lines.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual(['GeoIP database HEARTH_GEOIP_DB could not be reloaded; the previous version stays in use']);
+    expect(lines.filter((l) => l.level === 'warn').map((l) => l.msg)).toEqual([
+      'GeoIP database HEARTH_GEOIP_DB could not be reloaded; the previous version stays in use',
+    ]);
   });
 });

@@ -99,8 +99,15 @@ export function isPublicIp(ip: ParsedIp): boolean {
   const b = ip.bytes;
   if (ip.version === 4) {
     return !(
-      inV4(b, 0, 0, 8) || inV4(b, 10, 0, 8) || inV4(b, 100, 64, 10) || inV4(b, 127, 0, 8) || inV4(b, 169, 254, 16) ||
-      inV4(b, 172, 16, 12) || inV4(b, 192, 168, 16) || inV4(b, 198, 18, 15) || b[0]! >= 224
+      inV4(b, 0, 0, 8) ||
+      inV4(b, 10, 0, 8) ||
+      inV4(b, 100, 64, 10) ||
+      inV4(b, 127, 0, 8) ||
+      inV4(b, 169, 254, 16) ||
+      inV4(b, 172, 16, 12) ||
+      inV4(b, 192, 168, 16) ||
+      inV4(b, 198, 18, 15) ||
+      b[0]! >= 224
     );
   }
   if (b.every((x) => x === 0)) return false; // ::
@@ -118,7 +125,10 @@ export function isPublicIp(ip: ParsedIp): boolean {
 export function plainText(value: unknown, maxBytes = GEO_TEXT_MAX_BYTES): string | null {
   if (typeof value !== 'string') return null;
   // control characters, line/paragraph separators and bidirectional overrides (they could disguise the text)
-  const clean = value.replace(/[\p{Cc}\p{Zl}\p{Zp}\u202A-\u202E\u2066-\u2069]+/gu, ' ').replace(/\s+/g, ' ').trim();
+  const clean = value
+    .replace(/[\p{Cc}\p{Zl}\p{Zp}\u202A-\u202E\u2066-\u2069]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   if (!clean) return null;
   let out = '';
   let bytes = 0;
@@ -184,17 +194,21 @@ export function openGeoIp(opts: { cityDb?: string | null; asnDb?: string | null;
       f.lastError = null;
       f.failedStamp = null;
       const m = reader.metadata;
-      opts.logger.info({ file: f.path, databaseType: m.databaseType, builtAt: new Date(Number(m.buildEpoch) * 1000).toISOString() },
-        hadOne ? `GeoIP database reloaded (${setting})` : `GeoIP database loaded (${setting})`);
+      opts.logger.info(
+        { file: f.path, databaseType: m.databaseType, builtAt: new Date(Number(m.buildEpoch) * 1000).toISOString() },
+        hadOne ? `GeoIP database reloaded (${setting})` : `GeoIP database loaded (${setting})`,
+      );
     } catch (err) {
       const message = (err as Error).message;
       f.failedStamp = stamp;
       if (message === f.lastError && !initial) return;
       f.lastError = message;
-      opts.logger.warn({ file: f.path, err: message },
+      opts.logger.warn(
+        { file: f.path, err: message },
         f.reader
           ? `GeoIP database ${setting} could not be reloaded; the previous version stays in use`
-          : `GeoIP database ${setting} cannot be read: sign-in context has no country, city or network until it can (Hearth runs without it)`);
+          : `GeoIP database ${setting} cannot be read: sign-in context has no country, city or network until it can (Hearth runs without it)`,
+      );
     }
   }
   const settingOf = { city: 'HEARTH_GEOIP_DB', asn: 'HEARTH_GEOIP_ASN_DB' } as const;
@@ -228,8 +242,12 @@ export function openGeoIp(opts: { cityDb?: string | null; asnDb?: string | null;
         country: countryCode(city?.country) ?? countryCode(city?.registered_country),
         city: names((city?.city as Rec | undefined)?.names),
         network:
-          plainText(traits.isp) ?? plainText(asn?.isp) ?? plainText(asn?.autonomous_system_organization) ??
-          plainText(traits.organization) ?? plainText(traits.autonomous_system_organization) ?? plainText(city?.autonomous_system_organization),
+          plainText(traits.isp) ??
+          plainText(asn?.isp) ??
+          plainText(asn?.autonomous_system_organization) ??
+          plainText(traits.organization) ??
+          plainText(traits.autonomous_system_organization) ??
+          plainText(city?.autonomous_system_organization),
       };
     },
   };

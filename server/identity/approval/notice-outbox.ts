@@ -6,7 +6,7 @@
  * whatever the retries.
  */
 import type { HearthError } from '../../core/http/errors.ts';
-import { iso, type ApprovalCore } from './approval.core.ts';
+import { type ApprovalCore, iso } from './approval.core.ts';
 
 /** The outgoing-mail idempotency key of a device's enrolment notice (one email per device, whatever the retries). */
 export const noticeIdempotencyKey = (deviceId: string) => `app-device-enrol:${deviceId}`;
@@ -44,7 +44,8 @@ export function createNoticeOutbox(core: ApprovalCore) {
         : `The authenticator device "${n.device_name}" was paired with your Hearth account "${row.login}". It can now approve sign-ins to your account.`;
       try {
         mailer.notify({
-          to: [row.email], subject: 'A device was paired with your Hearth account',
+          to: [row.email],
+          subject: 'A device was paired with your Hearth account',
           text: `Hello ${name},\n\n${text}\n\nPaired: ${iso(n.created_at)}\nAdministrator assisted: ${n.assisted ? 'yes' : 'no'}\n\nIf this was not you, remove the device in Hearth and tell your Hearth administrator at once.`,
           ref: `app-device:${n.device_id}`,
           // Derived from the device: a crash between acceptance and noticeSent() makes the retry a duplicate, not a second mail.
@@ -68,7 +69,10 @@ export function createNoticeOutbox(core: ApprovalCore) {
       }
     }
     for (const r of reasons.values()) {
-      deps.logger.warn({ waiting: r.waiting, code: r.code, err: r.err }, `${r.waiting} device enrolment ${r.waiting === 1 ? 'notice waits' : 'notices wait'}: ${r.err}; retrying every minute`);
+      deps.logger.warn(
+        { waiting: r.waiting, code: r.code, err: r.err },
+        `${r.waiting} device enrolment ${r.waiting === 1 ? 'notice waits' : 'notices wait'}: ${r.err}; retrying every minute`,
+      );
     }
     return sent;
   }

@@ -7,11 +7,11 @@
  * the notice (notice-outbox.ts) in one transaction. Only the initiating account and session family act on a pairing.
  */
 import crypto from 'node:crypto';
-import { HearthError } from '../../core/http/errors.ts';
 import type { SessionInfo } from '../../core/auth/tokens.service.ts';
-import { APP_APPROVAL_PROTOCOL, type DevicePublicKey, ProofError, appPairingProofMessage, verifyProofSignature } from './proof.ts';
-import { L, deviceName, err, iso, sameHash, sameText, sha256, sixDigits, type Actor, type ApprovalCore } from './approval.core.ts';
+import { HearthError } from '../../core/http/errors.ts';
+import { type Actor, type ApprovalCore, deviceName, err, iso, L, sameHash, sameText, sha256, sixDigits } from './approval.core.ts';
 import type { DeviceRow, PairingRow } from './approval.store.ts';
+import { APP_APPROVAL_PROTOCOL, appPairingProofMessage, type DevicePublicKey, ProofError, verifyProofSignature } from './proof.ts';
 
 const LIFETIME_MS = L.pairingLifetimeSeconds * 1000;
 /** Wrong comparison codes a pairing survives at confirmation; the fifth cancels it. */
@@ -46,7 +46,14 @@ export function createPairing(core: ApprovalCore) {
     store.insertDevice({ id: p.device_id!, sub: p.sub, name: p.name!, public_key: p.public_key!, assisted: p.assisted, created_at: at });
     store.setPairingState(p.id, 'confirmed');
     const account = accountStore.getAccount(p.sub)!;
-    record(a, 'auth.app.device.enroll', p.sub, { login: account.login, deviceId: p.device_id, name: p.name, assisted: p.assisted === 1, pairingId: p.id, ...via });
+    record(a, 'auth.app.device.enroll', p.sub, {
+      login: account.login,
+      deviceId: p.device_id,
+      name: p.name,
+      assisted: p.assisted === 1,
+      pairingId: p.id,
+      ...via,
+    });
     store.insertNotice(p.device_id!, p.sub, p.assisted === 1, p.name!, at);
     return store.getDevice(p.device_id!)!;
   }
@@ -63,9 +70,12 @@ export function createPairing(core: ApprovalCore) {
       if (!maySignIn(row)) throw new HearthError('account_not_eligible', 'this account may not sign in (disabled, expired or its category is not allowed)');
       if (!row.email) {
         // Email is a required channel of enrolment (seed 001): the account owner is told of every paired device.
-        throw new HearthError('email_required', assisted
-          ? 'this account has no email address: add one to the account (Accounts → edit) before pairing a device for it, so its owner is told of the enrolment'
-          : 'your account has no email address: ask an administrator to add one before pairing a device, so you are told of every enrolment');
+        throw new HearthError(
+          'email_required',
+          assisted
+            ? 'this account has no email address: add one to the account (Accounts → edit) before pairing a device for it, so its owner is told of the enrolment'
+            : 'your account has no email address: ask an administrator to add one before pairing a device, so you are told of every enrolment',
+        );
       }
       const at = now();
       return store.transaction(() => {
@@ -77,7 +87,16 @@ export function createPairing(core: ApprovalCore) {
         }
         const id = crypto.randomUUID();
         const secret = crypto.randomBytes(32).toString('base64url');
-        store.insertPairing({ id, sub, initiator_sub: s.sub, family_id: s.familyId, assisted: assisted ? 1 : 0, secret_hash: sha256(secret), created_at: at, expires_at: at + LIFETIME_MS });
+        store.insertPairing({
+          id,
+          sub,
+          initiator_sub: s.sub,
+          family_id: s.familyId,
+          assisted: assisted ? 1 : 0,
+          secret_hash: sha256(secret),
+          created_at: at,
+          expires_at: at + LIFETIME_MS,
+        });
         if (assisted) record(a, 'auth.app.pairing.assist', sub, { login: row.login, pairingId: id });
         return { protocol: APP_APPROVAL_PROTOCOL, issuer: deps.issuer(), pairingId: id, secret, expiresAt: iso(at + LIFETIME_MS) };
       });
@@ -85,7 +104,13 @@ export function createPairing(core: ApprovalCore) {
 
     claim(input: { pairingId: string; secret: string; publicKey: DevicePublicKey; name: string; signature: string }) {
       const p = pairingBySecret(input.pairingId, input.secret);
-      const message = appPairingProofMessage({ issuer: deps.issuer(), pairingId: input.pairingId, secret: input.secret, publicKey: input.publicKey, name: input.name });
+      const message = appPairingProofMessage({
+        issuer: deps.issuer(),
+        pairingId: input.pairingId,
+        secret: input.secret,
+        publicKey: input.publicKey,
+        name: input.name,
+      });
       try {
         verifyProofSignature(message, input.signature, input.publicKey);
       } catch (e) {
@@ -104,7 +129,15 @@ export function createPairing(core: ApprovalCore) {
 
     pairingStatus(pairingId: string, s: SessionInfo) {
       const p = ownPairing(pairingId, s);
-      return { pairingId: p.id, state: pairingState(p), expiresAt: iso(p.expires_at), deviceId: p.device_id, name: p.name, assisted: p.assisted === 1, approval: approvalOf(p) };
+      return {
+        pairingId: p.id,
+        state: pairingState(p),
+        expiresAt: iso(p.expires_at),
+        deviceId: p.device_id,
+        name: p.name,
+        assisted: p.assisted === 1,
+        approval: approvalOf(p),
+      };
     },
 
     /** Confirms with the comparison code; `recheckAdmin` is true when the initiator is still an administrator. */
@@ -129,7 +162,8 @@ export function createPairing(core: ApprovalCore) {
         if (p.assisted === 1) {
           if (!recheckAdmin()) throw new HearthError('forbidden', 'assisted pairing needs the administrator role');
           const target = accountStore.getAccount(p.sub);
-          if (!maySignIn(target)) throw new HearthError('account_not_eligible', 'this account may not sign in (disabled, expired or its category is not allowed)');
+          if (!maySignIn(target))
+            throw new HearthError('account_not_eligible', 'this account may not sign in (disabled, expired or its category is not allowed)');
           enrol(p, a);
           return { deviceId: p.device_id!, approval: null };
         }
@@ -145,15 +179,35 @@ export function createPairing(core: ApprovalCore) {
         const at = now();
         const changeId = crypto.randomUUID();
         const expiresAt = at + L.changeLifetimeSeconds * 1000;
-        store.insertChange({ id: changeId, sub: p.sub, kind: 'pair', target_id: p.device_id!, target_name: p.name!, end_sessions: 0, family_id: p.family_id, pairing_id: p.id, created_at: at, expires_at: expiresAt });
+        store.insertChange({
+          id: changeId,
+          sub: p.sub,
+          kind: 'pair',
+          target_id: p.device_id!,
+          target_name: p.name!,
+          end_sessions: 0,
+          family_id: p.family_id,
+          pairing_id: p.id,
+          created_at: at,
+          expires_at: expiresAt,
+        });
         store.setPairingChange(p.id, changeId, Math.max(p.expires_at, expiresAt));
-        record(a, 'auth.app.device_change.request', p.device_id!, { changeId, kind: 'pair', deviceId: p.device_id, endSignIns: false, login: accountStore.getAccount(p.sub)?.login ?? null });
+        record(a, 'auth.app.device_change.request', p.device_id!, {
+          changeId,
+          kind: 'pair',
+          deviceId: p.device_id,
+          endSignIns: false,
+          login: accountStore.getAccount(p.sub)?.login ?? null,
+        });
         return { deviceId: p.device_id!, approval: { state: 'pending' as const, expiresAt: iso(expiresAt) } };
       });
       if ('wrong' in r && r.wrong !== undefined) {
-        throw new HearthError('comparison_mismatch', r.wrong >= WRONG_CODES_ALLOWED
-          ? `the code does not match the one the device shows; after ${WRONG_CODES_ALLOWED} wrong codes the pairing is cancelled: start a new pairing`
-          : 'the code does not match the one the device shows');
+        throw new HearthError(
+          'comparison_mismatch',
+          r.wrong >= WRONG_CODES_ALLOWED
+            ? `the code does not match the one the device shows; after ${WRONG_CODES_ALLOWED} wrong codes the pairing is cancelled: start a new pairing`
+            : 'the code does not match the one the device shows',
+        );
       }
       return r as { deviceId: string; approval: { state: 'pending' | 'approved' | 'denied' | 'cancelled' | 'expired'; expiresAt: string } | null };
     },
@@ -162,7 +216,8 @@ export function createPairing(core: ApprovalCore) {
       const p = pairingBySecret(input.pairingId, input.secret);
       if (!p.public_key || p.state === 'created') throw new HearthError('pairing_not_claimed', 'this pairing has not been claimed');
       const k = JSON.parse(p.public_key) as DevicePublicKey;
-      if (k.x !== input.publicKey.x || k.y !== input.publicKey.y) throw new HearthError('key_mismatch', 'the public key is not the one that claimed this pairing');
+      if (k.x !== input.publicKey.x || k.y !== input.publicKey.y)
+        throw new HearthError('key_mismatch', 'the public key is not the one that claimed this pairing');
       const state = pairingState(p);
       return { state, deviceId: p.device_id!, ...(state === 'claimed' ? { comparison: p.comparison! } : {}) };
     },

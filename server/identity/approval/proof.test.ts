@@ -1,13 +1,21 @@
 import crypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import {
-  APP_APPROVAL_PROTOCOL, DeviceProof, DevicePublicKey, ProofError, appDeviceProofMessage, appPairingProofMessage, checkProofTimes, verifyProofSignature,
+  APP_APPROVAL_PROTOCOL,
+  appDeviceProofMessage,
+  appPairingProofMessage,
+  checkProofTimes,
+  DeviceProof,
+  DevicePublicKey,
+  ProofError,
+  verifyProofSignature,
 } from './proof.ts';
 
 const { privateKey, publicKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const jwk = publicKey.export({ format: 'jwk' });
 const key = DevicePublicKey.parse({ kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y });
-const sign = (m: string, enc: 'ieee-p1363' | 'der' = 'ieee-p1363') => crypto.sign('sha256', Buffer.from(m), { key: privateKey, dsaEncoding: enc }).toString('base64url');
+const sign = (m: string, enc: 'ieee-p1363' | 'der' = 'ieee-p1363') =>
+  crypto.sign('sha256', Buffer.from(m), { key: privateKey, dsaEncoding: enc }).toString('base64url');
 const now = 1_800_000_000;
 const proof = (command: unknown, t: Partial<{ issuedAt: number; expiresAt: number }> = {}) =>
   DeviceProof.parse({ issuer: 'https://hearth.example', deviceId: 'dev-1', jti: crypto.randomUUID(), issuedAt: now, expiresAt: now + 60, command, ...t });
@@ -15,14 +23,37 @@ const proof = (command: unknown, t: Partial<{ issuedAt: number; expiresAt: numbe
 describe('signed proof format', () => {
   it('builds the exact arrays of the seed', () => {
     const p = proof({ operation: 'decide', requestId: 'r1', challenge: 'c1', comparison: '123456', decision: 'approve' });
-    expect(JSON.parse(appDeviceProofMessage(p))).toEqual([APP_APPROVAL_PROTOCOL, 'device', 'https://hearth.example', 'dev-1', p.jti, now, now + 60, 'decide', 'r1', 'c1', '123456', 'approve']);
+    expect(JSON.parse(appDeviceProofMessage(p))).toEqual([
+      APP_APPROVAL_PROTOCOL,
+      'device',
+      'https://hearth.example',
+      'dev-1',
+      p.jti,
+      now,
+      now + 60,
+      'decide',
+      'r1',
+      'c1',
+      '123456',
+      'approve',
+    ]);
     expect(appDeviceProofMessage(p)).not.toMatch(/\s/);
     const inbox = proof({ operation: 'inbox', accept: ['device-changes', 'login-context'] });
     expect(JSON.parse(appDeviceProofMessage(inbox)).slice(7)).toEqual(['inbox', ['device-changes', 'login-context']]);
     const change = proof({ operation: 'change', changeId: 'ch', kind: 'revoke', targetId: 'dev-2', endSessions: true, decision: 'deny' });
     expect(JSON.parse(appDeviceProofMessage(change)).slice(7)).toEqual(['change', 'ch', 'revoke', 'dev-2', true, 'deny']);
-    expect(JSON.parse(appPairingProofMessage({ issuer: 'https://hearth.example', pairingId: 'p1', secret: 's1', publicKey: key, name: 'Phone' })))
-      .toEqual([APP_APPROVAL_PROTOCOL, 'pair', 'https://hearth.example', 'p1', 's1', 'EC', 'P-256', key.x, key.y, 'Phone']);
+    expect(JSON.parse(appPairingProofMessage({ issuer: 'https://hearth.example', pairingId: 'p1', secret: 's1', publicKey: key, name: 'Phone' }))).toEqual([
+      APP_APPROVAL_PROTOCOL,
+      'pair',
+      'https://hearth.example',
+      'p1',
+      's1',
+      'EC',
+      'P-256',
+      key.x,
+      key.y,
+      'Phone',
+    ]);
   });
 
   it('verifies P1363 signatures and refuses DER, tampering and other keys', () => {

@@ -8,12 +8,18 @@
  * - A proof lives at most 60 seconds, has a positive lifetime and may start at most five seconds in the future.
  */
 import crypto from 'node:crypto';
-import { B64URL_64_SIGNATURE, PROOF_MAX_FUTURE_SKEW_S, PROOF_MAX_LIFETIME_S, type DeviceProof, type DevicePublicKey } from './contracts.ts';
+import { B64URL_64_SIGNATURE, type DeviceProof, type DevicePublicKey, PROOF_MAX_FUTURE_SKEW_S, PROOF_MAX_LIFETIME_S } from './contracts.ts';
 
 // The pure parts (constants, schemas, message builders) live in contracts.ts, shared with the browser SDK.
 export {
-  APP_APPROVAL_PROTOCOL, PROOF_MAX_FUTURE_SKEW_S, PROOF_MAX_LIFETIME_S, DeviceCommand, DeviceProof, DevicePublicKey,
-  appDeviceProofMessage, appPairingProofMessage,
+  APP_APPROVAL_PROTOCOL,
+  appDeviceProofMessage,
+  appPairingProofMessage,
+  DeviceCommand,
+  DeviceProof,
+  DevicePublicKey,
+  PROOF_MAX_FUTURE_SKEW_S,
+  PROOF_MAX_LIFETIME_S,
 } from './contracts.ts';
 
 export class ProofError extends Error {
@@ -38,7 +44,9 @@ export function verifyProofSignature(message: string, signature: string, key: De
 /** The time rules of a device proof at `nowS` (Unix seconds). */
 export function checkProofTimes(proof: Pick<DeviceProof, 'issuedAt' | 'expiresAt'>, nowS: number): void {
   const lifetime = proof.expiresAt - proof.issuedAt;
-  if (lifetime <= 0 || lifetime > PROOF_MAX_LIFETIME_S) throw new ProofError('lifetime', `a proof lives more than 0 and at most ${PROOF_MAX_LIFETIME_S} seconds`);
-  if (proof.issuedAt > nowS + PROOF_MAX_FUTURE_SKEW_S) throw new ProofError('not_yet_valid', `the proof starts more than ${PROOF_MAX_FUTURE_SKEW_S} seconds in the future`);
+  if (lifetime <= 0 || lifetime > PROOF_MAX_LIFETIME_S)
+    throw new ProofError('lifetime', `a proof lives more than 0 and at most ${PROOF_MAX_LIFETIME_S} seconds`);
+  if (proof.issuedAt > nowS + PROOF_MAX_FUTURE_SKEW_S)
+    throw new ProofError('not_yet_valid', `the proof starts more than ${PROOF_MAX_FUTURE_SKEW_S} seconds in the future`);
   if (proof.expiresAt <= nowS) throw new ProofError('expired', 'the proof has expired');
 }

@@ -5,9 +5,9 @@
  * and the in-process wake-up of a held `/login/status` when the device channel records a decision.
  */
 import crypto from 'node:crypto';
-import { accountCategory } from '../accounts/categories.ts';
 import type { AccountRow } from '../accounts/accounts.store.ts';
-import { L, sha256, sixDigits, type ApprovalCore } from './approval.core.ts';
+import { accountCategory } from '../accounts/categories.ts';
+import { type ApprovalCore, L, sha256, sixDigits } from './approval.core.ts';
 import type { LoginRow } from './approval.store.ts';
 
 export function createSignInRequests(core: ApprovalCore) {
@@ -40,16 +40,34 @@ export function createSignInRequests(core: ApprovalCore) {
       set.add(done);
     });
 
-  function newLogin(input: { kind: 'browser' | 'terminal'; row: AccountRow | undefined; category: string | null; usable: boolean; ip: string; context: unknown; terminal: unknown; secret: string | null }) {
+  function newLogin(input: {
+    kind: 'browser' | 'terminal';
+    row: AccountRow | undefined;
+    category: string | null;
+    usable: boolean;
+    ip: string;
+    context: unknown;
+    terminal: unknown;
+    secret: string | null;
+  }) {
     const at = now();
     const id = crypto.randomUUID();
     const comparison = sixDigits();
     const sub = input.usable && input.row ? input.row.sub : null;
     store.insertLogin({
-      id, kind: input.kind, sub, category: input.category, secret_hash: input.secret === null ? null : sha256(input.secret),
-      challenge: crypto.randomBytes(24).toString('base64url'), comparison, epoch: sub ? input.row!.epoch : null,
-      context: sub && input.context != null ? JSON.stringify(input.context) : null, start_ip: input.ip,
-      terminal: input.terminal == null ? null : JSON.stringify(input.terminal), created_at: at, expires_at: at + L.loginLifetimeSeconds * 1000,
+      id,
+      kind: input.kind,
+      sub,
+      category: input.category,
+      secret_hash: input.secret === null ? null : sha256(input.secret),
+      challenge: crypto.randomBytes(24).toString('base64url'),
+      comparison,
+      epoch: sub ? input.row!.epoch : null,
+      context: sub && input.context != null ? JSON.stringify(input.context) : null,
+      start_ip: input.ip,
+      terminal: input.terminal == null ? null : JSON.stringify(input.terminal),
+      created_at: at,
+      expires_at: at + L.loginLifetimeSeconds * 1000,
     });
     return { id, comparison, expiresAt: at + L.loginLifetimeSeconds * 1000 };
   }

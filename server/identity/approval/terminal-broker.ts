@@ -7,13 +7,15 @@
 import crypto from 'node:crypto';
 import { HearthError } from '../../core/http/errors.ts';
 import { BROKER_SECRET_ENV, resolveBrokerSecret } from '../keys/keys.service.ts';
-import { L, plainText, type ApprovalCore } from './approval.core.ts';
+import { type ApprovalCore, L, plainText } from './approval.core.ts';
 import type { SignInRequests } from './sign-in-requests.ts';
 
 /** For the OAuth device authorization (RFC 8628): terminal sign-in requests approved in the paired app. */
 export interface TerminalBroker {
   create(input: { identifier: string; client: { id: string; name: string }; scopes: string[]; lifetimeSeconds: number; ip: string; userAgent: string }): {
-    requestId: string; comparison: string; expiresAt: number;
+    requestId: string;
+    comparison: string;
+    expiresAt: number;
   };
   state(requestId: string): 'pending' | 'approved' | 'denied' | 'consumed' | 'expired' | 'unavailable';
   consume(requestId: string): { sub: string } | null;
@@ -30,16 +32,37 @@ export function createTerminalBrokers(core: ApprovalCore, requests: SignInReques
     }
     return {
       create(input) {
-        if (!Array.isArray(input.scopes) || input.scopes.length < 1 || input.scopes.length > L.terminalScopes || input.scopes.some((x) => typeof x !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(x))) {
+        if (
+          !Array.isArray(input.scopes) ||
+          input.scopes.length < 1 ||
+          input.scopes.length > L.terminalScopes ||
+          input.scopes.some((x) => typeof x !== 'string' || !/^[\x21-\x7e]{1,64}$/.test(x))
+        ) {
           throw new HearthError('invalid_request', `a terminal sign-in carries 1–${L.terminalScopes} scope codes`);
         }
-        if (!Number.isInteger(input.lifetimeSeconds) || input.lifetimeSeconds <= 0) throw new HearthError('invalid_request', 'lifetimeSeconds must be a positive integer');
+        if (!Number.isInteger(input.lifetimeSeconds) || input.lifetimeSeconds <= 0)
+          throw new HearthError('invalid_request', 'lifetimeSeconds must be a positive integer');
         const clientName = plainText(String(input.client?.name ?? ''), L.terminalClientNameLength);
         const clientId = plainText(String(input.client?.id ?? ''), 200);
         if (!clientId) throw new HearthError('invalid_request', 'the terminal client needs an id');
         const row = findAccount(String(input.identifier ?? ''));
-        const terminal = { client: { id: clientId, name: clientName || clientId.slice(0, L.terminalClientNameLength) }, scopes: [...input.scopes], lifetimeSeconds: input.lifetimeSeconds };
-        const r = store.transaction(() => requests.newLogin({ kind: 'terminal', row, category: null, usable: requests.approvable(row, null), ip: String(input.ip ?? ''), context: null, terminal, secret: null }));
+        const terminal = {
+          client: { id: clientId, name: clientName || clientId.slice(0, L.terminalClientNameLength) },
+          scopes: [...input.scopes],
+          lifetimeSeconds: input.lifetimeSeconds,
+        };
+        const r = store.transaction(() =>
+          requests.newLogin({
+            kind: 'terminal',
+            row,
+            category: null,
+            usable: requests.approvable(row, null),
+            ip: String(input.ip ?? ''),
+            context: null,
+            terminal,
+            secret: null,
+          }),
+        );
         return { requestId: r.id, comparison: r.comparison, expiresAt: r.expiresAt };
       },
       state(requestId) {

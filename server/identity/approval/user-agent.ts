@@ -28,7 +28,8 @@ export type OperatingSystem = (typeof OPERATING_SYSTEMS)[number];
 const MAX_UA = 1024;
 
 /** Browsers built on Chromium or WebKit that name themselves; they are none of the named browsers. */
-const OTHER_BRANDS = /\b(?:Vivaldi|YaBrowser|UCBrowser|UCWEB|Whale|QQBrowser|MiuiBrowser|HuaweiBrowser|HeyTapBrowser|Silk|Puffin|DuckDuckGo|Ddg|Brave|GSA|FBAN|FBAV|FB_IAB|Instagram|Line|MicroMessenger|Electron|HeadlessChrome)\//;
+const OTHER_BRANDS =
+  /\b(?:Vivaldi|YaBrowser|UCBrowser|UCWEB|Whale|QQBrowser|MiuiBrowser|HuaweiBrowser|HeyTapBrowser|Silk|Puffin|DuckDuckGo|Ddg|Brave|GSA|FBAN|FBAV|FB_IAB|Instagram|Line|MicroMessenger|Electron|HeadlessChrome)\//;
 const IOS_APP = /\b(?:CriOS|FxiOS|EdgiOS|OPiOS|OPT)\//;
 
 const browserRules: Array<[RegExp, Browser]> = [

@@ -9,9 +9,10 @@
  * Envelope: AES-256-GCM, a fresh 12-byte IV per seal, 128-bit tag, and additional data binding the key id and purpose
  * so an envelope cannot be moved to another row. Stored as `hk1.<iv>.<ciphertext>.<tag>` (base64url).
  */
-import type { IdentitySecretsConfig } from '../../core/config/config.ts';
+
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import type { IdentitySecretsConfig } from '../../core/config/config.ts';
 import type { SecretStore } from '../../core/secrets/secrets.ts';
 
 export const KEK_ENV = 'HEARTH_IDENTITY_KEY_ENCRYPTION_KEY';
@@ -59,7 +60,9 @@ export function kekFingerprint(key: Buffer): string {
 export function parseKek(value: string, name: string): Kek {
   const v = value.trim();
   if (!/^[0-9a-fA-F]{64}$/.test(v)) {
-    throw new KekConfigError(`${name} must be 64 hexadecimal characters (32 random bytes, e.g. \`openssl rand -hex 32\`); the given value has ${v.length} characters${/^[0-9a-fA-F]*$/.test(v) ? '' : ' and is not hexadecimal'}`);
+    throw new KekConfigError(
+      `${name} must be 64 hexadecimal characters (32 random bytes, e.g. \`openssl rand -hex 32\`); the given value has ${v.length} characters${/^[0-9a-fA-F]*$/.test(v) ? '' : ' and is not hexadecimal'}`,
+    );
   }
   const key = Buffer.from(v, 'hex');
   return { id: kekFingerprint(key), key };

@@ -9,11 +9,11 @@
  *   every five seconds). A retired key stops verifying at its withdrawal time even while cached.
  */
 import crypto from 'node:crypto';
-import { errors as joseErrors, type JWTVerifyGetKey } from 'jose';
+import { type JWTVerifyGetKey, errors as joseErrors } from 'jose';
 import { JWKS_MAX_AGE_S, type Purpose } from './keys.lifecycle.ts';
 import type { KeyMaterial } from './keys.material.ts';
 import type { KeyStore } from './keys.store.ts';
-import { createRemoteVerifiers, verifierJwksUrls, type RemoteVerifierOptions, type RemoteVerifiers } from './keys.tokens.ts';
+import { createRemoteVerifiers, type RemoteVerifierOptions, type RemoteVerifiers, verifierJwksUrls } from './keys.tokens.ts';
 
 /** A verifier refetches its key set for an unknown `kid` at most this often. */
 const REFRESH_COOLDOWN_MS = 5000;
@@ -74,7 +74,11 @@ export function createJwks(deps: JwksDeps) {
   }
 
   /** Where verifiers fetch the key sets: the configured private origins, else the issuer (seed 001, verifier transport). */
-  const transport = (issuer: string): RemoteVerifierOptions => ({ issuer, identityJwksOrigin: deps.jwksOrigins?.identity, oauthJwksOrigin: deps.jwksOrigins?.oauth });
+  const transport = (issuer: string): RemoteVerifierOptions => ({
+    issuer,
+    identityJwksOrigin: deps.jwksOrigins?.identity,
+    oauthJwksOrigin: deps.jwksOrigins?.oauth,
+  });
   let remote: { issuer: string; verifiers: RemoteVerifiers } | null = null;
 
   return {

@@ -1,13 +1,31 @@
 import { describe, expect, it } from 'vitest';
 import {
-  DAY, HOUR, MINUTE, PREPUBLISH_MS, SECOND, SIGNING_LIFETIME_MS, isPublished, planMaintenance, verificationWindowMs,
-  type LifecycleKey, type Purpose,
+  DAY,
+  HOUR,
+  isPublished,
+  type LifecycleKey,
+  MINUTE,
+  PREPUBLISH_MS,
+  type Purpose,
+  planMaintenance,
+  SECOND,
+  SIGNING_LIFETIME_MS,
+  verificationWindowMs,
 } from './keys.lifecycle.ts';
 
 const T0 = Date.UTC(2030, 0, 1);
 
 function active(purpose: Purpose, kid: string, activatedAt: number): LifecycleKey {
-  return { kid, purpose, state: 'active', createdAt: activatedAt, activatesAt: activatedAt, retiresAt: activatedAt + SIGNING_LIFETIME_MS, withdrawsAt: null, withdrawnAt: null };
+  return {
+    kid,
+    purpose,
+    state: 'active',
+    createdAt: activatedAt,
+    activatesAt: activatedAt,
+    retiresAt: activatedAt + SIGNING_LIFETIME_MS,
+    withdrawsAt: null,
+    withdrawnAt: null,
+  };
 }
 function pending(purpose: Purpose, kid: string, createdAt: number, activatesAt: number): LifecycleKey {
   return { kid, purpose, state: 'pending', createdAt, activatesAt, retiresAt: null, withdrawsAt: null, withdrawnAt: null };
@@ -32,7 +50,9 @@ describe('signing-key lifecycle planner', () => {
   it('creates the next pending key 15 minutes before the 30-day deadline, activating at the deadline', () => {
     expect(planMaintenance(allActive(T0), T0 + SIGNING_LIFETIME_MS - 16 * MINUTE)).toEqual([]);
     const at = T0 + SIGNING_LIFETIME_MS - 15 * MINUTE;
-    expect(forSession(planMaintenance(allActive(T0), at))).toEqual([{ type: 'create', purpose: 'session', state: 'pending', activatesAt: T0 + SIGNING_LIFETIME_MS }]);
+    expect(forSession(planMaintenance(allActive(T0), at))).toEqual([
+      { type: 'create', purpose: 'session', state: 'pending', activatesAt: T0 + SIGNING_LIFETIME_MS },
+    ]);
   });
 
   it('never activates a pending key less than ten minutes after publication', () => {

@@ -12,7 +12,7 @@
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import { calculateJwkThumbprint, importJWK, type JWK } from 'jose';
-import { EnvelopeError, KEK_ENV, NEXT_KEK_ENV, PREVIOUS_KEK_ENV, kekById, open, seal, type KekSet } from './keys.crypto.ts';
+import { EnvelopeError, KEK_ENV, type KekSet, kekById, NEXT_KEK_ENV, open, PREVIOUS_KEK_ENV, seal } from './keys.crypto.ts';
 import type { Purpose } from './keys.lifecycle.ts';
 import type { KeyRow } from './keys.store.ts';
 import { ALGORITHM } from './keys.tokens.ts';

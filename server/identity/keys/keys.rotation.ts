@@ -15,8 +15,16 @@
 import type { AuditLog } from '../../core/audit/audit.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
-import { seal, type KekSet } from './keys.crypto.ts';
-import { PURPOSES, SIGNING_LIFETIME_MS, planMaintenance, verificationWindowMs, type LifecycleAction, type LifecycleKey, type Purpose } from './keys.lifecycle.ts';
+import { type KekSet, seal } from './keys.crypto.ts';
+import {
+  type LifecycleAction,
+  type LifecycleKey,
+  PURPOSES,
+  type Purpose,
+  planMaintenance,
+  SIGNING_LIFETIME_MS,
+  verificationWindowMs,
+} from './keys.lifecycle.ts';
 import type { KeyMaterial, Material } from './keys.material.ts';
 import type { KeyRow, KeyStore } from './keys.store.ts';
 import { ALGORITHM } from './keys.tokens.ts';
@@ -38,8 +46,14 @@ export interface RotationDeps {
 }
 
 const toLifecycle = (r: KeyRow): LifecycleKey => ({
-  kid: r.kid, purpose: r.purpose, state: r.state, createdAt: r.created_at, activatesAt: r.activates_at,
-  retiresAt: r.retires_at, withdrawsAt: r.withdraws_at, withdrawnAt: r.withdrawn_at,
+  kid: r.kid,
+  purpose: r.purpose,
+  state: r.state,
+  createdAt: r.created_at,
+  activatesAt: r.activates_at,
+  retiresAt: r.retires_at,
+  withdrawsAt: r.withdraws_at,
+  withdrawnAt: r.withdrawn_at,
 });
 
 export function createRotation(deps: RotationDeps) {
@@ -47,9 +61,18 @@ export function createRotation(deps: RotationDeps) {
 
   function insertMaterial(m: Material, state: 'active' | 'pending', at: number, activatesAt: number) {
     store.insert({
-      kid: m.kid, purpose: m.purpose, state, algorithm: ALGORITHM, public_jwk: m.publicJwk, thumbprint: m.thumbprint,
-      private_key_envelope: m.envelope, encryption_key_id: m.encryptionKeyId, created_at: at, activates_at: state === 'active' ? at : activatesAt,
-      activated_at: state === 'active' ? at : null, retires_at: state === 'active' ? at + SIGNING_LIFETIME_MS : null,
+      kid: m.kid,
+      purpose: m.purpose,
+      state,
+      algorithm: ALGORITHM,
+      public_jwk: m.publicJwk,
+      thumbprint: m.thumbprint,
+      private_key_envelope: m.envelope,
+      encryption_key_id: m.encryptionKeyId,
+      created_at: at,
+      activates_at: state === 'active' ? at : activatesAt,
+      activated_at: state === 'active' ? at : null,
+      retires_at: state === 'active' ? at + SIGNING_LIFETIME_MS : null,
     });
   }
 
@@ -119,8 +142,11 @@ export function createRotation(deps: RotationDeps) {
         if (cur.state === 'active') insertMaterial(made!, 'active', t, t);
         const replacementKid = cur.state === 'active' ? made!.kid : null;
         deps.audit.record({
-          actor: actor.actor, action: 'identity.key.revoke', target: kid,
-          detail: { purpose: cur.purpose, previousState: cur.state, reason, replacementKid }, requestId: actor.requestId ?? null,
+          actor: actor.actor,
+          action: 'identity.key.revoke',
+          target: kid,
+          detail: { purpose: cur.purpose, previousState: cur.state, reason, replacementKid },
+          requestId: actor.requestId ?? null,
         });
         return { retry: false as const, replacementKid, purpose: cur.purpose };
       });
@@ -153,8 +179,11 @@ export function createRotation(deps: RotationDeps) {
       for (const u of updates) if (store.rewrap(u.row.kid, u.row.private_key_envelope!, u.envelope, k.current.id, t)) n++;
       if (actor || n > 0) {
         deps.audit.record({
-          actor: actor?.actor ?? 'system', action: 'identity.keys.rewrap', target: k.current.id,
-          detail: { rewrapped: n, encryptionKeyId: k.current.id, keys: updates.map((u) => u.row.kid) }, requestId: actor?.requestId ?? null,
+          actor: actor?.actor ?? 'system',
+          action: 'identity.keys.rewrap',
+          target: k.current.id,
+          detail: { rewrapped: n, encryptionKeyId: k.current.id, keys: updates.map((u) => u.row.kid) },
+          requestId: actor?.requestId ?? null,
         });
       }
       return n;

@@ -1,10 +1,10 @@
+import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
-import { actorFor } from '../../core/auth/auth.ts';
 import { JWKS_MAX_AGE_S, type Purpose } from './keys.lifecycle.ts';
-import { JWKS_PATHS } from './keys.tokens.ts';
 import { Jwks, KeyList, KidParams, RevokeBody, RevokeResult, RewrapResult } from './keys.schemas.ts';
 import type { KeysService } from './keys.service.ts';
+import { JWKS_PATHS } from './keys.tokens.ts';
 
 const tags = ['Identity keys'];
 
@@ -23,7 +23,11 @@ function matches(header: string, etag: string): boolean {
 export function registerKeyRoutes(api: Api, keys: KeysService): void {
   for (const purpose of ['session', 'invocation', 'oauth'] as const) {
     api.route({
-      method: 'get', path: JWKS_PATHS[purpose], operationId: JWKS_DOCS[purpose].operationId, tags, access: 'public',
+      method: 'get',
+      path: JWKS_PATHS[purpose],
+      operationId: JWKS_DOCS[purpose].operationId,
+      tags,
+      access: 'public',
       summary: JWKS_DOCS[purpose].summary,
       description:
         `The ${purpose} purpose's pending, active and not yet withdrawn retired public keys${purpose === 'oauth' ? ' (OAuth keys only; session and invocation keys have their own documents)' : ''}. ` +
@@ -49,7 +53,11 @@ export function registerKeyRoutes(api: Api, keys: KeysService): void {
   }
 
   api.route({
-    method: 'get', path: '/api/admin/identity/keys', operationId: 'listSigningKeys', tags, access: 'admin',
+    method: 'get',
+    path: '/api/admin/identity/keys',
+    operationId: 'listSigningKeys',
+    tags,
+    access: 'admin',
     summary: 'List signing keys and the KEK fingerprint',
     description:
       'Answers `{kekFingerprint, kek: {fingerprint, source, next, previous}, verifierJwks: {session, invocation, oauth}, keys: [SigningKey]}`: the lifecycle metadata of every key ' +
@@ -63,7 +71,11 @@ export function registerKeyRoutes(api: Api, keys: KeysService): void {
   });
 
   api.route({
-    method: 'post', path: '/api/admin/identity/keys/rewrap', operationId: 'rewrapSigningKeys', tags, access: 'admin',
+    method: 'post',
+    path: '/api/admin/identity/keys/rewrap',
+    operationId: 'rewrapSigningKeys',
+    tags,
+    access: 'admin',
     summary: 'Re-encrypt every private key under the current KEK',
     description:
       'Decrypts each private key with the current, previous or next KEK, validates its key pair, encrypts it with the current KEK only, and ' +
@@ -77,7 +89,11 @@ export function registerKeyRoutes(api: Api, keys: KeysService): void {
   });
 
   api.route({
-    method: 'post', path: '/api/admin/identity/keys/:kid/revoke', operationId: 'revokeSigningKey', tags, access: 'admin',
+    method: 'post',
+    path: '/api/admin/identity/keys/:kid/revoke',
+    operationId: 'revokeSigningKey',
+    tags,
+    access: 'admin',
     summary: 'Emergency revocation of a signing key',
     description:
       'Revokes an active or pending key with a durable incident `reason`: it leaves its JWKS at once, no process signs with it again, and when ' +

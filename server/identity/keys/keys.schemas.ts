@@ -1,6 +1,10 @@
 import { z } from 'zod';
 
-const time = (description: string) => z.string().nullable().meta({ description: `${description} (ISO 8601), or null.` });
+const time = (description: string) =>
+  z
+    .string()
+    .nullable()
+    .meta({ description: `${description} (ISO 8601), or null.` });
 
 export const PublicJwk = z
   .object({
@@ -46,7 +50,9 @@ export const KeyMetadata = z
 export const KekInfo = z
   .object({
     fingerprint: z.string().meta({ description: 'Fingerprint (`encryptionKeyId`) of the current KEK, the only one that encrypts.' }),
-    source: z.enum(['environment', 'secret-store']).meta({ description: '`environment`: HEARTH_IDENTITY_KEY_ENCRYPTION_KEY; `secret-store`: generated into <data>/secrets/identity-kek.' }),
+    source: z
+      .enum(['environment', 'secret-store'])
+      .meta({ description: '`environment`: HEARTH_IDENTITY_KEY_ENCRYPTION_KEY; `secret-store`: generated into <data>/secrets/identity-kek.' }),
     next: z.string().nullable().meta({ description: 'Fingerprint of HEARTH_IDENTITY_NEXT_KEY (decrypts only).' }),
     previous: z.string().nullable().meta({ description: 'Fingerprint of HEARTH_IDENTITY_PREVIOUS_KEY (decrypts only).' }),
   })
@@ -54,15 +60,15 @@ export const KekInfo = z
 
 export const KeyList = z
   .object({
-    kekFingerprint: z.string().meta({ description: 'Fingerprint of the current KEK; after a rewrap every key with a private half reports it as `encryptionKeyId`.' }),
+    kekFingerprint: z
+      .string()
+      .meta({ description: 'Fingerprint of the current KEK; after a rewrap every key with a private half reports it as `encryptionKeyId`.' }),
     kek: KekInfo,
-    verifierJwks: z
-      .object({ session: z.string(), invocation: z.string(), oauth: z.string() })
-      .meta({
-        description:
-          'Where verifiers fetch each key set: `HEARTH_IDENTITY_JWKS_ORIGIN` (session, invocation) and `HEARTH_OAUTH_JWKS_ORIGIN` (OAuth), each else the public issuer. ' +
-          'The transport only: tokens keep the public issuer, and discovery publishes the public `jwks_uri`.',
-      }),
+    verifierJwks: z.object({ session: z.string(), invocation: z.string(), oauth: z.string() }).meta({
+      description:
+        'Where verifiers fetch each key set: `HEARTH_IDENTITY_JWKS_ORIGIN` (session, invocation) and `HEARTH_OAUTH_JWKS_ORIGIN` (OAuth), each else the public issuer. ' +
+        'The transport only: tokens keep the public issuer, and discovery publishes the public `jwks_uri`.',
+    }),
     keys: z.array(KeyMetadata).meta({ description: 'Every key, newest first within active, pending, retired, revoked.' }),
   })
   .meta({ id: 'SigningKeyList' });

@@ -15,23 +15,34 @@
  * This file holds the service's state (KEKs, readiness, started/closed), start-up validation, the maintenance tick,
  * the administrators' key list, and the closed signing authorities (typed token shapes only; the OAuth broker).
  */
-import type { IdentitySecretsConfig } from '../../core/config/config.ts';
+
 import crypto from 'node:crypto';
 import type { AuditLog } from '../../core/audit/audit.ts';
+import type { IdentitySecretsConfig } from '../../core/config/config.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { SecretStore } from '../../core/secrets/secrets.ts';
-import { resolveKeks, type KekSet } from './keys.crypto.ts';
+import { type KekSet, resolveKeks } from './keys.crypto.ts';
 import { createJwks, type JwksOrigins } from './keys.jwks.ts';
-import { MAINTENANCE_INTERVAL_MS, PURPOSES, isPublished } from './keys.lifecycle.ts';
-import { KeyIntegrityError, createKeyMaterial } from './keys.material.ts';
-import { createRotation, type Actor } from './keys.rotation.ts';
+import { isPublished, MAINTENANCE_INTERVAL_MS, PURPOSES } from './keys.lifecycle.ts';
+import { createKeyMaterial, KeyIntegrityError } from './keys.material.ts';
+import { type Actor, createRotation } from './keys.rotation.ts';
 import { createSigning, oneLine } from './keys.signing.ts';
 import type { KeyRow, KeyStore } from './keys.store.ts';
 import type { VerifiedAccessToken } from './keys.tokens.ts';
 import {
-  type AccessTokenInput, IdTokenInput, InvocationTokenInput, SessionTokenInput, accessTokenDraft, idTokenDraft, invocationDraft, sessionDraft,
-  parseAccessTokenInput, verifyAccessToken, verifyInvocation, verifySession,
+  type AccessTokenInput,
+  accessTokenDraft,
+  IdTokenInput,
+  InvocationTokenInput,
+  idTokenDraft,
+  invocationDraft,
+  parseAccessTokenInput,
+  SessionTokenInput,
+  sessionDraft,
+  verifyAccessToken,
+  verifyInvocation,
+  verifySession,
 } from './keys.tokens.ts';
 
 export type { JwksOrigins } from './keys.jwks.ts';
@@ -79,7 +90,12 @@ export function createKeysService(deps: KeysServiceDeps) {
 
   const material = createKeyMaterial(requireKeks);
   const signing = createSigning({
-    store, log, now, issuer: deps.issuer, unseal: material.unseal, open: () => started && !closed,
+    store,
+    log,
+    now,
+    issuer: deps.issuer,
+    unseal: material.unseal,
+    open: () => started && !closed,
     failed: (message) => {
       problem = message;
     },
@@ -87,7 +103,12 @@ export function createKeysService(deps: KeysServiceDeps) {
   const publication = createJwks({ store, now, issuer: deps.issuer, publicKeyOf: material.publicKeyOf, jwksOrigins: deps.jwksOrigins });
   const { resolvers } = publication;
   const rotation = createRotation({
-    store, log, audit: deps.audit, now, material, requireKeks,
+    store,
+    log,
+    audit: deps.audit,
+    now,
+    material,
+    requireKeks,
     changed: (purposes) => {
       publication.changed();
       signing.forget(purposes);
@@ -108,7 +129,9 @@ export function createKeysService(deps: KeysServiceDeps) {
       for (const row of store.listSealed()) if (row.state === 'pending') await material.unseal(row);
       problem = null;
     } catch (err) {
-      problem = oneLine(err instanceof HearthError && err.code === 'signing_unavailable' ? err.message.replace(/^token signing is unavailable: /, '') : (err as Error).message);
+      problem = oneLine(
+        err instanceof HearthError && err.code === 'signing_unavailable' ? err.message.replace(/^token signing is unavailable: /, '') : (err as Error).message,
+      );
       log.error({ problem }, 'signing-key maintenance failed');
     }
   }
@@ -218,7 +241,12 @@ export function createKeysService(deps: KeysServiceDeps) {
 
     list() {
       const t = now();
-      return { kekFingerprint: requireKeks().current.id, kek: kekInfo(), verifierJwks: publication.verifierJwks(), keys: store.listAll().map((r) => present(r, t)) };
+      return {
+        kekFingerprint: requireKeks().current.id,
+        kek: kekInfo(),
+        verifierJwks: publication.verifierJwks(),
+        keys: store.listAll().map((r) => present(r, t)),
+      };
     },
 
     verifierJwks: publication.verifierJwks,

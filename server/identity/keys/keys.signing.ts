@@ -13,7 +13,7 @@
 import crypto from 'node:crypto';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
-import { SIGNER_CACHE_MS, type Purpose } from './keys.lifecycle.ts';
+import { type Purpose, SIGNER_CACHE_MS } from './keys.lifecycle.ts';
 import type { KeyMaterial } from './keys.material.ts';
 import type { KeyStore } from './keys.store.ts';
 import { ALGORITHM, type TokenDraft } from './keys.tokens.ts';

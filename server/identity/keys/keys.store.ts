@@ -63,14 +63,41 @@ export interface KeyRow {
 
 export type NewKeyRow = Pick<
   KeyRow,
-  'kid' | 'purpose' | 'state' | 'algorithm' | 'public_jwk' | 'thumbprint' | 'private_key_envelope' | 'encryption_key_id' | 'created_at' | 'activates_at' | 'activated_at' | 'retires_at'
+  | 'kid'
+  | 'purpose'
+  | 'state'
+  | 'algorithm'
+  | 'public_jwk'
+  | 'thumbprint'
+  | 'private_key_envelope'
+  | 'encryption_key_id'
+  | 'created_at'
+  | 'activates_at'
+  | 'activated_at'
+  | 'retires_at'
 >;
 
 /** Every column except the private-key envelope: what may be listed, logged or compared. */
 export const METADATA_COLUMNS = [
-  'kid', 'purpose', 'state', 'algorithm', 'public_jwk', 'thumbprint', 'encryption_key_id', 'created_at', 'activates_at',
-  'activated_at', 'retires_at', 'retired_at', 'retirement', 'withdraws_at', 'withdrawn_at', 'revoked_at', 'revoked_by',
-  'revocation_reason', 'rewrapped_at',
+  'kid',
+  'purpose',
+  'state',
+  'algorithm',
+  'public_jwk',
+  'thumbprint',
+  'encryption_key_id',
+  'created_at',
+  'activates_at',
+  'activated_at',
+  'retires_at',
+  'retired_at',
+  'retirement',
+  'withdraws_at',
+  'withdrawn_at',
+  'revoked_at',
+  'revoked_by',
+  'revocation_reason',
+  'rewrapped_at',
 ] as const;
 
 const ORDER = `ORDER BY CASE state WHEN 'active' THEN 0 WHEN 'pending' THEN 1 WHEN 'retired' THEN 2 ELSE 3 END, created_at DESC, kid`;

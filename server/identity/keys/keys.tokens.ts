@@ -13,9 +13,9 @@
  * own `typ` and audience rule.
  */
 import crypto from 'node:crypto';
-import { createRemoteJWKSet, jwtVerify, errors as joseErrors, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from 'jose';
 import { z } from 'zod';
-import { JWKS_MAX_AGE_S, TOKEN_POLICY, type Purpose } from './keys.lifecycle.ts';
+import { JWKS_MAX_AGE_S, type Purpose, TOKEN_POLICY } from './keys.lifecycle.ts';
 
 export const TOKEN_TYPES = {
   session: 'hearth-session+jwt',
@@ -37,48 +37,63 @@ const SESSION_MAX_S = TOKEN_POLICY.session.maxLifetimeMs / 1000;
 const INVOCATION_S = TOKEN_POLICY.invocation.maxLifetimeMs / 1000;
 const OAUTH_S = TOKEN_POLICY.oauth.maxLifetimeMs / 1000;
 
-const id = (max = 200) => z.string().min(1).max(max).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
-const scopeToken = z.string().min(1).max(100).regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'an RFC 6749 scope token');
+const id = (max = 200) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces');
+const scopeToken = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/, 'an RFC 6749 scope token');
 const epochSeconds = z.number().int().min(0).max(253402300799);
 const actorKind = z.enum(['user', 'service_account']);
 
-export const SessionTokenInput = z.object({
-  /** The account's immutable UUID. */
-  sub: id(),
-  /** The server-side session family. */
-  sid: id(),
-  /** The login name, for display. */
-  uid: z.string().min(1).max(64).optional(),
-  /** When the person signed in (epoch seconds). */
-  authTime: epochSeconds.optional(),
-  /** Lifetime in seconds; default and maximum 12 hours. */
-  expiresIn: z.number().int().min(1).max(SESSION_MAX_S).optional(),
-}).strict();
+export const SessionTokenInput = z
+  .object({
+    /** The account's immutable UUID. */
+    sub: id(),
+    /** The server-side session family. */
+    sid: id(),
+    /** The login name, for display. */
+    uid: z.string().min(1).max(64).optional(),
+    /** When the person signed in (epoch seconds). */
+    authTime: epochSeconds.optional(),
+    /** Lifetime in seconds; default and maximum 12 hours. */
+    expiresIn: z.number().int().min(1).max(SESSION_MAX_S).optional(),
+  })
+  .strict();
 export type SessionTokenInput = z.infer<typeof SessionTokenInput>;
 
-export const InvocationTokenInput = z.object({
-  /** The actor: a user UUID or a service-account ID. */
-  sub: id(),
-  actorKind,
-  /** The application the invocation is for (the token's only audience). */
-  aud: id(),
-  /** The access subject the application authorizes against, when it differs from the actor. */
-  accessSubject: id().optional(),
-  scope: z.array(scopeToken).max(50).optional(),
-}).strict();
+export const InvocationTokenInput = z
+  .object({
+    /** The actor: a user UUID or a service-account ID. */
+    sub: id(),
+    actorKind,
+    /** The application the invocation is for (the token's only audience). */
+    aud: id(),
+    /** The access subject the application authorizes against, when it differs from the actor. */
+    accessSubject: id().optional(),
+    scope: z.array(scopeToken).max(50).optional(),
+  })
+  .strict();
 export type InvocationTokenInput = z.infer<typeof InvocationTokenInput>;
 
-export const AccessTokenInput = z.object({
-  /** A user UUID (authorization code) or the bound service account (client credentials). */
-  sub: id(),
-  actorKind,
-  clientId: id(),
-  /** The granted audiences (resource indicators); at most 50. */
-  audience: z.array(id(2048)).min(1).max(50),
-  scope: z.array(scopeToken).max(50),
-  uid: z.string().min(1).max(64).optional(),
-  authTime: epochSeconds.optional(),
-}).strict();
+export const AccessTokenInput = z
+  .object({
+    /** A user UUID (authorization code) or the bound service account (client credentials). */
+    sub: id(),
+    actorKind,
+    clientId: id(),
+    /** The granted audiences (resource indicators); at most 50. */
+    audience: z.array(id(2048)).min(1).max(50),
+    scope: z.array(scopeToken).max(50),
+    uid: z.string().min(1).max(64).optional(),
+    authTime: epochSeconds.optional(),
+  })
+  .strict();
 export type AccessTokenInput = z.infer<typeof AccessTokenInput>;
 
 const PRINTABLE = /^[\x21-\x7e]+$/;
@@ -92,30 +107,42 @@ const isId = (v: unknown, max: number) => typeof v === 'string' && v.length >= 1
  */
 export function parseAccessTokenInput(input: AccessTokenInput): AccessTokenInput {
   const v = input as unknown as Record<string, unknown>;
-  const ok = v !== null && typeof v === 'object' && Object.keys(v).every((k) => ACCESS_KEYS.has(k) && v[k] !== undefined)
-    && isId(v.sub, 200) && (v.actorKind === 'user' || v.actorKind === 'service_account') && isId(v.clientId, 200)
-    && Array.isArray(v.audience) && v.audience.length >= 1 && v.audience.length <= 50 && v.audience.every((a) => isId(a, 2048))
-    && Array.isArray(v.scope) && v.scope.length <= 50 && v.scope.every((t) => typeof t === 'string' && t.length >= 1 && t.length <= 100 && SCOPE_TOKEN.test(t))
-    && (v.uid === undefined || (typeof v.uid === 'string' && v.uid.length >= 1 && v.uid.length <= 64))
-    && (v.authTime === undefined || (typeof v.authTime === 'number' && Number.isInteger(v.authTime) && v.authTime >= 0 && v.authTime <= 253402300799));
+  const ok =
+    v !== null &&
+    typeof v === 'object' &&
+    Object.keys(v).every((k) => ACCESS_KEYS.has(k) && v[k] !== undefined) &&
+    isId(v.sub, 200) &&
+    (v.actorKind === 'user' || v.actorKind === 'service_account') &&
+    isId(v.clientId, 200) &&
+    Array.isArray(v.audience) &&
+    v.audience.length >= 1 &&
+    v.audience.length <= 50 &&
+    v.audience.every((a) => isId(a, 2048)) &&
+    Array.isArray(v.scope) &&
+    v.scope.length <= 50 &&
+    v.scope.every((t) => typeof t === 'string' && t.length >= 1 && t.length <= 100 && SCOPE_TOKEN.test(t)) &&
+    (v.uid === undefined || (typeof v.uid === 'string' && v.uid.length >= 1 && v.uid.length <= 64)) &&
+    (v.authTime === undefined || (typeof v.authTime === 'number' && Number.isInteger(v.authTime) && v.authTime >= 0 && v.authTime <= 253402300799));
   return ok ? { ...input } : AccessTokenInput.parse(input);
 }
 
-export const IdTokenInput = z.object({
-  sub: id(),
-  clientId: id(),
-  nonce: z.string().min(1).max(512).optional(),
-  authTime: epochSeconds.optional(),
-  sid: id().optional(),
-  uid: z.string().min(1).max(64).optional(),
-  name: z.string().max(200).optional(),
-  preferredUsername: z.string().max(64).optional(),
-  email: z.string().max(320).optional(),
-  emailVerified: z.boolean().optional(),
-  groups: z.array(z.string().min(1).max(200)).max(50).optional(),
-  /** The access token issued alongside, for `at_hash`. */
-  accessToken: z.string().min(1).max(8192).optional(),
-}).strict();
+export const IdTokenInput = z
+  .object({
+    sub: id(),
+    clientId: id(),
+    nonce: z.string().min(1).max(512).optional(),
+    authTime: epochSeconds.optional(),
+    sid: id().optional(),
+    uid: z.string().min(1).max(64).optional(),
+    name: z.string().max(200).optional(),
+    preferredUsername: z.string().max(64).optional(),
+    email: z.string().max(320).optional(),
+    emailVerified: z.boolean().optional(),
+    groups: z.array(z.string().min(1).max(200)).max(50).optional(),
+    /** The access token issued alongside, for `at_hash`. */
+    accessToken: z.string().min(1).max(8192).optional(),
+  })
+  .strict();
 export type IdTokenInput = z.infer<typeof IdTokenInput>;
 
 const jti = () => crypto.randomBytes(16).toString('base64url');
@@ -130,7 +157,17 @@ export interface TokenDraft {
 export function sessionDraft(input: SessionTokenInput, iss: string, nowS: number): TokenDraft {
   return {
     typ: TOKEN_TYPES.session,
-    claims: drop({ iss, aud: SESSION_AUDIENCE, sub: input.sub, sid: input.sid, uid: input.uid, auth_time: input.authTime, iat: nowS, exp: nowS + (input.expiresIn ?? SESSION_MAX_S), jti: jti() }),
+    claims: drop({
+      iss,
+      aud: SESSION_AUDIENCE,
+      sub: input.sub,
+      sid: input.sid,
+      uid: input.uid,
+      auth_time: input.authTime,
+      iat: nowS,
+      exp: nowS + (input.expiresIn ?? SESSION_MAX_S),
+      jti: jti(),
+    }),
   };
 }
 
@@ -138,8 +175,15 @@ export function invocationDraft(input: InvocationTokenInput, iss: string, nowS: 
   return {
     typ: TOKEN_TYPES.invocation,
     claims: drop({
-      iss, aud: input.aud, sub: input.sub, hearth_actor: input.actorKind, access_subject: input.accessSubject,
-      scope: input.scope?.length ? input.scope.join(' ') : undefined, iat: nowS, exp: nowS + INVOCATION_S, jti: jti(),
+      iss,
+      aud: input.aud,
+      sub: input.sub,
+      hearth_actor: input.actorKind,
+      access_subject: input.accessSubject,
+      scope: input.scope?.length ? input.scope.join(' ') : undefined,
+      iat: nowS,
+      exp: nowS + INVOCATION_S,
+      jti: jti(),
     }),
   };
 }
@@ -148,9 +192,17 @@ export function accessTokenDraft(input: AccessTokenInput, iss: string, nowS: num
   return {
     typ: TOKEN_TYPES.accessToken,
     claims: drop({
-      iss, sub: input.sub, aud: input.audience.length === 1 ? input.audience[0] : input.audience, client_id: input.clientId,
-      scope: input.scope.join(' '), hearth_actor: input.actorKind, uid: input.uid, auth_time: input.authTime,
-      iat: nowS, exp: nowS + OAUTH_S, jti: jti(),
+      iss,
+      sub: input.sub,
+      aud: input.audience.length === 1 ? input.audience[0] : input.audience,
+      client_id: input.clientId,
+      scope: input.scope.join(' '),
+      hearth_actor: input.actorKind,
+      uid: input.uid,
+      auth_time: input.authTime,
+      iat: nowS,
+      exp: nowS + OAUTH_S,
+      jti: jti(),
     }),
   };
 }
@@ -164,9 +216,22 @@ export function idTokenDraft(input: IdTokenInput, iss: string, nowS: number): To
   return {
     typ: TOKEN_TYPES.idToken,
     claims: drop({
-      iss, sub: input.sub, aud: input.clientId, azp: input.clientId, iat: nowS, exp: nowS + OAUTH_S, auth_time: input.authTime,
-      nonce: input.nonce, sid: input.sid, uid: input.uid, name: input.name, preferred_username: input.preferredUsername,
-      email: input.email, email_verified: input.emailVerified, groups: input.groups, at_hash: atHash,
+      iss,
+      sub: input.sub,
+      aud: input.clientId,
+      azp: input.clientId,
+      iat: nowS,
+      exp: nowS + OAUTH_S,
+      auth_time: input.authTime,
+      nonce: input.nonce,
+      sid: input.sid,
+      uid: input.uid,
+      name: input.name,
+      preferred_username: input.preferredUsername,
+      email: input.email,
+      email_verified: input.emailVerified,
+      groups: input.groups,
+      at_hash: atHash,
     }),
   };
 }
@@ -223,7 +288,12 @@ export interface VerifyContext {
   now?: number;
 }
 
-async function verify(token: string, what: string, ctx: VerifyContext, opts: { typ: string; audience: string | string[]; toleranceS: number; maxLifetimeS: number; required: string[] }) {
+async function verify(
+  token: string,
+  what: string,
+  ctx: VerifyContext,
+  opts: { typ: string; audience: string | string[]; toleranceS: number; maxLifetimeS: number; required: string[] },
+) {
   if (!ctx.issuer) throw new InvalidTokenError(`invalid ${what}: the issuer is not known yet`, 'no_issuer');
   try {
     const { payload } = await jwtVerify(token, ctx.key, {
@@ -253,7 +323,11 @@ const scopes = (v: unknown) => (typeof v === 'string' && v ? v.split(' ') : []);
 
 export async function verifySession(token: string, ctx: VerifyContext): Promise<VerifiedSession> {
   const p = await verify(token, 'session token', ctx, {
-    typ: TOKEN_TYPES.session, audience: SESSION_AUDIENCE, toleranceS: TOKEN_POLICY.session.toleranceMs / 1000, maxLifetimeS: SESSION_MAX_S, required: ['sid'],
+    typ: TOKEN_TYPES.session,
+    audience: SESSION_AUDIENCE,
+    toleranceS: TOKEN_POLICY.session.toleranceMs / 1000,
+    maxLifetimeS: SESSION_MAX_S,
+    required: ['sid'],
   });
   return { sub: p.sub!, sid: String(p.sid), uid: str(p.uid), authTime: num(p.auth_time), issuedAt: p.iat!, expiresAt: p.exp!, jti: p.jti! };
 }
@@ -261,23 +335,48 @@ export async function verifySession(token: string, ctx: VerifyContext): Promise<
 /** `audience`: the application verifying (a token for another application is rejected). */
 export async function verifyInvocation(token: string, audience: string, ctx: VerifyContext): Promise<VerifiedInvocation> {
   const p = await verify(token, 'invocation token', ctx, {
-    typ: TOKEN_TYPES.invocation, audience, toleranceS: TOKEN_POLICY.invocation.toleranceMs / 1000, maxLifetimeS: INVOCATION_S, required: ['hearth_actor'],
+    typ: TOKEN_TYPES.invocation,
+    audience,
+    toleranceS: TOKEN_POLICY.invocation.toleranceMs / 1000,
+    maxLifetimeS: INVOCATION_S,
+    required: ['hearth_actor'],
   });
   const kind = p.hearth_actor;
   if (kind !== 'user' && kind !== 'service_account') throw new InvalidTokenError('invalid invocation token: unknown actor kind', 'invalid_actor');
-  return { sub: p.sub!, actorKind: kind, accessSubject: str(p.access_subject) ?? p.sub!, audience, scope: scopes(p.scope), issuedAt: p.iat!, expiresAt: p.exp!, jti: p.jti! };
+  return {
+    sub: p.sub!,
+    actorKind: kind,
+    accessSubject: str(p.access_subject) ?? p.sub!,
+    audience,
+    scope: scopes(p.scope),
+    issuedAt: p.iat!,
+    expiresAt: p.exp!,
+    jti: p.jti!,
+  };
 }
 
 /** For the OAuth module and resource servers inside Hearth: a JWT access token for `audience` (any of them, when several). */
 export async function verifyAccessToken(token: string, audience: string | string[], ctx: VerifyContext): Promise<VerifiedAccessToken> {
   const p = await verify(token, 'access token', ctx, {
-    typ: TOKEN_TYPES.accessToken, audience, toleranceS: TOKEN_POLICY.oauth.toleranceMs / 1000, maxLifetimeS: OAUTH_S, required: ['client_id', 'hearth_actor'],
+    typ: TOKEN_TYPES.accessToken,
+    audience,
+    toleranceS: TOKEN_POLICY.oauth.toleranceMs / 1000,
+    maxLifetimeS: OAUTH_S,
+    required: ['client_id', 'hearth_actor'],
   });
   const kind = p.hearth_actor;
   if (kind !== 'user' && kind !== 'service_account') throw new InvalidTokenError('invalid access token: unknown actor kind', 'invalid_actor');
   return {
-    sub: p.sub!, actorKind: kind, clientId: String(p.client_id), audience: Array.isArray(p.aud) ? p.aud : [p.aud!], scope: scopes(p.scope),
-    uid: str(p.uid), authTime: num(p.auth_time), issuedAt: p.iat!, expiresAt: p.exp!, jti: p.jti!,
+    sub: p.sub!,
+    actorKind: kind,
+    clientId: String(p.client_id),
+    audience: Array.isArray(p.aud) ? p.aud : [p.aud!],
+    scope: scopes(p.scope),
+    uid: str(p.uid),
+    authTime: num(p.auth_time),
+    issuedAt: p.iat!,
+    expiresAt: p.exp!,
+    jti: p.jti!,
   };
 }
 

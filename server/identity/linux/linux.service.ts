@@ -28,21 +28,27 @@ const Path = (what: string) =>
     .max(255, `${what} must be at most 255 characters`)
     .refine((p) => p.startsWith('/'), `${what} must be an absolute path`)
     .refine((p) => !/[:\x00-\x1f\x7f]/.test(p), `${what} must not contain ":" or control characters`);
-const Id = (what: string) => z.number().int(`${what} must be an integer`).min(FIRST_ID, `${what} must be at least ${FIRST_ID}`).max(MAX_ID, `${what} must be at most ${MAX_ID}`);
+const Id = (what: string) =>
+  z.number().int(`${what} must be an integer`).min(FIRST_ID, `${what} must be at least ${FIRST_ID}`).max(MAX_ID, `${what} must be at most ${MAX_ID}`);
 
 export const LinuxConfig = z
   .object({
     enabled: z.boolean(),
     rangeStart: Id('rangeStart').nullable(),
     rangeEnd: Id('rangeEnd').nullable(),
-    homeTemplate: Path('homeTemplate').refine((t) => !/\{(?!username\})/.test(t), 'homeTemplate may only use the {username} placeholder').default('/home/{username}'),
+    homeTemplate: Path('homeTemplate')
+      .refine((t) => !/\{(?!username\})/.test(t), 'homeTemplate may only use the {username} placeholder')
+      .default('/home/{username}'),
     loginShell: Path('loginShell').default('/bin/bash'),
   })
   .strict()
   .superRefine((c, ctx) => {
-    if ((c.rangeStart === null) !== (c.rangeEnd === null)) ctx.addIssue({ code: 'custom', path: ['rangeEnd'], message: 'rangeStart and rangeEnd are set together' });
-    if (c.rangeStart !== null && c.rangeEnd !== null && c.rangeStart > c.rangeEnd) ctx.addIssue({ code: 'custom', path: ['rangeEnd'], message: 'rangeEnd must not be below rangeStart' });
-    if (c.enabled && c.rangeStart === null) ctx.addIssue({ code: 'custom', path: ['rangeStart'], message: 'enabling needs a reserved range (rangeStart, rangeEnd)' });
+    if ((c.rangeStart === null) !== (c.rangeEnd === null))
+      ctx.addIssue({ code: 'custom', path: ['rangeEnd'], message: 'rangeStart and rangeEnd are set together' });
+    if (c.rangeStart !== null && c.rangeEnd !== null && c.rangeStart > c.rangeEnd)
+      ctx.addIssue({ code: 'custom', path: ['rangeEnd'], message: 'rangeEnd must not be below rangeStart' });
+    if (c.enabled && c.rangeStart === null)
+      ctx.addIssue({ code: 'custom', path: ['rangeStart'], message: 'enabling needs a reserved range (rangeStart, rangeEnd)' });
   })
   .meta({ id: 'LinuxIdentityConfig' });
 export type LinuxConfig = z.infer<typeof LinuxConfig>;
@@ -82,7 +88,8 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
     const other = store.subByUsername(row.login!);
     if (other !== undefined && other !== row.sub) out.push(`username_taken: another identity already uses the username ${row.login}`);
     // Group names and private group names are one namespace: any group (POSIX or not, as it may become one) counts.
-    if (accountStore.findGroupIdByName(row.login!) !== undefined) out.push(`group_name_taken: a group is named ${row.login}, the name of the private group this identity needs`);
+    if (accountStore.findGroupIdByName(row.login!) !== undefined)
+      out.push(`group_name_taken: a group is named ${row.login}, the name of the private group this identity needs`);
     return out;
   }
 
@@ -95,7 +102,8 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
   /** Inside the caller's transaction: assigns an identity, or throws (the transaction then commits nothing). */
   function assignInTx(row: AccountRow, a: Actor): LinuxIdentityRow {
     const { config } = readConfig();
-    if (!config.enabled || config.rangeStart === null || config.rangeEnd === null) throw new HearthError('linux_disabled', 'Linux identity assignment is not enabled');
+    if (!config.enabled || config.rangeStart === null || config.rangeEnd === null)
+      throw new HearthError('linux_disabled', 'Linux identity assignment is not enabled');
     const conflicts = conflictsOf(row, undefined);
     if (conflicts.length > 0) throw new HearthError('linux_conflict', `cannot assign a Linux identity to ${row.login}: ${conflicts.join('; ')}`);
     const n = store.nextNumber(config.rangeStart, config.rangeEnd);
@@ -103,8 +111,14 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
     const at = now();
     store.takeNumber(n, 'user', row.sub, at);
     const identity: LinuxIdentityRow = {
-      sub: row.sub, username: row.login!, uid: n, gid: n, home_directory: config.homeTemplate.replaceAll('{username}', row.login!),
-      login_shell: config.loginShell, created_at: at, updated_at: at,
+      sub: row.sub,
+      username: row.login!,
+      uid: n,
+      gid: n,
+      home_directory: config.homeTemplate.replaceAll('{username}', row.login!),
+      login_shell: config.loginShell,
+      created_at: at,
+      updated_at: at,
     };
     store.insertIdentity(identity);
     record(a, 'linux.identity.assign', row.sub, { login: row.login, uid: n, gid: n, homeDirectory: identity.home_directory, loginShell: identity.login_shell });
@@ -113,8 +127,13 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
 
   function view(row: AccountRow | PreviewRow, identity: LinuxIdentityRow | undefined) {
     return {
-      sub: row.sub, login: row.login!, profile: row.profile, disabled: row.disabled === 1, eligible: eligible({ kind: 'person', profile: row.profile }),
-      identity: identity ? presentIdentity(identity) : null, conflicts: conflictsOf(row, identity),
+      sub: row.sub,
+      login: row.login!,
+      profile: row.profile,
+      disabled: row.disabled === 1,
+      eligible: eligible({ kind: 'person', profile: row.profile }),
+      identity: identity ? presentIdentity(identity) : null,
+      conflicts: conflictsOf(row, identity),
     };
   }
 
@@ -123,7 +142,10 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
 
     replaceConfig(config: LinuxConfig, rangeReserved: boolean, a: Actor) {
       if (config.enabled && !rangeReserved) {
-        throw new HearthError('range_not_confirmed', 'enabling Linux identities needs rangeReserved: true — confirm the range is reserved for Hearth on every machine that uses these identities');
+        throw new HearthError(
+          'range_not_confirmed',
+          'enabling Linux identities needs rangeReserved: true — confirm the range is reserved for Hearth on every machine that uses these identities',
+        );
       }
       return store.transaction(() => {
         const before = readConfig().config;
@@ -145,13 +167,35 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
     },
 
     preview(p: { after?: string; search?: string; scope?: 'all' | 'ready' }) {
-      const rows = store.preview({ after: p.after ?? null, search: p.search ? p.search.toLowerCase() : null, ready: p.scope === 'ready', limit: PAGE_SIZE + 1 });
+      const rows = store.preview({
+        after: p.after ?? null,
+        search: p.search ? p.search.toLowerCase() : null,
+        ready: p.scope === 'ready',
+        limit: PAGE_SIZE + 1,
+      });
       const more = rows.length > PAGE_SIZE;
       const page = rows.slice(0, PAGE_SIZE);
       const { config, valid } = readConfig();
       return {
-        config, configValid: valid,
-        accounts: page.map((r) => view(r, r.uid === null ? undefined : { sub: r.sub, username: r.username!, uid: r.uid, gid: r.gid!, home_directory: r.home_directory!, login_shell: r.login_shell!, created_at: 0, updated_at: 0 })),
+        config,
+        configValid: valid,
+        accounts: page.map((r) =>
+          view(
+            r,
+            r.uid === null
+              ? undefined
+              : {
+                  sub: r.sub,
+                  username: r.username!,
+                  uid: r.uid,
+                  gid: r.gid!,
+                  home_directory: r.home_directory!,
+                  login_shell: r.login_shell!,
+                  created_at: 0,
+                  updated_at: 0,
+                },
+          ),
+        ),
         nextCursor: more ? page[page.length - 1]!.sub : null,
       };
     },
@@ -208,7 +252,8 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
         const existing = store.getGroupGid(groupId);
         if (existing) return { id: group.id, name: group.name, gid: existing.gid, created: false };
         const { config } = readConfig();
-        if (!config.enabled || config.rangeStart === null || config.rangeEnd === null) throw new HearthError('linux_disabled', 'Linux identity assignment is not enabled');
+        if (!config.enabled || config.rangeStart === null || config.rangeEnd === null)
+          throw new HearthError('linux_disabled', 'Linux identity assignment is not enabled');
         if (store.subByUsername(group.name) !== undefined) {
           throw new HearthError('linux_conflict', `cannot make ${group.name} a POSIX group: an identity's private group already has that name`);
         }

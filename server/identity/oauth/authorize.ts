@@ -12,10 +12,8 @@
  */
 import type { Actor } from '../accounts/accounts.service.ts';
 import type { AccountRow } from '../accounts/accounts.store.ts';
-import { SUPPORTED_SCOPES, absoluteUri } from './oauth.schemas.ts';
-import {
-  CODE_LIFETIME_MS, CONSENT_LIFETIME_MS, SIGN_IN_INTERACTION_MS, json, parseScope, random, sha256, type Client, type OAuthContext,
-} from './context.ts';
+import { type Client, CODE_LIFETIME_MS, CONSENT_LIFETIME_MS, json, type OAuthContext, parseScope, random, SIGN_IN_INTERACTION_MS, sha256 } from './context.ts';
+import { absoluteUri, SUPPORTED_SCOPES } from './oauth.schemas.ts';
 
 export interface AuthorizationParams {
   clientId: string;
@@ -77,10 +75,19 @@ export function createAuthorize(ctx: OAuthContext) {
     const code = random(32);
     const at = now();
     store.insertCode({
-      code_hash: sha256(code), client_id: client.clientId, sub: session.account.sub, redirect_uri: params.redirectUri, scope: JSON.stringify(params.scope),
-      audiences: JSON.stringify(params.resource !== null ? [params.resource] : client.audiences), resource: params.resource, nonce: params.nonce,
-      code_challenge: params.codeChallenge, auth_time: Math.floor(session.issuedAt / 1000), sid: sha256(session.familyId).slice(0, 22),
-      created_at: at, expires_at: at + CODE_LIFETIME_MS,
+      code_hash: sha256(code),
+      client_id: client.clientId,
+      sub: session.account.sub,
+      redirect_uri: params.redirectUri,
+      scope: JSON.stringify(params.scope),
+      audiences: JSON.stringify(params.resource !== null ? [params.resource] : client.audiences),
+      resource: params.resource,
+      nonce: params.nonce,
+      code_challenge: params.codeChallenge,
+      auth_time: Math.floor(session.issuedAt / 1000),
+      sid: sha256(session.familyId).slice(0, 22),
+      created_at: at,
+      expires_at: at + CODE_LIFETIME_MS,
     });
     return authorizationResponse(params.redirectUri, params.state, { code });
   }
@@ -90,7 +97,9 @@ export function createAuthorize(ctx: OAuthContext) {
      * Validates an authorization request. Errors before the client and redirect URI are known are shown as a page
      * (never redirected); later errors are redirected with `state` and `iss` (RFC 9207).
      */
-    validateAuthorization(q: Record<string, unknown>): { ok: AuthorizationParams; client: Client } | { page: { status: number; title: string; message: string } } | { redirect: string } {
+    validateAuthorization(
+      q: Record<string, unknown>,
+    ): { ok: AuthorizationParams; client: Client } | { page: { status: number; title: string; message: string } } | { redirect: string } {
       const one = (k: string): string | undefined | null => {
         const v = q[k];
         if (v === undefined) return undefined;
@@ -101,7 +110,8 @@ export function createAuthorize(ctx: OAuthContext) {
       const redirectUri = one('redirect_uri');
       if (!clientId) return { page: { status: 400, title: 'Invalid request', message: 'The application did not send a client_id.' } };
       const client = getClient(clientId);
-      if (!client || client.revokedAt !== null) return { page: { status: 400, title: 'Unknown application', message: 'This application is not registered with Hearth, or it was revoked.' } };
+      if (!client || client.revokedAt !== null)
+        return { page: { status: 400, title: 'Unknown application', message: 'This application is not registered with Hearth, or it was revoked.' } };
       if (!redirectUri || !client.redirectUris.some((r) => redirectMatches(r, redirectUri))) {
         return { page: { status: 400, title: 'Invalid redirect', message: 'The application asked to return to an address that is not registered for it.' } };
       }
@@ -109,7 +119,18 @@ export function createAuthorize(ctx: OAuthContext) {
       const fail = (error: string, description: string) => ({
         redirect: authorizationResponse(redirectUri, typeof state === 'string' ? state : null, { error, error_description: description }),
       });
-      for (const k of ['response_type', 'scope', 'resource', 'state', 'nonce', 'code_challenge', 'code_challenge_method', 'prompt', 'max_age', 'response_mode']) {
+      for (const k of [
+        'response_type',
+        'scope',
+        'resource',
+        'state',
+        'nonce',
+        'code_challenge',
+        'code_challenge_method',
+        'prompt',
+        'max_age',
+        'response_mode',
+      ]) {
         if (one(k) === null) return fail('invalid_request', `${k} must be given once`);
       }
       if (one('request') !== undefined) return fail('request_not_supported', 'request objects are not supported');
@@ -132,7 +153,10 @@ export function createAuthorize(ctx: OAuthContext) {
       if (rawResource !== undefined) {
         if (!absoluteUri(rawResource)) return fail('invalid_target', 'resource must be an absolute URI without fragment');
         if (!ctx.audienceAllowed(client, rawResource)) {
-          return fail('invalid_target', client.origin === 'dynamic' ? 'resource must be on the platform\'s own origin' : 'resource is not one of this client\'s audiences');
+          return fail(
+            'invalid_target',
+            client.origin === 'dynamic' ? "resource must be on the platform's own origin" : "resource is not one of this client's audiences",
+          );
         }
         resource = rawResource;
       } else if (client.origin === 'dynamic') return fail('invalid_target', 'resource is required for this client');
@@ -141,7 +165,8 @@ export function createAuthorize(ctx: OAuthContext) {
       if (method !== undefined && method !== 'S256') return fail('invalid_request', 'code_challenge_method must be S256 (plain is not supported)');
       if (challenge !== undefined) {
         if (method !== 'S256') return fail('invalid_request', 'code_challenge_method=S256 is required with a code_challenge');
-        if (!/^[A-Za-z0-9_-]{43}$/.test(challenge)) return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)');
+        if (!/^[A-Za-z0-9_-]{43}$/.test(challenge))
+          return fail('invalid_request', 'code_challenge must be the base64url SHA-256 of the code verifier (43 characters)');
       } else if (client.isPublic) return fail('invalid_request', 'PKCE is required: send code_challenge with code_challenge_method=S256');
       else if (method !== undefined) return fail('invalid_request', 'code_challenge_method without code_challenge');
       const nonce = (one('nonce') as string | undefined) ?? null;
@@ -157,11 +182,19 @@ export function createAuthorize(ctx: OAuthContext) {
         maxAge = Number(rawMaxAge);
       }
       if (client.firstUsedAt === null) store.markClientUsed(client.clientId, now());
-      return { ok: { clientId: client.clientId, redirectUri, scope, resource, state: state ?? null, nonce, codeChallenge: challenge ?? null, prompt, maxAge }, client };
+      return {
+        ok: { clientId: client.clientId, redirectUri, scope, resource, state: state ?? null, nonce, codeChallenge: challenge ?? null, prompt, maxAge },
+        client,
+      };
     },
 
     /** Continues a validated request for the browser's session (null: not signed in). */
-    decide(params: AuthorizationParams, client: Client, session: SessionView | null, opts: { interactionId?: string; freshSince?: number } = {}): AuthorizeOutcome {
+    decide(
+      params: AuthorizationParams,
+      client: Client,
+      session: SessionView | null,
+      opts: { interactionId?: string; freshSince?: number } = {},
+    ): AuthorizeOutcome {
       const fail = (error: string, description: string): AuthorizeOutcome => ({ kind: 'redirect', location: errorLocation(params, error, description) });
       const at = now();
       const fresh = (s: SessionView) => opts.freshSince !== undefined && s.issuedAt >= opts.freshSince;
@@ -200,16 +233,28 @@ export function createAuthorize(ctx: OAuthContext) {
     consent(id: string, session: SessionView, approve: boolean, a: Actor): AuthorizeOutcome {
       const hash = sha256(id);
       const row = store.getInteraction(hash);
-      const gone: AuthorizeOutcome = { kind: 'error_page', status: 409, title: 'This request has expired', message: 'This approval request was already answered or has expired. Return to the application and start again.' };
+      const gone: AuthorizeOutcome = {
+        kind: 'error_page',
+        status: 409,
+        title: 'This request has expired',
+        message: 'This approval request was already answered or has expired. Return to the application and start again.',
+      };
       if (!row || row.sub === null) return gone;
-      if (row.sub !== session.account.sub) return { kind: 'error_page', status: 403, title: 'Wrong account', message: 'This approval request was shown to another account.' };
+      if (row.sub !== session.account.sub)
+        return { kind: 'error_page', status: 403, title: 'Wrong account', message: 'This approval request was shown to another account.' };
       if (!store.useInteraction(hash, now())) return gone;
       const params = json<AuthorizationParams>(row.params);
       const client = getClient(row.client_id);
-      if (!client || client.revokedAt !== null) return { kind: 'error_page', status: 400, title: 'Unknown application', message: 'This application is no longer registered.' };
-      ctx.record(a, approve ? 'oauth.consent.approve' : 'oauth.consent.deny', client.clientId, { sub: session.account.sub, scope: params.scope, resource: params.resource });
+      if (!client || client.revokedAt !== null)
+        return { kind: 'error_page', status: 400, title: 'Unknown application', message: 'This application is no longer registered.' };
+      ctx.record(a, approve ? 'oauth.consent.approve' : 'oauth.consent.deny', client.clientId, {
+        sub: session.account.sub,
+        scope: params.scope,
+        resource: params.resource,
+      });
       if (!approve) return { kind: 'redirect', location: errorLocation(params, 'access_denied', 'the user denied the request') };
-      if (!ctx.mayAuthorize(client, session.account)) return { kind: 'redirect', location: errorLocation(params, 'access_denied', 'this account may not use this application') };
+      if (!ctx.mayAuthorize(client, session.account))
+        return { kind: 'redirect', location: errorLocation(params, 'access_denied', 'this account may not use this application') };
       return { kind: 'redirect', location: issueCode(params, client, session) };
     },
   };

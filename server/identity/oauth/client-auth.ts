@@ -6,7 +6,7 @@
  * set where errors are answered); a body `client_id` that differs from the Basic one is `invalid_request`.
  */
 import crypto from 'node:crypto';
-import { oauthError, sha256, type Client, type OAuthContext } from './context.ts';
+import { type Client, type OAuthContext, oauthError, sha256 } from './context.ts';
 
 export interface ClientCredentials {
   /** The request's `Authorization` header ('' when absent). */
@@ -20,7 +20,8 @@ export function authenticateClient(ctx: Pick<OAuthContext, 'getClient'>, input: 
   let secret = input.clientSecret;
   if (input.authorization) {
     const m = /^Basic[ \t]+([A-Za-z0-9+/=]+)[ \t]*$/i.exec(input.authorization);
-    if (!m) throw oauthError('invalid_client', 'the Authorization header must be HTTP Basic client credentials (or send client_id and client_secret in the form)');
+    if (!m)
+      throw oauthError('invalid_client', 'the Authorization header must be HTTP Basic client credentials (or send client_id and client_secret in the form)');
     const decoded = Buffer.from(m[1]!, 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0) throw oauthError('invalid_client', 'malformed HTTP Basic credentials');
@@ -52,5 +53,8 @@ export function authenticateClient(ctx: Pick<OAuthContext, 'getClient'>, input: 
 }
 
 /** The credentials of a form-encoded request: the header and the form's `client_id` / `client_secret`. */
-export const credentialsOf = (form: Record<string, string | undefined>, authorization: string): ClientCredentials =>
-  ({ authorization, clientId: form.client_id, clientSecret: form.client_secret });
+export const credentialsOf = (form: Record<string, string | undefined>, authorization: string): ClientCredentials => ({
+  authorization,
+  clientId: form.client_id,
+  clientSecret: form.client_secret,
+});

@@ -9,23 +9,49 @@
  * - Dynamic registration makes public clients only (PKCE, a `resource` on this origin and consent are required at
  *   authorization); registrations that never start an authorization are removed after 24 hours.
  */
+
+import type { z } from 'zod';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Actor } from '../accounts/accounts.service.ts';
-import { DEVICE_CODE_GRANT } from './device.ts';
-import { DELEGATED_SCOPES, PLATFORM_AUDIENCE, absoluteUri, type CreateClientBody, type RegisterBody, type UpdateClientBody } from './oauth.schemas.ts';
 import {
-  ABANDONED_REGISTRATION_MS, FIRST_PARTY_CLI, clientOf, oauthError, parseScope, random, rowOf, sha256, type Client, type OAuthContext,
+  ABANDONED_REGISTRATION_MS,
+  type Client,
+  clientOf,
+  FIRST_PARTY_CLI,
+  type OAuthContext,
+  oauthError,
+  parseScope,
+  random,
+  rowOf,
+  sha256,
 } from './context.ts';
-import type { z } from 'zod';
+import { DEVICE_CODE_GRANT } from './device.ts';
+import { absoluteUri, type CreateClientBody, DELEGATED_SCOPES, PLATFORM_AUDIENCE, type RegisterBody, type UpdateClientBody } from './oauth.schemas.ts';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 export function presentClient(c: Client) {
   return {
-    clientId: c.clientId, origin: c.origin, name: c.name, description: c.description, redirectUris: c.redirectUris, logoutUri: c.logoutUri,
-    scopes: c.scopes, audiences: c.audiences, serviceAccountId: c.serviceAccountId, allowedProfiles: c.allowedProfiles, accessMode: c.accessMode,
-    allowedUserIds: c.allowedUserIds, allowedGroupIds: c.allowedGroupIds, isPublic: c.isPublic, hasSecret: c.secretHash !== null,
-    grantTypes: c.grantTypes, createdAt: iso(c.createdAt)!, updatedAt: iso(c.updatedAt)!, secretRotatedAt: iso(c.secretRotatedAt), revokedAt: iso(c.revokedAt),
+    clientId: c.clientId,
+    origin: c.origin,
+    name: c.name,
+    description: c.description,
+    redirectUris: c.redirectUris,
+    logoutUri: c.logoutUri,
+    scopes: c.scopes,
+    audiences: c.audiences,
+    serviceAccountId: c.serviceAccountId,
+    allowedProfiles: c.allowedProfiles,
+    accessMode: c.accessMode,
+    allowedUserIds: c.allowedUserIds,
+    allowedGroupIds: c.allowedGroupIds,
+    isPublic: c.isPublic,
+    hasSecret: c.secretHash !== null,
+    grantTypes: c.grantTypes,
+    createdAt: iso(c.createdAt)!,
+    updatedAt: iso(c.updatedAt)!,
+    secretRotatedAt: iso(c.secretRotatedAt),
+    revokedAt: iso(c.revokedAt),
   };
 }
 
@@ -33,8 +59,11 @@ function isLoopbackHost(host: string) {
   return host === '127.0.0.1' || host === '[::1]' || host === 'localhost';
 }
 
-const grantTypesFor = (c: Pick<Client, 'isPublic' | 'serviceAccountId'>) =>
-  ['authorization_code', 'refresh_token', ...(!c.isPublic && c.serviceAccountId ? ['client_credentials'] : [])];
+const grantTypesFor = (c: Pick<Client, 'isPublic' | 'serviceAccountId'>) => [
+  'authorization_code',
+  'refresh_token',
+  ...(!c.isPublic && c.serviceAccountId ? ['client_credentials'] : []),
+];
 
 function newSecret() {
   const secret = `hcs_${random(32)}`;
@@ -91,15 +120,33 @@ export function createClients(ctx: OAuthContext) {
       const at = now();
       const existing = getClient(FIRST_PARTY_CLI);
       const base: Client = {
-        clientId: FIRST_PARTY_CLI, origin: 'first_party', name: 'Hearth command-line tool', description: 'Used by hearth login, token refresh and hearth logout.',
-        redirectUris: ['http://127.0.0.1/callback', 'http://[::1]/callback'], logoutUri: null,
-        scopes: ['openid', 'profile', 'email', 'offline_access', 'read', 'write', 'admin'], audiences: [PLATFORM_AUDIENCE], serviceAccountId: null,
-        allowedProfiles: ['user', 'guest'], accessMode: 'profiles', allowedUserIds: [], allowedGroupIds: [], isPublic: true, secretHash: null,
-        grantTypes: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT], applicationType: 'native', createdAt: existing?.createdAt ?? at, updatedAt: existing?.updatedAt ?? at,
-        secretRotatedAt: null, firstUsedAt: existing?.firstUsedAt ?? null, revokedAt: null,
+        clientId: FIRST_PARTY_CLI,
+        origin: 'first_party',
+        name: 'Hearth command-line tool',
+        description: 'Used by hearth login, token refresh and hearth logout.',
+        redirectUris: ['http://127.0.0.1/callback', 'http://[::1]/callback'],
+        logoutUri: null,
+        scopes: ['openid', 'profile', 'email', 'offline_access', 'read', 'write', 'admin'],
+        audiences: [PLATFORM_AUDIENCE],
+        serviceAccountId: null,
+        allowedProfiles: ['user', 'guest'],
+        accessMode: 'profiles',
+        allowedUserIds: [],
+        allowedGroupIds: [],
+        isPublic: true,
+        secretHash: null,
+        grantTypes: ['authorization_code', 'refresh_token', DEVICE_CODE_GRANT],
+        applicationType: 'native',
+        createdAt: existing?.createdAt ?? at,
+        updatedAt: existing?.updatedAt ?? at,
+        secretRotatedAt: null,
+        firstUsedAt: existing?.firstUsedAt ?? null,
+        revokedAt: null,
       };
       if (!existing) store.insertClient(rowOf(base));
-      else if (JSON.stringify({ ...rowOf(existing), updated_at: 0, first_used_at: 0 }) !== JSON.stringify({ ...rowOf(base), updated_at: 0, first_used_at: 0 })) {
+      else if (
+        JSON.stringify({ ...rowOf(existing), updated_at: 0, first_used_at: 0 }) !== JSON.stringify({ ...rowOf(base), updated_at: 0, first_used_at: 0 })
+      ) {
         store.updateClient(rowOf({ ...base, updatedAt: at }));
       }
     },
@@ -109,7 +156,9 @@ export function createClients(ctx: OAuthContext) {
       const search = p.search ? p.search.toLowerCase() : null;
       return {
         data: store.listClients(search, p.per_page, (p.page - 1) * p.per_page).map((r) => presentClient(clientOf(r))),
-        page: p.page, per_page: p.per_page, total: store.countClients(search),
+        page: p.page,
+        per_page: p.per_page,
+        total: store.countClients(search),
       };
     },
     getClientInfo: (id: string) => presentClient(clientOrThrow(id)),
@@ -120,11 +169,28 @@ export function createClients(ctx: OAuthContext) {
       const at = now();
       const secret = input.isPublic ? null : newSecret();
       const client: Client = {
-        clientId: `hc_${random(16)}`, origin: 'managed', name: input.name, description: input.description ?? null, redirectUris: input.redirectUris,
-        logoutUri: input.logoutUri ?? null, scopes: input.scopes, audiences: input.audiences, serviceAccountId: input.serviceAccountId,
-        allowedProfiles: input.allowedProfiles, accessMode: input.accessMode, allowedUserIds: input.allowedUserIds, allowedGroupIds: input.allowedGroupIds,
-        isPublic: input.isPublic, secretHash: secret?.hash ?? null, grantTypes: [], applicationType: null, createdAt: at, updatedAt: at,
-        secretRotatedAt: secret ? at : null, firstUsedAt: null, revokedAt: null,
+        clientId: `hc_${random(16)}`,
+        origin: 'managed',
+        name: input.name,
+        description: input.description ?? null,
+        redirectUris: input.redirectUris,
+        logoutUri: input.logoutUri ?? null,
+        scopes: input.scopes,
+        audiences: input.audiences,
+        serviceAccountId: input.serviceAccountId,
+        allowedProfiles: input.allowedProfiles,
+        accessMode: input.accessMode,
+        allowedUserIds: input.allowedUserIds,
+        allowedGroupIds: input.allowedGroupIds,
+        isPublic: input.isPublic,
+        secretHash: secret?.hash ?? null,
+        grantTypes: [],
+        applicationType: null,
+        createdAt: at,
+        updatedAt: at,
+        secretRotatedAt: secret ? at : null,
+        firstUsedAt: null,
+        revokedAt: null,
       };
       client.grantTypes = grantTypesFor(client);
       store.transaction(() => {
@@ -196,7 +262,8 @@ export function createClients(ctx: OAuthContext) {
       for (const uri of body.redirect_uris) {
         const u = absoluteUri(uri);
         if (!u) throw oauthError('invalid_redirect_uri', `redirect URI ${JSON.stringify(uri)} is not an absolute URI without fragment`);
-        if (u.username || u.password || uri.includes('@')) throw oauthError('invalid_redirect_uri', `redirect URI ${JSON.stringify(uri)} must not carry user information`);
+        if (u.username || u.password || uri.includes('@'))
+          throw oauthError('invalid_redirect_uri', `redirect URI ${JSON.stringify(uri)} must not carry user information`);
         if (!(u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname)))) {
           throw oauthError('invalid_redirect_uri', `redirect URI ${JSON.stringify(uri)} must be https, or http on localhost, 127.0.0.1 or ::1`);
         }
@@ -212,7 +279,8 @@ export function createClients(ctx: OAuthContext) {
       if (body.scope !== undefined) {
         const asked = parseScope(body.scope)!;
         const bad = asked.find((s) => !(DELEGATED_SCOPES as readonly string[]).includes(s));
-        if (bad !== undefined) throw oauthError('invalid_client_metadata', `scope ${JSON.stringify(bad)} cannot be registered; allowed: ${DELEGATED_SCOPES.join(' ')}`);
+        if (bad !== undefined)
+          throw oauthError('invalid_client_metadata', `scope ${JSON.stringify(bad)} cannot be registered; allowed: ${DELEGATED_SCOPES.join(' ')}`);
         if (asked.length === 0) throw oauthError('invalid_client_metadata', 'scope must not be empty');
         scopes = asked;
       }
@@ -221,10 +289,28 @@ export function createClients(ctx: OAuthContext) {
       const at = now();
       const name = body.client_name ?? `Application at ${new URL(body.redirect_uris[0]!).host}`;
       const client: Client = {
-        clientId: `hd_${random(16)}`, origin: 'dynamic', name, description: null, redirectUris: body.redirect_uris,
-        logoutUri: body.post_logout_redirect_uris?.[0] ?? null, scopes, audiences: [], serviceAccountId: null, allowedProfiles: ['user', 'guest'],
-        accessMode: 'profiles', allowedUserIds: [], allowedGroupIds: [], isPublic: true, secretHash: null, grantTypes, applicationType: appType,
-        createdAt: at, updatedAt: at, secretRotatedAt: null, firstUsedAt: null, revokedAt: null,
+        clientId: `hd_${random(16)}`,
+        origin: 'dynamic',
+        name,
+        description: null,
+        redirectUris: body.redirect_uris,
+        logoutUri: body.post_logout_redirect_uris?.[0] ?? null,
+        scopes,
+        audiences: [],
+        serviceAccountId: null,
+        allowedProfiles: ['user', 'guest'],
+        accessMode: 'profiles',
+        allowedUserIds: [],
+        allowedGroupIds: [],
+        isPublic: true,
+        secretHash: null,
+        grantTypes,
+        applicationType: appType,
+        createdAt: at,
+        updatedAt: at,
+        secretRotatedAt: null,
+        firstUsedAt: null,
+        revokedAt: null,
       };
       store.transaction(() => {
         purgeAbandoned(at);
@@ -232,8 +318,14 @@ export function createClients(ctx: OAuthContext) {
         record(a, 'oauth.client.register', client.clientId, { name, redirectUris: client.redirectUris, scopes });
       });
       return {
-        client_id: client.clientId, client_id_issued_at: Math.floor(at / 1000), client_name: name, redirect_uris: client.redirectUris,
-        token_endpoint_auth_method: 'none' as const, grant_types: grantTypes, response_types: ['code' as const], application_type: appType as 'native' | 'web',
+        client_id: client.clientId,
+        client_id_issued_at: Math.floor(at / 1000),
+        client_name: name,
+        redirect_uris: client.redirectUris,
+        token_endpoint_auth_method: 'none' as const,
+        grant_types: grantTypes,
+        response_types: ['code' as const],
+        application_type: appType as 'native' | 'web',
         scope: scopes.join(' '),
         ...(client.logoutUri ? { post_logout_redirect_uris: [client.logoutUri] } : {}),
       };

@@ -9,11 +9,11 @@ import crypto from 'node:crypto';
 import type { AuditLog } from '../../core/audit/audit.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
-import { presentAccount, type AccountsService, type Actor } from '../accounts/accounts.service.ts';
+import { type AccountsService, type Actor, presentAccount } from '../accounts/accounts.service.ts';
 import type { AccountRow, AccountStore } from '../accounts/accounts.store.ts';
 import type { AccessTokenInput, IdTokenInput, VerifiedAccessToken } from '../keys/keys.tokens.ts';
+import { absoluteUri, PLATFORM_AUDIENCE } from './oauth.schemas.ts';
 import type { ClientRow, OAuthStore } from './oauth.store.ts';
-import { PLATFORM_AUDIENCE, absoluteUri } from './oauth.schemas.ts';
 
 export const CODE_LIFETIME_MS = 60_000;
 export const CONSENT_LIFETIME_MS = 5 * 60_000;
@@ -65,22 +65,55 @@ export const random = (n = 32) => crypto.randomBytes(n).toString('base64url');
 
 export function clientOf(r: ClientRow): Client {
   return {
-    clientId: r.client_id, origin: r.origin, name: r.name, description: r.description, redirectUris: json(r.redirect_uris), logoutUri: r.logout_uri,
-    scopes: json(r.scopes), audiences: json(r.audiences), serviceAccountId: r.service_account_id, allowedProfiles: json(r.allowed_profiles),
-    accessMode: r.access_mode, allowedUserIds: json(r.allowed_user_ids), allowedGroupIds: json(r.allowed_group_ids), isPublic: r.is_public === 1,
-    secretHash: r.secret_hash, grantTypes: json(r.grant_types), applicationType: r.application_type, createdAt: r.created_at, updatedAt: r.updated_at,
-    secretRotatedAt: r.secret_rotated_at, firstUsedAt: r.first_used_at, revokedAt: r.revoked_at,
+    clientId: r.client_id,
+    origin: r.origin,
+    name: r.name,
+    description: r.description,
+    redirectUris: json(r.redirect_uris),
+    logoutUri: r.logout_uri,
+    scopes: json(r.scopes),
+    audiences: json(r.audiences),
+    serviceAccountId: r.service_account_id,
+    allowedProfiles: json(r.allowed_profiles),
+    accessMode: r.access_mode,
+    allowedUserIds: json(r.allowed_user_ids),
+    allowedGroupIds: json(r.allowed_group_ids),
+    isPublic: r.is_public === 1,
+    secretHash: r.secret_hash,
+    grantTypes: json(r.grant_types),
+    applicationType: r.application_type,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    secretRotatedAt: r.secret_rotated_at,
+    firstUsedAt: r.first_used_at,
+    revokedAt: r.revoked_at,
   };
 }
 
 export function rowOf(c: Client): ClientRow {
   return {
-    client_id: c.clientId, origin: c.origin, name: c.name, description: c.description, redirect_uris: JSON.stringify(c.redirectUris), logout_uri: c.logoutUri,
-    scopes: JSON.stringify(c.scopes), audiences: JSON.stringify(c.audiences), service_account_id: c.serviceAccountId,
-    allowed_profiles: JSON.stringify(c.allowedProfiles), access_mode: c.accessMode, allowed_user_ids: JSON.stringify(c.allowedUserIds),
-    allowed_group_ids: JSON.stringify(c.allowedGroupIds), is_public: c.isPublic ? 1 : 0, secret_hash: c.secretHash, grant_types: JSON.stringify(c.grantTypes),
-    application_type: c.applicationType, created_at: c.createdAt, updated_at: c.updatedAt, secret_rotated_at: c.secretRotatedAt,
-    first_used_at: c.firstUsedAt, revoked_at: c.revokedAt,
+    client_id: c.clientId,
+    origin: c.origin,
+    name: c.name,
+    description: c.description,
+    redirect_uris: JSON.stringify(c.redirectUris),
+    logout_uri: c.logoutUri,
+    scopes: JSON.stringify(c.scopes),
+    audiences: JSON.stringify(c.audiences),
+    service_account_id: c.serviceAccountId,
+    allowed_profiles: JSON.stringify(c.allowedProfiles),
+    access_mode: c.accessMode,
+    allowed_user_ids: JSON.stringify(c.allowedUserIds),
+    allowed_group_ids: JSON.stringify(c.allowedGroupIds),
+    is_public: c.isPublic ? 1 : 0,
+    secret_hash: c.secretHash,
+    grant_types: JSON.stringify(c.grantTypes),
+    application_type: c.applicationType,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+    secret_rotated_at: c.secretRotatedAt,
+    first_used_at: c.firstUsedAt,
+    revoked_at: c.revokedAt,
   };
 }
 
@@ -88,8 +121,7 @@ export function rowOf(c: Client): ClientRow {
  * An OAuth protocol error (RFC 6749 §5.2 and friends): the body carries `error_description` too. Its status is the
  * code's in `ERROR_CODES`; an answer that needs another status needs another code there.
  */
-export const oauthError = (code: string, description: string, opts: { headers?: Record<string, string> } = {}) =>
-  new HearthError(code, description, opts);
+export const oauthError = (code: string, description: string, opts: { headers?: Record<string, string> } = {}) => new HearthError(code, description, opts);
 
 export function parseScope(s: string | undefined): string[] | null {
   if (s === undefined) return null;
@@ -174,18 +206,37 @@ export function createOAuthContext(deps: OAuthContextDeps) {
       out.preferredUsername = row.login ?? undefined;
     }
     if (scope.includes('email') && row.email) out.email = row.email;
-    if (scope.includes('groups')) out.groups = accounts.memberships(row.sub).slice(0, 50).map((g) => g.name);
+    if (scope.includes('groups'))
+      out.groups = accounts
+        .memberships(row.sub)
+        .slice(0, 50)
+        .map((g) => g.name);
     return out;
   }
 
-  async function mintUserTokens(client: Client, row: AccountRow, g: { scope: string[]; audiences: string[]; authTime: number; sid: string | null; nonce?: string | null }) {
+  async function mintUserTokens(
+    client: Client,
+    row: AccountRow,
+    g: { scope: string[]; audiences: string[]; authTime: number; sid: string | null; nonce?: string | null },
+  ) {
     const accessToken = await authority.signAccessToken({
-      sub: row.sub, actorKind: 'user', clientId: client.clientId, audience: g.audiences, scope: g.scope, uid: row.login ?? undefined, authTime: g.authTime,
+      sub: row.sub,
+      actorKind: 'user',
+      clientId: client.clientId,
+      audience: g.audiences,
+      scope: g.scope,
+      uid: row.login ?? undefined,
+      authTime: g.authTime,
     });
     let idToken: string | undefined;
     if (g.scope.includes('openid')) {
       idToken = await authority.signIdToken({
-        sub: row.sub, clientId: client.clientId, nonce: g.nonce ?? undefined, authTime: g.authTime, sid: g.sid ?? undefined, accessToken,
+        sub: row.sub,
+        clientId: client.clientId,
+        nonce: g.nonce ?? undefined,
+        authTime: g.authTime,
+        sid: g.sid ?? undefined,
+        accessToken,
         ...idTokenClaims(row, g.scope),
       });
     }
@@ -202,20 +253,53 @@ export function createOAuthContext(deps: OAuthContextDeps) {
   });
 
   /** A new refresh family with its first token (inside the caller's transaction); returns the family id and the token. */
-  function startRefreshFamily(f: { clientId: string; sub: string; scope: string; audiences: string; resource: string | null; authTime: number; sid: string | null; at: number; expiresAt: number }) {
+  function startRefreshFamily(f: {
+    clientId: string;
+    sub: string;
+    scope: string;
+    audiences: string;
+    resource: string | null;
+    authTime: number;
+    sid: string | null;
+    at: number;
+    expiresAt: number;
+  }) {
     const familyId = random(16);
     const refreshToken = `hrt_${random(32)}`;
     store.insertFamily({
-      id: familyId, client_id: f.clientId, sub: f.sub, scope: f.scope, audiences: f.audiences, resource: f.resource,
-      auth_time: f.authTime, sid: f.sid, created_at: f.at, expires_at: f.expiresAt,
+      id: familyId,
+      client_id: f.clientId,
+      sub: f.sub,
+      scope: f.scope,
+      audiences: f.audiences,
+      resource: f.resource,
+      auth_time: f.authTime,
+      sid: f.sid,
+      created_at: f.at,
+      expires_at: f.expiresAt,
     });
     store.insertRefreshToken(sha256(refreshToken), familyId, 0, f.at);
     return { familyId, refreshToken };
   }
 
   return {
-    store, accounts, accountStore, authority, logger: deps.logger, issuer: deps.issuer, now, record,
-    getClient, accountUsable, mayAuthorize, audienceAllowed, recheck, idTokenClaims, mintUserTokens, tokenResponse, startRefreshFamily,
+    store,
+    accounts,
+    accountStore,
+    authority,
+    logger: deps.logger,
+    issuer: deps.issuer,
+    now,
+    record,
+    getClient,
+    accountUsable,
+    mayAuthorize,
+    audienceAllowed,
+    recheck,
+    idTokenClaims,
+    mintUserTokens,
+    tokenResponse,
+    startRefreshFamily,
   };
 }
 

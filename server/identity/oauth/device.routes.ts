@@ -3,17 +3,17 @@
  * The device-code grant itself is served by `POST /oauth/token` (oauth.routes.ts → oauth.service.ts's grant map → grants/device-code.ts → device.ts).
  */
 import { z } from 'zod';
+import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
+import { readFormBody } from '../../core/http/body.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
-import { readFormBody } from '../../core/http/body.ts';
-import { actorFor } from '../../core/auth/auth.ts';
-import { requirePlatformOrigin, type SessionsService } from '../sessions/sessions.service.ts';
 import { createFailureLimiter } from '../sessions/rate-limit.ts';
+import { requirePlatformOrigin, type SessionsService } from '../sessions/sessions.service.ts';
+import { DEVICE_SIGN_IN_MAX_S } from './device.ts';
+import { deviceCodePage, deviceConsentPage, errorPage } from './oauth.pages.ts';
 import { DeviceAuthorizationForm, DeviceAuthorizationResponse, OAuthError } from './oauth.schemas.ts';
 import type { OAuthService } from './oauth.service.ts';
-import { deviceCodePage, deviceConsentPage, errorPage } from './oauth.pages.ts';
-import { DEVICE_SIGN_IN_MAX_S } from './device.ts';
 
 const FORM_LIMIT = 16 * 1024;
 /** Device authorizations per client address per minute (each may notify a phone). */
@@ -34,11 +34,15 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
   const getClient = (id: string) => oauth.getClient(id);
 
   api.route({
-    method: 'post', path: '/oauth/device_authorization', operationId: 'deviceAuthorization', tags, access: 'public',
+    method: 'post',
+    path: '/oauth/device_authorization',
+    operationId: 'deviceAuthorization',
+    tags,
+    access: 'public',
     summary: 'Device authorization (RFC 8628): terminal sign-in',
     description:
       'First-party clients only (`hearth-cli`; other clients `unauthorized_client`, unknown ones `invalid_client` 401). ' +
-      'With `login_hint` (a login name or email) the sign-in is approved in the paired authenticator app of that account: the app shows the client, every scope code, the sign-in lifetime and the six-digit comparison code, which is this answer\'s `user_code`; the device code lives five minutes. ' +
+      "With `login_hint` (a login name or email) the sign-in is approved in the paired authenticator app of that account: the app shows the client, every scope code, the sign-in lifetime and the six-digit comparison code, which is this answer's `user_code`; the device code lives five minutes. " +
       'The answer has the same shape whether or not the hint names an account with a paired app that accepts terminal sign-ins; such a request is never approved and ends in `expired_token`. ' +
       'Without `login_hint` the user enters `user_code` (eight letters, `BCDF-GHJK`) at `verification_uri` (`/oauth/device`) after signing in; that device code lives ten minutes. ' +
       `The resulting sign-in lasts at most ${DEVICE_SIGN_IN_MAX_S / 86400} days (the refresh grant, with \`offline_access\`; one hour without). ` +
@@ -57,7 +61,10 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
       noStore(ctx);
       const ip = sessions.clientIp(ctx);
       const wait = creations.retryAfter(ip);
-      if (wait > 0) throw new HearthError('rate_limited', 'too many device authorizations from this address; try again later', { headers: { 'Retry-After': String(wait) } });
+      if (wait > 0)
+        throw new HearthError('rate_limited', 'too many device authorizations from this address; try again later', {
+          headers: { 'Retry-After': String(wait) },
+        });
       const form = await readFormBody(ctx, FORM_LIMIT);
       creations.fail(ip);
       return await oauth.deviceAuthorization(form, ctx.get('authorization'), { ip, userAgent: (ctx.get('user-agent') || '').slice(0, 256) }, actorFor(ctx));
@@ -77,13 +84,28 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
     const found = oauth.device.lookupUserCode(userCode, getClient);
     if (!found) {
       wrongCodes.fail(sessions.clientIp(ctx));
-      return deviceCodePage(ctx, { login, userCode, status: 400, error: 'This code is unknown or has expired. Check the code the terminal shows, or start the sign-in again.' });
+      return deviceCodePage(ctx, {
+        login,
+        userCode,
+        status: 400,
+        error: 'This code is unknown or has expired. Check the code the terminal shows, or start the sign-in again.',
+      });
     }
-    deviceConsentPage(ctx, { userCode: found.userCode, client: found.client, scope: found.scope, lifetimeSeconds: found.lifetimeSeconds, login: account.login ?? '' });
+    deviceConsentPage(ctx, {
+      userCode: found.userCode,
+      client: found.client,
+      scope: found.scope,
+      lifetimeSeconds: found.lifetimeSeconds,
+      login: account.login ?? '',
+    });
   };
 
   api.route({
-    method: 'get', path: '/oauth/device', operationId: 'deviceVerification', tags, access: 'public',
+    method: 'get',
+    path: '/oauth/device',
+    operationId: 'deviceVerification',
+    tags,
+    access: 'public',
     summary: 'Device verification page (RFC 8628 §3.3)',
     description:
       'Explains that a six-digit code (`hearth login --user`) is approved in the authenticator app, and takes the eight-letter code of a terminal sign-in without `--user`. ' +
@@ -100,12 +122,19 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
   });
 
   api.route({
-    method: 'post', path: '/oauth/device', operationId: 'deviceVerificationSubmit', tags, access: 'public',
+    method: 'post',
+    path: '/oauth/device',
+    operationId: 'deviceVerificationSubmit',
+    tags,
+    access: 'public',
     summary: 'Enter a device user code (form post)',
     description:
       `Form fields \`user_code\`, and \`login\` + \`password\` when not signed in (sets the session cookie; the sign-in rate limit applies). Needs this platform's \`Origin\`. ` +
       `Shows the approval page, or the code page again (400 unknown or expired code; 401 wrong password; 429 after ${USER_CODE_FAILURES_PER_MINUTE} wrong codes a minute from one address).`,
-    rawBody: { contentType: 'application/x-www-form-urlencoded', schema: z.object({ user_code: z.string(), login: z.string().optional(), password: z.string().optional() }) },
+    rawBody: {
+      contentType: 'application/x-www-form-urlencoded',
+      schema: z.object({ user_code: z.string(), login: z.string().optional(), password: z.string().optional() }),
+    },
     responses: {
       200: { description: 'The approval page.', schema: Html, contentType: 'text/html' },
       303: { description: 'Signed in: continue at `GET /oauth/device?user_code=…`.' },
@@ -129,7 +158,10 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
         if (err instanceof HearthError && (err.code === 'invalid_credentials' || err.code === 'rate_limited')) {
           for (const [k, v] of Object.entries(err.headers ?? {})) ctx.set(k, v);
           return deviceCodePage(ctx, {
-            login: null, userCode, loginName: form.login, status: err.status,
+            login: null,
+            userCode,
+            loginName: form.login,
+            status: err.status,
             error: err.code === 'rate_limited' ? 'Too many failed attempts. Wait a minute and try again.' : 'The login name or password is wrong.',
           });
         }
@@ -142,11 +174,15 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
   });
 
   api.route({
-    method: 'post', path: '/oauth/device/decision', operationId: 'deviceVerificationDecision', tags, access: 'public',
+    method: 'post',
+    path: '/oauth/device/decision',
+    operationId: 'deviceVerificationDecision',
+    tags,
+    access: 'public',
     summary: 'Approve or deny a terminal sign-in (form post)',
     description:
-      'Form fields `user_code`, `decision` = `approve` or `deny`. Needs a session and this platform\'s `Origin`. Once per code, before it expires (409 page); an account the client does not allow gets 403. ' +
-      'The terminal\'s next token request then gets the tokens or `access_denied`. Audited as `oauth.device_authorization.approve` / `.deny`.',
+      "Form fields `user_code`, `decision` = `approve` or `deny`. Needs a session and this platform's `Origin`. Once per code, before it expires (409 page); an account the client does not allow gets 403. " +
+      "The terminal's next token request then gets the tokens or `access_denied`. Audited as `oauth.device_authorization.approve` / `.deny`.",
     rawBody: { contentType: 'application/x-www-form-urlencoded', schema: z.object({ user_code: z.string(), decision: z.enum(['approve', 'deny']) }) },
     responses: {
       200: { description: 'Done (an HTML page).', schema: Html, contentType: 'text/html' },
@@ -161,8 +197,12 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
       if (form.decision !== 'approve' && form.decision !== 'deny') throw new HearthError('invalid_request', 'decision must be approve or deny');
       const session = sessions.sessionView(ctx);
       if (!session) return errorPage(ctx, 401, 'Signed out', 'Your session ended. Open the address the terminal shows and sign in again.');
-      const r = oauth.device.decide(form.user_code ?? '', session.account, form.decision === 'approve', getClient, { actor: `account:${session.account.login}`, requestId: ctx.state.requestId });
-      if (r === 'gone') return errorPage(ctx, 409, 'This code has expired', 'This sign-in was already answered or has expired. Start the sign-in in the terminal again.');
+      const r = oauth.device.decide(form.user_code ?? '', session.account, form.decision === 'approve', getClient, {
+        actor: `account:${session.account.login}`,
+        requestId: ctx.state.requestId,
+      });
+      if (r === 'gone')
+        return errorPage(ctx, 409, 'This code has expired', 'This sign-in was already answered or has expired. Start the sign-in in the terminal again.');
       if (r === 'not_allowed') return errorPage(ctx, 403, 'Not allowed', 'Your account may not use this application.');
       if (r === 'denied') return errorPage(ctx, 200, 'Sign-in denied', 'The terminal will not be signed in. You can close this tab.');
       errorPage(ctx, 200, 'Terminal signed in', 'You can close this tab and return to the terminal.');

@@ -28,11 +28,10 @@ import crypto from 'node:crypto';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Actor } from '../accounts/accounts.service.ts';
 import type { AccountRow } from '../accounts/accounts.store.ts';
-import type { DeviceAuthorizationRow, OAuthStore } from './oauth.store.ts';
-import { SUPPORTED_SCOPES } from './oauth.schemas.ts';
-import { oauthError } from './context.ts';
-
 import { DEVICE_CODE_GRANT } from '../contract.ts';
+import { oauthError } from './context.ts';
+import { SUPPORTED_SCOPES } from './oauth.schemas.ts';
+import type { DeviceAuthorizationRow, OAuthStore } from './oauth.store.ts';
 
 export { DEVICE_CODE_GRANT };
 /** The first polling interval, seconds. */
@@ -95,8 +94,7 @@ export type IssueResult = { response: Record<string, unknown>; sub: string; fami
 const sha256 = (s: string) => crypto.hash('sha256', s, 'hex');
 const json = <T>(s: string) => JSON.parse(s) as T;
 /** RFC 8628 §3.5 errors (400 like every RFC 6749 §5.2 error, as the `ERROR_CODES` table says). */
-const pollError = (code: 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token', description: string) =>
-  oauthError(code, description);
+const pollError = (code: 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token', description: string) => oauthError(code, description);
 
 /** Normalizes a typed user code: upper case, only the alphabet's letters (dashes and spaces dropped). */
 export function normalizeUserCode(input: string): string | null {
@@ -122,8 +120,15 @@ export function createDeviceFlow(deps: {
   /** Rechecks client, account, scopes, audiences and access, then mints the tokens (string: why not). */
   /** Mints the tokens; `onIssued` runs in the transaction that stores the refresh family. */
   issue: (
-    client: DeviceClient, sub: string,
-    g: { scope: string[]; audiences: string[]; authTime: number; lifetimeMs: number; onIssued: (familyId: string | null, jti: string, accessExpiresAt: number) => void },
+    client: DeviceClient,
+    sub: string,
+    g: {
+      scope: string[];
+      audiences: string[];
+      authTime: number;
+      lifetimeMs: number;
+      onIssued: (familyId: string | null, jti: string, accessExpiresAt: number) => void;
+    },
   ) => Promise<IssueResult | string>;
   /** Revokes what a replayed device code had minted. */
   revokeIssued: (row: DeviceAuthorizationRow) => void;
@@ -151,7 +156,7 @@ export function createDeviceFlow(deps: {
 
   function requireFirstParty(client: DeviceClient) {
     if (client.origin !== 'first_party' || !client.grantTypes.includes(DEVICE_CODE_GRANT)) {
-      throw oauthError('unauthorized_client', 'device authorization is only for Hearth\'s first-party clients');
+      throw oauthError('unauthorized_client', "device authorization is only for Hearth's first-party clients");
     }
   }
 
@@ -176,10 +181,16 @@ export function createDeviceFlow(deps: {
 
   return {
     /** POST /oauth/device_authorization (RFC 8628 §3.1–3.2), the client already authenticated. */
-    async authorize(client: DeviceClient, form: Record<string, string | undefined>, req: { ip: string; userAgent: string }, a: Actor): Promise<DeviceAuthorizationResponse> {
+    async authorize(
+      client: DeviceClient,
+      form: Record<string, string | undefined>,
+      req: { ip: string; userAgent: string },
+      a: Actor,
+    ): Promise<DeviceAuthorizationResponse> {
       requireFirstParty(client);
       const scope = validateScope(client, form.scope);
-      if (form.resource !== undefined) throw oauthError('invalid_target', 'resource is not supported with device authorization: the tokens carry the client\'s audiences');
+      if (form.resource !== undefined)
+        throw oauthError('invalid_target', "resource is not supported with device authorization: the tokens carry the client's audiences");
       const lifetimeSeconds = lifetimeFor(client, scope);
       const at = now();
       const deviceCode = `hdc_${crypto.randomBytes(32).toString('base64url')}`;
@@ -190,16 +201,34 @@ export function createDeviceFlow(deps: {
           throw oauthError('invalid_request', `login_hint must be a login name or email address of 1–${LOGIN_HINT_MAX} characters`);
         }
         const r = await callBroker((b) =>
-          b.create({ identifier, client: { id: client.clientId, name: client.name }, scopes: scope, lifetimeSeconds, ip: req.ip, userAgent: req.userAgent }));
+          b.create({ identifier, client: { id: client.clientId, name: client.name }, scopes: scope, lifetimeSeconds, ip: req.ip, userAgent: req.userAgent }),
+        );
         store.insertDeviceAuthorization({
-          device_code_hash: sha256(deviceCode), client_id: client.clientId, mode: 'app', approval_request_id: r.requestId, user_code_hash: null,
-          scope: JSON.stringify(scope), audiences: JSON.stringify(client.audiences), lifetime_s: lifetimeSeconds, interval_s: DEVICE_POLL_INTERVAL_S,
-          created_at: at, expires_at: r.expiresAt,
+          device_code_hash: sha256(deviceCode),
+          client_id: client.clientId,
+          mode: 'app',
+          approval_request_id: r.requestId,
+          user_code_hash: null,
+          scope: JSON.stringify(scope),
+          audiences: JSON.stringify(client.audiences),
+          lifetime_s: lifetimeSeconds,
+          interval_s: DEVICE_POLL_INTERVAL_S,
+          created_at: at,
+          expires_at: r.expiresAt,
         });
-        record(a, 'oauth.device_authorization.create', client.clientId, { mode: 'app', loginHint: identifier, scope, lifetimeSeconds, approvalRequestId: r.requestId });
+        record(a, 'oauth.device_authorization.create', client.clientId, {
+          mode: 'app',
+          loginHint: identifier,
+          scope,
+          lifetimeSeconds,
+          approvalRequestId: r.requestId,
+        });
         return {
-          device_code: deviceCode, user_code: r.comparison, verification_uri: verificationUri(),
-          expires_in: Math.max(1, Math.round((r.expiresAt - at) / 1000)), interval: DEVICE_POLL_INTERVAL_S,
+          device_code: deviceCode,
+          user_code: r.comparison,
+          verification_uri: verificationUri(),
+          expires_in: Math.max(1, Math.round((r.expiresAt - at) / 1000)),
+          interval: DEVICE_POLL_INTERVAL_S,
         };
       }
       // browser mode: a fresh user code (retry on the unlikely collision with a stored one)
@@ -207,9 +236,17 @@ export function createDeviceFlow(deps: {
         const userCode = newUserCode();
         try {
           store.insertDeviceAuthorization({
-            device_code_hash: sha256(deviceCode), client_id: client.clientId, mode: 'browser', approval_request_id: null, user_code_hash: sha256(userCode),
-            scope: JSON.stringify(scope), audiences: JSON.stringify(client.audiences), lifetime_s: lifetimeSeconds, interval_s: DEVICE_POLL_INTERVAL_S,
-            created_at: at, expires_at: at + BROWSER_DEVICE_LIFETIME_MS,
+            device_code_hash: sha256(deviceCode),
+            client_id: client.clientId,
+            mode: 'browser',
+            approval_request_id: null,
+            user_code_hash: sha256(userCode),
+            scope: JSON.stringify(scope),
+            audiences: JSON.stringify(client.audiences),
+            lifetime_s: lifetimeSeconds,
+            interval_s: DEVICE_POLL_INTERVAL_S,
+            created_at: at,
+            expires_at: at + BROWSER_DEVICE_LIFETIME_MS,
           });
         } catch (err) {
           if (attempt < 3 && /UNIQUE/.test((err as Error).message)) continue;
@@ -218,9 +255,12 @@ export function createDeviceFlow(deps: {
         record(a, 'oauth.device_authorization.create', client.clientId, { mode: 'browser', scope, lifetimeSeconds });
         const display = formatUserCode(userCode);
         return {
-          device_code: deviceCode, user_code: display, verification_uri: verificationUri(),
+          device_code: deviceCode,
+          user_code: display,
+          verification_uri: verificationUri(),
           verification_uri_complete: `${verificationUri()}?user_code=${encodeURIComponent(display)}`,
-          expires_in: BROWSER_DEVICE_LIFETIME_MS / 1000, interval: DEVICE_POLL_INTERVAL_S,
+          expires_in: BROWSER_DEVICE_LIFETIME_MS / 1000,
+          interval: DEVICE_POLL_INTERVAL_S,
         };
       }
     },
@@ -287,14 +327,23 @@ export function createDeviceFlow(deps: {
       const audiences = json<string[]>(row.audiences);
       const who = sub;
       const r = await deps.issue(client, sub, {
-        scope, audiences, authTime, lifetimeMs: row.lifetime_s * 1000,
+        scope,
+        audiences,
+        authTime,
+        lifetimeMs: row.lifetime_s * 1000,
         onIssued: (familyId, jti, accessExpiresAt) => store.setDeviceAuthorizationIssued(hash, who, familyId, jti, accessExpiresAt),
       });
       if (typeof r === 'string') {
         record(a, 'oauth.device_authorization.refused', client.clientId, { mode: row.mode, sub, reason: r });
         throw oauthError('invalid_grant', r);
       }
-      record(a, 'oauth.device_authorization.token', client.clientId, { mode: row.mode, sub, scope, lifetimeSeconds: row.lifetime_s, refreshGrant: r.familyId !== null });
+      record(a, 'oauth.device_authorization.token', client.clientId, {
+        mode: row.mode,
+        sub,
+        scope,
+        lifetimeSeconds: row.lifetime_s,
+        refreshGrant: r.familyId !== null,
+      });
       return r.response;
     },
 
@@ -312,7 +361,13 @@ export function createDeviceFlow(deps: {
     },
 
     /** Approves or denies a browser-mode request for the signed-in account (once, before expiry). */
-    decide(input: string, account: AccountRow, approve: boolean, getClient: (id: string) => DeviceClient | null, a: Actor): 'approved' | 'denied' | 'gone' | 'not_allowed' {
+    decide(
+      input: string,
+      account: AccountRow,
+      approve: boolean,
+      getClient: (id: string) => DeviceClient | null,
+      a: Actor,
+    ): 'approved' | 'denied' | 'gone' | 'not_allowed' {
       const code = normalizeUserCode(input);
       if (!code) return 'gone';
       const hash = sha256(code);
@@ -322,7 +377,8 @@ export function createDeviceFlow(deps: {
       if (!client || client.revokedAt !== null) return 'gone';
       const at = now();
       if (approve && !deps.mayAuthorize(client, account)) return 'not_allowed';
-      if (!store.decideDeviceAuthorization(row.device_code_hash, approve ? 'approved' : 'denied', at, approve ? account.sub : null, Math.floor(at / 1000))) return 'gone';
+      if (!store.decideDeviceAuthorization(row.device_code_hash, approve ? 'approved' : 'denied', at, approve ? account.sub : null, Math.floor(at / 1000)))
+        return 'gone';
       record(a, approve ? 'oauth.device_authorization.approve' : 'oauth.device_authorization.deny', client.clientId, { mode: 'browser', sub: account.sub });
       return approve ? 'approved' : 'denied';
     },

@@ -58,7 +58,11 @@ export function errorPage(ctx: AppContext, status: number, title: string, messag
 }
 
 export function signInPage(ctx: AppContext, o: { interactionId: string; client: Client; error?: string; status?: number; login?: string }): void {
-  sendPage(ctx, o.status ?? 200, 'Sign in', `
+  sendPage(
+    ctx,
+    o.status ?? 200,
+    'Sign in',
+    `
     <h1>Sign in</h1>
     <p class="sub">to continue to <strong>${esc(o.client.name)}</strong></p>
     ${o.error ? `<div class="error" role="alert">${esc(o.error)}</div>` : ''}
@@ -68,14 +72,19 @@ export function signInPage(ctx: AppContext, o: { interactionId: string; client: 
       <label for="password">Password</label>
       <input id="password" name="password" type="password" autocomplete="current-password" required>
       <div class="actions"><button class="primary" type="submit">Sign in</button></div>
-    </form>`);
+    </form>`,
+  );
 }
 
 export function consentPage(ctx: AppContext, o: { interactionId: string; client: Client; params: AuthorizationParams; account: AccountRow }): void {
   const host = new URL(o.params.redirectUri).host;
   const scopes = o.params.scope.map((s) => `<li>${esc(SCOPE_TEXT[s] ?? s)} <code>${esc(s)}</code></li>`).join('');
   const dynamic = o.client.origin === 'dynamic';
-  sendPage(ctx, 200, 'Allow access?', `
+  sendPage(
+    ctx,
+    200,
+    'Allow access?',
+    `
     <h1>Allow ${esc(o.client.name)}?</h1>
     <p class="sub">Signed in as <strong>${esc(o.account.login ?? '')}</strong></p>
     <dl>
@@ -91,17 +100,25 @@ export function consentPage(ctx: AppContext, o: { interactionId: string; client:
         <button class="secondary" type="submit" name="decision" value="deny">Deny</button>
         <button class="primary" type="submit" name="decision" value="approve">Allow</button>
       </div>
-    </form>`);
+    </form>`,
+  );
 }
 
 export function signOutPage(ctx: AppContext, o: { fields: Record<string, string>; login: string | null }): void {
-  const hidden = Object.entries(o.fields).map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`).join('');
-  sendPage(ctx, 200, 'Sign out', `
+  const hidden = Object.entries(o.fields)
+    .map(([k, v]) => `<input type="hidden" name="${esc(k)}" value="${esc(v)}">`)
+    .join('');
+  sendPage(
+    ctx,
+    200,
+    'Sign out',
+    `
     <h1>Sign out of Hearth?</h1>
     <p class="sub">${o.login ? `You are signed in as <strong>${esc(o.login)}</strong>.` : 'You are not signed in.'}</p>
     <form method="post" action="/oauth/logout">${hidden}
       <div class="actions"><button class="primary" type="submit" name="confirm" value="yes">Sign out</button></div>
-    </form>`);
+    </form>`,
+  );
 }
 
 /** "7 days", "1 hour": the sign-in lifetime as the approver reads it. */
@@ -117,13 +134,18 @@ export function lifetimeText(seconds: number): string {
  * and takes the user code of a terminal sign-in without `--user` (with the sign-in fields when not signed in).
  */
 export function deviceCodePage(ctx: AppContext, o: { login: string | null; userCode?: string; error?: string; status?: number; loginName?: string }): void {
-  const signIn = o.login === null
-    ? `<label for="login">Login name</label>
+  const signIn =
+    o.login === null
+      ? `<label for="login">Login name</label>
       <input id="login" name="login" type="text" autocomplete="username" autocapitalize="none" required value="${esc(o.loginName ?? '')}">
       <label for="password">Password</label>
       <input id="password" name="password" type="password" autocomplete="current-password" required>`
-    : '';
-  sendPage(ctx, o.status ?? 200, 'Sign in a terminal', `
+      : '';
+  sendPage(
+    ctx,
+    o.status ?? 200,
+    'Sign in a terminal',
+    `
     <h1>Sign in a terminal</h1>
     <p class="sub">${o.login === null ? 'A command-line tool asks to sign in to Hearth.' : `Signed in as <strong>${esc(o.login)}</strong>.`}</p>
     <p class="warn" style="margin:0 0 16px">Did the terminal print a <strong>six-digit</strong> code? Then approve the sign-in in your
@@ -134,13 +156,21 @@ export function deviceCodePage(ctx: AppContext, o: { login: string | null; userC
       <input id="user_code" name="user_code" type="text" autocomplete="off" autocapitalize="characters" spellcheck="false" placeholder="BCDF-GHJK" required value="${esc(o.userCode ?? '')}"${o.login === null ? '' : ' autofocus'}>
       ${signIn}
       <div class="actions"><button class="primary" type="submit">Continue</button></div>
-    </form>`);
+    </form>`,
+  );
 }
 
 /** The approval of a terminal sign-in entered with its user code: client, every scope code, the sign-in lifetime. */
-export function deviceConsentPage(ctx: AppContext, o: { userCode: string; client: { name: string; clientId: string }; scope: string[]; lifetimeSeconds: number; login: string }): void {
+export function deviceConsentPage(
+  ctx: AppContext,
+  o: { userCode: string; client: { name: string; clientId: string }; scope: string[]; lifetimeSeconds: number; login: string },
+): void {
   const scopes = o.scope.map((s) => `<li>${esc(SCOPE_TEXT[s] ?? s)} <code>${esc(s)}</code></li>`).join('');
-  sendPage(ctx, 200, 'Allow this sign-in?', `
+  sendPage(
+    ctx,
+    200,
+    'Allow this sign-in?',
+    `
     <h1>Allow ${esc(o.client.name)} to sign in?</h1>
     <p class="sub">As <strong>${esc(o.login)}</strong></p>
     <dl>
@@ -157,5 +187,6 @@ export function deviceConsentPage(ctx: AppContext, o: { userCode: string; client
         <button class="secondary" type="submit" name="decision" value="deny">Deny</button>
         <button class="primary" type="submit" name="decision" value="approve">Allow</button>
       </div>
-    </form>`);
+    </form>`,
+  );
 }

@@ -7,19 +7,19 @@
  * files oauth.service.ts composes.
  */
 import { z } from 'zod';
+import { actorFor, BEARER } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
+import { readFormBody, readJsonBody } from '../../core/http/body.ts';
 import type { AppContext, HotContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
-import { readFormBody, readJsonBody } from '../../core/http/body.ts';
-import { BEARER, actorFor } from '../../core/auth/auth.ts';
-import { requirePlatformOrigin, type SessionsService } from '../sessions/sessions.service.ts';
-import { createFailureLimiter } from '../sessions/rate-limit.ts';
 import { JWKS_PATHS } from '../keys/keys.tokens.ts';
-import { DELEGATED_SCOPES, OAuthError, RegisterBody, RegisterResponse, TokenForm, TokenResponse } from './oauth.schemas.ts';
-import { oauthError, type AuthorizeOutcome, type OAuthService } from './oauth.service.ts';
-import { consentPage, errorPage, signInPage, signOutPage } from './oauth.pages.ts';
+import { createFailureLimiter } from '../sessions/rate-limit.ts';
+import { requirePlatformOrigin, type SessionsService } from '../sessions/sessions.service.ts';
 import { registerDeviceRoutes } from './device.routes.ts';
 import { DEVICE_CODE_GRANT } from './device.ts';
+import { consentPage, errorPage, signInPage, signOutPage } from './oauth.pages.ts';
+import { DELEGATED_SCOPES, OAuthError, RegisterBody, RegisterResponse, TokenForm, TokenResponse } from './oauth.schemas.ts';
+import { type AuthorizeOutcome, type OAuthService, oauthError } from './oauth.service.ts';
 
 const FORM_LIMIT = 64 * 1024;
 /** Dynamic registrations allowed per client IP per minute. */
@@ -36,14 +36,18 @@ const cors = (ctx: Pick<HotContext, 'set'>) => {
 };
 
 const Html = z.string().meta({ description: 'An HTML page.' });
-const QueryParam = (description: string) => z.union([z.string(), z.array(z.string())]).optional().meta({ description });
+const QueryParam = (description: string) =>
+  z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .meta({ description });
 const AuthorizeParams = z
   .object({
     client_id: QueryParam('OAuth client ID.'),
     redirect_uri: QueryParam('Exact registered redirect URI (a loopback `http://127.0.0.1` URI matches with any port).'),
     response_type: QueryParam('Must be `code`.'),
     scope: QueryParam('Space-separated scopes, each allowed for the client. Omitted: every scope of the client.'),
-    resource: QueryParam('RFC 8707 resource: one of the client\'s audiences; mandatory for dynamic clients and then on this origin.'),
+    resource: QueryParam("RFC 8707 resource: one of the client's audiences; mandatory for dynamic clients and then on this origin."),
     state: QueryParam('Returned unchanged (up to 2048 characters).'),
     nonce: QueryParam('Put into the ID token (up to 512 characters).'),
     code_challenge: QueryParam('PKCE challenge (required for public clients).'),
@@ -106,7 +110,23 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
       code_challenge_methods_supported: ['S256'],
-      claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'azp', 'at_hash', 'sid', 'uid', 'name', 'preferred_username', 'email', 'groups'],
+      claims_supported: [
+        'sub',
+        'iss',
+        'aud',
+        'exp',
+        'iat',
+        'auth_time',
+        'nonce',
+        'azp',
+        'at_hash',
+        'sid',
+        'uid',
+        'name',
+        'preferred_username',
+        'email',
+        'groups',
+      ],
       prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
       authorization_response_iss_parameter_supported: true,
       request_parameter_supported: false,
@@ -115,11 +135,19 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       resource_indicators_supported: true,
     };
   };
-  for (const [path, operationId] of [['/.well-known/openid-configuration', 'openidConfiguration'], ['/.well-known/oauth-authorization-server', 'oauthServerMetadata']] as const) {
+  for (const [path, operationId] of [
+    ['/.well-known/openid-configuration', 'openidConfiguration'],
+    ['/.well-known/oauth-authorization-server', 'oauthServerMetadata'],
+  ] as const) {
     api.route({
-      method: 'get', path, operationId, tags, access: 'public',
+      method: 'get',
+      path,
+      operationId,
+      tags,
+      access: 'public',
       summary: path.endsWith('openid-configuration') ? 'OpenID Connect discovery' : 'OAuth 2.0 authorization server metadata (RFC 8414)',
-      description: 'The same document at both addresses. `scopes_supported` lists only the delegated scopes (`groups` and `admin` exist for managed and first-party clients). Cached publicly for five minutes.',
+      description:
+        'The same document at both addresses. `scopes_supported` lists only the delegated scopes (`groups` and `admin` exist for managed and first-party clients). Cached publicly for five minutes.',
       responses: { 200: { description: 'Metadata.', schema: z.record(z.string(), z.unknown()) } },
       handler: (ctx) => {
         cors(ctx);
@@ -131,7 +159,11 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
 
   // ---- authorization ----
   api.route({
-    method: 'get', path: '/oauth/authorize', operationId: 'authorize', tags, access: 'public',
+    method: 'get',
+    path: '/oauth/authorize',
+    operationId: 'authorize',
+    tags,
+    access: 'public',
     summary: 'Authorization endpoint (code flow)',
     description:
       'Validates the request; an unknown client or an unregistered `redirect_uri` shows an error page (never a redirect). Other errors redirect to the client with `error`, `error_description`, `state` and `iss`. ' +
@@ -145,19 +177,33 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     handler: (ctx) => authorize(ctx, ctx.query as Record<string, unknown>),
   });
   api.route({
-    method: 'post', path: '/oauth/authorize', operationId: 'authorizePost', tags, access: 'public',
+    method: 'post',
+    path: '/oauth/authorize',
+    operationId: 'authorizePost',
+    tags,
+    access: 'public',
     summary: 'Authorization endpoint (form post)',
     description: 'The same as `GET /oauth/authorize` with the parameters form-encoded (OpenID Connect Core §3.1.2.1).',
     rawBody: { contentType: 'application/x-www-form-urlencoded', schema: AuthorizeParams },
-    responses: { 200: { description: 'The sign-in or consent page.', schema: Html, contentType: 'text/html' }, 303: { description: 'Redirect to the client.' } },
+    responses: {
+      200: { description: 'The sign-in or consent page.', schema: Html, contentType: 'text/html' },
+      303: { description: 'Redirect to the client.' },
+    },
     handler: async (ctx) => authorize(ctx, await readFormBody(ctx, FORM_LIMIT)),
   });
 
   api.route({
-    method: 'get', path: '/oauth/interaction/:id', operationId: 'resumeAuthorization', tags, access: 'public',
+    method: 'get',
+    path: '/oauth/interaction/:id',
+    operationId: 'resumeAuthorization',
+    tags,
+    access: 'public',
     summary: 'Continue an authorization after signing in',
     params: InteractionParams,
-    responses: { 200: { description: 'The consent page or the sign-in page.', schema: Html, contentType: 'text/html' }, 303: { description: 'Redirect to the client.' } },
+    responses: {
+      200: { description: 'The consent page or the sign-in page.', schema: Html, contentType: 'text/html' },
+      303: { description: 'Redirect to the client.' },
+    },
     handler: (ctx, { params }) => {
       const i = oauth.interaction(params.id);
       if (!i) return render(ctx, { kind: 'error_page', status: 400, title: 'This sign-in has expired', message: 'Return to the application and start again.' });
@@ -166,9 +212,14 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
   });
 
   api.route({
-    method: 'post', path: '/oauth/interaction/:id/login', operationId: 'authorizationSignIn', tags, access: 'public',
+    method: 'post',
+    path: '/oauth/interaction/:id/login',
+    operationId: 'authorizationSignIn',
+    tags,
+    access: 'public',
     summary: 'Sign in during an authorization (form post)',
-    description: 'Form fields `login`, `password`. Needs this platform\'s `Origin`. Sets the session cookie and continues with `GET /oauth/interaction/{id}`. A wrong password shows the page again (401); ten failures a minute from one address answer 429.',
+    description:
+      "Form fields `login`, `password`. Needs this platform's `Origin`. Sets the session cookie and continues with `GET /oauth/interaction/{id}`. A wrong password shows the page again (401); ten failures a minute from one address answer 429.",
     params: InteractionParams,
     rawBody: { contentType: 'application/x-www-form-urlencoded', schema: z.object({ login: z.string(), password: z.string() }) },
     responses: {
@@ -189,7 +240,13 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
         if (err instanceof HearthError && (err.code === 'invalid_credentials' || err.code === 'rate_limited')) {
           noStore(ctx);
           for (const [k, v] of Object.entries(err.headers ?? {})) ctx.set(k, v);
-          return signInPage(ctx, { interactionId: params.id, client: i.client, error: err.code === 'rate_limited' ? 'Too many failed attempts. Wait a minute and try again.' : 'The login name or password is wrong.', status: err.status, login: form.login });
+          return signInPage(ctx, {
+            interactionId: params.id,
+            client: i.client,
+            error: err.code === 'rate_limited' ? 'Too many failed attempts. Wait a minute and try again.' : 'The login name or password is wrong.',
+            status: err.status,
+            login: form.login,
+          });
         }
         throw err;
       }
@@ -201,9 +258,14 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
   });
 
   api.route({
-    method: 'post', path: '/oauth/interaction/:id/consent', operationId: 'authorizationConsent', tags, access: 'public',
+    method: 'post',
+    path: '/oauth/interaction/:id/consent',
+    operationId: 'authorizationConsent',
+    tags,
+    access: 'public',
     summary: 'Approve or deny an application (form post)',
-    description: 'Form field `decision` = `approve` or `deny`. Needs the session the consent page was shown to and this platform\'s `Origin`. Single-use; expires five minutes after the page was shown (409 page). Audited as `oauth.consent.approve` / `oauth.consent.deny`.',
+    description:
+      "Form field `decision` = `approve` or `deny`. Needs the session the consent page was shown to and this platform's `Origin`. Single-use; expires five minutes after the page was shown (409 page). Audited as `oauth.consent.approve` / `oauth.consent.deny`.",
     params: InteractionParams,
     rawBody: { contentType: 'application/x-www-form-urlencoded', schema: z.object({ decision: z.enum(['approve', 'deny']) }) },
     responses: {
@@ -216,8 +278,12 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       const form = await readFormBody(ctx, FORM_LIMIT);
       if (form.decision !== 'approve' && form.decision !== 'deny') throw new HearthError('invalid_request', 'decision must be approve or deny');
       const session = sessions.sessionView(ctx);
-      if (!session) return render(ctx, { kind: 'error_page', status: 401, title: 'Signed out', message: 'Your session ended. Return to the application and start again.' });
-      render(ctx, oauth.consent(params.id, session, form.decision === 'approve', { actor: `account:${session.account.login}`, requestId: ctx.state.requestId }));
+      if (!session)
+        return render(ctx, { kind: 'error_page', status: 401, title: 'Signed out', message: 'Your session ended. Return to the application and start again.' });
+      render(
+        ctx,
+        oauth.consent(params.id, session, form.decision === 'approve', { actor: `account:${session.account.login}`, requestId: ctx.state.requestId }),
+      );
     },
   });
 
@@ -235,7 +301,10 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
 
   // The token endpoint is a hot route (server/core/http/hot.ts): answered without Koa's per-request machinery.
   api.hotRoute({
-    method: 'post', path: '/oauth/token', operationId: 'token', tags,
+    method: 'post',
+    path: '/oauth/token',
+    operationId: 'token',
+    tags,
     summary: 'Token endpoint',
     description:
       'Grants: `authorization_code` (`code`, `redirect_uri`, `client_id`, `code_verifier` when PKCE was used, `resource` repeated exactly), `client_credentials` (confidential client bound to a resource-bound service account; `scope`, `resource`), ' +
@@ -246,7 +315,11 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     responses: {
       200: { description: 'Tokens.', schema: TokenResponse },
       400: { description: 'OAuth error.', schema: OAuthError },
-      401: { description: 'Client authentication failed (`invalid_client`), with `WWW-Authenticate: Basic realm="hearth"` however the client authenticated (RFC 6749 §5.2).', schema: OAuthError },
+      401: {
+        description:
+          'Client authentication failed (`invalid_client`), with `WWW-Authenticate: Basic realm="hearth"` however the client authenticated (RFC 6749 §5.2).',
+        schema: OAuthError,
+      },
       503: { description: 'The signing authority is unavailable.', schema: OAuthError },
     },
     handler: async (ctx) => {
@@ -258,11 +331,19 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
   });
 
   api.route({
-    method: 'post', path: '/oauth/revoke', operationId: 'oauthRevoke', tags, access: 'public',
+    method: 'post',
+    path: '/oauth/revoke',
+    operationId: 'oauthRevoke',
+    tags,
+    access: 'public',
     summary: 'Token revocation (RFC 7009)',
-    description: 'Form fields `token`, optional `token_type_hint`, and client authentication. The hint is only a hint: both token types are searched whatever it says, and a hint other than `refresh_token` or `access_token` is ignored (RFC 7009 §2.2), never an error. A refresh token ends its whole grant; an access token is refused by Hearth\'s APIs until it expires. Unknown tokens and tokens of other clients answer 200 too.',
+    description:
+      "Form fields `token`, optional `token_type_hint`, and client authentication. The hint is only a hint: both token types are searched whatever it says, and a hint other than `refresh_token` or `access_token` is ignored (RFC 7009 §2.2), never an error. A refresh token ends its whole grant; an access token is refused by Hearth's APIs until it expires. Unknown tokens and tokens of other clients answer 200 too.",
     rawBody: { contentType: 'application/x-www-form-urlencoded', schema: z.object({ token: z.string(), token_type_hint: z.string().optional() }) },
-    responses: { 200: { description: 'Revoked (or nothing to revoke).' }, 401: { description: '`invalid_client`, with `WWW-Authenticate: Basic realm="hearth"`.', schema: OAuthError } },
+    responses: {
+      200: { description: 'Revoked (or nothing to revoke).' },
+      401: { description: '`invalid_client`, with `WWW-Authenticate: Basic realm="hearth"`.', schema: OAuthError },
+    },
     handler: async (ctx) => {
       cors(ctx);
       noStore(ctx);
@@ -282,12 +363,26 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     }
     return await oauth.userinfo(m[1]!);
   };
-  const UserInfo = z.object({ sub: z.string(), uid: z.string().optional(), name: z.string().optional(), preferred_username: z.string().optional(), email: z.string().optional(), groups: z.array(z.string()).optional() }).meta({ id: 'UserInfo' });
+  const UserInfo = z
+    .object({
+      sub: z.string(),
+      uid: z.string().optional(),
+      name: z.string().optional(),
+      preferred_username: z.string().optional(),
+      email: z.string().optional(),
+      groups: z.array(z.string()).optional(),
+    })
+    .meta({ id: 'UserInfo' });
   for (const method of ['get', 'post'] as const) {
     api.route({
-      method, path: '/oauth/userinfo', operationId: method === 'get' ? 'userinfo' : 'userinfoPost', tags, access: 'public',
+      method,
+      path: '/oauth/userinfo',
+      operationId: method === 'get' ? 'userinfo' : 'userinfoPost',
+      tags,
+      access: 'public',
       summary: 'UserInfo',
-      description: 'Accepts only user access tokens with `openid` for the platform audience `hearth` (tokens requested with `resource` are resource-only and refused), from a registered client, for an active account. ID tokens are refused. Claims follow the token\'s scopes: `profile` → `name`, `preferred_username`; `email` → `email`; `groups` → `groups`.',
+      description:
+        "Accepts only user access tokens with `openid` for the platform audience `hearth` (tokens requested with `resource` are resource-only and refused), from a registered client, for an active account. ID tokens are refused. Claims follow the token's scopes: `profile` → `name`, `preferred_username`; `email` → `email`; `groups` → `groups`.",
       responses: {
         200: { description: 'Claims.', schema: UserInfo },
         401: { description: '`invalid_token` with `WWW-Authenticate`.', schema: OAuthError },
@@ -298,7 +393,11 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
   }
 
   api.route({
-    method: 'post', path: '/oauth/register', operationId: 'registerClient', tags, access: 'public',
+    method: 'post',
+    path: '/oauth/register',
+    operationId: 'registerClient',
+    tags,
+    access: 'public',
     summary: 'Dynamic client registration (RFC 7591)',
     description:
       `Public clients only: 1–10 redirect URIs (https, or http on localhost, 127.0.0.1 or ::1; no user information or fragments), \`token_endpoint_auth_method: none\`, grant types \`authorization_code\` and optional \`refresh_token\`, \`application_type\` native or web, \`scope\` a subset of \`${DELEGATED_SCOPES.join(' ')}\` (the default). ` +
@@ -314,9 +413,11 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       noStore(ctx);
       const ip = sessions.clientIp(ctx);
       const wait = registrations.retryAfter(ip);
-      if (wait > 0) throw new HearthError('rate_limited', 'too many registrations from this address; try again later', { headers: { 'Retry-After': String(wait) } });
+      if (wait > 0)
+        throw new HearthError('rate_limited', 'too many registrations from this address; try again later', { headers: { 'Retry-After': String(wait) } });
       const raw = await readJsonBody(ctx, FORM_LIMIT);
-      if (raw === undefined || raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw oauthError('invalid_client_metadata', 'the body must be a JSON object of client metadata');
+      if (raw === undefined || raw === null || typeof raw !== 'object' || Array.isArray(raw))
+        throw oauthError('invalid_client_metadata', 'the body must be a JSON object of client metadata');
       const parsed = RegisterBody.safeParse(raw);
       if (!parsed.success) {
         const i = parsed.error.issues[0]!;
@@ -331,11 +432,20 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
   });
 
   // ---- RP-initiated logout ----
-  const LogoutFields = z.object({
-    id_token_hint: z.string().optional(), client_id: z.string().optional(), post_logout_redirect_uri: z.string().optional(), state: z.string().optional(),
-  }).loose();
+  const LogoutFields = z
+    .object({
+      id_token_hint: z.string().optional(),
+      client_id: z.string().optional(),
+      post_logout_redirect_uri: z.string().optional(),
+      state: z.string().optional(),
+    })
+    .loose();
   api.route({
-    method: 'get', path: '/oauth/logout', operationId: 'endSession', tags, access: 'public',
+    method: 'get',
+    path: '/oauth/logout',
+    operationId: 'endSession',
+    tags,
+    access: 'public',
     summary: 'End session (OpenID Connect RP-Initiated Logout)',
     description: 'Shows a confirmation page; the form posts to `POST /oauth/logout`.',
     query: LogoutFields,
@@ -348,11 +458,19 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     },
   });
   api.route({
-    method: 'post', path: '/oauth/logout', operationId: 'endSessionConfirm', tags, access: 'public',
+    method: 'post',
+    path: '/oauth/logout',
+    operationId: 'endSessionConfirm',
+    tags,
+    access: 'public',
     summary: 'End session (confirmed)',
-    description: 'Needs this platform\'s `Origin`. Ends the browser session and the refresh grants the named client holds for the account, then redirects to `post_logout_redirect_uri` (with `state`) when it is the client\'s registered logout URI; otherwise shows "Signed out".',
+    description:
+      'Needs this platform\'s `Origin`. Ends the browser session and the refresh grants the named client holds for the account, then redirects to `post_logout_redirect_uri` (with `state`) when it is the client\'s registered logout URI; otherwise shows "Signed out".',
     rawBody: { contentType: 'application/x-www-form-urlencoded', schema: LogoutFields },
-    responses: { 200: { description: '"Signed out" page.', schema: Html, contentType: 'text/html' }, 303: { description: 'Redirect to the client\'s logout URI.' } },
+    responses: {
+      200: { description: '"Signed out" page.', schema: Html, contentType: 'text/html' },
+      303: { description: "Redirect to the client's logout URI." },
+    },
     handler: async (ctx) => {
       requireOrigin(ctx);
       const form = await readFormBody(ctx, FORM_LIMIT);
@@ -367,7 +485,8 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       }
       const session = sessions.sessionView(ctx);
       const client = clientId ? oauth.getClient(clientId) : null;
-      if (session && client) oauth.endClientGrants(client.clientId, session.account.sub, { actor: `account:${session.account.login}`, requestId: ctx.state.requestId });
+      if (session && client)
+        oauth.endClientGrants(client.clientId, session.account.sub, { actor: `account:${session.account.login}`, requestId: ctx.state.requestId });
       ctx.append('Set-Cookie', sessions.logout(ctx));
       noStore(ctx);
       if (client && form.post_logout_redirect_uri && client.logoutUri === form.post_logout_redirect_uri) {

@@ -13,7 +13,10 @@ export const LIST_MAX = 50;
 export type Scope = (typeof SUPPORTED_SCOPES)[number];
 
 const listOf = <T extends z.ZodType>(item: T, what: string) =>
-  z.array(item).max(LIST_MAX, `${what}: at most ${LIST_MAX} entries`).refine((a) => new Set(a as unknown[]).size === a.length, `${what}: duplicate entries`);
+  z
+    .array(item)
+    .max(LIST_MAX, `${what}: at most ${LIST_MAX} entries`)
+    .refine((a) => new Set(a as unknown[]).size === a.length, `${what}: duplicate entries`);
 
 /** An absolute URI without a fragment (RFC 8707 resource, redirect URIs). */
 export function absoluteUri(value: string): URL | null {
@@ -66,7 +69,10 @@ export const OAuthClient = z
     createdAt: z.string(),
     updatedAt: z.string(),
     secretRotatedAt: z.string().nullable(),
-    revokedAt: z.string().nullable().meta({ description: 'Set once an administrator revoked the client: it can no longer be used and its tokens are invalid.' }),
+    revokedAt: z
+      .string()
+      .nullable()
+      .meta({ description: 'Set once an administrator revoked the client: it can no longer be used and its tokens are invalid.' }),
   })
   .meta({ id: 'OAuthClient' });
 
@@ -202,7 +208,10 @@ export const DeviceAuthorizationForm = z
     client_id: z.string().meta({ description: 'A first-party client (`hearth-cli`); others get `unauthorized_client`.' }),
     client_secret: z.string().optional(),
     scope: z.string().optional().meta({ description: 'Space-separated scopes (1–16), each allowed for the client. Omitted: every scope of the client.' }),
-    login_hint: z.string().optional().meta({ description: "A login name or email (1–254 characters): the sign-in is approved in that account's paired authenticator app. Omitted: the user enters `user_code` at `verification_uri`." }),
+    login_hint: z.string().optional().meta({
+      description:
+        "A login name or email (1–254 characters): the sign-in is approved in that account's paired authenticator app. Omitted: the user enters `user_code` at `verification_uri`.",
+    }),
   })
   .meta({ id: 'DeviceAuthorizationRequest' });
 
@@ -210,7 +219,10 @@ export const DeviceAuthorizationForm = z
 export const DeviceAuthorizationResponse = z
   .object({
     device_code: z.string().meta({ description: 'Secret for the token request (`hdc_…`, single-use; stored hashed).' }),
-    user_code: z.string().meta({ description: 'With `login_hint`: the six-digit comparison code the authenticator app shows. Without: an eight-letter code (`BCDF-GHJK`) to enter at `verification_uri`.' }),
+    user_code: z.string().meta({
+      description:
+        'With `login_hint`: the six-digit comparison code the authenticator app shows. Without: an eight-letter code (`BCDF-GHJK`) to enter at `verification_uri`.',
+    }),
     verification_uri: z.string(),
     verification_uri_complete: z.string().optional().meta({ description: 'Without `login_hint` only: `verification_uri` with the user code filled in.' }),
     expires_in: z.number().int().meta({ description: "Seconds: 300 with `login_hint` (the approval request's five minutes), 600 without." }),

@@ -15,30 +15,41 @@
  * - `device.ts`: terminal sign-in (RFC 8628), for first-party clients only.
  */
 import type { Actor } from '../accounts/accounts.service.ts';
-import type { FamilyRow } from './oauth.store.ts';
-import { DEVICE_CODE_GRANT, type TerminalBroker } from './device.ts';
-import { KEEP_REVOKED_MS, createOAuthContext, oauthError, type Form, type GrantHandler, type OAuthContextDeps } from './context.ts';
+import { createAuthorize } from './authorize.ts';
 import { authenticateClient, credentialsOf } from './client-auth.ts';
 import { createClients } from './clients.ts';
-import { createAuthorize } from './authorize.ts';
+import { createOAuthContext, type Form, type GrantHandler, KEEP_REVOKED_MS, type OAuthContextDeps, oauthError } from './context.ts';
+import { DEVICE_CODE_GRANT, type TerminalBroker } from './device.ts';
 import { authorizationCodeGrant } from './grants/authorization-code.ts';
-import { refreshTokenGrant } from './grants/refresh-token.ts';
 import { clientCredentialsGrant } from './grants/client-credentials.ts';
 import { deviceCodeGrant } from './grants/device-code.ts';
+import { refreshTokenGrant } from './grants/refresh-token.ts';
+import type { FamilyRow } from './oauth.store.ts';
 import { createRevocation } from './revoke.ts';
 import { createBearer } from './userinfo.ts';
 
-export {
-  ABANDONED_REGISTRATION_MS, ACCESS_TOKEN_LIFETIME_S, CODE_LIFETIME_MS, CONSENT_LIFETIME_MS, FIRST_PARTY_CLI, REFRESH_FAMILY_LIFETIME_MS,
-  SIGN_IN_INTERACTION_MS, oauthError, parseScope, type Client, type OAuthAuthority,
-} from './context.ts';
+export { type AuthorizationParams, type AuthorizeOutcome, redirectMatches, type SessionView } from './authorize.ts';
 export { presentClient } from './clients.ts';
-export { redirectMatches, type AuthorizationParams, type AuthorizeOutcome, type SessionView } from './authorize.ts';
+export {
+  ABANDONED_REGISTRATION_MS,
+  ACCESS_TOKEN_LIFETIME_S,
+  type Client,
+  CODE_LIFETIME_MS,
+  CONSENT_LIFETIME_MS,
+  FIRST_PARTY_CLI,
+  type OAuthAuthority,
+  oauthError,
+  parseScope,
+  REFRESH_FAMILY_LIFETIME_MS,
+  SIGN_IN_INTERACTION_MS,
+} from './context.ts';
 
-export function createOAuthService(deps: OAuthContextDeps & {
-  /** The approval protocol's terminal broker for terminal sign-in with `login_hint` (null: that mode answers 503). */
-  terminalBroker: TerminalBroker | null;
-}) {
+export function createOAuthService(
+  deps: OAuthContextDeps & {
+    /** The approval protocol's terminal broker for terminal sign-in with `login_hint` (null: that mode answers 503). */
+    terminalBroker: TerminalBroker | null;
+  },
+) {
   const ctx = createOAuthContext(deps);
   const clients = createClients(ctx);
   const authorize = createAuthorize(ctx);

@@ -240,16 +240,39 @@ export interface RefreshTokenRow {
 }
 
 const CLIENT_COLUMNS = [
-  'client_id', 'origin', 'name', 'description', 'redirect_uris', 'logout_uri', 'scopes', 'audiences', 'service_account_id',
-  'allowed_profiles', 'access_mode', 'allowed_user_ids', 'allowed_group_ids', 'is_public', 'secret_hash', 'grant_types',
-  'application_type', 'created_at', 'updated_at', 'secret_rotated_at', 'first_used_at', 'revoked_at',
+  'client_id',
+  'origin',
+  'name',
+  'description',
+  'redirect_uris',
+  'logout_uri',
+  'scopes',
+  'audiences',
+  'service_account_id',
+  'allowed_profiles',
+  'access_mode',
+  'allowed_user_ids',
+  'allowed_group_ids',
+  'is_public',
+  'secret_hash',
+  'grant_types',
+  'application_type',
+  'created_at',
+  'updated_at',
+  'secret_rotated_at',
+  'first_used_at',
+  'revoked_at',
 ] as const;
 
 export function createOAuthStore(db: Db) {
   const q = {
     client: db.prepare('SELECT * FROM oauth_clients WHERE client_id = ?'),
     insertClient: db.prepare(`INSERT INTO oauth_clients (${CLIENT_COLUMNS.join(', ')}) VALUES (${CLIENT_COLUMNS.map((c) => `@${c}`).join(', ')})`),
-    updateClient: db.prepare(`UPDATE oauth_clients SET ${CLIENT_COLUMNS.filter((c) => c !== 'client_id').map((c) => `${c} = @${c}`).join(', ')} WHERE client_id = @client_id`),
+    updateClient: db.prepare(
+      `UPDATE oauth_clients SET ${CLIENT_COLUMNS.filter((c) => c !== 'client_id')
+        .map((c) => `${c} = @${c}`)
+        .join(', ')} WHERE client_id = @client_id`,
+    ),
     deleteClient: db.prepare('DELETE FROM oauth_clients WHERE client_id = ?'),
     countClients: db.prepare(`SELECT count(*) FROM oauth_clients WHERE (@search IS NULL OR instr(lower(name), @search) > 0
       OR instr(lower(client_id), @search) > 0 OR instr(lower(coalesce(description, '')), @search) > 0)`),
@@ -264,18 +287,22 @@ export function createOAuthStore(db: Db) {
     bindInteraction: db.prepare('UPDATE oauth_interactions SET sub = ?, expires_at = ? WHERE id_hash = ? AND used_at IS NULL AND sub IS NULL'),
     useInteraction: db.prepare('UPDATE oauth_interactions SET used_at = ? WHERE id_hash = ? AND used_at IS NULL AND expires_at > ?'),
 
-    insertCode: db.prepare(`INSERT INTO oauth_codes (code_hash, client_id, sub, redirect_uri, scope, audiences, resource, nonce, code_challenge, auth_time, sid, created_at, expires_at)
+    insertCode:
+      db.prepare(`INSERT INTO oauth_codes (code_hash, client_id, sub, redirect_uri, scope, audiences, resource, nonce, code_challenge, auth_time, sid, created_at, expires_at)
       VALUES (@code_hash, @client_id, @sub, @redirect_uri, @scope, @audiences, @resource, @nonce, @code_challenge, @auth_time, @sid, @created_at, @expires_at)`),
     code: db.prepare('SELECT * FROM oauth_codes WHERE code_hash = ?'),
     redeemCode: db.prepare('UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL'),
     codeIssued: db.prepare('UPDATE oauth_codes SET family_id = ?, access_jti = ?, access_expires_at = ? WHERE code_hash = ?'),
 
-    insertFamily: db.prepare(`INSERT INTO oauth_refresh_families (id, client_id, sub, scope, audiences, resource, auth_time, sid, created_at, expires_at, generation)
+    insertFamily:
+      db.prepare(`INSERT INTO oauth_refresh_families (id, client_id, sub, scope, audiences, resource, auth_time, sid, created_at, expires_at, generation)
       VALUES (@id, @client_id, @sub, @scope, @audiences, @resource, @auth_time, @sid, @created_at, @expires_at, 0)`),
     family: db.prepare('SELECT * FROM oauth_refresh_families WHERE id = ?'),
     revokeFamily: db.prepare('UPDATE oauth_refresh_families SET revoked_at = ?, revoked_reason = ?, reservation = NULL WHERE id = ? AND revoked_at IS NULL'),
     revokeFamiliesOfClient: db.prepare('UPDATE oauth_refresh_families SET revoked_at = ?, revoked_reason = ? WHERE client_id = ? AND revoked_at IS NULL'),
-    revokeFamiliesOfSession: db.prepare('UPDATE oauth_refresh_families SET revoked_at = ?, revoked_reason = ? WHERE client_id = ? AND sub = ? AND revoked_at IS NULL'),
+    revokeFamiliesOfSession: db.prepare(
+      'UPDATE oauth_refresh_families SET revoked_at = ?, revoked_reason = ? WHERE client_id = ? AND sub = ? AND revoked_at IS NULL',
+    ),
     setReservation: db.prepare('UPDATE oauth_refresh_families SET reservation = ? WHERE id = ?'),
     narrowFamily: db.prepare('UPDATE oauth_refresh_families SET scope = ?, generation = generation + 1, reservation = NULL WHERE id = ?'),
 
@@ -292,10 +319,12 @@ export function createOAuthStore(db: Db) {
     device: db.prepare('SELECT * FROM oauth_device_authorizations WHERE device_code_hash = ?'),
     deviceByUserCode: db.prepare('SELECT * FROM oauth_device_authorizations WHERE user_code_hash = ?'),
     devicePolled: db.prepare('UPDATE oauth_device_authorizations SET last_poll_at = ?, interval_s = ? WHERE device_code_hash = ?'),
-    deviceDecide: db.prepare(`UPDATE oauth_device_authorizations SET state = @state, sub = coalesce(@sub, sub), auth_time = coalesce(@auth_time, auth_time), decided_at = @at
+    deviceDecide:
+      db.prepare(`UPDATE oauth_device_authorizations SET state = @state, sub = coalesce(@sub, sub), auth_time = coalesce(@auth_time, auth_time), decided_at = @at
       WHERE device_code_hash = @hash AND state = 'pending' AND expires_at > @at`),
     deviceExpire: db.prepare(`UPDATE oauth_device_authorizations SET state = 'expired' WHERE device_code_hash = ? AND state IN ('pending', 'approved')`),
-    deviceConsume: db.prepare(`UPDATE oauth_device_authorizations SET state = 'consumed', consumed_at = @at, sub = coalesce(@sub, sub), auth_time = coalesce(auth_time, @auth_time)
+    deviceConsume:
+      db.prepare(`UPDATE oauth_device_authorizations SET state = 'consumed', consumed_at = @at, sub = coalesce(@sub, sub), auth_time = coalesce(auth_time, @auth_time)
       WHERE device_code_hash = @hash AND state = @from AND expires_at > @at`),
     deviceIssued: db.prepare('UPDATE oauth_device_authorizations SET sub = ?, family_id = ?, access_jti = ?, access_expires_at = ? WHERE device_code_hash = ?'),
     purgeDevices: db.prepare('DELETE FROM oauth_device_authorizations WHERE expires_at < ?'),
@@ -317,7 +346,8 @@ export function createOAuthStore(db: Db) {
     markClientUsed: (id: string, at: number) => void q.markUsed.run(at, id),
     abandonedClients: (before: number) => q.abandoned.pluck().all(before) as string[],
 
-    insertInteraction: (r: Omit<InteractionRow, 'used_at'>) => void q.insertInteraction.run(r.id_hash, r.client_id, r.params, r.sub, r.created_at, r.expires_at),
+    insertInteraction: (r: Omit<InteractionRow, 'used_at'>) =>
+      void q.insertInteraction.run(r.id_hash, r.client_id, r.params, r.sub, r.created_at, r.expires_at),
     getInteraction: (idHash: string) => q.interaction.get(idHash) as InteractionRow | undefined,
     /** Binds a consent interaction to the account it is shown to, once; its five minutes start now. */
     bindInteraction: (idHash: string, sub: string, expiresAt: number) => void q.bindInteraction.run(sub, expiresAt, idHash),
@@ -343,8 +373,22 @@ export function createOAuthStore(db: Db) {
     revokeAccessToken: (jti: string, expiresAt: number) => void q.revokeAccess.run(jti, expiresAt),
     isAccessRevoked: (jti: string) => q.accessRevoked.get(jti) !== undefined,
 
-    insertDeviceAuthorization: (r: Pick<DeviceAuthorizationRow, 'device_code_hash' | 'client_id' | 'mode' | 'approval_request_id' | 'user_code_hash' | 'scope'
-      | 'audiences' | 'lifetime_s' | 'interval_s' | 'created_at' | 'expires_at'>) => void q.insertDevice.run(r),
+    insertDeviceAuthorization: (
+      r: Pick<
+        DeviceAuthorizationRow,
+        | 'device_code_hash'
+        | 'client_id'
+        | 'mode'
+        | 'approval_request_id'
+        | 'user_code_hash'
+        | 'scope'
+        | 'audiences'
+        | 'lifetime_s'
+        | 'interval_s'
+        | 'created_at'
+        | 'expires_at'
+      >,
+    ) => void q.insertDevice.run(r),
     getDeviceAuthorization: (hash: string) => q.device.get(hash) as DeviceAuthorizationRow | undefined,
     getDeviceAuthorizationByUserCode: (hash: string) => q.deviceByUserCode.get(hash) as DeviceAuthorizationRow | undefined,
     deviceAuthorizationPolled: (hash: string, at: number, intervalS: number) => void q.devicePolled.run(at, intervalS, hash),
@@ -360,14 +404,16 @@ export function createOAuthStore(db: Db) {
 
     /** Background cleanup: expired interactions, codes, refresh families and access-token denials. */
     purge(at: number, keepRevokedMs: number) {
-      return db.transaction(() => ({
-        interactions: q.purgeInteractions.run(at - 60_000).changes,
-        codes: q.purgeCodes.run(at - 60 * 60_000).changes,
-        families: q.purgeFamilies.run(at, at - keepRevokedMs).changes,
-        revokedAccess: q.purgeRevokedAccess.run(at).changes,
-        // kept an hour after expiry, like codes, so that a replayed device code is recognised (and its tokens revoked)
-        deviceAuthorizations: q.purgeDevices.run(at - 60 * 60_000).changes,
-      })).immediate();
+      return db
+        .transaction(() => ({
+          interactions: q.purgeInteractions.run(at - 60_000).changes,
+          codes: q.purgeCodes.run(at - 60 * 60_000).changes,
+          families: q.purgeFamilies.run(at, at - keepRevokedMs).changes,
+          revokedAccess: q.purgeRevokedAccess.run(at).changes,
+          // kept an hour after expiry, like codes, so that a replayed device code is recognised (and its tokens revoked)
+          deviceAuthorizations: q.purgeDevices.run(at - 60 * 60_000).changes,
+        }))
+        .immediate();
     },
   };
 }

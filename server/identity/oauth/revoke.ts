@@ -9,7 +9,7 @@
 import { decodeJwt } from 'jose';
 import type { Actor } from '../accounts/accounts.service.ts';
 import { authenticateClient, credentialsOf } from './client-auth.ts';
-import { oauthError, sha256, type Form, type OAuthContext } from './context.ts';
+import { type Form, type OAuthContext, oauthError, sha256 } from './context.ts';
 
 export function createRevocation(ctx: OAuthContext) {
   const { store, now, record } = ctx;

@@ -7,8 +7,8 @@
 import { DATABASE_APP_ID, NAMESPACE_RESOURCE } from '../../core/auth/database-app.ts';
 import type { Principal } from '../../core/auth/tokens.service.ts';
 import { InvalidTokenError, type VerifiedAccessToken } from '../keys/keys.tokens.ts';
+import { type OAuthContext, oauthError } from './context.ts';
 import { PLATFORM_AUDIENCE } from './oauth.schemas.ts';
-import { oauthError, type OAuthContext } from './context.ts';
 
 export function createBearer(ctx: OAuthContext) {
   const { store, accountStore, accounts } = ctx;
@@ -41,17 +41,21 @@ export function createBearer(ctx: OAuthContext) {
   return {
     /** UserInfo: user access tokens with `openid`, for the platform audience, from a registered client, for an active account. */
     async userinfo(token: string) {
-      const invalid = (why: string) => oauthError('invalid_token', why, { headers: { 'WWW-Authenticate': `Bearer realm="hearth", error="invalid_token", error_description="${why}"` } });
+      const invalid = (why: string) =>
+        oauthError('invalid_token', why, { headers: { 'WWW-Authenticate': `Bearer realm="hearth", error="invalid_token", error_description="${why}"` } });
       const r = await verifyBearer(token, [PLATFORM_AUDIENCE]);
       if (!r) throw invalid('the access token is invalid, expired, revoked, for another audience, or its client or account is gone');
       if (r.v.actorKind !== 'user' || !r.row) throw invalid('UserInfo needs a user access token');
       if (!r.v.scope.includes('openid')) {
-        throw oauthError('insufficient_scope', 'the access token lacks the openid scope', { headers: { 'WWW-Authenticate': 'Bearer realm="hearth", error="insufficient_scope", scope="openid"' } });
+        throw oauthError('insufficient_scope', 'the access token lacks the openid scope', {
+          headers: { 'WWW-Authenticate': 'Bearer realm="hearth", error="insufficient_scope", scope="openid"' },
+        });
       }
       const row = r.row;
       const c = ctx.idTokenClaims(row, r.v.scope);
       return {
-        sub: row.sub, uid: c.uid,
+        sub: row.sub,
+        uid: c.uid,
         ...(c.name !== undefined ? { name: c.name, preferred_username: c.preferredUsername } : {}),
         ...(c.email !== undefined ? { email: c.email } : {}),
         ...(c.groups !== undefined ? { groups: c.groups } : {}),

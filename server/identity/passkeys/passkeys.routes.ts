@@ -1,23 +1,31 @@
 import { z } from 'zod';
+import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
+import { SMALL_BODY_LIMIT } from '../../core/http/body.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
-import { SMALL_BODY_LIMIT } from '../../core/http/body.ts';
-import { actorFor } from '../../core/auth/auth.ts';
-import { wrongOrigin, type SessionsService } from '../sessions/sessions.service.ts';
 import { Reauthenticated } from '../sessions/sessions.routes.ts';
+import { type SessionsService, wrongOrigin } from '../sessions/sessions.service.ts';
 import { MAX_PASSKEYS_PER_ACCOUNT, type PasskeysService } from './passkeys.service.ts';
 
 const Passkey = z
   .object({
-    id: z.string(), name: z.string(), transports: z.array(z.string()), deviceType: z.string(), backedUp: z.boolean(),
-    createdAt: z.string(), lastUsedAt: z.string().nullable(),
+    id: z.string(),
+    name: z.string(),
+    transports: z.array(z.string()),
+    deviceType: z.string(),
+    backedUp: z.boolean(),
+    createdAt: z.string(),
+    lastUsedAt: z.string().nullable(),
   })
   .meta({ id: 'Passkey' });
 /** A passkey as the API sends it (the admin UI imports this type). */
 export type Passkey = z.output<typeof Passkey>;
 const Ceremony = z
-  .object({ challengeId: z.string(), options: z.record(z.string(), z.unknown()).meta({ description: 'WebAuthn options (JSON form) for `navigator.credentials.create`/`get`.' }) })
+  .object({
+    challengeId: z.string(),
+    options: z.record(z.string(), z.unknown()).meta({ description: 'WebAuthn options (JSON form) for `navigator.credentials.create`/`get`.' }),
+  })
   .meta({ id: 'PasskeyCeremony' });
 const Credential = z.record(z.string(), z.unknown()).meta({ description: 'The WebAuthn credential in its JSON form (`PublicKeyCredential.toJSON()`).' });
 const Name = z.string().trim().min(1, 'name must be 1–80 characters').max(80, 'name must be 1–80 characters');
@@ -35,7 +43,11 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
   };
 
   api.route({
-    method: 'post', path: '/api/auth/passkeys/registration', operationId: 'passkeyRegistrationOptions', tags, access: 'authenticated',
+    method: 'post',
+    path: '/api/auth/passkeys/registration',
+    operationId: 'passkeyRegistrationOptions',
+    tags,
+    access: 'authenticated',
     summary: 'Start registering a passkey',
     description: `Needs a session signed in within ten minutes (403 \`recent_auth_required\`). Answers a challenge (single-use, five minutes) and the options for \`navigator.credentials.create\`: a discoverable credential with user verification. At most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys per account.`,
     responses: { 200: { description: 'The ceremony.', schema: Ceremony }, 403: { description: '`forbidden` (not a session), `recent_auth_required`.' } },
@@ -47,9 +59,14 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     },
   });
   api.route({
-    method: 'post', path: '/api/auth/passkeys', operationId: 'registerPasskey', tags, access: 'authenticated',
+    method: 'post',
+    path: '/api/auth/passkeys',
+    operationId: 'registerPasskey',
+    tags,
+    access: 'authenticated',
     summary: 'Finish registering a passkey',
-    description: 'Body `{challengeId, credential, name?}`. Verifies the attestation (`none` accepted) for this origin and host, with user verification. Audited as `passkey.register`.',
+    description:
+      'Body `{challengeId, credential, name?}`. Verifies the attestation (`none` accepted) for this origin and host, with user verification. Audited as `passkey.register`.',
     body: z.object({ challengeId: z.string().max(100), credential: Credential, name: Name.optional() }).strict(),
     bodyLimit: { max: SMALL_BODY_LIMIT },
     responses: { 201: { description: 'Registered.', schema: Passkey }, 400: { description: 'Expired challenge or a credential that does not verify.' } },
@@ -63,8 +80,12 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     },
   });
   api.route({
-    method: 'get', path: '/api/auth/passkeys', operationId: 'listPasskeys', tags, access: 'authenticated',
-    summary: 'The signed-in account\'s passkeys',
+    method: 'get',
+    path: '/api/auth/passkeys',
+    operationId: 'listPasskeys',
+    tags,
+    access: 'authenticated',
+    summary: "The signed-in account's passkeys",
     responses: { 200: { description: 'Passkeys.', schema: z.object({ data: z.array(Passkey) }) } },
     handler: (ctx) => {
       noStore(ctx);
@@ -72,7 +93,11 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     },
   });
   api.route({
-    method: 'patch', path: '/api/auth/passkeys/:id', operationId: 'renamePasskey', tags, access: 'authenticated',
+    method: 'patch',
+    path: '/api/auth/passkeys/:id',
+    operationId: 'renamePasskey',
+    tags,
+    access: 'authenticated',
     summary: 'Rename a passkey',
     params: IdParams,
     body: z.object({ name: Name }).strict(),
@@ -81,7 +106,11 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     handler: (ctx, { params, body }) => passkeys.rename(session(ctx).sub, params.id, body.name, actorFor(ctx)),
   });
   api.route({
-    method: 'delete', path: '/api/auth/passkeys/:id', operationId: 'removePasskey', tags, access: 'authenticated',
+    method: 'delete',
+    path: '/api/auth/passkeys/:id',
+    operationId: 'removePasskey',
+    tags,
+    access: 'authenticated',
     summary: 'Remove a passkey',
     description: 'Needs a session signed in within ten minutes. Audited as `passkey.remove`.',
     params: IdParams,
@@ -95,19 +124,33 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
   });
 
   api.route({
-    method: 'post', path: '/api/auth/passkeys/reauth/options', operationId: 'passkeyReauthOptions', tags, access: 'authenticated',
+    method: 'post',
+    path: '/api/auth/passkeys/reauth/options',
+    operationId: 'passkeyReauthOptions',
+    tags,
+    access: 'authenticated',
     summary: 'Start confirming with a passkey (recent authentication)',
-    description: 'For a signed-in account with at least one passkey: a challenge (single-use, five minutes) bound to the account, and options for `navigator.credentials.get` listing its passkeys. No passkey: 404 `passkey_not_found` (confirm with the password at `POST /api/auth/reauth`).',
-    responses: { 200: { description: 'The ceremony.', schema: Ceremony }, 403: { description: '`forbidden` (not a session).' }, 404: { description: '`passkey_not_found`.' } },
+    description:
+      'For a signed-in account with at least one passkey: a challenge (single-use, five minutes) bound to the account, and options for `navigator.credentials.get` listing its passkeys. No passkey: 404 `passkey_not_found` (confirm with the password at `POST /api/auth/reauth`).',
+    responses: {
+      200: { description: 'The ceremony.', schema: Ceremony },
+      403: { description: '`forbidden` (not a session).' },
+      404: { description: '`passkey_not_found`.' },
+    },
     handler: async (ctx) => {
       noStore(ctx);
       return await passkeys.reauthOptions(session(ctx));
     },
   });
   api.route({
-    method: 'post', path: '/api/auth/passkeys/reauth', operationId: 'passkeyReauthenticate', tags, access: 'authenticated',
+    method: 'post',
+    path: '/api/auth/passkeys/reauth',
+    operationId: 'passkeyReauthenticate',
+    tags,
+    access: 'authenticated',
     summary: 'Confirm with a passkey (recent authentication)',
-    description: 'Body `{challengeId, credential}`: the answer to `POST /api/auth/passkeys/reauth/options`, by one of the session\'s own passkeys. The session then counts as signed in now, so sensitive actions (`recent_auth_required`) succeed again; the cookie stays the same. Any other passkey, a used or expired challenge or a failed verification is 401 `invalid_credentials` (the session continues). Audited as `session.reauthenticate` with `method: passkey`.',
+    description:
+      "Body `{challengeId, credential}`: the answer to `POST /api/auth/passkeys/reauth/options`, by one of the session's own passkeys. The session then counts as signed in now, so sensitive actions (`recent_auth_required`) succeed again; the cookie stays the same. Any other passkey, a used or expired challenge or a failed verification is 401 `invalid_credentials` (the session continues). Audited as `session.reauthenticate` with `method: passkey`.",
     body: z.object({ challengeId: z.string().max(100), credential: Credential }).strict(),
     bodyLimit: { max: SMALL_BODY_LIMIT },
     responses: {
@@ -123,9 +166,14 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     },
   });
   api.route({
-    method: 'post', path: '/api/auth/passkeys/login/options', operationId: 'passkeySignInOptions', tags, access: 'public',
+    method: 'post',
+    path: '/api/auth/passkeys/login/options',
+    operationId: 'passkeySignInOptions',
+    tags,
+    access: 'public',
     summary: 'Start a passkey sign-in',
-    description: 'Answers a challenge (single-use, five minutes) and options for `navigator.credentials.get` (discoverable credentials, user verification required).',
+    description:
+      'Answers a challenge (single-use, five minutes) and options for `navigator.credentials.get` (discoverable credentials, user verification required).',
     responses: { 200: { description: 'The ceremony.', schema: Ceremony } },
     handler: async (ctx) => {
       noStore(ctx);
@@ -133,13 +181,21 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     },
   });
   api.route({
-    method: 'post', path: '/api/auth/passkeys/login', operationId: 'passkeySignIn', tags, access: 'public',
+    method: 'post',
+    path: '/api/auth/passkeys/login',
+    operationId: 'passkeySignIn',
+    tags,
+    access: 'public',
     summary: 'Sign in with a passkey',
-    description: 'Body `{challengeId, credential}`. Sets the same `hearth_session` cookie as a password sign-in. Every refusal is 401 `invalid_credentials` and counts towards the per-address sign-in limit (429). Audited as `session.login` with `method: passkey`.',
+    description:
+      'Body `{challengeId, credential}`. Sets the same `hearth_session` cookie as a password sign-in. Every refusal is 401 `invalid_credentials` and counts towards the per-address sign-in limit (429). Audited as `session.login` with `method: passkey`.',
     body: z.object({ challengeId: z.string().max(100), credential: Credential }).strict(),
     bodyLimit: { max: SMALL_BODY_LIMIT },
     responses: {
-      200: { description: 'Signed in.', schema: z.object({ account: z.object({ sub: z.string(), login: z.string(), displayName: z.string(), admin: z.boolean() }) }) },
+      200: {
+        description: 'Signed in.',
+        schema: z.object({ account: z.object({ sub: z.string(), login: z.string(), displayName: z.string(), admin: z.boolean() }) }),
+      },
       401: { description: '`invalid_credentials`.' },
       403: { description: '`origin_mismatch`.' },
       429: { description: '`rate_limited`.' },

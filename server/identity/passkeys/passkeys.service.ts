@@ -9,12 +9,16 @@
  */
 import crypto from 'node:crypto';
 import {
-  generateAuthenticationOptions, generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type RegistrationResponseJSON,
+  type AuthenticationResponseJSON,
+  generateAuthenticationOptions,
+  generateRegistrationOptions,
+  type RegistrationResponseJSON,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
 } from '@simplewebauthn/server';
 import type { AuditLog } from '../../core/audit/audit.ts';
-import { HearthError } from '../../core/http/errors.ts';
 import type { SessionInfo } from '../../core/auth/tokens.service.ts';
+import { HearthError } from '../../core/http/errors.ts';
 import type { Actor } from '../accounts/accounts.service.ts';
 import type { AccountStore } from '../accounts/accounts.store.ts';
 import type { SessionsService } from '../sessions/sessions.service.ts';
@@ -26,8 +30,13 @@ const MAX_PENDING_CHALLENGES = 10_000;
 
 export function presentPasskey(r: PasskeyRow) {
   return {
-    id: r.id, name: r.name, transports: JSON.parse(r.transports) as string[], deviceType: r.device_type, backedUp: r.backed_up === 1,
-    createdAt: new Date(r.created_at).toISOString(), lastUsedAt: r.last_used_at === null ? null : new Date(r.last_used_at).toISOString(),
+    id: r.id,
+    name: r.name,
+    transports: JSON.parse(r.transports) as string[],
+    deviceType: r.device_type,
+    backedUp: r.backed_up === 1,
+    createdAt: new Date(r.created_at).toISOString(),
+    lastUsedAt: r.last_used_at === null ? null : new Date(r.last_used_at).toISOString(),
   };
 }
 
@@ -78,7 +87,11 @@ export function createPasskeysService(deps: {
     let result: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
       result = await verifyAuthenticationResponse({
-        response: input.response, expectedChallenge: c.challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true,
+        response: input.response,
+        expectedChallenge: c.challenge,
+        expectedOrigin: origin,
+        expectedRPID: rpID,
+        requireUserVerification: true,
         credential: { id: key.id, publicKey: new Uint8Array(key.public_key), counter: key.counter, transports: JSON.parse(key.transports) },
       });
     } catch {
@@ -96,9 +109,15 @@ export function createPasskeysService(deps: {
       const existing = store.ofSub(session.sub);
       if (existing.length >= MAX_PASSKEYS_PER_ACCOUNT) throw new HearthError('conflict', `an account holds at most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys`);
       const options = await generateRegistrationOptions({
-        rpName: 'Hearth', rpID: rp().rpID, userName: row.login!, userDisplayName: row.display_name || row.login!, userID: new TextEncoder().encode(row.sub),
-        attestationType: 'none', excludeCredentials: existing.map((p) => ({ id: p.id, transports: JSON.parse(p.transports) })),
-        authenticatorSelection: { residentKey: 'required', userVerification: 'required' }, timeout: CHALLENGE_LIFETIME_MS,
+        rpName: 'Hearth',
+        rpID: rp().rpID,
+        userName: row.login!,
+        userDisplayName: row.display_name || row.login!,
+        userID: new TextEncoder().encode(row.sub),
+        attestationType: 'none',
+        excludeCredentials: existing.map((p) => ({ id: p.id, transports: JSON.parse(p.transports) })),
+        authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
+        timeout: CHALLENGE_LIFETIME_MS,
       });
       return { challengeId: newChallenge('register', session.sub, options.challenge), options };
     },
@@ -109,7 +128,13 @@ export function createPasskeysService(deps: {
       const { origin, rpID } = rp();
       let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
       try {
-        verified = await verifyRegistrationResponse({ response: input.response, expectedChallenge: c.challenge, expectedOrigin: origin, expectedRPID: rpID, requireUserVerification: true });
+        verified = await verifyRegistrationResponse({
+          response: input.response,
+          expectedChallenge: c.challenge,
+          expectedOrigin: origin,
+          expectedRPID: rpID,
+          requireUserVerification: true,
+        });
       } catch (err) {
         throw new HearthError('invalid_request', `the passkey could not be verified: ${(err as Error).message}`);
       }
@@ -117,9 +142,15 @@ export function createPasskeysService(deps: {
       const info = verified.registrationInfo;
       if (store.get(info.credential.id)) throw new HearthError('conflict', 'this passkey is already registered');
       const row: Omit<PasskeyRow, 'last_used_at'> = {
-        id: info.credential.id, sub: session.sub, name: input.name?.trim() || `Passkey ${store.count(session.sub) + 1}`, public_key: info.credential.publicKey,
-        counter: info.credential.counter, transports: JSON.stringify(info.credential.transports ?? []), device_type: info.credentialDeviceType,
-        backed_up: info.credentialBackedUp ? 1 : 0, created_at: now(),
+        id: info.credential.id,
+        sub: session.sub,
+        name: input.name?.trim() || `Passkey ${store.count(session.sub) + 1}`,
+        public_key: info.credential.publicKey,
+        counter: info.credential.counter,
+        transports: JSON.stringify(info.credential.transports ?? []),
+        device_type: info.credentialDeviceType,
+        backed_up: info.credentialBackedUp ? 1 : 0,
+        created_at: now(),
       };
       store.insert(row);
       record(a, 'passkey.register', session.sub, { login: session.login, passkey: row.id, name: row.name });
@@ -154,7 +185,9 @@ export function createPasskeysService(deps: {
       const mine = store.ofSub(session.sub);
       if (mine.length === 0) throw new HearthError('passkey_not_found', 'this account has no passkey: confirm with the password instead');
       const options = await generateAuthenticationOptions({
-        rpID: rp().rpID, userVerification: 'required', timeout: CHALLENGE_LIFETIME_MS,
+        rpID: rp().rpID,
+        userVerification: 'required',
+        timeout: CHALLENGE_LIFETIME_MS,
         allowCredentials: mine.map((k) => ({ id: k.id, transports: JSON.parse(k.transports) })),
       });
       return { challengeId: newChallenge('login', session.sub, options.challenge), options };

@@ -67,7 +67,8 @@ export function createPasskeyStore(db: Db) {
     putChallenge: (id: string, purpose: 'register' | 'login', sub: string | null, challenge: string, expiresAt: number) =>
       void q.putChallenge.run(id, purpose, sub, challenge, expiresAt),
     /** Single use: the challenge is deleted as it is read. */
-    takeChallenge: (id: string, purpose: 'register' | 'login') => q.takeChallenge.get(id, purpose) as { sub: string | null; challenge: string; expires_at: number } | undefined,
+    takeChallenge: (id: string, purpose: 'register' | 'login') =>
+      q.takeChallenge.get(id, purpose) as { sub: string | null; challenge: string; expires_at: number } | undefined,
     purgeChallenges: (at: number) => q.purgeChallenges.run(at).changes,
     countChallenges: () => q.countChallenges.get() as number,
   };

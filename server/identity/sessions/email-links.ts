@@ -12,9 +12,9 @@
  */
 import crypto from 'node:crypto';
 import type { AuditLog } from '../../core/audit/audit.ts';
+import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { Db, Migration } from '../../core/storage/platform-db.ts';
-import { HearthError } from '../../core/http/errors.ts';
 import type { AccountRow, AccountStore } from '../accounts/accounts.store.ts';
 import { createFailureLimiter } from './rate-limit.ts';
 
@@ -124,7 +124,13 @@ export function createEmailLinks(deps: {
         deps.logger.warn({ purpose, code: (err as HearthError).code, err: (err as Error).message }, 'an email link could not be sent');
         return;
       }
-      deps.audit.record({ actor: `account:${row.login}`, action: purpose === 'reset' ? 'account.password.reset_link' : 'session.email_link', target: row.sub, detail: { login: row.login }, requestId });
+      deps.audit.record({
+        actor: `account:${row.login}`,
+        action: purpose === 'reset' ? 'account.password.reset_link' : 'session.email_link',
+        target: row.sub,
+        detail: { login: row.login },
+        requestId,
+      });
     },
 
     /** The account of a live link, without using it (to show the page), or null. */

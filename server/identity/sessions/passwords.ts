@@ -15,7 +15,6 @@ export const ARGON2_PARAMS = { memory: 65536, passes: 3, parallelism: 1, tagLeng
 const LIMITS = { memory: [8192, 1 << 20], passes: [1, 10], parallelism: [1, 8], tagLength: [16, 64] } as const;
 const MAX_CONCURRENT = 4;
 
-
 type Argon2Params = { message: Buffer; nonce: Buffer; parallelism: number; tagLength: number; memory: number; passes: number };
 type Argon2Fn = (algorithm: 'argon2id', params: Argon2Params, cb: (err: Error | null, key: Buffer) => void) => void;
 
@@ -69,7 +68,8 @@ export async function verifyPassword(password: string, phc: string): Promise<boo
   const salt = Buffer.from(m[4]!, 'base64');
   const expected = Buffer.from(m[5]!, 'base64');
   const tagLength = expected.length;
-  if (!within(memory, LIMITS.memory) || !within(passes, LIMITS.passes) || !within(parallelism, LIMITS.parallelism) || !within(tagLength, LIMITS.tagLength)) return false;
+  if (!within(memory, LIMITS.memory) || !within(passes, LIMITS.passes) || !within(parallelism, LIMITS.parallelism) || !within(tagLength, LIMITS.tagLength))
+    return false;
   const got = await derive(password, salt, { memory, passes, parallelism, tagLength });
   return crypto.timingSafeEqual(got, expected);
 }

@@ -1,19 +1,16 @@
 import { z } from 'zod';
+import { actorFor, requireRole } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
+import { SMALL_BODY_LIMIT } from '../../core/http/body.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
-import { SMALL_BODY_LIMIT } from '../../core/http/body.ts';
-import { actorFor, requireRole } from '../../core/auth/auth.ts';
-import { Login } from '../accounts/accounts.schemas.ts';
-import { SubParams } from '../accounts/accounts.schemas.ts';
+import { Login, SubParams } from '../accounts/accounts.schemas.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
-import { Password, wrongOrigin, type SessionsService } from './sessions.service.ts';
+import { Password, type SessionsService, wrongOrigin } from './sessions.service.ts';
 
 const noStore = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
 
-const SessionAccount = z
-  .object({ sub: z.string(), login: z.string(), displayName: z.string(), admin: z.boolean() })
-  .meta({ id: 'SessionAccount' });
+const SessionAccount = z.object({ sub: z.string(), login: z.string(), displayName: z.string(), admin: z.boolean() }).meta({ id: 'SessionAccount' });
 const SignedIn = z.object({ account: SessionAccount }).meta({ id: 'SignedIn' });
 const CurrentSession = z
   .object({
@@ -70,7 +67,11 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
 
   const tags = ['Sign-in'];
   api.route({
-    method: 'get', path: '/api/setup', operationId: 'getSetup', tags, access: 'public',
+    method: 'get',
+    path: '/api/setup',
+    operationId: 'getSetup',
+    tags,
+    access: 'public',
     summary: 'Whether first-run setup is needed',
     description: '`needed` is true while no account exists.',
     responses: { 200: { description: 'Setup state.', schema: z.object({ needed: z.boolean() }) } },
@@ -80,7 +81,11 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
     },
   });
   api.route({
-    method: 'post', path: '/api/setup', operationId: 'setup', tags, access: 'public',
+    method: 'post',
+    path: '/api/setup',
+    operationId: 'setup',
+    tags,
+    access: 'public',
     summary: 'Create the first administrator',
     description: `Only while no account exists. The password is ${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters, stored as an Argon2id hash. Audited as \`account.create\` and \`setup.complete\`.`,
     body: SetupBody,
@@ -100,7 +105,11 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
   });
 
   api.route({
-    method: 'post', path: '/api/auth/login', operationId: 'login', tags, access: 'public',
+    method: 'post',
+    path: '/api/auth/login',
+    operationId: 'login',
+    tags,
+    access: 'public',
     summary: 'Sign in with a login and password',
     description:
       'Sets the HttpOnly `hearth_session` cookie (SameSite=Lax, Secure when the public URL is https; 12 hours). Every refusal is the same 401 `invalid_credentials`. Ten failures a minute from one IP answer 429 `rate_limited` with `Retry-After`. Audited as `session.login`.',
@@ -121,9 +130,14 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
     },
   });
   api.route({
-    method: 'post', path: '/api/auth/logout', operationId: 'logout', tags, access: 'public',
+    method: 'post',
+    path: '/api/auth/logout',
+    operationId: 'logout',
+    tags,
+    access: 'public',
     summary: 'Sign out',
-    description: 'Revokes the session family of the cookie and clears the cookie. Needs the platform `Origin` when a session is live. Audited as `session.logout`.',
+    description:
+      'Revokes the session family of the cookie and clears the cookie. Needs the platform `Origin` when a session is live. Audited as `session.logout`.',
     responses: { 204: { description: 'Signed out.' }, 403: { description: 'Wrong or missing Origin (`origin_mismatch`).' } },
     handler: (ctx) => {
       noStore(ctx);
@@ -132,15 +146,26 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
     },
   });
   api.route({
-    method: 'get', path: '/api/auth/whoami', operationId: 'whoami', tags, access: 'authenticated',
+    method: 'get',
+    path: '/api/auth/whoami',
+    operationId: 'whoami',
+    tags,
+    access: 'authenticated',
     summary: 'The caller as every domain sees it',
-    description: 'The request context after `requireRole(authenticated)`: `actor` (audit name), `accessSubject` (the account UUID, the service-account ID, or `token:<id>`), `kind`, `admin` and, for OAuth access tokens, the `scope` cap. Works with a session, an API token or an OAuth access token.',
+    description:
+      'The request context after `requireRole(authenticated)`: `actor` (audit name), `accessSubject` (the account UUID, the service-account ID, or `token:<id>`), `kind`, `admin` and, for OAuth access tokens, the `scope` cap. Works with a session, an API token or an OAuth access token.',
     responses: {
       200: {
         description: 'The caller.',
-        schema: z.object({
-          actor: z.string(), accessSubject: z.string(), kind: z.enum(['user', 'service_account', 'token']), admin: z.boolean(), scope: z.array(z.string()).nullable(),
-        }).meta({ id: 'RequestIdentity' }),
+        schema: z
+          .object({
+            actor: z.string(),
+            accessSubject: z.string(),
+            kind: z.enum(['user', 'service_account', 'token']),
+            admin: z.boolean(),
+            scope: z.array(z.string()).nullable(),
+          })
+          .meta({ id: 'RequestIdentity' }),
       },
     },
     handler: (ctx) => {
@@ -149,7 +174,11 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
     },
   });
   api.route({
-    method: 'get', path: '/api/auth/session', operationId: 'getSession', tags, access: 'public',
+    method: 'get',
+    path: '/api/auth/session',
+    operationId: 'getSession',
+    tags,
+    access: 'public',
     summary: 'The signed-in account',
     responses: { 200: { description: 'The current session.', schema: CurrentSession }, 401: { description: 'No valid session (`unauthorized`).' } },
     handler: (ctx) => {
@@ -163,9 +192,13 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
     },
   });
   api.route({
-    method: 'put', path: '/api/auth/password', operationId: 'changeOwnPassword', tags, access: 'authenticated',
-    summary: 'Change the signed-in account\'s password',
-    description: 'Needs a session (not an API token) and the current password; the account\'s other sessions end. Audited as `account.password.change`.',
+    method: 'put',
+    path: '/api/auth/password',
+    operationId: 'changeOwnPassword',
+    tags,
+    access: 'authenticated',
+    summary: "Change the signed-in account's password",
+    description: "Needs a session (not an API token) and the current password; the account's other sessions end. Audited as `account.password.change`.",
     body: OwnPasswordBody,
     bodyLimit: { max: SMALL_BODY_LIMIT },
     responses: {
@@ -183,10 +216,14 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
   });
 
   api.route({
-    method: 'post', path: '/api/auth/reauth', operationId: 'reauthenticate', tags, access: 'authenticated',
+    method: 'post',
+    path: '/api/auth/reauth',
+    operationId: 'reauthenticate',
+    tags,
+    access: 'authenticated',
     summary: 'Confirm the password again (recent authentication)',
     description:
-      'For a signed-in account whose sign-in is older than ten minutes: the password of the session\'s account makes the session count as signed in now, so sensitive actions (`recent_auth_required`) succeed again. The cookie stays the same. Needs a session (not an API token). A wrong password is 401 `invalid_credentials` (the session continues); five failures per account within a minute answer 429 `rate_limited`. Audited as `session.reauthenticate`.',
+      "For a signed-in account whose sign-in is older than ten minutes: the password of the session's account makes the session count as signed in now, so sensitive actions (`recent_auth_required`) succeed again. The cookie stays the same. Needs a session (not an API token). A wrong password is 401 `invalid_credentials` (the session continues); five failures per account within a minute answer 429 `rate_limited`. Audited as `session.reauthenticate`.",
     body: ReauthBody,
     bodyLimit: { max: SMALL_BODY_LIMIT },
     responses: {
@@ -204,10 +241,14 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
   });
 
   api.route({
-    method: 'put', path: '/api/admin/core/accounts/:sub/password', operationId: 'setAccountPassword', tags: ['Accounts'], access: 'admin',
-    summary: 'Set an account\'s password',
+    method: 'put',
+    path: '/api/admin/core/accounts/:sub/password',
+    operationId: 'setAccountPassword',
+    tags: ['Accounts'],
+    access: 'admin',
+    summary: "Set an account's password",
     description:
-      'Stores an Argon2id hash; every session of the account (but the caller\'s) ends. From a browser session it needs a sign-in within the last ten minutes (`recent_auth_required`). Audited as `account.password.set`.',
+      "Stores an Argon2id hash; every session of the account (but the caller's) ends. From a browser session it needs a sign-in within the last ten minutes (`recent_auth_required`). Audited as `account.password.set`.",
     params: SubParams,
     body: SetPasswordBody,
     bodyLimit: { max: SMALL_BODY_LIMIT },

@@ -12,13 +12,13 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { AuditLog } from '../../core/audit/audit.ts';
-import { HearthError, badRequest } from '../../core/http/errors.ts';
-import type { AppContext } from '../../core/http/context.ts';
 import type { Principal, SessionInfo } from '../../core/auth/tokens.service.ts';
-import { presentAccount, type AccountsService, type Actor } from '../accounts/accounts.service.ts';
+import type { AppContext } from '../../core/http/context.ts';
+import { badRequest, HearthError } from '../../core/http/errors.ts';
 import { CreateAccountBody } from '../accounts/accounts.schemas.ts';
+import { type AccountsService, type Actor, presentAccount } from '../accounts/accounts.service.ts';
 import type { AccountRow, AccountStore } from '../accounts/accounts.store.ts';
-import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, hashPassword, verifyDummy, verifyPassword } from './passwords.ts';
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyDummy, verifyPassword } from './passwords.ts';
 import { createFailureLimiter } from './rate-limit.ts';
 import type { SessionFamilyRow, SessionStore } from './sessions.store.ts';
 
@@ -76,7 +76,10 @@ function cookieOf(header: string, name = SESSION_COOKIE): string | null {
 export function requirePlatformOrigin(ctx: AppContext, issuer: string): void {
   const origin = ctx.get('origin');
   if (origin !== issuer) {
-    throw new HearthError('origin_mismatch', origin ? wrongOrigin(origin, issuer) : 'a state-changing browser request needs the Origin header of this platform');
+    throw new HearthError(
+      'origin_mismatch',
+      origin ? wrongOrigin(origin, issuer) : 'a state-changing browser request needs the Origin header of this platform',
+    );
   }
 }
 
@@ -182,7 +185,11 @@ export function createSessionsService(deps: {
     store.transaction(() => {
       store.purge(at - 24 * 60 * 60 * 1000);
       store.insertFamily({ id, sub: row.sub, secret_hash: sha256(secret), epoch: row.epoch, issued_at: at, expires_at: at + SESSION_LIFETIME_MS });
-      record({ actor: `account:${row.login}`, requestId }, 'session.login', row.sub, { login: row.login, session: id, ...(method === 'password' ? {} : { method }) });
+      record({ actor: `account:${row.login}`, requestId }, 'session.login', row.sub, {
+        login: row.login,
+        session: id,
+        ...(method === 'password' ? {} : { method }),
+      });
     });
     return { account: presentSessionAccount(row), setCookie: cookieHeader(`${id}.${secret}`, SESSION_LIFETIME_MS / 1000) };
   }
@@ -198,7 +205,11 @@ export function createSessionsService(deps: {
     /** Creates the first administrator with a password; 409 `already_set_up` once any account exists. */
     async setup(input: { login: string; password: string; displayName?: string; email?: string | null }, a: Actor) {
       if (store.countPersons() > 0) throw new HearthError('already_set_up', 'Hearth is already set up: an account exists');
-      const body = valid(CreateAccountBody, { login: input.login, displayName: input.displayName, email: input.email, admin: true, profile: 'user' }, 'account');
+      const body = valid(
+        CreateAccountBody,
+        { login: input.login, displayName: input.displayName, email: input.email, admin: true, profile: 'user' },
+        'account',
+      );
       const hash = await storePassword(input.password);
       return store.transaction(() => {
         if (store.countPersons() > 0) throw new HearthError('already_set_up', 'Hearth is already set up: an account exists');
@@ -219,7 +230,11 @@ export function createSessionsService(deps: {
         const ended = store.revokeAll(sub, now(), 'password', keepFamily);
         record(a, 'account.password.set', sub, { login: row.login, endedSessions: ended });
       });
-      deps.notice?.send(sub, 'Your Hearth password was changed', 'The password of your Hearth account was changed, and every other sign-in of the account was ended.');
+      deps.notice?.send(
+        sub,
+        'Your Hearth password was changed',
+        'The password of your Hearth account was changed, and every other sign-in of the account was ended.',
+      );
     },
 
     /** The signed-in account changes its own password, proving the current one; its other sessions end. */
@@ -248,7 +263,8 @@ export function createSessionsService(deps: {
     confirmedRecently(session: SessionInfo, method: 'password' | 'passkey', a: Actor) {
       const at = now();
       store.transaction(() => {
-        if (!store.reauthenticated(session.familyId, at)) throw new HearthError('unauthorized', 'the session has ended (signed out, revoked or expired): sign in again');
+        if (!store.reauthenticated(session.familyId, at))
+          throw new HearthError('unauthorized', 'the session has ended (signed out, revoked or expired): sign in again');
         record(a, 'session.reauthenticate', session.sub, { login: session.login, session: session.familyId, method });
       });
       return { issuedAt: at, recentAuthUntil: at + RECENT_AUTH_MS };
@@ -304,7 +320,8 @@ export function createSessionsService(deps: {
         checkOrigin(ctx);
         store.revoke(c.session.family.id, now(), 'logout');
         record({ actor: `account:${c.session.account.login}`, requestId: ctx.state.requestId }, 'session.logout', c.session.account.sub, {
-          login: c.session.account.login, session: c.session.family.id,
+          login: c.session.account.login,
+          session: c.session.family.id,
         });
       }
       return cookieHeader('', 0);
@@ -315,7 +332,10 @@ export function createSessionsService(deps: {
       const c = current(ctx);
       if (!c.session) return null;
       const { family, account } = c.session;
-      return { account: presentSessionAccount(account), session: { issuedAt: family.issued_at, expiresAt: family.expires_at, recentAuth: now() - family.issued_at < RECENT_AUTH_MS } };
+      return {
+        account: presentSessionAccount(account),
+        session: { issuedAt: family.issued_at, expiresAt: family.expires_at, recentAuth: now() - family.issued_at < RECENT_AUTH_MS },
+      };
     },
 
     clearCookie: () => cookieHeader('', 0),
@@ -348,7 +368,10 @@ export function createSessionsService(deps: {
     requireRecentAuth(ctx: AppContext): true {
       const s = ctx.state.principal?.session;
       if (!s || now() - s.issuedAt >= RECENT_AUTH_MS) {
-        throw new HearthError('recent_auth_required', 'this action needs a sign-in within the last ten minutes: confirm your password (POST /api/auth/reauth) or a passkey, or sign in again');
+        throw new HearthError(
+          'recent_auth_required',
+          'this action needs a sign-in within the last ten minutes: confirm your password (POST /api/auth/reauth) or a passkey, or sign in again',
+        );
       }
       return true;
     },

@@ -1,5 +1,5 @@
-import type { Api } from '../../core/http/api.ts';
 import { actorFor } from '../../core/auth/auth.ts';
+import type { Api } from '../../core/http/api.ts';
 import { MAIL_BASE, noStore } from '../profiles/profiles.routes.ts';
 import { AppList, AppParams, AppRead, Policy, RegisterAppBody, RegisteredApp, UpdateAppBody } from './apps.schemas.ts';
 import type { AppsService } from './apps.service.ts';
@@ -7,9 +7,14 @@ import type { AppsService } from './apps.service.ts';
 export function registerAppRoutes(api: Api, apps: AppsService): void {
   const tags = ['Outgoing mail: applications'];
   api.route({
-    method: 'get', path: `${MAIL_BASE}/apps`, operationId: 'listMailApps', tags, access: 'admin',
+    method: 'get',
+    path: `${MAIL_BASE}/apps`,
+    operationId: 'listMailApps',
+    tags,
+    access: 'admin',
     summary: 'List applications and their mail access',
-    description: '`core` first, then registered applications (with whether they declare `mail:send`) and stored policies of applications that are not registered.',
+    description:
+      '`core` first, then registered applications (with whether they declare `mail:send`) and stored policies of applications that are not registered.',
     responses: { 200: { description: 'Applications.', schema: AppList } },
     handler: (ctx) => {
       noStore(ctx);
@@ -17,9 +22,14 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
     },
   });
   api.route({
-    method: 'post', path: `${MAIL_BASE}/apps`, operationId: 'registerMailApp', tags, access: 'admin',
+    method: 'post',
+    path: `${MAIL_BASE}/apps`,
+    operationId: 'registerMailApp',
+    tags,
+    access: 'admin',
     summary: 'Register an application',
-    description: 'Creates the application\'s bearer credential (an API token reaching no namespace), returned once as `token`. Audited as `outgoing_mail.app.register`.',
+    description:
+      "Creates the application's bearer credential (an API token reaching no namespace), returned once as `token`. Audited as `outgoing_mail.app.register`.",
     body: RegisterAppBody,
     responses: { 201: { description: 'Registered.', schema: RegisteredApp }, 409: { description: 'Already registered (`app_exists`).' } },
     handler: (ctx, { body }) => {
@@ -29,18 +39,29 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
     },
   });
   api.route({
-    method: 'get', path: `${MAIL_BASE}/apps/:appId`, operationId: 'getMailApp', tags, access: 'admin',
-    summary: 'Read an application\'s mail access',
+    method: 'get',
+    path: `${MAIL_BASE}/apps/:appId`,
+    operationId: 'getMailApp',
+    tags,
+    access: 'admin',
+    summary: "Read an application's mail access",
     params: AppParams,
-    responses: { 200: { description: 'The application.', schema: AppRead }, 404: { description: 'Neither registered nor with a stored policy (`app_unknown`).' } },
+    responses: {
+      200: { description: 'The application.', schema: AppRead },
+      404: { description: 'Neither registered nor with a stored policy (`app_unknown`).' },
+    },
     handler: (ctx, { params }) => {
       noStore(ctx);
       return apps.get(params.appId);
     },
   });
   api.route({
-    method: 'patch', path: `${MAIL_BASE}/apps/:appId`, operationId: 'updateMailApp', tags, access: 'admin',
-    summary: 'Change an application\'s name or declaration',
+    method: 'patch',
+    path: `${MAIL_BASE}/apps/:appId`,
+    operationId: 'updateMailApp',
+    tags,
+    access: 'admin',
+    summary: "Change an application's name or declaration",
     description: 'Dropping `mail:send` cancels its queued mail before the next attempt (`profile_not_allowed`). Audited as `outgoing_mail.app.update`.',
     params: AppParams,
     body: UpdateAppBody,
@@ -51,9 +72,14 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
     },
   });
   api.route({
-    method: 'delete', path: `${MAIL_BASE}/apps/:appId`, operationId: 'unregisterMailApp', tags, access: 'admin',
+    method: 'delete',
+    path: `${MAIL_BASE}/apps/:appId`,
+    operationId: 'unregisterMailApp',
+    tags,
+    access: 'admin',
     summary: 'Unregister an application',
-    description: 'Revokes its credential. Its stored policy and queued mail stay (absence from the registry does not cancel mail). Audited as `outgoing_mail.app.unregister`.',
+    description:
+      'Revokes its credential. Its stored policy and queued mail stay (absence from the registry does not cancel mail). Audited as `outgoing_mail.app.unregister`.',
     params: AppParams,
     responses: { 204: { description: 'Unregistered.' }, 404: { description: 'Not registered (`app_unknown`).' } },
     handler: (ctx, { params }) => {
@@ -63,9 +89,14 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
     },
   });
   api.route({
-    method: 'put', path: `${MAIL_BASE}/apps/:appId/policy`, operationId: 'setMailAppPolicy', tags, access: 'admin',
-    summary: 'Set an application\'s access policy',
-    description: 'Exactly one mode: `{"mode":"default"}`, `{"mode":"profiles","profiles":[…]}` or `{"mode":"none"}`. Unknown profile keys are rejected. Works for applications that are not registered (offline). Core\'s access cannot be changed (`core_policy_fixed`). Audited as `outgoing_mail.app.policy`.',
+    method: 'put',
+    path: `${MAIL_BASE}/apps/:appId/policy`,
+    operationId: 'setMailAppPolicy',
+    tags,
+    access: 'admin',
+    summary: "Set an application's access policy",
+    description:
+      'Exactly one mode: `{"mode":"default"}`, `{"mode":"profiles","profiles":[…]}` or `{"mode":"none"}`. Unknown profile keys are rejected. Works for applications that are not registered (offline). Core\'s access cannot be changed (`core_policy_fixed`). Audited as `outgoing_mail.app.policy`.',
     params: AppParams,
     body: Policy,
     responses: {

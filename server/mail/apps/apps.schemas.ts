@@ -15,10 +15,12 @@ const Permissions = z
   .array(z.string().min(1).max(100))
   .max(100)
   .refine((a) => new Set(a).size === a.length, 'platformPermissions must not repeat a permission')
-  .meta({ description: 'The application\'s declaration; `mail:send` is needed to send mail (a policy does not replace it).' });
+  .meta({ description: "The application's declaration; `mail:send` is needed to send mail (a policy does not replace it)." });
 
 /** The application's name: the sender's display name of its mail when the profile has no `fromName`. */
-const AppName = DisplayName('name', 1).meta({ description: 'Display name, 1–120 characters, one line without control characters: the sender name of its mail when the profile has no `fromName`.' });
+const AppName = DisplayName('name', 1).meta({
+  description: 'Display name, 1–120 characters, one line without control characters: the sender name of its mail when the profile has no `fromName`.',
+});
 
 export const RegisterAppBody = z
   .object({
@@ -40,19 +42,32 @@ export const UpdateAppBody = z
 export type UpdateAppInput = z.input<typeof UpdateAppBody>;
 
 export const Policy = z
-  .discriminatedUnion('mode', [
-    z.object({ mode: z.literal('default') }).strict(),
-    z.object({ mode: z.literal('profiles'), profiles: z.array(ProfileKey).min(1, 'profiles must name at least one profile (use mode "none" to block sending)').max(1000) }).strict(),
-    z.object({ mode: z.literal('none') }).strict(),
-  ], { error: 'mode must be "default", "profiles" or "none"' })
+  .discriminatedUnion(
+    'mode',
+    [
+      z.object({ mode: z.literal('default') }).strict(),
+      z
+        .object({
+          mode: z.literal('profiles'),
+          profiles: z.array(ProfileKey).min(1, 'profiles must name at least one profile (use mode "none" to block sending)').max(1000),
+        })
+        .strict(),
+      z.object({ mode: z.literal('none') }).strict(),
+    ],
+    { error: 'mode must be "default", "profiles" or "none"' },
+  )
   .meta({
     id: 'MailAppPolicy',
-    description: '`default`: follow the default profile (no stored policy). `profiles`: an explicit set of profile keys. `none`: an empty set, which blocks sending.',
+    description:
+      '`default`: follow the default profile (no stored policy). `profiles`: an explicit set of profile keys. `none`: an empty set, which blocks sending.',
   });
 export type Policy = z.infer<typeof Policy>;
 
 export const PolicyRead = z
-  .object({ mode: z.enum(['default', 'profiles', 'none']), profiles: z.array(z.string()).meta({ description: 'The profiles the application may use now (the default profile when following it).' }) })
+  .object({
+    mode: z.enum(['default', 'profiles', 'none']),
+    profiles: z.array(z.string()).meta({ description: 'The profiles the application may use now (the default profile when following it).' }),
+  })
   .meta({ id: 'MailAppPolicyState' });
 export type PolicyRead = z.output<typeof PolicyRead>;
 
@@ -71,5 +86,7 @@ export const AppRead = z
 export type AppRead = z.output<typeof AppRead>;
 export const AppList = z.object({ data: z.array(AppRead) }).meta({ id: 'MailAppList' });
 export type AppList = z.output<typeof AppList>;
-export const RegisteredApp = AppRead.extend({ token: z.string().meta({ description: 'The application\'s bearer credential, shown once.' }) }).meta({ id: 'MailRegisteredApp' });
+export const RegisteredApp = AppRead.extend({ token: z.string().meta({ description: "The application's bearer credential, shown once." }) }).meta({
+  id: 'MailRegisteredApp',
+});
 export type RegisteredApp = z.output<typeof RegisteredApp>;

@@ -59,7 +59,14 @@ export function createTokenAppDirectory(store: AppStore): MailAppDirectory {
   };
 }
 
-export function createAppsService(deps: { store: AppStore; profiles: ProfileStore; tokens: TokenService; directory: MailAppDirectory; audit: AuditLog; clock: MailClock }) {
+export function createAppsService(deps: {
+  store: AppStore;
+  profiles: ProfileStore;
+  tokens: TokenService;
+  directory: MailAppDirectory;
+  audit: AuditLog;
+  clock: MailClock;
+}) {
   const { store, profiles, tokens, directory, audit, clock } = deps;
   const record = (a: Actor, action: string, target: string, detail?: Record<string, unknown>) =>
     audit.record({ actor: a.actor, action, target, detail: detail ?? null, requestId: a.requestId ?? null });
@@ -120,7 +127,8 @@ export function createAppsService(deps: { store: AppStore; profiles: ProfileStor
       return { data: [...ids].sort((a, b) => (a === CORE_APP ? -1 : b === CORE_APP ? 1 : a.localeCompare(b))).map(present) };
     },
     get(appId: string) {
-      if (appId !== CORE_APP && !store.get(appId) && store.grants(appId) === null) throw new HearthError('app_unknown', `no application "${appId}" is registered or has a stored policy`);
+      if (appId !== CORE_APP && !store.get(appId) && store.grants(appId) === null)
+        throw new HearthError('app_unknown', `no application "${appId}" is registered or has a stored policy`);
       return present(appId);
     },
 
@@ -128,7 +136,10 @@ export function createAppsService(deps: { store: AppStore; profiles: ProfileStor
       return store.transaction(() => {
         if (store.get(input.appId)) throw new HearthError('app_exists', `application "${input.appId}" is already registered`);
         const { token, info } = tokens.create({ name: `mail-app:${input.appId}`, scope: 'namespaces', namespaces: [] });
-        store.insert({ app_id: input.appId, name: input.name, platform_permissions: JSON.stringify(input.platformPermissions), token_id: info.id }, clock.now());
+        store.insert(
+          { app_id: input.appId, name: input.name, platform_permissions: JSON.stringify(input.platformPermissions), token_id: info.id },
+          clock.now(),
+        );
         record(actor, 'outgoing_mail.app.register', input.appId, { name: input.name, platformPermissions: input.platformPermissions, tokenId: info.id });
         return { ...present(input.appId), token };
       });
@@ -156,7 +167,7 @@ export function createAppsService(deps: { store: AppStore; profiles: ProfileStor
     },
 
     setPolicy(appId: string, policy: Policy, actor: Actor) {
-      if (appId === CORE_APP) throw new HearthError('core_policy_fixed', 'Core\'s own mail always uses the default profile; its access cannot be changed');
+      if (appId === CORE_APP) throw new HearthError('core_policy_fixed', "Core's own mail always uses the default profile; its access cannot be changed");
       return store.transaction(() => {
         const before = policyOf(appId);
         let keys: string[] | null = null;

@@ -14,13 +14,17 @@ export function createAppStore(db: Db) {
   const all = db.prepare('SELECT * FROM mail_apps ORDER BY app_id');
   const get = db.prepare('SELECT * FROM mail_apps WHERE app_id = ?');
   const byToken = db.prepare('SELECT * FROM mail_apps WHERE token_id = ?');
-  const insert = db.prepare('INSERT INTO mail_apps (app_id, name, platform_permissions, token_id, created_at, updated_at) VALUES (@app_id, @name, @platform_permissions, @token_id, @at, @at)');
+  const insert = db.prepare(
+    'INSERT INTO mail_apps (app_id, name, platform_permissions, token_id, created_at, updated_at) VALUES (@app_id, @name, @platform_permissions, @token_id, @at, @at)',
+  );
   const update = db.prepare('UPDATE mail_apps SET name = @name, platform_permissions = @platform_permissions, updated_at = @at WHERE app_id = @app_id');
   const remove = db.prepare('DELETE FROM mail_apps WHERE app_id = ?');
   const policyIds = db.prepare('SELECT app_id FROM mail_app_policies ORDER BY app_id').pluck();
   const hasPolicy = db.prepare('SELECT 1 FROM mail_app_policies WHERE app_id = ?').pluck();
   const grants = db.prepare('SELECT profile_key FROM mail_app_grants WHERE app_id = ? ORDER BY profile_key').pluck();
-  const putPolicy = db.prepare('INSERT INTO mail_app_policies (app_id, updated_at) VALUES (?, ?) ON CONFLICT (app_id) DO UPDATE SET updated_at = excluded.updated_at');
+  const putPolicy = db.prepare(
+    'INSERT INTO mail_app_policies (app_id, updated_at) VALUES (?, ?) ON CONFLICT (app_id) DO UPDATE SET updated_at = excluded.updated_at',
+  );
   const clearGrants = db.prepare('DELETE FROM mail_app_grants WHERE app_id = ?');
   const addGrant = db.prepare('INSERT INTO mail_app_grants (app_id, profile_key) VALUES (?, ?) ON CONFLICT DO NOTHING');
   const removePolicy = db.prepare('DELETE FROM mail_app_policies WHERE app_id = ?');

@@ -4,11 +4,15 @@ import { z } from 'zod';
 export const BounceCheckResult = z
   .object({
     profile: z.string(),
-    joined: z.boolean().meta({ description: 'True when the request joined a pass already in progress (the five-minute schedule\'s or another request\'s) instead of starting one.' }),
-    checkedAt: z.string().meta({ description: 'When the pass ended and the profile\'s `bounces` status was saved.' }),
-    error: z.enum(['open_failed', 'search_failed', 'apply_failed', 'save_failed', 'interrupted']).nullable()
-      .meta({ description: 'The pass\'s error code (as `bounces.error` of the profile), null when it succeeded.' }),
-    detail: z.string().nullable().meta({ description: 'What went wrong, in words (the IMAP server\'s or the TLS library\'s message); null without error.' }),
+    joined: z.boolean().meta({
+      description: "True when the request joined a pass already in progress (the five-minute schedule's or another request's) instead of starting one.",
+    }),
+    checkedAt: z.string().meta({ description: "When the pass ended and the profile's `bounces` status was saved." }),
+    error: z
+      .enum(['open_failed', 'search_failed', 'apply_failed', 'save_failed', 'interrupted'])
+      .nullable()
+      .meta({ description: "The pass's error code (as `bounces.error` of the profile), null when it succeeded." }),
+    detail: z.string().nullable().meta({ description: "What went wrong, in words (the IMAP server's or the TLS library's message); null without error." }),
     messages: z.number().int().meta({ description: 'Messages examined (above the cursor, at most 200 a pass).' }),
     reports: z.number().int().meta({ description: 'Standard delivery reports (RFC 3464) read among them.' }),
     matched: z.number().int().meta({ description: 'Reports whose original Message-ID is a message of the send log.' }),

@@ -18,7 +18,9 @@ export function createBounceStore(db: Db) {
   const progress = db.prepare(`UPDATE mail_profiles SET imap_uidvalidity = @uidvalidity, imap_cursor = @cursor WHERE ${guard}`);
   const status = db.prepare(`UPDATE mail_profiles SET bounces_checked_at = @at, bounces_error = @error WHERE ${guard}`);
   const byMessageId = db.prepare('SELECT id, recipients, failures, status FROM mail_messages WHERE message_id = ? COLLATE NOCASE');
-  const applyBounce = db.prepare("UPDATE mail_messages SET status = 'bounced', failures = @failures, updated_at = @now WHERE id = @id AND status IN ('sent', 'bounced')");
+  const applyBounce = db.prepare(
+    "UPDATE mail_messages SET status = 'bounced', failures = @failures, updated_at = @now WHERE id = @id AND status IN ('sent', 'bounced')",
+  );
   return {
     enabled: () => enabled.all() as ProfileRow[],
     /** One profile with bounce collection, or undefined (unknown, or collection off). */

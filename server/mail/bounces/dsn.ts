@@ -44,7 +44,10 @@ function blocks(text: string): Array<Map<string, string>> {
 export function addressOf(value: string | undefined): string | null {
   if (!value) return null;
   const v = value.includes(';') ? value.slice(value.indexOf(';') + 1) : value;
-  const a = v.trim().replace(/^<(.*)>$/, '$1').trim();
+  const a = v
+    .trim()
+    .replace(/^<(.*)>$/, '$1')
+    .trim();
   return a || null;
 }
 

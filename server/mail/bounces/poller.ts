@@ -18,9 +18,9 @@ import type { MailClock } from '../clock.ts';
 import type { SecretBox } from '../crypto.ts';
 import { MAX_FAILURES } from '../log/log.service.ts';
 import type { ProfileRow } from '../profiles/profiles.store.ts';
+import { describeTlsFailure, withTrustedCa } from '../tls-ca.ts';
 import type { BounceStore, MailboxIdentity } from './bounces.store.ts';
 import { headerValue, parseDeliveryStatus } from './dsn.ts';
-import { describeTlsFailure, withTrustedCa } from '../tls-ca.ts';
 
 export type BounceError = 'open_failed' | 'search_failed' | 'apply_failed' | 'save_failed' | 'interrupted';
 
@@ -111,13 +111,24 @@ function decode(buf: Buffer, encoding: string | undefined): string {
   const e = (encoding ?? '').toLowerCase();
   if (e === 'base64') return Buffer.from(buf.toString('latin1').replace(/\s+/g, ''), 'base64').toString('utf8');
   if (e === 'quoted-printable') {
-    return Buffer.from(buf.toString('latin1').replace(/=\r?\n/g, '').replace(/=([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+    return Buffer.from(
+      buf
+        .toString('latin1')
+        .replace(/=\r?\n/g, '')
+        .replace(/=([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+      'latin1',
+    ).toString('utf8');
   }
   return buf.toString('utf8');
 }
 
 export function createBouncePoller(deps: {
-  store: BounceStore; box: SecretBox; clock: MailClock; logger: Logger; tls?: tls.ConnectionOptions; options?: Partial<BounceOptions>;
+  store: BounceStore;
+  box: SecretBox;
+  clock: MailClock;
+  logger: Logger;
+  tls?: tls.ConnectionOptions;
+  options?: Partial<BounceOptions>;
 }) {
   const { store, box, clock, logger } = deps;
   const o = { ...DEFAULT_BOUNCES, ...deps.options };
@@ -211,7 +222,17 @@ export function createBouncePoller(deps: {
       logger.warn({ profile: p.key, uid }, 'bounce collection: delivery report part above 64 KiB skipped');
       return;
     }
-    const msg = await c.fetchOne(String(uid), { uid: true, bodyParts: [{ key: parts.dsPart, maxLength: o.maxPartBytes + 1 }, { key: parts.headersPart, maxLength: o.maxPartBytes + 1 }] }, { uid: true });
+    const msg = await c.fetchOne(
+      String(uid),
+      {
+        uid: true,
+        bodyParts: [
+          { key: parts.dsPart, maxLength: o.maxPartBytes + 1 },
+          { key: parts.headersPart, maxLength: o.maxPartBytes + 1 },
+        ],
+      },
+      { uid: true },
+    );
     if (!c.mailbox) throw new Error('the IMAP connection closed before the message was read');
     if (!msg) return;
     const dsRaw = msg.bodyParts?.get(parts.dsPart.toLowerCase()) ?? msg.bodyParts?.get(parts.dsPart);
@@ -370,7 +391,19 @@ export function createBouncePoller(deps: {
     const p = store.enabledOne(key);
     if (!p) return null;
     if (closed && !inflight.has(key)) {
-      return { profile: key, joined: false, checkedAt: new Date(clock.now()).toISOString(), error: 'interrupted', detail: 'Core is shutting down', messages: 0, reports: 0, matched: 0, recorded: 0, skipped: 0, more: false };
+      return {
+        profile: key,
+        joined: false,
+        checkedAt: new Date(clock.now()).toISOString(),
+        error: 'interrupted',
+        detail: 'Core is shutting down',
+        messages: 0,
+        reports: 0,
+        matched: 0,
+        recorded: 0,
+        skipped: 0,
+        more: false,
+      };
     }
     const { outcome, joined } = passOf(p, clock.now() + o.budgetMs);
     return { ...(await outcome), joined };
@@ -379,10 +412,12 @@ export function createBouncePoller(deps: {
   function schedule(): void {
     if (closed) return;
     timer = clock.setTimeout(() => {
-      running = tick().catch((err) => logger.error({ err }, 'bounce collection failed')).finally(() => {
-        running = null;
-        schedule();
-      });
+      running = tick()
+        .catch((err) => logger.error({ err }, 'bounce collection failed'))
+        .finally(() => {
+          running = null;
+          schedule();
+        });
     }, o.intervalMs);
   }
 

@@ -6,8 +6,8 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Db } from '../../core/storage/platform-db.ts';
 import { HearthError } from '../../core/http/errors.ts';
+import type { Db } from '../../core/storage/platform-db.ts';
 import type { MailClock } from '../clock.ts';
 
 export const MAX_OBJECT_BYTES = 25 * 1024 * 1024;
@@ -41,7 +41,10 @@ export function createAttachmentStore(opts: { db: Db; dataDir: string; clock: Ma
       if (contents.length === 0) return { ids, discard };
       const adding = contents.reduce((n, c) => n + c.length, 0);
       if ((total.get() as number) + adding > limit) {
-        throw new HearthError('attachment_storage_full', 'the attachment object store is full; mail with attachments is refused until queued mail is delivered or expires');
+        throw new HearthError(
+          'attachment_storage_full',
+          'the attachment object store is full; mail with attachments is refused until queued mail is delivered or expires',
+        );
       }
       fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
       const now = opts.clock.now();

@@ -7,16 +7,16 @@
  */
 import crypto from 'node:crypto';
 import type { Logger } from '../../core/logging/logger.ts';
-import type { MailClock } from '../clock.ts';
 import { CORE_APP, MAIL_SEND } from '../apps/apps.schemas.ts';
-import type { AppStore } from '../apps/apps.store.ts';
 import type { MailAppDirectory } from '../apps/apps.service.ts';
-import type { ProfileStore } from '../profiles/profiles.store.ts';
-import type { ProfilesService } from '../profiles/profiles.service.ts';
+import type { AppStore } from '../apps/apps.store.ts';
+import type { MailClock } from '../clock.ts';
 import { MAX_FAILURES } from '../log/log.service.ts';
 import type { LogStore, MessageRow, StoredAttachment } from '../log/log.store.ts';
-import type { AttachmentStore } from './attachments.ts';
+import type { ProfilesService } from '../profiles/profiles.service.ts';
+import type { ProfileStore } from '../profiles/profiles.store.ts';
 import type { SettledTopic } from '../settled/settled.service.ts';
+import type { AttachmentStore } from './attachments.ts';
 import type { SmtpOptions, SmtpOutcome } from './smtp-attempt.ts';
 import { createSmtpThread, type NotStarted } from './smtp-thread.ts';
 
@@ -111,10 +111,13 @@ export function createDelivery(deps: DeliveryDeps) {
   /** A sleep that `close()` cuts short. */
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
-      const h: unknown = clock.setTimeout(() => {
-        sleepers.delete(h);
-        resolve();
-      }, Math.max(0, ms));
+      const h: unknown = clock.setTimeout(
+        () => {
+          sleepers.delete(h);
+          resolve();
+        },
+        Math.max(0, ms),
+      );
       sleepers.set(h, resolve);
     });
 
@@ -177,12 +180,23 @@ export function createDelivery(deps: DeliveryDeps) {
     const verdict = profile ? appAccess(row) : 'profile_removed';
     if (verdict !== 'ok') return finish({ ...base, status: 'cancelled', attempted: 0, cancel_reason: verdict });
     if (clock.now() >= row.deadline_at) {
-      return finish({ ...base, status: 'failed', attempted: 0, last_error: row.last_error ?? 'the 24-hour delivery deadline passed without a successful send' });
+      return finish({
+        ...base,
+        status: 'failed',
+        attempted: 0,
+        last_error: row.last_error ?? 'the 24-hour delivery deadline passed without a successful send',
+      });
     }
     const content = log.content(row.id);
-    const files = row.attachments === '[]' ? [] : (JSON.parse(row.attachments) as StoredAttachment[]).map((a) => ({ a, content: attachments.read(a.objectId) }));
+    const files =
+      row.attachments === '[]' ? [] : (JSON.parse(row.attachments) as StoredAttachment[]).map((a) => ({ a, content: attachments.read(a.objectId) }));
     if (!content || files.some((f) => f.content === null)) {
-      return finish({ ...base, status: 'failed', attempted: 0, last_error: !content ? 'the message content is gone' : 'an attachment object is gone (expired or removed)' });
+      return finish({
+        ...base,
+        status: 'failed',
+        attempted: 0,
+        last_error: !content ? 'the message content is gone' : 'an attachment object is gone (expired or removed)',
+      });
     }
     const rcpt = JSON.parse(row.recipients) as { to: string[]; cc: string[]; bcc: string[] };
     const headers = JSON.parse(content.headers) as Record<string, string>;
@@ -193,23 +207,34 @@ export function createDelivery(deps: DeliveryDeps) {
       // The stored password does not open (APP_SECRET changed): keep the mail queued until an administrator enters it again.
       logger.warn({ profile: profile!.key }, 'outgoing mail: the stored SMTP password cannot be decrypted with the current APP_SECRET');
       const now = clock.now();
-      return finish({ ...base, status: now >= row.deadline_at ? 'failed' : 'queued', attempted: 0, last_error: 'the stored SMTP password cannot be decrypted (APP_SECRET changed?): enter it again in the profile', due_at: now + backoff(row.attempts + 1) });
+      return finish({
+        ...base,
+        status: now >= row.deadline_at ? 'failed' : 'queued',
+        attempted: 0,
+        last_error: 'the stored SMTP password cannot be decrypted (APP_SECRET changed?): enter it again in the profile',
+        due_at: now + backoff(row.attempts + 1),
+      });
     }
     deps.onAttempt?.(row.id, worker);
     let outcome: SmtpOutcome | NotStarted;
     try {
-      outcome = await pool.attempt(settings, {
-        from: { name: row.from_name, address: row.from_address },
-        ...rcpt,
-        replyTo,
-        subject: row.subject,
-        text: content.text,
-        html: content.html,
-        headers,
-        messageId: row.message_id,
-        envelopeId: row.id,
-        attachments: files.map((f) => ({ filename: f.a.filename, contentType: f.a.contentType, content: f.content! })),
-      }, { ...deps.smtp, timeoutMs: o.attemptTimeoutMs }, lane);
+      outcome = await pool.attempt(
+        settings,
+        {
+          from: { name: row.from_name, address: row.from_address },
+          ...rcpt,
+          replyTo,
+          subject: row.subject,
+          text: content.text,
+          html: content.html,
+          headers,
+          messageId: row.message_id,
+          envelopeId: row.id,
+          attachments: files.map((f) => ({ filename: f.a.filename, contentType: f.a.contentType, content: f.content! })),
+        },
+        { ...deps.smtp, timeoutMs: o.attemptTimeoutMs },
+        lane,
+      );
     } catch (err) {
       outcome = { kind: 'temporary', error: (err as Error).message, response: null };
     }
@@ -220,9 +245,10 @@ export function createDelivery(deps: DeliveryDeps) {
     const now = clock.now();
     if (outcome.kind === 'accepted') {
       // Nothing to add to an empty list: keep the stored text rather than a parse/stringify round trip.
-      const failures = outcome.rejected.length === 0 && row.failures === '[]'
-        ? row.failures
-        : JSON.stringify([...(JSON.parse(row.failures) as unknown[]), ...outcome.rejected.map((r) => ({ ...r, kind: 'rejected' }))].slice(0, MAX_FAILURES));
+      const failures =
+        outcome.rejected.length === 0 && row.failures === '[]'
+          ? row.failures
+          : JSON.stringify([...(JSON.parse(row.failures) as unknown[]), ...outcome.rejected.map((r) => ({ ...r, kind: 'rejected' }))].slice(0, MAX_FAILURES));
       finish({ ...base, status: 'sent', attempted: 1, smtp_response: outcome.response, failures, sent_at: now, last_error: null });
       return;
     }
@@ -274,7 +300,11 @@ export function createDelivery(deps: DeliveryDeps) {
     if (done.length) deps.settled?.poke();
     for (const row of rows) {
       immediateActive++;
-      track(deliver(row, finishLater, 'immediate').catch((err) => logger.error({ err, messageId: row.id }, 'outgoing mail delivery crashed')).finally(immediateDone));
+      track(
+        deliver(row, finishLater, 'immediate')
+          .catch((err) => logger.error({ err, messageId: row.id }, 'outgoing mail delivery crashed'))
+          .finally(immediateDone),
+      );
     }
     if (next !== undefined) scheduleImmediate(next);
   }
@@ -295,10 +325,13 @@ export function createDelivery(deps: DeliveryDeps) {
     immediateTimer = null;
     if (closed) return;
     if (due === null) return;
-    immediateTimer = clock.setTimeout(() => {
-      immediateTimer = null;
-      pumpImmediate();
-    }, Math.min(Math.max(0, due - clock.now()), o.recoveryIntervalMs));
+    immediateTimer = clock.setTimeout(
+      () => {
+        immediateTimer = null;
+        pumpImmediate();
+      },
+      Math.min(Math.max(0, due - clock.now()), o.recoveryIntervalMs),
+    );
   }
 
   // ---- bulk lane ----
@@ -354,10 +387,14 @@ export function createDelivery(deps: DeliveryDeps) {
       if (drainingProfiles.size >= o.drainers) break;
       if (drainingProfiles.has(key) || at > now) continue; // coalesced: one run per profile per worker
       drainingProfiles.add(key);
-      track(drain(key).catch((err) => logger.error({ err, profile: key }, 'outgoing mail drainer crashed')).finally(() => {
-        drainingProfiles.delete(key);
-        pumpBulk();
-      }));
+      track(
+        drain(key)
+          .catch((err) => logger.error({ err, profile: key }, 'outgoing mail drainer crashed'))
+          .finally(() => {
+            drainingProfiles.delete(key);
+            pumpBulk();
+          }),
+      );
     }
     scheduleBulk(due.filter((d) => !drainingProfiles.has(d.profile_key)).map((d) => Math.max(d.due, profileStore.nextSlotAt(d.profile_key) ?? 0)));
   }
@@ -367,10 +404,13 @@ export function createDelivery(deps: DeliveryDeps) {
     if (closed || dues.length === 0) return;
     // A continuation is capped at the recovery interval.
     const delay = Math.min(Math.max(0, Math.min(...dues) - clock.now()), o.recoveryIntervalMs);
-    bulkTimer = clock.setTimeout(() => {
-      bulkTimer = null;
-      pumpBulk();
-    }, Math.max(delay, 10));
+    bulkTimer = clock.setTimeout(
+      () => {
+        bulkTimer = null;
+        pumpBulk();
+      },
+      Math.max(delay, 10),
+    );
   }
 
   // ---- recovery ----
@@ -466,10 +506,7 @@ export function createDelivery(deps: DeliveryDeps) {
       // Attempts in progress may finish for a while (each is bounded by its own timeout); a row still sending after
       // that stays `sending` and is resubmitted by recovery (at least once).
       let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled([...inFlight]),
-        new Promise<void>((resolve) => (timer = setTimeout(resolve, o.closeGraceMs))),
-      ]);
+      await Promise.race([Promise.allSettled([...inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, o.closeGraceMs)))]);
       clearTimeout(timer);
       // Outcomes that arrived before closing and still wait for their pump are recorded now.
       if (finishes.length) pumpImmediate();

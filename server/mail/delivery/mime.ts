@@ -82,7 +82,11 @@ function attachmentPart(a: { filename: string; contentType: string; content: Buf
   const type = `${contentType}; name=${name}`;
   const disposition = mimeFuncs.buildHeaderValue({ value: 'attachment', params: { filename: a.filename } });
   return {
-    headers: [mimeFuncs.foldLines(`Content-Type: ${type}`, 76), mimeFuncs.foldLines(`Content-Disposition: ${disposition}`, 76), 'Content-Transfer-Encoding: base64'],
+    headers: [
+      mimeFuncs.foldLines(`Content-Type: ${type}`, 76),
+      mimeFuncs.foldLines(`Content-Disposition: ${disposition}`, 76),
+      'Content-Transfer-Encoding: base64',
+    ],
     body: { attachment: a.content },
   };
 }
@@ -177,7 +181,8 @@ export function composeMessage(msg: OutgoingMessage, date: Date = new Date()): C
     return { message: buf, size: buf.length };
   }
   let size = 0;
-  for (const c of list) size += typeof c === 'string' ? Buffer.byteLength(c) : Math.ceil(c.length / 3) * 4 + Math.max(0, Math.ceil(c.length / B64_LINE) - 1) * 2;
+  for (const c of list)
+    size += typeof c === 'string' ? Buffer.byteLength(c) : Math.ceil(c.length / 3) * 4 + Math.max(0, Math.ceil(c.length / B64_LINE) - 1) * 2;
   function* encoded(): Generator<string> {
     for (const c of list) {
       if (typeof c === 'string') {

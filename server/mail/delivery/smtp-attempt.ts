@@ -15,7 +15,7 @@ import type tls from 'node:tls';
 import SMTPConnection from 'nodemailer/lib/smtp-connection';
 import { describeTlsFailure, withTrustedCa } from '../tls-ca.ts';
 import { composeMessage, type OutgoingMessage } from './mime.ts';
-import { smtpFailureReason, type SmtpFailureReason } from './smtp-failure.ts';
+import { type SmtpFailureReason, smtpFailureReason } from './smtp-failure.ts';
 
 export interface SmtpSettings {
   host: string;
@@ -57,7 +57,19 @@ export function redact(text: string, s: Pick<SmtpSettings, 'user' | 'password'>)
   return out;
 }
 
-const TEMPORARY_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EPROTOCOL', 'ABORT_ERR', 'EABORT', 'ETLS', 'EMESSAGE_TIMEOUT']);
+const TEMPORARY_CODES = new Set([
+  'ECONNECTION',
+  'ETIMEDOUT',
+  'ESOCKET',
+  'EDNS',
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPROTOCOL',
+  'ABORT_ERR',
+  'EABORT',
+  'ETLS',
+  'EMESSAGE_TIMEOUT',
+]);
 
 /** Failures without an SMTP reply that retrying cannot fix. */
 const PERMANENT_CODES = new Set(['EAUTH', 'EENVELOPE', 'EMESSAGE', 'ENOAUTH']);
@@ -136,11 +148,14 @@ export function openSession(settings: SmtpSettings, opts: SmtpOptions, track: (c
 
 /** One message on an open session. */
 function sendOn(session: Session, envelope: SMTPConnection.Envelope, message: Buffer | Readable): Promise<SMTPConnection.SentMessageInfo> {
-  return new Promise((resolve, reject) => session.conn.send(envelope, message, (err: Error | null, info: SMTPConnection.SentMessageInfo) => (err ? reject(err) : resolve(info))));
+  return new Promise((resolve, reject) =>
+    session.conn.send(envelope, message, (err: Error | null, info: SMTPConnection.SentMessageInfo) => (err ? reject(err) : resolve(info))),
+  );
 }
 
 /** Failures that say nothing about the message: the connection broke or the server is closing it. */
-const transient = (e: SmtpError) => e.responseCode === 421 || (e.responseCode === undefined && ['ECONNECTION', 'ESOCKET', 'ETIMEDOUT', 'EPROTOCOL'].includes(e.code ?? ''));
+const transient = (e: SmtpError) =>
+  e.responseCode === 421 || (e.responseCode === undefined && ['ECONNECTION', 'ESOCKET', 'ETIMEDOUT', 'EPROTOCOL'].includes(e.code ?? ''));
 
 function classify(err: unknown, settings: SmtpSettings, timedOut: string | null, noGreeting = false): SmtpOutcome {
   const e = err as SmtpError;
@@ -221,7 +236,10 @@ export async function attemptOn(source: SessionSource, settings: SmtpSettings, m
       } catch (err) {
         message.destroy();
         // The budget ran out while waiting for a session: one that arrives later goes back unused.
-        acquiring.then(({ session }) => source.release(session, 'clean'), () => {});
+        acquiring.then(
+          ({ session }) => source.release(session, 'clean'),
+          () => {},
+        );
         throw err;
       }
       const { session, reused } = got;

@@ -7,8 +7,18 @@
 import { describeTlsFailure } from '../tls-ca.ts';
 
 export const SMTP_FAILURE_REASONS = [
-  'connection_refused', 'host_not_found', 'tls_required', 'tls_not_supported', 'certificate_untrusted',
-  'auth_failed', 'auth_required', 'timeout', 'sender_refused', 'recipient_refused', 'message_refused', 'smtp_error',
+  'connection_refused',
+  'host_not_found',
+  'tls_required',
+  'tls_not_supported',
+  'certificate_untrusted',
+  'auth_failed',
+  'auth_required',
+  'timeout',
+  'sender_refused',
+  'recipient_refused',
+  'message_refused',
+  'smtp_error',
 ] as const;
 export type SmtpFailureReason = (typeof SMTP_FAILURE_REASONS)[number];
 
@@ -50,7 +60,11 @@ export function smtpFailureReason(err: unknown, secure: boolean, o: { timedOut: 
   if (has('ECONNREFUSED')) return 'connection_refused';
   if (has('ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_NODATA')) return 'host_not_found';
   if (describeTlsFailure(err) !== null) return 'certificate_untrusted';
-  if (secure && (has('ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG') || /wrong version number|packet length too long|unknown protocol/i.test(text))) return 'tls_not_supported';
+  if (
+    secure &&
+    (has('ERR_SSL_WRONG_VERSION_NUMBER', 'ERR_SSL_PACKET_LENGTH_TOO_LONG') || /wrong version number|packet length too long|unknown protocol/i.test(text))
+  )
+    return 'tls_not_supported';
   if (responseCode === 530 && !has('EAUTH')) return 'auth_required';
   if (has('EAUTH', 'ENOAUTH') || responseCode === 535 || responseCode === 534) return 'auth_failed';
   if (command.startsWith('MAIL')) return 'sender_refused';

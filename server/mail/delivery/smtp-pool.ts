@@ -5,7 +5,16 @@
  * the outcome are `smtp-attempt.ts`'s. The pool lives in the SMTP thread (`smtp.worker.ts`).
  */
 import crypto from 'node:crypto';
-import { attemptOn, openSession, type OutgoingMessage, type Session, type SessionSource, type SmtpOptions, type SmtpOutcome, type SmtpSettings } from './smtp-attempt.ts';
+import {
+  attemptOn,
+  type OutgoingMessage,
+  openSession,
+  type Session,
+  type SessionSource,
+  type SmtpOptions,
+  type SmtpOutcome,
+  type SmtpSettings,
+} from './smtp-attempt.ts';
 
 /** Messages per session before it is replaced (as nodemailer's pool: `maxMessages` 100). */
 const MAX_MESSAGES = 100;
@@ -24,7 +33,11 @@ export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
   const pools = new Map<string, Pool>();
   let closed = false;
   const keyOf = (s: SmtpSettings, opts: SmtpOptions) =>
-    crypto.hash('sha256', JSON.stringify([s.host, s.port, s.secure, s.user, s.password, s.ca ?? null, opts.timeoutMs ?? null, opts.tls ? Object.keys(opts.tls).sort() : null]), 'hex');
+    crypto.hash(
+      'sha256',
+      JSON.stringify([s.host, s.port, s.secure, s.user, s.password, s.ca ?? null, opts.timeoutMs ?? null, opts.tls ? Object.keys(opts.tls).sort() : null]),
+      'hex',
+    );
 
   /** The pool of `key`, made when missing (a pool without sessions, waiters or openings is forgotten). */
   const poolOf = (key: string): Pool => {

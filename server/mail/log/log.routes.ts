@@ -1,17 +1,28 @@
 import { z } from 'zod';
+import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
-import { actorFor } from '../../core/auth/auth.ts';
 import { HearthError } from '../../core/http/errors.ts';
-import { MAIL_BASE, noStore } from '../profiles/profiles.routes.ts';
 import type { AppsService, MailApplication } from '../apps/apps.service.ts';
+import { MAIL_BASE, noStore } from '../profiles/profiles.routes.ts';
 import { PROFILE_KEY_PATTERN } from '../profiles/profiles.schemas.ts';
 import type { ProfileStore } from '../profiles/profiles.store.ts';
+import type { SettledTopic } from '../settled/settled.service.ts';
 import {
-  Accepted, BatchCancelled, BatchParams, EnqueueAccepted, EnqueueBody, IdParams, ListQuery, MessageContent, MessagePage, MessageRecord, SendBody, WaitQuery,
+  Accepted,
+  BatchCancelled,
+  BatchParams,
+  EnqueueAccepted,
+  EnqueueBody,
+  IdParams,
+  ListQuery,
+  MessageContent,
+  MessagePage,
+  MessageRecord,
+  SendBody,
+  WaitQuery,
 } from './log.schemas.ts';
 import type { LogService, Sender } from './log.service.ts';
-import type { SettledTopic } from '../settled/settled.service.ts';
 
 export const APP_MAIL_BASE = '/api/mail';
 
@@ -23,10 +34,12 @@ export const SEND_BODY_LIMIT = 64 * 1024 * 1024;
 export const ENQUEUE_BODY_LIMIT = 128 * 1024 * 1024;
 
 /** How refused application calls are audited (both send routes). */
-const REFUSED_AUDIT = 'A refused call — an invalid body (400 `invalid_request`, `invalid_json`, 413, 415) included — is audited once as `outgoing_mail.send` with `{app, call, profile, denied}`: the application, `send` or `enqueue`, the profile key the body named (null: none or not a valid key) and the error code; never the subject, addresses or content.';
+const REFUSED_AUDIT =
+  'A refused call — an invalid body (400 `invalid_request`, `invalid_json`, 413, 415) included — is audited once as `outgoing_mail.send` with `{app, call, profile, denied}`: the application, `send` or `enqueue`, the profile key the body named (null: none or not a valid key) and the error code; never the subject, addresses or content.';
 
 /** What `?wait=` adds to a message read's description (both reads). */
-const WAIT_DESCRIPTION = 'With `?wait=<seconds>` (1–60) the answer is held until the message settles (`sent`, `failed`, `cancelled`, `bounced`) or the wait ends, then the current record is returned (200 either way: check `status`). An already settled message, or a read without `wait`, answers at once. Wake-ups come from the settled-status topic (its SQLite trigger publishes every settling change, from any process on the data folder); the record is always re-read from the send log before answering. A `sent` message may still become `bounced` later.';
+const WAIT_DESCRIPTION =
+  'With `?wait=<seconds>` (1–60) the answer is held until the message settles (`sent`, `failed`, `cancelled`, `bounced`) or the wait ends, then the current record is returned (200 either way: check `status`). An already settled message, or a read without `wait`, answers at once. Wake-ups come from the settled-status topic (its SQLite trigger publishes every settling change, from any process on the data folder); the record is always re-read from the send log before answering. A `sent` message may still become `bounced` later.';
 
 /**
  * Answers `read()` now, or — with `wait` — once the record settles or the wait ends. The wait ends early (with the
@@ -37,23 +50,33 @@ function readOrWait<T extends { status: string }>(ctx: AppContext, settled: Sett
   if (wait === undefined) return read();
   const server = (ctx.req.socket as { server?: { listening?: boolean } }).server;
   const closing = () => server?.listening === false;
-  return settled.wait(id, wait * 1000, read, {
-    stop: () => ctx.res.destroyed || closing(),
-    abort: (end) => void ctx.res.once('close', end),
-  }).then((r) => {
-    // The server stopped listening while the request was held: do not keep the connection open for more.
-    if (closing()) ctx.set('Connection', 'close');
-    return r;
-  });
+  return settled
+    .wait(id, wait * 1000, read, {
+      stop: () => ctx.res.destroyed || closing(),
+      abort: (end) => void ctx.res.once('close', end),
+    })
+    .then((r) => {
+      // The server stopped listening while the request was held: do not keep the connection open for more.
+      if (closing()) ctx.set('Connection', 'close');
+      return r;
+    });
 }
 
-export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsService; profiles: ProfileStore; release: (ids: string[]) => void; settled: SettledTopic }): void {
+export function registerLogRoutes(
+  api: Api,
+  deps: { log: LogService; apps: AppsService; profiles: ProfileStore; release: (ids: string[]) => void; settled: SettledTopic },
+): void {
   const { log, apps, settled } = deps;
   let tags = ['Outgoing mail: send log'];
   api.route({
-    method: 'get', path: `${MAIL_BASE}/messages`, operationId: 'listMailMessages', tags, access: 'admin',
+    method: 'get',
+    path: `${MAIL_BASE}/messages`,
+    operationId: 'listMailMessages',
+    tags,
+    access: 'admin',
     summary: 'Send-log metadata, newest first',
-    description: 'Filters: `app`, `profile`, `status` (comma-separated), `since` (ISO timestamp), `ref` (`scope` or `scope:id`), `recipient` (substring). Continue with `cursor` = the returned `nextCursor`. Never returns content.',
+    description:
+      'Filters: `app`, `profile`, `status` (comma-separated), `since` (ISO timestamp), `ref` (`scope` or `scope:id`), `recipient` (substring). Continue with `cursor` = the returned `nextCursor`. Never returns content.',
     query: ListQuery,
     responses: { 200: { description: 'A page.', schema: MessagePage } },
     handler: (ctx, { query }) => {
@@ -62,20 +85,32 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
     },
   });
   api.route({
-    method: 'get', path: `${MAIL_BASE}/messages/:id`, operationId: 'getMailMessage', tags, access: 'admin',
+    method: 'get',
+    path: `${MAIL_BASE}/messages/:id`,
+    operationId: 'getMailMessage',
+    tags,
+    access: 'admin',
     summary: 'One send-log record (metadata); optionally wait for it to settle',
     description: `Never returns content. ${WAIT_DESCRIPTION}`,
     params: IdParams,
     query: WaitQuery,
-    responses: { 200: { description: 'The record.', schema: MessageRecord }, 400: { description: 'A `wait` outside 1–60 whole seconds (`invalid_request`).' }, 404: { description: 'Unknown id (`message_unknown`).' } },
+    responses: {
+      200: { description: 'The record.', schema: MessageRecord },
+      400: { description: 'A `wait` outside 1–60 whole seconds (`invalid_request`).' },
+      404: { description: 'Unknown id (`message_unknown`).' },
+    },
     handler: (ctx, { params, query }) => {
       noStore(ctx);
       return readOrWait(ctx, settled, params.id, query.wait, () => log.get(params.id));
     },
   });
   api.route({
-    method: 'get', path: `${MAIL_BASE}/messages/:id/content`, operationId: 'getMailMessageContent', tags, access: 'admin',
-    summary: 'Read a message\'s content (audited)',
+    method: 'get',
+    path: `${MAIL_BASE}/messages/:id/content`,
+    operationId: 'getMailMessageContent',
+    tags,
+    access: 'admin',
+    summary: "Read a message's content (audited)",
     description: 'Text, HTML and custom headers, or `purged: true` after content retention. Every call writes `outgoing_mail.message.read`.',
     params: IdParams,
     responses: { 200: { description: 'Content or purge marker.', schema: MessageContent }, 404: { description: 'Unknown id (`message_unknown`).' } },
@@ -85,7 +120,11 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
     },
   });
   api.route({
-    method: 'post', path: `${MAIL_BASE}/messages/:id/cancel`, operationId: 'cancelMailMessage', tags, access: 'admin',
+    method: 'post',
+    path: `${MAIL_BASE}/messages/:id/cancel`,
+    operationId: 'cancelMailMessage',
+    tags,
+    access: 'admin',
     summary: 'Cancel a queued message',
     description: 'Only `queued` mail (`cancelled_by_admin`); its attachment objects are deleted. Audited as `outgoing_mail.message.cancel`.',
     params: IdParams,
@@ -100,9 +139,14 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
     },
   });
   api.route({
-    method: 'post', path: `${MAIL_BASE}/batches/:batchId/cancel`, operationId: 'cancelMailBatch', tags, access: 'admin',
+    method: 'post',
+    path: `${MAIL_BASE}/batches/:batchId/cancel`,
+    operationId: 'cancelMailBatch',
+    tags,
+    access: 'admin',
     summary: 'Cancel the still-queued members of a batch',
-    description: 'Sent rows stay sent; rows being sent finish normally. `cancelled` is zero when none remain queued. One audit entry `outgoing_mail.batch.cancel`.',
+    description:
+      'Sent rows stay sent; rows being sent finish normally. `cancelled` is zero when none remain queued. One audit entry `outgoing_mail.batch.cancel`.',
     params: BatchParams,
     responses: { 200: { description: 'How many were cancelled.', schema: BatchCancelled }, 404: { description: 'Unknown batch (`batch_unknown`).' } },
     handler: (ctx, { params }) => {
@@ -115,11 +159,16 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
   tags = ['Application mail API'];
   const senderOf = (ctx: AppContext, app: MailApplication): Sender => {
     const p = ctx.state.principal!;
-    return { app, actor: { actor: `app:${app.appId}`, kind: 'application', appId: app.appId, tokenId: p.tokenId, tokenName: p.name }, requestId: ctx.state.requestId };
+    return {
+      app,
+      actor: { actor: `app:${app.appId}`, kind: 'application', appId: app.appId, tokenId: p.tokenId, tokenName: p.name },
+      requestId: ctx.state.requestId,
+    };
   };
   const sender = (ctx: AppContext): Sender => {
     const app = apps.directory.fromPrincipal(ctx.state.principal!);
-    if (!app) throw new HearthError('forbidden', 'this credential does not belong to a registered application (register one under /api/admin/core/outgoing-mail/apps)');
+    if (!app)
+      throw new HearthError('forbidden', 'this credential does not belong to a registered application (register one under /api/admin/core/outgoing-mail/apps)');
     return senderOf(ctx, app);
   };
   /**
@@ -136,20 +185,32 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
     log.refused(senderOf(ctx, app), call, err.code, profile);
   };
   const appErrors = {
-    403: { description: 'Not an application credential (`forbidden`), no `mail:send` declaration (`mail_send_not_declared`), or the profile is not allowed (`profile_not_allowed`).' },
+    403: {
+      description:
+        'Not an application credential (`forbidden`), no `mail:send` declaration (`mail_send_not_declared`), or the profile is not allowed (`profile_not_allowed`).',
+    },
     404: { description: 'Unknown profile (`profile_unknown`).' },
     409: { description: 'No profile is configured (`mail_not_configured`).' },
-    413: { description: 'Attachments above the profile\'s limit or 25 MiB each (`attachment_too_large`); body above the JSON limit (`payload_too_large`).' },
-    429: { description: 'The profile\'s rolling 24-hour recipient limit would be exceeded (`daily_limit_exceeded`).' },
+    413: { description: "Attachments above the profile's limit or 25 MiB each (`attachment_too_large`); body above the JSON limit (`payload_too_large`)." },
+    429: { description: "The profile's rolling 24-hour recipient limit would be exceeded (`daily_limit_exceeded`)." },
     507: { description: 'The attachment object store is full (`attachment_storage_full`).' },
   };
   api.route({
-    method: 'post', path: `${APP_MAIL_BASE}/send`, operationId: 'mailSend', tags, access: 'authenticated', bodyLimit: SEND_BODY_LIMIT,
+    method: 'post',
+    path: `${APP_MAIL_BASE}/send`,
+    operationId: 'mailSend',
+    tags,
+    access: 'authenticated',
+    bodyLimit: SEND_BODY_LIMIT,
     summary: 'mail.send: queue one message on the immediate lane',
     description: `Committed to the send log before delivery starts; 202 with the record id and the Message-ID fixed now. Audited as \`outgoing_mail.send\` (no subject, body, addresses or attachment content). ${REFUSED_AUDIT}`,
     body: SendBody,
     onInvalid: auditInvalid('send'),
-    responses: { 202: { description: 'Accepted.', schema: Accepted }, 200: { description: 'Already accepted under this idempotency key.', schema: Accepted }, ...appErrors },
+    responses: {
+      202: { description: 'Accepted.', schema: Accepted },
+      200: { description: 'Already accepted under this idempotency key.', schema: Accepted },
+      ...appErrors,
+    },
     handler: async (ctx, { body }) => {
       const r = await log.sendShared(sender(ctx), body);
       ctx.status = r.duplicate ? 200 : 202;
@@ -157,7 +218,12 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
     },
   });
   api.route({
-    method: 'post', path: `${APP_MAIL_BASE}/enqueue`, operationId: 'mailEnqueue', tags, access: 'authenticated', bodyLimit: ENQUEUE_BODY_LIMIT,
+    method: 'post',
+    path: `${APP_MAIL_BASE}/enqueue`,
+    operationId: 'mailEnqueue',
+    tags,
+    access: 'authenticated',
+    bodyLimit: ENQUEUE_BODY_LIMIT,
     summary: 'mail.enqueue: queue one batch on the bulk lane',
     description: `Paced by the profile's \`pacePerMinute\`. Rejected whole with 409 \`backlog_full\` when the profile would hold more than \`pacePerMinute × 1440\` queued bulk messages, or when any limit fails. Audited once per call as \`outgoing_mail.send\` (profiles, actors, message count and ids). ${REFUSED_AUDIT}`,
     body: EnqueueBody,
@@ -169,37 +235,67 @@ export function registerLogRoutes(api: Api, deps: { log: LogService; apps: AppsS
     },
   });
   api.route({
-    method: 'get', path: `${APP_MAIL_BASE}/profiles`, operationId: 'mailProfiles', tags, access: 'authenticated',
+    method: 'get',
+    path: `${APP_MAIL_BASE}/profiles`,
+    operationId: 'mailProfiles',
+    tags,
+    access: 'authenticated',
     summary: 'mail.profiles(): the profiles this application may use',
     description: 'Never returns passwords or SMTP settings.',
     responses: {
       200: {
         description: 'Profiles.',
-        schema: z.object({
-          data: z.array(z.object({ key: z.string(), name: z.string(), fromAddress: z.string(), fromName: z.string().nullable(), isDefault: z.boolean(), pacePerMinute: z.number().int(), dailyRecipientLimit: z.number().int().nullable(), maxAttachmentBytes: z.number().int() })),
-        }).meta({ id: 'MailAppProfiles' }),
+        schema: z
+          .object({
+            data: z.array(
+              z.object({
+                key: z.string(),
+                name: z.string(),
+                fromAddress: z.string(),
+                fromName: z.string().nullable(),
+                isDefault: z.boolean(),
+                pacePerMinute: z.number().int(),
+                dailyRecipientLimit: z.number().int().nullable(),
+                maxAttachmentBytes: z.number().int(),
+              }),
+            ),
+          })
+          .meta({ id: 'MailAppProfiles' }),
       },
     },
     handler: (ctx) => {
       const s = sender(ctx);
       const keys = apps.allowedProfiles(s.app.appId);
-      const data = keys.map((k) => deps.profiles.get(k)).filter((r) => r !== undefined).map((r) => ({
-        key: r.key, name: r.name, fromAddress: r.from_address, fromName: r.from_name, isDefault: r.is_default === 1,
-        pacePerMinute: r.pace_per_minute, dailyRecipientLimit: r.daily_recipient_limit, maxAttachmentBytes: r.max_attachment_bytes,
-      }));
+      const data = keys
+        .map((k) => deps.profiles.get(k))
+        .filter((r) => r !== undefined)
+        .map((r) => ({
+          key: r.key,
+          name: r.name,
+          fromAddress: r.from_address,
+          fromName: r.from_name,
+          isDefault: r.is_default === 1,
+          pacePerMinute: r.pace_per_minute,
+          dailyRecipientLimit: r.daily_recipient_limit,
+          maxAttachmentBytes: r.max_attachment_bytes,
+        }));
       return { data };
     },
   });
   api.route({
-    method: 'get', path: `${APP_MAIL_BASE}/messages/:id`, operationId: 'mailMessage', tags, access: 'authenticated',
-    summary: 'The status of one of this application\'s messages (metadata only); optionally wait for it to settle',
+    method: 'get',
+    path: `${APP_MAIL_BASE}/messages/:id`,
+    operationId: 'mailMessage',
+    tags,
+    access: 'authenticated',
+    summary: "The status of one of this application's messages (metadata only); optionally wait for it to settle",
     description: `Only the application's own messages; never content. ${WAIT_DESCRIPTION}`,
     params: IdParams,
     query: WaitQuery,
     responses: {
       200: { description: 'The record.', schema: MessageRecord },
       400: { description: 'A `wait` outside 1–60 whole seconds (`invalid_request`).' },
-      404: { description: 'Unknown, or another application\'s (`message_unknown`), also with `wait`.' },
+      404: { description: "Unknown, or another application's (`message_unknown`), also with `wait`." },
     },
     handler: (ctx, { params, query }) => {
       const appId = sender(ctx).app.appId;

@@ -8,22 +8,54 @@ export const MAX_BATCH = 1000;
 export const REF_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}(?::[^\s:][^\s]{0,199})?$/;
 /** Headers the composer sets itself; custom headers may not replace them. */
 const RESERVED_HEADERS = new Set([
-  'from', 'to', 'cc', 'bcc', 'subject', 'message-id', 'date', 'mime-version', 'sender', 'return-path', 'reply-to', 'content-type',
-  'content-transfer-encoding', 'content-disposition', 'received', 'dkim-signature',
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'message-id',
+  'date',
+  'mime-version',
+  'sender',
+  'return-path',
+  'reply-to',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+  'received',
+  'dkim-signature',
 ]);
 
-const Address = (name: string) => z.string().trim().max(320, `${name} must be at most 320 characters`).regex(ADDRESS, `${name} must contain email addresses (local@domain)`);
+const Address = (name: string) =>
+  z.string().trim().max(320, `${name} must be at most 320 characters`).regex(ADDRESS, `${name} must contain email addresses (local@domain)`);
 const Recipients = (name: string) => z.array(Address(name)).max(MAX_RECIPIENTS, `${name} may list at most ${MAX_RECIPIENTS} addresses`).default([]);
 
-export const Ref = z.string().regex(REF_PATTERN, 'ref must be "scope" or "scope:id": a scope of 1–63 lowercase letters, digits, ".", "_" or "-", then optionally ":" and an id of 1–200 non-space characters')
+export const Ref = z
+  .string()
+  .regex(
+    REF_PATTERN,
+    'ref must be "scope" or "scope:id": a scope of 1–63 lowercase letters, digits, ".", "_" or "-", then optionally ":" and an id of 1–200 non-space characters',
+  )
   .meta({ description: 'A reference `scope[:id]` the application can filter the log by.', example: 'invoice:2024-0042' });
 
 export const AttachmentInput = z
   .object({
-    filename: z.string().trim().min(1, 'attachments[].filename must not be empty').max(255, 'attachments[].filename must be at most 255 characters')
+    filename: z
+      .string()
+      .trim()
+      .min(1, 'attachments[].filename must not be empty')
+      .max(255, 'attachments[].filename must be at most 255 characters')
       .refine((f) => !NAME_FORBIDDEN.test(f) && !/[\\/]/.test(f), 'attachments[].filename must not contain control characters, line separators or slashes'),
-    contentType: z.string().trim().max(255).regex(/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/, 'attachments[].contentType must be a MIME type such as application/pdf').default('application/octet-stream'),
-    content: z.string().regex(/^[A-Za-z0-9+/]*={0,2}$/, 'attachments[].content must be base64').meta({ description: 'The bytes, base64.' }),
+    contentType: z
+      .string()
+      .trim()
+      .max(255)
+      .regex(/^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+$/, 'attachments[].contentType must be a MIME type such as application/pdf')
+      .default('application/octet-stream'),
+    content: z
+      .string()
+      .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'attachments[].content must be base64')
+      .meta({ description: 'The bytes, base64.' }),
   })
   .strict()
   .meta({ id: 'MailAttachmentInput' });
@@ -33,23 +65,46 @@ const messageFields = {
   cc: Recipients('cc'),
   bcc: Recipients('bcc'),
   replyTo: Address('replyTo').nullable().optional(),
-  subject: z.string().max(998, 'subject must be at most 998 characters')
+  subject: z
+    .string()
+    .max(998, 'subject must be at most 998 characters')
     .refine((s) => !LINE_FORBIDDEN.test(s), 'subject must be one line: no CR, LF, NUL, U+0085, U+2028, U+2029 or other control characters (a tab is allowed)')
-    .meta({ description: 'One line, at most 998 characters: no CR, LF, NUL, NEL (U+0085), U+2028, U+2029 or other control characters (a tab is allowed); mail clients would show them as a new line.' }),
-  text: z.string().max(10 * 1024 * 1024, 'text must be at most 10 MiB').nullable().optional(),
-  html: z.string().max(10 * 1024 * 1024, 'html must be at most 10 MiB').nullable().optional(),
+    .meta({
+      description:
+        'One line, at most 998 characters: no CR, LF, NUL, NEL (U+0085), U+2028, U+2029 or other control characters (a tab is allowed); mail clients would show them as a new line.',
+    }),
+  text: z
+    .string()
+    .max(10 * 1024 * 1024, 'text must be at most 10 MiB')
+    .nullable()
+    .optional(),
+  html: z
+    .string()
+    .max(10 * 1024 * 1024, 'html must be at most 10 MiB')
+    .nullable()
+    .optional(),
   headers: z
     .record(
-      z.string().regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,75}$/, 'header names must be letters, digits and hyphens').refine((h) => !RESERVED_HEADERS.has(h.toLowerCase()), 'this header is set by Hearth and cannot be given'),
-      z.string().max(998, 'header values must be at most 998 characters').refine((v) => !LINE_FORBIDDEN.test(v), 'header values must be one line (no CR, LF, NUL, U+0085, U+2028, U+2029 or other control characters; a tab is allowed)'),
+      z
+        .string()
+        .regex(/^[A-Za-z0-9][A-Za-z0-9-]{0,75}$/, 'header names must be letters, digits and hyphens')
+        .refine((h) => !RESERVED_HEADERS.has(h.toLowerCase()), 'this header is set by Hearth and cannot be given'),
+      z
+        .string()
+        .max(998, 'header values must be at most 998 characters')
+        .refine(
+          (v) => !LINE_FORBIDDEN.test(v),
+          'header values must be one line (no CR, LF, NUL, U+0085, U+2028, U+2029 or other control characters; a tab is allowed)',
+        ),
     )
     .refine((h) => Object.keys(h).length <= 50, 'at most 50 custom headers')
     .default({})
     .meta({ description: 'Custom headers (content: never shown by metadata reads).' }),
   attachments: z.array(AttachmentInput).max(MAX_ATTACHMENTS, `at most ${MAX_ATTACHMENTS} attachments`).default([]),
   ref: Ref.optional(),
-  idempotencyKey: z.string().min(1).max(200, 'idempotencyKey must be at most 200 characters').optional()
-    .meta({ description: 'Repeating a key returns the message accepted under it instead of sending again; reusable once that record is deleted by retention.' }),
+  idempotencyKey: z.string().min(1).max(200, 'idempotencyKey must be at most 200 characters').optional().meta({
+    description: 'Repeating a key returns the message accepted under it instead of sending again; reusable once that record is deleted by retention.',
+  }),
 };
 const recipientsRefine = (m: { to: string[]; cc: string[]; bcc: string[] }) => m.to.length + m.cc.length + m.bcc.length >= 1;
 const bodyRefine = (m: { text?: string | null; html?: string | null }) => (m.text ?? null) !== null || (m.html ?? null) !== null;
@@ -57,14 +112,22 @@ const RCPT_MSG = { message: 'at least one recipient (to, cc or bcc) is required'
 const BODY_MSG = { message: 'text or html is required' };
 
 export const SendBody = z
-  .object({ ...messageFields, profile: ProfileKey.optional().meta({ description: 'The sender profile; omitted (or the default profile\'s key) uses the default profile.' }) })
+  .object({
+    ...messageFields,
+    profile: ProfileKey.optional().meta({ description: "The sender profile; omitted (or the default profile's key) uses the default profile." }),
+  })
   .strict()
   .refine(recipientsRefine, RCPT_MSG)
   .refine(bodyRefine, BODY_MSG)
   .meta({ id: 'MailSend' });
 export type SendBody = z.infer<typeof SendBody>;
 
-export const EnqueueMessage = z.object(messageFields).strict().refine(recipientsRefine, RCPT_MSG).refine(bodyRefine, BODY_MSG).meta({ id: 'MailEnqueueMessage' });
+export const EnqueueMessage = z
+  .object(messageFields)
+  .strict()
+  .refine(recipientsRefine, RCPT_MSG)
+  .refine(bodyRefine, BODY_MSG)
+  .meta({ id: 'MailEnqueueMessage' });
 export type EnqueueMessage = z.infer<typeof EnqueueMessage>;
 export const EnqueueBody = z
   .object({
@@ -126,7 +189,12 @@ export const MessageContent = z
 export type MessageContent = z.output<typeof MessageContent>;
 
 export const Accepted = z
-  .object({ id: z.string(), messageId: z.string(), status: MessageStatus, duplicate: z.boolean().meta({ description: 'True when an earlier call with the same idempotency key accepted it.' }) })
+  .object({
+    id: z.string(),
+    messageId: z.string(),
+    status: MessageStatus,
+    duplicate: z.boolean().meta({ description: 'True when an earlier call with the same idempotency key accepted it.' }),
+  })
   .meta({ id: 'MailAccepted' });
 export const EnqueueAccepted = z.object({ batchId: z.string(), messages: z.array(Accepted) }).meta({ id: 'MailEnqueueAccepted' });
 
@@ -135,8 +203,16 @@ export const IdParams = z.object({ id: z.uuid('id must be a message id (UUID)') 
 export const MAX_WAIT_SECONDS = 60;
 const WAIT_MESSAGE = `wait must be a whole number of seconds, 1–${MAX_WAIT_SECONDS}`;
 export const WaitQuery = z.object({
-  wait: z.string().regex(/^\d{1,2}$/, WAIT_MESSAGE).transform(Number).refine((n) => n >= 1 && n <= MAX_WAIT_SECONDS, WAIT_MESSAGE).optional()
-    .meta({ description: `Hold the answer until the message is settled (\`sent\`, \`failed\`, \`cancelled\`, \`bounced\`) or this many seconds passed (whole seconds, 1–${MAX_WAIT_SECONDS}); then answer the current record. Without it, or when the message is already settled, the answer is immediate.`, example: '30' }),
+  wait: z
+    .string()
+    .regex(/^\d{1,2}$/, WAIT_MESSAGE)
+    .transform(Number)
+    .refine((n) => n >= 1 && n <= MAX_WAIT_SECONDS, WAIT_MESSAGE)
+    .optional()
+    .meta({
+      description: `Hold the answer until the message is settled (\`sent\`, \`failed\`, \`cancelled\`, \`bounced\`) or this many seconds passed (whole seconds, 1–${MAX_WAIT_SECONDS}); then answer the current record. Without it, or when the message is already settled, the answer is immediate.`,
+      example: '30',
+    }),
 });
 export type WaitQuery = z.infer<typeof WaitQuery>;
 export const BatchParams = z.object({ batchId: z.uuid('batchId must be a batch id (UUID)') });
@@ -144,16 +220,23 @@ export const ListQuery = z
   .object({
     app: z.string().max(63).optional(),
     profile: z.string().max(63).optional(),
-    status: z.string().optional().transform((s, ctx) => {
-      if (!s) return undefined;
-      const parts = s.split(',').map((x) => x.trim()).filter(Boolean);
-      const bad = parts.filter((p) => !MessageStatus.safeParse(p).success);
-      if (bad.length) {
-        ctx.addIssue({ code: 'custom', message: `unknown status ${bad.join(', ')} (one of ${MessageStatus.options.join(', ')})` });
-        return z.NEVER;
-      }
-      return parts as z.infer<typeof MessageStatus>[];
-    }).meta({ description: 'Comma-separated statuses.' }),
+    status: z
+      .string()
+      .optional()
+      .transform((s, ctx) => {
+        if (!s) return undefined;
+        const parts = s
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean);
+        const bad = parts.filter((p) => !MessageStatus.safeParse(p).success);
+        if (bad.length) {
+          ctx.addIssue({ code: 'custom', message: `unknown status ${bad.join(', ')} (one of ${MessageStatus.options.join(', ')})` });
+          return z.NEVER;
+        }
+        return parts as z.infer<typeof MessageStatus>[];
+      })
+      .meta({ description: 'Comma-separated statuses.' }),
     since: z.iso.datetime({ offset: true, message: 'since must be an ISO 8601 date-time' }).optional(),
     ref: Ref.optional().meta({ description: '`scope` matches every id of the scope; `scope:id` one reference.' }),
     recipient: z.string().min(1).max(320).optional().meta({ description: 'Substring of a recipient address (case-insensitive).' }),

@@ -1,9 +1,9 @@
 import crypto from 'node:crypto';
 import type { AuditLog } from '../../core/audit/audit.ts';
 import { HearthError } from '../../core/http/errors.ts';
-import type { MailClock } from '../clock.ts';
 import { CORE_APP, MAIL_SEND } from '../apps/apps.schemas.ts';
 import type { AppsService, MailApplication } from '../apps/apps.service.ts';
+import type { MailClock } from '../clock.ts';
 import type { AttachmentStore } from '../delivery/attachments.ts';
 import type { ProfileRow, ProfileStore } from '../profiles/profiles.store.ts';
 import type { EnqueueBody, EnqueueMessage, ListQuery, SendBody } from './log.schemas.ts';
@@ -125,11 +125,23 @@ export function createLogService(deps: LogServiceDeps) {
     duplicate?: MessageRow;
   }
 
-  function prepare(sender: Sender, profile: ProfileRow, m: EnqueueMessage, lane: 'immediate' | 'bulk', batchId: string | null, ref: string | undefined, now: number, kind: Kind = MESSAGE): Prepared {
+  function prepare(
+    sender: Sender,
+    profile: ProfileRow,
+    m: EnqueueMessage,
+    lane: 'immediate' | 'bulk',
+    batchId: string | null,
+    ref: string | undefined,
+    now: number,
+    kind: Kind = MESSAGE,
+  ): Prepared {
     const blobs = m.attachments.map((a) => Buffer.from(a.content, 'base64'));
     const total = blobs.reduce((n, b) => n + b.length, 0);
     if (total > profile.max_attachment_bytes) {
-      throw new HearthError('attachment_too_large', `attachments total ${total} bytes; profile "${profile.key}" allows at most ${profile.max_attachment_bytes} per message`);
+      throw new HearthError(
+        'attachment_too_large',
+        `attachments total ${total} bytes; profile "${profile.key}" allows at most ${profile.max_attachment_bytes} per message`,
+      );
     }
     const id = crypto.randomUUID();
     const domain = profile.from_address.split('@')[1] ?? 'hearth.invalid';
@@ -145,7 +157,15 @@ export function createLogService(deps: LogServiceDeps) {
         recipients: JSON.stringify({ to: m.to, cc: m.cc, bcc: m.bcc }),
         recipient_count: m.to.length + m.cc.length + m.bcc.length,
         subject: m.subject,
-        attachments: JSON.stringify(m.attachments.map((a, i) => ({ objectId: '', filename: a.filename, contentType: a.contentType, size: blobs[i]!.length, sha256: crypto.hash('sha256', blobs[i]!, 'hex') }))),
+        attachments: JSON.stringify(
+          m.attachments.map((a, i) => ({
+            objectId: '',
+            filename: a.filename,
+            contentType: a.contentType,
+            size: blobs[i]!.length,
+            sha256: crypto.hash('sha256', blobs[i]!, 'hex'),
+          })),
+        ),
         attachments_released: m.attachments.length === 0 ? 1 : 0,
         batch_id: batchId,
         ref: m.ref ?? ref ?? null,
@@ -165,7 +185,10 @@ export function createLogService(deps: LogServiceDeps) {
     if (profile.daily_recipient_limit === null) return;
     const used = store.windowRecipients(profile.key, now - DELIVERY_DEADLINE_MS);
     if (used + adding > profile.daily_recipient_limit) {
-      throw new HearthError('daily_limit_exceeded', `profile "${profile.key}" allows ${profile.daily_recipient_limit} recipients per rolling 24 hours; ${used} are used and this call adds ${adding}`);
+      throw new HearthError(
+        'daily_limit_exceeded',
+        `profile "${profile.key}" allows ${profile.daily_recipient_limit} recipients per rolling 24 hours; ${used} are used and this call adds ${adding}`,
+      );
     }
   }
 
@@ -200,7 +223,12 @@ export function createLogService(deps: LogServiceDeps) {
    * the default) and the error code — never the subject, addresses, body or attachments.
    */
   function refused(sender: Sender, call: 'send' | 'enqueue', code: string, profile: string | null | undefined): void {
-    record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', null, { app: sender.app.appId, call, profile: profile ?? null, denied: code });
+    record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', null, {
+      app: sender.app.appId,
+      call,
+      profile: profile ?? null,
+      denied: code,
+    });
   }
 
   /** Runs a call; a refusal is audited once (`refused`), then rethrown. */
@@ -225,7 +253,11 @@ export function createLogService(deps: LogServiceDeps) {
     checkDailyLimit(profile, p.row.recipient_count, now);
     insertAll([p]);
     record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', p.row.id, {
-      app: sender.app.appId, actor: sender.actor, profile: profile.key, recipientCount: p.row.recipient_count, messageId: p.row.id,
+      app: sender.app.appId,
+      actor: sender.actor,
+      profile: profile.key,
+      recipientCount: p.row.recipient_count,
+      messageId: p.row.id,
     });
     return { p, profile: profile.key };
   }
@@ -324,12 +356,25 @@ export function createLogService(deps: LogServiceDeps) {
           const limit = profile.pace_per_minute * 1440;
           const queued = store.queuedBulk(profile.key);
           if (queued + fresh.length > limit) {
-            throw new HearthError('backlog_full', `profile "${profile.key}" holds ${queued} queued bulk messages; its queue limit is ${limit} (pacePerMinute × 1440): the batch of ${fresh.length} is refused whole`);
+            throw new HearthError(
+              'backlog_full',
+              `profile "${profile.key}" holds ${queued} queued bulk messages; its queue limit is ${limit} (pacePerMinute × 1440): the batch of ${fresh.length} is refused whole`,
+            );
           }
-          if (!kind.waitForWindow) checkDailyLimit(profile, fresh.reduce((n, p) => n + p.row.recipient_count, 0), now);
+          if (!kind.waitForWindow)
+            checkDailyLimit(
+              profile,
+              fresh.reduce((n, p) => n + p.row.recipient_count, 0),
+              now,
+            );
           insertAll(prepared);
           record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', batchId, {
-            app: sender.app.appId, actors: [sender.actor], profiles: [profile.key], batchId, messageCount: fresh.length, messageIds: fresh.map((p) => p.row.id),
+            app: sender.app.appId,
+            actors: [sender.actor],
+            profiles: [profile.key],
+            batchId,
+            messageCount: fresh.length,
+            messageIds: fresh.map((p) => p.row.id),
           });
           return { batchId, prepared, profile: profile.key, fresh: fresh.length };
         }),

@@ -85,7 +85,9 @@ export function createLogStore(db: Db) {
   const cancel = db.prepare(`UPDATE mail_messages SET status = 'cancelled', cancel_reason = @reason, claimed_by = NULL, updated_at = @now
     WHERE id = @id AND status = @from`);
   const queuedOfProfile = db.prepare("SELECT id FROM mail_messages WHERE profile_key = ? AND status = 'queued'").pluck();
-  const windowRecipients = db.prepare("SELECT coalesce(sum(recipient_count), 0) FROM mail_messages WHERE profile_key = ? AND window_at > ? AND status <> 'cancelled'").pluck();
+  const windowRecipients = db
+    .prepare("SELECT coalesce(sum(recipient_count), 0) FROM mail_messages WHERE profile_key = ? AND window_at > ? AND status <> 'cancelled'")
+    .pluck();
   const windowOldest = db.prepare("SELECT min(window_at) FROM mail_messages WHERE profile_key = ? AND window_at > ? AND status <> 'cancelled'").pluck();
   const openWindow = db.prepare('UPDATE mail_messages SET window_at = ? WHERE id = ? AND window_at IS NULL');
   const deferDue = db.prepare("UPDATE mail_messages SET due_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'");
@@ -95,14 +97,18 @@ export function createLogStore(db: Db) {
   // Immediate claims go by rowid (the partial index holds it): no probe of the id index, whose random UUID pages are
   // rarely in the page cache. The due rowids are read first and each is taken with the status guard, in one
   // transaction; that is cheaper than one `UPDATE … WHERE rowid IN (…) RETURNING *`, and far cheaper when none is due.
-  const dueImmediate = db.prepare(`SELECT rowid FROM mail_messages WHERE status = 'queued' AND lane = 'immediate' AND due_at <= ?
-    ORDER BY due_at, created_at LIMIT ?`).pluck();
+  const dueImmediate = db
+    .prepare(`SELECT rowid FROM mail_messages WHERE status = 'queued' AND lane = 'immediate' AND due_at <= ?
+    ORDER BY due_at, created_at LIMIT ?`)
+    .pluck();
   const claimRowid = db.prepare(`UPDATE mail_messages SET status = 'sending', claimed_by = @worker, claimed_at = @now, updated_at = @now
     WHERE rowid = @rowid AND status = 'queued' AND lane = 'immediate'`);
   const byRowid = db.prepare('SELECT *, rowid AS rowid FROM mail_messages WHERE rowid = ?');
   const nextImmediateDue = db.prepare("SELECT min(due_at) FROM mail_messages WHERE status = 'queued' AND lane = 'immediate'").pluck();
-  const peekBulk = db.prepare(`SELECT id FROM mail_messages WHERE profile_key = @key AND status = 'queued' AND lane = 'bulk' AND due_at <= @now AND deadline_at > @now
-    ORDER BY due_at, created_at LIMIT 1`).pluck();
+  const peekBulk = db
+    .prepare(`SELECT id FROM mail_messages WHERE profile_key = @key AND status = 'queued' AND lane = 'bulk' AND due_at <= @now AND deadline_at > @now
+    ORDER BY due_at, created_at LIMIT 1`)
+    .pluck();
   const claimOne = db.prepare(`UPDATE mail_messages SET status = 'sending', claimed_by = @worker, claimed_at = @now, updated_at = @now
     WHERE id = @id AND status = 'queued' RETURNING *`);
   // One index probe per profile (not a scan of every queued row): the earliest due bulk row of each profile.
@@ -120,21 +126,33 @@ export function createLogStore(db: Db) {
     cancel_reason = @cancel_reason, updated_at = @now
     WHERE rowid = @rowid AND id = @id AND status = 'sending' AND claimed_by = @worker`);
 
-  const resubmitStuck = db.prepare(`UPDATE mail_messages SET status = 'queued', claimed_by = NULL, due_at = @now, updated_at = @now
-    WHERE status = 'sending' AND claimed_at < @before RETURNING id`).pluck();
-  const cancelOrphans = db.prepare(`UPDATE mail_messages SET status = 'cancelled', cancel_reason = 'profile_removed', updated_at = @now
-    WHERE status = 'queued' AND profile_key NOT IN (SELECT key FROM mail_profiles) RETURNING id`).pluck();
+  const resubmitStuck = db
+    .prepare(`UPDATE mail_messages SET status = 'queued', claimed_by = NULL, due_at = @now, updated_at = @now
+    WHERE status = 'sending' AND claimed_at < @before RETURNING id`)
+    .pluck();
+  const cancelOrphans = db
+    .prepare(`UPDATE mail_messages SET status = 'cancelled', cancel_reason = 'profile_removed', updated_at = @now
+    WHERE status = 'queued' AND profile_key NOT IN (SELECT key FROM mail_profiles) RETURNING id`)
+    .pluck();
   const queuedApps = db.prepare("SELECT DISTINCT app_id FROM mail_messages WHERE status = 'queued'").pluck();
   const queuedProfilesOfApp = db.prepare("SELECT DISTINCT profile_key FROM mail_messages WHERE status = 'queued' AND app_id = ?").pluck();
-  const cancelAppProfile = db.prepare(`UPDATE mail_messages SET status = 'cancelled', cancel_reason = 'profile_not_allowed', updated_at = @now
-    WHERE status = 'queued' AND app_id = @app AND profile_key = @profile RETURNING id`).pluck();
-  const expire = db.prepare(`UPDATE mail_messages SET status = 'failed', last_error = coalesce(last_error, 'the 24-hour delivery deadline passed without a successful send'),
-    updated_at = @now WHERE status = 'queued' AND deadline_at <= @now RETURNING id`).pluck();
-  const unreleased = db.prepare(`SELECT id, attachments FROM mail_messages WHERE attachments_released = 0 AND status IN ('sent', 'failed', 'cancelled', 'bounced') LIMIT ?`);
+  const cancelAppProfile = db
+    .prepare(`UPDATE mail_messages SET status = 'cancelled', cancel_reason = 'profile_not_allowed', updated_at = @now
+    WHERE status = 'queued' AND app_id = @app AND profile_key = @profile RETURNING id`)
+    .pluck();
+  const expire = db
+    .prepare(`UPDATE mail_messages SET status = 'failed', last_error = coalesce(last_error, 'the 24-hour delivery deadline passed without a successful send'),
+    updated_at = @now WHERE status = 'queued' AND deadline_at <= @now RETURNING id`)
+    .pluck();
+  const unreleased = db.prepare(
+    `SELECT id, attachments FROM mail_messages WHERE attachments_released = 0 AND status IN ('sent', 'failed', 'cancelled', 'bounced') LIMIT ?`,
+  );
   const markReleased = db.prepare('UPDATE mail_messages SET attachments_released = 1 WHERE id = ?');
 
-  const purgeCandidates = db.prepare(`SELECT id FROM mail_messages WHERE content_purged_at IS NULL AND created_at < @before
-    AND status IN ('sent', 'failed', 'cancelled', 'bounced') LIMIT @limit`).pluck();
+  const purgeCandidates = db
+    .prepare(`SELECT id FROM mail_messages WHERE content_purged_at IS NULL AND created_at < @before
+    AND status IN ('sent', 'failed', 'cancelled', 'bounced') LIMIT @limit`)
+    .pluck();
   const deleteContent = db.prepare('DELETE FROM mail_message_content WHERE message_id = ?');
   const markPurged = db.prepare('UPDATE mail_messages SET content_purged_at = ? WHERE id = ?');
   const expiredRecords = db.prepare(`SELECT id, attachments, attachments_released FROM mail_messages WHERE created_at < @before
@@ -145,7 +163,24 @@ export function createLogStore(db: Db) {
   const runTransaction = db.transaction((fn: () => unknown) => fn());
 
   return {
-    insert(row: Omit<MessageRow, 'status' | 'cancel_reason' | 'attempts' | 'last_error' | 'smtp_response' | 'failures' | 'due_at' | 'claimed_by' | 'claimed_at' | 'updated_at' | 'sent_at' | 'content_purged_at'>, c: Omit<ContentRow, 'message_id'>) {
+    insert(
+      row: Omit<
+        MessageRow,
+        | 'status'
+        | 'cancel_reason'
+        | 'attempts'
+        | 'last_error'
+        | 'smtp_response'
+        | 'failures'
+        | 'due_at'
+        | 'claimed_by'
+        | 'claimed_at'
+        | 'updated_at'
+        | 'sent_at'
+        | 'content_purged_at'
+      >,
+      c: Omit<ContentRow, 'message_id'>,
+    ) {
       insert.run(row);
       insertContent.run({ message_id: row.id, ...c });
     },
@@ -222,10 +257,22 @@ export function createLogStore(db: Db) {
     peekBulk: (key: string, now: number) => peekBulk.get({ key, now }) as string | undefined,
     claimOne: (id: string, worker: string, now: number) => claimOne.get({ id, worker, now }) as MessageRow | undefined,
     dueBulkProfiles: (now: number) => dueBulkProfiles.all({ now }) as Array<{ profile_key: string; due: number }>,
-    finish(v: {
-      id: string; worker: string; now: number; status: MessageStatus; attempted: 0 | 1; last_error: string | null; smtp_response: string | null;
-      failures: string; sent_at: number | null; due_at: number; cancel_reason: CancelReason | null;
-    }, rowid?: number): boolean {
+    finish(
+      v: {
+        id: string;
+        worker: string;
+        now: number;
+        status: MessageStatus;
+        attempted: 0 | 1;
+        last_error: string | null;
+        smtp_response: string | null;
+        failures: string;
+        sent_at: number | null;
+        due_at: number;
+        cancel_reason: CancelReason | null;
+      },
+      rowid?: number,
+    ): boolean {
       // A rowid can change only through VACUUM: then the id finds the row.
       if (rowid !== undefined && finishByRowid.run({ ...v, rowid }).changes > 0) return true;
       return finish.run(v).changes > 0;
@@ -245,7 +292,8 @@ export function createLogStore(db: Db) {
       deleteContent.run(id);
       markPurged.run(at, id);
     },
-    expiredRecords: (before: number, limit: number) => expiredRecords.all({ before, limit }) as Array<{ id: string; attachments: string; attachments_released: 0 | 1 }>,
+    expiredRecords: (before: number, limit: number) =>
+      expiredRecords.all({ before, limit }) as Array<{ id: string; attachments: string; attachments_released: 0 | 1 }>,
     deleteRow: (id: string) => void deleteRow.run(id),
     transaction: <T>(fn: () => T): T => runTransaction.immediate(fn) as T,
   };

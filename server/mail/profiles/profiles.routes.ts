@@ -1,6 +1,6 @@
+import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
-import { actorFor } from '../../core/auth/auth.ts';
 import { ProfileList, ProfileParams, ProfileRead, ProfileWrite, TestSendBody, TestSendFailure, TestSendResult } from './profiles.schemas.ts';
 import type { ProfilesService } from './profiles.service.ts';
 
@@ -10,8 +10,13 @@ export const noStore = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store')
 export function registerProfileRoutes(api: Api, profiles: ProfilesService): void {
   const tags = ['Outgoing mail: profiles'];
   api.route({
-    method: 'get', path: `${MAIL_BASE}/profiles`, operationId: 'listMailProfiles', tags, access: 'admin',
-    summary: 'List sender profiles', description: 'Passwords are never returned: `hasPassword` and `imap.hasPassword` say whether one is stored.',
+    method: 'get',
+    path: `${MAIL_BASE}/profiles`,
+    operationId: 'listMailProfiles',
+    tags,
+    access: 'admin',
+    summary: 'List sender profiles',
+    description: 'Passwords are never returned: `hasPassword` and `imap.hasPassword` say whether one is stored.',
     responses: { 200: { description: 'Every profile, by key.', schema: ProfileList } },
     handler: (ctx) => {
       noStore(ctx);
@@ -19,8 +24,13 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
     },
   });
   api.route({
-    method: 'get', path: `${MAIL_BASE}/profiles/:key`, operationId: 'getMailProfile', tags, access: 'admin',
-    summary: 'Read a sender profile', description: 'Its `revision` is needed to replace it.',
+    method: 'get',
+    path: `${MAIL_BASE}/profiles/:key`,
+    operationId: 'getMailProfile',
+    tags,
+    access: 'admin',
+    summary: 'Read a sender profile',
+    description: 'Its `revision` is needed to replace it.',
     params: ProfileParams,
     responses: { 200: { description: 'The profile.', schema: ProfileRead }, 404: { description: 'No such profile (`profile_unknown`).' } },
     handler: (ctx, { params }) => {
@@ -29,7 +39,11 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
     },
   });
   api.route({
-    method: 'put', path: `${MAIL_BASE}/profiles/:key`, operationId: 'putMailProfile', tags, access: 'admin',
+    method: 'put',
+    path: `${MAIL_BASE}/profiles/:key`,
+    operationId: 'putMailProfile',
+    tags,
+    access: 'admin',
     summary: 'Create or replace a sender profile',
     description:
       'Without `revision` the key must be new (201); the first profile becomes the default. With `revision` the profile is replaced (200) when the revision is current. ' +
@@ -51,9 +65,14 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
     },
   });
   api.route({
-    method: 'delete', path: `${MAIL_BASE}/profiles/:key`, operationId: 'deleteMailProfile', tags, access: 'admin',
+    method: 'delete',
+    path: `${MAIL_BASE}/profiles/:key`,
+    operationId: 'deleteMailProfile',
+    tags,
+    access: 'admin',
     summary: 'Delete a sender profile',
-    description: 'Cancels its queued mail (`profile_removed`) and removes its application grants. The default profile cannot be deleted while other profiles exist (`profile_is_default`). Audited as `outgoing_mail.profile.delete`.',
+    description:
+      'Cancels its queued mail (`profile_removed`) and removes its application grants. The default profile cannot be deleted while other profiles exist (`profile_is_default`). Audited as `outgoing_mail.profile.delete`.',
     params: ProfileParams,
     responses: {
       204: { description: 'Deleted.' },
@@ -67,8 +86,13 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
     },
   });
   api.route({
-    method: 'post', path: `${MAIL_BASE}/profiles/:key/default`, operationId: 'setDefaultMailProfile', tags, access: 'admin',
-    summary: 'Make a profile the default', description: 'Subsequent sends that give no profile use it; queued mail keeps its profile. Audited as `outgoing_mail.profile.default`.',
+    method: 'post',
+    path: `${MAIL_BASE}/profiles/:key/default`,
+    operationId: 'setDefaultMailProfile',
+    tags,
+    access: 'admin',
+    summary: 'Make a profile the default',
+    description: 'Subsequent sends that give no profile use it; queued mail keeps its profile. Audited as `outgoing_mail.profile.default`.',
     params: ProfileParams,
     responses: { 200: { description: 'The new default profile.', schema: ProfileRead }, 404: { description: 'No such profile (`profile_unknown`).' } },
     handler: (ctx, { params }) => {
@@ -77,13 +101,17 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
     },
   });
   api.route({
-    method: 'post', path: `${MAIL_BASE}/profiles/:key/test`, operationId: 'testMailProfile', tags, access: 'admin',
+    method: 'post',
+    path: `${MAIL_BASE}/profiles/:key/test`,
+    operationId: 'testMailProfile',
+    tags,
+    access: 'admin',
     summary: 'Send a test message through a profile',
     description:
       'Proves SMTP acceptance only. Not written to the send log; audited as `outgoing_mail.profile.test`. ' +
       'A failure answers 502 `smtp_failed`: `message` is one sentence saying what to check, `reason` the classified cause ' +
       '(`connection_refused`, `host_not_found`, `tls_required`, `tls_not_supported`, `certificate_untrusted`, `auth_failed`, `auth_required`, ' +
-      '`timeout`, `sender_refused`, `recipient_refused`, `message_refused`, `smtp_error`) and `detail` the server\'s raw answer, credentials redacted. ' +
+      "`timeout`, `sender_refused`, `recipient_refused`, `message_refused`, `smtp_error`) and `detail` the server's raw answer, credentials redacted. " +
       'Either way the result is kept on the profile as `lastTest`.',
     params: ProfileParams,
     body: TestSendBody,

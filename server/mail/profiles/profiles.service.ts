@@ -5,7 +5,7 @@ import type { SecretBox } from '../crypto.ts';
 import { attemptSmtp, type SmtpOptions, type SmtpOutcome, type SmtpSettings } from '../delivery/smtp-attempt.ts';
 import { certificateHint, explainSmtpFailure, type SmtpFailureReason } from '../delivery/smtp-failure.ts';
 import { describeCaBundle } from '../tls-ca.ts';
-import { sameHost, type ProfileRead, type ProfileWrite } from './profiles.schemas.ts';
+import { type ProfileRead, type ProfileWrite, sameHost } from './profiles.schemas.ts';
 import type { ProfileRow, ProfileStore, ProfileValues, TestRecord } from './profiles.store.ts';
 
 export interface Actor {
@@ -33,13 +33,27 @@ export function presentProfile(r: ProfileRow): ProfileRead {
     isDefault: r.is_default === 1,
     revision: r.revision,
     imap: imapOn
-      ? { host: r.imap_host!, port: r.imap_port!, secure: r.imap_secure === 1, user: r.imap_user!, folder: r.imap_folder!, hasPassword: r.imap_password !== null }
+      ? {
+          host: r.imap_host!,
+          port: r.imap_port!,
+          secure: r.imap_secure === 1,
+          user: r.imap_user!,
+          folder: r.imap_folder!,
+          hasPassword: r.imap_password !== null,
+        }
       : null,
     bounces: imapOn ? { checkedAt: iso(r.bounces_checked_at), error: r.bounces_error } : null,
     tlsCa: r.tls_ca === null ? null : describeCaBundle(r.tls_ca),
-    lastTest: r.last_test_at === null
-      ? null
-      : { at: iso(r.last_test_at)!, ok: r.last_test_ok === 1, code: (r.last_test_code as SmtpFailureReason | null), summary: r.last_test_summary ?? '', detail: r.last_test_detail },
+    lastTest:
+      r.last_test_at === null
+        ? null
+        : {
+            at: iso(r.last_test_at)!,
+            ok: r.last_test_ok === 1,
+            code: r.last_test_code as SmtpFailureReason | null,
+            summary: r.last_test_summary ?? '',
+            detail: r.last_test_detail,
+          },
     createdAt: iso(r.created_at)!,
     updatedAt: iso(r.updated_at)!,
   };
@@ -74,7 +88,14 @@ export function createProfilesService(deps: ProfilesDeps) {
   };
 
   /** Applies the password rule of the write shape: omitted keeps (unless the host changed), null clears, a string replaces. */
-  function password(given: string | null | undefined, stored: string | null, hostChanged: boolean, key: string, field: 'smtp' | 'imap', name: string): string | null {
+  function password(
+    given: string | null | undefined,
+    stored: string | null,
+    hostChanged: boolean,
+    key: string,
+    field: 'smtp' | 'imap',
+    name: string,
+  ): string | null {
     if (given === null) return null;
     if (given !== undefined) return box.seal(given, key, field);
     if (hostChanged && stored !== null) {
@@ -99,8 +120,16 @@ export function createProfilesService(deps: ProfilesDeps) {
       pace_per_minute: body.pacePerMinute,
       daily_recipient_limit: body.dailyRecipientLimit,
       max_attachment_bytes: body.maxAttachmentBytes,
-      imap_host: null, imap_port: null, imap_secure: null, imap_user: null, imap_password: null, imap_folder: null,
-      imap_uidvalidity: null, imap_cursor: null, bounces_checked_at: null, bounces_error: null,
+      imap_host: null,
+      imap_port: null,
+      imap_secure: null,
+      imap_user: null,
+      imap_password: null,
+      imap_folder: null,
+      imap_uidvalidity: null,
+      imap_cursor: null,
+      bounces_checked_at: null,
+      bounces_error: null,
       // like a password: omitted keeps, null clears, a string (validated and normalized by the schema) replaces
       tls_ca: body.tlsCaPem === undefined ? (old?.tls_ca ?? null) : body.tlsCaPem,
     };
@@ -117,7 +146,12 @@ export function createProfilesService(deps: ProfilesDeps) {
       });
       const sameMailbox = wasOn && sameHost(old!.imap_host, imap.host) && IMAP_IDENTITY.every((c) => c === 'imap_host' || old![c] === v[c]);
       if (sameMailbox) {
-        Object.assign(v, { imap_uidvalidity: old!.imap_uidvalidity, imap_cursor: old!.imap_cursor, bounces_checked_at: old!.bounces_checked_at, bounces_error: old!.bounces_error });
+        Object.assign(v, {
+          imap_uidvalidity: old!.imap_uidvalidity,
+          imap_cursor: old!.imap_cursor,
+          bounces_checked_at: old!.bounces_checked_at,
+          bounces_error: old!.bounces_error,
+        });
       }
     }
     return v;
@@ -130,9 +164,21 @@ export function createProfilesService(deps: ProfilesDeps) {
     smtpSecure: body.smtpSecure,
     fromAddress: body.fromAddress,
     smtpPassword: body.smtpPassword === undefined ? 'kept' : body.smtpPassword === null ? 'cleared' : 'replaced',
-    imap: body.imap && body.imap.host !== '' ? { host: body.imap.host, folder: body.imap.folder, password: body.imap.password === undefined ? 'kept' : body.imap.password === null ? 'cleared' : 'replaced' } : null,
+    imap:
+      body.imap && body.imap.host !== ''
+        ? {
+            host: body.imap.host,
+            folder: body.imap.folder,
+            password: body.imap.password === undefined ? 'kept' : body.imap.password === null ? 'cleared' : 'replaced',
+          }
+        : null,
     // the fingerprints of a new CA, never its PEM
-    tlsCa: body.tlsCaPem === undefined ? { change: 'kept' } : body.tlsCaPem === null ? { change: 'cleared' } : { change: 'replaced', fingerprints: describeCaBundle(body.tlsCaPem).map((c) => c.fingerprint256) },
+    tlsCa:
+      body.tlsCaPem === undefined
+        ? { change: 'kept' }
+        : body.tlsCaPem === null
+          ? { change: 'cleared' }
+          : { change: 'replaced', fingerprints: describeCaBundle(body.tlsCaPem).map((c) => c.fingerprint256) },
   });
 
   return {
@@ -148,14 +194,17 @@ export function createProfilesService(deps: ProfilesDeps) {
         const old = store.get(key);
         const at = clock.now();
         if (!old) {
-          if (body.revision !== undefined) throw new HearthError('revision_conflict', `profile "${key}" does not exist (it may have been deleted); create it without a revision`);
+          if (body.revision !== undefined)
+            throw new HearthError('revision_conflict', `profile "${key}" does not exist (it may have been deleted); create it without a revision`);
           const first = store.count() === 0;
           store.insert(values(key, body, undefined), first, at);
           record(actor, 'outgoing_mail.profile.create', key, { ...writeDetail(body), default: first });
           return { profile: presentProfile(store.get(key)!), created: true };
         }
-        if (body.revision === undefined) throw new HearthError('profile_exists', `profile "${key}" already exists; read it and send its revision to replace it`);
-        if (body.revision !== old.revision) throw new HearthError('revision_conflict', `profile "${key}" has changed since revision ${body.revision} (now ${old.revision}); read it again`);
+        if (body.revision === undefined)
+          throw new HearthError('profile_exists', `profile "${key}" already exists; read it and send its revision to replace it`);
+        if (body.revision !== old.revision)
+          throw new HearthError('revision_conflict', `profile "${key}" has changed since revision ${body.revision} (now ${old.revision}); read it again`);
         store.update(values(key, body, old), at);
         record(actor, 'outgoing_mail.profile.update', key, writeDetail(body));
         return { profile: presentProfile(store.get(key)!), created: false };
@@ -202,13 +251,19 @@ export function createProfilesService(deps: ProfilesDeps) {
       const r = row(key);
       const settings = this.smtpSettings(r);
       const at = clock.now();
-      const outcome = await attemptSmtp(settings, {
-        from: { name: r.from_name ?? deps.appName, address: r.from_address },
-        to: [to], cc: [], bcc: [],
-        subject: `${deps.appName}: test message from sender profile "${r.key}"`,
-        text: `This is a test message sent through the sender profile "${r.name}" (${r.key}) at ${new Date(at).toISOString()}.\n\nIt proves that the SMTP server accepted the message, not that it reached the inbox.`,
-        messageId: `<test-${at.toString(36)}-${Math.random().toString(36).slice(2)}@${r.from_address.split('@')[1] ?? 'hearth.invalid'}>`,
-      }, deps.smtp);
+      const outcome = await attemptSmtp(
+        settings,
+        {
+          from: { name: r.from_name ?? deps.appName, address: r.from_address },
+          to: [to],
+          cc: [],
+          bcc: [],
+          subject: `${deps.appName}: test message from sender profile "${r.key}"`,
+          text: `This is a test message sent through the sender profile "${r.name}" (${r.key}) at ${new Date(at).toISOString()}.\n\nIt proves that the SMTP server accepted the message, not that it reached the inbox.`,
+          messageId: `<test-${at.toString(36)}-${Math.random().toString(36).slice(2)}@${r.from_address.split('@')[1] ?? 'hearth.invalid'}>`,
+        },
+        deps.smtp,
+      );
       const test = testRecord(outcome, { host: r.smtp_host, port: r.smtp_port, from: r.from_address, to }, clock.now());
       store.transaction(() => {
         // the profile may have been deleted meanwhile: then there is nothing to keep the result on
@@ -230,8 +285,17 @@ function testRecord(outcome: SmtpOutcome, s: { host: string; port: number; from:
   }
   // one recipient: a partly accepted envelope is that recipient refused
   const code: SmtpFailureReason = outcome.kind === 'accepted' ? 'recipient_refused' : (outcome.reason ?? 'smtp_error');
-  const detail = outcome.kind === 'accepted'
-    ? outcome.rejected.map((x) => x.reason).join('\n')
-    : outcome.response && !outcome.error.includes(outcome.response) ? `${outcome.error}\n${outcome.response}` : outcome.error;
-  return { at, ok: false, code, summary: explainSmtpFailure(code, { ...s, certificateHint: code === 'certificate_untrusted' ? certificateHint(detail) : null }), detail };
+  const detail =
+    outcome.kind === 'accepted'
+      ? outcome.rejected.map((x) => x.reason).join('\n')
+      : outcome.response && !outcome.error.includes(outcome.response)
+        ? `${outcome.error}\n${outcome.response}`
+        : outcome.error;
+  return {
+    at,
+    ok: false,
+    code,
+    summary: explainSmtpFailure(code, { ...s, certificateHint: code === 'certificate_untrusted' ? certificateHint(detail) : null }),
+    detail,
+  };
 }

@@ -49,9 +49,29 @@ export interface TestRecord {
 }
 
 const COLUMNS = [
-  'key', 'name', 'from_address', 'from_name', 'smtp_host', 'smtp_port', 'smtp_secure', 'smtp_user', 'smtp_password', 'pace_per_minute',
-  'daily_recipient_limit', 'max_attachment_bytes', 'imap_host', 'imap_port', 'imap_secure', 'imap_user', 'imap_password', 'imap_folder',
-  'imap_uidvalidity', 'imap_cursor', 'bounces_checked_at', 'bounces_error', 'tls_ca',
+  'key',
+  'name',
+  'from_address',
+  'from_name',
+  'smtp_host',
+  'smtp_port',
+  'smtp_secure',
+  'smtp_user',
+  'smtp_password',
+  'pace_per_minute',
+  'daily_recipient_limit',
+  'max_attachment_bytes',
+  'imap_host',
+  'imap_port',
+  'imap_secure',
+  'imap_user',
+  'imap_password',
+  'imap_folder',
+  'imap_uidvalidity',
+  'imap_cursor',
+  'bounces_checked_at',
+  'bounces_error',
+  'tls_ca',
 ] as const;
 
 /** SQL of sender profiles. Transactions belong to the service. */
@@ -62,17 +82,21 @@ export function createProfileStore(db: Db) {
   const count = db.prepare('SELECT count(*) FROM mail_profiles').pluck();
   const insert = db.prepare(`INSERT INTO mail_profiles (${COLUMNS.join(', ')}, is_default, revision, created_at, updated_at)
     VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')}, @is_default, 1, @at, @at)`);
-  const update = db.prepare(`UPDATE mail_profiles SET ${COLUMNS.filter((c) => c !== 'key').map((c) => `${c} = @${c}`).join(', ')},
+  const update = db.prepare(`UPDATE mail_profiles SET ${COLUMNS.filter((c) => c !== 'key')
+    .map((c) => `${c} = @${c}`)
+    .join(', ')},
     revision = revision + 1, updated_at = @at WHERE key = @key`);
   const clearDefault = db.prepare('UPDATE mail_profiles SET is_default = 0, revision = revision + 1, updated_at = ? WHERE is_default = 1 AND key <> ?');
   const setDefault = db.prepare('UPDATE mail_profiles SET is_default = 1, revision = revision + 1, updated_at = ? WHERE key = ? AND is_default = 0');
   const remove = db.prepare('DELETE FROM mail_profiles WHERE key = ?');
   // The pacing gate: reserves the next bulk slot only when it is free, in one statement (atomic across processes).
-  const reserveSlot = db.prepare(
-    // Strict spacing: the next slot is a full interval after this one starts (timer lateness is not caught up, so two
-    // attempts are never closer than the pace allows).
-    'UPDATE mail_profiles SET next_slot_at = @now + @interval WHERE key = @key AND next_slot_at <= @now RETURNING next_slot_at',
-  ).pluck();
+  const reserveSlot = db
+    .prepare(
+      // Strict spacing: the next slot is a full interval after this one starts (timer lateness is not caught up, so two
+      // attempts are never closer than the pace allows).
+      'UPDATE mail_profiles SET next_slot_at = @now + @interval WHERE key = @key AND next_slot_at <= @now RETURNING next_slot_at',
+    )
+    .pluck();
   const nextSlot = db.prepare('SELECT next_slot_at FROM mail_profiles WHERE key = ?').pluck();
   // Not a profile write: neither the revision nor updated_at moves.
   const recordTest = db.prepare(`UPDATE mail_profiles SET last_test_at = @at, last_test_ok = @ok, last_test_code = @code,

@@ -1,5 +1,5 @@
-import type { Api } from '../../core/http/api.ts';
 import { actorFor } from '../../core/auth/auth.ts';
+import type { Api } from '../../core/http/api.ts';
 import { MAIL_BASE, noStore } from '../profiles/profiles.routes.ts';
 import { RetentionBody, RetentionRead } from './retention.schemas.ts';
 import type { RetentionService } from './retention.service.ts';
@@ -7,8 +7,13 @@ import type { RetentionService } from './retention.service.ts';
 export function registerRetentionRoutes(api: Api, retention: RetentionService): void {
   const tags = ['Outgoing mail: send log'];
   api.route({
-    method: 'get', path: `${MAIL_BASE}/retention`, operationId: 'getMailRetention', tags, access: 'admin',
-    summary: 'Read both retention periods', description: 'Defaults: content 90 days, records 365 days.',
+    method: 'get',
+    path: `${MAIL_BASE}/retention`,
+    operationId: 'getMailRetention',
+    tags,
+    access: 'admin',
+    summary: 'Read both retention periods',
+    description: 'Defaults: content 90 days, records 365 days.',
     responses: { 200: { description: 'Retention in days.', schema: RetentionRead } },
     handler: (ctx) => {
       noStore(ctx);
@@ -16,9 +21,14 @@ export function registerRetentionRoutes(api: Api, retention: RetentionService): 
     },
   });
   api.route({
-    method: 'put', path: `${MAIL_BASE}/retention`, operationId: 'setMailRetention', tags, access: 'admin',
+    method: 'put',
+    path: `${MAIL_BASE}/retention`,
+    operationId: 'setMailRetention',
+    tags,
+    access: 'admin',
     summary: 'Set both retention periods',
-    description: 'Whole days 1–36500, `recordDays` at least `contentDays`; both saved together. Audited as `outgoing_mail.retention.update` with old and new values.',
+    description:
+      'Whole days 1–36500, `recordDays` at least `contentDays`; both saved together. Audited as `outgoing_mail.retention.update` with old and new values.',
     body: RetentionBody,
     responses: { 200: { description: 'Retention in days.', schema: RetentionRead } },
     handler: (ctx, { body }) => {

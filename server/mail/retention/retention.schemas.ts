@@ -1,6 +1,11 @@
 import { z } from 'zod';
 
-const Days = (name: string) => z.number({ error: `${name} must be a whole number of days` }).int(`${name} must be a whole number of days`).min(1, `${name} must be 1–36500`).max(36500, `${name} must be 1–36500`);
+const Days = (name: string) =>
+  z
+    .number({ error: `${name} must be a whole number of days` })
+    .int(`${name} must be a whole number of days`)
+    .min(1, `${name} must be 1–36500`)
+    .max(36500, `${name} must be 1–36500`);
 
 export const RetentionBody = z
   .object({ contentDays: Days('contentDays'), recordDays: Days('recordDays') })

@@ -1,8 +1,8 @@
 import type { AuditLog } from '../../core/audit/audit.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { MailClock } from '../clock.ts';
-import type { LogStore, StoredAttachment } from '../log/log.store.ts';
 import type { AttachmentStore } from '../delivery/attachments.ts';
+import type { LogStore, StoredAttachment } from '../log/log.store.ts';
 import type { SettingsStore } from './retention.store.ts';
 
 export const CONTENT_SETTING = 'outgoing_mail.content_retention_days';
@@ -21,7 +21,13 @@ export interface RetentionOptions {
 export const DEFAULT_RETENTION: RetentionOptions = { batchSize: 1000, budgetMs: 5 * 60_000, intervalMs: DAY };
 
 export function createRetentionService(deps: {
-  settings: SettingsStore; log: LogStore; attachments: AttachmentStore; audit: AuditLog; clock: MailClock; logger: Logger; options?: Partial<RetentionOptions>;
+  settings: SettingsStore;
+  log: LogStore;
+  attachments: AttachmentStore;
+  audit: AuditLog;
+  clock: MailClock;
+  logger: Logger;
+  options?: Partial<RetentionOptions>;
 }) {
   const { settings, log, attachments, audit, clock } = deps;
   const o = { ...DEFAULT_RETENTION, ...deps.options };
@@ -95,7 +101,13 @@ export function createRetentionService(deps: {
         const at = clock.now();
         settings.put(CONTENT_SETTING, String(next.contentDays), at);
         settings.put(RECORD_SETTING, String(next.recordDays), at);
-        audit.record({ actor: actor.actor, action: 'outgoing_mail.retention.update', target: null, detail: { old, new: next }, requestId: actor.requestId ?? null });
+        audit.record({
+          actor: actor.actor,
+          action: 'outgoing_mail.retention.update',
+          target: null,
+          detail: { old, new: next },
+          requestId: actor.requestId ?? null,
+        });
         return read();
       });
     },

@@ -35,7 +35,10 @@ export function createSettledTopic(deps: { store: SettledStore; clock: MailClock
   /** Wake-up callbacks by record id. */
   const waiters = new Map<string, Set<() => void>>();
   /** Every wait in progress: `end` releases it (close), `check` ends it when its `stop` says so (tail ticks). */
-  interface Waiter { end: () => void; check: () => void }
+  interface Waiter {
+    end: () => void;
+    check: () => void;
+  }
   const all = new Set<Waiter>();
   let lastSeq = 0;
   let tailTimer: unknown = null;
@@ -105,7 +108,12 @@ export function createSettledTopic(deps: { store: SettledStore; clock: MailClock
      * subscribing, after every wake-up and at the deadline. `stop()` (checked on every tail tick, and `abort` at once)
      * ends the wait early, e.g. when the client left or the server is closing. `read` may throw (unknown id).
      */
-    async wait<T extends { status: string }>(id: string, ms: number, readRecord: () => T, opts: { stop?: () => boolean; abort?: (end: () => void) => void } = {}): Promise<T> {
+    async wait<T extends { status: string }>(
+      id: string,
+      ms: number,
+      readRecord: () => T,
+      opts: { stop?: () => boolean; abort?: (end: () => void) => void } = {},
+    ): Promise<T> {
       let r = readRecord();
       if (isSettled(r.status) || closed) return r;
       const deadline = clock.now() + ms;

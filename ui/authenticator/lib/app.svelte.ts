@@ -4,8 +4,8 @@
  * serves any number of instances; each binding is `{issuer, deviceId, key}` (seed "Device binding").
  */
 import { records, type StoredRecord } from './db.ts';
-import { keystore, type KeyRecord } from './keystore.svelte.ts';
-import { connect, type AppApprovalClient, type AppDeviceBinding, type AppPairingPayload } from './sdk.ts';
+import { type KeyRecord, keystore } from './keystore.svelte.ts';
+import { type AppApprovalClient, type AppDeviceBinding, type AppPairingPayload, connect } from './sdk.ts';
 
 export interface Binding extends AppDeviceBinding {
   id: string;
@@ -56,7 +56,17 @@ class AppState {
         continue; // unreadable (another vault, tampered): skipped, never deleted silently
       }
       if (rec.kind === 'device') bindings.push({ id: r.id, issuer: rec.issuer, deviceId: rec.deviceId, key: rec.key, name: rec.name, pairedAt: rec.createdAt });
-      else pairings.push({ id: r.id, issuer: rec.issuer, payload: rec.payload, key: rec.key, name: rec.name, deviceId: rec.deviceId, comparison: rec.comparison, startedAt: rec.createdAt });
+      else
+        pairings.push({
+          id: r.id,
+          issuer: rec.issuer,
+          payload: rec.payload,
+          key: rec.key,
+          name: rec.name,
+          deviceId: rec.deviceId,
+          comparison: rec.comparison,
+          startedAt: rec.createdAt,
+        });
     }
     bindings.sort((a, b) => a.pairedAt.localeCompare(b.pairedAt));
     this.bindings = bindings;
@@ -73,7 +83,16 @@ class AppState {
   /** Stores a pairing (with its fresh key) before it is claimed: a lost claim answer can still be inspected. */
   async savePairing(p: Pairing): Promise<void> {
     const sealed = await keystore.seal(
-      { kind: 'pairing', issuer: p.issuer, payload: p.payload, key: p.key, name: p.name, deviceId: p.deviceId, comparison: p.comparison, createdAt: p.startedAt },
+      {
+        kind: 'pairing',
+        issuer: p.issuer,
+        payload: p.payload,
+        key: p.key,
+        name: p.name,
+        deviceId: p.deviceId,
+        comparison: p.comparison,
+        createdAt: p.startedAt,
+      },
       p.id,
     );
     await records.put({ id: p.id, kind: 'pairing', issuer: p.issuer, sealed, createdAt: Date.parse(p.startedAt) } satisfies StoredRecord);

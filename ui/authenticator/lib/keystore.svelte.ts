@@ -10,11 +10,20 @@
  * - Keys come from `session.createKey()`: the private key is not extractable in the page; the vault seals it.
  */
 import { meta } from './db.ts';
-import { vault, type AppPairingPayload, type VaultConfig, type VaultRecordBlob, type VaultSession } from './sdk.ts';
+import { type AppPairingPayload, type VaultConfig, type VaultRecordBlob, type VaultSession, vault } from './sdk.ts';
 
 export type KeyRecord =
   | { kind: 'device'; issuer: string; deviceId: string; key: CryptoKeyPair; name: string; createdAt: string }
-  | { kind: 'pairing'; issuer: string; payload: AppPairingPayload; key: CryptoKeyPair; name: string; deviceId: string | null; comparison: string | null; createdAt: string };
+  | {
+      kind: 'pairing';
+      issuer: string;
+      payload: AppPairingPayload;
+      key: CryptoKeyPair;
+      name: string;
+      deviceId: string | null;
+      comparison: string | null;
+      createdAt: string;
+    };
 
 export type LockMethod = 'pin' | 'passkey' | 'local';
 export type Phase = 'loading' | 'setup' | 'locked' | 'unlocked';

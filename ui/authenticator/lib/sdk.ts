@@ -6,14 +6,14 @@ import { appApproval } from '../../sdk/app-approval/index.ts';
 export const { parsePairingLink, connect, createKey, vault } = appApproval;
 export {
   APP_APPROVAL_INBOX_ACCEPT,
+  type AppAccountResult,
   AppApprovalClient,
   AppApprovalClientError,
   type AppDeviceBinding,
-  type AppLoginRequest,
   type AppDeviceChange,
-  type AppLoginContext,
   type AppInboxResponse,
-  type AppAccountResult,
+  type AppLoginContext,
+  type AppLoginRequest,
   type AppPairingPayload,
   type VaultConfig,
   type VaultRecordBlob,

@@ -7,7 +7,12 @@ import { AppApprovalClient, AppInboxResponse, AppLoginContext, AppTerminalLogin,
 import { AppApprovalClientError } from './errors.ts';
 
 const context = {
-  level: 'hint', browser: 'firefox', os: 'linux', country: 'DE', city: 'Köln', network: 'Example Telecom',
+  level: 'hint',
+  browser: 'firefox',
+  os: 'linux',
+  country: 'DE',
+  city: 'Köln',
+  network: 'Example Telecom',
   history: { knownSince: null, newCountry: false, countriesSince: '2026-11-01T00:00:00.000Z' },
 } as const;
 const login = { requestId: 'r1', challenge: 'c', comparison: '123456', createdAt: '2026-11-23T16:00:00.000Z', expiresAt: '2026-11-23T16:05:00.000Z' };
@@ -33,8 +38,13 @@ describe('AppLoginContext', () => {
 
   it('makes an inbox with such a context an invalid response', () => {
     expect(AppInboxResponse.safeParse({ logins: [{ ...login, context }], actions: [], moreActions: 0, pollAfterSeconds: 25 }).success).toBe(true);
-    expect(AppInboxResponse.safeParse({ logins: [{ ...login, context: { ...context, extra: 1 } }], actions: [], moreActions: 0, pollAfterSeconds: 25 }).success).toBe(false);
-    expect(AppInboxResponse.safeParse({ logins: [{ ...login, context: { ...context, network: 'a\nb' } }], actions: [], moreActions: 0, pollAfterSeconds: 25 }).success).toBe(false);
+    expect(
+      AppInboxResponse.safeParse({ logins: [{ ...login, context: { ...context, extra: 1 } }], actions: [], moreActions: 0, pollAfterSeconds: 25 }).success,
+    ).toBe(false);
+    expect(
+      AppInboxResponse.safeParse({ logins: [{ ...login, context: { ...context, network: 'a\nb' } }], actions: [], moreActions: 0, pollAfterSeconds: 25 })
+        .success,
+    ).toBe(false);
   });
 });
 
@@ -56,7 +66,15 @@ describe('decideChange', () => {
     // Nothing listens on port 1: a request would fail with `network`, not `invalid_argument`.
     const issuer = 'http://127.0.0.1:1';
     const client = new AppApprovalClient(
-      { protocol: 'hearth-app-approval-v1', issuer, api: `${issuer}/api/auth/app-approval/v1`, appOrigin: 'https://app.example.test', algorithm: 'ES256', limits: {}, features: ['device-changes'] },
+      {
+        protocol: 'hearth-app-approval-v1',
+        issuer,
+        api: `${issuer}/api/auth/app-approval/v1`,
+        appOrigin: 'https://app.example.test',
+        algorithm: 'ES256',
+        limits: {},
+        features: ['device-changes'],
+      },
       'https://app.example.test',
     );
     const device = { issuer, deviceId: 'device-1', key: await createKey() };

@@ -7,9 +7,24 @@
  */
 import { z } from 'zod';
 import {
-  APP_APPROVAL_FEATURES, APP_APPROVAL_PATH, APP_APPROVAL_PENDING_ACCEPT, APP_APPROVAL_PROTOCOL, APP_APPROVAL_LIMITS, AppApprovalTime,
-  AppLoginContextSchema, AppPairingLinkError, AppPairingPayload, AppTerminalLoginSchema, DeviceCommand, type DeviceProof, DevicePublicKey, appDeviceProofMessage, appPairingProofMessage,
-  isHttpOrigin, parseAppPairingLink, type AppApprovalFeature,
+  APP_APPROVAL_FEATURES,
+  APP_APPROVAL_LIMITS,
+  APP_APPROVAL_PATH,
+  APP_APPROVAL_PENDING_ACCEPT,
+  APP_APPROVAL_PROTOCOL,
+  type AppApprovalFeature,
+  AppApprovalTime,
+  AppLoginContextSchema,
+  AppPairingLinkError,
+  AppPairingPayload,
+  AppTerminalLoginSchema,
+  appDeviceProofMessage,
+  appPairingProofMessage,
+  DeviceCommand,
+  type DeviceProof,
+  DevicePublicKey,
+  isHttpOrigin,
+  parseAppPairingLink,
 } from '../../../server/identity/approval/contracts.ts';
 import { b64u, utf8 } from './encoding.ts';
 import { AppApprovalClientError } from './errors.ts';
@@ -242,19 +257,36 @@ export class AppApprovalClient {
   }
 
   /** Approves or denies a sign-in request, bound to its requestId, challenge and comparison code. Only after the user's explicit choice. */
-  async decide(device: AppDeviceBinding, request: Pick<AppLoginRequest, 'requestId' | 'challenge' | 'comparison'>, decision: AppApprovalDecision, signal?: AbortSignal): Promise<AppDecisionResult> {
+  async decide(
+    device: AppDeviceBinding,
+    request: Pick<AppLoginRequest, 'requestId' | 'challenge' | 'comparison'>,
+    decision: AppApprovalDecision,
+    signal?: AbortSignal,
+  ): Promise<AppDecisionResult> {
     if (!request || typeof request !== 'object') throw invalid('request must be an inbox entry');
     const command = { operation: 'decide', requestId: request.requestId, challenge: request.challenge, comparison: request.comparison, decision } as const;
     return shape(AppDecisionResult, await this.#command(device, command, signal));
   }
 
   /** Approves or denies a device change (pairing of a further device, or removal), bound to exactly the listed values. */
-  async decideChange(device: AppDeviceBinding, change: Pick<AppDeviceChange, 'changeId' | 'kind' | 'device' | 'endSessions'>, decision: AppApprovalDecision, signal?: AbortSignal): Promise<AppDecisionResult> {
+  async decideChange(
+    device: AppDeviceBinding,
+    change: Pick<AppDeviceChange, 'changeId' | 'kind' | 'device' | 'endSessions'>,
+    decision: AppApprovalDecision,
+    signal?: AbortSignal,
+  ): Promise<AppDecisionResult> {
     if (!change || typeof change !== 'object' || !change.device) throw invalid('change must be an inbox device change');
     if (!device || typeof device !== 'object' || !this.#listedChanges.get(device.deviceId)?.has(change.changeId)) {
       throw invalid("change must be listed in this device's latest inbox response from this client (call inbox first)");
     }
-    const command = { operation: 'change', changeId: change.changeId, kind: change.kind, targetId: change.device.id, endSessions: change.endSessions, decision } as const;
+    const command = {
+      operation: 'change',
+      changeId: change.changeId,
+      kind: change.kind,
+      targetId: change.device.id,
+      endSessions: change.endSessions,
+      decision,
+    } as const;
     return shape(AppDecisionResult, await this.#command(device, command, signal));
   }
 
@@ -295,7 +327,12 @@ export class AppApprovalClient {
     if (!cmd.success) throw invalid(`invalid ${String((command as { operation?: unknown }).operation)} command`);
     const issuedAt = Math.floor(Date.now() / 1000);
     const proof: DeviceProof = {
-      issuer: this.issuer, deviceId: device.deviceId, jti: crypto.randomUUID(), issuedAt, expiresAt: issuedAt + APP_APPROVAL_LIMITS.proofLifetimeSeconds, command: cmd.data,
+      issuer: this.issuer,
+      deviceId: device.deviceId,
+      jti: crypto.randomUUID(),
+      issuedAt,
+      expiresAt: issuedAt + APP_APPROVAL_LIMITS.proofLifetimeSeconds,
+      command: cmd.data,
     };
     const signature = await sign(device.key, appDeviceProofMessage(proof));
     return callJson(`${this.#api}/device`, { method: 'POST', body: { proof, signature }, signal });

@@ -2,8 +2,18 @@ import nodeCrypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import * as server from '../../../server/identity/approval/proof.ts';
 import {
-  APP_APPROVAL_ACCEPT, APP_APPROVAL_LIMITS, APP_APPROVAL_PATH, APP_APPROVAL_PENDING_ACCEPT, APP_APPROVAL_PROTOCOL, AppApprovalClientError,
-  AppPairingLinkError, appApproval, appDeviceProofMessage, appPairingLink, appPairingProofMessage, parseAppPairingLink,
+  APP_APPROVAL_ACCEPT,
+  APP_APPROVAL_LIMITS,
+  APP_APPROVAL_PATH,
+  APP_APPROVAL_PENDING_ACCEPT,
+  APP_APPROVAL_PROTOCOL,
+  AppApprovalClientError,
+  AppPairingLinkError,
+  appApproval,
+  appDeviceProofMessage,
+  appPairingLink,
+  appPairingProofMessage,
+  parseAppPairingLink,
 } from './index.ts';
 
 const APP = 'https://auth.example';
@@ -30,7 +40,15 @@ describe('contracts exports', () => {
     expect(APP_APPROVAL_PATH).toBe('/api/auth/app-approval/v1');
     expect([...APP_APPROVAL_PENDING_ACCEPT]).toEqual(['login-context']);
     expect([...APP_APPROVAL_ACCEPT]).toEqual(['device-changes', 'login-context']);
-    expect(APP_APPROVAL_LIMITS).toMatchObject({ requestBodyBytes: 8192, responseBytes: 8192, proofLifetimeSeconds: 60, proofFutureSkewSeconds: 5, sdkCallTimeoutSeconds: 60, deviceNameLength: 80, changesPerInbox: 5 });
+    expect(APP_APPROVAL_LIMITS).toMatchObject({
+      requestBodyBytes: 8192,
+      responseBytes: 8192,
+      proofLifetimeSeconds: 60,
+      proofFutureSkewSeconds: 5,
+      sdkCallTimeoutSeconds: 60,
+      deviceNameLength: 80,
+      changesPerInbox: 5,
+    });
     expect(Object.isFrozen(APP_APPROVAL_LIMITS)).toBe(true);
   });
 
@@ -53,14 +71,29 @@ describe('contracts exports', () => {
     expect(() => parseAppPairingLink(other({ ...payload, protocol: 'hearth-app-approval-v2' }), APP)).toThrow(/another protocol/);
     expect(() => parseAppPairingLink(other({ ...payload, protocol: undefined }), APP)).toThrow(/another protocol/);
     const bad = [
-      '', 'hello', 'https://auth.example', `${APP}/#pairing=`, `${APP}/#pairing=%7Bnot-json`, `${APP}/path#pairing=${encodeURIComponent(JSON.stringify(payload))}`,
-      `${APP}/?x=1#pairing=${encodeURIComponent(JSON.stringify(payload))}`, `${APP}/#pairing=${encodeURIComponent('[1,2]')}`, `${APP}/#pairing=null`,
-      other({ ...payload, extra: 1 }), other({ ...payload, issuer: 'https://hearth.example/path' }), other({ ...payload, issuer: 'ftp://hearth.example' }),
-      other({ ...payload, issuer: 'https://user:pw@hearth.example' }), other({ ...payload, secret: '' }), other({ ...payload, expiresAt: 'tomorrow' }),
-      other({ ...payload, pairingId: 42 }), `${APP}/#pairing=${'a'.repeat(5000)}`,
+      '',
+      'hello',
+      'https://auth.example',
+      `${APP}/#pairing=`,
+      `${APP}/#pairing=%7Bnot-json`,
+      `${APP}/path#pairing=${encodeURIComponent(JSON.stringify(payload))}`,
+      `${APP}/?x=1#pairing=${encodeURIComponent(JSON.stringify(payload))}`,
+      `${APP}/#pairing=${encodeURIComponent('[1,2]')}`,
+      `${APP}/#pairing=null`,
+      other({ ...payload, extra: 1 }),
+      other({ ...payload, issuer: 'https://hearth.example/path' }),
+      other({ ...payload, issuer: 'ftp://hearth.example' }),
+      other({ ...payload, issuer: 'https://user:pw@hearth.example' }),
+      other({ ...payload, secret: '' }),
+      other({ ...payload, expiresAt: 'tomorrow' }),
+      other({ ...payload, pairingId: 42 }),
+      `${APP}/#pairing=${'a'.repeat(5000)}`,
     ];
     for (const text of bad) {
-      expect(codeOf(() => appApproval.parsePairingLink(text, APP)), text.slice(0, 80)).toBe('invalid_pairing_link');
+      expect(
+        codeOf(() => appApproval.parsePairingLink(text, APP)),
+        text.slice(0, 80),
+      ).toBe('invalid_pairing_link');
     }
     try {
       parseAppPairingLink(other({ ...payload, extra: 1 }), APP);
@@ -77,7 +110,11 @@ describe('contracts exports', () => {
     expect(appDeviceProofMessage).toBe(server.appDeviceProofMessage);
     expect(appPairingProofMessage).toBe(server.appPairingProofMessage);
     const proof = server.DeviceProof.parse({
-      issuer: payload.issuer, deviceId: 'd1', jti: nodeCrypto.randomUUID(), issuedAt: 1_800_000_000, expiresAt: 1_800_000_060,
+      issuer: payload.issuer,
+      deviceId: 'd1',
+      jti: nodeCrypto.randomUUID(),
+      issuedAt: 1_800_000_000,
+      expiresAt: 1_800_000_060,
       command: { operation: 'pending', accept: ['login-context'] },
     });
     expect(appDeviceProofMessage(proof)).toBe(
@@ -104,6 +141,8 @@ describe('contracts exports', () => {
 
   it('connect refuses non-origins before any network call', async () => {
     await expect(appApproval.connect({ issuer: 'https://hearth.example/', authenticatorOrigin: APP })).rejects.toMatchObject({ code: 'invalid_argument' });
-    await expect(appApproval.connect({ issuer: 'https://hearth.example', authenticatorOrigin: 'auth.example' })).rejects.toMatchObject({ code: 'invalid_argument' });
+    await expect(appApproval.connect({ issuer: 'https://hearth.example', authenticatorOrigin: 'auth.example' })).rejects.toMatchObject({
+      code: 'invalid_argument',
+    });
   });
 });

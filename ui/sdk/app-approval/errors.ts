@@ -7,14 +7,38 @@
 /** Stable codes. See docs/sdk/app-approval.md for when each one happens. */
 export const APP_APPROVAL_ERROR_CODES = [
   // transport
-  'network', 'timeout', 'aborted', 'redirected', 'response_too_large', 'request_too_large', 'invalid_response',
+  'network',
+  'timeout',
+  'aborted',
+  'redirected',
+  'response_too_large',
+  'request_too_large',
+  'invalid_response',
   // discovery and bindings
-  'protocol_mismatch', 'issuer_mismatch', 'origin_mismatch', 'wrong_instance', 'invalid_pairing_link', 'invalid_argument',
+  'protocol_mismatch',
+  'issuer_mismatch',
+  'origin_mismatch',
+  'wrong_instance',
+  'invalid_pairing_link',
+  'invalid_argument',
   // HTTP statuses of the instance
-  'bad_request', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'payload_too_large', 'rate_limited', 'unavailable',
-  'server_error', 'unexpected_status',
+  'bad_request',
+  'unauthorized',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'payload_too_large',
+  'rate_limited',
+  'unavailable',
+  'server_error',
+  'unexpected_status',
   // local vault
-  'vault_locked', 'vault_invalid_config', 'vault_unlock_failed', 'vault_unsupported', 'vault_cancelled', 'vault_record_invalid',
+  'vault_locked',
+  'vault_invalid_config',
+  'vault_unlock_failed',
+  'vault_unsupported',
+  'vault_cancelled',
+  'vault_record_invalid',
 ] as const;
 export type AppApprovalErrorCode = (typeof APP_APPROVAL_ERROR_CODES)[number];
 
@@ -35,15 +59,24 @@ export class AppApprovalClientError extends Error {
 /** The code of an HTTP error status. */
 export function codeForStatus(status: number): AppApprovalErrorCode {
   switch (status) {
-    case 400: return 'bad_request';
-    case 401: return 'unauthorized';
-    case 403: return 'forbidden';
-    case 404: return 'not_found';
-    case 409: return 'conflict';
-    case 413: return 'payload_too_large';
-    case 429: return 'rate_limited';
-    case 503: return 'unavailable';
-    default: return status >= 500 && status <= 599 ? 'server_error' : 'unexpected_status';
+    case 400:
+      return 'bad_request';
+    case 401:
+      return 'unauthorized';
+    case 403:
+      return 'forbidden';
+    case 404:
+      return 'not_found';
+    case 409:
+      return 'conflict';
+    case 413:
+      return 'payload_too_large';
+    case 429:
+      return 'rate_limited';
+    case 503:
+      return 'unavailable';
+    default:
+      return status >= 500 && status <= 599 ? 'server_error' : 'unexpected_status';
   }
 }
 

@@ -11,17 +11,43 @@
 import { connect, createKey, parsePairingLink } from './client.ts';
 import { vault } from './vault.ts';
 
-export * from './contracts.ts';
 export {
-  AppAccountResult, AppApprovalClient, AppApprovalInfo, AppClaimResult, AppDecisionResult, AppDeviceChange, AppInboxResponse, AppLoginContext,
-  AppLoginRequest, AppPairingResult, AppPendingResponse, AppTerminalLogin, connect, createKey, parsePairingLink,
-  type AcceptOption, type AppApprovalDecision, type AppDeviceBinding, type ConnectOptions,
+  type AcceptOption,
+  AppAccountResult,
+  AppApprovalClient,
+  type AppApprovalDecision,
+  AppApprovalInfo,
+  AppClaimResult,
+  AppDecisionResult,
+  type AppDeviceBinding,
+  AppDeviceChange,
+  AppInboxResponse,
+  AppLoginContext,
+  AppLoginRequest,
+  AppPairingResult,
+  AppPendingResponse,
+  AppTerminalLogin,
+  type ConnectOptions,
+  connect,
+  createKey,
+  parsePairingLink,
 } from './client.ts';
+export * from './contracts.ts';
 export { APP_APPROVAL_ERROR_CODES, AppApprovalClientError, type AppApprovalErrorCode } from './errors.ts';
 export {
-  VAULT_PIN_KDF, VAULT_VERSION, VAULT_WRAP_INFO, vault, type VaultSession,
-  type VaultCapability, type VaultConfig, type VaultLocalMethod, type VaultMethod, type VaultMethodType, type VaultPasskeyMethod,
-  type VaultPinMethod, type VaultRecordBlob,
+  VAULT_PIN_KDF,
+  VAULT_VERSION,
+  VAULT_WRAP_INFO,
+  type VaultCapability,
+  type VaultConfig,
+  type VaultLocalMethod,
+  type VaultMethod,
+  type VaultMethodType,
+  type VaultPasskeyMethod,
+  type VaultPinMethod,
+  type VaultRecordBlob,
+  type VaultSession,
+  vault,
 } from './vault.ts';
 
 /** The SDK's entry object, as the seed names it. */

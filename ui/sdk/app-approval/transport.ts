@@ -4,8 +4,8 @@
  * Errors are `AppApprovalClientError`s; a remote error body is never read into a message.
  */
 import { APP_APPROVAL_LIMITS } from '../../../server/identity/approval/contracts.ts';
-import { AppApprovalClientError, statusError } from './errors.ts';
 import { utf8 } from './encoding.ts';
+import { AppApprovalClientError, statusError } from './errors.ts';
 
 export const CALL_TIMEOUT_MS = APP_APPROVAL_LIMITS.sdkCallTimeoutSeconds * 1000;
 export const MAX_RESPONSE_BYTES = APP_APPROVAL_LIMITS.responseBytes;
@@ -42,10 +42,14 @@ export async function callJson(url: string, opts: CallOptions): Promise<unknown>
   const onAbort = () => halt('aborted');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   const stopped = (err: unknown): AppApprovalClientError => {
-    if (stop === 'timeout') return new AppApprovalClientError('timeout', `The instance did not answer within ${Math.round((opts.timeoutMs ?? CALL_TIMEOUT_MS) / 1000)} seconds.`, { cause: err });
+    if (stop === 'timeout')
+      return new AppApprovalClientError('timeout', `The instance did not answer within ${Math.round((opts.timeoutMs ?? CALL_TIMEOUT_MS) / 1000)} seconds.`, {
+        cause: err,
+      });
     if (stop === 'aborted') return new AppApprovalClientError('aborted', 'The call was aborted.', { cause: err });
     if (stop === 'too_large') return tooLarge();
-    if (isRedirectError(err)) return new AppApprovalClientError('redirected', 'The instance answered with a redirect, which the SDK never follows.', { cause: err });
+    if (isRedirectError(err))
+      return new AppApprovalClientError('redirected', 'The instance answered with a redirect, which the SDK never follows.', { cause: err });
     return new AppApprovalClientError('network', 'The instance could not be reached.', { cause: err });
   };
 

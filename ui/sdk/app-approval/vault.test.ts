@@ -5,8 +5,8 @@
 import nodeCrypto from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { b64u, fromB64u } from './encoding.ts';
-import { AppApprovalClientError, VAULT_PIN_KDF, appApproval, type VaultConfig, type VaultPinMethod, type VaultRecordBlob } from './index.ts';
-import { VaultSession, envelopeForTests, importPair, parseConfig, pinWrapKey, prfWrapKey } from './vault.ts';
+import { AppApprovalClientError, appApproval, VAULT_PIN_KDF, type VaultConfig, type VaultPinMethod, type VaultRecordBlob } from './index.ts';
+import { envelopeForTests, importPair, parseConfig, pinWrapKey, prfWrapKey, VaultSession } from './vault.ts';
 
 const { vault } = appApproval;
 const enc = new TextEncoder();
@@ -55,7 +55,14 @@ describe('vault with a PIN', () => {
     expect(s.id).toMatch(/^[0-9a-f-]{36}$/);
 
     // The exact KDF: Node's own Argon2id with the same parameters opens the envelope.
-    const raw = nodeCrypto.argon2Sync('argon2id', { message: '482913', nonce: Buffer.from(fromB64u(pin.salt)), parallelism: 1, tagLength: 32, memory: 65536, passes: 3 });
+    const raw = nodeCrypto.argon2Sync('argon2id', {
+      message: '482913',
+      nonce: Buffer.from(fromB64u(pin.salt)),
+      parallelism: 1,
+      tagLength: 32,
+      memory: 65536,
+      passes: 3,
+    });
     const wrapKey = await crypto.subtle.importKey('raw', new Uint8Array(raw), 'AES-GCM', false, ['decrypt']);
     const vaultKey = await envelopeForTests.unwrap(wrapKey, pin, envelopeForTests.aad(s.id, 'pin', pin.salt, VAULT_PIN_KDF));
     expect(vaultKey).toHaveLength(32);
@@ -155,7 +162,13 @@ describe('vault envelopes and records', () => {
     expect(await code(twin.openRecord(blob, 'ctx-a', id))).toBe('vault_record_invalid');
     expect(await new VaultSession(s.id, rawKey, []).openRecord(blob, 'ctx-a', id)).toEqual({ n: 1 });
     // Validation failures are record failures too; the validator's result is returned.
-    expect(await code(s.openRecord(blob, 'ctx-a', () => { throw new Error('nope'); }))).toBe('vault_record_invalid');
+    expect(
+      await code(
+        s.openRecord(blob, 'ctx-a', () => {
+          throw new Error('nope');
+        }),
+      ),
+    ).toBe('vault_record_invalid');
     expect(await s.openRecord(blob, 'ctx-a', (v) => (v as { n: number }).n + 1)).toBe(2);
     expect(await code(s.openRecord(blob, '', id))).toBe('invalid_argument');
   });
@@ -202,10 +215,19 @@ describe('vault configs', () => {
     const pin = await s.pin('123456');
     const ok = s.config();
     expect(parseConfig(JSON.parse(JSON.stringify(ok)))).toEqual(ok);
-    const passkey = { type: 'passkey', credentialId: b64u(new Uint8Array(16)), rpId: 'localhost', salt: b64u(new Uint8Array(32)), iv: b64u(new Uint8Array(12)), wrappedKey: b64u(new Uint8Array(48)) };
+    const passkey = {
+      type: 'passkey',
+      credentialId: b64u(new Uint8Array(16)),
+      rpId: 'localhost',
+      salt: b64u(new Uint8Array(32)),
+      iv: b64u(new Uint8Array(12)),
+      wrappedKey: b64u(new Uint8Array(48)),
+    };
     expect(parseConfig({ ...ok, methods: [pin, passkey] }).methods).toHaveLength(2);
     const invalid: unknown[] = [
-      null, [], 'x',
+      null,
+      [],
+      'x',
       { ...ok, version: 2 },
       { ...ok, id: 'not-a-uuid' },
       { ...ok, methods: [] },
@@ -225,7 +247,9 @@ describe('vault configs', () => {
     ];
     for (const c of invalid) expect(await code(() => parseConfig(c)), JSON.stringify(c)?.slice(0, 120)).toBe('vault_invalid_config');
     expect(() => parseConfig({ ...ok, methods: [{ ...pin, kdf: 'argon2id-19m-t2-p1' }] })).toThrow(/unknown PIN KDF/);
-    expect(await code(vault.unlock({ ...ok, methods: [{ ...pin, kdf: 'argon2id-19m-t2-p1' as typeof VAULT_PIN_KDF }] }, 'pin', '123456'))).toBe('vault_invalid_config');
+    expect(await code(vault.unlock({ ...ok, methods: [{ ...pin, kdf: 'argon2id-19m-t2-p1' as typeof VAULT_PIN_KDF }] }, 'pin', '123456'))).toBe(
+      'vault_invalid_config',
+    );
     expect(await code(() => vault.create().config())).toBe('vault_invalid_config');
   });
 
@@ -273,7 +297,16 @@ describe('vault lock', () => {
     p.lock();
     expect(await slow).toBe('vault_locked');
 
-    for (const call of [() => s.id, () => s.config(), () => s.sealRecord({}, 'c'), () => s.openRecord(blob, 'c', (v) => v), () => s.createKey(), () => s.local(), () => s.pin('123456'), () => s.passkey()]) {
+    for (const call of [
+      () => s.id,
+      () => s.config(),
+      () => s.sealRecord({}, 'c'),
+      () => s.openRecord(blob, 'c', (v) => v),
+      () => s.createKey(),
+      () => s.local(),
+      () => s.pin('123456'),
+      () => s.passkey(),
+    ]) {
       expect(await code(call)).toBe('vault_locked');
     }
     s.lock(); // idempotent

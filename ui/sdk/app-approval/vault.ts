@@ -27,17 +27,43 @@ const RECORD_LABEL = 'hearth-login-vault-record';
 const KEY_TAG = '$hearthVaultKeyPair';
 const PASSKEY_TIMEOUT_MS = 120_000;
 
-export interface VaultPinMethod { type: 'pin'; kdf: typeof VAULT_PIN_KDF; salt: string; iv: string; wrappedKey: string }
-export interface VaultPasskeyMethod { type: 'passkey'; credentialId: string; rpId: string; salt: string; iv: string; wrappedKey: string }
-export interface VaultLocalMethod { type: 'local'; key: string }
+export interface VaultPinMethod {
+  type: 'pin';
+  kdf: typeof VAULT_PIN_KDF;
+  salt: string;
+  iv: string;
+  wrappedKey: string;
+}
+export interface VaultPasskeyMethod {
+  type: 'passkey';
+  credentialId: string;
+  rpId: string;
+  salt: string;
+  iv: string;
+  wrappedKey: string;
+}
+export interface VaultLocalMethod {
+  type: 'local';
+  key: string;
+}
 export type VaultMethod = VaultPinMethod | VaultPasskeyMethod | VaultLocalMethod;
 export type VaultMethodType = VaultMethod['type'];
-export interface VaultConfig { version: 1; id: string; methods: VaultMethod[] }
-export interface VaultRecordBlob { version: 1; iv: string; data: string }
+export interface VaultConfig {
+  version: 1;
+  id: string;
+  methods: VaultMethod[];
+}
+export interface VaultRecordBlob {
+  version: 1;
+  iv: string;
+  data: string;
+}
 export type VaultCapability = 'supported' | 'unsupported' | 'unknown';
 
-const fail = (code: 'vault_invalid_config' | 'vault_unlock_failed' | 'vault_unsupported' | 'vault_cancelled' | 'vault_record_invalid' | 'invalid_argument' | 'aborted', message: string) =>
-  new AppApprovalClientError(code, message);
+const fail = (
+  code: 'vault_invalid_config' | 'vault_unlock_failed' | 'vault_unsupported' | 'vault_cancelled' | 'vault_record_invalid' | 'invalid_argument' | 'aborted',
+  message: string,
+) => new AppApprovalClientError(code, message);
 const lockedError = () => new AppApprovalClientError('vault_locked', 'The vault is locked: unlock it again.');
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -81,7 +107,14 @@ function parseMethod(m: unknown): VaultMethod {
       bytesOf(o.salt, 32, 'the PRF salt');
       bytesOf(o.iv, 12, 'the passkey IV');
       bytesOf(o.wrappedKey, 48, 'the passkey-wrapped key');
-      return { type: 'passkey', credentialId: o.credentialId as string, rpId: o.rpId, salt: o.salt as string, iv: o.iv as string, wrappedKey: o.wrappedKey as string };
+      return {
+        type: 'passkey',
+        credentialId: o.credentialId as string,
+        rpId: o.rpId,
+        salt: o.salt as string,
+        iv: o.iv as string,
+        wrappedKey: o.wrappedKey as string,
+      };
     case 'local':
       exactKeys(o, ['type', 'key'], 'the local method');
       bytesOf(o.key, 32, 'the local key');
@@ -174,7 +207,10 @@ async function unwrapVaultKey(wrapKey: CryptoKey, m: { iv: string; wrappedKey: s
 // ---------------------------------------------------------------------------------------------------------------
 // Passkeys (browsers only).
 
-interface PasskeyEnv { origin: string; hostname: string }
+interface PasskeyEnv {
+  origin: string;
+  hostname: string;
+}
 
 function passkeyEnv(): PasskeyEnv {
   const loc = (globalThis as { location?: Location }).location;
@@ -226,7 +262,12 @@ async function passkeyPrf(env: PasskeyEnv, credentialId: Uint8Array<ArrayBuffer>
 }
 
 /** Creates a passkey for this host (user verification required, PRF required) and returns it with one PRF output. */
-async function createPasskey(env: PasskeyEnv, vaultId: string, salt: Uint8Array<ArrayBuffer>, signal?: AbortSignal): Promise<{ credentialId: Uint8Array<ArrayBuffer>; prf: Uint8Array }> {
+async function createPasskey(
+  env: PasskeyEnv,
+  vaultId: string,
+  salt: Uint8Array<ArrayBuffer>,
+  signal?: AbortSignal,
+): Promise<{ credentialId: Uint8Array<ArrayBuffer>; prf: Uint8Array }> {
   let cred: PublicKeyCredential | null;
   try {
     cred = (await navigator.credentials.create({
@@ -234,7 +275,10 @@ async function createPasskey(env: PasskeyEnv, vaultId: string, salt: Uint8Array<
         rp: { id: env.hostname, name: 'Hearth authenticator' },
         user: { id: randomBytes(16), name: `vault-${vaultId.slice(0, 8)}`, displayName: 'Hearth authenticator vault' },
         challenge: randomBytes(32),
-        pubKeyCredParams: [{ type: 'public-key', alg: -7 }, { type: 'public-key', alg: -257 }],
+        pubKeyCredParams: [
+          { type: 'public-key', alg: -7 },
+          { type: 'public-key', alg: -257 },
+        ],
         authenticatorSelection: { userVerification: 'required', residentKey: 'discouraged' },
         attestation: 'none',
         timeout: PASSKEY_TIMEOUT_MS,
@@ -302,7 +346,10 @@ export class VaultSession {
   constructor(id: string, key: Uint8Array<ArrayBuffer>, methods: VaultMethod[]) {
     const copy = new Uint8Array(key);
     this.#live = {
-      id, key: copy, methods: [...methods], jwks: new WeakMap(),
+      id,
+      key: copy,
+      methods: [...methods],
+      jwks: new WeakMap(),
       aes: crypto.subtle.importKey('raw', copy, 'AES-GCM', false, ['encrypt', 'decrypt']),
     };
   }
@@ -464,7 +511,7 @@ export class VaultSession {
     try {
       return validate(value);
     } catch {
-      throw fail('vault_record_invalid', 'The record failed the caller\'s validation.');
+      throw fail('vault_record_invalid', "The record failed the caller's validation.");
     }
   }
 
@@ -485,7 +532,8 @@ export class VaultSession {
 }
 
 function checkContext(context: unknown): asserts context is string {
-  if (typeof context !== 'string' || context.length < 1 || context.length > 1024) throw fail('invalid_argument', 'the record context must be a text of 1–1024 characters');
+  if (typeof context !== 'string' || context.length < 1 || context.length > 1024)
+    throw fail('invalid_argument', 'the record context must be a text of 1–1024 characters');
 }
 
 function encodeValue(v: unknown, jwks: WeakMap<CryptoKey, JsonWebKey>, depth: number): JsonValue {

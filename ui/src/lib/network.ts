@@ -5,7 +5,10 @@
  * to such a host opened on a phone reaches the phone itself, never Hearth.
  */
 export function isLoopbackHost(hostname: string): boolean {
-  const h = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const h = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   if (h === 'localhost' || h.endsWith('.localhost')) return true;
   if (h === '::1' || h === '0:0:0:0:0:0:0:1') return true;
   return /^127(\.\d{1,3}){3}$/.test(h) || /^::ffff:127(\.\d{1,3}){3}$/.test(h);
@@ -37,7 +40,10 @@ export function publicAddressFor(publicUrl: string, here: Pick<Location, 'origin
 
 /** `53:CA:6B:…` (32 bytes) → rows of eight bytes, as devices show fingerprints (colon or space separated pairs). */
 export function fingerprintRows(fingerprint: string, perRow = 8): string[] {
-  const bytes = fingerprint.toUpperCase().split(/[:\s]+/).filter(Boolean);
+  const bytes = fingerprint
+    .toUpperCase()
+    .split(/[:\s]+/)
+    .filter(Boolean);
   const rows: string[] = [];
   for (let i = 0; i < bytes.length; i += perRow) rows.push(bytes.slice(i, i + perRow).join(':'));
   return rows;

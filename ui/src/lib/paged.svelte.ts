@@ -2,7 +2,7 @@
  * State of a searchable, paged list (`page` + `per_page` + `search`): loads, aborts the previous request when a new
  * one starts, steps back a page when the last entries of a page were deleted.
  */
-import { failure, type Failure } from './util.ts';
+import { type Failure, failure } from './util.ts';
 
 export interface PageResult<T> {
   rows: T[];

@@ -5,8 +5,9 @@
  * - an admin API token, kept in sessionStorage (this tab only) or, with "Remember on this device", in localStorage.
  * A 401 from any call signs out and leaves a message for the sign-in page.
  */
-import { credentials } from './api/client.ts';
+
 import { currentSession, logout, type SessionAccount } from './api/auth.ts';
+import { credentials } from './api/client.ts';
 import { connectDesktopSession } from './desktop.ts';
 import { toasts } from './toasts.svelte.ts';
 

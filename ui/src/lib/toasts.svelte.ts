@@ -66,7 +66,10 @@ class Toasts {
 
   private expire(id: number, ttl: number): void {
     clearTimeout(timers.get(id));
-    timers.set(id, setTimeout(() => this.dismiss(id), ttl));
+    timers.set(
+      id,
+      setTimeout(() => this.dismiss(id), ttl),
+    );
   }
 }
 

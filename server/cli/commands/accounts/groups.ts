@@ -1,8 +1,22 @@
 import type { Command } from 'commander';
 import { HearthClient, serverOptions } from '../../client.ts';
 import { CliError, printJson, printTable } from '../../output.ts';
-import { type OutputOpts, checkOutput, emit, makePosix, outputOptions, requireYes } from '../linux.ts';
-import { BASE, type Group, type GroupDetail, type ListOpts, type Opts, enc, fetchList, findGroup, listOptions, printGroup, printList, resolveMember, confirm } from './shared.ts';
+import { checkOutput, emit, makePosix, type OutputOpts, outputOptions, requireYes } from '../linux.ts';
+import {
+  BASE,
+  confirm,
+  enc,
+  fetchList,
+  findGroup,
+  type Group,
+  type GroupDetail,
+  type ListOpts,
+  listOptions,
+  type Opts,
+  printGroup,
+  printList,
+  resolveMember,
+} from './shared.ts';
 
 /** `hearth accounts groups …`: groups, their members and POSIX groups. */
 export function registerGroups(accounts: Command): void {
@@ -74,7 +88,11 @@ export function registerGroups(accounts: Command): void {
       const client = new HearthClient(opts);
       const g = await findGroup(client, ref);
       const r = await makePosix(client, g.id);
-      emit(opts, r, () => process.stdout.write(r.created ? `Group ${r.name} is now a POSIX group with GID ${r.gid}.\n` : `Group ${r.name} already has GID ${r.gid} (unchanged).\n`));
+      emit(opts, r, () =>
+        process.stdout.write(
+          r.created ? `Group ${r.name} is now a POSIX group with GID ${r.gid}.\n` : `Group ${r.name} already has GID ${r.gid} (unchanged).\n`,
+        ),
+      );
     });
 
   const members = groups.command('members').description('direct members of a group: accounts (user:<login|sub>) and nested groups (group:<name|id>)');
@@ -88,13 +106,21 @@ export function registerGroups(accounts: Command): void {
         printTable(
           [
             ...g.members.groups.map((m) => ({ type: 'group', name: m.name, display_name: null, id: m.id })),
-            ...g.members.accounts.map((m) => ({ type: m.kind === 'service' ? 'service' : 'user', name: m.login, display_name: m.displayName || null, id: m.sub })),
+            ...g.members.accounts.map((m) => ({
+              type: m.kind === 'service' ? 'service' : 'user',
+              name: m.login,
+              display_name: m.displayName || null,
+              id: m.sub,
+            })),
           ],
           ['type', 'name', 'display_name', 'id'],
         );
     });
 
-  for (const [name, add] of [['add', true], ['remove', false]] as const) {
+  for (const [name, add] of [
+    ['add', true],
+    ['remove', false],
+  ] as const) {
     serverOptions(members.command(`${name} <group> <members...>`))
       .description(
         `${add ? 'add accounts or nested groups to' : 'remove direct members from'} a group. A member is user:<login|sub>, group:<name|id>, or a bare name matching exactly one login or group name`,

@@ -1,13 +1,20 @@
 import type { Command } from 'commander';
+import { DATABASE_APP_ID, NAMESPACE_RESOURCE } from '../../../core/contract.ts';
 import { HearthClient, serverOptions } from '../../client.ts';
 import { CliError, printJson } from '../../output.ts';
-import { DATABASE_APP_ID, NAMESPACE_RESOURCE } from '../../../core/contract.ts';
-import { BASE, type ListOpts, type Opts, type ServiceAccount, UUID, enc, fetchList, listOptions, printList, confirm } from './shared.ts';
+import { BASE, confirm, enc, fetchList, type ListOpts, listOptions, type Opts, printList, type ServiceAccount, UUID } from './shared.ts';
 
 /** `hearth accounts service-accounts …`: resource-bound service accounts. */
 export function registerServiceAccounts(accounts: Command): void {
   const sa = accounts.command('service-accounts').description('resource-bound service accounts (used by applications, never sign in)');
-  const row = (s: ServiceAccount) => ({ app: s.appId, resource_type: s.resourceType, resource_id: s.resourceId, display_name: s.displayName, sub: s.sub, created_at: s.createdAt });
+  const row = (s: ServiceAccount) => ({
+    app: s.appId,
+    resource_type: s.resourceType,
+    resource_id: s.resourceId,
+    display_name: s.displayName,
+    sub: s.sub,
+    created_at: s.createdAt,
+  });
 
   listOptions(sa.command('list'))
     .description('list service accounts')
@@ -17,7 +24,9 @@ export function registerServiceAccounts(accounts: Command): void {
     });
 
   serverOptions(sa.command('create'))
-    .description(`create a service account for an application and a resource (the triple is unique); --namespace <name> is the database service's (--app ${DATABASE_APP_ID} --resource-type ${NAMESPACE_RESOURCE} --resource-id <name>)`)
+    .description(
+      `create a service account for an application and a resource (the triple is unique); --namespace <name> is the database service's (--app ${DATABASE_APP_ID} --resource-type ${NAMESPACE_RESOURCE} --resource-id <name>)`,
+    )
     .option('--namespace <name>', `for the database service: the namespace it may use (application ${DATABASE_APP_ID})`)
     .option('--app <appId>', 'application id')
     .option('--resource-type <type>', 'resource type')
@@ -26,11 +35,14 @@ export function registerServiceAccounts(accounts: Command): void {
     .option('--json', 'print JSON')
     .action(async (opts: Opts & { namespace?: string; app?: string; resourceType?: string; resourceId?: string; displayName?: string }) => {
       const triple = [opts.app, opts.resourceType, opts.resourceId];
-      if (opts.namespace !== undefined && triple.some((v) => v !== undefined)) throw new CliError('give either --namespace or --app, --resource-type and --resource-id, not both');
-      if (opts.namespace === undefined && triple.some((v) => v === undefined)) throw new CliError('give --namespace <name> (the database service), or all of --app, --resource-type and --resource-id');
-      const body: Record<string, unknown> = opts.namespace !== undefined
-        ? { appId: DATABASE_APP_ID, resourceType: NAMESPACE_RESOURCE, resourceId: opts.namespace }
-        : { appId: opts.app, resourceType: opts.resourceType, resourceId: opts.resourceId };
+      if (opts.namespace !== undefined && triple.some((v) => v !== undefined))
+        throw new CliError('give either --namespace or --app, --resource-type and --resource-id, not both');
+      if (opts.namespace === undefined && triple.some((v) => v === undefined))
+        throw new CliError('give --namespace <name> (the database service), or all of --app, --resource-type and --resource-id');
+      const body: Record<string, unknown> =
+        opts.namespace !== undefined
+          ? { appId: DATABASE_APP_ID, resourceType: NAMESPACE_RESOURCE, resourceId: opts.namespace }
+          : { appId: opts.app, resourceType: opts.resourceType, resourceId: opts.resourceId };
       if (opts.displayName !== undefined) body.displayName = opts.displayName;
       const s = await new HearthClient(opts).json<ServiceAccount>('POST', `${BASE}/service-accounts`, body);
       if (opts.json) printJson(s);

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { type HearthClient, serverOptions, type ClientOptions } from '../../client.ts';
-import { CliError, printFields, printJson, printJsonLines, printTable } from '../../output.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../../../identity/contract.ts';
+import { type ClientOptions, type HearthClient, serverOptions } from '../../client.ts';
+import { CliError, printFields, printJson, printJsonLines, printTable } from '../../output.ts';
 
 /**
  * What the `hearth accounts …` commands share: the wire types, listing and paging, resolving a user (login or sub),
@@ -61,7 +61,6 @@ export interface Page<T> {
 export type Opts = ClientOptions & { json?: boolean };
 export type ListOpts = Opts & { jsonl?: boolean; search?: string; all?: boolean; page?: string; perPage?: string };
 
-
 export const listOptions = (c: Command) =>
   serverOptions(c)
     .option('--search <text>', 'only entries matching this text (case-insensitive substring)')
@@ -73,7 +72,8 @@ export const listOptions = (c: Command) =>
 
 export function positiveInt(value: string | undefined, name: string, max = Infinity): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > max) throw new CliError(`${name} must be a whole number from 1${max === Infinity ? '' : ` to ${max}`} (got ${JSON.stringify(value)})`);
+  if (!Number.isInteger(n) || n < 1 || n > max)
+    throw new CliError(`${name} must be a whole number from 1${max === Infinity ? '' : ` to ${max}`} (got ${JSON.stringify(value)})`);
   return n;
 }
 
@@ -102,7 +102,12 @@ export async function fetchList<T>(client: HearthClient, path: string, opts: Lis
   return { items: p.data, total: p.total, page, perPage };
 }
 
-export function printList<T>(opts: ListOpts, list: { items: T[]; total: number; page: number; perPage: number }, rows: (t: T) => Record<string, unknown>, columns: string[]): void {
+export function printList<T>(
+  opts: ListOpts,
+  list: { items: T[]; total: number; page: number; perPage: number },
+  rows: (t: T) => Record<string, unknown>,
+  columns: string[],
+): void {
   if (opts.json && opts.jsonl) throw new CliError('choose one of --json or --jsonl');
   if (opts.json) printJson(list.items);
   else if (opts.jsonl) printJsonLines(list.items);

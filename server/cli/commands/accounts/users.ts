@@ -1,8 +1,34 @@
 import type { Command } from 'commander';
 import { HearthClient, serverOptions } from '../../client.ts';
 import { CliError, printJson, printJsonLines, printTable } from '../../output.ts';
-import { type OutputOpts, checkOutput, emit, linuxAccount, outputOptions, prepareLinuxAccount, printLinuxAccount, requireYes, updateLinuxAccount } from '../linux.ts';
-import { type Account, BASE, type ListOpts, type Opts, USER_COLUMNS, UUID, enc, fetchList, findUser, listOptions, printList, printUser, readPassword, userRow, confirm } from './shared.ts';
+import {
+  checkOutput,
+  emit,
+  linuxAccount,
+  type OutputOpts,
+  outputOptions,
+  prepareLinuxAccount,
+  printLinuxAccount,
+  requireYes,
+  updateLinuxAccount,
+} from '../linux.ts';
+import {
+  type Account,
+  BASE,
+  confirm,
+  enc,
+  fetchList,
+  findUser,
+  type ListOpts,
+  listOptions,
+  type Opts,
+  printList,
+  printUser,
+  readPassword,
+  USER_COLUMNS,
+  UUID,
+  userRow,
+} from './shared.ts';
 
 /** `hearth accounts users …`: person accounts, their Linux identity and their paired authenticator devices. */
 export function registerUsers(accounts: Command): void {
@@ -34,24 +60,37 @@ export function registerUsers(accounts: Command): void {
     .option('--expires-at <iso>', 'expiry (ISO 8601 with a time zone); unusable from then on')
     .option('--password-stdin', 'set a password read from the first line of standard input')
     .option('--json', 'print JSON')
-    .action(async (login: string, opts: Opts & { displayName?: string; email?: string; profile: string; admin?: boolean; disabled?: boolean; expiresAt?: string; passwordStdin?: boolean }) => {
-      const client = new HearthClient(opts);
-      const password = opts.passwordStdin ? await readPassword() : undefined;
-      const body: Record<string, unknown> = { login, profile: opts.profile, admin: !!opts.admin, disabled: !!opts.disabled };
-      if (opts.displayName !== undefined) body.displayName = opts.displayName;
-      if (opts.email !== undefined) body.email = opts.email;
-      if (opts.expiresAt !== undefined) body.expiresAt = opts.expiresAt;
-      const a = await client.json<Account>('POST', `${BASE}/accounts`, body);
-      if (password !== undefined) {
-        try {
-          await client.json('PUT', `${BASE}/accounts/${enc(a.sub)}/password`, { password });
-        } catch (err) {
-          throw new CliError(`created account ${a.login} (${a.sub}) but could not set its password: ${(err as Error).message}`);
+    .action(
+      async (
+        login: string,
+        opts: Opts & {
+          displayName?: string;
+          email?: string;
+          profile: string;
+          admin?: boolean;
+          disabled?: boolean;
+          expiresAt?: string;
+          passwordStdin?: boolean;
+        },
+      ) => {
+        const client = new HearthClient(opts);
+        const password = opts.passwordStdin ? await readPassword() : undefined;
+        const body: Record<string, unknown> = { login, profile: opts.profile, admin: !!opts.admin, disabled: !!opts.disabled };
+        if (opts.displayName !== undefined) body.displayName = opts.displayName;
+        if (opts.email !== undefined) body.email = opts.email;
+        if (opts.expiresAt !== undefined) body.expiresAt = opts.expiresAt;
+        const a = await client.json<Account>('POST', `${BASE}/accounts`, body);
+        if (password !== undefined) {
+          try {
+            await client.json('PUT', `${BASE}/accounts/${enc(a.sub)}/password`, { password });
+          } catch (err) {
+            throw new CliError(`created account ${a.login} (${a.sub}) but could not set its password: ${(err as Error).message}`);
+          }
         }
-      }
-      if (opts.json) printJson(a);
-      else process.stdout.write(`Created account ${a.login} (${a.sub})${password !== undefined ? ' with a password' : ''}.\n`);
-    });
+        if (opts.json) printJson(a);
+        else process.stdout.write(`Created account ${a.login} (${a.sub})${password !== undefined ? ' with a password' : ''}.\n`);
+      },
+    );
 
   serverOptions(users.command('update <user>'))
     .description('change an account (only the options given change)')
@@ -65,26 +104,34 @@ export function registerUsers(accounts: Command): void {
     .option('--expires-at <iso>', 'expiry (ISO 8601 with a time zone)')
     .option('--no-expiry', 'never expires')
     .option('--json', 'print JSON')
-    .action(async (ref: string, opts: Opts & { login?: string; displayName?: string; email?: string | false; profile?: string; admin?: boolean; expiresAt?: string; expiry?: boolean }) => {
-      if (opts.expiresAt !== undefined && opts.expiry === false) throw new CliError('choose one of --expires-at or --no-expiry');
-      const body: Record<string, unknown> = {};
-      if (opts.login !== undefined) body.login = opts.login;
-      if (opts.displayName !== undefined) body.displayName = opts.displayName;
-      if (opts.email === false) body.email = null;
-      else if (typeof opts.email === 'string') body.email = opts.email;
-      if (opts.profile !== undefined) body.profile = opts.profile;
-      if (opts.admin !== undefined) body.admin = opts.admin;
-      if (opts.expiresAt !== undefined) body.expiresAt = opts.expiresAt;
-      if (opts.expiry === false) body.expiresAt = null;
-      if (Object.keys(body).length === 0) throw new CliError('nothing to change: give at least one option (see --help)');
-      const client = new HearthClient(opts);
-      const a = await findUser(client, ref);
-      const updated = await client.json<Account>('PATCH', `${BASE}/accounts/${enc(a.sub)}`, body);
-      if (opts.json) printJson(updated);
-      else process.stdout.write(`Updated account ${updated.login}.\n`);
-    });
+    .action(
+      async (
+        ref: string,
+        opts: Opts & { login?: string; displayName?: string; email?: string | false; profile?: string; admin?: boolean; expiresAt?: string; expiry?: boolean },
+      ) => {
+        if (opts.expiresAt !== undefined && opts.expiry === false) throw new CliError('choose one of --expires-at or --no-expiry');
+        const body: Record<string, unknown> = {};
+        if (opts.login !== undefined) body.login = opts.login;
+        if (opts.displayName !== undefined) body.displayName = opts.displayName;
+        if (opts.email === false) body.email = null;
+        else if (typeof opts.email === 'string') body.email = opts.email;
+        if (opts.profile !== undefined) body.profile = opts.profile;
+        if (opts.admin !== undefined) body.admin = opts.admin;
+        if (opts.expiresAt !== undefined) body.expiresAt = opts.expiresAt;
+        if (opts.expiry === false) body.expiresAt = null;
+        if (Object.keys(body).length === 0) throw new CliError('nothing to change: give at least one option (see --help)');
+        const client = new HearthClient(opts);
+        const a = await findUser(client, ref);
+        const updated = await client.json<Account>('PATCH', `${BASE}/accounts/${enc(a.sub)}`, body);
+        if (opts.json) printJson(updated);
+        else process.stdout.write(`Updated account ${updated.login}.\n`);
+      },
+    );
 
-  for (const [name, disabled] of [['disable', true], ['enable', false]] as const) {
+  for (const [name, disabled] of [
+    ['disable', true],
+    ['enable', false],
+  ] as const) {
     serverOptions(users.command(`${name} <user>`))
       .description(disabled ? 'disable an account (its sessions end)' : 'enable a disabled account')
       .option('--json', 'print JSON')
@@ -109,7 +156,7 @@ export function registerUsers(accounts: Command): void {
     });
 
   serverOptions(users.command('set-password <user>'))
-    .description('set an account\'s password (its other sessions end)')
+    .description("set an account's password (its other sessions end)")
     .option('--password-stdin', 'read the password from the first line of standard input (required)')
     .action(async (ref: string, opts: Opts & { passwordStdin?: boolean }) => {
       if (!opts.passwordStdin) throw new CliError('pass the password on standard input with --password-stdin (it is never accepted as an argument)');
@@ -176,7 +223,9 @@ function registerUserLinux(users: Command): void {
       requireYes(opts.yes, `change the Linux identity of ${ref}`);
       const client = new HearthClient(opts);
       const a = await updateLinuxAccount(client, (await findUser(client, ref)).sub, opts.home, opts.shell);
-      emit(opts, a, () => process.stdout.write(`Updated the Linux identity of ${a.login}: home ${a.identity!.homeDirectory}, shell ${a.identity!.loginShell}.\n`));
+      emit(opts, a, () =>
+        process.stdout.write(`Updated the Linux identity of ${a.login}: home ${a.identity!.homeDirectory}, shell ${a.identity!.loginShell}.\n`),
+      );
     });
 }
 
@@ -209,7 +258,10 @@ function registerUserDevices(users: Command): void {
       const items: AppDevice[] = [];
       let after: string | null = null;
       do {
-        const page: { items: AppDevice[]; nextCursor: string | null } = await client.json('GET', `${path(a.sub)}${after ? `?${new URLSearchParams({ after })}` : ''}`);
+        const page: { items: AppDevice[]; nextCursor: string | null } = await client.json(
+          'GET',
+          `${path(a.sub)}${after ? `?${new URLSearchParams({ after })}` : ''}`,
+        );
         items.push(...page.items);
         after = page.nextCursor;
       } while (after);
@@ -217,7 +269,11 @@ function registerUserDevices(users: Command): void {
       if (opts.jsonl) return printJsonLines(items);
       printTable(
         items.map((d) => ({
-          id: d.id, name: d.name || null, state: d.revokedAt ? `revoked ${d.revokedAt}` : 'active', created: d.createdAt, last_used: d.lastUsedAt,
+          id: d.id,
+          name: d.name || null,
+          state: d.revokedAt ? `revoked ${d.revokedAt}` : 'active',
+          created: d.createdAt,
+          last_used: d.lastUsedAt,
           assisted: d.assisted ? 'yes' : 'no',
         })),
         ['id', 'name', 'state', 'created', 'last_used', 'assisted'],
@@ -229,7 +285,8 @@ function registerUserDevices(users: Command): void {
     .option('--yes', 'confirm the revocation (required)')
     .action(async (ref: string, deviceId: string, opts: DeviceOpts) => {
       checkOutput(opts);
-      if (!UUID.test(deviceId)) throw new CliError(`${JSON.stringify(deviceId)} is not a device ID: give the id shown by \`hearth accounts users devices list ${ref}\``);
+      if (!UUID.test(deviceId))
+        throw new CliError(`${JSON.stringify(deviceId)} is not a device ID: give the id shown by \`hearth accounts users devices list ${ref}\``);
       requireYes(opts.yes, `revoke the device ${deviceId} of ${ref}`);
       const client = new HearthClient(opts);
       const a = await findUser(client, ref);

@@ -2,11 +2,10 @@ import type { Command } from 'commander';
 import { HearthClient, serverOptions } from '../../client.ts';
 import { CliError, printJson, printJsonLines, printTable } from '../../output.ts';
 import { checkOutput, emit, outputOptions, requireYes } from '../linux.ts';
-import { APP_COLUMNS, MAIL_BASE, type MailApp, type Opts, appRow, enc, printApp , yesOption } from './shared.ts';
+import { APP_COLUMNS, appRow, enc, MAIL_BASE, type MailApp, type Opts, printApp, yesOption } from './shared.ts';
 
 /** `hearth admin outgoing-mail apps …`: applications and the sender profiles they may use. */
 export function registerApps(mail: Command): void {
-
   const apps = mail.command('apps').description('applications and the sender profiles they may use');
 
   serverOptions(apps.command('list'))
@@ -23,7 +22,7 @@ export function registerApps(mail: Command): void {
 
   yesOption(outputOptions(serverOptions(apps.command('set <app>'))))
     .description(
-      'set an application\'s access policy, exactly one of --default (follow the default profile), --profiles <key,key> (an explicit set) or --none (block sending). ' +
+      "set an application's access policy, exactly one of --default (follow the default profile), --profiles <key,key> (an explicit set) or --none (block sending). " +
         'The application must also declare mail:send. Revoking access cancels its queued mail on the profiles it loses',
     )
     .option('--default', 'follow the default profile (no stored policy)')
@@ -41,7 +40,14 @@ export function registerApps(mail: Command): void {
       }
       let policy: Record<string, unknown>;
       if (opts.profiles !== undefined) {
-        const keys = [...new Set(opts.profiles.split(',').map((k) => k.trim()).filter(Boolean))];
+        const keys = [
+          ...new Set(
+            opts.profiles
+              .split(',')
+              .map((k) => k.trim())
+              .filter(Boolean),
+          ),
+        ];
         if (keys.length === 0) throw new CliError('--profiles needs at least one profile key (use --none to block sending)');
         policy = { mode: 'profiles', profiles: keys };
       } else policy = { mode: opts.default ? 'default' : 'none' };

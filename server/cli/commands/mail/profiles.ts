@@ -2,7 +2,22 @@ import type { Command } from 'commander';
 import { HearthClient, serverOptions } from '../../client.ts';
 import { CliError, printJson, printJsonLines, printTable } from '../../output.ts';
 import { checkOutput, emit, outputOptions, requireYes } from '../linux.ts';
-import { type BounceCheck, type InputOpts, MAIL_BASE, type Opts, PROFILE_COLUMNS, type Profile, enc, parseRevision, printBounceCheck, printProfile, profileRow, readCaFile, readProfileInput, yesOption } from './shared.ts';
+import {
+  type BounceCheck,
+  enc,
+  type InputOpts,
+  MAIL_BASE,
+  type Opts,
+  PROFILE_COLUMNS,
+  type Profile,
+  parseRevision,
+  printBounceCheck,
+  printProfile,
+  profileRow,
+  readCaFile,
+  readProfileInput,
+  yesOption,
+} from './shared.ts';
 
 /** `hearth admin outgoing-mail profiles …`: sender profiles (SMTP settings), test sends, bounce checks. */
 export function registerProfiles(mail: Command): void {
@@ -18,7 +33,10 @@ export function registerProfiles(mail: Command): void {
     .option('--stdin', 'read the profile (a JSON object) from standard input')
     .option('--config <json>', 'the profile as a JSON object (never with a password)')
     .option('--revision <n>', 'the revision being replaced (as `revision` in the JSON)')
-    .option('--ca-file <file>', 'trust this CA (PEM: one or more CA certificates) for the profile\'s SMTP and IMAP connections, besides the default CAs (as `tlsCaPem` in the JSON; `"tlsCaPem": null` there clears it). Not the trust for Hearth itself: give that before the command, `hearth --ca-file <pem> admin …`, or in HEARTH_CA_FILE')
+    .option(
+      '--ca-file <file>',
+      'trust this CA (PEM: one or more CA certificates) for the profile\'s SMTP and IMAP connections, besides the default CAs (as `tlsCaPem` in the JSON; `"tlsCaPem": null` there clears it). Not the trust for Hearth itself: give that before the command, `hearth --ca-file <pem> admin …`, or in HEARTH_CA_FILE',
+    )
     .action(async (key: string, opts: Opts & InputOpts & { revision?: string; caFile?: string }) => {
       checkOutput(opts);
       const body = await readProfileInput(key, opts);
@@ -69,12 +87,14 @@ export function registerProfiles(mail: Command): void {
     .action(async (key: string, opts: Opts & { to: string }) => {
       checkOutput(opts);
       const r = await new HearthClient(opts).json<{ ok: true }>('POST', `${MAIL_BASE}/profiles/${enc(key)}/test`, { to: opts.to });
-      emit(opts, r, () => process.stdout.write(`The SMTP server accepted the test message from profile ${key} to ${opts.to} (acceptance only: check the mailbox).\n`));
+      emit(opts, r, () =>
+        process.stdout.write(`The SMTP server accepted the test message from profile ${key} to ${opts.to} (acceptance only: check the mailbox).\n`),
+      );
     });
 
   outputOptions(serverOptions(profiles.command('check-bounces <key>')))
     .description(
-      'check the profile\'s bounce mailbox now (one collection pass, as the five-minute schedule runs it; a pass in progress is joined) and show what it found. ' +
+      "check the profile's bounce mailbox now (one collection pass, as the five-minute schedule runs it; a pass in progress is joined) and show what it found. " +
         'Exits 1 when the pass failed (its error code and what went wrong are shown)',
     )
     .action(async (key: string, opts: Opts) => {
@@ -85,7 +105,7 @@ export function registerProfiles(mail: Command): void {
     });
 
   yesOption(outputOptions(serverOptions(profiles.command('set-default <key>'))))
-    .description('make the profile the default: sends that name no profile, and Hearth\'s own mail, use it from now on (queued mail keeps its profile)')
+    .description("make the profile the default: sends that name no profile, and Hearth's own mail, use it from now on (queued mail keeps its profile)")
     .action(async (key: string, opts: Opts & { yes?: boolean }) => {
       checkOutput(opts);
       requireYes(opts.yes, `make ${key} the default sender profile`);
@@ -94,7 +114,9 @@ export function registerProfiles(mail: Command): void {
     });
 
   yesOption(outputOptions(serverOptions(profiles.command('delete <key>'))))
-    .description('delete a sender profile: its queued mail is cancelled (profile_removed) and applications lose it. The default profile cannot be deleted while others exist')
+    .description(
+      'delete a sender profile: its queued mail is cancelled (profile_removed) and applications lose it. The default profile cannot be deleted while others exist',
+    )
     .action(async (key: string, opts: Opts & { yes?: boolean }) => {
       checkOutput(opts);
       requireYes(opts.yes, `delete the sender profile ${key}`);

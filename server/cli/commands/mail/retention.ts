@@ -6,7 +6,6 @@ import { MAIL_BASE, type Opts, type Retention, yesOption } from './shared.ts';
 
 /** `hearth admin outgoing-mail retention …`: how long the send log keeps content and records. */
 export function registerRetention(mail: Command): void {
-
   const retention = mail.command('retention').description('how long the send log keeps message content and records');
 
   outputOptions(serverOptions(retention.command('show')))
@@ -14,7 +13,12 @@ export function registerRetention(mail: Command): void {
     .action(async (opts: Opts) => {
       checkOutput(opts);
       const r = await new HearthClient(opts).json<Retention>('GET', `${MAIL_BASE}/retention`);
-      emit(opts, r, () => printFields([['content', `${r.contentDays} days`], ['records', `${r.recordDays} days`]]));
+      emit(opts, r, () =>
+        printFields([
+          ['content', `${r.contentDays} days`],
+          ['records', `${r.recordDays} days`],
+        ]),
+      );
     });
 
   yesOption(outputOptions(serverOptions(retention.command('set'))))

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
-import type { ClientOptions } from '../../client.ts';
-import { CliError, formatBytes, printFields } from '../../output.ts';
-import { isObject, readJsonInput } from '../../input.ts';
-import type { OutputOpts } from '../linux.ts';
 import type { BounceCheckResult, CaCertificateInfo } from '../../../mail/contract.ts';
+import type { ClientOptions } from '../../client.ts';
+import { isObject, readJsonInput } from '../../input.ts';
+import { CliError, formatBytes, printFields } from '../../output.ts';
+import type { OutputOpts } from '../linux.ts';
 
 /**
  * What the `hearth admin outgoing-mail …` commands share: the wire types, reading a profile (never a password inline),
@@ -98,7 +98,6 @@ export type InputOpts = { configFile?: string; config?: string; stdin?: boolean 
 
 export const yesOption = (c: Command) => c.option('--yes', 'confirm the change (required)');
 
-
 // ---------------------------------------------------------------------------------------------------------------
 // profiles put: reading the profile
 
@@ -156,7 +155,8 @@ export function readCaFile(file: string): string {
 
 export function parseRevision(value: string): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new CliError(`--revision must be a whole number of at least 1 (got ${JSON.stringify(value)})`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw new CliError(`--revision must be a whole number of at least 1 (got ${JSON.stringify(value)})`);
   return n;
 }
 
@@ -220,8 +220,7 @@ export const profileRow = (p: Profile) => ({
   bounces: bouncesOf(p),
 });
 
-export const policyOf = (a: MailApp) =>
-  a.policy.mode === 'default' ? 'default profile' : a.policy.mode === 'none' ? 'none (blocked)' : 'explicit profiles';
+export const policyOf = (a: MailApp) => (a.policy.mode === 'default' ? 'default profile' : a.policy.mode === 'none' ? 'none (blocked)' : 'explicit profiles');
 export const APP_COLUMNS = ['app', 'name', 'registered', 'mail:send', 'policy', 'profiles'];
 export const appRow = (a: MailApp) => ({
   app: a.fixed ? `${a.appId} (fixed)` : a.appId,
@@ -266,7 +265,13 @@ export function printMessage(m: Message): void {
     ['status', m.cancelReason ? `${m.status} (${m.cancelReason})` : m.status],
     ['lane', m.lane],
     ['app', m.app],
-    ['actor', Object.entries(m.actor).filter(([, v]) => v !== null && v !== undefined).map(([k, v]) => `${k}=${String(v)}`).join(' ')],
+    [
+      'actor',
+      Object.entries(m.actor)
+        .filter(([, v]) => v !== null && v !== undefined)
+        .map(([k, v]) => `${k}=${String(v)}`)
+        .join(' '),
+    ],
     ['profile', m.profile],
     ['from', fromOf(m.from.name, m.from.address)],
     ['to', m.to],
@@ -296,7 +301,9 @@ export const count = (n: number, one: string, many = `${one}s`) => `${n} ${n ===
 /** A bounce-collection pass in one sentence (and what failed). */
 export function printBounceCheck(r: BounceCheck): void {
   const what = `${count(r.messages, 'message')}, ${count(r.reports, 'delivery report')}, ${r.matched} matched, ${count(r.recorded, 'recipient')} recorded as bounced, ${r.skipped} skipped`;
-  const lines = [`${r.error ? 'Bounce check failed' : 'Checked the bounce mailbox'} of profile ${r.profile}${r.joined ? ' (joined the check in progress)' : ''}: ${what}.`];
+  const lines = [
+    `${r.error ? 'Bounce check failed' : 'Checked the bounce mailbox'} of profile ${r.profile}${r.joined ? ' (joined the check in progress)' : ''}: ${what}.`,
+  ];
   if (r.error) lines.push(`Error: ${r.error}${r.detail ? ` — ${r.detail}` : ''}`);
   if (r.more) lines.push('More messages wait: the next check goes on from here.');
   process.stdout.write(`${lines.join('\n')}\n`);

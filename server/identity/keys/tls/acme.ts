@@ -8,13 +8,14 @@
  * HEARTH_ACME_ACTION, HEARTH_ACME_RECORD, HEARTH_ACME_VALUE, HEARTH_ACME_DOMAIN) and must publish or remove that TXT
  * value before it exits (cleanup removes only its own value: a name and its wildcard share one record name).
  */
-import { processEnvironment } from '../../../core/config/environment.ts';
+
 import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
 import tls from 'node:tls';
 import * as acme from 'acme-client';
+import { processEnvironment } from '../../../core/config/environment.ts';
 import type { CertificateSource, TlsMaterial } from './source.ts';
 import type { TlsStore } from './tls.store.ts';
 

@@ -1,8 +1,8 @@
 import { z } from 'zod';
+import type { AuditLog } from '../../../core/audit/audit.ts';
+import { actorFor } from '../../../core/auth/auth.ts';
 import type { Api } from '../../../core/http/api.ts';
 import { HearthError } from '../../../core/http/errors.ts';
-import { actorFor } from '../../../core/auth/auth.ts';
-import type { AuditLog } from '../../../core/audit/audit.ts';
 import { mobileconfig, type TlsService } from './tls.service.ts';
 
 const Certificate = z
@@ -36,7 +36,11 @@ export const TlsStatusSchema = z
   .meta({ id: 'TlsStatus' });
 export type TlsStatusBody = z.infer<typeof TlsStatusSchema>;
 
-const notInternal = () => new HearthError('not_found', 'this server has no certificate authority of its own (it runs with --tls internal only); ask the administrator how its certificate is issued');
+const notInternal = () =>
+  new HearthError(
+    'not_found',
+    'this server has no certificate authority of its own (it runs with --tls internal only); ask the administrator how its certificate is issued',
+  );
 
 /**
  * The TLS routes: the internal root for devices to trust (public, before any sign-in: a phone installs it first), and
@@ -44,10 +48,18 @@ const notInternal = () => new HearthError('not_found', 'this server has no certi
  */
 export function registerTlsRoutes(api: Api, tls: TlsService, deps: { publicUrl: () => string; audit: AuditLog }): void {
   const label = () => new URL(deps.publicUrl()).host;
-  const root = () => tls.caPem() ?? (() => { throw notInternal(); })();
+  const root = () =>
+    tls.caPem() ??
+    (() => {
+      throw notInternal();
+    })();
 
   api.route({
-    method: 'get', path: '/ca.pem', operationId: 'tlsCaPem', tags: ['Network'], access: 'public',
+    method: 'get',
+    path: '/ca.pem',
+    operationId: 'tlsCaPem',
+    tags: ['Network'],
+    access: 'public',
     summary: "The internal certificate authority's root (PEM)",
     description: 'With `--tls internal`: the root certificate devices install to trust Hearth. 404 `not_found` in the other modes.',
     responses: { 200: { description: 'PEM certificate.', contentType: 'application/x-pem-file', schema: z.string() } },
@@ -60,7 +72,11 @@ export function registerTlsRoutes(api: Api, tls: TlsService, deps: { publicUrl: 
     },
   });
   api.route({
-    method: 'get', path: '/ca.crt', operationId: 'tlsCaDer', tags: ['Network'], access: 'public',
+    method: 'get',
+    path: '/ca.crt',
+    operationId: 'tlsCaDer',
+    tags: ['Network'],
+    access: 'public',
     summary: "The internal certificate authority's root (DER)",
     description: 'The same root as `/ca.pem`, DER-encoded, as Android, Windows and ChromeOS import it.',
     responses: { 200: { description: 'DER certificate.', contentType: 'application/pkix-cert', schema: z.string() } },
@@ -73,9 +89,14 @@ export function registerTlsRoutes(api: Api, tls: TlsService, deps: { publicUrl: 
     },
   });
   api.route({
-    method: 'get', path: '/ca.mobileconfig', operationId: 'tlsCaMobileconfig', tags: ['Network'], access: 'public',
+    method: 'get',
+    path: '/ca.mobileconfig',
+    operationId: 'tlsCaMobileconfig',
+    tags: ['Network'],
+    access: 'public',
     summary: 'A configuration profile that installs the root on iOS, iPadOS and macOS',
-    description: 'Open it in Safari, install it in Settings › Profile Downloaded, then turn on full trust in Settings › General › About › Certificate Trust Settings.',
+    description:
+      'Open it in Safari, install it in Settings › Profile Downloaded, then turn on full trust in Settings › General › About › Certificate Trust Settings.',
     responses: { 200: { description: 'Apple configuration profile (unsigned).', contentType: 'application/x-apple-aspen-config', schema: z.string() } },
     handler: (ctx) => {
       const text = mobileconfig(root(), label());
@@ -86,16 +107,25 @@ export function registerTlsRoutes(api: Api, tls: TlsService, deps: { publicUrl: 
     },
   });
   api.route({
-    method: 'get', path: '/v1/tls', operationId: 'tlsStatus', tags: ['Network'], access: 'admin',
+    method: 'get',
+    path: '/v1/tls',
+    operationId: 'tlsStatus',
+    tags: ['Network'],
+    access: 'admin',
     summary: 'TLS status',
     description: 'The mode, the public address, the certificate in use and when it renews, the internal root, and the last renewal failure.',
     responses: { 200: { description: 'Status.', schema: TlsStatusSchema } },
     handler: () => ({ ...tls.status(), publicUrl: deps.publicUrl() }),
   });
   api.route({
-    method: 'post', path: '/v1/tls/renew', operationId: 'tlsRenew', tags: ['Network'], access: 'admin',
+    method: 'post',
+    path: '/v1/tls/renew',
+    operationId: 'tlsRenew',
+    tags: ['Network'],
+    access: 'admin',
     summary: 'Renew the certificate now',
-    description: 'Internal: a new leaf. ACME: a new order. Files: the files are read again. On failure the current certificate stays in use and the answer is 502 `renewal_failed` with the reason. 409 `tls_off` without TLS.',
+    description:
+      'Internal: a new leaf. ACME: a new order. Files: the files are read again. On failure the current certificate stays in use and the answer is 502 `renewal_failed` with the reason. 409 `tls_off` without TLS.',
     responses: { 200: { description: 'Renewed; the new status.', schema: TlsStatusSchema } },
     handler: async (ctx) => {
       if (!tls.enabled) throw new HearthError('tls_off', 'TLS is off: start Hearth with --tls internal|acme|files to have a certificate to renew');

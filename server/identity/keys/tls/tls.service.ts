@@ -5,17 +5,17 @@
  * ACME, or files. Private keys stay in this folder: the listeners are made here (`createServer`).
  */
 import crypto from 'node:crypto';
+import type http from 'node:http';
 import https from 'node:https';
 import type tls from 'node:tls';
-import type http from 'node:http';
 import type { Logger } from '../../../core/logging/logger.ts';
 import type { SecretStore } from '../../../core/secrets/secrets.ts';
 import type { KekSettings } from '../keys.crypto.ts';
+import { type AcmeSource, createAcmeSource } from './acme.ts';
+import { createFilesSource } from './files.ts';
+import { canonicalName, createInternalCa, type InternalCa, sanList } from './internal-ca.ts';
 import type { CertificateSource, TlsMaterial, TlsMode } from './source.ts';
 import { TlsStore } from './tls.store.ts';
-import { createInternalCa, sanList, canonicalName, type InternalCa } from './internal-ca.ts';
-import { createFilesSource } from './files.ts';
-import { createAcmeSource, type AcmeSource } from './acme.ts';
 
 export type { CertificateSource, TlsMaterial, TlsMode } from './source.ts';
 
@@ -222,7 +222,9 @@ export function createTlsService(opts: TlsServiceOptions) {
         const raw = (socket as unknown as { _parent?: import('node:net').Socket })._parent;
         if (err.code !== 'ERR_SSL_HTTP_REQUEST' || !raw?.writable) return;
         const body = `This port speaks HTTPS. Open ${httpsUrl?.() ?? 'it with https://'} instead.\n`;
-        raw.end(`HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+        raw.end(
+          `HTTP/1.1 400 Bad Request\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
       });
       servers.add(server);
       server.once('close', () => servers.delete(server));
@@ -263,7 +265,9 @@ export function createTlsService(opts: TlsServiceOptions) {
         mode,
         names: mode === 'off' ? [] : opts.names(),
         certificate: info,
-        ca: root ? { subject: root.subject.replace(/\n/g, ', '), notAfter: new Date(root.validTo).toISOString(), fingerprintSha256: root.fingerprint256 } : null,
+        ca: root
+          ? { subject: root.subject.replace(/\n/g, ', '), notAfter: new Date(root.validTo).toISOString(), fingerprintSha256: root.fingerprint256 }
+          : null,
         lastRenewalAt,
         lastError,
         nextAttemptAt: nextAttemptAt === null ? null : new Date(nextAttemptAt).toISOString(),
@@ -286,7 +290,10 @@ export function mobileconfig(rootPem: string, label: string): string {
   const der = root.raw.toString('base64').replace(/.{52}/g, '$&\n\t\t\t');
   const fp = root.fingerprint256.replace(/:/g, '').toLowerCase();
   const uuid = (salt: string) => {
-    const h = crypto.createHash('sha256').update(salt + fp).digest('hex');
+    const h = crypto
+      .createHash('sha256')
+      .update(salt + fp)
+      .digest('hex');
     return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`.toUpperCase();
   };
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -338,5 +345,7 @@ export function mobileconfig(rootPem: string, label: string): string {
 
 function oneLine(err: unknown): string {
   const e = err as { message?: string; detail?: string };
-  return String(e?.detail ?? e?.message ?? err).split('\n')[0]!.slice(0, 500);
+  return String(e?.detail ?? e?.message ?? err)
+    .split('\n')[0]!
+    .slice(0, 500);
 }

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { SecretStore } from '../../../core/secrets/secrets.ts';
-import { EnvelopeError, kekById, open, resolveKeks, seal, type KekSet, type KekSettings } from '../keys.crypto.ts';
+import { EnvelopeError, type KekSet, type KekSettings, kekById, open, resolveKeks, seal } from '../keys.crypto.ts';
 
 export class TlsStore {
   readonly dir: string;
@@ -66,7 +66,9 @@ export class TlsStore {
     const keks = this.kekSet();
     const kek = kekById(keks, stored.encryptionKeyId ?? '');
     if (!kek || !stored.envelope) {
-      throw new Error(`${this.file(name)} is sealed under key-encryption key ${stored.encryptionKeyId ?? '(none)'}, which is not configured (set HEARTH_IDENTITY_PREVIOUS_KEY to it, or remove the file to start over)`);
+      throw new Error(
+        `${this.file(name)} is sealed under key-encryption key ${stored.encryptionKeyId ?? '(none)'}, which is not configured (set HEARTH_IDENTITY_PREVIOUS_KEY to it, or remove the file to start over)`,
+      );
     }
     let pem: string;
     try {

@@ -8,10 +8,17 @@
 import crypto from 'node:crypto';
 import { decodeJwt } from 'jose';
 import type { Actor } from '../../accounts/accounts.service.ts';
-import type { CodeRow } from '../oauth.store.ts';
 import {
-  ACCESS_TOKEN_LIFETIME_S, REFRESH_FAMILY_LIFETIME_MS, json, oauthError, sha256, validResource, type GrantHandler, type OAuthContext,
+  ACCESS_TOKEN_LIFETIME_S,
+  type GrantHandler,
+  json,
+  type OAuthContext,
+  oauthError,
+  REFRESH_FAMILY_LIFETIME_MS,
+  sha256,
+  validResource,
 } from '../context.ts';
+import type { CodeRow } from '../oauth.store.ts';
 
 function pkceOk(verifier: string, challenge: string) {
   if (!/^[A-Za-z0-9._~-]{43,128}$/.test(verifier)) return false;
@@ -40,7 +47,8 @@ export function authorizationCodeGrant(ctx: OAuthContext): GrantHandler {
     const hash = sha256(form.code);
     const code = store.getCode(hash);
     const at = now();
-    if (!code || code.client_id !== client.clientId) throw oauthError('invalid_grant', 'the authorization code is invalid, expired or was issued to another client');
+    if (!code || code.client_id !== client.clientId)
+      throw oauthError('invalid_grant', 'the authorization code is invalid, expired or was issued to another client');
     if (code.used_at !== null) {
       replayed(code, a);
       throw oauthError('invalid_grant', 'the authorization code was already used; the tokens issued from it are revoked');
@@ -55,7 +63,10 @@ export function authorizationCodeGrant(ctx: OAuthContext): GrantHandler {
     }
     const resource = validResource(form.resource);
     if ((code.resource ?? null) !== resource) {
-      throw oauthError('invalid_target', code.resource ? 'resource must repeat the exact value of the authorization request' : 'resource was not part of the authorization request');
+      throw oauthError(
+        'invalid_target',
+        code.resource ? 'resource must repeat the exact value of the authorization request' : 'resource was not part of the authorization request',
+      );
     }
     const scope = json<string[]>(code.scope);
     const audiences = json<string[]>(code.audiences);
@@ -72,8 +83,15 @@ export function authorizationCodeGrant(ctx: OAuthContext): GrantHandler {
       const jti = decodeJwt(tokens.accessToken).jti!;
       if (scope.includes('offline_access') && client.grantTypes.includes('refresh_token')) {
         const family = ctx.startRefreshFamily({
-          clientId: client.clientId, sub: row.sub, scope: code.scope, audiences: code.audiences, resource: code.resource,
-          authTime: code.auth_time, sid: code.sid, at, expiresAt: at + REFRESH_FAMILY_LIFETIME_MS,
+          clientId: client.clientId,
+          sub: row.sub,
+          scope: code.scope,
+          audiences: code.audiences,
+          resource: code.resource,
+          authTime: code.auth_time,
+          sid: code.sid,
+          at,
+          expiresAt: at + REFRESH_FAMILY_LIFETIME_MS,
         });
         refreshToken = family.refreshToken;
         store.setCodeIssued(hash, family.familyId, jti, at + ACCESS_TOKEN_LIFETIME_S * 1000);

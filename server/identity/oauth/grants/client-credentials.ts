@@ -3,7 +3,7 @@
  * access token for that service account. Scopes: the client's, without the user-only ones (`openid`, `profile`,
  * `email`, `groups`, `offline_access`); `resource` must be one of the client's audiences. No refresh token.
  */
-import { oauthError, parseScope, validResource, type GrantHandler, type OAuthContext } from '../context.ts';
+import { type GrantHandler, type OAuthContext, oauthError, parseScope, validResource } from '../context.ts';
 
 const USER_ONLY = ['openid', 'profile', 'email', 'groups', 'offline_access'];
 
@@ -13,7 +13,7 @@ export function clientCredentialsGrant(ctx: OAuthContext): GrantHandler {
       throw oauthError('unauthorized_client', 'client_credentials needs a confidential client bound to a resource-bound service account');
     }
     const sa = ctx.accounts.getServiceAccount(client.serviceAccountId);
-    if (!sa) throw oauthError('unauthorized_client', 'the client\'s service account no longer exists');
+    if (!sa) throw oauthError('unauthorized_client', "the client's service account no longer exists");
     const requested = parseScope(form.scope);
     let scope: string[];
     if (requested === null) scope = client.scopes.filter((s) => !USER_ONLY.includes(s));
@@ -23,10 +23,16 @@ export function clientCredentialsGrant(ctx: OAuthContext): GrantHandler {
       scope = requested;
     }
     const resource = validResource(form.resource);
-    if (resource !== null && !client.audiences.includes(resource)) throw oauthError('invalid_target', 'resource is not one of this client\'s audiences');
+    if (resource !== null && !client.audiences.includes(resource)) throw oauthError('invalid_target', "resource is not one of this client's audiences");
     const audiences = resource !== null ? [resource] : client.audiences;
     if (audiences.length === 0) throw oauthError('invalid_target', 'this client has no audience configured');
-    const accessToken = await ctx.authority.signAccessToken({ sub: sa.sub, actorKind: 'service_account', clientId: client.clientId, audience: audiences, scope });
+    const accessToken = await ctx.authority.signAccessToken({
+      sub: sa.sub,
+      actorKind: 'service_account',
+      clientId: client.clientId,
+      audience: audiences,
+      scope,
+    });
     return ctx.tokenResponse(accessToken, scope);
   };
 }

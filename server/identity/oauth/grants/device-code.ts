@@ -7,17 +7,24 @@
  * the family and the device authorization's record of what it issued commit together.
  */
 import { decodeJwt } from 'jose';
-import type { DeviceAuthorizationRow } from '../oauth.store.ts';
+import { ACCESS_TOKEN_LIFETIME_S, type GrantHandler, type OAuthContext, REFRESH_FAMILY_LIFETIME_MS } from '../context.ts';
 import { createDeviceFlow, type DeviceFlow, type IssueResult, type TerminalBroker } from '../device.ts';
-import { ACCESS_TOKEN_LIFETIME_S, REFRESH_FAMILY_LIFETIME_MS, type GrantHandler, type OAuthContext } from '../context.ts';
+import type { DeviceAuthorizationRow } from '../oauth.store.ts';
 
 export function deviceCodeGrant(ctx: OAuthContext, broker: TerminalBroker | null): { flow: DeviceFlow; handler: GrantHandler } {
   const { store, now } = ctx;
 
   /** Device grant issuance: the usual rechecks, then the tokens and (with `offline_access`) a refresh family of `lifetimeMs`. */
   async function issue(
-    c: { clientId: string }, sub: string,
-    g: { scope: string[]; audiences: string[]; authTime: number; lifetimeMs: number; onIssued: (familyId: string | null, jti: string, accessExpiresAt: number) => void },
+    c: { clientId: string },
+    sub: string,
+    g: {
+      scope: string[];
+      audiences: string[];
+      authTime: number;
+      lifetimeMs: number;
+      onIssued: (familyId: string | null, jti: string, accessExpiresAt: number) => void;
+    },
   ): Promise<IssueResult | string> {
     const checked = ctx.recheck(c.clientId, sub, g.scope, g.audiences);
     if (typeof checked === 'string') return checked;
@@ -30,9 +37,16 @@ export function deviceCodeGrant(ctx: OAuthContext, broker: TerminalBroker | null
     const family = store.transaction(() => {
       const f = offline
         ? ctx.startRefreshFamily({
-          clientId: client.clientId, sub: row.sub, scope: JSON.stringify(g.scope), audiences: JSON.stringify(g.audiences), resource: null,
-          authTime: g.authTime, sid: null, at, expiresAt: at + Math.min(g.lifetimeMs, REFRESH_FAMILY_LIFETIME_MS),
-        })
+            clientId: client.clientId,
+            sub: row.sub,
+            scope: JSON.stringify(g.scope),
+            audiences: JSON.stringify(g.audiences),
+            resource: null,
+            authTime: g.authTime,
+            sid: null,
+            at,
+            expiresAt: at + Math.min(g.lifetimeMs, REFRESH_FAMILY_LIFETIME_MS),
+          })
         : null;
       g.onIssued(f?.familyId ?? null, jti, accessExpiresAt);
       return f;
@@ -42,7 +56,13 @@ export function deviceCodeGrant(ctx: OAuthContext, broker: TerminalBroker | null
   }
 
   const flow = createDeviceFlow({
-    store, now, issuer: ctx.issuer, record: ctx.record, accessTokenLifetimeS: ACCESS_TOKEN_LIFETIME_S, issue, broker,
+    store,
+    now,
+    issuer: ctx.issuer,
+    record: ctx.record,
+    accessTokenLifetimeS: ACCESS_TOKEN_LIFETIME_S,
+    issue,
+    broker,
     mayAuthorize: (c, row) => {
       const client = ctx.getClient(c.clientId);
       return !!client && ctx.accountUsable(row) && ctx.mayAuthorize(client, row);

@@ -9,7 +9,7 @@
  * otherwise the family fails closed. The rotation commits only if the reservation is still ours.
  */
 import { HearthError } from '../../../core/http/errors.ts';
-import { json, oauthError, parseScope, random, sha256, validResource, type GrantHandler, type OAuthContext } from '../context.ts';
+import { type GrantHandler, json, type OAuthContext, oauthError, parseScope, random, sha256, validResource } from '../context.ts';
 
 export function refreshTokenGrant(ctx: OAuthContext): GrantHandler {
   const { store, now, record } = ctx;
@@ -75,8 +75,10 @@ export function refreshTokenGrant(ctx: OAuthContext): GrantHandler {
         return false;
       });
       ctx.logger.warn({ err: (err as Error).message, released }, 'refresh: the signing authority failed');
-      throw oauthError(err instanceof HearthError && err.code === 'signing_unavailable' ? 'temporarily_unavailable' : 'server_error',
-        released ? 'the token could not be issued; the refresh token is still valid, try again' : 'the token could not be issued');
+      throw oauthError(
+        err instanceof HearthError && err.code === 'signing_unavailable' ? 'temporarily_unavailable' : 'server_error',
+        released ? 'the token could not be issued; the refresh token is still valid, try again' : 'the token could not be issued',
+      );
     }
     const next = `hrt_${random(32)}`;
     const issued = store.transaction(() => {

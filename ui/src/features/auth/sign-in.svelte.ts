@@ -2,8 +2,9 @@
  * What the parts of the sign-in page share: one "busy" flag (a sign-in in flight disables every other way), the
  * page-level message (an error with its request id, or an info line), and the last step of every account sign-in.
  */
-import { ApiError, NetworkError, describeError } from '../../lib/api/client.ts';
+
 import { logout as logoutCall, type SessionAccount } from '../../lib/api/auth.ts';
+import { ApiError, describeError, NetworkError } from '../../lib/api/client.ts';
 import { session } from '../../lib/session.svelte.ts';
 
 export type FormError = { message: string; requestId: string | null };

@@ -76,7 +76,7 @@ export function setupSteps(f: SetupFacts): SetupStep[] {
           ? { state: 'todo', status: 'The last test send failed: open the profile to see what to check.' }
           : tested === 0
             ? { state: 'todo', status: 'A profile exists, but no test mail has gone through yet.' }
-          : { state: 'done', status: 'Done: a test mail went through.' }),
+            : { state: 'done', status: 'Done: a test mail went through.' }),
   });
 
   const namespaces = f.health?.namespaces.count;
@@ -103,7 +103,7 @@ export function setupSteps(f: SetupFacts): SetupStep[] {
         ? { state: 'todo', status: 'No accounts yet: add the people of your office.' }
         : f.people === 1
           ? { state: 'todo', status: 'Only the first administrator has an account.' }
-        : { state: 'done', status: `Done: ${formatCount(f.people, ['account', 'accounts'])}.` }),
+          : { state: 'done', status: `Done: ${formatCount(f.people, ['account', 'accounts'])}.` }),
   });
 
   steps.push({
@@ -115,11 +115,11 @@ export function setupSteps(f: SetupFacts): SetupStep[] {
       ? { state: 'not_applicable', status: 'Signed in with an API token: sign in with your account to pair a phone.' }
       : f.phones === 'off'
         ? { state: 'not_applicable', status: 'Phone approval is off on this server.' }
-      : f.phones === null
-        ? { state: 'unknown', status: 'Your paired devices could not be read.' }
-        : f.phones === 0
-          ? { state: 'todo', status: 'No phone paired: pair one to approve sign-ins from it.' }
-          : { state: 'done', status: `Done: ${formatCount(f.phones, ['phone', 'phones'])} paired.` }),
+        : f.phones === null
+          ? { state: 'unknown', status: 'Your paired devices could not be read.' }
+          : f.phones === 0
+            ? { state: 'todo', status: 'No phone paired: pair one to approve sign-ins from it.' }
+            : { state: 'done', status: `Done: ${formatCount(f.phones, ['phone', 'phones'])} paired.` }),
   });
   return steps;
 }

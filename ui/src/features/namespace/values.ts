@@ -4,7 +4,7 @@
  * JSON columns parsed) and catch what would otherwise be silently stored as a string.
  */
 import type { Column, ColumnType } from '../../lib/api/data.ts';
-import { ISO_DATE_TIME, formatBoolean, formatDateTimeSeconds, formatNumber } from '../../lib/format.ts';
+import { formatBoolean, formatDateTimeSeconds, formatNumber, ISO_DATE_TIME } from '../../lib/format.ts';
 
 /** Approximate byte length of a base64 string. */
 export function base64Bytes(b64: string): number {

@@ -2,7 +2,7 @@
  * The editable form of a namespace configuration: number fields as text (so the admin sees what they
  * typed, and our messages rather than the browser's), the quota as amount + unit.
  */
-import { DEFAULT_CONFIG, LIMITS, type JournalMode, type NamespaceConfig, type Synchronous } from '../../lib/api/namespaces.ts';
+import { DEFAULT_CONFIG, type JournalMode, LIMITS, type NamespaceConfig, type Synchronous } from '../../lib/api/namespaces.ts';
 import { formatNumber } from '../../lib/format.ts';
 import { placeError } from '../../lib/util.ts';
 

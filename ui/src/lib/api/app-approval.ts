@@ -5,8 +5,8 @@
  * administrator's view of another account's devices lives under `/api/admin/core/users/:id/app-devices`.
  */
 import type { z } from 'zod';
-import { formatPairingLink } from '../../../../server/identity/contract.ts';
 import type * as S from '../../../../server/identity/approval/approval.schemas.ts';
+import { formatPairingLink } from '../../../../server/identity/contract.ts';
 import { request } from './client.ts';
 
 export const APP_APPROVAL_BASE = '/api/auth/app-approval/v1';
@@ -76,7 +76,12 @@ export function listDevices(after?: string | null): Promise<z.infer<typeof S.Dev
 }
 
 export function renameDevice(deviceId: string, name: string): Promise<unknown> {
-  return request(`${APP_APPROVAL_BASE}/manage/devices/update`, { method: 'POST', json: { operation: 'rename', deviceId, name }, token: null, signOutOn401: false });
+  return request(`${APP_APPROVAL_BASE}/manage/devices/update`, {
+    method: 'POST',
+    json: { operation: 'rename', deviceId, name },
+    token: null,
+    signOutOn401: false,
+  });
 }
 
 export function revokeDevice(deviceId: string): Promise<unknown> {

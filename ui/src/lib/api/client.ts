@@ -163,7 +163,14 @@ async function sendOnce(path: string, opts: RequestOptions): Promise<Response> {
   }
   let res: Response;
   try {
-    res = await fetch(url(path, opts.query), { method: opts.method ?? 'GET', headers, body, signal: opts.signal, credentials: fetchCredentials(token), cache: 'no-store' });
+    res = await fetch(url(path, opts.query), {
+      method: opts.method ?? 'GET',
+      headers,
+      body,
+      signal: opts.signal,
+      credentials: fetchCredentials(token),
+      cache: 'no-store',
+    });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new NetworkError();

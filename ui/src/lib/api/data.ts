@@ -5,9 +5,18 @@
  */
 import type { Overview } from '../../../../server/db/overview/overview.routes.ts';
 import type { RowsPage } from '../../../../server/db/rows/rows.routes.ts';
-import type { ChangelogEntry, ColumnDef, CreateIndex, CreateObject, IndexInfo, TableSchema, TableSummary, UpdateObject } from '../../../../server/db/schema/schema.schemas.ts';
+import type {
+  ChangelogEntry,
+  ColumnDef,
+  CreateIndex,
+  CreateObject,
+  IndexInfo,
+  TableSchema,
+  TableSummary,
+  UpdateObject,
+} from '../../../../server/db/schema/schema.schemas.ts';
 import type { QueryResult } from '../../../../server/db/sql/sql.schemas.ts';
-import { NetworkError, request, send, toApiError, authHeaders, credentials, fetchCredentials } from './client.ts';
+import { authHeaders, credentials, fetchCredentials, NetworkError, request, send, toApiError } from './client.ts';
 
 export type { ChangelogEntry, ColumnDef, CreateObject, IndexInfo, Overview, QueryResult, RowsPage, TableSchema, TableSummary };
 export type AlterObject = UpdateObject;

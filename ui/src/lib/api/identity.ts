@@ -4,19 +4,44 @@
  * and OAuth clients (`/api/admin/oauth/clients`). The types are the server's own (zod-inferred, imported as types
  * only), so a server change that breaks the UI fails the typecheck.
  */
-import { request } from './client.ts';
-import type { SessionAccount } from './auth.ts';
+
 import type {
-  Account, AccountCategoryPolicyState, AccountDetail, AccountList, CreateServiceAccountBody, GroupDetail, GroupList, Group, GroupMembership,
-  MemberBody, ServiceAccount, ServiceAccountList, UpdateAccountBody,
+  Account,
+  AccountCategoryPolicyState,
+  AccountDetail,
+  AccountList,
+  CreateServiceAccountBody,
+  Group,
+  GroupDetail,
+  GroupList,
+  GroupMembership,
+  MemberBody,
+  ServiceAccount,
+  ServiceAccountList,
+  UpdateAccountBody,
 } from '../../../../server/identity/accounts/accounts.schemas.ts';
 import type { KeyList, KeyMetadata, RevokeResult, RewrapResult } from '../../../../server/identity/keys/keys.schemas.ts';
-import type { ClientList, ClientWithSecret, CreateClientBody, OAuthClient, Scope, UpdateClientBody } from '../../../../server/identity/oauth/oauth.schemas.ts';
-import type { LinuxConfig } from '../../../../server/identity/linux/linux.service.ts';
 import type { LinuxAccount, LinuxIdentity } from '../../../../server/identity/linux/linux.routes.ts';
+import type { LinuxConfig } from '../../../../server/identity/linux/linux.service.ts';
+import type { ClientList, ClientWithSecret, CreateClientBody, OAuthClient, Scope, UpdateClientBody } from '../../../../server/identity/oauth/oauth.schemas.ts';
 import type { Passkey } from '../../../../server/identity/passkeys/passkeys.routes.ts';
+import type { SessionAccount } from './auth.ts';
+import { request } from './client.ts';
 
-export type { Account, AccountDetail, GroupMembership, Group, GroupDetail, ServiceAccount, KeyList, OAuthClient, LinuxConfig, LinuxIdentity, LinuxAccount, Passkey };
+export type {
+  Account,
+  AccountDetail,
+  Group,
+  GroupDetail,
+  GroupMembership,
+  KeyList,
+  LinuxAccount,
+  LinuxConfig,
+  LinuxIdentity,
+  OAuthClient,
+  Passkey,
+  ServiceAccount,
+};
 
 const CORE = '/api/admin/core';
 const enc = encodeURIComponent;

@@ -4,15 +4,28 @@
  * (server/mail/log) and retention (server/mail/retention). The types are the server's zod schemas' own (type-only
  * imports), so a server change that breaks the UI fails the typecheck.
  */
-import { request } from './client.ts';
-import type { AppRead, PolicyRead, Policy as PolicyWrite, RegisterAppInput, RegisteredApp as RegisteredAppRead, UpdateAppInput } from '../../../../server/mail/apps/apps.schemas.ts';
+
+import type {
+  AppRead,
+  PolicyRead,
+  Policy as PolicyWrite,
+  RegisterAppInput,
+  RegisteredApp as RegisteredAppRead,
+  UpdateAppInput,
+} from '../../../../server/mail/apps/apps.schemas.ts';
 import type { BounceCheckResult } from '../../../../server/mail/bounces/bounces.schemas.ts';
 import type { BatchCancelled, MessageContent, MessagePage, MessageRecord, MessageStatus } from '../../../../server/mail/log/log.schemas.ts';
 import type {
-  ImapWriteInput, LastTest as LastTestRead, ProfileRead, ProfileWriteInput, TestSendFailure, TestSendResult,
+  ImapWriteInput,
+  LastTest as LastTestRead,
+  ProfileRead,
+  ProfileWriteInput,
+  TestSendFailure,
+  TestSendResult,
 } from '../../../../server/mail/profiles/profiles.schemas.ts';
 import type { RetentionBody, RetentionRead } from '../../../../server/mail/retention/retention.schemas.ts';
 import type { CaCertificateInfo } from '../../../../server/mail/tls-ca.ts';
+import { request } from './client.ts';
 
 export const MAIL_BASE = '/api/admin/core/outgoing-mail';
 const enc = encodeURIComponent;
@@ -108,7 +121,7 @@ export function setAppPolicy(appId: string, policy: Policy): Promise<MailApp> {
 
 // --- send log
 
-export type { MessageStatus, MessageContent };
+export type { MessageContent, MessageStatus };
 export const MESSAGE_STATUSES: readonly MessageStatus[] = ['queued', 'sending', 'sent', 'failed', 'cancelled', 'bounced'];
 export type CancelReason = NonNullable<MessageRecord['cancelReason']>;
 export type MailMessage = MessageRecord;
@@ -129,10 +142,7 @@ export interface MessageFilters {
   recipient?: string;
 }
 
-export function listMessages(
-  filters: MessageFilters,
-  page: { cursor?: string | null; limit?: number; signal?: AbortSignal } = {},
-): Promise<MessagePage> {
+export function listMessages(filters: MessageFilters, page: { cursor?: string | null; limit?: number; signal?: AbortSignal } = {}): Promise<MessagePage> {
   return request(`${MAIL_BASE}/messages`, {
     signal: page.signal,
     query: {

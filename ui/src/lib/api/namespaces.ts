@@ -1,6 +1,6 @@
 /** The namespace control plane: `/v1/namespaces`. The types are the server's own (zod-inferred), imported as types only. */
 import type { NamespaceConfig, NamespaceList, NamespaceRecord, StorageSnapshot } from '../../../../server/db/namespaces/namespaces.schemas.ts';
-import { NetworkError, authHeaders, credentials, request, send, toApiError, type Progress } from './client.ts';
+import { authHeaders, credentials, NetworkError, type Progress, request, send, toApiError } from './client.ts';
 
 export type { NamespaceConfig, StorageSnapshot };
 export type Namespace = NamespaceRecord;
@@ -105,11 +105,7 @@ function filenameFrom(disposition: string | null): string | null {
  * Replaces the namespace's database with `file` (multipart, one field `file`). Uses XMLHttpRequest
  * because fetch cannot report upload progress.
  */
-export function importNamespace(
-  name: string,
-  file: File,
-  opts: { onProgress?: (p: Progress) => void; signal?: AbortSignal } = {},
-): Promise<Namespace> {
+export function importNamespace(name: string, file: File, opts: { onProgress?: (p: Progress) => void; signal?: AbortSignal } = {}): Promise<Namespace> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
     xhr.open('POST', `${path(name)}/import`);

@@ -1,5 +1,5 @@
 /** The editable form of column definitions (numbers as typed text) and its checks. */
-import { checkIdentifier, type ColumnDef, type ColumnType } from '../../../lib/api/data.ts';
+import { type ColumnDef, type ColumnType, checkIdentifier } from '../../../lib/api/data.ts';
 
 export interface ColumnDraft {
   key: number;
