@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { APPROVAL_PATH, ScriptedAuthenticator, manage, pairDevice } from '../../helpers/authenticator.ts';
 import { signIn } from '../../helpers/http.ts';
+import { until } from '../../helpers/wait.ts';
 import { startPeer, type Peer } from '../mail/peer.ts';
 import { fitInbox, type InboxBody } from '../../../server/identity/approval/approval.channel.ts';
 
@@ -144,11 +145,7 @@ describe('enrolment notices', () => {
     expect(t.services.identity.appApproval.deliverNotices()).toBe(1);
     expect(row().sent_at).not.toBeNull();
     expect(t.services.identity.appApproval.deliverNotices()).toBe(0);
-    const end = Date.now() + 10_000;
-    while (!peer.received.some((m) => m.parsed.subject === 'A device was paired with your Hearth account')) {
-      if (Date.now() > end) throw new Error('the enrolment notice did not arrive');
-      await new Promise((r) => setTimeout(r, 30));
-    }
+    await until(() => peer.received.some((m) => m.parsed.subject === 'A device was paired with your Hearth account'), 'the enrolment notice', 10_000);
     const mails = peer.received.filter((m) => m.parsed.subject === 'A device was paired with your Hearth account');
     expect(mails).toHaveLength(1);
     expect(mails[0]!.to).toEqual(['vic@example.test']);
@@ -177,11 +174,7 @@ describe('enrolment notices without a default mail profile', () => {
     }
     const attempts = () => t.services.platformDb.prepare('SELECT sum(attempts) FROM identity_app_enrol_notices WHERE sent_at IS NULL').pluck().get() as number;
     // Every confirmation runs a pass of its own: wait for the third one before counting.
-    const end = Date.now() + 10_000;
-    while (attempts() < 3 || !lines.some((l) => l.deviceId === devices[2])) {
-      if (Date.now() > end) throw new Error('the enrolment passes did not run');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await until(() => attempts() >= 3 && lines.some((l) => l.deviceId === devices[2]), () => `the enrolment passes (${attempts()} attempts)`, 10_000);
     const noticeLines = () => lines.filter((l) => /enrolment notice/.test(l.msg));
     const before = noticeLines().length;
     const approval = t.services.identity.appApproval;

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { APPROVAL_PATH, ScriptedAuthenticator, manage, pairDevice } from '../../helpers/authenticator.ts';
 import { signIn } from '../../helpers/http.ts';
+import { until } from '../../helpers/wait.ts';
 import { startPeer, type Peer } from '../mail/peer.ts';
 import { resolveBrokerSecret } from '../../../server/identity/keys/keys.service.ts';
 import { SecretStore } from '../../../server/core/secrets/secrets.ts';
@@ -239,11 +240,7 @@ describe('email is a required enrolment channel', () => {
     expect(db().prepare('SELECT sent_at FROM identity_app_enrol_notices WHERE device_id = ?').pluck().get(d.deviceId)).not.toBeNull();
     const rows = db().prepare('SELECT idempotency_key FROM mail_messages WHERE ref = ?').pluck().all(`app-device:${d.deviceId}`);
     expect(rows).toEqual([`app-device-enrol:${d.deviceId}`]);
-    const end = Date.now() + 10_000;
-    while (!peer.received.some((m) => m.to.includes('twice@example.test') && m.parsed.subject === NOTICE)) {
-      if (Date.now() > end) throw new Error('the enrolment notice did not arrive');
-      await new Promise((r) => setTimeout(r, 30));
-    }
+    await until(() => peer.received.some((m) => m.to.includes('twice@example.test') && m.parsed.subject === NOTICE), 'the enrolment notice', 10_000);
     await s.services.mail.idle();
     expect(peer.received.filter((m) => m.to.includes('twice@example.test') && m.parsed.subject === NOTICE)).toHaveLength(1);
   });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { APPROVAL_PATH, ScriptedAuthenticator, manage, pairDevice } from '../../helpers/authenticator.ts';
 import { signIn } from '../../helpers/http.ts';
+import { until } from '../../helpers/wait.ts';
 import { startPeer, type Peer } from '../mail/peer.ts';
 
 const APP_ORIGIN = 'https://auth.example.test';
@@ -40,14 +41,8 @@ async function raw(path: string, init: { method?: string; body?: string; headers
 const db = () => s.services.platformDb;
 const audits = (action: string) =>
   (db().prepare('SELECT target, detail FROM audit_log WHERE action = ? ORDER BY id').all(action) as Array<{ target: string; detail: string }>).map((r) => ({ target: r.target, ...JSON.parse(r.detail) }));
-async function mailTo(address: string, subject: string) {
-  const end = Date.now() + 10_000;
-  for (;;) {
-    const m = peer.received.find((r) => r.to.map((t) => t.toLowerCase()).includes(address) && r.parsed.subject === subject);
-    if (m) return m;
-    if (Date.now() > end) throw new Error(`no mail "${subject}" to ${address}`);
-    await new Promise((r) => setTimeout(r, 30));
-  }
+function mailTo(address: string, subject: string) {
+  return until(() => peer.received.find((r) => r.to.map((t) => t.toLowerCase()).includes(address) && r.parsed.subject === subject), `mail "${subject}" to ${address}`, 10_000);
 }
 /** Starts a pairing, claims it with a new scripted device. */
 async function startAndClaim(cookie: string, name = 'Phone', body: Record<string, unknown> = {}) {

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { startPeer, type Peer } from '../mail/peer.ts';
 import { rawCall, signIn, type RawInit } from '../../helpers/http.ts';
+import { until } from '../../helpers/wait.ts';
 
 const M = '/api/admin/core/outgoing-mail';
 const PASSWORD = 'old-password-Passw0rd!';
@@ -13,14 +14,9 @@ let origin: string;
 const call = (pathname: string, init: RawInit = {}) => rawCall(s.url, pathname, init, origin);
 const cookieOf = (h: Headers) => h.getSetCookie().find((c) => c.startsWith('hearth_session='))?.split(';')[0];
 /** The first mail with this subject received after index `after`. */
-async function mailWithSubject(subject: string, after = 0) {
-  const end = Date.now() + 10_000;
-  for (;;) {
-    const m = peer.received.slice(after).find((r) => r.parsed.subject === subject);
-    if (m) return m;
-    if (Date.now() > end) throw new Error(`no mail "${subject}" arrived; got: ${peer.received.slice(after).map((r) => r.parsed.subject).join(', ')}`);
-    await new Promise((r) => setTimeout(r, 30));
-  }
+function mailWithSubject(subject: string, after = 0) {
+  return until(() => peer.received.slice(after).find((r) => r.parsed.subject === subject),
+    () => `mail "${subject}" (got: ${peer.received.slice(after).map((r) => r.parsed.subject).join(', ')})`, 10_000);
 }
 const countSubject = (subject: string, after = 0) => peer.received.slice(after).filter((r) => r.parsed.subject === subject).length;
 const linkIn = (text: string) => /(http:\/\/\S+\?token=[A-Za-z0-9_-]+)/.exec(text)![1]!;
@@ -146,7 +142,7 @@ describe('notices and announcements', () => {
     expect(all.status).toBe(202);
     const body = await all.json();
     expect(body.recipients).toBe(2);
-    for (let t = Date.now(); countSubject('Maintenance tonight', n) < 2 && Date.now() - t < 10_000; ) await new Promise((r) => setTimeout(r, 30));
+    await until(() => countSubject('Maintenance tonight', n) >= 2, () => `two announcements (got ${countSubject('Maintenance tonight', n)})`, 10_000);
     const got = peer.received.slice(n).filter((m) => m.parsed.subject === 'Maintenance tonight');
     expect(got.map((m) => m.to[0]!.toLowerCase()).sort()).toEqual(['rita@example.test', 'sam@example.test']);
     const batch = await (await s.api(`${M}/messages?limit=2`)).json();

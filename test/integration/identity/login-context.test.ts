@@ -13,6 +13,7 @@ import { SoftAuthenticator } from '../../helpers/webauthn.ts';
 import { asnRecord, cityRecord, writeMmdb } from '../../helpers/mmdb.ts';
 import { startPeer, type Peer } from '../mail/peer.ts';
 import { rawCall, type RawInit } from '../../helpers/http.ts';
+import { until } from '../../helpers/wait.ts';
 
 const PASSWORD = 'context-owner-Passw0rd!';
 const DAY = 24 * 60 * 60 * 1000;
@@ -161,9 +162,7 @@ describe('sign-in history', () => {
 
     const mails = peer.received.length;
     expect((await call('/auth/email-sign-in/request', { form: { login: 'pat' } })).status).toBe(200);
-    const end = Date.now() + 10_000;
-    while (!peer.received.slice(mails).some((m) => m.parsed.subject === 'Your Hearth sign-in link') && Date.now() < end) await new Promise((r) => setTimeout(r, 30));
-    const mail = peer.received.slice(mails).find((m) => m.parsed.subject === 'Your Hearth sign-in link')!;
+    const mail = await until(() => peer.received.slice(mails).find((m) => m.parsed.subject === 'Your Hearth sign-in link'), 'the sign-in link mail', 10_000);
     const token = new URL(/(http:\/\/\S+\?token=[A-Za-z0-9_-]+)/.exec(mail.parsed.text!)![1]!).searchParams.get('token')!;
     const viaLink = await call('/auth/email-sign-in', { form: { token } });
     expect(viaLink.status).toBe(303);
