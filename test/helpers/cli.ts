@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { until } from './wait.ts';
 
 const repo = path.resolve(import.meta.dirname, '../..');
 
@@ -43,4 +44,16 @@ export async function runCli(args: string[], opts: CliOptions): Promise<{ code: 
   const r = startCli(args, opts);
   const code = await r.done;
   return { code, stdout: r.stdout(), stderr: r.stderr() };
+}
+
+/**
+ * Waits until the running command printed a match of `re` on standard error (a code to approve, an address to open),
+ * and returns the match; fails with what it printed if it exits first or `ms` pass.
+ */
+export function printed(r: CliRun, re: RegExp, what: string, ms?: number): Promise<RegExpExecArray> {
+  return until(() => {
+    const m = re.exec(r.stderr());
+    if (!m && r.child.exitCode !== null) throw new Error(`hearth exited early (${r.child.exitCode}) before printing ${what}: ${r.stderr()}`);
+    return m;
+  }, () => `${what}: ${r.stderr()}`, ms);
 }

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 import { ScriptedAuthenticator, pairDevice } from '../../helpers/authenticator.ts';
 import { signIn } from '../../helpers/http.ts';
-import { runCli, startCli, type CliRun } from '../../helpers/cli.ts';
+import { printed, runCli, startCli, type CliRun } from '../../helpers/cli.ts';
 
 /**
  * `hearth login --user` against the real server: the CLI requests a device authorization with `login_hint` and
@@ -26,13 +26,7 @@ const configDir = () => {
 
 /** Waits for the comparison code the CLI prints. */
 async function comparisonCode(r: CliRun): Promise<string> {
-  for (let i = 0; i < 400; i++) {
-    const m = /Approve the sign-in in your authenticator app; compare the code (\d{6})\n/.exec(r.stderr());
-    if (m) return m[1]!;
-    if (r.child.exitCode !== null) throw new Error(`hearth login --user exited early: ${r.stderr()}`);
-    await new Promise((res) => setTimeout(res, 25));
-  }
-  throw new Error(`no comparison code: ${r.stderr()}`);
+  return (await printed(r, /Approve the sign-in in your authenticator app; compare the code (\d{6})\n/, 'the comparison code', 10_000))[1]!;
 }
 
 let s: TestServer;
@@ -136,13 +130,8 @@ describe('hearth login --user', () => {
 describe('hearth login --device', () => {
   /** Waits for the code and address the CLI prints for the browser page. */
   async function printedCode(r: CliRun): Promise<{ uri: string; code: string }> {
-    for (let i = 0; i < 400; i++) {
-      const m = /To sign in, open (\S+) in a browser on any device and enter the code ([A-Z]{4}-[A-Z]{4})\n/.exec(r.stderr());
-      if (m) return { uri: m[1]!, code: m[2]! };
-      if (r.child.exitCode !== null) throw new Error(`hearth login --device exited early: ${r.stderr()}`);
-      await new Promise((res) => setTimeout(res, 25));
-    }
-    throw new Error(`no code: ${r.stderr()}`);
+    const m = await printed(r, /To sign in, open (\S+) in a browser on any device and enter the code ([A-Z]{4}-[A-Z]{4})\n/, 'the page and code', 10_000);
+    return { uri: m[1]!, code: m[2]! };
   }
   const decideInBrowser = async (cookie: string, code: string, decision: 'approve' | 'deny') => {
     const form = (body: Record<string, string>) => ({

@@ -9,7 +9,7 @@ import { startTestServer, tempDir, type TestServer } from '../../helpers/server.
 import { ScriptedAuthenticator, pairDevice } from '../../helpers/authenticator.ts';
 import { signIn } from '../../helpers/http.ts';
 import { resolveTestHosts, testHostsEnv } from '../../helpers/test-hosts.ts';
-import { runCli, startCli, type CliRun } from '../../helpers/cli.ts';
+import { printed, runCli, startCli, type CliRun } from '../../helpers/cli.ts';
 import { makeTestCa, type TestCa } from '../mail/test-ca.ts';
 
 /**
@@ -300,13 +300,7 @@ describe('hearth login --user over HTTPS', () => {
   }, SLOW);
 
   async function approve(r: CliRun): Promise<void> {
-    let code: string | undefined;
-    for (let i = 0; i < 800 && !code; i++) {
-      code = /compare the code (\d{6})\n/.exec(r.stderr())?.[1];
-      if (r.child.exitCode !== null) throw new Error(`hearth login --user exited early: ${r.stderr()}`);
-      if (!code) await new Promise((res) => setTimeout(res, 25));
-    }
-    if (!code) throw new Error(`no comparison code: ${r.stderr()}`);
+    const code = (await printed(r, /compare the code (\d{6})\n/, 'the comparison code'))[1]!;
     const inbox = await phone.command({ operation: 'inbox', accept: ['terminal-logins'] });
     const e = (inbox.body.logins as Array<Record<string, any>>).find((l) => l.comparison === code)!;
     const d = await phone.command({ operation: 'decide', requestId: e.requestId, challenge: e.challenge, comparison: e.comparison, decision: 'approve' });
