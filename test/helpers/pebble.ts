@@ -6,13 +6,13 @@
  * port of its config (`httpPort`): start Hearth with `acmeHttpPort: pebble.httpPort`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import dgram from 'node:dgram';
 import dns from 'node:dns';
 import fs from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './ports.ts';
 import { until } from './wait.ts';
 
 export const PEBBLE = fs.existsSync('/usr/bin/pebble') && fs.existsSync('/usr/bin/pebble-challtestsrv');
@@ -37,24 +37,6 @@ export interface Pebble {
   dnsControl(route: string, body: unknown): Promise<void>;
   /** Stops both processes and removes the folder. */
   close(): Promise<void>;
-}
-
-export async function freePort(udpToo = false): Promise<number> {
-  for (;;) {
-    const port = await new Promise<number>((resolve, reject) => {
-      const srv = net.createServer().once('error', reject).listen(0, '127.0.0.1', () => {
-        const p = (srv.address() as net.AddressInfo).port;
-        srv.close(() => resolve(p));
-      });
-    });
-    if (!udpToo) return port;
-    const free = await new Promise<boolean>((resolve) => {
-      const sock = dgram.createSocket('udp4');
-      sock.once('error', () => resolve(false));
-      sock.bind(port, '127.0.0.1', () => sock.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
 }
 
 /** Runs `probe` until it returns true; fails with the process's output if the process exits or 15 s pass. */
@@ -99,7 +81,7 @@ export async function startPebble(opts: PebbleOptions = {}): Promise<Pebble> {
   execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'key.pem'),
     '-out', caFile, '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
   const [acmePort, managementPort, httpPort, tlsPort, dnsPort, dnsManagementPort] = [
-    await freePort(), await freePort(), await freePort(), await freePort(), await freePort(true), await freePort(),
+    await freePort(), await freePort(), await freePort(), await freePort(), await freePort({ udp: true }), await freePort(),
   ];
   fs.writeFileSync(path.join(dir, 'pebble-config.json'), JSON.stringify({
     pebble: {

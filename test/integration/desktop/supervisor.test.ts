@@ -14,6 +14,7 @@ import { RestartPolicy } from '../../../electron/restart-policy.ts';
 import { setLanSharing } from '../../../electron/lan.ts';
 import { SettingsStore, listenAddress } from '../../../electron/settings.ts';
 import type { StartSettings } from '../../../server/entry/protocol.ts';
+import { freePort } from '../../helpers/ports.ts';
 import { tempDir } from '../../helpers/server.ts';
 import { issuedByRoot, readInternalRoot } from '../../../electron/trust.ts';
 import { lanLabel } from '../../../server/core/net/names.ts';
@@ -85,14 +86,6 @@ function listeningAddresses(port: number): string[] {
     out.push(bytes.join('.'));
   }
   return out;
-}
-
-async function freePort(host = '127.0.0.1'): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, host, resolve));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
 }
 
 const loopback = (port: number, path: string, token?: string) =>
@@ -234,7 +227,7 @@ describe('desktop supervisor: LAN sharing', () => {
     const { sup, dataDir, settings } = harness();
     const store = new SettingsStore(`${dataDir}/../${dataDir.split('/').pop()}-settings.json`);
     cleanups.push(() => fs.rmSync(store.file, { force: true }));
-    const lanPort = await freePort('0.0.0.0');
+    const lanPort = await freePort({ host: '0.0.0.0' });
     store.update({ lanPort });
     // The supervisor reads the listen address from the settings at every start.
     Object.assign(settings, listenAddress(store.get()));
@@ -283,7 +276,7 @@ describe('desktop supervisor: LAN sharing', () => {
   });
 
   it('moves from 127.0.0.1:P to 0.0.0.0:P (the same port) and back', async () => {
-    const port = await freePort('0.0.0.0');
+    const port = await freePort({ host: '0.0.0.0' });
     const { sup } = harness({ settings: { port } });
     await sup.start();
     expect(listeningAddresses(port)).toEqual(['127.0.0.1']);
