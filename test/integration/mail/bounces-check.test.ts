@@ -5,6 +5,7 @@
  * in progress so that a second request provably joins it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../helpers/wait.ts';
 import { audit, call, M, profileBody, waitMessage, type MailServer } from './helpers.ts';
 import { startBounceRig, type BounceRig } from './bounce-rig.ts';
 import { dsnReport, type Dovecot, type ImapProxy } from './dovecot.ts';
@@ -85,17 +86,11 @@ describe('bounce collection: check now', () => {
     const connections = proxy.connections();
 
     const first = check('held').then(async (r) => ({ status: r.status, body: await r.json() }));
-    for (let i = 0; !held; i++) {
-      if (i > 500) throw new Error('the check never reached EXAMINE');
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await until(() => held, 'the check to reach EXAMINE', 5_000);
     const scheduled = s.mail.checkBounces(); // the five-minute tick, now
     const second = check('held').then(async (r) => ({ status: r.status, body: await r.json() }));
     // both have joined (the poller logs each join) before the run may go on
-    for (let i = 0; logLines.filter((l) => l.msg === 'bounce collection: joining the check in progress' && l.profile === 'held').length < 2; i++) {
-      if (i > 500) throw new Error('the second caller never joined');
-      await new Promise((r) => setTimeout(r, 10));
-    }
+    await until(() => logLines.filter((l) => l.msg === 'bounce collection: joining the check in progress' && l.profile === 'held').length >= 2, 'the second caller to join', 5_000);
     release();
     const [a, b, tick] = await Promise.all([first, second, scheduled]);
     expect(a).toMatchObject({ status: 200, body: { profile: 'held', joined: false, error: null, messages: 1, reports: 1, matched: 1, recorded: 1 } });

@@ -6,17 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
 import { ImapFlow } from 'imapflow';
+import { freePort } from '../../helpers/ports.ts';
+import { until } from '../../helpers/wait.ts';
 import { selfSigned } from './peer.ts';
 
 export const DOVECOT = ['/usr/sbin/dovecot', '/usr/bin/dovecot'].find((f) => fs.existsSync(f)) ?? null;
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
 
 /**
  * `certificate`: the server's TLS key and certificate (default: the self-signed one of `selfSigned()`); `trust`: the
@@ -78,21 +72,19 @@ service imap-login {
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   // wait until it accepts connections
-  const end = Date.now() + 10_000;
-  for (;;) {
+  await until(async () => {
     const ok = await new Promise<boolean>((resolve) => {
       const s = net.connect(imapPort, '127.0.0.1', () => {
         s.destroy();
         resolve(true);
       }).on('error', () => resolve(false));
     });
-    if (ok) break;
-    if (Date.now() > end || child.exitCode !== null) {
-      const log = fs.existsSync(`${dir}/dovecot.log`) ? fs.readFileSync(`${dir}/dovecot.log`, 'utf8') : '';
-      throw new Error(`dovecot did not start: ${stderr} ${log}`);
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    if (!ok && child.exitCode !== null) throw new Error(`dovecot exited (${child.exitCode})`);
+    return ok;
+  }, 'dovecot to accept connections', 10_000).catch((err: Error) => {
+    const log = fs.existsSync(`${dir}/dovecot.log`) ? fs.readFileSync(`${dir}/dovecot.log`, 'utf8') : '';
+    throw new Error(`dovecot did not start (${err.message}): ${stderr} ${log}`);
+  });
   const client = async () => {
     const c = new ImapFlow({ host: '127.0.0.1', port: imapsPort, secure: true, auth: { user, pass }, tls: { ca: opts.trust ?? cert }, logger: false });
     c.on('error', () => {});

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Database } from '../../../server/core/storage/sqlite.ts';
+import { until } from '../../helpers/wait.ts';
 import { call, M, profileBody, registerApp, startMailServer } from './helpers.ts';
 import { startPeer, type Peer } from './peer.ts';
 
@@ -39,25 +40,18 @@ describe('immediate lane hand-off to the SMTP thread', () => {
         const all = await Promise.all(ids.map((id) => call(s, 'GET', `${M}/messages/${id}`)));
         return { sending: all.filter((m) => m.status === 'sending').length, queued: all.filter((m) => m.status === 'queued').length };
       };
-      const until = async (what: string, pred: () => boolean | Promise<boolean>) => {
-        const end = Date.now() + 10_000;
-        while (!(await pred())) {
-          if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-          await new Promise((r) => setTimeout(r, 20));
-        }
-      };
-      await until('eight attempts at the peers', () => held() === 8);
+      await until(() => held() === 8, 'eight attempts at the peers', 10_000);
       // Sixteen rows claimed (eight in an attempt, eight handed over and waiting), four still queued; no ninth attempt.
-      await until('sixteen claimed rows', async () => (await status()).sending === 16);
+      await until(async () => (await status()).sending === 16, 'sixteen claimed rows', 10_000);
       expect(await status()).toEqual({ sending: 16, queued: 4 });
       await new Promise((r) => setTimeout(r, 300));
       expect(held()).toBe(8);
 
       // One attempt ends: a waiting row starts at once, still eight at a time, and the lane claims the next row.
       (pa.held() ? pa : pb).releaseOne();
-      await until('the released message', () => pa.received.length + pb.received.length === 1);
-      await until('eight attempts again', () => held() === 8);
-      await until('sixteen claimed rows again', async () => (await status()).sending === 16);
+      await until(() => pa.received.length + pb.received.length === 1, 'the released message', 10_000);
+      await until(() => held() === 8, 'eight attempts again', 10_000);
+      await until(async () => (await status()).sending === 16, 'sixteen claimed rows again', 10_000);
       await new Promise((r) => setTimeout(r, 200));
       expect(held()).toBe(8);
 

@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import type { StartOptions } from '../../../server/boot.ts';
 import type { MailClock } from '../../../server/mail/index.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { until } from '../../helpers/wait.ts';
 
 export const M = '/api/admin/core/outgoing-mail';
 
@@ -49,13 +50,11 @@ export async function audit(s: TestServer, action: string) {
 
 /** Polls a message record until `pred` holds. */
 export async function waitMessage(s: TestServer, id: string, pred: (m: any) => boolean, ms = 10_000) {
-  const end = Date.now() + ms;
-  for (;;) {
-    const m = await call(s, 'GET', `${M}/messages/${id}`);
-    if (pred(m)) return m;
-    if (Date.now() > end) throw new Error(`message ${id} stayed ${m.status} (${m.lastError ?? ''})`);
-    await new Promise((r) => setTimeout(r, 40));
-  }
+  let m: any;
+  return until(async () => {
+    m = await call(s, 'GET', `${M}/messages/${id}`);
+    return pred(m) && m;
+  }, () => `message ${id} (it stayed ${m?.status} (${m?.lastError ?? ''}))`, ms);
 }
 
 /** A TCP port nothing listens on (connection refused: a temporary failure). */

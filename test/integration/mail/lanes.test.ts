@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../../server/boot.ts';
+import { until } from '../../helpers/wait.ts';
 import { call, M, profileBody, registerApp, startMailServer, waitMessage, type MailServer } from './helpers.ts';
 import { selfSigned, startPeer, type Peer } from './peer.ts';
 
@@ -74,12 +75,10 @@ describe('delivery lanes', () => {
       const r = await fetch(`${again.url}/api/mail/send`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ to: ['x@example.test'], subject: 's', text: 't' }) });
       expect(r.status).toBe(202);
       const { id } = await r.json();
-      let m: any;
-      for (let i = 0; i < 100; i++) {
-        m = await (await fetch(`${again.url}${M}/messages/${id}`, { headers: { authorization: `Bearer ${first.token}` } })).json();
-        if (m.lastError) break;
-        await new Promise((res) => setTimeout(res, 30));
-      }
+      const m = await until(async () => {
+        const m = await (await fetch(`${again.url}${M}/messages/${id}`, { headers: { authorization: `Bearer ${first.token}` } })).json();
+        return m.lastError && m;
+      }, 'an error on the message', 3_000);
       expect(m).toMatchObject({ status: 'queued', attempts: 0 });
       expect(m.lastError).toMatch(/APP_SECRET/);
     } finally {

@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { simpleParser, type ParsedMail } from 'mailparser';
+import { until } from '../../helpers/wait.ts';
 
 export interface Received {
   at: number;
@@ -41,7 +42,6 @@ export function selfSigned(): { key: string; cert: string } {
 
 export async function startPeer(opts: PeerOptions = {}) {
   const received: Received[] = [];
-  const waiters: Array<() => void> = [];
   /** Scripted faults, consumed in order: each DATA answers the next one (null = accept). */
   const dataFaults: Array<{ code: number; message: string } | null> = [];
   const rejectRcpt = new Map<string, { code: number; message: string }>();
@@ -104,7 +104,6 @@ export async function startPeer(opts: PeerOptions = {}) {
           user: (session.user as string | undefined) ?? null,
         });
         cb(null, 'Message queued as test-' + received.length);
-        for (const w of waiters.splice(0)) w();
       });
     },
   });
@@ -123,16 +122,8 @@ export async function startPeer(opts: PeerOptions = {}) {
     /** The most SMTP sessions open at the same time. */
     maxConcurrent: () => maxOpen,
     /** Resolves once `n` messages arrived (or rejects after `ms`). */
-    async waitFor(n: number, ms = 10_000): Promise<Received[]> {
-      const end = Date.now() + ms;
-      while (received.length < n) {
-        if (Date.now() > end) throw new Error(`expected ${n} messages at the peer, got ${received.length}`);
-        await new Promise<void>((resolve) => {
-          waiters.push(resolve);
-          setTimeout(resolve, 50);
-        });
-      }
-      return received;
+    waitFor(n: number, ms = 10_000): Promise<Received[]> {
+      return until(() => received.length >= n && received, () => `${n} messages at the peer (got ${received.length})`, ms);
     },
     /** Starts or stops holding messages after their final dot (stopping releases every held one). */
     hold(on: boolean) {
@@ -145,11 +136,7 @@ export async function startPeer(opts: PeerOptions = {}) {
     releaseOne: () => held.shift()?.(),
     /** Resolves once `n` messages are held (or rejects after `ms`). */
     async waitHeld(n: number, ms = 10_000): Promise<void> {
-      const end = Date.now() + ms;
-      while (held.length < n) {
-        if (Date.now() > end) throw new Error(`expected ${n} held messages at the peer, got ${held.length}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
+      await until(() => held.length >= n, () => `${n} held messages at the peer (got ${held.length})`, ms);
     },
     close: () => {
       holding = false;

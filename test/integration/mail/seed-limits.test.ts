@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../../server/core/storage/sqlite.ts';
 import type { MailClock } from '../../../server/mail/index.ts';
 import { startTestServer } from '../../helpers/server.ts';
+import { until } from '../../helpers/wait.ts';
 import { call, CLOSED_PORT, M, profileBody, registerApp, startMailServer, waitMessage, type MailServer } from './helpers.ts';
 
 let s: MailServer;
@@ -113,16 +114,13 @@ describe('bounce polling schedule', () => {
       await call(srv, 'PUT', `${M}/profiles/main`, profileBody(CLOSED_PORT, { imap: { host: '127.0.0.1', port: CLOSED_PORT, secure: true, user: 'u', password: 'p', folder: 'INBOX' } }), 201);
       expect((await call(srv, 'GET', `${M}/profiles/main`)).bounces).toEqual({ checkedAt: null, error: null });
       polls.shift()!.fn(); // five minutes later
-      const end = Date.now() + 10_000;
-      let p: any;
-      do {
-        p = await call(srv, 'GET', `${M}/profiles/main`);
-        if (p.bounces.checkedAt) break;
-        await new Promise((r) => setTimeout(r, 20));
-      } while (Date.now() < end);
+      const p = await until(async () => {
+        const p = await call(srv, 'GET', `${M}/profiles/main`);
+        return p.bounces.checkedAt && p;
+      }, 'the bounce check to run', 10_000);
       expect(p.bounces.error).toBe('open_failed'); // nothing listens there: the check ran and recorded it
       // the next check is five minutes after this one ended
-      for (let i = 0; i < 100 && polls.length === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await until(() => polls.length > 0, 'the next check to be scheduled', 2_000);
       expect(polls.map((t) => t.ms)).toEqual([5 * 60_000]);
     } finally {
       await srv.stop();

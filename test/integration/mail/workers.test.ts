@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../../server/boot.ts';
 import { startTestServer, tempDir } from '../../helpers/server.ts';
+import { until } from '../../helpers/wait.ts';
 import { M, profileBody } from './helpers.ts';
 import { startPeer, type Peer } from './peer.ts';
 
@@ -86,13 +87,8 @@ describe('several workers on one data folder', () => {
       const atKill = peer.received.length;
       expect(atKill).toBeLessThan(20);
       const url2 = await boot();
-      const end = Date.now() + 25_000;
-      for (;;) {
-        const page = await json(url2 + `${M}/messages?status=sent&limit=100`, token);
-        if (page.data.length === 20) break;
-        if (Date.now() > end) throw new Error(`only ${page.data.length} of 20 sent after the restart`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
+      let sent = 0;
+      await until(async () => (sent = (await json(url2 + `${M}/messages?status=sent&limit=100`, token)).data.length) === 20, () => `20 sent after the restart (${sent} are)`, 25_000);
       const arrived = peer.received.map((r) => r.parsed.messageId!);
       for (const id of ids) expect(arrived, id).toContain(id);
       for (const id of arrived) expect(ids.has(id)).toBe(true);
