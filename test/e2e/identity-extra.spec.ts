@@ -6,19 +6,18 @@
  * `http://localhost:<port>` (HEARTH_PUBLIC_URL); the pages are opened at that address (localhost is a secure context
  * and a valid relying-party ID, an IP address is not).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { freePort } from '../helpers/ports.ts';
+import { startSpecServer, watchConsole, type SpecServer } from './hearth-server.ts';
 import { signIn } from './sign-in.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SHOTS = path.join(repoRoot, 'test-results');
-const READY = /^Hearth (\S+) listening on (http:\/\/\S+)\s*$/m;
 const TOKEN = `e2e-identity-extra-${crypto.randomBytes(24).toString('hex')}`;
 const auth = { Authorization: `Bearer ${TOKEN}` };
 const ROOT = { login: 'root', password: 'root password 1', displayName: 'Root Admin' };
@@ -26,49 +25,19 @@ const ROOT = { login: 'root', password: 'root password 1', displayName: 'Root Ad
 const USERS = 56;
 const RANGE = { start: 200000, end: 200999 };
 
-let child: ChildProcess | null = null;
+let server: SpecServer | null = null;
 let dataDir = '';
 let base = '';
 
 test.describe.configure({ mode: 'serial' });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
 test.beforeAll(async ({ request }) => {
   test.setTimeout(90_000);
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-identity-extra-'));
   const port = await freePort();
   base = `http://localhost:${port}`;
-  child = spawn(process.execPath, ['bin/hearth.mjs', 'serve', '--host', '127.0.0.1', '--port', String(port), '--data', dataDir, '--log-level', 'warn'], {
-    cwd: repoRoot,
-    env: { ...process.env, HEARTH_ADMIN_TOKEN: TOKEN, HEARTH_PUBLIC_URL: base },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.setEncoding('utf8');
-  child.stderr!.on('data', (c: string) => (stderr += c));
-  await new Promise<void>((resolve, reject) => {
-    let stdout = '';
-    const timer = setTimeout(() => reject(new Error(`Hearth did not start.\nstdout: ${stdout}\nstderr: ${stderr}`)), 30_000);
-    child!.once('exit', (code) => reject(new Error(`Hearth exited (${code}).\nstderr: ${stderr}`)));
-    child!.stdout!.setEncoding('utf8');
-    child!.stdout!.on('data', (c: string) => {
-      stdout += c;
-      if (READY.test(stdout)) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-  });
+  server = await startSpecServer(['--host', '127.0.0.1', '--port', String(port), '--data', dataDir, '--log-level', 'warn'],
+    { ...process.env, HEARTH_ADMIN_TOKEN: TOKEN, HEARTH_PUBLIC_URL: base });
   // The administrator the UI tests sign in as, and accounts for the preview (before assignment is enabled: none
   // of them has an identity yet).
   await createAccountViaApi(request, { login: ROOT.login, displayName: ROOT.displayName, admin: true }, ROOT.password);
@@ -77,23 +46,14 @@ test.beforeAll(async ({ request }) => {
 });
 
 test.afterAll(async () => {
-  if (child && child.exitCode === null) {
-    const exited = new Promise((r) => child!.once('exit', r));
-    child.kill('SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 5000))]);
-    if (child.exitCode === null) child.kill('SIGKILL');
-  }
+  await server?.stop();
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 // The pages must run cleanly under the server's CSP. Non-2xx fetches log "Failed to load resource": expected answers.
 let consoleErrors: string[] = [];
 test.beforeEach(({ page }) => {
-  consoleErrors = [];
-  page.on('pageerror', (err) => consoleErrors.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) consoleErrors.push(msg.text());
-  });
+  consoleErrors = watchConsole(page);
 });
 test.afterEach(() => {
   expect(consoleErrors, 'errors in the browser console').toEqual([]);

@@ -11,11 +11,11 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { freePort } from '../helpers/ports.ts';
 import { startSpecServer, type SpecServer } from './hearth-server.ts';
 import { signIn } from './sign-in.ts';
 import { dsnReport, startDovecot } from '../integration/mail/dovecot.ts';
@@ -39,14 +39,6 @@ let closedPort = 0;
 let appToken = '';
 
 test.describe.configure({ mode: 'serial' });
-
-async function freePort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((resolve) => srv.close(() => resolve()));
-  return port;
-}
 
 test.beforeAll(async () => {
   peer = await startPeer({ auth: PEER_AUTH });
