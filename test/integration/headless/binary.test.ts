@@ -14,6 +14,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pkg from '../../../package.json' with { type: 'json' };
 import { tempDir } from '../../helpers/server.ts';
+import { until } from '../../helpers/wait.ts';
 import { M, profileBody } from '../mail/helpers.ts';
 import { startPeer } from '../mail/peer.ts';
 
@@ -185,17 +186,15 @@ describe('headless binary', () => {
       // platform.db without its WAL: a copy of the main file alone holds the accepted row once the checkpointer ran
       // (commits alone only checkpoint after 10,000 WAL pages).
       const copy = path.join(root, 'platform-copy.db');
-      let found: unknown;
-      for (let i = 0; i < 40 && !found; i++) {
-        await new Promise((r) => setTimeout(r, 100));
+      const found = await until(() => {
         fs.copyFileSync(path.join(root, 'data', 'platform.db'), copy);
         const db = new Database(copy, { readonly: true });
         try {
-          found = db.prepare('SELECT status FROM mail_messages WHERE id = ?').get(sent.body.id);
+          return db.prepare('SELECT status FROM mail_messages WHERE id = ?').get(sent.body.id);
         } finally {
           db.close();
         }
-      }
+      }, 'the accepted row in platform.db without its WAL', 4_000);
       expect(found).toBeTruthy();
     } finally {
       // Hearth keeps its SMTP session open (idle, reusable) until it stops: the peer closes with it, in the last test.
@@ -217,7 +216,15 @@ describe('headless binary', () => {
     const { code, signal } = await exited;
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     expect(stderr).toBe('');
-    await new Promise((r) => setTimeout(r, 200));
+    const gone = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    };
+    await until(() => helpers.every(gone), () => `the helper processes to exit (left: ${helpers.filter((p) => !gone(p)).join(', ')})`, 200);
     for (const pid of helpers) expect(() => process.kill(pid, 0)).toThrow();
   });
 });
