@@ -15,6 +15,7 @@ import { setLanSharing } from '../../../electron/lan.ts';
 import { SettingsStore, listenAddress } from '../../../electron/settings.ts';
 import type { StartSettings } from '../../../server/entry/protocol.ts';
 import { freePort } from '../../helpers/ports.ts';
+import { alive } from '../../helpers/processes.ts';
 import { tempDir } from '../../helpers/server.ts';
 import { issuedByRoot, readInternalRoot } from '../../../electron/trust.ts';
 import { lanLabel } from '../../../server/core/net/names.ts';
@@ -23,15 +24,6 @@ const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 interface Harness {
   sup: ServerSupervisor;

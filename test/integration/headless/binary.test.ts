@@ -13,6 +13,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pkg from '../../../package.json' with { type: 'json' };
+import { alive } from '../../helpers/processes.ts';
 import { tempDir } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
 import { M, profileBody } from '../mail/helpers.ts';
@@ -216,15 +217,7 @@ describe('headless binary', () => {
     const { code, signal } = await exited;
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     expect(stderr).toBe('');
-    const gone = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    };
-    await until(() => helpers.every(gone), () => `the helper processes to exit (left: ${helpers.filter((p) => !gone(p)).join(', ')})`, 200);
+    await until(() => !helpers.some(alive), () => `the helper processes to exit (left: ${helpers.filter(alive).join(', ')})`, 200);
     for (const pid of helpers) expect(() => process.kill(pid, 0)).toThrow();
   });
 });
