@@ -11,8 +11,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Locator, type Page } from '@playwright/test';
-import { startSpecServer, type SpecServer } from './hearth-server.ts';
+import { expect, type Locator, type Page, test } from '@playwright/test';
+import { type SpecServer, startSpecServer } from './hearth-server.ts';
 import { signIn } from './sign-in.ts';
 import { adminApi, seedAdmin, seedProfile, seedTable } from './ui-seed.ts';
 
@@ -46,7 +46,17 @@ async function seed(): Promise<void> {
   const call = adminApi(base, TOKEN);
   await seedAdmin(call, ADMIN);
   const rows = Array.from({ length: 8 }, (_, i) => ({ name: `Customer ${i}`, age: 20 + i, active: i % 2 === 0 }));
-  await seedTable(call, NS, 'customers', [{ name: 'name', type: 'text' }, { name: 'age', type: 'integer' }, { name: 'active', type: 'boolean' }], rows);
+  await seedTable(
+    call,
+    NS,
+    'customers',
+    [
+      { name: 'name', type: 'text' },
+      { name: 'age', type: 'integer' },
+      { name: 'active', type: 'boolean' },
+    ],
+    rows,
+  );
   // Port 1: nothing listens there.
   await seedProfile(call, 'office', 1);
 }
@@ -78,7 +88,7 @@ test('axe finds no serious or critical violation on any page or main dialog', as
   };
 
   // Before any account exists: the first-run setup, then the token sign-in.
-  await page.goto(base + '/');
+  await page.goto(`${base}/`);
   await expect(page.getByRole('heading', { name: 'Create the first administrator' })).toBeVisible();
   await check('first-run setup');
   await page.getByRole('button', { name: 'Use an API token' }).click();
@@ -86,10 +96,10 @@ test('axe finds no serious or critical violation on any page or main dialog', as
   await check('sign-in with a token');
 
   await seed();
-  await page.goto(base + '/');
+  await page.goto(`${base}/`);
   await expect(page.getByRole('heading', { name: 'Sign in', exact: true })).toBeVisible();
   await check('sign-in');
-  await page.goto(base + '/network/certificate');
+  await page.goto(`${base}/network/certificate`);
   await expect(page.locator('h1').first()).toBeVisible();
   await check('certificate page before sign-in');
 
@@ -146,7 +156,10 @@ test('axe finds no serious or critical violation on any page or main dialog', as
   await dialog('mail profile', '/mail/profiles', click(/^New profile/));
   await dialog('confirm', '/mail/profiles', async (page) => {
     await page.getByRole('button', { name: 'More actions for office' }).click();
-    await page.getByRole('menu', { name: 'More actions for office' }).getByRole('menuitem', { name: /^Delete/ }).click();
+    await page
+      .getByRole('menu', { name: 'More actions for office' })
+      .getByRole('menuitem', { name: /^Delete/ })
+      .click();
   });
 
   expect(found, 'serious or critical axe violations, by page').toEqual({});
@@ -165,7 +178,10 @@ async function focusRing(page: Page): Promise<{ what: string; problem: string | 
     const rgba = (c: string): number[] => {
       const m = /rgba?\(([^)]+)\)/.exec(c);
       if (!m) return [0, 0, 0, 0];
-      const parts = m[1]!.split(/[\s,/]+/).filter(Boolean).map(Number);
+      const parts = m[1]!
+        .split(/[\s,/]+/)
+        .filter(Boolean)
+        .map(Number);
       return [parts[0]!, parts[1]!, parts[2]!, parts[3] ?? 1];
     };
     const lum = ([r, g, b]: number[]) => {
@@ -266,21 +282,23 @@ test('dialogs fit a 390 px phone screen', async ({ page }) => {
   await seed();
   await page.setViewportSize({ width: 390, height: 780 });
   await signIn(page, ADMIN, { base });
-  await page.goto(base + '/namespaces');
+  await page.goto(`${base}/namespaces`);
   const fits = async (d: Locator, name: string) => {
     await expect(d).toBeVisible();
     const box = (await d.boundingBox())!;
     expect(box.x, `${name} starts on screen`).toBeGreaterThanOrEqual(0);
     expect(box.x + box.width, `${name} ends on screen`).toBeLessThanOrEqual(390);
     expect(box.y + box.height, `${name} fits the height`).toBeLessThanOrEqual(780);
-    const sideways = await d.evaluate((el) => [...el.querySelectorAll('*')].filter((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === 'hidden').length);
+    const sideways = await d.evaluate(
+      (el) => [...el.querySelectorAll('*')].filter((e) => e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === 'hidden').length,
+    );
     expect(sideways, `${name}: nothing cut off sideways`).toBe(0);
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
   };
   await page.getByRole('button', { name: /^New namespace/ }).click();
   await fits(page.getByRole('dialog', { name: /namespace/i }), 'create namespace');
   await page.keyboard.press('Escape');
-  await page.goto(base + '/mail/profiles');
+  await page.goto(`${base}/mail/profiles`);
   await settled(page);
   await page.getByRole('button', { name: /^New profile/ }).click();
   await fits(page.getByRole('dialog', { name: /profile/i }), 'mail profile');

@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test, type Locator, type Page } from '@playwright/test';
-import { startSpecServer, type SpecServer } from './hearth-server.ts';
+import { expect, type Locator, type Page, test } from '@playwright/test';
+import { type SpecServer, startSpecServer } from './hearth-server.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SHOTS = path.join(repoRoot, 'test-results/e2e/screenshots');
@@ -56,7 +56,7 @@ async function expectFieldError(field: Locator, message: RegExp): Promise<void> 
 test('first-run setup, password sign-in, sign-out and sign-in errors', async ({ page, request }) => {
   expect(await (await request.get(`${base}/api/setup`)).json()).toEqual({ needed: true });
 
-  await page.goto(base + '/');
+  await page.goto(`${base}/`);
   await expect(page.getByRole('heading', { name: 'Create the first administrator' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Use an API token' })).toBeVisible();
   await shot(page, 'setup');

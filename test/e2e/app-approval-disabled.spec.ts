@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect, test } from '@playwright/test';
-import { startSpecServer, type SpecServer } from './hearth-server.ts';
+import { type SpecServer, startSpecServer } from './hearth-server.ts';
 
 const TOKEN = `e2e-approval-off-${crypto.randomBytes(24).toString('hex')}`;
 const USER = { login: 'olive', password: 'olive password 1' };
@@ -28,7 +28,10 @@ test.beforeAll(async ({ request }) => {
   server = await startSpecServer(['--port', '0', '--data', dataDir, '--log-level', 'warn'], env);
   base = server.publicUrl;
   const auth = { Authorization: `Bearer ${TOKEN}` };
-  const created = await request.post(`${base}/api/admin/core/accounts`, { headers: auth, data: { login: USER.login, email: 'olive@approval-off.e2e.test', admin: true } });
+  const created = await request.post(`${base}/api/admin/core/accounts`, {
+    headers: auth,
+    data: { login: USER.login, email: 'olive@approval-off.e2e.test', admin: true },
+  });
   expect(created.status(), await created.text()).toBe(201);
   const { sub } = (await created.json()) as { sub: string };
   expect((await request.put(`${base}/api/admin/core/accounts/${sub}/password`, { headers: auth, data: { password: USER.password } })).status()).toBe(204);
@@ -44,7 +47,7 @@ test('without an authenticator origin the UI hides the phone features', async ({
   expect(await info.json()).toMatchObject({ appOrigin: null, features: [], enabled: false });
 
   const answered = page.waitForResponse((r) => r.url().endsWith('/api/auth/app-approval/v1/info'));
-  await page.goto(base + '/');
+  await page.goto(`${base}/`);
   await expect(page.getByRole('heading', { name: 'Sign in', exact: true })).toBeVisible();
   expect((await (await answered).json()).enabled).toBe(false);
   await expect(page.getByRole('button', { name: 'Sign in with the authenticator app' })).toHaveCount(0);
@@ -53,7 +56,7 @@ test('without an authenticator origin the UI hides the phone features', async ({
   await page.getByLabel('Password').fill(USER.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
-  await page.goto(base + '/me');
+  await page.goto(`${base}/me`);
   const card = page.getByRole('region', { name: 'Authenticator app' });
   await expect(card.getByText('Phone approval is turned off on this server')).toBeVisible();
   await expect(card.getByText('HEARTH_AUTHENTICATOR_ORIGIN')).toBeVisible();

@@ -23,8 +23,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
-import { startSpecServer, type SpecServer } from './hearth-server.ts';
+import { type Browser, type BrowserContext, expect, type Page, test } from '@playwright/test';
+import { type SpecServer, startSpecServer } from './hearth-server.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SHOTS = path.join(repoRoot, 'test-results');
@@ -44,12 +44,19 @@ test.setTimeout(120_000);
 
 test.beforeAll(async ({ request }) => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-approval-'));
-  server = await startSpecServer(['--port', '0', '--authenticator-port', '0', '--data', dataDir, '--log-level', 'warn'], { ...process.env, HEARTH_ADMIN_TOKEN: TOKEN, HEARTH_AUTHENTICATOR_ORIGIN: '' });
+  server = await startSpecServer(['--port', '0', '--authenticator-port', '0', '--data', dataDir, '--log-level', 'warn'], {
+    ...process.env,
+    HEARTH_ADMIN_TOKEN: TOKEN,
+    HEARTH_AUTHENTICATOR_ORIGIN: '',
+  });
   base = server.publicUrl;
   authenticatorBase = server.authenticatorUrl!;
   expect(new URL(authenticatorBase).origin).not.toBe(new URL(base).origin);
   const auth = { Authorization: `Bearer ${TOKEN}` };
-  const created = await request.post(`${base}/api/admin/core/accounts`, { headers: auth, data: { login: ADMIN.login, displayName: ADMIN.displayName, email: 'alex@app-approval.e2e.test', admin: true } });
+  const created = await request.post(`${base}/api/admin/core/accounts`, {
+    headers: auth,
+    data: { login: ADMIN.login, displayName: ADMIN.displayName, email: 'alex@app-approval.e2e.test', admin: true },
+  });
   expect(created.status(), await created.text()).toBe(201);
   const { sub } = (await created.json()) as { sub: string };
   const pw = await request.put(`${base}/api/admin/core/accounts/${sub}/password`, { headers: auth, data: { password: ADMIN.password } });
@@ -94,14 +101,14 @@ test.afterAll(async () => {
 test('the administrator pairs the reference authenticator from /me', async ({ browser }) => {
   const laptop = await newLaptop(browser);
   const { page } = laptop;
-  await page.goto(base + '/');
+  await page.goto(`${base}/`);
   await expect(page.getByRole('heading', { name: 'Sign in', exact: true })).toBeVisible();
   await page.getByLabel('Login').fill(ADMIN.login);
   await page.getByLabel('Password').fill(ADMIN.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
 
-  await page.goto(base + '/me');
+  await page.goto(`${base}/me`);
   const card = page.getByRole('region', { name: 'Authenticator app' });
   await expect(card).toBeVisible();
   await expect(card.getByText('No paired devices yet.')).toBeVisible();
@@ -168,7 +175,7 @@ test('the administrator pairs the reference authenticator from /me', async ({ br
 
 /** A fresh browser starts "Sign in with the authenticator app" and returns the code it shows. */
 async function startAppSignIn(page: Page): Promise<string> {
-  await page.goto(base + '/');
+  await page.goto(`${base}/`);
   await expect(page.getByRole('heading', { name: 'Sign in', exact: true })).toBeVisible();
   await shot(page, 'signin-page');
   await page.getByRole('button', { name: 'Sign in with the authenticator app' }).click();
@@ -181,7 +188,7 @@ async function startAppSignIn(page: Page): Promise<string> {
   const code = (await codeEl.textContent())!.replace(/\s+/g, '');
   expect(code).toMatch(/^\d{6}$/);
   // The browser secret stays in this tab's session storage, never in the URL.
-  expect(page.url()).toBe(base + '/');
+  expect(page.url()).toBe(`${base}/`);
   const stored = await page.evaluate(() => Object.keys(sessionStorage).filter((k) => k.startsWith('hearth.app-login:')));
   expect(stored).toEqual(['hearth.app-login:login:/']);
   return code;
@@ -237,7 +244,7 @@ test('a sign-in denied on the phone is refused in the browser', async ({ browser
   await expect(page.getByText('Sign-in denied')).toBeVisible({ timeout: 15_000 });
   await expect(page.getByRole('heading', { name: 'Sign in with the authenticator app' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Send to my phone' })).toBeEnabled();
-  const session = await page.request.get(base + '/api/auth/session');
+  const session = await page.request.get(`${base}/api/auth/session`);
   expect(session.status()).toBe(401);
   await shot(page, 'signin-denied');
   await shot(phone, 'phone-after-deny');
@@ -248,7 +255,9 @@ test('a sign-in denied on the phone is refused in the browser', async ({ browser
 });
 
 test('a terminal sign-in shows the application, every scope and the lifetime, and is approved on the phone', async ({ request }) => {
-  const started = await request.post(`${base}/oauth/device_authorization`, { form: { client_id: 'hearth-cli', scope: 'openid profile offline_access', login_hint: ADMIN.login } });
+  const started = await request.post(`${base}/oauth/device_authorization`, {
+    form: { client_id: 'hearth-cli', scope: 'openid profile offline_access', login_hint: ADMIN.login },
+  });
   expect(started.status(), await started.text()).toBe(200);
   const grant = (await started.json()) as { device_code: string; user_code: string; interval: number };
   expect(grant.user_code).toMatch(/^\d{6}$/);
@@ -282,12 +291,12 @@ test('a terminal sign-in shows the application, every scope and the lifetime, an
 test('a second device needs the first one’s approval, and so does removing it', async ({ browser }) => {
   const laptop = await newLaptop(browser);
   const { page } = laptop;
-  await page.goto(base + '/');
+  await page.goto(`${base}/`);
   await page.getByLabel('Login').fill(ADMIN.login);
   await page.getByLabel('Password').fill(ADMIN.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
-  await page.goto(base + '/me');
+  await page.goto(`${base}/me`);
   const card = page.getByRole('region', { name: 'Authenticator app' });
   await card.getByRole('button', { name: 'Pair a device' }).click();
   const link = (await card.getByTestId('pairing-link').getAttribute('href'))!;
@@ -354,7 +363,12 @@ test('a second device needs the first one’s approval, and so does removing it'
   await expect(second.getByText('This phone was removed from the account on this server.')).toBeVisible({ timeout: 15_000 });
   await shot(second, 'phone-removed-self');
   await expect(card.getByText('Spare phone was removed.')).toBeVisible({ timeout: 15_000 });
-  await expect(card.getByTestId('app-device').filter({ hasText: 'Spare phone' }).getByText(/^Removed/)).toBeVisible();
+  await expect(
+    card
+      .getByTestId('app-device')
+      .filter({ hasText: 'Spare phone' })
+      .getByText(/^Removed/),
+  ).toBeVisible();
   // The first phone's own inbox no longer shows the (decided) change.
   await expect(phone.getByTestId('inbox-empty')).toBeVisible({ timeout: 15_000 });
 
@@ -368,7 +382,7 @@ test('a second device needs the first one’s approval, and so does removing it'
 /** Signs the administrator in with login and password in a fresh laptop context. */
 async function adminLaptop(browser: Browser) {
   const laptop = await newLaptop(browser);
-  await laptop.page.goto(base + '/');
+  await laptop.page.goto(`${base}/`);
   await laptop.page.getByLabel('Login').fill(ADMIN.login);
   await laptop.page.getByLabel('Password').fill(ADMIN.password);
   await laptop.page.getByRole('button', { name: 'Sign in', exact: true }).click();
@@ -377,7 +391,7 @@ async function adminLaptop(browser: Browser) {
 }
 
 async function openAccountDialog(page: Page, login: string) {
-  await page.goto(base + '/accounts');
+  await page.goto(`${base}/accounts`);
   await page.getByRole('button', { name: `Edit ${login}`, exact: true }).click();
   const dialog = page.getByRole('dialog');
   await expect(dialog).toBeVisible();
@@ -386,7 +400,10 @@ async function openAccountDialog(page: Page, login: string) {
 
 test('an administrator pairs a phone for another account (assisted pairing)', async ({ browser, request }) => {
   const auth = { Authorization: `Bearer ${TOKEN}` };
-  const created = await request.post(`${base}/api/admin/core/accounts`, { headers: auth, data: { login: 'sam', displayName: 'Sam Sample', email: 'sam@app-approval.e2e.test' } });
+  const created = await request.post(`${base}/api/admin/core/accounts`, {
+    headers: auth,
+    data: { login: 'sam', displayName: 'Sam Sample', email: 'sam@app-approval.e2e.test' },
+  });
   expect(created.status(), await created.text()).toBe(201);
   const { sub } = (await created.json()) as { sub: string };
 
@@ -449,7 +466,9 @@ test('an administrator pairs a phone for another account (assisted pairing)', as
   await sam.getByRole('button', { name: 'Remove this device' }).click();
   await sam.getByRole('button', { name: 'Remove', exact: true }).click();
   await expect(sam.getByRole('heading', { name: 'No server paired yet' })).toBeVisible();
-  const after = ((await (await request.get(`${base}/api/admin/core/users/${sub}/app-devices`, { headers: auth })).json()) as { items: { revokedAt: string | null }[] }).items;
+  const after = (
+    (await (await request.get(`${base}/api/admin/core/users/${sub}/app-devices`, { headers: auth })).json()) as { items: { revokedAt: string | null }[] }
+  ).items;
   expect(after).toHaveLength(1);
   expect(after[0]!.revokedAt).not.toBeNull();
 
@@ -477,9 +496,14 @@ test('an administrator revokes a device from the account dialog; the phone learn
   await expect(phone.getByRole('heading', { name: 'No server paired yet' })).toBeVisible();
 
   // /me lists it greyed with its revocation time.
-  await laptop.page.goto(base + '/me');
+  await laptop.page.goto(`${base}/me`);
   const card = laptop.page.getByRole('region', { name: 'Authenticator app' });
-  await expect(card.getByTestId('app-device').filter({ hasText: 'Test phone' }).getByText(/^Removed/)).toBeVisible();
+  await expect(
+    card
+      .getByTestId('app-device')
+      .filter({ hasText: 'Test phone' })
+      .getByText(/^Removed/),
+  ).toBeVisible();
   await shot(laptop.page, 'admin-me-revoked');
 
   expect(laptop.errors, 'admin UI console errors').toEqual([]);
@@ -495,11 +519,17 @@ test('the phone’s keys can be locked with a passkey (virtual authenticator wit
   await cdp.send('WebAuthn.enable');
   await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: {
-      protocol: 'ctap2', ctap2Version: 'ctap2_1', transport: 'internal', hasResidentKey: true, hasUserVerification: true,
-      isUserVerified: true, automaticPresenceSimulation: true, hasPrf: true,
+      protocol: 'ctap2',
+      ctap2Version: 'ctap2_1',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+      hasPrf: true,
     },
   });
-  await page.goto(authenticatorBase + '/');
+  await page.goto(`${authenticatorBase}/`);
   await page.getByRole('radio', { name: /Passkey/ }).check();
   await page.getByRole('button', { name: 'Continue' }).click();
   await expect(page.getByRole('heading', { name: 'No server paired yet' })).toBeVisible();

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -48,7 +48,10 @@ export default async function globalSetup(): Promise<void> {
 
   const [url, authenticatorUrl] = await new Promise<[string, string]>((resolve, reject) => {
     let stdout = '';
-    const timer = setTimeout(() => fail(new Error(`Hearth did not report "listening" within ${READY_TIMEOUT_MS / 1000} s.\nstdout: ${stdout}\nstderr: ${stderr}`)), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => fail(new Error(`Hearth did not report "listening" within ${READY_TIMEOUT_MS / 1000} s.\nstdout: ${stdout}\nstderr: ${stderr}`)),
+      READY_TIMEOUT_MS,
+    );
     const onExit = (code: number | null, signal: string | null) =>
       fail(new Error(`Hearth exited before it was ready (code ${code}, signal ${signal}).\nstdout: ${stdout}\nstderr: ${stderr}`));
     function fail(err: Error) {

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { SERVER_KEY, type E2eServer } from './global-setup.ts';
+import { type E2eServer, SERVER_KEY } from './global-setup.ts';
 
 const STOP_TIMEOUT_MS = 10_000;
 

@@ -2,7 +2,7 @@
  * Helpers for the specs that run a Hearth server of their own (`bin/hearth.mjs serve` on a free port with a fresh data
  * folder), and for watching a page's console.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from '@playwright/test';

@@ -7,9 +7,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { expect, type Page, test } from '@playwright/test';
 import Database from 'better-sqlite3';
-import { expect, test, type Page } from '@playwright/test';
-import { startSpecServer, watchConsole, type SpecServer } from './hearth-server.ts';
+import { type SpecServer, startSpecServer, watchConsole } from './hearth-server.ts';
 import { signIn } from './sign-in.ts';
 
 const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/e2e/screenshots');
@@ -25,7 +25,10 @@ test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ request }) => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-home-'));
-  server = await startSpecServer(['--port', '0', '--authenticator-port', '0', '--data', dataDir, '--log-level', 'warn'], { ...process.env, HEARTH_ADMIN_TOKEN: TOKEN });
+  server = await startSpecServer(['--port', '0', '--authenticator-port', '0', '--data', dataDir, '--log-level', 'warn'], {
+    ...process.env,
+    HEARTH_ADMIN_TOKEN: TOKEN,
+  });
   base = server.publicUrl;
   const setup = await request.post(`${base}/api/setup`, { data: ADMIN });
   expect(setup.status(), await setup.text()).toBe(201);
@@ -48,7 +51,13 @@ test('home: the setup checklist shows what is done, live, each step linking to w
 
   await expect(page.getByRole('heading', { name: 'Set up Hearth' })).toBeVisible();
   await expect(page.getByText('0 of 5 done')).toBeVisible();
-  for (const title of ['Share Hearth on your network with HTTPS', 'Add a mail profile and send a test', 'Create a namespace', 'Add people', 'Pair your phone']) {
+  for (const title of [
+    'Share Hearth on your network with HTTPS',
+    'Add a mail profile and send a test',
+    'Create a namespace',
+    'Add people',
+    'Pair your phone',
+  ]) {
     await expect(step(page, title)).toContainText('To do');
   }
   await expect(step(page, 'Share Hearth on your network with HTTPS')).toContainText('HTTPS is off');
@@ -76,7 +85,10 @@ test('home: the setup checklist shows what is done, live, each step linking to w
   expect(errors).toEqual([]);
 });
 
-test('recent authentication: an old session confirms the password in a dialog and the action carries on; sign-out clears notices', async ({ page, request }) => {
+test('recent authentication: an old session confirms the password in a dialog and the action carries on; sign-out clears notices', async ({
+  page,
+  request,
+}) => {
   await signIn(page, ADMIN, { base });
   // The sign-in is older than the ten-minute window (as after a long working session).
   const db = new Database(path.join(dataDir, 'platform.db'));

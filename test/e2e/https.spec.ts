@@ -17,10 +17,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, expect, test, type Browser, type BrowserContext, type Page } from '@playwright/test';
+import { type Browser, type BrowserContext, chromium, expect, type Page, test } from '@playwright/test';
 import { testHostsEnv } from '../helpers/test-hosts.ts';
+import { type SpecServer, startSpecServer, watchConsole } from './hearth-server.ts';
 import config from './playwright.config.ts';
-import { startSpecServer, watchConsole, type SpecServer } from './hearth-server.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SHOTS = path.join(repoRoot, 'test-results');
@@ -115,7 +115,10 @@ test('a browser without the root is refused the page: the trust comes from the N
   const untrusting = await launch(nssHome(path.join(work, 'home-empty'), null));
   try {
     const page = await untrusting.newPage();
-    const err = await page.goto(base + '/').then(() => null, (e: Error) => e);
+    const err = await page.goto(`${base}/`).then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err?.message).toMatch(/net::ERR_CERT_AUTHORITY_INVALID/);
   } finally {
     await untrusting.close();
@@ -125,7 +128,7 @@ test('a browser without the root is refused the page: the trust comes from the N
 test('first-run setup over https on a secure context; a passkey for hearth.test; sign-in with it', async () => {
   laptop = await newLaptop();
   const { page } = laptop;
-  await page.goto(base + '/');
+  await page.goto(`${base}/`);
   await expectSecure(page, base);
   await expect(page.getByRole('heading', { name: 'Create the first administrator' })).toBeVisible();
   const form = page.getByRole('form', { name: 'Create the first administrator' });
@@ -145,9 +148,19 @@ test('first-run setup over https on a secure context; a passkey for hearth.test;
   const cdp = await laptop.context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
-  await page.getByRole('banner').getByRole('link', { name: /^Account:/ }).click();
+  await page
+    .getByRole('banner')
+    .getByRole('link', { name: /^Account:/ })
+    .click();
   await expect(page.getByRole('heading', { name: 'Your account', level: 1 })).toBeVisible();
   const card = page.getByRole('region', { name: 'Passkeys' });
   await card.getByLabel('Name of the new passkey').fill('Office laptop');
@@ -169,7 +182,7 @@ test('first-run setup over https on a secure context; a passkey for hearth.test;
 
 test('the reference authenticator on its own https origin pairs with the account', async () => {
   const { page } = laptop;
-  await page.goto(base + '/me');
+  await page.goto(`${base}/me`);
   const card = page.getByRole('region', { name: 'Authenticator app' });
   await card.getByRole('button', { name: 'Pair a device' }).click();
   const link = (await card.getByTestId('pairing-link').getAttribute('href'))!;
@@ -207,7 +220,7 @@ test('the reference authenticator on its own https origin pairs with the account
 test('a fresh browser signs in by approving on the phone', async () => {
   const other = await newLaptop();
   const { page } = other;
-  await page.goto(base + '/');
+  await page.goto(`${base}/`);
   await expectSecure(page, base);
   await page.getByRole('button', { name: 'Sign in with the authenticator app' }).click();
   await page.getByLabel('Login or email').fill(ADMIN.login);
@@ -244,7 +257,9 @@ test('`hearth login --user` with --ca-file is approved on the phone', async () =
   cli.stderr!.on('data', (c) => (stderr += c));
   const done = new Promise<number | null>((resolve) => cli.on('close', (code) => resolve(code)));
   try {
-    await expect.poll(() => /compare the code (\d{6})\n/.exec(stderr)?.[1] ?? (cli.exitCode !== null ? `exited: ${stderr}` : null), { timeout: 20_000 }).toMatch(/^\d{6}$/);
+    await expect
+      .poll(() => /compare the code (\d{6})\n/.exec(stderr)?.[1] ?? (cli.exitCode !== null ? `exited: ${stderr}` : null), { timeout: 20_000 })
+      .toMatch(/^\d{6}$/);
     const code = /compare the code (\d{6})\n/.exec(stderr)![1]!;
 
     const entry = phone.getByTestId('login-request');

@@ -11,9 +11,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test';
 import { freePort } from '../helpers/ports.ts';
-import { startSpecServer, watchConsole, type SpecServer } from './hearth-server.ts';
+import { type SpecServer, startSpecServer, watchConsole } from './hearth-server.ts';
 import { signIn } from './sign-in.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -36,8 +36,11 @@ test.beforeAll(async ({ request }) => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-identity-extra-'));
   const port = await freePort();
   base = `http://localhost:${port}`;
-  server = await startSpecServer(['--host', '127.0.0.1', '--port', String(port), '--data', dataDir, '--log-level', 'warn'],
-    { ...process.env, HEARTH_ADMIN_TOKEN: TOKEN, HEARTH_PUBLIC_URL: base });
+  server = await startSpecServer(['--host', '127.0.0.1', '--port', String(port), '--data', dataDir, '--log-level', 'warn'], {
+    ...process.env,
+    HEARTH_ADMIN_TOKEN: TOKEN,
+    HEARTH_PUBLIC_URL: base,
+  });
   // The administrator the UI tests sign in as, and accounts for the preview (before assignment is enabled: none
   // of them has an identity yet).
   await createAccountViaApi(request, { login: ROOT.login, displayName: ROOT.displayName, admin: true }, ROOT.password);
@@ -77,7 +80,10 @@ async function createAccountViaApi(request: APIRequestContext, body: Record<stri
 }
 
 async function ensureGroup(request: APIRequestContext, name: string): Promise<string> {
-  const list = (await (await request.get(`${base}/api/admin/core/groups`, { headers: auth, params: { search: name } })).json()).data as { id: string; name: string }[];
+  const list = (await (await request.get(`${base}/api/admin/core/groups`, { headers: auth, params: { search: name } })).json()).data as {
+    id: string;
+    name: string;
+  }[];
   const found = list.find((g) => g.name === name);
   if (found) return found.id;
   const res = await request.post(`${base}/api/admin/core/groups`, { headers: auth, data: { name } });
@@ -89,7 +95,10 @@ async function ensureGroup(request: APIRequestContext, name: string): Promise<st
 async function ensureLinuxEnabled(request: APIRequestContext): Promise<void> {
   const res = await request.put(`${base}/api/admin/core/linux-identities/configuration`, {
     headers: auth,
-    data: { config: { enabled: true, rangeStart: RANGE.start, rangeEnd: RANGE.end, homeTemplate: '/home/{username}', loginShell: '/bin/bash' }, rangeReserved: true },
+    data: {
+      config: { enabled: true, rangeStart: RANGE.start, rangeEnd: RANGE.end, homeTemplate: '/home/{username}', loginShell: '/bin/bash' },
+      rangeReserved: true,
+    },
   });
   expect(res.status(), await res.text()).toBe(200);
 }
@@ -98,7 +107,8 @@ const nav = (page: Page) => page.getByRole('navigation', { name: 'Main' });
 const notifications = (page: Page) => page.getByRole('region', { name: 'Notifications' });
 const rowOf = (table: Locator, name: string) => table.getByRole('row').filter({ has: table.page().getByRole('rowheader', { name, exact: true }) });
 /** A group row: its header cell is the name, followed by a GID badge once known. */
-const groupRow = (table: Locator, name: string) => table.getByRole('row').filter({ has: table.page().getByRole('rowheader', { name: new RegExp(`^${name}( GID \\d+)?$`) }) });
+const groupRow = (table: Locator, name: string) =>
+  table.getByRole('row').filter({ has: table.page().getByRole('rowheader', { name: new RegExp(`^${name}( GID \\d+)?$`) }) });
 const bodyRows = (table: Locator) => table.locator('tbody tr');
 
 async function openLinux(page: Page): Promise<void> {
@@ -136,7 +146,9 @@ test('Linux identities: saving an enabled configuration needs the range confirma
   await form.getByLabel('Range start').fill(String(RANGE.start));
   await form.getByLabel('I confirm this range is reserved for Hearth').uncheck();
   await form.getByRole('button', { name: 'Save settings' }).click();
-  await expect(form.getByLabel('I confirm this range is reserved for Hearth')).toHaveAccessibleErrorMessage('Confirm that no other system hands out numbers in this range before enabling.');
+  await expect(form.getByLabel('I confirm this range is reserved for Hearth')).toHaveAccessibleErrorMessage(
+    'Confirm that no other system hands out numbers in this range before enabling.',
+  );
   await expect(form.getByRole('alert').filter({ hasText: 'The settings were not saved' })).toHaveCount(0);
   await shot(page, 'linux-refused');
 
@@ -278,7 +290,7 @@ test('groups: make a group POSIX and see its GID', async ({ page, request }) => 
 });
 
 test('sign-in page: email links, and the forgot-password page loads', async ({ page }) => {
-  await page.goto(base + '/');
+  await page.goto(`${base}/`);
   await expect(page.getByRole('heading', { name: 'Sign in', exact: true })).toBeVisible();
   const forgot = page.getByRole('link', { name: 'Forgot your password?' });
   const magic = page.getByRole('link', { name: 'Email me a sign-in link' });
@@ -307,11 +319,21 @@ test('passkeys: add on /me, sign out, sign in with the passkey, rename, remove',
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: { protocol: 'ctap2', transport: 'internal', hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
   });
 
   await signIn(page, ROOT, { base });
-  await page.getByRole('banner').getByRole('link', { name: /^Account:/ }).click();
+  await page
+    .getByRole('banner')
+    .getByRole('link', { name: /^Account:/ })
+    .click();
   await expect(page.getByRole('heading', { name: 'Your account', level: 1 })).toBeVisible();
   const card = page.getByRole('region', { name: 'Passkeys' });
   const table = card.getByRole('table', { name: 'Passkeys' });
@@ -358,7 +380,11 @@ test('passkeys: add on /me, sign out, sign in with the passkey, rename, remove',
   await page.route('**/api/auth/passkeys/*', (route) => {
     if (refused || route.request().method() !== 'DELETE') return route.fallback();
     refused = true;
-    return route.fulfill({ status: 403, contentType: 'application/json', body: JSON.stringify({ error: 'recent_auth_required', message: 'confirm it is you again' }) });
+    return route.fulfill({
+      status: 403,
+      contentType: 'application/json',
+      body: JSON.stringify({ error: 'recent_auth_required', message: 'confirm it is you again' }),
+    });
   });
   await rowOf(table, 'Office desktop').getByRole('button', { name: 'Remove Office desktop' }).click();
   const remove = page.getByRole('dialog', { name: 'Remove passkey Office desktop?' });
@@ -383,10 +409,14 @@ test('passkeys: add on /me, sign out, sign in with the passkey, rename, remove',
 
 test('passkeys: an old session is asked for its password; an API-token session has no passkeys', async ({ page }) => {
   await signIn(page, ROOT, { base });
-  await page.goto(base + '/me');
+  await page.goto(`${base}/me`);
   // The server answers 403 recent_auth_required when the sign-in is older than ten minutes.
   await page.route('**/api/auth/passkeys/registration', (route) =>
-    route.fulfill({ status: 403, contentType: 'application/json', body: JSON.stringify({ error: 'recent_auth_required', message: 'sign in again to do this' }) }),
+    route.fulfill({
+      status: 403,
+      contentType: 'application/json',
+      body: JSON.stringify({ error: 'recent_auth_required', message: 'sign in again to do this' }),
+    }),
   );
   const card = page.getByRole('region', { name: 'Passkeys' });
   await card.getByRole('button', { name: 'Add a passkey' }).click();
@@ -401,7 +431,7 @@ test('passkeys: an old session is asked for its password; an API-token session h
   await expect(page.getByRole('heading', { name: 'Sign in', exact: true })).toBeVisible();
 
   await signIn(page, { token: TOKEN }, { base });
-  await page.goto(base + '/me');
+  await page.goto(`${base}/me`);
   await expect(page.getByRole('heading', { name: 'Your account', level: 1 })).toBeVisible();
   await expect(page.getByRole('note').filter({ hasText: 'Signed in with an API token' })).toBeVisible();
   await expect(page.getByRole('region', { name: 'Passkeys' })).toHaveCount(0);

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
-import { startSpecServer, type SpecServer } from './hearth-server.ts';
+import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test';
+import { type SpecServer, startSpecServer } from './hearth-server.ts';
 import { signIn } from './sign-in.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -68,9 +68,17 @@ async function createAccountViaApi(request: APIRequestContext, body: Record<stri
 async function findAccount(request: APIRequestContext, login: string) {
   const res = await request.get(`${base}/api/admin/core/accounts`, { headers: auth, params: { search: login } });
   expect(res.status()).toBe(200);
-  return ((await res.json()).data as { sub: string; login: string; displayName: string; email: string | null; disabled: boolean; admin: boolean; expiresAt: string | null }[]).find(
-    (a) => a.login === login,
-  );
+  return (
+    (await res.json()).data as {
+      sub: string;
+      login: string;
+      displayName: string;
+      email: string | null;
+      disabled: boolean;
+      admin: boolean;
+      expiresAt: string | null;
+    }[]
+  ).find((a) => a.login === login);
 }
 
 /** The account `login` (created when an earlier test did not: each test also runs alone with -g). */
@@ -79,7 +87,10 @@ async function ensureAccount(request: APIRequestContext, login: string): Promise
 }
 
 async function ensureGroup(request: APIRequestContext, name: string): Promise<string> {
-  const list = (await (await request.get(`${base}/api/admin/core/groups`, { headers: auth, params: { search: name } })).json()).data as { id: string; name: string }[];
+  const list = (await (await request.get(`${base}/api/admin/core/groups`, { headers: auth, params: { search: name } })).json()).data as {
+    id: string;
+    name: string;
+  }[];
   const found = list.find((g) => g.name === name);
   if (found) return found.id;
   const res = await request.post(`${base}/api/admin/core/groups`, { headers: auth, data: { name } });
@@ -131,9 +142,12 @@ test('navigation between the identity pages; an API-token session cannot change 
     await expect(page.getByRole('heading', { name: heading, level: 1 })).toBeVisible();
     await expect(page).toHaveTitle(`${heading} · Hearth`);
   }
-  await page.goto(base + '/groups');
+  await page.goto(`${base}/groups`);
 
-  await page.getByRole('banner').getByRole('link', { name: /^Account:/ }).click();
+  await page
+    .getByRole('banner')
+    .getByRole('link', { name: /^Account:/ })
+    .click();
   await expect(page).toHaveURL(`${base}/me`);
   await expect(page.getByRole('heading', { name: 'Your account', level: 1 })).toBeVisible();
   const note = page.getByRole('note').filter({ hasText: 'Signed in with an API token' });
@@ -145,7 +159,7 @@ test('navigation between the identity pages; an API-token session cannot change 
 
 test('accounts: create with a password, edit, set the password, disable, enable, delete', async ({ page, request }) => {
   await signIn(page, ROOT, { base });
-  await page.goto(base + '/accounts');
+  await page.goto(`${base}/accounts`);
   const table = page.getByRole('table', { name: 'Accounts' });
   await expect(rowOf(table, 'root')).toBeVisible();
   await expect(rowOf(table, 'root')).toContainText('You');
@@ -174,7 +188,14 @@ test('accounts: create with a password, edit, set the password, disable, enable,
   await expect(bob).toContainText('Guest');
   await expect(bob).toContainText('Active');
   let api = await findAccount(request, 'bob');
-  expect(api).toMatchObject({ displayName: 'Bob Builder', email: 'bob@example.com', profile: 'guest', admin: false, disabled: false, expiresAt: '2031-05-01T12:00:00.000Z' });
+  expect(api).toMatchObject({
+    displayName: 'Bob Builder',
+    email: 'bob@example.com',
+    profile: 'guest',
+    admin: false,
+    disabled: false,
+    expiresAt: '2031-05-01T12:00:00.000Z',
+  });
   expect(await canLogIn(request, 'bob', 'bob password 1')).toBe(200);
 
   // A taken login is reported on its field.
@@ -338,11 +359,17 @@ test('groups: create, rename, add an account and a nested group, remove, delete'
   const groups = (await (await request.get(`${base}/api/admin/core/groups`, { headers: auth })).json()).data as { id: string; name: string }[];
   const staff = groups.find((g) => g.name === 'staff')!;
   const all = groups.find((g) => g.name === 'everyone')!;
-  expect((await (await request.get(`${base}/api/admin/core/groups/${staff.id}`, { headers: auth })).json()).members.accounts.map((a: { login: string }) => a.login)).toEqual(['bob']);
-  expect((await (await request.get(`${base}/api/admin/core/groups/${all.id}`, { headers: auth })).json()).members.groups.map((g: { name: string }) => g.name)).toEqual(['staff']);
+  expect(
+    (await (await request.get(`${base}/api/admin/core/groups/${staff.id}`, { headers: auth })).json()).members.accounts.map((a: { login: string }) => a.login),
+  ).toEqual(['bob']);
+  expect(
+    (await (await request.get(`${base}/api/admin/core/groups/${all.id}`, { headers: auth })).json()).members.groups.map((g: { name: string }) => g.name),
+  ).toEqual(['staff']);
   // bob is in everyone through staff: the account dialog shows both.
   const bobDetail = await (await request.get(`${base}/api/admin/core/accounts/${bobSub}`, { headers: auth })).json();
-  expect(bobDetail.groups).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'staff', direct: true }), expect.objectContaining({ name: 'everyone', direct: false })]));
+  expect(bobDetail.groups).toEqual(
+    expect.arrayContaining([expect.objectContaining({ name: 'staff', direct: true }), expect.objectContaining({ name: 'everyone', direct: false })]),
+  );
   await shot(page, 'groups');
 
   // Remove the nested group, then delete everyone.
@@ -401,7 +428,9 @@ test('service accounts: create and delete', async ({ page, request }) => {
   await expect(rowOf(table, 'hearth-db: namespace sales')).toContainText('hearth-db');
   await shot(page, 'service-accounts');
 
-  await rowOf(table, startsWith('reports')).getByRole('button', { name: /Delete service account reports/ }).click();
+  await rowOf(table, startsWith('reports'))
+    .getByRole('button', { name: /Delete service account reports/ })
+    .click();
   await page.getByRole('dialog', { name: 'Delete this service account?' }).getByRole('button', { name: 'Delete service account' }).click();
   await expect(rowOf(table, startsWith('reports'))).toHaveCount(0);
   const list = (await (await request.get(`${base}/api/admin/core/service-accounts`, { headers: auth })).json()).data as { appId: string }[];
@@ -460,7 +489,10 @@ test('signing keys: tables per purpose, KEK fingerprint, rewrap, revoke with a r
 test('own password change on /me with a signed-in account', async ({ page, request }) => {
   await createAccountViaApi(request, { login: 'carol', displayName: 'Carol Admin', admin: true }, 'carol password 1');
   await signIn(page, { login: 'carol', password: 'carol password 1' }, { base });
-  await page.getByRole('banner').getByRole('link', { name: /^Account:/ }).click();
+  await page
+    .getByRole('banner')
+    .getByRole('link', { name: /^Account:/ })
+    .click();
   await expect(page).toHaveURL(`${base}/me`);
   await expect(page.getByRole('heading', { name: 'Your account', level: 1 })).toBeVisible();
   await expect(page.getByRole('main')).toContainText('carol');
@@ -514,8 +546,14 @@ test('OAuth clients: create with a secret, rotate it, revoke, protected first-pa
   await dialog.getByRole('checkbox', { name: /groups/ }).check();
   await dialog.getByRole('checkbox', { name: /offline_access/ }).check();
   await dialog.getByRole('radio', { name: 'Only specific users and groups' }).check();
-  await dialog.getByRole('group', { name: /^Groups/ }).getByRole('checkbox', { name: /staff/ }).check();
-  await dialog.getByRole('group', { name: /^Users/ }).getByRole('checkbox', { name: /^bob/ }).check();
+  await dialog
+    .getByRole('group', { name: /^Groups/ })
+    .getByRole('checkbox', { name: /staff/ })
+    .check();
+  await dialog
+    .getByRole('group', { name: /^Users/ })
+    .getByRole('checkbox', { name: /^bob/ })
+    .check();
   await shot(page, 'oauth-create');
   await dialog.getByRole('button', { name: 'Create client' }).click();
 
@@ -641,7 +679,10 @@ test('OAuth clients: create with a secret, rotate it, revoke, protected first-pa
   expect((await request.get(`${base}/api/admin/oauth/clients/${clientId}`, { headers: auth })).status()).toBe(404);
 
   // First-party clients are read-only.
-  const firstParty = ((await (await request.get(`${base}/api/admin/oauth/clients`, { headers: auth, params: { per_page: 100 } })).json()) as { clients?: { name: string; origin: string }[]; data?: { name: string; origin: string }[] });
+  const firstParty = (await (await request.get(`${base}/api/admin/oauth/clients`, { headers: auth, params: { per_page: 100 } })).json()) as {
+    clients?: { name: string; origin: string }[];
+    data?: { name: string; origin: string }[];
+  };
   const builtIn = (firstParty.clients ?? firstParty.data ?? []).find((c) => c.origin === 'first_party');
   if (builtIn) {
     const row = rowOf(table, startsWith(builtIn.name));
@@ -660,7 +701,7 @@ test('accounts list pages through more than one page and keeps the search', asyn
   for (let i = 1; i <= 30; i++) await createAccountViaApi(request, { login: `user${String(i).padStart(2, '0')}`, displayName: `Paged user ${i}` });
   const total = ((await (await request.get(`${base}/api/admin/core/accounts`, { headers: auth })).json()) as { total: number }).total;
   await signIn(page, ROOT, { base });
-  await page.goto(base + '/accounts');
+  await page.goto(`${base}/accounts`);
   const table = page.getByRole('table', { name: 'Accounts' });
   await expect(page.getByText(`1–25 of ${total} accounts · page 1 of 2`)).toBeVisible();
   await expect(table.getByRole('row')).toHaveCount(26);

@@ -14,13 +14,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test';
 import { freePort } from '../helpers/ports.ts';
-import { startSpecServer, type SpecServer } from './hearth-server.ts';
-import { signIn } from './sign-in.ts';
 import { dsnReport, startDovecot } from '../integration/mail/dovecot.ts';
-import { startPeer, type Peer } from '../integration/mail/peer.ts';
+import { type Peer, startPeer } from '../integration/mail/peer.ts';
 import { fingerprint, makeTestCa } from '../integration/mail/test-ca.ts';
+import { type SpecServer, startSpecServer } from './hearth-server.ts';
+import { signIn } from './sign-in.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SHOTS = path.join(repoRoot, 'test-results');
@@ -105,7 +105,14 @@ async function ensureProfiles(request: APIRequestContext): Promise<void> {
   const list = (await api<{ data: Profile[] }>(request, 'GET', `${M}/profiles`)).data;
   const common = { name: 'x', fromAddress: 'noreply@example.org', smtpSecure: false, smtpUser: PEER_AUTH.user };
   if (!list.some((p) => p.key === 'relay'))
-    await api(request, 'PUT', `${M}/profiles/relay`, { ...common, name: 'Relay', fromName: 'Example Office', smtpHost: '127.0.0.1', smtpPort: peer.port, smtpPassword: PEER_AUTH.pass });
+    await api(request, 'PUT', `${M}/profiles/relay`, {
+      ...common,
+      name: 'Relay',
+      fromName: 'Example Office',
+      smtpHost: '127.0.0.1',
+      smtpPort: peer.port,
+      smtpPassword: PEER_AUTH.pass,
+    });
   if (!list.some((p) => p.key === 'dead'))
     await api(request, 'PUT', `${M}/profiles/dead`, { ...common, name: 'Unreachable', smtpHost: '127.0.0.1', smtpPort: closedPort, pacePerMinute: 1 });
 }
@@ -123,10 +130,13 @@ async function ensureApp(request: APIRequestContext): Promise<void> {
 async function waitForStatus(request: APIRequestContext, id: string, status: string): Promise<Message> {
   let last: Message | null = null;
   await expect
-    .poll(async () => {
-      last = await api<Message>(request, 'GET', `${M}/messages/${id}`);
-      return last.status === status && (status !== 'queued' || last.attempts >= 1);
-    }, { timeout: 20_000 })
+    .poll(
+      async () => {
+        last = await api<Message>(request, 'GET', `${M}/messages/${id}`);
+        return last.status === status && (status !== 'queued' || last.attempts >= 1);
+      },
+      { timeout: 20_000 },
+    )
     .toBe(true);
   return last!;
 }
@@ -273,7 +283,13 @@ test('sender profiles: create against a real SMTP peer, send a test, password ru
   await expect(dead).not.toContainText('Default');
 
   // A throwaway profile can be deleted.
-  await api(request, 'PUT', `${M}/profiles/spare`, { name: 'Spare', fromAddress: 'spare@example.org', smtpHost: 'smtp.example.org', smtpPort: 587, smtpSecure: false });
+  await api(request, 'PUT', `${M}/profiles/spare`, {
+    name: 'Spare',
+    fromAddress: 'spare@example.org',
+    smtpHost: 'smtp.example.org',
+    smtpPort: 587,
+    smtpSecure: false,
+  });
   await page.getByRole('button', { name: 'Refresh' }).click();
   const spare = rowOf(table, /^spare/);
   await menuAction(page, spare, 'More actions for spare', 'Delete…');
@@ -410,14 +426,21 @@ test('send log: a message sent through the application API, its audited content,
   // Two messages on the closed port: they stay queued after a failed attempt.
   const stuck: string[] = [];
   for (const subject of ['Stuck reminder', 'Stuck follow-up']) {
-    const r = await request.post(`${base}/api/mail/send`, { headers: appAuth, data: { to: ['bob@example.org'], subject, text: 'Hi Bob', profile: 'dead', ref: 'reminder' } });
+    const r = await request.post(`${base}/api/mail/send`, {
+      headers: appAuth,
+      data: { to: ['bob@example.org'], subject, text: 'Hi Bob', profile: 'dead', ref: 'reminder' },
+    });
     expect(r.status(), await r.text()).toBe(202);
     stuck.push((await r.json()).id);
   }
   // A batch on the bulk lane of the same profile (pace 1/min: the second waits for its slot).
   const batch = await request.post(`${base}/api/mail/enqueue`, {
     headers: appAuth,
-    data: { profile: 'dead', ref: 'newsletter:2026-11', messages: [1, 2, 3].map((n) => ({ to: [`reader${n}@example.org`], subject: `Newsletter ${n}/3`, text: 'News' })) },
+    data: {
+      profile: 'dead',
+      ref: 'newsletter:2026-11',
+      messages: [1, 2, 3].map((n) => ({ to: [`reader${n}@example.org`], subject: `Newsletter ${n}/3`, text: 'News' })),
+    },
   });
   expect(batch.status(), await batch.text()).toBe(202);
   const batchId = (await batch.json()).batchId as string;
@@ -553,7 +576,11 @@ test('send log: a message sent through the application API, its audited content,
   // Cursor paging: 50 per page, newest first.
   const digest = await request.post(`${base}/api/mail/enqueue`, {
     headers: appAuth,
-    data: { profile: 'dead', ref: 'digest', messages: Array.from({ length: 50 }, (_, i) => ({ to: [`d${i}@example.org`], subject: `Digest ${i + 1}`, text: 'Digest' })) },
+    data: {
+      profile: 'dead',
+      ref: 'digest',
+      messages: Array.from({ length: 50 }, (_, i) => ({ to: [`d${i}@example.org`], subject: `Digest ${i + 1}`, text: 'Digest' })),
+    },
   });
   expect(digest.status(), await digest.text()).toBe(202);
   const total = (await api<{ data: Message[] }>(request, 'GET', `${M}/messages?limit=100`)).data.length;
@@ -618,7 +645,10 @@ test('bounce collection: a trusted CA from the profile dialog, and "Check now" a
     expect(sent.status()).toBe(202);
     const msg = (await sent.json()) as { id: string; messageId: string };
     await waitForStatus(request, msg.id, 'sent');
-    await dove.append('INBOX', dsnReport({ messageId: msg.messageId, recipients: [{ final: 'rfc822; gone@example.org', action: 'failed', diag: 'smtp; 550 5.1.1 no such user' }] }));
+    await dove.append(
+      'INBOX',
+      dsnReport({ messageId: msg.messageId, recipients: [{ final: 'rfc822; gone@example.org', action: 'failed', diag: 'smtp; 550 5.1.1 no such user' }] }),
+    );
 
     await openMail(page, '/mail/profiles');
     const table = page.getByRole('table', { name: 'Sender profiles' });

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test';
 import { signIn } from './sign-in.ts';
 
 const API = process.env.HEARTH_E2E_URL!;
@@ -53,7 +53,10 @@ async function open(page: Page, to: string): Promise<void> {
 const notifications = (page: Page) => page.getByRole('region', { name: 'Notifications' });
 const grid = (page: Page, table = 'people') => page.getByRole('table', { name: `Rows of ${table}` });
 /** The texts of one column of the grid, top to bottom. */
-const columnTexts = (page: Page, column: string) => grid(page).getByRole('button', { name: new RegExp(`^Edit ${column} of row `) }).allTextContents();
+const columnTexts = (page: Page, column: string) =>
+  grid(page)
+    .getByRole('button', { name: new RegExp(`^Edit ${column} of row `) })
+    .allTextContents();
 
 async function expectFieldError(field: Locator, message: RegExp): Promise<void> {
   await expect(field).toHaveAttribute('aria-invalid', 'true');
@@ -199,7 +202,9 @@ test('inserts rows through the form; invalid values are shown next to their fiel
 test('edits a cell inline and saves it with PUT', async ({ page, request }) => {
   await open(page, `/ns/${NS}/tables/people`);
   const annId = await idOf(request, 'Ann');
-  await grid(page).getByRole('button', { name: `Edit age of row ${annId}` }).click();
+  await grid(page)
+    .getByRole('button', { name: `Edit age of row ${annId}` })
+    .click();
   const input = grid(page).getByRole('textbox', { name: `New value for age of row ${annId}` });
   await expect(input).toBeFocused();
   await expect(input).toHaveValue('34');
@@ -212,7 +217,9 @@ test('edits a cell inline and saves it with PUT', async ({ page, request }) => {
   await expect(input).toBeHidden();
   expect((await rows(request, `?id=eq.${annId}`))[0]!.age).toBe(34);
 
-  await grid(page).getByRole('button', { name: `Edit age of row ${annId}` }).click();
+  await grid(page)
+    .getByRole('button', { name: `Edit age of row ${annId}` })
+    .click();
   await input.fill('35');
   await input.press('Enter');
   await expect(input).toBeHidden();
@@ -222,8 +229,12 @@ test('edits a cell inline and saves it with PUT', async ({ page, request }) => {
 
   // A boolean cell edits with a list; NULL is one of the choices for a nullable column.
   const eveId = await idOf(request, 'Eve');
-  await grid(page).getByRole('button', { name: `Edit active of row ${eveId}` }).click();
-  await grid(page).getByRole('combobox', { name: `New value for active of row ${eveId}` }).selectOption('true');
+  await grid(page)
+    .getByRole('button', { name: `Edit active of row ${eveId}` })
+    .click();
+  await grid(page)
+    .getByRole('combobox', { name: `New value for active of row ${eveId}` })
+    .selectOption('true');
   await grid(page).getByRole('button', { name: 'Save' }).click();
   await expect(grid(page).getByRole('button', { name: `Edit active of row ${eveId}` })).toHaveText('true');
   expect((await rows(request, `?id=eq.${eveId}`))[0]!.active).toBe(true);
@@ -308,7 +319,9 @@ test('deletes a row after confirmation', async ({ page, request }) => {
   const res = await request.post(`${API}/v1/${NS}/tables/people/rows`, { headers: { ...auth, Prefer: 'return=representation' }, data: { name: 'Temp' } });
   const id = (await res.json()).data[0].id as number;
   await open(page, `/ns/${NS}/tables/people`);
-  await grid(page).getByRole('button', { name: `Delete row ${id}` }).click();
+  await grid(page)
+    .getByRole('button', { name: `Delete row ${id}` })
+    .click();
   const dialog = page.getByRole('dialog', { name: `Delete row ${id}?` });
   await expect(dialog).toContainText('cannot be undone');
   await shot(page, 'delete-row');
@@ -392,7 +405,11 @@ test('alters a table: rename and add columns, drop a table', async ({ page, requ
   expect((await rows(request, '?name=eq.Ann&select=settings'))[0]).toEqual({ settings: { team: 'ops' } });
 
   // A table to throw away: dropping it asks for its name.
-  expect((await request.post(`${API}/v1/${NS}/tables`, { headers: auth, data: { type: 'table', name: 'scratch', columns: [{ name: 'note', type: 'text' }] } })).status()).toBe(201);
+  expect(
+    (
+      await request.post(`${API}/v1/${NS}/tables`, { headers: auth, data: { type: 'table', name: 'scratch', columns: [{ name: 'note', type: 'text' }] } })
+    ).status(),
+  ).toBe(201);
   await page.goto(`/ns/${NS}/tables/scratch`);
   await page.getByRole('button', { name: 'More actions for scratch' }).click();
   await page.getByRole('menuitem', { name: 'Delete table…' }).click();
@@ -404,8 +421,14 @@ test('alters a table: rename and add columns, drop a table', async ({ page, requ
   expect((await request.get(`${API}/v1/${NS}/tables/scratch`, { headers: auth })).status()).toBe(404);
 
   // A table a view reads: the dialog names the view and, confirmed again, deletes both.
-  expect((await request.post(`${API}/v1/${NS}/tables`, { headers: auth, data: { type: 'table', name: 'draft', columns: [{ name: 'note', type: 'text' }] } })).status()).toBe(201);
-  expect((await request.post(`${API}/v1/${NS}/tables`, { headers: auth, data: { type: 'view', name: 'draft_notes', sql: 'SELECT note FROM draft' } })).status()).toBe(201);
+  expect(
+    (
+      await request.post(`${API}/v1/${NS}/tables`, { headers: auth, data: { type: 'table', name: 'draft', columns: [{ name: 'note', type: 'text' }] } })
+    ).status(),
+  ).toBe(201);
+  expect(
+    (await request.post(`${API}/v1/${NS}/tables`, { headers: auth, data: { type: 'view', name: 'draft_notes', sql: 'SELECT note FROM draft' } })).status(),
+  ).toBe(201);
   await page.goto(`/ns/${NS}/tables/draft`);
   await page.getByRole('button', { name: 'More actions for draft' }).click();
   await page.getByRole('menuitem', { name: 'Delete table…' }).click();
@@ -523,7 +546,10 @@ test('live events show changes made through the API', async ({ page, request }) 
   await expect(page.getByText(`Listening for changes in ${NS}`)).toBeVisible();
   const log = page.getByRole('log', { name: 'Live events' });
 
-  const res = await request.post(`${API}/v1/${NS}/tables/people/rows`, { headers: { ...auth, Prefer: 'return=representation' }, data: { name: 'Zed', email: 'zed@example.com' } });
+  const res = await request.post(`${API}/v1/${NS}/tables/people/rows`, {
+    headers: { ...auth, Prefer: 'return=representation' },
+    data: { name: 'Zed', email: 'zed@example.com' },
+  });
   expect(res.status()).toBe(201);
   const id = (await res.json()).data[0].id as number;
   const insert = log.getByRole('listitem').filter({ hasText: 'zed@example.com' });
@@ -614,9 +640,14 @@ test('the overview shows totals and draws charts', async ({ page, request }) => 
     for (const w of ['1h', '24h']) {
       await page.getByRole('radio', { name: w }).click();
       await expect(page.getByRole('img', { name: new RegExp(`^Requests and errors per \\w+, last ${w === '1h' ? 'hour' : '24 hours'}`) })).toBeVisible();
-      for (const chart of await page.getByRole('img').filter({ has: page.locator('g.xlabels') }).all()) {
+      for (const chart of await page
+        .getByRole('img')
+        .filter({ has: page.locator('g.xlabels') })
+        .all()) {
         await expect(chart.locator('g.xlabels text').first()).toBeVisible();
-        const boxes = await chart.locator('g.xlabels text').evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => ({ left: r.left, right: r.right })));
+        const boxes = await chart
+          .locator('g.xlabels text')
+          .evaluateAll((els) => els.map((e) => e.getBoundingClientRect()).map((r) => ({ left: r.left, right: r.right })));
         expect(boxes.length, `ticks at ${width} px, ${w}`).toBeGreaterThan(1);
         for (let i = 1; i < boxes.length; i++) expect(boxes[i]!.left, `tick ${i} at ${width} px, ${w}`).toBeGreaterThan(boxes[i - 1]!.right);
       }

@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test';
 import Database from 'better-sqlite3';
-import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
 import { signIn } from './sign-in.ts';
 
 const API = process.env.HEARTH_E2E_URL!;
@@ -14,7 +14,15 @@ const TOKEN = process.env.HEARTH_E2E_TOKEN!;
 const auth = { Authorization: `Bearer ${TOKEN}` };
 const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/e2e/screenshots');
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
-const DEFAULTS = { journal_mode: 'wal', synchronous: 'full', busy_timeout: 5000, max_db_size: null, query_timeout: 10000, foreign_keys: true, read_only: false };
+const DEFAULTS = {
+  journal_mode: 'wal',
+  synchronous: 'full',
+  busy_timeout: 5000,
+  max_db_size: null,
+  query_timeout: 10000,
+  foreign_keys: true,
+  read_only: false,
+};
 
 test.describe.configure({ mode: 'serial' });
 
@@ -38,11 +46,19 @@ async function shot(page: Page, name: string): Promise<void> {
 
 const notifications = (page: Page) => page.getByRole('region', { name: 'Notifications' });
 const table = (page: Page) => page.getByRole('table', { name: 'Namespaces' });
-const row = (page: Page, name: string) => table(page).getByRole('row').filter({ has: page.getByRole('rowheader', { name, exact: true }) });
+const row = (page: Page, name: string) =>
+  table(page)
+    .getByRole('row')
+    .filter({ has: page.getByRole('rowheader', { name, exact: true }) });
 
 async function menuAction(page: Page, ns: string, item: string): Promise<void> {
-  await row(page, ns).getByRole('button', { name: `More actions for ${ns}` }).click();
-  await page.getByRole('menu', { name: `More actions for ${ns}` }).getByRole('menuitem', { name: item }).click();
+  await row(page, ns)
+    .getByRole('button', { name: `More actions for ${ns}` })
+    .click();
+  await page
+    .getByRole('menu', { name: `More actions for ${ns}` })
+    .getByRole('menuitem', { name: item })
+    .click();
 }
 
 async function apiGet(request: APIRequestContext, name: string) {
@@ -84,7 +100,10 @@ test('sign-in refuses bad tokens, remembers a good one and returns on 401', asyn
   await shot(page, 'sign-in-error');
 
   // A valid token without the admin scope.
-  const nsToken = await request.post(`${API}/api/admin/tokens`, { headers: auth, data: { name: 'e2e data plane', scope: 'namespaces', namespaces: ['nowhere'] } });
+  const nsToken = await request.post(`${API}/api/admin/tokens`, {
+    headers: auth,
+    data: { name: 'e2e data plane', scope: 'namespaces', namespaces: ['nowhere'] },
+  });
   expect(nsToken.status()).toBe(201);
   await page.getByLabel('Admin token').fill((await nsToken.json()).token);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();

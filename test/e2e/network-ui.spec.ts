@@ -17,9 +17,9 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type APIRequestContext, expect, type Locator, type Page, request as playwrightRequest, test } from '@playwright/test';
 import { create } from 'qrcode';
-import { expect, request as playwrightRequest, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
 import config from './playwright.config.ts';
 import { signIn } from './sign-in.ts';
 
@@ -49,7 +49,9 @@ test.beforeAll(async () => {
   api = await playwrightRequest.newContext({ baseURL: server.url, ignoreHTTPSErrors: true, extraHTTPHeaders: { Authorization: `Bearer ${server.token}` } });
   publicUrl = ((await (await api.get('/healthz')).json()) as Health).tls.public_url;
   expect(publicUrl).toBe(`https://localhost:${new URL(server.url).port}`);
-  const created = await api.post('/api/admin/core/accounts', { data: { login: ADMIN.login, displayName: ADMIN.displayName, email: 'nina@network.e2e.test', admin: true } });
+  const created = await api.post('/api/admin/core/accounts', {
+    data: { login: ADMIN.login, displayName: ADMIN.displayName, email: 'nina@network.e2e.test', admin: true },
+  });
   expect(created.status(), await created.text()).toBe(201);
   const { sub } = (await created.json()) as { sub: string };
   const pw = await api.put(`/api/admin/core/accounts/${sub}/password`, { data: { password: ADMIN.password } });
@@ -67,9 +69,16 @@ async function health(): Promise<Health['tls']> {
 
 /** Full-page screenshots at a phone's and a laptop's width; neither may scroll sideways. */
 async function shots(page: Page, name: string): Promise<void> {
-  for (const [label, size] of [['390', PHONE], ['1366', LAPTOP]] as const) {
+  for (const [label, size] of [
+    ['390', PHONE],
+    ['1366', LAPTOP],
+  ] as const) {
     await page.setViewportSize(size);
-    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), { message: `${name} overflows at ${label} px` }).toBe(0);
+    await expect
+      .poll(() => page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth), {
+        message: `${name} overflows at ${label} px`,
+      })
+      .toBe(0);
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: path.join(SHOTS, `network-${name}-${label}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
   }
@@ -87,7 +96,7 @@ async function expectQrOf(svg: Locator, text: string, level: 'L' | 'M' = 'M'): P
     const scale = 8;
     const side = (n + 2 * margin) * scale;
     const img = new Image(side, side);
-    img.src = 'data:image/svg+xml;charset=utf-8,' + encodeURIComponent(new XMLSerializer().serializeToString(el));
+    img.src = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(new XMLSerializer().serializeToString(el))}`;
     await img.decode();
     const canvas = document.createElement('canvas');
     canvas.width = canvas.height = side;
@@ -141,7 +150,7 @@ test('the certificate page shows the fingerprint of /healthz, QR codes of the do
   expect(tls.mode).toBe('internal');
   const fingerprint = tls.ca_fingerprint_sha256!;
 
-  await page.goto(publicUrl + '/');
+  await page.goto(`${publicUrl}/`);
   await page.getByRole('link', { name: 'Add this device’s certificate' }).click();
   await expect(page).toHaveURL(`${publicUrl}/network/certificate`);
   await expect(page.getByRole('heading', { name: 'Add this device’s certificate', level: 1 })).toBeVisible();
@@ -162,7 +171,8 @@ test('the certificate page shows the fingerprint of /healthz, QR codes of the do
   await expect(page.getByText('A phone cannot reach this address')).toBeVisible();
 
   // Each system's steps are there; the Linux ones (this browser) are open.
-  for (const name of ['iPhone and iPad', 'Android', 'Windows', 'macOS', 'Linux', 'Firefox (any system)']) await expect(page.locator('summary', { hasText: name })).toBeVisible();
+  for (const name of ['iPhone and iPad', 'Android', 'Windows', 'macOS', 'Linux', 'Firefox (any system)'])
+    await expect(page.locator('summary', { hasText: name })).toBeVisible();
   await expect(page.getByText('sudo update-ca-certificates')).toBeVisible();
 
   // The downloads: the DER file hashes to the fingerprint, the PEM is the same certificate, the profile carries it.
@@ -270,13 +280,13 @@ test('the Network page shows the certificate, "Renew now" replaces it, and a fai
 });
 
 test('pairing shows the link as a QR code and warns that a phone cannot reach a loopback address', async ({ page }) => {
-  await page.goto(publicUrl + '/');
+  await page.goto(`${publicUrl}/`);
   await page.getByLabel('Login').fill(ADMIN.login);
   await page.getByLabel('Password').fill(ADMIN.password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
   await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
 
-  await page.goto(publicUrl + '/me');
+  await page.goto(`${publicUrl}/me`);
   const card = page.getByRole('region', { name: 'Authenticator app' });
   await card.getByRole('button', { name: 'Pair a device' }).click();
   const link = (await card.getByTestId('pairing-link').getAttribute('href'))!;

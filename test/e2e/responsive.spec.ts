@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { signIn } from './sign-in.ts';
 
 const API = process.env.HEARTH_E2E_URL!;
@@ -35,10 +35,22 @@ test.beforeAll(async ({ request }) => {
   expect([201, 409]).toContain(made.status());
   const table = await request.post(`${API}/v1/${NS}/tables`, {
     headers: auth,
-    data: { type: 'table', name: 'people', columns: [{ name: 'name', type: 'text' }, { name: 'email', type: 'text' }, { name: 'notes', type: 'text' }] },
+    data: {
+      type: 'table',
+      name: 'people',
+      columns: [
+        { name: 'name', type: 'text' },
+        { name: 'email', type: 'text' },
+        { name: 'notes', type: 'text' },
+      ],
+    },
   });
   expect([201, 409]).toContain(table.status());
-  const rows = Array.from({ length: 30 }, (_, i) => ({ name: `Person number ${i} with a rather long name`, email: `person.${i}@a-long-domain-name.example.com`, notes: 'x'.repeat(120) }));
+  const rows = Array.from({ length: 30 }, (_, i) => ({
+    name: `Person number ${i} with a rather long name`,
+    email: `person.${i}@a-long-domain-name.example.com`,
+    notes: 'x'.repeat(120),
+  }));
   expect((await request.post(`${API}/v1/${NS}/tables/people/rows`, { headers: auth, data: { rows } })).status()).toBe(201);
 });
 

@@ -4,7 +4,7 @@
  * grouped and ids are not. The filter panel says the filters in words, the raw query behind Details; the SQL console
  * completes table and column names, runs on Ctrl+Enter, places an SQL error and recalls earlier queries.
  */
-import { expect, test, type Page } from '@playwright/test';
+import { expect, type Page, test } from '@playwright/test';
 import { signIn } from './sign-in.ts';
 
 const API = process.env.HEARTH_E2E_URL!;
@@ -54,10 +54,13 @@ async function accept(page: Page, option: string, expected: string): Promise<voi
 /** WCAG contrast ratio of two computed `rgb(…)` colours. */
 function contrast(a: string, b: string): number {
   const lum = (c: string) => {
-    const [r, g, bl] = c.match(/[\d.]+/g)!.slice(0, 3).map((x) => {
-      const v = Number(x) / 255;
-      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
-    });
+    const [r, g, bl] = c
+      .match(/[\d.]+/g)!
+      .slice(0, 3)
+      .map((x) => {
+        const v = Number(x) / 255;
+        return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+      });
     return 0.2126 * r! + 0.7152 * g! + 0.0722 * bl!;
   };
   const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
@@ -69,7 +72,12 @@ test('the rows grid formats values, shows a clear sort arrow and focus ring, and
   const grid = page.getByRole('table', { name: 'Rows of visits' });
   const ann = grid.getByRole('row').filter({ hasText: 'Ann' });
   await expect(ann.getByRole('button', { name: /^Edit member of row / })).toHaveText('true');
-  await expect(grid.getByRole('row').filter({ hasText: 'Bob' }).getByRole('button', { name: /^Edit member of row / })).toHaveText('false');
+  await expect(
+    grid
+      .getByRole('row')
+      .filter({ hasText: 'Bob' })
+      .getByRole('button', { name: /^Edit member of row / }),
+  ).toHaveText('false');
   const arrived = ann.getByRole('button', { name: /^Edit arrived of row / });
   await expect(arrived).toHaveText('25 Nov 2026, 14:55:23');
   await expect(arrived).toHaveAttribute('title', '2026-11-25T14:55:23.009Z');
@@ -153,7 +161,11 @@ test('the SQL console completes names, runs on Ctrl+Enter into the same grid, pl
   await page.reload();
   await page.getByText('Recent queries (3)').click();
   const recent = page.getByRole('list', { name: 'Recent queries' }).getByRole('button');
-  await expect(recent).toHaveText(['SELEC guest FROM visits', 'SELECT count(*) AS n FROM visits', "SELECT guest, member, arrived FROM visits WHERE guest = 'Ann'"]);
+  await expect(recent).toHaveText([
+    'SELEC guest FROM visits',
+    'SELECT count(*) AS n FROM visits',
+    "SELECT guest, member, arrived FROM visits WHERE guest = 'Ann'",
+  ]);
   await recent.nth(2).click();
   await expect(editor).toHaveText("SELECT guest, member, arrived FROM visits WHERE guest = 'Ann'");
   await expect(editor).toBeFocused();

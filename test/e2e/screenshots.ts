@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { chromium, type Browser, type Page } from '@playwright/test';
+import { type Browser, chromium, type Page } from '@playwright/test';
 import { startSpecServer } from './hearth-server.ts';
 import { signIn } from './sign-in.ts';
 import { adminApi, seedAdmin, seedProfile, seedTable } from './ui-seed.ts';
@@ -58,13 +58,21 @@ async function seed(base: string, deadPort: number): Promise<void> {
   const first = ['Ana', 'Ben', 'Chloé', 'Dev', 'Eli', 'Fatou', 'Gus', 'Hana', 'Ivo', 'Jun', 'Kai', 'Lea'];
   const rows = Array.from({ length: 36 }, (_, i) => ({
     name: `${first[i % first.length]} ${['Moreau', 'Okafor', 'Silva', 'Berg'][i % 4]}`,
-    email: `${first[i % first.length]!.toLowerCase().normalize('NFD').replace(/[^a-z]/g, '')}.${i}@example.com`,
+    email: `${first[i % first.length]!.toLowerCase()
+      .normalize('NFD')
+      .replace(/[^a-z]/g, '')}.${i}@example.com`,
     city: cities[i % cities.length],
     age: 21 + ((i * 7) % 45),
     active: i % 3 !== 0,
   }));
   const text = (name: string) => ({ name, type: 'text' });
-  await seedTable(call, NS, 'customers', [text('name'), text('email'), text('city'), { name: 'age', type: 'integer' }, { name: 'active', type: 'boolean' }], rows);
+  await seedTable(
+    call,
+    NS,
+    'customers',
+    [text('name'), text('email'), text('city'), { name: 'age', type: 'integer' }, { name: 'active', type: 'boolean' }],
+    rows,
+  );
   await call('POST', `/v1/${NS}/tables`, { type: 'table', name: 'orders', columns: [text('customer'), { name: 'total', type: 'real' }] });
   await seedProfile(call, 'office', deadPort);
 }
@@ -74,7 +82,13 @@ async function shot(page: Page, name: string): Promise<void> {
   const { width } = page.viewportSize()!;
   const height = await page.evaluate(() => Math.max(document.documentElement.scrollHeight, window.innerHeight));
   const file = path.join(outDir, `${name}-${width}.png`);
-  await page.screenshot({ path: file, fullPage: true, animations: 'disabled', caret: 'hide', clip: { x: 0, y: 0, width, height: Math.min(height, MAX_HEIGHT) } });
+  await page.screenshot({
+    path: file,
+    fullPage: true,
+    animations: 'disabled',
+    caret: 'hide',
+    clip: { x: 0, y: 0, width, height: Math.min(height, MAX_HEIGHT) },
+  });
   console.log(`  ${path.relative(repoRoot, file)}`);
 }
 
@@ -99,7 +113,7 @@ async function capture(browser: Browser, base: string, width: number): Promise<v
   }
 
   // The namespaces page.
-  await page.goto(base + '/namespaces');
+  await page.goto(`${base}/namespaces`);
   await page.getByRole('heading', { name: 'Namespaces', level: 1 }).waitFor();
   await page.getByText(NS, { exact: true }).first().waitFor();
   await shot(page, 'namespaces');
@@ -117,12 +131,20 @@ async function capture(browser: Browser, base: string, width: number): Promise<v
   await page.keyboard.press('ControlOrMeta+A');
   await page.keyboard.insertText('SELECT name, city, age, active FROM customers WHERE age >= 30 ORDER BY age DESC LIMIT 12');
   await page.getByRole('button', { name: /^Run/ }).first().click();
-  await optional('SQL results', () => page.getByText(/12 rows|rows? returned|12 row/i).first().waitFor({ timeout: 8_000 }));
+  await optional('SQL results', () =>
+    page
+      .getByText(/12 rows|rows? returned|12 row/i)
+      .first()
+      .waitFor({ timeout: 8_000 }),
+  );
   await shot(page, 'sql');
 
   // A mail profile's test send that fails (nothing listens on its port).
   await page.goto(`${base}/mail/profiles`);
-  await page.getByRole('button', { name: /Send a test through office|Send test/ }).first().click();
+  await page
+    .getByRole('button', { name: /Send a test through office|Send test/ })
+    .first()
+    .click();
   const testDialog = page.getByRole('dialog').filter({ has: page.getByLabel('Recipient') });
   await testDialog.getByLabel('Recipient').fill('alex@example.com');
   await testDialog.getByRole('button', { name: /^Send test/ }).click();
@@ -133,7 +155,10 @@ async function capture(browser: Browser, base: string, width: number): Promise<v
     await testDialog.waitFor({ state: 'hidden', timeout: 3_000 });
   });
   await optional('profile after the test', async () => {
-    await page.getByText(/office/).first().waitFor();
+    await page
+      .getByText(/office/)
+      .first()
+      .waitFor();
     await shot(page, 'mail-profiles');
   });
 
@@ -148,7 +173,12 @@ async function capture(browser: Browser, base: string, width: number): Promise<v
   await dialog.getByRole('button', { name: /Create client/ }).click();
   await dialog.waitFor({ state: 'hidden' });
   await page.getByText(clientName).first().waitFor();
-  await optional('"Connect your app" panel', () => page.getByText(/Connect your app/i).first().waitFor({ timeout: 3_000 }));
+  await optional('"Connect your app" panel', () =>
+    page
+      .getByText(/Connect your app/i)
+      .first()
+      .waitFor({ timeout: 3_000 }),
+  );
   await shot(page, 'oauth-client-created');
   await optional('the client page after the secret', async () => {
     const done = page.getByRole('button', { name: /I have copied|Done|Close/ }).first();

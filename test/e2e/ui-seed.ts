@@ -27,7 +27,13 @@ export async function seedAdmin(call: AdminCall, admin: { login: string; passwor
 }
 
 /** A namespace with one table and its rows. */
-export async function seedTable(call: AdminCall, ns: string, table: string, columns: { name: string; type: string }[], rows: Record<string, unknown>[]): Promise<void> {
+export async function seedTable(
+  call: AdminCall,
+  ns: string,
+  table: string,
+  columns: { name: string; type: string }[],
+  rows: Record<string, unknown>[],
+): Promise<void> {
   await call('POST', '/v1/namespaces', { name: ns });
   await call('POST', `/v1/${ns}/tables`, { type: 'table', name: table, columns });
   if (rows.length) await call('POST', `/v1/${ns}/tables/${table}/rows`, { rows });

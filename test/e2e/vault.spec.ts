@@ -6,11 +6,11 @@
  * under a strict CSP that allows only its own scripts and WebAssembly (`'wasm-unsafe-eval'`, for Argon2id).
  */
 import http from 'node:http';
-import net from 'node:net';
+import type net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type CDPSession, expect, type Page, test } from '@playwright/test';
 import { build } from 'esbuild';
-import { expect, test, type CDPSession, type Page } from '@playwright/test';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -32,7 +32,8 @@ test.beforeAll(async () => {
     logLevel: 'silent',
   });
   const js = bundle.outputFiles[0]!.text;
-  const html = '<!doctype html><html><head><meta charset="utf-8"><title>Vault harness</title><script src="/sdk.js"></script></head><body><h1>Vault harness</h1></body></html>';
+  const html =
+    '<!doctype html><html><head><meta charset="utf-8"><title>Vault harness</title><script src="/sdk.js"></script></head><body><h1>Vault harness</h1></body></html>';
   server = http.createServer((req, res) => {
     if (req.url === '/') {
       // The CSP an authenticator app needs: its own scripts, plus WebAssembly for the PIN's Argon2id.
@@ -58,8 +59,14 @@ async function authenticator(page: Page, options: { hasPrf: boolean; isUserVerif
   await cdp.send('WebAuthn.enable');
   const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
     options: {
-      protocol: 'ctap2', ctap2Version: 'ctap2_1', transport: 'internal', hasResidentKey: true, hasUserVerification: true,
-      isUserVerified: options.isUserVerified ?? true, automaticPresenceSimulation: true, hasPrf: options.hasPrf,
+      protocol: 'ctap2',
+      ctap2Version: 'ctap2_1',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: options.isUserVerified ?? true,
+      automaticPresenceSimulation: true,
+      hasPrf: options.hasPrf,
     },
   });
   return { cdp, authenticatorId };
@@ -122,8 +129,22 @@ test('vault with a passkey: PRF-wrapped vault key, unlock round trip, records, t
     opened.lock();
     const afterLock = await codeOf(opened.openRecord(blob, 'ctx', (v) => v));
     return {
-      capability, method, config, verifies, deviceId: rec.deviceId, extractable: rec.key.privateKey.extractable, viaPinId: viaPin.id,
-      bothTypes: both.methods.map((x) => x.type), localRefused, otherId, tampered, otherSalt, otherHost, aborted, afterLock, host: location.hostname,
+      capability,
+      method,
+      config,
+      verifies,
+      deviceId: rec.deviceId,
+      extractable: rec.key.privateKey.extractable,
+      viaPinId: viaPin.id,
+      bothTypes: both.methods.map((x) => x.type),
+      localRefused,
+      otherId,
+      tampered,
+      otherSalt,
+      otherHost,
+      aborted,
+      afterLock,
+      host: location.hostname,
     };
   });
 

@@ -69,15 +69,27 @@ export class ScriptedAuthenticator {
     this.issuer = pairing.issuer;
     const k = this.publicKey;
     const message = JSON.stringify([PROTOCOL, 'pair', pairing.issuer, pairing.pairingId, pairing.secret, k.kty, k.crv, k.x, k.y, name]);
-    const r = await post(`${this.serverUrl}${APPROVAL_PATH}/pairings/claim`, {
-      pairingId: pairing.pairingId, secret: pairing.secret, publicKey: this.publicKey, name, signature: await this.sign(message),
-    }, this.headers());
+    const r = await post(
+      `${this.serverUrl}${APPROVAL_PATH}/pairings/claim`,
+      {
+        pairingId: pairing.pairingId,
+        secret: pairing.secret,
+        publicKey: this.publicKey,
+        name,
+        signature: await this.sign(message),
+      },
+      this.headers(),
+    );
     if (r.status === 200) this.deviceId = r.body.deviceId;
     return { status: r.status, body: r.body };
   }
 
   async pairingResult(pairing: { pairingId: string; secret: string }): Promise<{ status: number; body: any }> {
-    const r = await post(`${this.serverUrl}${APPROVAL_PATH}/pairings/result`, { pairingId: pairing.pairingId, secret: pairing.secret, publicKey: this.publicKey }, this.headers());
+    const r = await post(
+      `${this.serverUrl}${APPROVAL_PATH}/pairings/result`,
+      { pairingId: pairing.pairingId, secret: pairing.secret, publicKey: this.publicKey },
+      this.headers(),
+    );
     return { status: r.status, body: r.body };
   }
 
@@ -85,20 +97,35 @@ export class ScriptedAuthenticator {
   async proofBody(command: Record<string, unknown>, over: { issuedAt?: number; expiresAt?: number; jti?: string; signature?: string } = {}) {
     if (!this.deviceId) throw new Error('the scripted authenticator has no device ID yet (claim first)');
     const issuedAt = over.issuedAt ?? Math.floor(Date.now() / 1000);
-    const proof = { issuer: this.issuer, deviceId: this.deviceId, jti: over.jti ?? crypto.randomUUID(), issuedAt, expiresAt: over.expiresAt ?? issuedAt + 60, command };
+    const proof = {
+      issuer: this.issuer,
+      deviceId: this.deviceId,
+      jti: over.jti ?? crypto.randomUUID(),
+      issuedAt,
+      expiresAt: over.expiresAt ?? issuedAt + 60,
+      command,
+    };
     const signature = over.signature ?? (await this.sign(deviceMessage(proof as never)));
     return { proof, signature };
   }
 
   /** Signs `command` into a proof (fresh jti; overrides for negative tests) and POSTs /device. */
-  async command(command: Record<string, unknown>, over: { issuedAt?: number; expiresAt?: number; jti?: string; signature?: string } = {}): Promise<{ status: number; body: any }> {
+  async command(
+    command: Record<string, unknown>,
+    over: { issuedAt?: number; expiresAt?: number; jti?: string; signature?: string } = {},
+  ): Promise<{ status: number; body: any }> {
     const r = await post(`${this.serverUrl}${APPROVAL_PATH}/device`, await this.proofBody(command, over), this.headers());
     return { status: r.status, body: r.body };
   }
 }
 
 /** POSTs a management or browser-login call with the session cookie and the exact platform Origin. */
-export async function manage(server: { url: string }, cookie: string | null, path: string, body: unknown = {}): Promise<{ status: number; body: any; headers: Headers }> {
+export async function manage(
+  server: { url: string },
+  cookie: string | null,
+  path: string,
+  body: unknown = {},
+): Promise<{ status: number; body: any; headers: Headers }> {
   const base = server.url.replace(/\/+$/, '');
   return post(`${base}${APPROVAL_PATH}${path}`, body, { origin: base, ...(cookie ? { cookie } : {}) });
 }

@@ -2,7 +2,7 @@
  * The real `hearth` command (bin/hearth.mjs) as a child process, for the CLI tests: a clean environment (PATH and
  * HOME only, plus what the test gives), output collected as it arrives.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { until } from './wait.ts';
 
@@ -51,9 +51,13 @@ export async function runCli(args: string[], opts: CliOptions): Promise<{ code: 
  * and returns the match; fails with what it printed if it exits first or `ms` pass.
  */
 export function printed(r: CliRun, re: RegExp, what: string, ms?: number): Promise<RegExpExecArray> {
-  return until(() => {
-    const m = re.exec(r.stderr());
-    if (!m && r.child.exitCode !== null) throw new Error(`hearth exited early (${r.child.exitCode}) before printing ${what}: ${r.stderr()}`);
-    return m;
-  }, () => `${what}: ${r.stderr()}`, ms);
+  return until(
+    () => {
+      const m = re.exec(r.stderr());
+      if (!m && r.child.exitCode !== null) throw new Error(`hearth exited early (${r.child.exitCode}) before printing ${what}: ${r.stderr()}`);
+      return m;
+    },
+    () => `${what}: ${r.stderr()}`,
+    ms,
+  );
 }

@@ -20,7 +20,12 @@ function createElectronMock(paths) {
     whenReady: () => ready,
     commandLine: { appendSwitch: (name, value) => record.switches.push([name, value]) },
     quit() {
-      const event = { defaultPrevented: false, preventDefault() { this.defaultPrevented = true; } };
+      const event = {
+        defaultPrevented: false,
+        preventDefault() {
+          this.defaultPrevented = true;
+        },
+      };
       app.emit('before-quit', event);
       if (!event.defaultPrevented) record.exitCode = 0;
     },
@@ -29,15 +34,25 @@ function createElectronMock(paths) {
     },
   });
   let menu = null;
-  Object.defineProperty(app, 'applicationMenu', { get: () => menu, set: (m) => { menu = m; record.appMenus.push(m); } });
+  Object.defineProperty(app, 'applicationMenu', {
+    get: () => menu,
+    set: (m) => {
+      menu = m;
+      record.appMenus.push(m);
+    },
+  });
 
   class WebContents extends EventEmitter {
     constructor() {
       super();
       this.mainFrame = { url: '' };
     }
-    setWindowOpenHandler(fn) { this.openHandler = fn; }
-    getURL() { return this.mainFrame.url; }
+    setWindowOpenHandler(fn) {
+      this.openHandler = fn;
+    }
+    getURL() {
+      return this.mainFrame.url;
+    }
   }
   class BrowserWindow extends EventEmitter {
     constructor(opts) {
@@ -48,13 +63,22 @@ function createElectronMock(paths) {
       record.windows.push(this);
       app.emit('web-contents-created', {}, this.webContents);
     }
-    loadURL(url) { this.loads.push(url); this.webContents.mainFrame.url = url; return Promise.resolve(); }
+    loadURL(url) {
+      this.loads.push(url);
+      this.webContents.mainFrame.url = url;
+      return Promise.resolve();
+    }
     loadFile(file, opts = {}) {
       const q = new URLSearchParams(opts.query || {}).toString();
-      return this.loadURL(pathToFileURL(file).href + (q ? '?' + q : ''));
+      return this.loadURL(pathToFileURL(file).href + (q ? `?${q}` : ''));
     }
-    show() {} hide() {} focus() {} restore() {}
-    isMinimized() { return false; }
+    show() {}
+    hide() {}
+    focus() {}
+    restore() {}
+    isMinimized() {
+      return false;
+    }
   }
   const handlers = new Map();
   const utilityProcess = {
@@ -65,7 +89,9 @@ function createElectronMock(paths) {
       child.on('message', (m) => proxy.emit('message', m));
       child.on('exit', (code) => proxy.emit('exit', code ?? 1));
       return Object.assign(proxy, {
-        get pid() { return child.pid; },
+        get pid() {
+          return child.pid;
+        },
         stdout: child.stdout,
         stderr: child.stderr,
         postMessage: (m) => child.connected && child.send(m),
@@ -81,19 +107,37 @@ function createElectronMock(paths) {
     safeStorage: {
       isEncryptionAvailable: () => true,
       getSelectedStorageBackend: () => 'gnome_libsecret',
-      encryptString: (s) => Buffer.from('sealed:' + Buffer.from(s).toString('base64')),
+      encryptString: (s) => Buffer.from(`sealed:${Buffer.from(s).toString('base64')}`),
       decryptString: (b) => Buffer.from(b.toString().slice(7), 'base64').toString(),
     },
     Menu: { buildFromTemplate: (template) => ({ template }) },
     Tray: class {
       setToolTip() {}
       on() {}
-      setContextMenu(m) { record.trayMenus.push(m); }
+      setContextMenu(m) {
+        record.trayMenus.push(m);
+      }
     },
     nativeImage: { createFromPath: () => ({ resize: () => ({}) }) },
-    shell: { openPath: async (p) => { record.opened.push(p); return ''; }, openExternal: async (u) => { record.opened.push(u); } },
+    shell: {
+      openPath: async (p) => {
+        record.opened.push(p);
+        return '';
+      },
+      openExternal: async (u) => {
+        record.opened.push(u);
+      },
+    },
     dialog: { showErrorBox: (_title, message) => record.errors.push(message) },
-    session: { defaultSession: { setPermissionRequestHandler() {}, setPermissionCheckHandler() {}, setCertificateVerifyProc(fn) { record.verifyProc = fn; } } },
+    session: {
+      defaultSession: {
+        setPermissionRequestHandler() {},
+        setPermissionCheckHandler() {},
+        setCertificateVerifyProc(fn) {
+          record.verifyProc = fn;
+        },
+      },
+    },
     clipboard: { writeText() {} },
   };
   return { mock, record, handlers, markReady };

@@ -38,7 +38,12 @@ export async function rawCall(base: string, pathname: string, init: RawInit = {}
     headers.set('content-type', 'application/x-www-form-urlencoded');
     body = new URLSearchParams(init.form).toString();
   }
-  const r = await fetch(pathname.startsWith('http') ? pathname : base + pathname, { method: init.method ?? (body !== undefined ? 'POST' : 'GET'), headers, body, redirect: 'manual' });
+  const r = await fetch(pathname.startsWith('http') ? pathname : base + pathname, {
+    method: init.method ?? (body !== undefined ? 'POST' : 'GET'),
+    headers,
+    body,
+    redirect: 'manual',
+  });
   const text = await r.text();
   let json: any = null;
   try {

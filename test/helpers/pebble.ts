@@ -5,7 +5,7 @@
  * here with openssl; `caFile` is that certificate, for Hearth's `acmeCaFile`. Pebble validates HTTP-01 on the one
  * port of its config (`httpPort`): start Hearth with `acmeHttpPort: pebble.httpPort`.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import dns from 'node:dns';
 import fs from 'node:fs';
 import https from 'node:https';
@@ -41,21 +41,27 @@ export interface Pebble {
 
 /** Runs `probe` until it returns true; fails with the process's output if the process exits or 15 s pass. */
 async function started(what: string, proc: { child: ChildProcess; output: () => string }, probe: () => Promise<boolean>): Promise<void> {
-  await until(async () => {
-    if (await probe()) return true;
-    if (proc.child.exitCode !== null) throw new Error(`${what} exited`);
-    return false;
-  }, what, 15_000).catch((err: Error) => {
+  await until(
+    async () => {
+      if (await probe()) return true;
+      if (proc.child.exitCode !== null) throw new Error(`${what} exited`);
+      return false;
+    },
+    what,
+    15_000,
+  ).catch((err: Error) => {
     throw new Error(`${what} did not start (${err.message}): ${proc.output()}`);
   });
 }
 
 const accepts = (port: number) => () =>
   new Promise<boolean>((resolve) => {
-    const s = net.connect(port, '127.0.0.1', () => {
-      s.destroy();
-      resolve(true);
-    }).once('error', () => resolve(false));
+    const s = net
+      .connect(port, '127.0.0.1', () => {
+        s.destroy();
+        resolve(true);
+      })
+      .once('error', () => resolve(false));
   });
 
 function run(cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string) {
@@ -78,29 +84,77 @@ export async function startPebble(opts: PebbleOptions = {}): Promise<Pebble> {
   if (!PEBBLE) throw new Error('pebble is not installed (apt-get install pebble)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-pebble-'));
   const caFile = path.join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'key.pem'),
-    '-out', caFile, '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      path.join(dir, 'key.pem'),
+      '-out',
+      caFile,
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   const [acmePort, managementPort, httpPort, tlsPort, dnsPort, dnsManagementPort] = [
-    await freePort(), await freePort(), await freePort(), await freePort(), await freePort({ udp: true }), await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort(),
+    await freePort({ udp: true }),
+    await freePort(),
   ];
-  fs.writeFileSync(path.join(dir, 'pebble-config.json'), JSON.stringify({
-    pebble: {
-      listenAddress: `127.0.0.1:${acmePort}`,
-      managementListenAddress: `127.0.0.1:${managementPort}`,
-      certificate: caFile,
-      privateKey: path.join(dir, 'key.pem'),
-      httpPort,
-      tlsPort,
-      ocspResponderURL: '',
-      externalAccountBindingRequired: false,
-      ...(opts.validitySeconds ? { certificateValidityPeriod: opts.validitySeconds } : {}),
-    },
-  }));
+  fs.writeFileSync(
+    path.join(dir, 'pebble-config.json'),
+    JSON.stringify({
+      pebble: {
+        listenAddress: `127.0.0.1:${acmePort}`,
+        managementListenAddress: `127.0.0.1:${managementPort}`,
+        certificate: caFile,
+        privateKey: path.join(dir, 'key.pem'),
+        httpPort,
+        tlsPort,
+        ocspResponderURL: '',
+        externalAccountBindingRequired: false,
+        ...(opts.validitySeconds ? { certificateValidityPeriod: opts.validitySeconds } : {}),
+      },
+    }),
+  );
 
   const challtestsrv = `http://127.0.0.1:${dnsManagementPort}`;
   // Only DNS and the management API: HTTP-01 is Hearth's own plain listener.
-  const dnsSrv = run('/usr/bin/pebble-challtestsrv', ['-dns01', `127.0.0.1:${dnsPort}`, '-management', `127.0.0.1:${dnsManagementPort}`,
-    '-http01', '', '-https01', '', '-tlsalpn01', '', '-defaultIPv4', '127.0.0.1', '-defaultIPv6', ''], {}, dir);
+  const dnsSrv = run(
+    '/usr/bin/pebble-challtestsrv',
+    [
+      '-dns01',
+      `127.0.0.1:${dnsPort}`,
+      '-management',
+      `127.0.0.1:${dnsManagementPort}`,
+      '-http01',
+      '',
+      '-https01',
+      '',
+      '-tlsalpn01',
+      '',
+      '-defaultIPv4',
+      '127.0.0.1',
+      '-defaultIPv6',
+      '',
+    ],
+    {},
+    dir,
+  );
   // Immediate validation, no rejected nonces, and every order validates its challenges anew (no authorization reuse).
   const env = { PEBBLE_VA_NOSLEEP: '1', PEBBLE_WFE_NONCEREJECT: '0', PEBBLE_AUTHZREUSE: '0' };
   const acme = run('/usr/bin/pebble', ['-config', path.join(dir, 'pebble-config.json'), '-dnsserver', `127.0.0.1:${dnsPort}`], env, dir);
@@ -111,15 +165,23 @@ export async function startPebble(opts: PebbleOptions = {}): Promise<Pebble> {
   try {
     const resolver = new dns.promises.Resolver({ timeout: 200, tries: 1 });
     resolver.setServers([`127.0.0.1:${dnsPort}`]);
-    await started('pebble-challtestsrv', dnsSrv, async () =>
-      (await accepts(dnsManagementPort)()) && (await resolver.resolve4('hearth.test').catch((): string[] => [])).includes('127.0.0.1'));
+    await started(
+      'pebble-challtestsrv',
+      dnsSrv,
+      async () => (await accepts(dnsManagementPort)()) && (await resolver.resolve4('hearth.test').catch((): string[] => [])).includes('127.0.0.1'),
+    );
     await started('pebble', acme, async () => (await accepts(acmePort)()) && (await accepts(managementPort)()));
     // The issuing root: pebble makes a new one on every start.
     const root = await new Promise<string>((resolve, reject) => {
-      https.get(`https://127.0.0.1:${managementPort}/roots/0`, { ca: fs.readFileSync(caFile) }, (res) => {
-        let body = '';
-        res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`pebble /roots/0: ${res.statusCode}`))));
-      }).once('error', reject);
+      https
+        .get(`https://127.0.0.1:${managementPort}/roots/0`, { ca: fs.readFileSync(caFile) }, (res) => {
+          let body = '';
+          res
+            .setEncoding('utf8')
+            .on('data', (c: string) => (body += c))
+            .on('end', () => (res.statusCode === 200 ? resolve(body) : reject(new Error(`pebble /roots/0: ${res.statusCode}`))));
+        })
+        .once('error', reject);
     });
     return {
       directory: `https://127.0.0.1:${acmePort}/dir`,

@@ -10,10 +10,13 @@ export async function freePort(opts: { host?: string; udp?: boolean } = {}): Pro
   const host = opts.host ?? '127.0.0.1';
   for (;;) {
     const port = await new Promise<number>((resolve, reject) => {
-      const srv = net.createServer().once('error', reject).listen(0, host, () => {
-        const p = (srv.address() as net.AddressInfo).port;
-        srv.close(() => resolve(p));
-      });
+      const srv = net
+        .createServer()
+        .once('error', reject)
+        .listen(0, host, () => {
+          const p = (srv.address() as net.AddressInfo).port;
+          srv.close(() => resolve(p));
+        });
     });
     if (!opts.udp) return port;
     const free = await new Promise<boolean>((resolve) => {

@@ -8,7 +8,7 @@
  * Child → parent: {type: 'ready', url}, {type: 'reply', id, opened, open}, {type: 'error', message}.
  * The child closes Hearth and exits when told to stop or when its parent goes away.
  */
-import { startServer, type RunningServer, type StartOptions } from '../../server/boot.ts';
+import { type RunningServer, type StartOptions, startServer } from '../../server/boot.ts';
 
 if (!process.send) {
   console.error('test/helpers/server-child.ts must be started with child_process.fork (it talks over IPC)');

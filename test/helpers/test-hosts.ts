@@ -18,7 +18,7 @@ export function resolveTestHosts(names: string[]): void {
   }
   mapped = new Set(names.map((n) => n.toLowerCase()));
   const original = dns.lookup;
-  const lookup = function (hostname: string, options: unknown, callback?: LookupCallback) {
+  const lookup = (hostname: string, options: unknown, callback?: LookupCallback) => {
     if (!mapped!.has(String(hostname).toLowerCase())) return (original as (...a: unknown[]) => void)(hostname, options, callback);
     const cb = (typeof options === 'function' ? options : callback) as LookupCallback;
     const opts = (typeof options === 'object' && options !== null ? options : {}) as dns.LookupOptions;

@@ -67,13 +67,31 @@ export class SoftAuthenticator {
     const rpId = options.rp.id ?? new URL(this.origin).hostname;
     const { privateKey, publicKey } = crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const jwk = publicKey.export({ format: 'jwk' });
-    const cose = cbor(new Map<CborValue, CborValue>([[1, 2], [3, -7], [-1, 1], [-2, Buffer.from(jwk.x!, 'base64url')], [-3, Buffer.from(jwk.y!, 'base64url')]]));
+    const cose = cbor(
+      new Map<CborValue, CborValue>([
+        [1, 2],
+        [3, -7],
+        [-1, 1],
+        [-2, Buffer.from(jwk.x!, 'base64url')],
+        [-3, Buffer.from(jwk.y!, 'base64url')],
+      ]),
+    );
     const id = crypto.randomBytes(16);
     this.credentials.push({ id, key: privateKey, userHandle: options.user.id, counter: 0 });
     const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.create', challenge: options.challenge, origin: this.origin, crossOrigin: false }));
-    const attestationObject = cbor(new Map<CborValue, CborValue>([['fmt', 'none'], ['attStmt', new Map()], ['authData', this.authData(rpId, 0, { id, cose })]]));
+    const attestationObject = cbor(
+      new Map<CborValue, CborValue>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', this.authData(rpId, 0, { id, cose })],
+      ]),
+    );
     return {
-      id: b64u(id), rawId: b64u(id), type: 'public-key', authenticatorAttachment: 'platform', clientExtensionResults: {},
+      id: b64u(id),
+      rawId: b64u(id),
+      type: 'public-key',
+      authenticatorAttachment: 'platform',
+      clientExtensionResults: {},
       response: { clientDataJSON: b64u(clientData), attestationObject: b64u(attestationObject), transports: ['internal'] },
     };
   }
@@ -84,10 +102,16 @@ export class SoftAuthenticator {
     const rpId = options.rpId ?? new URL(this.origin).hostname;
     cred.counter = overrides.counter ?? cred.counter + 1;
     const authData = this.authData(rpId, cred.counter);
-    const clientData = Buffer.from(JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin: overrides.origin ?? this.origin, crossOrigin: false }));
+    const clientData = Buffer.from(
+      JSON.stringify({ type: 'webauthn.get', challenge: options.challenge, origin: overrides.origin ?? this.origin, crossOrigin: false }),
+    );
     const signature = crypto.sign('sha256', Buffer.concat([authData, crypto.createHash('sha256').update(clientData).digest()]), cred.key);
     return {
-      id: b64u(cred.id), rawId: b64u(cred.id), type: 'public-key', authenticatorAttachment: 'platform', clientExtensionResults: {},
+      id: b64u(cred.id),
+      rawId: b64u(cred.id),
+      type: 'public-key',
+      authenticatorAttachment: 'platform',
+      clientExtensionResults: {},
       response: { clientDataJSON: b64u(clientData), authenticatorData: b64u(authData), signature: b64u(signature), userHandle: cred.userHandle },
     };
   }

@@ -4,8 +4,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../../server/boot.ts';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 import { runCli } from '../../helpers/cli.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
 
@@ -142,7 +142,7 @@ describe('hearth ns (against a running server)', () => {
     expect(noToken.stderr).toMatch(/no API token/);
   });
 
-  it('uses the data folder\'s initial admin token when none is given', async () => {
+  it("uses the data folder's initial admin token when none is given", async () => {
     const dir = tempDir();
     const srv = await startServer({ dataDir: dir, port: 0, logLevel: 'silent', env: {} });
     try {
@@ -159,7 +159,9 @@ describe('hearth ns (against a running server)', () => {
 describe('hearth serve', () => {
   it('prints the address and how to sign in, and stops cleanly on SIGTERM', async () => {
     const dir = tempDir();
-    const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), 'serve', '--port', '0', '--data', dir, '--log-level', 'silent'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), 'serve', '--port', '0', '--data', dir, '--log-level', 'silent'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     const url = await new Promise<string>((resolve, reject) => {
       child.stdout.on('data', (c) => {

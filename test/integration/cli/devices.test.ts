@@ -4,10 +4,10 @@
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
-import { ScriptedAuthenticator, manage } from '../../helpers/authenticator.ts';
-import { signIn } from '../../helpers/http.ts';
+import { manage, ScriptedAuthenticator } from '../../helpers/authenticator.ts';
 import { runCli } from '../../helpers/cli.ts';
+import { signIn } from '../../helpers/http.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 
 /** Each test spawns the CLI several times (about half a second each, more on a busy machine). */
 const SLOW = 120_000;
@@ -59,100 +59,138 @@ async function pair(sub: string, name: string): Promise<ScriptedAuthenticator> {
 }
 const apiDevices = async (sub: string) => (await (await s.api(`/api/admin/core/users/${sub}/app-devices`)).json()).items as Array<Record<string, any>>;
 const audits = () =>
-  (s.services.platformDb.prepare("SELECT actor, target, detail FROM audit_log WHERE action = 'auth.app.device.revoke' ORDER BY id").all() as Array<{ actor: string; target: string; detail: string }>)
-    .map((r) => ({ ...r, detail: JSON.parse(r.detail) }));
+  (
+    s.services.platformDb.prepare("SELECT actor, target, detail FROM audit_log WHERE action = 'auth.app.device.revoke' ORDER BY id").all() as Array<{
+      actor: string;
+      target: string;
+      detail: string;
+    }>
+  ).map((r) => ({ ...r, detail: JSON.parse(r.detail) }));
 
 describe('hearth accounts users devices: usage', () => {
-  it('refuses without --yes, with a malformed device id, with both --json and --jsonl, and for an unknown user', async () => {
-    const pat = await createAccount('pat');
-    const id = '0b5d6b0e-8f0b-4a8e-9c55-9d1c3f5b2a11';
-    const refusals: Array<[string[], string]> = [
-      [['revoke', 'pat', id], `hearth: refusing to revoke the device ${id} of pat without --yes (it changes the server's data)\n`],
-      [['revoke', 'pat', 'phone', '--yes'], 'hearth: "phone" is not a device ID: give the id shown by `hearth accounts users devices list pat`\n'],
-      [['revoke', 'pat', id, '--yes', '--json', '--jsonl'], 'hearth: choose one of --json or --jsonl\n'],
-      [['list', 'pat', '--json', '--jsonl'], 'hearth: choose one of --json or --jsonl\n'],
-      [['list', 'nobody'], 'hearth: no account with login "nobody"\n'],
-      [['revoke', 'nobody', id, '--yes'], 'hearth: no account with login "nobody"\n'],
-    ];
-    for (const [args, stderr] of refusals) {
-      const r = await hearth(['accounts', 'users', 'devices', ...args, ...conn]);
-      expect(r.stderr, args.join(' ')).toBe(stderr);
-      expect(r.code, args.join(' ')).toBe(1);
-      expect(r.stdout).toBe('');
-    }
-    // a well-formed id that is not one of the account's devices: the server's answer comes through
-    const unknown = await hearth(['accounts', 'users', 'devices', 'revoke', 'pat', id, '--yes', ...conn]);
-    expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toMatch(/^hearth: .*\(device_not_found, HTTP 404\)\n$/);
-    expect(audits()).toEqual([]);
-    // no devices yet
-    expect(await hearth(['accounts', 'users', 'devices', 'list', 'pat', ...conn])).toEqual({ code: 0, stdout: '(none)\n', stderr: '' });
-    const json = await hearth(['accounts', 'users', 'devices', 'list', pat.sub, '--json', ...conn]);
-    expect(JSON.parse(json.stdout)).toEqual([]);
-  }, SLOW);
+  it(
+    'refuses without --yes, with a malformed device id, with both --json and --jsonl, and for an unknown user',
+    async () => {
+      const pat = await createAccount('pat');
+      const id = '0b5d6b0e-8f0b-4a8e-9c55-9d1c3f5b2a11';
+      const refusals: Array<[string[], string]> = [
+        [['revoke', 'pat', id], `hearth: refusing to revoke the device ${id} of pat without --yes (it changes the server's data)\n`],
+        [['revoke', 'pat', 'phone', '--yes'], 'hearth: "phone" is not a device ID: give the id shown by `hearth accounts users devices list pat`\n'],
+        [['revoke', 'pat', id, '--yes', '--json', '--jsonl'], 'hearth: choose one of --json or --jsonl\n'],
+        [['list', 'pat', '--json', '--jsonl'], 'hearth: choose one of --json or --jsonl\n'],
+        [['list', 'nobody'], 'hearth: no account with login "nobody"\n'],
+        [['revoke', 'nobody', id, '--yes'], 'hearth: no account with login "nobody"\n'],
+      ];
+      for (const [args, stderr] of refusals) {
+        const r = await hearth(['accounts', 'users', 'devices', ...args, ...conn]);
+        expect(r.stderr, args.join(' ')).toBe(stderr);
+        expect(r.code, args.join(' ')).toBe(1);
+        expect(r.stdout).toBe('');
+      }
+      // a well-formed id that is not one of the account's devices: the server's answer comes through
+      const unknown = await hearth(['accounts', 'users', 'devices', 'revoke', 'pat', id, '--yes', ...conn]);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/^hearth: .*\(device_not_found, HTTP 404\)\n$/);
+      expect(audits()).toEqual([]);
+      // no devices yet
+      expect(await hearth(['accounts', 'users', 'devices', 'list', 'pat', ...conn])).toEqual({ code: 0, stdout: '(none)\n', stderr: '' });
+      const json = await hearth(['accounts', 'users', 'devices', 'list', pat.sub, '--json', ...conn]);
+      expect(JSON.parse(json.stdout)).toEqual([]);
+    },
+    SLOW,
+  );
 });
 
 describe('hearth accounts users devices list and revoke', () => {
-  it('lists the devices as a table, JSON and JSON lines; revokes one at once (the device can no longer sign), revoked ones stay listed', async () => {
-    const quinn = await createAccount('quinn');
-    const phone = await pair(quinn.sub, 'Quinn phone');
-    const tablet = await pair(quinn.sub, 'Tablet');
-    expect((await phone.command({ operation: 'account' })).status).toBe(200);
+  it(
+    'lists the devices as a table, JSON and JSON lines; revokes one at once (the device can no longer sign), revoked ones stay listed',
+    async () => {
+      const quinn = await createAccount('quinn');
+      const phone = await pair(quinn.sub, 'Quinn phone');
+      const tablet = await pair(quinn.sub, 'Tablet');
+      expect((await phone.command({ operation: 'account' })).status).toBe(200);
 
-    const api = await apiDevices(quinn.sub);
-    expect(api).toHaveLength(2);
-    const json = await hearth(['accounts', 'users', 'devices', 'list', 'quinn', '--json', ...conn]);
-    expect(json.stderr).toBe('');
-    expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual(api);
-    expect(api.map((d) => [d.id, d.name, d.revokedAt, d.assisted])).toEqual(expect.arrayContaining([[phone.deviceId, 'Quinn phone', null, true], [tablet.deviceId, 'Tablet', null, true]]));
-    const jsonl = await hearth(['accounts', 'users', 'devices', 'list', 'QUINN', '--jsonl', ...conn]);
-    expect(jsonl.stdout.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual(api);
-    const table = await hearth(['accounts', 'users', 'devices', 'list', 'quinn', ...conn]);
-    expect(table.code).toBe(0);
-    const lines = table.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^ID\s+NAME\s+STATE\s+CREATED\s+LAST_USED\s+ASSISTED$/);
-    expect(lines.slice(1).find((l) => l.startsWith(phone.deviceId!))).toMatch(new RegExp(`^${phone.deviceId}\\s+Quinn phone\\s+active\\s+\\S+Z\\s+\\S+\\s+yes$`));
-    expect(lines).toHaveLength(3);
+      const api = await apiDevices(quinn.sub);
+      expect(api).toHaveLength(2);
+      const json = await hearth(['accounts', 'users', 'devices', 'list', 'quinn', '--json', ...conn]);
+      expect(json.stderr).toBe('');
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.stdout)).toEqual(api);
+      expect(api.map((d) => [d.id, d.name, d.revokedAt, d.assisted])).toEqual(
+        expect.arrayContaining([
+          [phone.deviceId, 'Quinn phone', null, true],
+          [tablet.deviceId, 'Tablet', null, true],
+        ]),
+      );
+      const jsonl = await hearth(['accounts', 'users', 'devices', 'list', 'QUINN', '--jsonl', ...conn]);
+      expect(
+        jsonl.stdout
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l)),
+      ).toEqual(api);
+      const table = await hearth(['accounts', 'users', 'devices', 'list', 'quinn', ...conn]);
+      expect(table.code).toBe(0);
+      const lines = table.stdout.trimEnd().split('\n');
+      expect(lines[0]).toMatch(/^ID\s+NAME\s+STATE\s+CREATED\s+LAST_USED\s+ASSISTED$/);
+      expect(lines.slice(1).find((l) => l.startsWith(phone.deviceId!))).toMatch(
+        new RegExp(`^${phone.deviceId}\\s+Quinn phone\\s+active\\s+\\S+Z\\s+\\S+\\s+yes$`),
+      );
+      expect(lines).toHaveLength(3);
 
-    // revoke by login, for people
-    const revoked = await hearth(['accounts', 'users', 'devices', 'revoke', 'quinn', phone.deviceId!, '--yes', ...conn]);
-    expect(revoked.stderr).toBe('');
-    expect(revoked.code).toBe(0);
-    const after = await apiDevices(quinn.sub);
-    const gone = after.find((d) => d.id === phone.deviceId)!;
-    expect(gone.revokedAt).toEqual(expect.any(String));
-    expect(revoked.stdout).toBe(`Revoked the device "Quinn phone" (${phone.deviceId}) of quinn at ${gone.revokedAt}.\n`);
-    expect(await phone.command({ operation: 'account' })).toMatchObject({ status: 403, body: { error: 'device_revoked' } });
-    expect((await tablet.command({ operation: 'account' })).status).toBe(200);
-    expect(audits()).toEqual([expect.objectContaining({ target: quinn.sub, detail: expect.objectContaining({ deviceId: phone.deviceId, by: 'administrator' }) })]);
+      // revoke by login, for people
+      const revoked = await hearth(['accounts', 'users', 'devices', 'revoke', 'quinn', phone.deviceId!, '--yes', ...conn]);
+      expect(revoked.stderr).toBe('');
+      expect(revoked.code).toBe(0);
+      const after = await apiDevices(quinn.sub);
+      const gone = after.find((d) => d.id === phone.deviceId)!;
+      expect(gone.revokedAt).toEqual(expect.any(String));
+      expect(revoked.stdout).toBe(`Revoked the device "Quinn phone" (${phone.deviceId}) of quinn at ${gone.revokedAt}.\n`);
+      expect(await phone.command({ operation: 'account' })).toMatchObject({ status: 403, body: { error: 'device_revoked' } });
+      expect((await tablet.command({ operation: 'account' })).status).toBe(200);
+      expect(audits()).toEqual([
+        expect.objectContaining({ target: quinn.sub, detail: expect.objectContaining({ deviceId: phone.deviceId, by: 'administrator' }) }),
+      ]);
 
-    // revoke by sub, as JSON
-    const asJson = await hearth(['accounts', 'users', 'devices', 'revoke', quinn.sub, tablet.deviceId!.toUpperCase(), '--yes', '--json', ...conn]);
-    expect(asJson.code).toBe(0);
-    expect(JSON.parse(asJson.stdout)).toEqual({ id: tablet.deviceId, name: 'Tablet', createdAt: expect.any(String), lastUsedAt: expect.any(String), revokedAt: expect.any(String), assisted: true });
-    expect(await tablet.command({ operation: 'account' })).toMatchObject({ status: 403, body: { error: 'device_revoked' } });
+      // revoke by sub, as JSON
+      const asJson = await hearth(['accounts', 'users', 'devices', 'revoke', quinn.sub, tablet.deviceId!.toUpperCase(), '--yes', '--json', ...conn]);
+      expect(asJson.code).toBe(0);
+      expect(JSON.parse(asJson.stdout)).toEqual({
+        id: tablet.deviceId,
+        name: 'Tablet',
+        createdAt: expect.any(String),
+        lastUsedAt: expect.any(String),
+        revokedAt: expect.any(String),
+        assisted: true,
+      });
+      expect(await tablet.command({ operation: 'account' })).toMatchObject({ status: 403, body: { error: 'device_revoked' } });
 
-    // both stay listed with their revocation time
-    const listed = await hearth(['accounts', 'users', 'devices', 'list', 'quinn', ...conn]);
-    const rows = listed.stdout.trimEnd().split('\n').slice(1);
-    expect(rows).toHaveLength(2);
-    for (const row of rows) expect(row).toMatch(new RegExp(`^${UUID.source.slice(1, -1)}\\s+\\S.*\\s+revoked \\S+Z\\s`));
-  }, SLOW);
+      // both stay listed with their revocation time
+      const listed = await hearth(['accounts', 'users', 'devices', 'list', 'quinn', ...conn]);
+      const rows = listed.stdout.trimEnd().split('\n').slice(1);
+      expect(rows).toHaveLength(2);
+      for (const row of rows) expect(row).toMatch(new RegExp(`^${UUID.source.slice(1, -1)}\\s+\\S.*\\s+revoked \\S+Z\\s`));
+    },
+    SLOW,
+  );
 
-  it('list reads every page (devices come in pages of twenty)', async () => {
-    const rae = await createAccount('rae');
-    const ids: string[] = [];
-    for (let i = 0; i < 20; i++) ids.push((await pair(rae.sub, `Device ${i}`)).deviceId!);
-    expect((await s.api(`/api/admin/core/users/${rae.sub}/app-devices/${ids[0]}/revoke`, { method: 'POST' })).status).toBe(200);
-    ids.push((await pair(rae.sub, 'Device 20')).deviceId!);
-    const first = await (await s.api(`/api/admin/core/users/${rae.sub}/app-devices`)).json();
-    expect(first.nextCursor).not.toBeNull(); // the API needs a second page
+  it(
+    'list reads every page (devices come in pages of twenty)',
+    async () => {
+      const rae = await createAccount('rae');
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) ids.push((await pair(rae.sub, `Device ${i}`)).deviceId!);
+      expect((await s.api(`/api/admin/core/users/${rae.sub}/app-devices/${ids[0]}/revoke`, { method: 'POST' })).status).toBe(200);
+      ids.push((await pair(rae.sub, 'Device 20')).deviceId!);
+      const first = await (await s.api(`/api/admin/core/users/${rae.sub}/app-devices`)).json();
+      expect(first.nextCursor).not.toBeNull(); // the API needs a second page
 
-    const json = await hearth(['accounts', 'users', 'devices', 'list', 'rae', '--json', ...conn]);
-    expect(json.code).toBe(0);
-    const listed = JSON.parse(json.stdout) as Array<{ id: string; revokedAt: string | null }>;
-    expect(listed.map((d) => d.id).sort()).toEqual([...ids].sort());
-    expect(listed.filter((d) => d.revokedAt !== null).map((d) => d.id)).toEqual([ids[0]]);
-  }, SLOW);
+      const json = await hearth(['accounts', 'users', 'devices', 'list', 'rae', '--json', ...conn]);
+      expect(json.code).toBe(0);
+      const listed = JSON.parse(json.stdout) as Array<{ id: string; revokedAt: string | null }>;
+      expect(listed.map((d) => d.id).sort()).toEqual([...ids].sort());
+      expect(listed.filter((d) => d.revokedAt !== null).map((d) => d.id)).toEqual([ids[0]]);
+    },
+    SLOW,
+  );
 });

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
-import { ScriptedAuthenticator, pairDevice } from '../../helpers/authenticator.ts';
+import { pairDevice, type ScriptedAuthenticator } from '../../helpers/authenticator.ts';
+import { type CliRun, printed, runCli, startCli } from '../../helpers/cli.ts';
 import { signIn } from '../../helpers/http.ts';
-import { printed, runCli, startCli, type CliRun } from '../../helpers/cli.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 
 /**
  * `hearth login --user` against the real server: the CLI requests a device authorization with `login_hint` and
@@ -46,7 +46,9 @@ beforeAll(async () => {
   // The approval protocol is disabled without an authenticator origin (503 approval_disabled).
   s = await startTestServer({ authenticatorOrigin: 'https://auth.example.test' });
   const setup = await fetch(`${s.url}/api/setup`, {
-    method: 'POST', headers: { 'content-type': 'application/json', origin: s.url }, body: JSON.stringify({ login: 'root', password: PASSWORD }),
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: s.url },
+    body: JSON.stringify({ login: 'root', password: PASSWORD }),
   });
   expect(setup.status).toBe(201);
   const created = await s.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'alice', email: 'alice@example.test' } });
@@ -62,69 +64,94 @@ afterAll(async () => {
 });
 
 describe('hearth login --user', () => {
-  it('prints the code, client and scopes, polls while the app approves, stores the sign-in; whoami shows the account', async () => {
-    const dir = configDir();
-    const r = start(['login', '--user', 'alice', '--url', s.url], dir);
-    const code = await comparisonCode(r);
-    expect(r.stderr()).toContain(`  client: hearth-cli\n  scopes: ${SCOPE}\n`);
-    await decideInApp(code, 'approve');
-    expect(await r.done, r.stderr()).toBe(0);
-    expect(r.stdout()).toBe(`Signed in to ${s.url} as alice\n`);
+  it(
+    'prints the code, client and scopes, polls while the app approves, stores the sign-in; whoami shows the account',
+    async () => {
+      const dir = configDir();
+      const r = start(['login', '--user', 'alice', '--url', s.url], dir);
+      const code = await comparisonCode(r);
+      expect(r.stderr()).toContain(`  client: hearth-cli\n  scopes: ${SCOPE}\n`);
+      await decideInApp(code, 'approve');
+      expect(await r.done, r.stderr()).toBe(0);
+      expect(r.stdout()).toBe(`Signed in to ${s.url} as alice\n`);
 
-    const entry = JSON.parse(fs.readFileSync(path.join(dir, 'credentials.json'), 'utf8')).servers[s.url];
-    expect(entry).toMatchObject({ issuer: s.url, clientId: 'hearth-cli', scope: SCOPE, account: { sub: aliceSub, login: 'alice' } });
-    expect(entry.refreshToken).toMatch(/^hrt_/);
-    expect(fs.statSync(path.join(dir, 'credentials.json')).mode & 0o777).toBe(0o600);
-    // the refresh grant of a terminal sign-in is capped at seven days
-    const fam = s.services.platformDb.prepare('SELECT * FROM oauth_refresh_families WHERE sub = ? ORDER BY created_at DESC').get(aliceSub) as Record<string, number>;
-    expect(fam.expires_at - fam.created_at).toBe(7 * 86400_000);
+      const entry = JSON.parse(fs.readFileSync(path.join(dir, 'credentials.json'), 'utf8')).servers[s.url];
+      expect(entry).toMatchObject({ issuer: s.url, clientId: 'hearth-cli', scope: SCOPE, account: { sub: aliceSub, login: 'alice' } });
+      expect(entry.refreshToken).toMatch(/^hrt_/);
+      expect(fs.statSync(path.join(dir, 'credentials.json')).mode & 0o777).toBe(0o600);
+      // the refresh grant of a terminal sign-in is capped at seven days
+      const fam = s.services.platformDb.prepare('SELECT * FROM oauth_refresh_families WHERE sub = ? ORDER BY created_at DESC').get(aliceSub) as Record<
+        string,
+        number
+      >;
+      expect(fam.expires_at - fam.created_at).toBe(7 * 86400_000);
 
-    const who = await hearth(['whoami', '--url', s.url], dir);
-    expect(who.code, who.stderr).toBe(0);
-    expect(who.stdout).toMatch(new RegExp(`^account:\\s+alice \\(${aliceSub}\\)$`, 'm'));
-    // the stored sign-in works against the API
-    const me = await fetch(`${s.url}/api/auth/whoami`, { headers: { authorization: `Bearer ${entry.accessToken}` } });
-    expect(me.status).toBe(200);
-  }, SLOW);
+      const who = await hearth(['whoami', '--url', s.url], dir);
+      expect(who.code, who.stderr).toBe(0);
+      expect(who.stdout).toMatch(new RegExp(`^account:\\s+alice \\(${aliceSub}\\)$`, 'm'));
+      // the stored sign-in works against the API
+      const me = await fetch(`${s.url}/api/auth/whoami`, { headers: { authorization: `Bearer ${entry.accessToken}` } });
+      expect(me.status).toBe(200);
+    },
+    SLOW,
+  );
 
-  it('a denial in the app ends with a one-line error and exit status 3; nothing is stored', async () => {
-    const dir = configDir();
-    const r = start(['login', '--user', 'alice@example.test', '--url', s.url], dir);
-    await decideInApp(await comparisonCode(r), 'deny');
-    expect(await r.done).toBe(3);
-    expect(r.stderr().trim().split('\n').at(-1)).toBe('hearth: the sign-in was denied in the authenticator app');
-    expect(fs.existsSync(path.join(dir, 'credentials.json'))).toBe(false);
-  }, SLOW);
+  it(
+    'a denial in the app ends with a one-line error and exit status 3; nothing is stored',
+    async () => {
+      const dir = configDir();
+      const r = start(['login', '--user', 'alice@example.test', '--url', s.url], dir);
+      await decideInApp(await comparisonCode(r), 'deny');
+      expect(await r.done).toBe(3);
+      expect(r.stderr().trim().split('\n').at(-1)).toBe('hearth: the sign-in was denied in the authenticator app');
+      expect(fs.existsSync(path.join(dir, 'credentials.json'))).toBe(false);
+    },
+    SLOW,
+  );
 
-  it('an expired request ends with exit status 4', async () => {
-    const dir = configDir();
-    const r = start(['login', '--user', 'alice', '--url', s.url], dir);
-    await comparisonCode(r);
-    // no injectable clock: the request's expiry is moved into the past in the stored rows
-    const rows = s.services.platformDb.prepare("UPDATE oauth_device_authorizations SET expires_at = ? WHERE state = 'pending' AND mode = 'app'").run(Date.now() - 1);
-    expect(rows.changes).toBe(1);
-    expect(await r.done).toBe(4);
-    expect(r.stderr().trim().split('\n').at(-1)).toBe('hearth: the sign-in request expired before it was approved: run `hearth login --user` again');
-  }, SLOW);
+  it(
+    'an expired request ends with exit status 4',
+    async () => {
+      const dir = configDir();
+      const r = start(['login', '--user', 'alice', '--url', s.url], dir);
+      await comparisonCode(r);
+      // no injectable clock: the request's expiry is moved into the past in the stored rows
+      const rows = s.services.platformDb
+        .prepare("UPDATE oauth_device_authorizations SET expires_at = ? WHERE state = 'pending' AND mode = 'app'")
+        .run(Date.now() - 1);
+      expect(rows.changes).toBe(1);
+      expect(await r.done).toBe(4);
+      expect(r.stderr().trim().split('\n').at(-1)).toBe('hearth: the sign-in request expired before it was approved: run `hearth login --user` again');
+    },
+    SLOW,
+  );
 
-  it('Ctrl-C stops the waiting with exit status 130', async () => {
-    const dir = configDir();
-    const r = start(['login', '--user', 'alice', '--url', s.url], dir);
-    await comparisonCode(r);
-    r.child.kill('SIGINT');
-    expect(await r.done).toBe(130);
-    expect(r.stderr().trim().split('\n').at(-1)).toBe('hearth: sign-in stopped (Ctrl-C)');
-    expect(fs.existsSync(path.join(dir, 'credentials.json'))).toBe(false);
-  }, SLOW);
+  it(
+    'Ctrl-C stops the waiting with exit status 130',
+    async () => {
+      const dir = configDir();
+      const r = start(['login', '--user', 'alice', '--url', s.url], dir);
+      await comparisonCode(r);
+      r.child.kill('SIGINT');
+      expect(await r.done).toBe(130);
+      expect(r.stderr().trim().split('\n').at(-1)).toBe('hearth: sign-in stopped (Ctrl-C)');
+      expect(fs.existsSync(path.join(dir, 'credentials.json'))).toBe(false);
+    },
+    SLOW,
+  );
 
-  it('refusals of the server are one line with exit status 1', async () => {
-    const r = await hearth(['login', '--user', ' ', '--url', s.url], configDir());
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe('hearth: --user needs a login name or email address\n');
-    const long = await hearth(['login', '--user', `${'x'.repeat(300)}`, '--url', s.url], configDir());
-    expect(long.code).toBe(1);
-    expect(long.stderr).toMatch(/^hearth: the server refused the terminal sign-in: login_hint must be .* \(invalid_request\)\n$/);
-  }, SLOW);
+  it(
+    'refusals of the server are one line with exit status 1',
+    async () => {
+      const r = await hearth(['login', '--user', ' ', '--url', s.url], configDir());
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe('hearth: --user needs a login name or email address\n');
+      const long = await hearth(['login', '--user', `${'x'.repeat(300)}`, '--url', s.url], configDir());
+      expect(long.code).toBe(1);
+      expect(long.stderr).toMatch(/^hearth: the server refused the terminal sign-in: login_hint must be .* \(invalid_request\)\n$/);
+    },
+    SLOW,
+  );
 });
 
 describe('hearth login --device', () => {
@@ -135,7 +162,9 @@ describe('hearth login --device', () => {
   }
   const decideInBrowser = async (cookie: string, code: string, decision: 'approve' | 'deny') => {
     const form = (body: Record<string, string>) => ({
-      method: 'POST', headers: { cookie, origin: s.url, 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(body),
+      method: 'POST',
+      headers: { cookie, origin: s.url, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams(body),
     });
     const consent = await fetch(`${s.url}/oauth/device`, form({ user_code: code }));
     expect(consent.status).toBe(200);
@@ -144,30 +173,38 @@ describe('hearth login --device', () => {
     expect(r.status).toBe(200);
   };
 
-  it('prints the page and code, polls while the user approves in a browser, stores the sign-in; whoami shows the account', async () => {
-    const dir = configDir();
-    const r = start(['login', '--device', '--url', s.url], dir);
-    const { uri, code } = await printedCode(r);
-    expect(uri).toBe(`${s.url}/oauth/device`);
-    expect(r.stderr()).toContain(`(or open ${s.url}/oauth/device?user_code=${code})`);
-    await decideInBrowser(await signIn(s, 'alice', PASSWORD), code, 'approve');
-    expect(await r.done, r.stderr()).toBe(0);
-    expect(r.stdout()).toBe(`Signed in to ${s.url} as alice\n`);
-    const who = await hearth(['whoami', '--url', s.url], dir);
-    expect(who.code, who.stderr).toBe(0);
-    expect(who.stdout).toMatch(new RegExp(`^account:\\s+alice \\(${aliceSub}\\)$`, 'm'));
-  }, SLOW);
+  it(
+    'prints the page and code, polls while the user approves in a browser, stores the sign-in; whoami shows the account',
+    async () => {
+      const dir = configDir();
+      const r = start(['login', '--device', '--url', s.url], dir);
+      const { uri, code } = await printedCode(r);
+      expect(uri).toBe(`${s.url}/oauth/device`);
+      expect(r.stderr()).toContain(`(or open ${s.url}/oauth/device?user_code=${code})`);
+      await decideInBrowser(await signIn(s, 'alice', PASSWORD), code, 'approve');
+      expect(await r.done, r.stderr()).toBe(0);
+      expect(r.stdout()).toBe(`Signed in to ${s.url} as alice\n`);
+      const who = await hearth(['whoami', '--url', s.url], dir);
+      expect(who.code, who.stderr).toBe(0);
+      expect(who.stdout).toMatch(new RegExp(`^account:\\s+alice \\(${aliceSub}\\)$`, 'm'));
+    },
+    SLOW,
+  );
 
-  it('a denial in the browser ends with exit status 3; --device and --user together are refused', async () => {
-    const dir = configDir();
-    const r = start(['login', '--device', '--url', s.url], dir);
-    const { code } = await printedCode(r);
-    await decideInBrowser(await signIn(s, 'alice', PASSWORD), code, 'deny');
-    expect(await r.done).toBe(3);
-    expect(r.stderr().trim().split('\n').at(-1)).toBe('hearth: the sign-in was denied in the browser');
-    expect(fs.existsSync(path.join(dir, 'credentials.json'))).toBe(false);
-    const both = await hearth(['login', '--device', '--user', 'alice', '--url', s.url], configDir());
-    expect(both.code).toBe(1);
-    expect(both.stderr).toBe('hearth: use either --user (approve in the authenticator app) or --device (enter the code in a browser), not both\n');
-  }, SLOW);
+  it(
+    'a denial in the browser ends with exit status 3; --device and --user together are refused',
+    async () => {
+      const dir = configDir();
+      const r = start(['login', '--device', '--url', s.url], dir);
+      const { code } = await printedCode(r);
+      await decideInBrowser(await signIn(s, 'alice', PASSWORD), code, 'deny');
+      expect(await r.done).toBe(3);
+      expect(r.stderr().trim().split('\n').at(-1)).toBe('hearth: the sign-in was denied in the browser');
+      expect(fs.existsSync(path.join(dir, 'credentials.json'))).toBe(false);
+      const both = await hearth(['login', '--device', '--user', 'alice', '--url', s.url], configDir());
+      expect(both.code).toBe(1);
+      expect(both.stderr).toBe('hearth: use either --user (approve in the authenticator app) or --device (enter the code in a browser), not both\n');
+    },
+    SLOW,
+  );
 });

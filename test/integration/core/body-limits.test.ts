@@ -8,8 +8,8 @@ import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULTS, loadConfig } from '../../../server/core/config/config.ts';
-import { SMALL_BODY_LIMIT } from '../../../server/core/http/body.ts';
 import { TOKEN_BODY_LIMIT } from '../../../server/core/core.routes.ts';
+import { SMALL_BODY_LIMIT } from '../../../server/core/http/body.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
@@ -19,7 +19,11 @@ const KiB = 1024;
 let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer();
-  const setup = await fetch(`${s.url}/api/setup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'root', password: PASSWORD }) });
+  const setup = await fetch(`${s.url}/api/setup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ login: 'root', password: PASSWORD }),
+  });
   expect(setup.status).toBe(201);
 });
 afterAll(async () => {
@@ -35,15 +39,19 @@ function padded(fields: Record<string, string>, bytes: number): string {
 /** POSTs `body` announced with Content-Length, or chunked (the server finds the size while reading). */
 function post(pathname: string, body: string, chunked: boolean, headers: Record<string, string> = {}) {
   return new Promise<{ status: number; json: any }>((resolve, reject) => {
-    const req = http.request(`${s.url}${pathname}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': String(Buffer.byteLength(body)) }), ...headers },
-    }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : null }));
-    });
+    const req = http.request(
+      `${s.url}${pathname}`,
+      {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': String(Buffer.byteLength(body)) }), ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : null }));
+      },
+    );
     req.on('error', reject);
     if (chunked) {
       for (let i = 0; i < body.length; i += 8 * KiB) req.write(body.slice(i, i + 8 * KiB));
@@ -84,12 +92,22 @@ describe('small routes (sign-in, setup, passwords, token creation)', () => {
       expect(r.json.error, pathname).toBe('payload_too_large');
     }
     const me = (await (await s.api('/api/admin/core/accounts?search=root')).json()).data[0].sub as string;
-    const put = await fetch(`${s.url}/api/admin/core/accounts/${me}/password`, { method: 'PUT', headers: { ...auth, 'content-type': 'application/json' }, body: padded({ password: PASSWORD }, 65 * KiB) });
+    const put = await fetch(`${s.url}/api/admin/core/accounts/${me}/password`, {
+      method: 'PUT',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: padded({ password: PASSWORD }, 65 * KiB),
+    });
     expect(put.status).toBe(413);
     // Token creation: twice that, because its largest valid body (1000 namespace names of 64 characters) is ~67 KB.
     expect(TOKEN_BODY_LIMIT).toBe(128 * KiB);
     const names = Array.from({ length: 1000 }, (_, i) => `ns${String(i).padStart(4, '0')}${'n'.repeat(58)}`);
-    const largest = JSON.stringify({ name: 'x'.repeat(100), scope: 'namespaces', namespaces: names, read_only: true, expires_at: '2999-12-31T23:59:59.999+00:00' });
+    const largest = JSON.stringify({
+      name: 'x'.repeat(100),
+      scope: 'namespaces',
+      namespaces: names,
+      read_only: true,
+      expires_at: '2999-12-31T23:59:59.999+00:00',
+    });
     expect(Buffer.byteLength(largest)).toBeGreaterThan(64 * KiB);
     expect((await post('/api/admin/tokens', largest, false, auth)).status).toBe(201);
     const tooBig = await post('/api/admin/tokens', padded({ name: 'x', scope: 'admin' }, 129 * KiB), true, auth);

@@ -36,7 +36,9 @@ describe.runIf(process.platform !== 'win32')('data folder permissions', () => {
     const dataDir = tempDir();
     const first = await startTestServer({ dataDir });
     expect((await first.api('/v1/namespaces', { method: 'POST', json: { name: 'sales' } })).status).toBe(201);
-    expect((await first.api('/v1/sales/tables', { method: 'POST', json: { type: 'table', name: 't', columns: [{ name: 'v', type: 'text' }] } })).status).toBe(201);
+    expect((await first.api('/v1/sales/tables', { method: 'POST', json: { type: 'table', name: 't', columns: [{ name: 'v', type: 'text' }] } })).status).toBe(
+      201,
+    );
     await first.close();
 
     // As an older Hearth, a copy or a restore may leave it: everything readable by everyone, a WAL beside platform.db.
@@ -61,14 +63,16 @@ describe.runIf(process.platform !== 'win32')('data folder permissions', () => {
       const said = lines.map((l) => JSON.parse(l) as { msg: string; changed?: string[] }).filter((l) => /permission/i.test(l.msg));
       expect(said).toHaveLength(1);
       expect(said[0]!.msg).toContain('platform.db');
-      expect(said[0]!.changed).toEqual(expect.arrayContaining([
-        `${dataDir} 755 → 700`,
-        'platform.db 644 → 600',
-        'platform.db-wal 644 → 600',
-        `namespaces/${nsFile} 644 → 600`,
-        'secrets 755 → 700',
-        'secrets/app-secret 644 → 600',
-      ]));
+      expect(said[0]!.changed).toEqual(
+        expect.arrayContaining([
+          `${dataDir} 755 → 700`,
+          'platform.db 644 → 600',
+          'platform.db-wal 644 → 600',
+          `namespaces/${nsFile} 644 → 600`,
+          'secrets 755 → 700',
+          'secrets/app-secret 644 → 600',
+        ]),
+      );
       // the data is all there
       expect((await s.api('/v1/sales/tables/t')).status).toBe(200);
     } finally {
@@ -86,7 +90,9 @@ describe.runIf(process.platform !== 'win32')('data folder permissions', () => {
     const s = await startTestServer();
     try {
       expect((await s.api('/v1/namespaces', { method: 'POST', json: { name: 'fresh' } })).status).toBe(201);
-      expect((await s.api('/v1/fresh/tables', { method: 'POST', json: { type: 'table', name: 't', columns: [{ name: 'v', type: 'text' }] } })).status).toBe(201);
+      expect((await s.api('/v1/fresh/tables', { method: 'POST', json: { type: 'table', name: 't', columns: [{ name: 'v', type: 'text' }] } })).status).toBe(
+        201,
+      );
       expect((await s.api('/v1/fresh/tables/t/rows', { method: 'POST', json: { v: 'x' } })).status).toBe(201);
       expect((await s.api('/v1/namespaces/fresh/duplicate', { method: 'POST', json: { name: 'copy' } })).status).toBe(201);
       const exported = Buffer.from(await (await s.api('/v1/namespaces/fresh/export')).arrayBuffer());

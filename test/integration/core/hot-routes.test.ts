@@ -5,9 +5,9 @@
  */
 import http from 'node:http';
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { multipart, startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { multipart, startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 
 const logs: string[] = [];
 const logSink = new Writable({
@@ -22,9 +22,14 @@ let basic: string;
 beforeAll(async () => {
   s = await startTestServer({ logLevel: 'info', logDestination: logSink as never });
   expect((await s.api('/v1/namespaces', { method: 'POST', json: { name: 'stock' } })).status).toBe(201);
-  const sa = await (await s.api('/api/admin/core/service-accounts', { method: 'POST', json: { appId: 'sync', resourceType: 'namespace', resourceId: 'stock' } })).json();
+  const sa = await (
+    await s.api('/api/admin/core/service-accounts', { method: 'POST', json: { appId: 'sync', resourceType: 'namespace', resourceId: 'stock' } })
+  ).json();
   const created = await (
-    await s.api('/api/admin/oauth/clients', { method: 'POST', json: { name: 'Sync job', serviceAccountId: sa.sub, scopes: ['read'], audiences: [`${s.url}/v1/stock`] } })
+    await s.api('/api/admin/oauth/clients', {
+      method: 'POST',
+      json: { name: 'Sync job', serviceAccountId: sa.sub, scopes: ['read'], audiences: [`${s.url}/v1/stock`] },
+    })
   ).json();
   basic = `Basic ${Buffer.from(`${created.client.clientId}:${created.clientSecret}`).toString('base64')}`;
 });
@@ -61,7 +66,7 @@ describe('the OAuth token endpoint as a hot route', () => {
   });
 
   it('refuses in the OAuth envelope: client authentication, media type, size, repeated parameters', async () => {
-    const bad = await token({ headers: { authorization: 'Basic ' + Buffer.from('nobody:wrong').toString('base64') } });
+    const bad = await token({ headers: { authorization: `Basic ${Buffer.from('nobody:wrong').toString('base64')}` } });
     expect(bad.status).toBe(401);
     expect(bad.headers.get('www-authenticate')).toBe('Basic realm="hearth"');
     expect(bad.headers.get('cache-control')).toBe('no-store');
@@ -100,9 +105,21 @@ describe('the OAuth token endpoint as a hot route', () => {
       ['form, no client', null, 'grant_type=client_credentials'],
     ];
     const answer = async (path: string, header: string | null, body: string) => {
-      const r = await fetch(`${s.url}${path}`, { method: 'POST', headers: { 'content-type': FORM, 'x-request-id': 'same', ...(header ? { authorization: header } : {}) }, body });
+      const r = await fetch(`${s.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': FORM, 'x-request-id': 'same', ...(header ? { authorization: header } : {}) },
+        body,
+      });
       const h = (n: string) => r.headers.get(n);
-      return { status: r.status, body: await r.json(), challenge: h('www-authenticate'), cache: h('cache-control'), type: h('content-type'), cors: h('access-control-allow-origin'), id: h('x-request-id') };
+      return {
+        status: r.status,
+        body: await r.json(),
+        challenge: h('www-authenticate'),
+        cache: h('cache-control'),
+        type: h('content-type'),
+        cors: h('access-control-allow-origin'),
+        id: h('x-request-id'),
+      };
     };
     for (const [name, header, body] of cases) {
       const hot = await answer('/oauth/token', header, body);
@@ -135,12 +152,16 @@ describe('the OAuth token endpoint as a hot route', () => {
     const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
     const send = (body: string, contentType: string) =>
       new Promise<{ status: number; body: string; socket: unknown }>((resolve, reject) => {
-        const req = http.request(`${s.url}/oauth/token`, { method: 'POST', agent, headers: { authorization: basic, 'content-type': contentType, 'content-length': Buffer.byteLength(body) } }, (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode!, body: text, socket: req.socket }));
-        });
+        const req = http.request(
+          `${s.url}/oauth/token`,
+          { method: 'POST', agent, headers: { authorization: basic, 'content-type': contentType, 'content-length': Buffer.byteLength(body) } },
+          (res) => {
+            let text = '';
+            res.setEncoding('utf8');
+            res.on('data', (c) => (text += c));
+            res.on('end', () => resolve({ status: res.statusCode!, body: text, socket: req.socket }));
+          },
+        );
         req.on('error', reject);
         req.end(body);
       });
@@ -157,10 +178,15 @@ describe('the OAuth token endpoint as a hot route', () => {
     const before = logs.length;
     await token({ headers: { 'x-request-id': 'metrics-check' } });
     const metrics = await (await fetch(`${s.url}/metrics`)).text();
-    const line = metrics.split('\n').find((l) => l.startsWith('hearth_http_requests_total{') && l.includes('route="/oauth/token"') && l.includes('status="200"'));
+    const line = metrics
+      .split('\n')
+      .find((l) => l.startsWith('hearth_http_requests_total{') && l.includes('route="/oauth/token"') && l.includes('status="200"'));
     expect(line).toBeDefined();
     expect(Number(line!.split(' ').pop())).toBeGreaterThanOrEqual(3);
-    const access = logs.slice(before).map((l) => JSON.parse(l)).find((l) => l.reqId === 'metrics-check');
+    const access = logs
+      .slice(before)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.reqId === 'metrics-check');
     expect(access).toMatchObject({ msg: 'request', method: 'POST', path: '/oauth/token', status: 200 });
   });
 });
@@ -177,23 +203,57 @@ describe('one row by id as a hot route', () => {
       return res;
     };
     for (const name of ['shelf', 'attic']) await ok(s.api('/v1/namespaces', { method: 'POST', json: { name } }));
-    await ok(s.api('/v1/shelf/tables', { method: 'POST', json: { type: 'table', name: 'items', columns: [{ name: 'title', type: 'text' }, { name: 'done', type: 'boolean' }, { name: 'tags', type: 'json' }, { name: 'pic', type: 'blob' }] } }));
-    await ok(s.api('/v1/shelf/tables/items/rows', { method: 'POST', json: { rows: [{ title: 'Lamp', done: true, tags: ['a', 1], pic: 'AP8=' }, { title: 'Chair', done: null }] } }));
+    await ok(
+      s.api('/v1/shelf/tables', {
+        method: 'POST',
+        json: {
+          type: 'table',
+          name: 'items',
+          columns: [
+            { name: 'title', type: 'text' },
+            { name: 'done', type: 'boolean' },
+            { name: 'tags', type: 'json' },
+            { name: 'pic', type: 'blob' },
+          ],
+        },
+      }),
+    );
+    await ok(
+      s.api('/v1/shelf/tables/items/rows', {
+        method: 'POST',
+        json: {
+          rows: [
+            { title: 'Lamp', done: true, tags: ['a', 1], pic: 'AP8=' },
+            { title: 'Chair', done: null },
+          ],
+        },
+      }),
+    );
     await ok(s.api('/v1/shelf/tables', { method: 'POST', json: { type: 'view', name: 'lamps', sql: "SELECT * FROM items WHERE title = 'Lamp'" } }));
     // A table with a virtual generated column (imported): read in a query process.
     const dir = tempDir('hearth-hot-');
     const file = `${dir}/gen.db`;
     const db = new Database(file);
-    db.exec("CREATE TABLE g (id INTEGER PRIMARY KEY, k INTEGER, twice INTEGER GENERATED ALWAYS AS (k * 2) VIRTUAL); INSERT INTO g (k) VALUES (21);");
+    db.exec('CREATE TABLE g (id INTEGER PRIMARY KEY, k INTEGER, twice INTEGER GENERATED ALWAYS AS (k * 2) VIRTUAL); INSERT INTO g (k) VALUES (21);');
     db.close();
     const form = multipart([{ name: 'file', filename: 'gen.db', data: (await import('node:fs')).readFileSync(file) }]);
     await ok(s.api('/v1/namespaces/attic/import', { method: 'POST', body: form.body, headers: { 'content-type': form.contentType } }), 200);
-    const token = async (body: Record<string, unknown>) => ((await (await ok(s.api('/api/admin/tokens', { method: 'POST', json: body }))).json()) as { token: string }).token;
+    const token = async (body: Record<string, unknown>) =>
+      ((await (await ok(s.api('/api/admin/tokens', { method: 'POST', json: body }))).json()) as { token: string }).token;
     ro = await token({ name: 'shelf-ro', scope: 'namespaces', namespaces: ['shelf'], read_only: true });
     other = await token({ name: 'attic-only', scope: 'namespaces', namespaces: ['attic'] });
     const grant = async (appId: string) => {
-      const sa = await (await ok(s.api('/api/admin/core/service-accounts', { method: 'POST', json: { appId, resourceType: 'namespace', resourceId: 'shelf' } }))).json();
-      const c = await (await ok(s.api('/api/admin/oauth/clients', { method: 'POST', json: { name: `reader ${appId}`, serviceAccountId: sa.sub, scopes: ['read'], audiences: [`${s.url}/v1/shelf`] } }))).json();
+      const sa = await (
+        await ok(s.api('/api/admin/core/service-accounts', { method: 'POST', json: { appId, resourceType: 'namespace', resourceId: 'shelf' } }))
+      ).json();
+      const c = await (
+        await ok(
+          s.api('/api/admin/oauth/clients', {
+            method: 'POST',
+            json: { name: `reader ${appId}`, serviceAccountId: sa.sub, scopes: ['read'], audiences: [`${s.url}/v1/shelf`] },
+          }),
+        )
+      ).json();
       const r = await fetch(`${s.url}/oauth/token`, {
         method: 'POST',
         headers: { authorization: `Basic ${Buffer.from(`${c.client.clientId}:${c.clientSecret}`).toString('base64')}`, 'content-type': FORM },
@@ -210,7 +270,14 @@ describe('one row by id as a hot route', () => {
   const answer = async (path: string, authorization: string | null, extra: Record<string, string> = {}) => {
     const r = await fetch(`${s.url}${path}`, { headers: { 'x-request-id': 'same', ...(authorization ? { authorization } : {}), ...extra } });
     const h = (n: string) => r.headers.get(n);
-    return { status: r.status, body: await r.text(), type: h('content-type'), length: h('content-length'), challenge: h('www-authenticate'), id: h('x-request-id') };
+    return {
+      status: r.status,
+      body: await r.text(),
+      type: h('content-type'),
+      length: h('content-length'),
+      challenge: h('www-authenticate'),
+      id: h('x-request-id'),
+    };
   };
 
   it('answers every case exactly as the Koa route does', async () => {
@@ -249,7 +316,13 @@ describe('one row by id as a hot route', () => {
       statuses.push(hot.status);
     }
     expect(statuses).toEqual([200, 200, 404, 404, 400, 400, 404, 404, 400, 404, 200, 404, 200, 200, 403, 401, 401, 401, 200, 403, 401, 401]);
-    expect(JSON.parse((await answer('/v1/shelf/tables/items/rows/1', admin)).body)).toMatchObject({ id: 1, title: 'Lamp', done: true, tags: ['a', 1], pic: 'AP8=' });
+    expect(JSON.parse((await answer('/v1/shelf/tables/items/rows/1', admin)).body)).toMatchObject({
+      id: 1,
+      title: 'Lamp',
+      done: true,
+      tags: ['a', 1],
+      pic: 'AP8=',
+    });
     expect(JSON.parse((await answer('/v1/attic/tables/g/rows/1', admin)).body)).toEqual({ id: 1, k: 21, twice: 42 });
   });
 
@@ -271,13 +344,21 @@ describe('one row by id as a hot route', () => {
     };
     const before = await readsOf();
     const logsBefore = logs.length;
-    for (let i = 0; i < 3; i++) expect((await fetch(`${s.url}/v1/shelf/tables/items/rows/1`, { headers: { authorization: `Bearer ${s.token}`, 'x-request-id': `row-${i}` } })).status).toBe(200);
+    for (let i = 0; i < 3; i++)
+      expect(
+        (await fetch(`${s.url}/v1/shelf/tables/items/rows/1`, { headers: { authorization: `Bearer ${s.token}`, 'x-request-id': `row-${i}` } })).status,
+      ).toBe(200);
     // The overview request itself reads no rows; each GET read one.
     expect(await readsOf()).toBe(before + 3);
     const metrics = await (await fetch(`${s.url}/metrics`)).text();
-    const line = metrics.split('\n').find((l) => l.startsWith('hearth_http_requests_total{') && l.includes('route="/v1/:ns/tables/:table/rows/:id"') && l.includes('status="200"'));
+    const line = metrics
+      .split('\n')
+      .find((l) => l.startsWith('hearth_http_requests_total{') && l.includes('route="/v1/:ns/tables/:table/rows/:id"') && l.includes('status="200"'));
     expect(Number(line?.split(' ').pop())).toBeGreaterThanOrEqual(3);
-    const access = logs.slice(logsBefore).map((l) => JSON.parse(l)).find((l) => l.reqId === 'row-1');
+    const access = logs
+      .slice(logsBefore)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.reqId === 'row-1');
     expect(access).toMatchObject({ msg: 'request', method: 'GET', path: '/v1/shelf/tables/items/rows/1', status: 200, ns: 'shelf' });
   });
 });

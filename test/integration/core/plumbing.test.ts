@@ -38,7 +38,7 @@ describe('error envelope and X-Request-ID', () => {
   });
 
   it.each(['Bearer nope', 'Bearer hth_notarealtoken', 'Basic abc', 'Bearer', 'bearer  '])('401 for Authorization %j', async (header) => {
-    const res = await fetch(s.url + '/v1/namespaces', { headers: { authorization: header } });
+    const res = await fetch(`${s.url}/v1/namespaces`, { headers: { authorization: header } });
     await expectEnvelope(res, 401, 'unauthorized');
   });
 
@@ -52,7 +52,7 @@ describe('error envelope and X-Request-ID', () => {
   it('404 for an unknown route, and for a missing namespace', async () => {
     await expectEnvelope(await s.api('/v1/nothing-here'), 404, 'not_found');
     await expectEnvelope(await s.api('/v1/namespaces/none'), 404, 'namespace_not_found');
-    await expectEnvelope(await fetch(s.url + '/api/unknown'), 404, 'not_found');
+    await expectEnvelope(await fetch(`${s.url}/api/unknown`), 404, 'not_found');
     // routes are case-sensitive, like namespace names
     await expectEnvelope(await s.api('/V1/namespaces', { method: 'POST', json: { name: 'upper' } }), 404, 'not_found');
   });
@@ -66,7 +66,11 @@ describe('error envelope and X-Request-ID', () => {
   });
 
   it('413 for a body over the limit', async () => {
-    const res = await s.api('/v1/namespaces', { method: 'POST', body: JSON.stringify({ name: 'x'.repeat(10_000) }), headers: { 'content-type': 'application/json' } });
+    const res = await s.api('/v1/namespaces', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'x'.repeat(10_000) }),
+      headers: { 'content-type': 'application/json' },
+    });
     await expectEnvelope(res, 413, 'payload_too_large');
   });
 
@@ -77,7 +81,12 @@ describe('error envelope and X-Request-ID', () => {
         c.close();
       },
     });
-    const res = await fetch(s.url + '/v1/namespaces', { method: 'POST', body: big, headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' }, duplex: 'half' } as RequestInit);
+    const res = await fetch(`${s.url}/v1/namespaces`, {
+      method: 'POST',
+      body: big,
+      headers: { authorization: `Bearer ${s.token}`, 'content-type': 'application/json' },
+      duplex: 'half',
+    } as RequestInit);
     await expectEnvelope(res, 413, 'payload_too_large');
   });
 
@@ -115,8 +124,8 @@ describe('error envelope and X-Request-ID', () => {
     expect(lines.some((l) => l.reqId === mine && l.status === 200 && l.path === '/v1/namespaces/shop')).toBe(true);
     expect(lines.some((l) => l.reqId === generated)).toBe(true);
     // static UI and health answers carry it too
-    expect((await fetch(s.url + '/healthz')).headers.get('x-request-id')).toBeTruthy();
-    expect((await fetch(s.url + '/')).headers.get('x-request-id')).toBeTruthy();
+    expect((await fetch(`${s.url}/healthz`)).headers.get('x-request-id')).toBeTruthy();
+    expect((await fetch(`${s.url}/`)).headers.get('x-request-id')).toBeTruthy();
   });
 
   it('never logs tokens', async () => {
@@ -173,7 +182,9 @@ describe('API tokens', () => {
 
   it('namespace tokens: scoped to their namespaces, read-only refuses writes', async () => {
     const { requireNamespaceAccess } = await import('../../../server/core/auth/auth.ts');
-    const ro = (await (await s.api('/api/admin/tokens', { method: 'POST', json: { name: 'ro', scope: 'namespaces', namespaces: ['shop'], read_only: true } })).json()).token;
+    const ro = (
+      await (await s.api('/api/admin/tokens', { method: 'POST', json: { name: 'ro', scope: 'namespaces', namespaces: ['shop'], read_only: true } })).json()
+    ).token;
     const p = s.services.tokens.authenticate(ro)!;
     expect(p).toMatchObject({ kind: 'namespaces', namespaces: ['shop'], readOnly: true });
     const ctx = { state: { principal: p } } as never;
@@ -192,13 +203,13 @@ describe('API tokens', () => {
 
 describe('operational endpoints', () => {
   it('/healthz is public JSON and turns 503 when the platform database cannot be written', async () => {
-    const res = await fetch(s.url + '/healthz');
+    const res = await fetch(`${s.url}/healthz`);
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body).toMatchObject({ status: 'ok', version: expect.any(String), checks: { platform_db: { ok: true } }, namespaces: { count: expect.any(Number) } });
     s.services.platformDb.pragma('query_only = 1');
     try {
-      const down = await fetch(s.url + '/healthz');
+      const down = await fetch(`${s.url}/healthz`);
       expect(down.status).toBe(503);
       const d = await down.json();
       expect(d.status).toBe('unavailable');
@@ -206,12 +217,12 @@ describe('operational endpoints', () => {
     } finally {
       s.services.platformDb.pragma('query_only = 0');
     }
-    expect((await fetch(s.url + '/healthz')).status).toBe(200);
+    expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
   });
 
   it('/metrics is public Prometheus text with request, namespace and event-loop metrics', async () => {
     await s.api('/v1/namespaces/shop');
-    const res = await fetch(s.url + '/metrics');
+    const res = await fetch(`${s.url}/metrics`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/);
     const text = await res.text();
@@ -224,14 +235,27 @@ describe('operational endpoints', () => {
   });
 
   it('/v1/openapi.json is an OpenAPI 3.1 document of the routes, from the validating schemas', async () => {
-    const res = await fetch(s.url + '/v1/openapi.json');
+    const res = await fetch(`${s.url}/v1/openapi.json`);
     expect(res.status).toBe(200);
     const doc = await res.json();
     expect(doc.openapi).toBe('3.1.0');
-    for (const p of ['/v1/namespaces', '/v1/namespaces/{ns}', '/v1/namespaces/{ns}/duplicate', '/v1/namespaces/{ns}/export', '/v1/namespaces/{ns}/import', '/healthz', '/metrics', '/api/admin/tokens']) {
+    for (const p of [
+      '/v1/namespaces',
+      '/v1/namespaces/{ns}',
+      '/v1/namespaces/{ns}/duplicate',
+      '/v1/namespaces/{ns}/export',
+      '/v1/namespaces/{ns}/import',
+      '/healthz',
+      '/metrics',
+      '/api/admin/tokens',
+    ]) {
       expect(doc.paths[p], p).toBeDefined();
     }
-    expect(doc.paths['/v1/namespaces'].get.parameters.find((x: { name: string }) => x.name === 'limit').schema).toMatchObject({ minimum: 1, maximum: 500, default: 100 });
+    expect(doc.paths['/v1/namespaces'].get.parameters.find((x: { name: string }) => x.name === 'limit').schema).toMatchObject({
+      minimum: 1,
+      maximum: 500,
+      default: 100,
+    });
     const cfg = doc.components.schemas.NamespaceConfig;
     expect(cfg.properties.journal_mode.enum).toEqual(['wal', 'delete', 'truncate', 'persist']);
     expect(cfg.properties.synchronous.enum).toEqual(['full', 'normal']);

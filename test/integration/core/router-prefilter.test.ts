@@ -40,7 +40,15 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 /** Request paths near a route's path: its parameters filled, a trailing slash, a segment more or less, another case. */
 function probes(path: string): string[] {
   const filled = path.replace(/:[A-Za-z_]+/g, (_, i: number) => `v${i}`);
-  const out = [filled, `${filled}/`, `${filled}/extra`, filled.replace(/\/[^/]*$/, '') || '/', filled.toUpperCase(), path.replace(/:[A-Za-z_]+/g, 'a%20b'), `${filled}//`];
+  const out = [
+    filled,
+    `${filled}/`,
+    `${filled}/extra`,
+    filled.replace(/\/[^/]*$/, '') || '/',
+    filled.toUpperCase(),
+    path.replace(/:[A-Za-z_]+/g, 'a%20b'),
+    `${filled}//`,
+  ];
   if (path.includes('/:')) out.push(path.replace(/:[A-Za-z_]+/g, ''));
   return out;
 }

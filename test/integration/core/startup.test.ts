@@ -3,9 +3,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../../server/core/config/config.ts';
-import { allMigrations, startServer } from '../../../server/boot.ts';
 import { nodeVersionProblem } from '../../../bin/node-check.mjs';
+import { allMigrations, startServer } from '../../../server/boot.ts';
+import { ConfigError, loadConfig } from '../../../server/core/config/config.ts';
 import { startTestServer, tempDir } from '../../helpers/server.ts';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
@@ -53,7 +53,11 @@ describe('configuration', () => {
   });
 
   it('`hearth serve` with a bad value stops with one line on stderr', () => {
-    const r = spawnSync(process.execPath, ['bin/hearth.mjs', 'serve', '--port', 'abc', '--data', tempDir()], { cwd: repo, encoding: 'utf8', env: { ...process.env, HEARTH_LOG_LEVEL: 'silent' } });
+    const r = spawnSync(process.execPath, ['bin/hearth.mjs', 'serve', '--port', 'abc', '--data', tempDir()], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: { ...process.env, HEARTH_LOG_LEVEL: 'silent' },
+    });
     expect(r.status).toBe(1);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(/^hearth: invalid setting port \(HEARTH_PORT\)/);
@@ -93,7 +97,11 @@ describe('data folder', () => {
       const token = fs.readFileSync(s2.initialTokenFile!, 'utf8').trim();
       // once revoked, the file goes away at the next start instead of pointing at a dead token
       const id = s2.services.tokens.list().find((t) => t.name === 'initial-admin')!.id;
-      await fetch(`${s2.url}/v1/namespaces`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"name":"kept"}' });
+      await fetch(`${s2.url}/v1/namespaces`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{"name":"kept"}',
+      });
       s2.services.tokens.create({ name: 'replacement', scope: 'admin' });
       s2.services.tokens.revoke(id);
     } finally {
@@ -158,7 +166,9 @@ describe('graceful close', () => {
     const db = s.services.db.namespaces.connection('big');
     db.exec('CREATE TABLE b (x BLOB)');
     const ins = db.prepare('INSERT INTO b VALUES (randomblob(100000))');
-    db.transaction(() => { for (let i = 0; i < 300; i++) ins.run(); })();
+    db.transaction(() => {
+      for (let i = 0; i < 300; i++) ins.run();
+    })();
     const res = await s.api('/v1/namespaces/big/export');
     expect(res.status).toBe(200);
     const expected = Number(res.headers.get('content-length'));

@@ -1,12 +1,24 @@
 import net from 'node:net';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import type { StartOptions } from '../../../server/boot.ts';
-import { EventBus, type ChangeEvent } from '../../../server/db/events/bus.ts';
+import { type ChangeEvent, EventBus } from '../../../server/db/events/bus.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
 
-const ALL_ACTIONS = ['insert', 'update', 'delete', 'create_table', 'update_table', 'drop_table', 'create_view', 'drop_view', 'create_index', 'drop_index', 'reset'];
+const ALL_ACTIONS = [
+  'insert',
+  'update',
+  'delete',
+  'create_table',
+  'update_table',
+  'drop_table',
+  'create_view',
+  'drop_view',
+  'create_index',
+  'drop_index',
+  'reset',
+];
 
 /** A server whose environment is `env` only (startServer's `env`: the machine's own HEARTH_SSE_* never reach it). */
 async function startWith(env: Record<string, string>, opts: StartOptions = {}): Promise<TestServer> {
@@ -439,14 +451,20 @@ describe('Last-Event-ID', () => {
     publish('lost', row('x', 'insert', { n: 0 }));
     const [e0] = await c.waitEvents(1);
     c.close();
-    publish('lost', Array.from({ length: 999 }, (_, i) => row('x', 'insert', { n: i + 1 })));
+    publish(
+      'lost',
+      Array.from({ length: 999 }, (_, i) => row('x', 'insert', { n: i + 1 })),
+    );
     // 999 newer events: the buffer still holds everything after e0
     const ok = track(await RawSse.open(s, '/v1/lost/subscribe', { 'last-event-id': e0!.id! }));
     const replayed = await ok.waitEvents(999);
     expect(replayed[0]!.json.row).toEqual({ n: 1 });
     expect(replayed.some((e) => e.event === 'reset')).toBe(false);
     ok.close();
-    publish('lost', Array.from({ length: 2 }, (_, i) => row('x', 'insert', { n: 1000 + i })));
+    publish(
+      'lost',
+      Array.from({ length: 2 }, (_, i) => row('x', 'insert', { n: 1000 + i })),
+    );
     const late = track(await RawSse.open(s, '/v1/lost/subscribe', { 'last-event-id': e0!.id! }));
     const [r] = await late.waitEvents(1);
     expect(r!.event).toBe('reset');
@@ -526,7 +544,10 @@ describe('slow subscribers', () => {
     await until(() => bus.subscribers('busy') === 0, 'the first connection to be gone');
     const pad = 'r'.repeat(16 * 1024);
     // 16 MB: more than the kernel's socket buffers take at once, so most of the replay waits in the server
-    bus.publish('busy', Array.from({ length: 1000 }, (_, n) => row('x', 'insert', { n, pad })));
+    bus.publish(
+      'busy',
+      Array.from({ length: 1000 }, (_, n) => row('x', 'insert', { n, pad })),
+    );
     const back = await RawSse.open(t, '/v1/busy/subscribe', { 'last-event-id': position });
     bus.publish('busy', row('x', 'insert', { n: 1000 })); // a live event while the replay is still on its way
     const got = await back.waitEvents(1001, 20_000);
@@ -571,7 +592,10 @@ describe('EventBus (the buffer behind Last-Event-ID)', () => {
   it('bounds the ring by count and by bytes', () => {
     const bus = new EventBus({ bufferSize: 5, bufferBytes: 1000 });
     const s = bus.subscribe('a', () => {});
-    bus.publish('a', Array.from({ length: 8 }, (_, i) => ev('x', { i })));
+    bus.publish(
+      'a',
+      Array.from({ length: 8 }, (_, i) => ev('x', { i })),
+    );
     expect(bus.subscribe('a', () => {}, { lastEventId: s.cursor }).missed).toBeNull();
     const ids = (bus.subscribe('a', () => {}, { lastEventId: `${bus.epoch}-${bus.parseId(s.cursor)! + 3}` }).missed ?? []).map((e) => JSON.parse(e.data).row.i);
     expect(ids).toEqual([3, 4, 5, 6, 7]);
@@ -630,7 +654,11 @@ describe('namespace lifecycle ends streams', () => {
         exported,
         Buffer.from(`\r\n--${boundary}--\r\n`),
       ]);
-      const imp = await srv.api('/v1/namespaces/swapped/import', { method: 'POST', body, headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } });
+      const imp = await srv.api('/v1/namespaces/swapped/import', {
+        method: 'POST',
+        body,
+        headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+      });
       expect(imp.status).toBe(200);
       expect(ended).toEqual(['gone:namespace_gone', 'swapped:namespace_gone']);
     } finally {

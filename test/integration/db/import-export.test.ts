@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { multipart, startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { multipart, startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
 
 let s: TestServer;
@@ -24,7 +24,9 @@ function makeDb(file: string, rows: number, pad = 10): Buffer {
   const db = new Database(file);
   db.exec('CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, pad BLOB)');
   const ins = db.prepare('INSERT INTO people (name, pad) VALUES (?, randomblob(?))');
-  db.transaction(() => { for (let i = 0; i < rows; i++) ins.run(`person ${i}`, pad); })();
+  db.transaction(() => {
+    for (let i = 0; i < rows; i++) ins.run(`person ${i}`, pad);
+  })();
   db.close();
   return fs.readFileSync(file);
 }
@@ -80,7 +82,9 @@ describe('export', () => {
     const db = s.services.db.namespaces.connection('bigexp');
     db.exec('CREATE TABLE b (x BLOB)');
     const ins = db.prepare('INSERT INTO b VALUES (randomblob(100000))');
-    db.transaction(() => { for (let i = 0; i < 200; i++) ins.run(); })();
+    db.transaction(() => {
+      for (let i = 0; i < 200; i++) ins.run();
+    })();
     const ac = new AbortController();
     const res = await s.api('/v1/namespaces/bigexp/export', { signal: ac.signal });
     const reader = res.body!.getReader();
@@ -122,44 +126,55 @@ describe('import (database replacement)', () => {
   // A file saved in WAL mode keeps "WAL" in its header (bytes 18-19 = 2) even after its -wal file is gone; the other
   // modes leave a rollback-journal header. Each must import, held in memory or spilled, into any configured mode.
   const JOURNAL_MODES = ['wal', 'delete', 'truncate', 'persist', 'memory', 'off'] as const;
-  it.each(JOURNAL_MODES.flatMap((mode) => [[mode, 'small', 'wal'], [mode, 'large', 'wal'], [mode, 'small', 'delete'], [mode, 'large', 'truncate']] as const))(
-    'imports a file saved in journal_mode %s (%s upload) into a namespace configured for %s, with all its data',
-    async (mode, size, configured) => {
-      const ns = `jm-${mode}-${size}-${configured}`;
-      expect((await create(ns, { journal_mode: configured })).status).toBe(201);
-      const file = path.join(work, `${ns}.db`);
-      fs.rmSync(file, { force: true });
-      const src = new Database(file);
-      src.unsafeMode(true); // better-sqlite3 is defensive: without this, journal_mode = off is ignored
-      expect(src.pragma(`journal_mode = ${mode}`, { simple: true })).toBe(mode);
-      const rows = size === 'small' ? 40 : 300;
-      src.exec('CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, pad BLOB)');
-      const ins = src.prepare('INSERT INTO people (name, pad) VALUES (?, zeroblob(?))');
-      src.transaction(() => { for (let i = 0; i < rows; i++) ins.run(`person ${i}`, size === 'small' ? 10 : 1000); })();
-      src.close();
-      const bytes = fs.readFileSync(file);
-      expect(bytes[18]).toBe(mode === 'wal' ? 2 : 1);
-      if (size === 'small') expect(bytes.length).toBeLessThan(64 * 1024);
-      else expect(bytes.length).toBeGreaterThan(64 * 1024);
+  it.each(
+    JOURNAL_MODES.flatMap(
+      (mode) =>
+        [
+          [mode, 'small', 'wal'],
+          [mode, 'large', 'wal'],
+          [mode, 'small', 'delete'],
+          [mode, 'large', 'truncate'],
+        ] as const,
+    ),
+  )('imports a file saved in journal_mode %s (%s upload) into a namespace configured for %s, with all its data', async (mode, size, configured) => {
+    const ns = `jm-${mode}-${size}-${configured}`;
+    expect((await create(ns, { journal_mode: configured })).status).toBe(201);
+    const file = path.join(work, `${ns}.db`);
+    fs.rmSync(file, { force: true });
+    const src = new Database(file);
+    src.unsafeMode(true); // better-sqlite3 is defensive: without this, journal_mode = off is ignored
+    expect(src.pragma(`journal_mode = ${mode}`, { simple: true })).toBe(mode);
+    const rows = size === 'small' ? 40 : 300;
+    src.exec('CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, pad BLOB)');
+    const ins = src.prepare('INSERT INTO people (name, pad) VALUES (?, zeroblob(?))');
+    src.transaction(() => {
+      for (let i = 0; i < rows; i++) ins.run(`person ${i}`, size === 'small' ? 10 : 1000);
+    })();
+    src.close();
+    const bytes = fs.readFileSync(file);
+    expect(bytes[18]).toBe(mode === 'wal' ? 2 : 1);
+    if (size === 'small') expect(bytes.length).toBeLessThan(64 * 1024);
+    else expect(bytes.length).toBeGreaterThan(64 * 1024);
 
-      const res = await upload(ns, [{ name: 'file', filename: `${ns}.db`, data: bytes }]);
-      expect(res.status, await res.clone().text()).toBe(200);
-      const db = s.services.db.namespaces.connection(ns);
-      expect(db.pragma('journal_mode', { simple: true })).toBe(configured);
-      expect(db.prepare('SELECT count(*), sum(length(pad)), max(id) FROM people').raw().get()).toEqual([rows, rows * (size === 'small' ? 10 : 1000), rows]);
-      expect(db.pragma('quick_check', { simple: true })).toBe('ok');
-      // through the API too, after the connection is reopened from the registry
-      await s.services.db.namespaces.handles.close(ns);
-      const listed = await s.api(`/v1/${ns}/tables/people/rows?select=name&order=id.desc&limit=1&count=exact`);
-      expect(await listed.json()).toMatchObject({ data: [{ name: `person ${rows - 1}` }], meta: { total_count: rows } });
-      expect(s.services.db.namespaces.connection(ns).pragma('journal_mode', { simple: true })).toBe(configured);
-      expect(fs.readdirSync(path.join(s.dataDir, 'tmp'))).toEqual([]);
-    },
-  );
+    const res = await upload(ns, [{ name: 'file', filename: `${ns}.db`, data: bytes }]);
+    expect(res.status, await res.clone().text()).toBe(200);
+    const db = s.services.db.namespaces.connection(ns);
+    expect(db.pragma('journal_mode', { simple: true })).toBe(configured);
+    expect(db.prepare('SELECT count(*), sum(length(pad)), max(id) FROM people').raw().get()).toEqual([rows, rows * (size === 'small' ? 10 : 1000), rows]);
+    expect(db.pragma('quick_check', { simple: true })).toBe('ok');
+    // through the API too, after the connection is reopened from the registry
+    await s.services.db.namespaces.handles.close(ns);
+    const listed = await s.api(`/v1/${ns}/tables/people/rows?select=name&order=id.desc&limit=1&count=exact`);
+    expect(await listed.json()).toMatchObject({ data: [{ name: `person ${rows - 1}` }], meta: { total_count: rows } });
+    expect(s.services.db.namespaces.connection(ns).pragma('journal_mode', { simple: true })).toBe(configured);
+    expect(fs.readdirSync(path.join(s.dataDir, 'tmp'))).toEqual([]);
+  });
 
   it('an export imports back byte-for-byte in content (round trip)', async () => {
     await create('rt-src');
-    s.services.db.namespaces.connection('rt-src').exec("CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO people (name) VALUES ('ä'), ('b')");
+    s.services.db.namespaces
+      .connection('rt-src')
+      .exec("CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO people (name) VALUES ('ä'), ('b')");
     const exported = Buffer.from(await (await s.api('/v1/namespaces/rt-src/export')).arrayBuffer());
     await create('rt-dst');
     expect((await upload('rt-dst', [{ name: 'file', filename: 'rt.db', data: exported }])).status).toBe(200);
@@ -168,7 +183,9 @@ describe('import (database replacement)', () => {
 
   it('an import over quota is 507 quota_exceeded and leaves the old data', async () => {
     await create('quota', { max_db_size: 16384 });
-    s.services.db.namespaces.connection('quota').exec("CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, pad BLOB); INSERT INTO people (name) VALUES ('keep me')");
+    s.services.db.namespaces
+      .connection('quota')
+      .exec("CREATE TABLE people (id INTEGER PRIMARY KEY, name TEXT, pad BLOB); INSERT INTO people (name) VALUES ('keep me')");
     const bytes = makeDb(path.join(work, 'over.db'), 200, 500);
     expect(bytes.length).toBeGreaterThan(16384);
     const res = await upload('quota', [{ name: 'file', filename: 'over.db', data: bytes }]);
@@ -206,8 +223,20 @@ describe('import (database replacement)', () => {
     ['no parts', []],
     ['a wrong field name', [{ name: 'upload', filename: 'a.db', data: 'x' }]],
     ['a text field instead of a file', [{ name: 'file', data: 'SQLite format 3' }]],
-    ['an extra text field', [{ name: 'file', filename: 'a.db', data: 'x' }, { name: 'comment', data: 'hi' }]],
-    ['two files', [{ name: 'file', filename: 'a.db', data: 'x' }, { name: 'file', filename: 'b.db', data: 'y' }]],
+    [
+      'an extra text field',
+      [
+        { name: 'file', filename: 'a.db', data: 'x' },
+        { name: 'comment', data: 'hi' },
+      ],
+    ],
+    [
+      'two files',
+      [
+        { name: 'file', filename: 'a.db', data: 'x' },
+        { name: 'file', filename: 'b.db', data: 'y' },
+      ],
+    ],
   ])('%s is 400', async (_label, parts) => {
     await create('fields').catch(() => {});
     const res = await upload('fields', parts as Parameters<typeof multipart>[0]);
@@ -220,7 +249,11 @@ describe('import (database replacement)', () => {
     const res = await s.api('/v1/namespaces/mp/import', { method: 'POST', body: 'abc', headers: { 'content-type': 'application/octet-stream' } });
     expect(res.status).toBe(415);
     expect((await res.json()).error).toBe('unsupported_media_type');
-    const broken = await s.api('/v1/namespaces/mp/import', { method: 'POST', body: '--x\r\nnonsense', headers: { 'content-type': 'multipart/form-data; boundary=x' } });
+    const broken = await s.api('/v1/namespaces/mp/import', {
+      method: 'POST',
+      body: '--x\r\nnonsense',
+      headers: { 'content-type': 'multipart/form-data; boundary=x' },
+    });
     expect(broken.status).toBe(400);
     const noBoundary = await s.api('/v1/namespaces/mp/import', { method: 'POST', body: 'abc', headers: { 'content-type': 'multipart/form-data' } });
     expect(noBoundary.status).toBe(400);

@@ -14,14 +14,31 @@ async function seed(s: TestServer): Promise<void> {
     expect(res.status, await res.clone().text()).toBe(status);
   };
   await ok(s.api('/v1/namespaces', { method: 'POST', json: { name: 'shop' } }));
-  await ok(s.api('/v1/shop/tables', {
-    method: 'POST',
-    json: {
-      type: 'table', name: 'items',
-      columns: [{ name: 'title', type: 'text' }, { name: 'qty', type: 'integer' }, { name: 'price', type: 'real' }, { name: 'ok', type: 'boolean' }, { name: 'tags', type: 'json' }, { name: 'pic', type: 'blob' }],
-    },
+  await ok(
+    s.api('/v1/shop/tables', {
+      method: 'POST',
+      json: {
+        type: 'table',
+        name: 'items',
+        columns: [
+          { name: 'title', type: 'text' },
+          { name: 'qty', type: 'integer' },
+          { name: 'price', type: 'real' },
+          { name: 'ok', type: 'boolean' },
+          { name: 'tags', type: 'json' },
+          { name: 'pic', type: 'blob' },
+        ],
+      },
+    }),
+  );
+  const rows = Array.from({ length: 60 }, (_, i) => ({
+    title: i % 7 === 0 ? null : `item ${i}`,
+    qty: i % 5,
+    price: i / 3,
+    ok: i % 3 === 0 ? null : i % 2 === 0,
+    tags: { i },
+    pic: i % 4 === 0 ? 'AP8=' : null,
   }));
-  const rows = Array.from({ length: 60 }, (_, i) => ({ title: i % 7 === 0 ? null : `item ${i}`, qty: i % 5, price: i / 3, ok: i % 3 === 0 ? null : i % 2 === 0, tags: { i }, pic: i % 4 === 0 ? 'AP8=' : null }));
   await ok(s.api('/v1/shop/tables/items/rows', { method: 'POST', json: { rows } }));
   await ok(s.api('/v1/shop/tables', { method: 'POST', json: { type: 'view', name: 'cheap', sql: 'SELECT * FROM items WHERE qty < 2' } }));
   await ok(s.api('/v1/shop/tables/items/indexes', { method: 'POST', json: { type: 'fts', columns: ['title'] } }));
@@ -50,7 +67,11 @@ async function read(s: TestServer, path: string, headers: Record<string, string>
 describe('listings on the server’s own connection', () => {
   it.each([
     ['a page', '/v1/shop/tables/items/rows', false],
-    ['filters, order with nulls, select with aliases', '/v1/shop/tables/items/rows?qty=gte.2&or=(ok.is.true,title.is.null)&order=title.desc.nullsfirst,price&select=t:title,qty,ok,tags,pic', false],
+    [
+      'filters, order with nulls, select with aliases',
+      '/v1/shop/tables/items/rows?qty=gte.2&or=(ok.is.true,title.is.null)&order=title.desc.nullsfirst,price&select=t:title,qty,ok,tags,pic',
+      false,
+    ],
     ['count=exact', '/v1/shop/tables/items/rows?count=exact&qty=eq.3&limit=5&offset=2', false],
     ['any/all and in', '/v1/shop/tables/items/rows?qty=eq(any).{1,3}&price=not.in.(1,2)', false],
     ['a blob filter', '/v1/shop/tables/items/rows?pic=eq.AP8=&select=id', false],
@@ -90,7 +111,9 @@ describe('limits of inline reads', () => {
     try {
       for (const name of ['big', 'small']) expect((await s.api('/v1/namespaces', { method: 'POST', json: { name } })).status).toBe(201);
       for (const ns of ['big', 'small']) {
-        expect((await s.api(`/v1/${ns}/tables`, { method: 'POST', json: { type: 'table', name: 't', columns: [{ name: 'v', type: 'text' }] } })).status).toBe(201);
+        expect((await s.api(`/v1/${ns}/tables`, { method: 'POST', json: { type: 'table', name: 't', columns: [{ name: 'v', type: 'text' }] } })).status).toBe(
+          201,
+        );
       }
       const rows = Array.from({ length: 100 }, (_, i) => ({ v: `${i} ${'x'.repeat(1000)}` }));
       expect((await s.api('/v1/big/tables/t/rows', { method: 'POST', json: { rows } })).status).toBe(201);
@@ -107,7 +130,8 @@ describe('limits of inline reads', () => {
     const s = await startTestServer({ db: { inlineReads: { slowMs: -1, backoffMs: 600_000 } } });
     try {
       expect((await s.api('/v1/namespaces', { method: 'POST', json: { name: 'n' } })).status).toBe(201);
-      for (const t of ['a', 'b']) expect((await s.api('/v1/n/tables', { method: 'POST', json: { type: 'table', name: t, columns: [{ name: 'v', type: 'text' }] } })).status).toBe(201);
+      for (const t of ['a', 'b'])
+        expect((await s.api('/v1/n/tables', { method: 'POST', json: { type: 'table', name: t, columns: [{ name: 'v', type: 'text' }] } })).status).toBe(201);
       const first = await read(s, '/v1/n/tables/a/rows');
       expect(first.pooled).toBe(false);
       const again = await read(s, '/v1/n/tables/a/rows');

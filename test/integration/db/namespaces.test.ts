@@ -13,7 +13,15 @@ afterAll(async () => {
 
 const create = (name: string, config?: unknown) => s.api('/v1/namespaces', { method: 'POST', json: config === undefined ? { name } : { name, config } });
 
-const DEFAULTS = { journal_mode: 'wal', synchronous: 'full', busy_timeout: 5000, max_db_size: null, query_timeout: 10000, foreign_keys: true, read_only: false };
+const DEFAULTS = {
+  journal_mode: 'wal',
+  synchronous: 'full',
+  busy_timeout: 5000,
+  max_db_size: null,
+  query_timeout: 10000,
+  foreign_keys: true,
+  read_only: false,
+};
 
 describe('create', () => {
   it('creates a namespace with default configuration and answers the record', async () => {
@@ -184,7 +192,7 @@ describe('get, replace configuration, delete', () => {
     expect((await s.api('/v1/namespaces/doomed', { method: 'DELETE' })).status).toBe(404);
     // the name is free again and the new namespace is empty
     expect((await create('doomed')).status).toBe(201);
-    expect(s.services.db.namespaces.connection('doomed').prepare("SELECT count(*) FROM sqlite_schema").pluck().get()).toBe(0);
+    expect(s.services.db.namespaces.connection('doomed').prepare('SELECT count(*) FROM sqlite_schema').pluck().get()).toBe(0);
   });
 });
 
@@ -216,7 +224,9 @@ describe('duplicate', () => {
     const db = s.services.db.namespaces.connection('busy');
     db.exec('CREATE TABLE t (id INTEGER PRIMARY KEY, pad BLOB)');
     const ins = db.prepare('INSERT INTO t (pad) VALUES (randomblob(2000))');
-    db.transaction(() => { for (let i = 0; i < 5000; i++) ins.run(); })();
+    db.transaction(() => {
+      for (let i = 0; i < 5000; i++) ins.run();
+    })();
     let writing = true;
     let written = 0;
     const writer = (async () => {

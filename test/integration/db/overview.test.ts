@@ -4,19 +4,19 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allMigrations, startServer } from '../../../server/boot.ts';
 import { createLogger } from '../../../server/core/logging/logger.ts';
-import { openPlatformDb, type Db } from '../../../server/core/storage/platform-db.ts';
+import { type Db, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
 import {
-  HISTOGRAM_BUCKETS,
-  HOUR_SLOTS,
-  LATENCY_BOUNDS_MS,
-  MINUTE_SLOTS,
   createTelemetry,
   decodeHistogram,
   encodeHistogram,
   estimatePercentile,
+  HISTOGRAM_BUCKETS,
+  HOUR_SLOTS,
+  LATENCY_BOUNDS_MS,
   latencyBucket,
+  MINUTE_SLOTS,
 } from '../../../server/db/overview/telemetry.ts';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -102,8 +102,7 @@ describe('rollups (injected clock)', () => {
   let clock = 0;
   const logger = createLogger({ level: 'silent' });
   const make = () => createTelemetry({ platformDb: db, logger, now: () => clock });
-  const rows = (table: 'minute' | 'hour', ns: string) =>
-    db.prepare(`SELECT count(*) FROM ns_telemetry_${table} WHERE ns = ?`).pluck().get(ns) as number;
+  const rows = (table: 'minute' | 'hour', ns: string) => db.prepare(`SELECT count(*) FROM ns_telemetry_${table} WHERE ns = ?`).pluck().get(ns) as number;
   const addNs = (name: string) =>
     db.prepare('INSERT INTO namespaces (name, file_id, created_at, config) VALUES (?, ?, ?, ?)').run(name, `f-${name}`, new Date().toISOString(), '{}');
   const sample = (ns: string, status = 200, seconds = 0.01) => ({ ns, status, seconds, rowsRead: 2, rowsWritten: 1 });
@@ -237,12 +236,8 @@ describe('rollups (injected clock)', () => {
   });
 
   it('the database refuses a slot outside the ring', () => {
-    expect(() =>
-      db.prepare(`INSERT INTO ns_telemetry_minute VALUES ('a', 60, 0, 0, 0, 0, 0, 0, 0, 0, x'')`).run(),
-    ).toThrow(/CHECK/);
-    expect(() =>
-      db.prepare(`INSERT INTO ns_telemetry_hour VALUES ('a', 720, 0, 0, 0, 0, 0, 0, 0, 0, x'')`).run(),
-    ).toThrow(/CHECK/);
+    expect(() => db.prepare(`INSERT INTO ns_telemetry_minute VALUES ('a', 60, 0, 0, 0, 0, 0, 0, 0, 0, x'')`).run()).toThrow(/CHECK/);
+    expect(() => db.prepare(`INSERT INTO ns_telemetry_hour VALUES ('a', 720, 0, 0, 0, 0, 0, 0, 0, 0, x'')`).run()).toThrow(/CHECK/);
   });
 });
 
@@ -270,7 +265,21 @@ describe('GET /v1/{ns}/overview', () => {
       n++;
     };
     await call('/v1/shop/tables', { method: 'POST', json: { type: 'table', name: 't1', columns: [{ name: 'x', type: 'text' }] } }, 201);
-    await call('/v1/shop/tables', { method: 'POST', json: { type: 'table', name: 't2', columns: [{ name: 'x', type: 'text' }, { name: 'y', type: 'real' }] } }, 201);
+    await call(
+      '/v1/shop/tables',
+      {
+        method: 'POST',
+        json: {
+          type: 'table',
+          name: 't2',
+          columns: [
+            { name: 'x', type: 'text' },
+            { name: 'y', type: 'real' },
+          ],
+        },
+      },
+      201,
+    );
     await call('/v1/shop/tables', { method: 'POST', json: { type: 'view', name: 'v', sql: 'SELECT 1 AS one' } }, 201);
     await call('/v1/shop/tables/t1/indexes', { method: 'POST', json: { type: 'index', name: 'ix', columns: ['x'] } }, 201);
     for (let i = 0; i < 10; i++) await call('/v1/shop/tables', {}, 200);
@@ -306,7 +315,10 @@ describe('GET /v1/{ns}/overview', () => {
     expect(l.p99).toBeLessThanOrEqual(l.max);
 
     // the overview requests themselves count
-    const d24 = (await json(await s.api('/v1/shop/overview'), 200)) as { window: string; telemetry: { requests: number; resolution: string; series: unknown[] } };
+    const d24 = (await json(await s.api('/v1/shop/overview'), 200)) as {
+      window: string;
+      telemetry: { requests: number; resolution: string; series: unknown[] };
+    };
     expect(d24.window).toBe('24h');
     expect(d24.telemetry).toMatchObject({ requests: n + 1, resolution: 'hour' });
     expect(d24.telemetry.series).toHaveLength(24);
@@ -336,7 +348,10 @@ describe('GET /v1/{ns}/overview', () => {
   it('404 for an unknown namespace, 401 without a token, 403 for a token of another namespace', async () => {
     expect((await json(await s.api('/v1/nope/overview'), 404)).error).toBe('namespace_not_found');
     expect((await s.api('/v1/shop/overview', { token: null })).status).toBe(401);
-    const other = await json(await s.api('/api/admin/tokens', { method: 'POST', json: { name: 'docs-only', scope: 'namespaces', namespaces: ['docs'], read_only: true } }), 201);
+    const other = await json(
+      await s.api('/api/admin/tokens', { method: 'POST', json: { name: 'docs-only', scope: 'namespaces', namespaces: ['docs'], read_only: true } }),
+      201,
+    );
     expect((await json(await s.api('/v1/shop/overview', { token: other.token }), 403)).error).toBe('forbidden');
     const own = await json(await s.api('/v1/docs/overview?window=1h', { token: other.token }), 200);
     expect(own.namespace).toBe('docs');
@@ -377,7 +392,10 @@ describe('persistence', () => {
       expect(o.telemetry).toMatchObject({ requests: 5, client_errors: 1 });
 
       expect((await fetch(`${s2.url}/v1/namespaces/keep`, { method: 'DELETE', headers: auth })).status).toBe(204);
-      const left = s2.services.platformDb.prepare("SELECT (SELECT count(*) FROM ns_telemetry_minute WHERE ns = 'keep') + (SELECT count(*) FROM ns_telemetry_hour WHERE ns = 'keep')").pluck().get();
+      const left = s2.services.platformDb
+        .prepare("SELECT (SELECT count(*) FROM ns_telemetry_minute WHERE ns = 'keep') + (SELECT count(*) FROM ns_telemetry_hour WHERE ns = 'keep')")
+        .pluck()
+        .get();
       expect(left).toBe(0);
     } finally {
       await s2?.close();

@@ -117,13 +117,31 @@ describe('postgrest-js against Hearth', () => {
   });
 
   it('upserts on a unique column, and ignores duplicates on request', async () => {
-    const up = await db.from('products').upsert([{ sku: 'A1', title: 'Apple (red)', price: 1.5 }, { sku: 'F1', title: 'Fig', price: 3 }], { onConflict: 'sku' }).select('sku, title, price, stock');
+    const up = await db
+      .from('products')
+      .upsert(
+        [
+          { sku: 'A1', title: 'Apple (red)', price: 1.5 },
+          { sku: 'F1', title: 'Fig', price: 3 },
+        ],
+        { onConflict: 'sku' },
+      )
+      .select('sku, title, price, stock');
     expect(up.error).toBeNull();
     expect(up.data).toEqual([
       { sku: 'A1', title: 'Apple (red)', price: 1.5, stock: 50 },
       { sku: 'F1', title: 'Fig', price: 3, stock: null },
     ]);
-    const ign = await db.from('products').upsert([{ sku: 'A1', title: 'ignored' }, { sku: 'G1', title: 'Grape' }], { onConflict: 'sku', ignoreDuplicates: true }).select('sku, title');
+    const ign = await db
+      .from('products')
+      .upsert(
+        [
+          { sku: 'A1', title: 'ignored' },
+          { sku: 'G1', title: 'Grape' },
+        ],
+        { onConflict: 'sku', ignoreDuplicates: true },
+      )
+      .select('sku, title');
     expect(ign.error).toBeNull();
     expect(ign.data).toEqual([{ sku: 'G1', title: 'Grape' }]);
     expect((await db.from('products').select('title').eq('sku', 'A1').single()).data).toEqual({ title: 'Apple (red)' });
@@ -158,7 +176,14 @@ describe('PostgREST query semantics on /rest', () => {
   beforeAll(async () => {
     const res = await s.api('/v1/shop/tables', {
       method: 'POST',
-      json: { type: 'table', name: 'entities', columns: [{ name: 'name', type: 'text', not_null: true }, { name: 'score', type: 'integer' }] },
+      json: {
+        type: 'table',
+        name: 'entities',
+        columns: [
+          { name: 'name', type: 'text', not_null: true },
+          { name: 'score', type: 'integer' },
+        ],
+      },
     });
     expect(res.status).toBe(201);
     const { error } = await db.from('entities').insert(ENTITIES);
@@ -167,10 +192,13 @@ describe('PostgREST query semantics on /rest', () => {
 
   /** Percent-encodes each value of a query written plainly (`a=b&c=d`), so the server sees exactly what is written. */
   const enc = (query: string) =>
-    query.split('&').map((p) => {
-      const i = p.indexOf('=');
-      return `${encodeURIComponent(p.slice(0, i))}=${encodeURIComponent(p.slice(i + 1))}`;
-    }).join('&');
+    query
+      .split('&')
+      .map((p) => {
+        const i = p.indexOf('=');
+        return `${encodeURIComponent(p.slice(0, i))}=${encodeURIComponent(p.slice(i + 1))}`;
+      })
+      .join('&');
   const rest = async (query: string, headers: Record<string, string> = {}) => {
     const r = await s.api(`/v1/shop/rest/entities?${enc(query)}`, { headers });
     const text = await r.text();
@@ -314,7 +342,7 @@ describe('PostgREST query semantics on /rest', () => {
       expect(r.data).toEqual([{ id: 5 }, { id: 8 }]);
     });
 
-    it('an empty list, or a list of one empty value, matches nothing (PostgREST: = ANY(\'{}\'))', async () => {
+    it("an empty list, or a list of one empty value, matches nothing (PostgREST: = ANY('{}'))", async () => {
       expect(await restIds('name=in.()')).toEqual([]);
       expect(await restIds('name=in.(    )')).toEqual([]);
       expect(await restIds('name=in.("")')).toEqual([]);
@@ -328,7 +356,7 @@ describe('PostgREST query semantics on /rest', () => {
 
   describe('ranges: limit, offset and Content-Range', () => {
     const exact = { prefer: 'count=exact' };
-    it('an offset past the end with Prefer: count=exact is 416 with Content-Range */N and PostgREST\'s error body', async () => {
+    it("an offset past the end with Prefer: count=exact is 416 with Content-Range */N and PostgREST's error body", async () => {
       const r = await rest('offset=100', exact);
       expect(r.status).toBe(416);
       expect(r.range).toBe(`*/${N}`);

@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { multipart, startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { multipart, startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 
 let s: TestServer;
 let work: string;
@@ -34,13 +34,26 @@ describe('filters on blob columns compare the decoded bytes', () => {
   let ns: string;
   beforeAll(async () => {
     ns = await freshNs();
-    expect((await post(`/v1/${ns}/tables`, { type: 'table', name: 'files', columns: [{ name: 'label', type: 'text' }, { name: 'b', type: 'blob' }] })).status).toBe(201);
-    const res = await post(`/v1/${ns}/tables/files/rows`, { rows: [
-      { label: 'a', b: 'AP8=' }, // 00 ff
-      { label: 'b', b: 'AAEC' }, // 00 01 02
-      { label: 'c', b: null },
-      { label: 'd', b: '-_8' }, // fb ff, URL-safe without padding
-    ] });
+    expect(
+      (
+        await post(`/v1/${ns}/tables`, {
+          type: 'table',
+          name: 'files',
+          columns: [
+            { name: 'label', type: 'text' },
+            { name: 'b', type: 'blob' },
+          ],
+        })
+      ).status,
+    ).toBe(201);
+    const res = await post(`/v1/${ns}/tables/files/rows`, {
+      rows: [
+        { label: 'a', b: 'AP8=' }, // 00 ff
+        { label: 'b', b: 'AAEC' }, // 00 01 02
+        { label: 'c', b: null },
+        { label: 'd', b: '-_8' }, // fb ff, URL-safe without padding
+      ],
+    });
     expect(res.status).toBe(201);
   });
   const labels = async (params: Record<string, string>, p = `/v1/${ns}/tables/files/rows`) => {
@@ -133,7 +146,15 @@ describe('SQLite refusing a write is a 4xx, never a 500', () => {
     // [what SQLite says, method, path, status, error, message, body]
     ['SQLITE_TOOBIG from a generated column', 'POST', 'big/rows', 400, 'value_too_large', /big: .*string or blob too big/, { n: 2_000_000_000 }],
     ['SQLITE_TOOBIG on update', 'PATCH', 'big/rows?id=eq.1', 400, 'value_too_large', /string or blob too big/, { n: 2_000_000_000 }],
-    ['SQLITE_CONSTRAINT_DATATYPE from a STRICT generated column', 'POST', 'typed/rows', 400, 'datatype_mismatch', /cannot store TEXT value in INTEGER column typed\.g/, { v: 1 }],
+    [
+      'SQLITE_CONSTRAINT_DATATYPE from a STRICT generated column',
+      'POST',
+      'typed/rows',
+      400,
+      'datatype_mismatch',
+      /cannot store TEXT value in INTEGER column typed\.g/,
+      { v: 1 },
+    ],
     ['SQLITE_CONSTRAINT_CHECK on a generated column', 'POST', 'doubled/rows', 400, 'check_violation', /g < 100/, { v: 60 }],
     ['SQLITE_CONSTRAINT_NOTNULL on a generated column', 'POST', 'labelled/rows', 400, 'not_null_violation', /labelled\.g must not be null/, { v: 'none' }],
     ['SQLITE_CONSTRAINT_TRIGGER from RAISE(ABORT)', 'POST', 'guarded/rows', 400, 'trigger_violation', /v must not be negative/, { v: -1 }],
@@ -145,7 +166,15 @@ describe('SQLite refusing a write is a 4xx, never a 500', () => {
     ['SQLITE_RANGE from a trigger', 'POST', 'events/rows', 400, 'value_out_of_range', /column index out of range/, { word: 'range' }],
     ['SQLITE_CONSTRAINT_ROWID from a trigger', 'POST', 'events/rows', 409, 'unique_violation', /rowid/, { word: 'rowid' }],
     ['integer overflow from a trigger', 'POST', 'events/rows', 400, 'value_too_large', /integer overflow/, { word: 'overflow' }],
-    ['SQLITE_CONSTRAINT from a virtual table (R*Tree)', 'POST', 'boxes/rows', 400, 'constraint_violation', /rtree constraint failed/, { id: 1, minx: 5, maxx: 1 }],
+    [
+      'SQLITE_CONSTRAINT from a virtual table (R*Tree)',
+      'POST',
+      'boxes/rows',
+      400,
+      'constraint_violation',
+      /rtree constraint failed/,
+      { id: 1, minx: 5, maxx: 1 },
+    ],
     ['SQLITE_ERROR from a trigger naming a dropped table', 'POST', 'notes/rows', 409, 'conflict', /no such table: main\.gone/, { v: 'x' }],
     ['SQLITE_ERROR from a function a trigger calls', 'POST', 'tiles/rows', 409, 'conflict', /ntile/, { v: 'x' }],
   ] as const)('%s: %s %s is %i %s', async (_what, method, p, status, error, message, body) => {

@@ -119,7 +119,10 @@ describe('listing with the PostgREST grammar', () => {
 
   it('selects columns with renames', async () => {
     const r = await get(`/v1/${ns}/tables/people/rows?select=name,years:age,active&age=eq.31`);
-    expect(r.body.data).toEqual([{ name: 'Ann', years: 31, active: true }, { name: 'Eve', years: 31, active: false }]);
+    expect(r.body.data).toEqual([
+      { name: 'Ann', years: 31, active: true },
+      { name: 'Eve', years: 31, active: false },
+    ]);
   });
 
   it('aggregates, grouped by the plain columns selected, without meta', async () => {
@@ -232,10 +235,17 @@ describe('writes', () => {
     const one = await post(`/v1/${ns}/tables/people/rows`, { name: 'Gus', age: 5, _meta: { actor: 'alice' } });
     expect(one.status).toBe(201);
     expect(await one.json()).toEqual({ count: 1 });
-    const many = await post(`/v1/${ns}/tables/people/rows`, { rows: [{ name: 'H1' }, { name: 'H2', tags: { deep: [1, { x: null }] } }] }, { prefer: 'return=representation' });
+    const many = await post(
+      `/v1/${ns}/tables/people/rows`,
+      { rows: [{ name: 'H1' }, { name: 'H2', tags: { deep: [1, { x: null }] } }] },
+      { prefer: 'return=representation' },
+    );
     expect(many.status).toBe(201);
     const body = await many.json();
-    expect(body.data.map((r: { id: number; name: string }) => [r.id, r.name])).toEqual([[8, 'H1'], [9, 'H2']]);
+    expect(body.data.map((r: { id: number; name: string }) => [r.id, r.name])).toEqual([
+      [8, 'H1'],
+      [9, 'H2'],
+    ]);
     expect(body.data[1].tags).toEqual({ deep: [1, { x: null }] });
     const minimal = await post(`/v1/${ns}/tables/people/rows`, { name: 'I' }, { prefer: 'return=minimal' });
     expect(minimal.status).toBe(201);
@@ -302,13 +312,39 @@ describe('writes', () => {
 
   it('upserts with resolution=merge-duplicates and skips with ignore-duplicates', async () => {
     const ns = await seed();
-    await post(`/v1/${ns}/tables/people/rows`, { rows: [{ name: 'A', email: 'a@x', age: 1 }, { name: 'B', email: 'b@x', age: 2 }] });
-    const merged = await post(`/v1/${ns}/tables/people/rows?on_conflict=email`, { rows: [{ name: 'A2', email: 'a@x' }, { name: 'C', email: 'c@x' }] }, { prefer: 'resolution=merge-duplicates, return=representation' });
+    await post(`/v1/${ns}/tables/people/rows`, {
+      rows: [
+        { name: 'A', email: 'a@x', age: 1 },
+        { name: 'B', email: 'b@x', age: 2 },
+      ],
+    });
+    const merged = await post(
+      `/v1/${ns}/tables/people/rows?on_conflict=email`,
+      {
+        rows: [
+          { name: 'A2', email: 'a@x' },
+          { name: 'C', email: 'c@x' },
+        ],
+      },
+      { prefer: 'resolution=merge-duplicates, return=representation' },
+    );
     expect(merged.status).toBe(201);
     const data = (await merged.json()).data;
-    expect(data.map((r: { name: string; age: number | null }) => [r.name, r.age])).toEqual([['A2', 1], ['C', null]]);
+    expect(data.map((r: { name: string; age: number | null }) => [r.name, r.age])).toEqual([
+      ['A2', 1],
+      ['C', null],
+    ]);
     expect(data[0].updated_at > data[0].created_at).toBe(true);
-    const ignored = await post(`/v1/${ns}/tables/people/rows`, { rows: [{ name: 'B2', email: 'b@x' }, { name: 'D', email: 'd@x' }] }, { prefer: 'resolution=ignore-duplicates,return=representation' });
+    const ignored = await post(
+      `/v1/${ns}/tables/people/rows`,
+      {
+        rows: [
+          { name: 'B2', email: 'b@x' },
+          { name: 'D', email: 'd@x' },
+        ],
+      },
+      { prefer: 'resolution=ignore-duplicates,return=representation' },
+    );
     expect((await ignored.json()).data.map((r: { name: string }) => r.name)).toEqual(['D']);
     const all = names((await get(`/v1/${ns}/tables/people/rows?email=not.is.null&order=email`)).body);
     expect(all).toEqual(['A2', 'B', 'C', 'D']);
@@ -320,11 +356,18 @@ describe('writes', () => {
 
   it('bulk PATCH and DELETE use the filters', async () => {
     const ns = await seed();
-    const patched = await s.api(`/v1/${ns}/tables/people/rows?city=eq.Oslo&age=gte.40`, { method: 'PATCH', json: { city: 'Bergen', _meta: { actor: 'mover' } } });
+    const patched = await s.api(`/v1/${ns}/tables/people/rows?city=eq.Oslo&age=gte.40`, {
+      method: 'PATCH',
+      json: { city: 'Bergen', _meta: { actor: 'mover' } },
+    });
     expect(patched.status).toBe(200);
     expect(await patched.json()).toEqual({ count: 1 });
     expect(names((await get(`/v1/${ns}/tables/people/rows?city=eq.Bergen`)).body)).toEqual(['bob', 'fay, "the" 2nd']);
-    const rep = await s.api(`/v1/${ns}/tables/people/rows?name=eq.bob`, { method: 'PATCH', json: { active: true }, headers: { prefer: 'return=representation' } });
+    const rep = await s.api(`/v1/${ns}/tables/people/rows?name=eq.bob`, {
+      method: 'PATCH',
+      json: { active: true },
+      headers: { prefer: 'return=representation' },
+    });
     const row = (await rep.json()).data[0];
     expect(row.active).toBe(true);
     expect(row.updated_at > row.created_at).toBe(true);
@@ -359,8 +402,19 @@ describe('writes', () => {
   it('stores datetimes in UTC and blobs as bytes', async () => {
     const ns = `types${++n}`;
     await post('/v1/namespaces', { name: ns });
-    await post(`/v1/${ns}/tables`, { type: 'table', name: 't', columns: [{ name: 'at', type: 'datetime' }, { name: 'b', type: 'blob' }] });
-    const res = await post(`/v1/${ns}/tables/t/rows`, { at: '2026-03-01T10:00:00+02:00', b: Buffer.from([0, 1, 2, 255]).toString('base64') }, { prefer: 'return=representation' });
+    await post(`/v1/${ns}/tables`, {
+      type: 'table',
+      name: 't',
+      columns: [
+        { name: 'at', type: 'datetime' },
+        { name: 'b', type: 'blob' },
+      ],
+    });
+    const res = await post(
+      `/v1/${ns}/tables/t/rows`,
+      { at: '2026-03-01T10:00:00+02:00', b: Buffer.from([0, 1, 2, 255]).toString('base64') },
+      { prefer: 'return=representation' },
+    );
     expect((await res.json()).data[0]).toMatchObject({ at: '2026-03-01T08:00:00.000Z', b: 'AAEC/w==' });
     expect((await get(`/v1/${ns}/tables/t/rows?at=gt.${encodeURIComponent('2026-03-01T09:00:00+02:00')}`)).body.data).toHaveLength(1);
     expect((await get(`/v1/${ns}/tables/t/rows?at=gt.${encodeURIComponent('2026-03-01T11:00:00+02:00')}`)).body.data).toHaveLength(0);
@@ -401,7 +455,7 @@ describe('configuration takes effect', () => {
     expect((await post(`/v1/${ns}/tables/child/rows`, { parent_id: 42 })).status).toBe(201);
   });
 
-  it('busy_timeout: a write waiting on another writer\'s lock fails after the timeout with 503', async () => {
+  it("busy_timeout: a write waiting on another writer's lock fails after the timeout with 503", async () => {
     const ns = `busy${++n}`;
     await post('/v1/namespaces', { name: ns, config: { busy_timeout: 200 } });
     await post(`/v1/${ns}/tables`, { type: 'table', name: 't', columns: [{ name: 'x', type: 'integer' }] });
@@ -466,7 +520,17 @@ describe('CSV', () => {
   it('round-trips awkward values: quotes, commas, newlines, Unicode, empty strings and NULL', async () => {
     const src = `csvsrc${++n}`;
     await post('/v1/namespaces', { name: src });
-    await post(`/v1/${src}/tables`, { type: 'table', name: 't', columns: [{ name: 's', type: 'text' }, { name: 'i', type: 'integer' }, { name: 'r', type: 'real' }, { name: 'b', type: 'boolean' }, { name: 'j', type: 'json' }] });
+    await post(`/v1/${src}/tables`, {
+      type: 'table',
+      name: 't',
+      columns: [
+        { name: 's', type: 'text' },
+        { name: 'i', type: 'integer' },
+        { name: 'r', type: 'real' },
+        { name: 'b', type: 'boolean' },
+        { name: 'j', type: 'json' },
+      ],
+    });
     const awkward = [
       { s: 'plain', i: 1, r: 1.5, b: true, j: { a: [1, 'x,y'] } },
       { s: 'with, comma', i: -2, r: -0.25, b: false, j: 'a "quoted" string' },
@@ -480,7 +544,17 @@ describe('CSV', () => {
     const csv = Buffer.from(await (await s.api(`/v1/${src}/tables/t/export?format=csv&select=s,i,r,b,j`)).arrayBuffer());
     const dst = `csvdst${++n}`;
     await post('/v1/namespaces', { name: dst });
-    await post(`/v1/${dst}/tables`, { type: 'table', name: 't', columns: [{ name: 's', type: 'text' }, { name: 'i', type: 'integer' }, { name: 'r', type: 'real' }, { name: 'b', type: 'boolean' }, { name: 'j', type: 'json' }] });
+    await post(`/v1/${dst}/tables`, {
+      type: 'table',
+      name: 't',
+      columns: [
+        { name: 's', type: 'text' },
+        { name: 'i', type: 'integer' },
+        { name: 'r', type: 'real' },
+        { name: 'b', type: 'boolean' },
+        { name: 'j', type: 'json' },
+      ],
+    });
     const m = multipart([{ name: 'file', filename: 't.csv', data: csv, type: 'text/csv' }]);
     const imp = await s.api(`/v1/namespaces/${dst}/import?table=t`, { method: 'POST', body: m.body, headers: { 'content-type': m.contentType } });
     expect(imp.status).toBe(200);
@@ -519,8 +593,15 @@ describe('CSV', () => {
     expect(ok.status).toBe(200);
     expect(await ok.json()).toEqual({ table: 'people', inserted: 2 });
     const added = (await get(`/v1/${ns}/tables/people/rows?id=gt.6&select=name,age,active,born`)).body.data;
-    expect(added).toEqual([{ name: 'New', age: 3, active: true, born: '2020-02-02' }, { name: 'Quo, ted', age: null, active: false, born: null }]);
-    const missing = await s.api(`/v1/namespaces/${ns}/import?table=ghosts`, { method: 'POST', body: multipart([{ name: 'file', filename: 'x.csv', data: 'a\n1\n' }]).body, headers: { 'content-type': multipart([]).contentType } });
+    expect(added).toEqual([
+      { name: 'New', age: 3, active: true, born: '2020-02-02' },
+      { name: 'Quo, ted', age: null, active: false, born: null },
+    ]);
+    const missing = await s.api(`/v1/namespaces/${ns}/import?table=ghosts`, {
+      method: 'POST',
+      body: multipart([{ name: 'file', filename: 'x.csv', data: 'a\n1\n' }]).body,
+      headers: { 'content-type': multipart([]).contentType },
+    });
     expect(missing.status).toBe(400);
   });
 
@@ -562,7 +643,14 @@ describe('regressions from review', () => {
   it('dates and date-times: impossible values refused, no zone means UTC', async () => {
     const ns = `dt${++n}`;
     await post('/v1/namespaces', { name: ns });
-    await post(`/v1/${ns}/tables`, { type: 'table', name: 't', columns: [{ name: 'd', type: 'date' }, { name: 'at', type: 'datetime' }] });
+    await post(`/v1/${ns}/tables`, {
+      type: 'table',
+      name: 't',
+      columns: [
+        { name: 'd', type: 'date' },
+        { name: 'at', type: 'datetime' },
+      ],
+    });
     for (const row of [{ d: '2026-02-30' }, { d: '2026-13-01' }, { at: '2026-02-31T10:00Z' }, { at: '2026-01-01T24:00' }, { at: 'yesterday' }]) {
       const res = await post(`/v1/${ns}/tables/t/rows`, row);
       expect([JSON.stringify(row), res.status]).toEqual([JSON.stringify(row), 400]);

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { multipart, startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { multipart, startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 
 let s: TestServer;
 let work: string;
@@ -27,7 +27,14 @@ const post = (p: string, json: unknown) => s.api(p, { method: 'POST', json });
 const put = (p: string, json: unknown) => s.api(p, { method: 'PUT', json });
 const del = (p: string, json?: unknown) => s.api(p, { method: 'DELETE', json });
 const json = async (res: Response | Promise<Response>) => (await res).json();
-const changelog = async (ns: string, query = '') => (await json(s.api(`/v1/${ns}/changelog${query}`))) as Array<{ id: number; action: string; table: string; detail: Record<string, unknown>; _meta: Record<string, unknown> | null }>;
+const changelog = async (ns: string, query = '') =>
+  (await json(s.api(`/v1/${ns}/changelog${query}`))) as Array<{
+    id: number;
+    action: string;
+    table: string;
+    detail: Record<string, unknown>;
+    _meta: Record<string, unknown> | null;
+  }>;
 const names = async (ns: string) => ((await json(s.api(`/v1/${ns}/tables`))).data as Array<{ name: string }>).map((o) => o.name);
 const rows = async (ns: string, table: string) => {
   const res = await s.api(`/v1/${ns}/tables/${table}/rows`);
@@ -74,17 +81,26 @@ async function subscribe(ns: string) {
   };
 }
 
-const people = { type: 'table', name: 'people', columns: [
-  { name: 'name', type: 'text' },
-  { name: 'age', type: 'integer' },
-  { name: 'city', type: 'text' },
-] };
+const people = {
+  type: 'table',
+  name: 'people',
+  columns: [
+    { name: 'name', type: 'text' },
+    { name: 'age', type: 'integer' },
+    { name: 'city', type: 'text' },
+  ],
+};
 
 async function withViews() {
   const ns = await freshNs();
   expect((await post(`/v1/${ns}/tables`, people)).status).toBe(201);
   expect((await post(`/v1/${ns}/tables`, { type: 'table', name: 'other', columns: [{ name: 'x', type: 'text' }] })).status).toBe(201);
-  await post(`/v1/${ns}/tables/people/rows`, { rows: [{ name: 'Ann', age: 30, city: 'Oslo' }, { name: 'Kid', age: 9, city: 'Bergen' }] });
+  await post(`/v1/${ns}/tables/people/rows`, {
+    rows: [
+      { name: 'Ann', age: 30, city: 'Oslo' },
+      { name: 'Kid', age: 9, city: 'Bergen' },
+    ],
+  });
   expect((await post(`/v1/${ns}/tables`, { type: 'view', name: 'adults', sql: 'SELECT name, age FROM people WHERE age >= 18' })).status).toBe(201);
   expect((await post(`/v1/${ns}/tables`, { type: 'view', name: 'adult_names', sql: 'SELECT name FROM adults' })).status).toBe(201);
   expect((await post(`/v1/${ns}/tables`, { type: 'view', name: 'cities', sql: 'SELECT DISTINCT city FROM people' })).status).toBe(201);
@@ -173,7 +189,14 @@ describe('views depend on what they read', () => {
     expect(body.error).toBe('dependent_views');
     for (const v of dependents) expect(body.message).toContain(v);
     for (const v of ['adults', 'adult_names', 'cities'].filter((x) => !dependents.includes(x))) expect(body.message).not.toContain(v);
-    expect((await json(s.api(`/v1/${ns}/tables/people`))).columns.map((c: { name: string }) => c.name)).toEqual(['id', 'name', 'age', 'city', 'created_at', 'updated_at']);
+    expect((await json(s.api(`/v1/${ns}/tables/people`))).columns.map((c: { name: string }) => c.name)).toEqual([
+      'id',
+      'name',
+      'age',
+      'city',
+      'created_at',
+      'updated_at',
+    ]);
     expect(await changelog(ns)).toEqual(before);
     await healthy(ns);
 
@@ -184,7 +207,12 @@ describe('views depend on what they read', () => {
     const log = await changelog(ns, `?limit=${dependents.length + 1}`);
     expect(log[0]!.action).toBe('update_table');
     expect(log.slice(1).map((e) => e.action)).toEqual(dependents.map(() => 'drop_view'));
-    expect(log.slice(1).map((e) => e.table).sort()).toEqual([...dependents].sort());
+    expect(
+      log
+        .slice(1)
+        .map((e) => e.table)
+        .sort(),
+    ).toEqual([...dependents].sort());
     expect(log[0]!.detail.dropped_views).toEqual([...dependents].sort());
     await healthy(ns);
   });
@@ -214,7 +242,10 @@ describe('views depend on what they read', () => {
     expect(res.status).toBe(200);
     const adults = await json(s.api(`/v1/${ns}/tables/adults`));
     expect(adults.sql).toBe('SELECT name, age FROM "persons" WHERE age >= 18');
-    expect(adults.columns).toEqual([{ name: 'name', type: 'text' }, { name: 'age', type: 'integer' }]);
+    expect(adults.columns).toEqual([
+      { name: 'name', type: 'text' },
+      { name: 'age', type: 'integer' },
+    ]);
     expect(await rows(ns, 'adults')).toEqual([{ name: 'Ann', age: 30 }]);
     expect(await rows(ns, 'adult_names')).toEqual([{ name: 'Ann' }]);
     expect((await rows(ns, 'cities')).map((r) => r.city).sort()).toEqual(['Bergen', 'Oslo']);
@@ -284,16 +315,29 @@ describe('views depend on what they read', () => {
 describe('indexes dropped with their columns', () => {
   it('records each index a column drop removes in the changelog and publishes it', async () => {
     const ns = await freshNs();
-    await post(`/v1/${ns}/tables`, { type: 'table', name: 'docs', columns: [
-      { name: 'title', type: 'text' }, { name: 'body', type: 'text' }, { name: 'tag', type: 'text' }, { name: 'n', type: 'integer' },
-    ] });
-    await post(`/v1/${ns}/tables/docs/rows`, { rows: [{ title: 'Tea', body: 'green tea', tag: 'a', n: 1 }, { title: 'Coffee', body: 'black', tag: 'b', n: 2 }] });
+    await post(`/v1/${ns}/tables`, {
+      type: 'table',
+      name: 'docs',
+      columns: [
+        { name: 'title', type: 'text' },
+        { name: 'body', type: 'text' },
+        { name: 'tag', type: 'text' },
+        { name: 'n', type: 'integer' },
+      ],
+    });
+    await post(`/v1/${ns}/tables/docs/rows`, {
+      rows: [
+        { title: 'Tea', body: 'green tea', tag: 'a', n: 1 },
+        { title: 'Coffee', body: 'black', tag: 'b', n: 2 },
+      ],
+    });
     for (const ix of [
       { type: 'index', name: 'by_tag', columns: ['tag'] },
       { type: 'unique', name: 'tag_n', columns: ['tag', 'n'] },
       { type: 'index', name: 'by_n', columns: ['n'] },
       { type: 'fts', columns: ['body'] },
-    ]) expect((await post(`/v1/${ns}/tables/docs/indexes`, ix)).status).toBe(201);
+    ])
+      expect((await post(`/v1/${ns}/tables/docs/indexes`, ix)).status).toBe(201);
     const sse = await subscribe(ns);
     const res = await put(`/v1/${ns}/tables/docs`, { drop_columns: ['tag', 'body'], _meta: { actor: 'dba' } });
     expect(res.status).toBe(200);
@@ -314,7 +358,14 @@ describe('indexes dropped with their columns', () => {
 
   it('a full-text index that keeps some of its columns is recorded as dropped and created again over them', async () => {
     const ns = await freshNs();
-    await post(`/v1/${ns}/tables`, { type: 'table', name: 'docs', columns: [{ name: 'title', type: 'text' }, { name: 'body', type: 'text' }] });
+    await post(`/v1/${ns}/tables`, {
+      type: 'table',
+      name: 'docs',
+      columns: [
+        { name: 'title', type: 'text' },
+        { name: 'body', type: 'text' },
+      ],
+    });
     await post(`/v1/${ns}/tables/docs/rows`, { title: 'Tea', body: 'green' });
     await post(`/v1/${ns}/tables/docs/indexes`, { type: 'fts', columns: ['title', 'body'] });
     expect((await put(`/v1/${ns}/tables/docs`, { drop_columns: ['body'] })).status).toBe(200);
@@ -328,7 +379,10 @@ describe('indexes dropped with their columns', () => {
     // renaming a column moves its indexes along: nothing is dropped
     await post(`/v1/${ns}/tables/docs/indexes`, { type: 'index', name: 'by_title', columns: ['title'] });
     const renamed = await put(`/v1/${ns}/tables/docs`, { rename_columns: { title: 'heading' } });
-    expect((await renamed.json()).indexes).toEqual([{ name: 'by_title', type: 'index', columns: ['heading'] }, { name: 'fts', type: 'fts', columns: ['heading'] }]);
+    expect((await renamed.json()).indexes).toEqual([
+      { name: 'by_title', type: 'index', columns: ['heading'] },
+      { name: 'fts', type: 'fts', columns: ['heading'] },
+    ]);
     expect((await changelog(ns, '?limit=1'))[0]!.action).toBe('update_table');
     expect((await changelog(ns, '?limit=2'))[1]!.action).toBe('create_index');
   });
@@ -390,7 +444,10 @@ describe('the changelog of a renamed table', () => {
       ['create_table', 't0', null],
     ]);
     const t1 = await changelog(ns, '?table=t1');
-    expect(t1.map((e) => [e.action, e.detail])).toEqual([['update_table', { from: 't1', metadata: { other: true } }], ['create_table', { columns: [], metadata: {} }]]);
+    expect(t1.map((e) => [e.action, e.detail])).toEqual([
+      ['update_table', { from: 't1', metadata: { other: true } }],
+      ['create_table', { columns: [], metadata: {} }],
+    ]);
     expect((await changelog(ns, '?table=t0')).map((e) => e.action)).toEqual(['create_table']);
     // paging applies to the followed history
     expect((await changelog(ns, '?table=t2&limit=2&offset=3')).map((e) => e.id)).toEqual([t2[3]!.id, t2[4]!.id]);
@@ -404,7 +461,7 @@ describe('the changelog of a renamed table', () => {
     expect((await changelog(ns, '?table=v2')).map((e) => e.action)).toEqual(['update_table', 'create_view']);
   });
 
-  it('a dropped table\'s history ends at its drop; a table created again under its name starts afresh', async () => {
+  it("a dropped table's history ends at its drop; a table created again under its name starts afresh", async () => {
     const ns = await freshNs();
     await post(`/v1/${ns}/tables`, { type: 'table', name: 'old', columns: [] });
     await put(`/v1/${ns}/tables/old`, { rename: 'gone' });

@@ -18,11 +18,16 @@ async function freshNs(config?: unknown) {
 }
 const post = (p: string, json: unknown) => s.api(p, { method: 'POST', json });
 const put = (p: string, json: unknown) => s.api(p, { method: 'PUT', json });
-const people = { type: 'table', name: 'people', metadata: { label: 'People' }, columns: [
-  { name: 'name', type: 'text', not_null: true, max_length: 20 },
-  { name: 'age', type: 'integer', min: 0, max: 150 },
-  { name: 'bio', type: 'text' },
-] };
+const people = {
+  type: 'table',
+  name: 'people',
+  metadata: { label: 'People' },
+  columns: [
+    { name: 'name', type: 'text', not_null: true, max_length: 20 },
+    { name: 'age', type: 'integer', min: 0, max: 150 },
+    { name: 'bio', type: 'text' },
+  ],
+};
 
 describe('tables', () => {
   it('creates a table with system columns and describes it', async () => {
@@ -56,7 +61,17 @@ describe('tables', () => {
     [{ type: 'table', name: 't1', columns: [{ name: 'created_at', type: 'text' }] }, 'reserved_name'],
     [{ type: 'table', name: 't1', columns: [{ name: '_meta', type: 'text' }] }, 'reserved_name'],
     [{ type: 'table', name: 't1', columns: [{ name: 'x"; DROP TABLE y; --', type: 'text' }] }, 'invalid_identifier'],
-    [{ type: 'table', name: 't1', columns: [{ name: 'a', type: 'text' }, { name: 'a', type: 'text' }] }, 'column_exists'],
+    [
+      {
+        type: 'table',
+        name: 't1',
+        columns: [
+          { name: 'a', type: 'text' },
+          { name: 'a', type: 'text' },
+        ],
+      },
+      'column_exists',
+    ],
     [{ type: 'table', name: 't1', columns: [{ name: 'a', type: 'varchar' }] }, 'invalid_request'],
     [{ type: 'table', name: 't1', columns: [{ name: 'a', type: 'integer', max_length: 3 }] }, 'invalid_request'],
     [{ type: 'table', name: 't1', columns: [{ name: 'a', type: 'text', min: 3 }] }, 'invalid_request'],
@@ -82,7 +97,12 @@ describe('tables', () => {
   it('PUT renames, adds, drops and renames columns and keeps the data', async () => {
     const ns = await freshNs();
     await post(`/v1/${ns}/tables`, people);
-    await post(`/v1/${ns}/tables/people/rows`, { rows: [{ name: 'Ann', age: 30, bio: 'likes tea' }, { name: 'Bob', age: 40, bio: 'cyclist' }] });
+    await post(`/v1/${ns}/tables/people/rows`, {
+      rows: [
+        { name: 'Ann', age: 30, bio: 'likes tea' },
+        { name: 'Bob', age: 40, bio: 'cyclist' },
+      ],
+    });
     await post(`/v1/${ns}/tables/people/indexes`, { type: 'index', name: 'by_age', columns: ['age'] });
     await post(`/v1/${ns}/tables/people/indexes`, { type: 'fts', columns: ['name', 'bio'] });
     const res = await put(`/v1/${ns}/tables/people`, {
@@ -101,7 +121,10 @@ describe('tables', () => {
     expect(t.indexes).toEqual([{ name: 'fts', type: 'fts', columns: ['name', 'about'] }]);
     expect((await s.api(`/v1/${ns}/tables/people`)).status).toBe(404);
     const rows = (await (await s.api(`/v1/${ns}/tables/persons/rows?order=id`)).json()).data;
-    expect(rows.map((r: { name: string; about: string; id: number }) => [r.id, r.name, r.about])).toEqual([[1, 'Ann', 'likes tea'], [2, 'Bob', 'cyclist']]);
+    expect(rows.map((r: { name: string; about: string; id: number }) => [r.id, r.name, r.about])).toEqual([
+      [1, 'Ann', 'likes tea'],
+      [2, 'Bob', 'cyclist'],
+    ]);
     // the full-text index followed the rename
     const found = (await (await s.api(`/v1/${ns}/tables/persons/rows?search=cyclist`)).json()).data;
     expect(found.map((r: { name: string }) => r.name)).toEqual(['Bob']);
@@ -152,12 +175,21 @@ describe('views', () => {
   it('creates, reads through, alters and drops a view', async () => {
     const ns = await freshNs();
     await post(`/v1/${ns}/tables`, people);
-    await post(`/v1/${ns}/tables/people/rows`, { rows: [{ name: 'Ann', age: 30 }, { name: 'Kid', age: 9 }] });
+    await post(`/v1/${ns}/tables/people/rows`, {
+      rows: [
+        { name: 'Ann', age: 30 },
+        { name: 'Kid', age: 9 },
+      ],
+    });
     const res = await post(`/v1/${ns}/tables`, { type: 'view', name: 'adults', sql: 'SELECT id, name, age FROM people WHERE age >= 18' });
     expect(res.status).toBe(201);
     const v = await res.json();
     expect(v).toMatchObject({ name: 'adults', type: 'view', sql: 'SELECT id, name, age FROM people WHERE age >= 18', row_count_estimate: null });
-    expect(v.columns).toEqual([{ name: 'id', type: 'integer' }, { name: 'name', type: 'text' }, { name: 'age', type: 'integer' }]);
+    expect(v.columns).toEqual([
+      { name: 'id', type: 'integer' },
+      { name: 'name', type: 'text' },
+      { name: 'age', type: 'integer' },
+    ]);
     const rows = (await (await s.api(`/v1/${ns}/tables/adults/rows`)).json()).data;
     expect(rows).toEqual([{ id: 1, name: 'Ann', age: 30 }]);
     const writes = await post(`/v1/${ns}/tables/adults/rows`, { name: 'x' });
@@ -236,9 +268,15 @@ describe('indexes', () => {
   it('keeps the fts index in sync with inserts, updates and deletes', async () => {
     const ns = await freshNs();
     await post(`/v1/${ns}/tables`, people);
-    await post(`/v1/${ns}/tables/people/rows`, { rows: [{ name: 'Ann', bio: 'Loves green tea' }, { name: 'Bob', bio: 'Coffee and cycling' }] });
+    await post(`/v1/${ns}/tables/people/rows`, {
+      rows: [
+        { name: 'Ann', bio: 'Loves green tea' },
+        { name: 'Bob', bio: 'Coffee and cycling' },
+      ],
+    });
     await post(`/v1/${ns}/tables/people/indexes`, { type: 'fts', columns: ['name', 'bio'] });
-    const search = async (q: string) => ((await (await s.api(`/v1/${ns}/tables/people/rows?search=${encodeURIComponent(q)}`)).json()).data as Array<{ name: string }>).map((r) => r.name);
+    const search = async (q: string) =>
+      ((await (await s.api(`/v1/${ns}/tables/people/rows?search=${encodeURIComponent(q)}`)).json()).data as Array<{ name: string }>).map((r) => r.name);
     expect(await search('tea')).toEqual(['Ann']);
     expect(await search('cycl*')).toEqual(['Bob']);
     expect(await search('coffee cycling')).toEqual(['Bob']);
@@ -280,7 +318,7 @@ describe('changelog', () => {
     const ns = await freshNs();
     expect(await (await s.api(`/v1/${ns}/changelog`)).json()).toEqual([]);
     for (let i = 0; i < 55; i++) await post(`/v1/${ns}/tables`, { type: 'table', name: `t${i}`, columns: [] });
-    expect((await (await s.api(`/v1/${ns}/changelog`)).json())).toHaveLength(50);
+    expect(await (await s.api(`/v1/${ns}/changelog`)).json()).toHaveLength(50);
   });
 
   it('a failed change writes no entry', async () => {
@@ -354,14 +392,22 @@ describe('regressions', () => {
   it('altering the columns of a table a view reads keeps the view, or refuses when the view would break', async () => {
     const ns = await freshNs();
     await post(`/v1/${ns}/tables`, people);
-    await post(`/v1/${ns}/tables/people/rows`, { rows: [{ name: 'Old', age: 70 }, { name: 'Young', age: 20 }] });
+    await post(`/v1/${ns}/tables/people/rows`, {
+      rows: [
+        { name: 'Old', age: 70 },
+        { name: 'Young', age: 20 },
+      ],
+    });
     await post(`/v1/${ns}/tables`, { type: 'view', name: 'seniors', sql: 'SELECT name, age FROM people WHERE age >= 40' });
     const add = await put(`/v1/${ns}/tables/people`, { add_columns: [{ name: 'city', type: 'text' }] });
     expect(add.status).toBe(200);
     expect((await (await s.api(`/v1/${ns}/tables/seniors/rows`)).json()).data).toEqual([{ name: 'Old', age: 70 }]);
     const drop = await put(`/v1/${ns}/tables/people`, { drop_columns: ['age'] });
     expect(drop.status).toBe(409);
-    expect(await drop.json()).toEqual({ error: 'dependent_views', message: expect.stringMatching(/^view seniors reads what this change to people removes or renames/) });
+    expect(await drop.json()).toEqual({
+      error: 'dependent_views',
+      message: expect.stringMatching(/^view seniors reads what this change to people removes or renames/),
+    });
     // nothing changed
     const t = await (await s.api(`/v1/${ns}/tables/people`)).json();
     expect(t.columns.map((c: { name: string }) => c.name)).toContain('age');
@@ -377,7 +423,14 @@ describe('more regressions', () => {
     const r = await put(`/v1/${ns}/tables/casey`, { rename: 'Casey' });
     expect(r.status).toBe(200);
     expect((await r.json()).name).toBe('Casey');
-    const dup = await post(`/v1/${ns}/tables`, { type: 'table', name: 'ab', columns: [{ name: 'A', type: 'text' }, { name: 'a', type: 'text' }] });
+    const dup = await post(`/v1/${ns}/tables`, {
+      type: 'table',
+      name: 'ab',
+      columns: [
+        { name: 'A', type: 'text' },
+        { name: 'a', type: 'text' },
+      ],
+    });
     expect(dup.status).toBe(409);
     const ix = await post(`/v1/${ns}/tables/Casey/indexes`, { type: 'index', columns: ['v'] });
     expect(ix.status).toBe(400);

@@ -4,8 +4,8 @@ import Database from 'better-sqlite3';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HearthError } from '../../../server/core/http/errors.ts';
-import { QueryPool, type PoolJob } from '../../../server/db/sql/sql.pool.ts';
-import { multipart, startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { type PoolJob, QueryPool } from '../../../server/db/sql/sql.pool.ts';
+import { multipart, startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
 
 let s: TestServer;
@@ -44,7 +44,12 @@ describe('single and batch forms', () => {
     const res = await query('q', { sql: 'SELECT name, city FROM people WHERE city = ? ORDER BY id', params: ['Paris'] });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(await res.json()).toEqual({ data: [{ name: 'Blaise', city: 'Paris' }, { name: 'Carl', city: 'Paris' }] });
+    expect(await res.json()).toEqual({
+      data: [
+        { name: 'Blaise', city: 'Paris' },
+        { name: 'Carl', city: 'Paris' },
+      ],
+    });
   });
 
   it('params may be omitted', async () => {
@@ -109,7 +114,9 @@ describe('single and batch forms', () => {
   });
 
   it('stops reading at the response size limit (32 MiB) instead of building a huge answer', async () => {
-    const res = await query('trunc', { statements: [{ sql: 'SELECT zeroblob(20000000) AS b' }, { sql: 'SELECT zeroblob(10000000) AS b' }, { sql: 'SELECT 1 AS one' }] });
+    const res = await query('trunc', {
+      statements: [{ sql: 'SELECT zeroblob(20000000) AS b' }, { sql: 'SELECT zeroblob(10000000) AS b' }, { sql: 'SELECT 1 AS one' }],
+    });
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.results[0].data).toHaveLength(1);
@@ -162,9 +169,13 @@ describe('request validation', () => {
   it.each([
     ['syntax error', { sql: 'SELEC 1' }, /syntax error/],
     ['no such table', { sql: 'SELECT * FROM nowhere' }, /no such table: nowhere/],
-    ['no such function', { sql: 'SELECT readfile(\'/etc/passwd\')' }, /no such function: readfile/],
+    ['no such function', { sql: "SELECT readfile('/etc/passwd')" }, /no such function: readfile/],
     ['only a comment', { sql: '-- nothing' }, /no statements/],
-    ['batch names the failing statement', { statements: [{ sql: 'SELECT 1' }, { sql: 'SELECT 2' }, { sql: 'SELECT * FROM nowhere' }] }, /^statements\.2: no such table: nowhere/],
+    [
+      'batch names the failing statement',
+      { statements: [{ sql: 'SELECT 1' }, { sql: 'SELECT 2' }, { sql: 'SELECT * FROM nowhere' }] },
+      /^statements\.2: no such table: nowhere/,
+    ],
   ])('SQL SQLite rejects (%s) → 400 invalid_sql with its message', async (_name, body, message) => {
     const res = await query('q', body);
     expect(res.status).toBe(400);
@@ -193,35 +204,37 @@ describe('only read-only SQL runs', () => {
     conn('guard').exec("CREATE TABLE t (a INTEGER, b TEXT); INSERT INTO t VALUES (1, 'one'), (2, 'two');");
   });
 
-  it.each([
-    ['INSERT', "INSERT INTO t VALUES (3, 'three')", 'not_read_only'],
-    ['INSERT … RETURNING', "INSERT INTO t VALUES (3, 'three') RETURNING a", 'not_read_only'],
-    ['UPDATE', "UPDATE t SET b = 'x'", 'not_read_only'],
-    ['UPDATE … RETURNING', "UPDATE t SET b = 'x' RETURNING *", 'not_read_only'],
-    ['DELETE', 'DELETE FROM t', 'not_read_only'],
-    ['REPLACE', "REPLACE INTO t VALUES (1, 'x')", 'not_read_only'],
-    ['CREATE TABLE', 'CREATE TABLE u (x)', 'not_read_only'],
-    ['CREATE TEMP TABLE', 'CREATE TEMP TABLE u (x)', 'not_read_only'],
-    ['CREATE INDEX', 'CREATE INDEX i ON t (a)', 'not_read_only'],
-    ['DROP TABLE', 'DROP TABLE t', 'not_read_only'],
-    ['ALTER TABLE', 'ALTER TABLE t ADD COLUMN c', 'not_read_only'],
-    ['ATTACH', `ATTACH '${ATTACH_TARGET}' AS x`, 'not_read_only'],
-    ['ATTACH in memory', "ATTACH ':memory:' AS x", 'not_read_only'],
-    ['DETACH', 'DETACH main', 'not_read_only'],
-    ['PRAGMA journal_mode=delete', 'PRAGMA journal_mode=delete', 'not_read_only'],
-    ['PRAGMA query_only=0', 'PRAGMA query_only=0', 'not_read_only'],
-    ['PRAGMA writable_schema=1', 'PRAGMA writable_schema=1', 'not_read_only'],
-    ['read pragma as a statement (commented)', '/* hi */ -- there\n PRAGMA table_info(t)', 'not_read_only'],
-    ['VACUUM', 'VACUUM', 'not_read_only'],
-    ['BEGIN', 'BEGIN', 'not_read_only'],
-    ['BEGIN IMMEDIATE', 'BEGIN IMMEDIATE', 'not_read_only'],
-    ['SAVEPOINT', 'SAVEPOINT s', 'not_read_only'],
-    ['ANALYZE', 'ANALYZE', 'not_read_only'],
-    ['REINDEX', 'REINDEX', 'not_read_only'],
-    ['load_extension()', "SELECT load_extension('/tmp/x')", 'invalid_sql'],
-    ['two statements', "SELECT 1; DELETE FROM t", 'invalid_sql'],
-    ['a write hidden after a comment in a second statement', "SELECT 1; -- x\n INSERT INTO t VALUES (9, 'x')", 'invalid_sql'],
-  ].map(([name, sql, code]) => [name, code, sql]))('%s → 400 %s, nothing changed', async (_name, code, sql) => {
+  it.each(
+    [
+      ['INSERT', "INSERT INTO t VALUES (3, 'three')", 'not_read_only'],
+      ['INSERT … RETURNING', "INSERT INTO t VALUES (3, 'three') RETURNING a", 'not_read_only'],
+      ['UPDATE', "UPDATE t SET b = 'x'", 'not_read_only'],
+      ['UPDATE … RETURNING', "UPDATE t SET b = 'x' RETURNING *", 'not_read_only'],
+      ['DELETE', 'DELETE FROM t', 'not_read_only'],
+      ['REPLACE', "REPLACE INTO t VALUES (1, 'x')", 'not_read_only'],
+      ['CREATE TABLE', 'CREATE TABLE u (x)', 'not_read_only'],
+      ['CREATE TEMP TABLE', 'CREATE TEMP TABLE u (x)', 'not_read_only'],
+      ['CREATE INDEX', 'CREATE INDEX i ON t (a)', 'not_read_only'],
+      ['DROP TABLE', 'DROP TABLE t', 'not_read_only'],
+      ['ALTER TABLE', 'ALTER TABLE t ADD COLUMN c', 'not_read_only'],
+      ['ATTACH', `ATTACH '${ATTACH_TARGET}' AS x`, 'not_read_only'],
+      ['ATTACH in memory', "ATTACH ':memory:' AS x", 'not_read_only'],
+      ['DETACH', 'DETACH main', 'not_read_only'],
+      ['PRAGMA journal_mode=delete', 'PRAGMA journal_mode=delete', 'not_read_only'],
+      ['PRAGMA query_only=0', 'PRAGMA query_only=0', 'not_read_only'],
+      ['PRAGMA writable_schema=1', 'PRAGMA writable_schema=1', 'not_read_only'],
+      ['read pragma as a statement (commented)', '/* hi */ -- there\n PRAGMA table_info(t)', 'not_read_only'],
+      ['VACUUM', 'VACUUM', 'not_read_only'],
+      ['BEGIN', 'BEGIN', 'not_read_only'],
+      ['BEGIN IMMEDIATE', 'BEGIN IMMEDIATE', 'not_read_only'],
+      ['SAVEPOINT', 'SAVEPOINT s', 'not_read_only'],
+      ['ANALYZE', 'ANALYZE', 'not_read_only'],
+      ['REINDEX', 'REINDEX', 'not_read_only'],
+      ['load_extension()', "SELECT load_extension('/tmp/x')", 'invalid_sql'],
+      ['two statements', 'SELECT 1; DELETE FROM t', 'invalid_sql'],
+      ['a write hidden after a comment in a second statement', "SELECT 1; -- x\n INSERT INTO t VALUES (9, 'x')", 'invalid_sql'],
+    ].map(([name, sql, code]) => [name, code, sql]),
+  )('%s → 400 %s, nothing changed', async (_name, code, sql) => {
     const before = snapshot();
     const res = await query('guard', { sql });
     expect(res.status).toBe(400);
@@ -318,7 +331,9 @@ describe('query_timeout', () => {
   it('is enforced by the query process itself when the server cannot (event loop blocked on a lock the query holds)', async () => {
     // Rollback journal: a reader's shared lock makes a writer wait, and better-sqlite3 waits synchronously, so
     // the server's timer cannot fire. The query process's watchdog stops the query at its limit instead.
-    expect((await s.api('/v1/namespaces', { method: 'POST', json: { name: 'rollback', config: { journal_mode: 'delete', query_timeout: 1000 } } })).status).toBe(201);
+    expect(
+      (await s.api('/v1/namespaces', { method: 'POST', json: { name: 'rollback', config: { journal_mode: 'delete', query_timeout: 1000 } } })).status,
+    ).toBe(201);
     const db = conn('rollback');
     db.exec('CREATE TABLE t (a); INSERT INTO t VALUES (1)');
     const slowRead = SLOW.replace('SELECT count(*) AS n FROM c', 'SELECT x FROM c');
@@ -413,10 +428,14 @@ describe('a long query never blocks other namespaces', () => {
   it('one namespace may hold all but one of the query processes: its fourth long query waits', async () => {
     await setConfig('iso-a', { query_timeout: 1000 });
     const pool = s.services.db.queries.pool;
-    const statuses = await Promise.all([0, 1, 2, 3].map(async () => {
-      const res = await query('iso-a', { sql: SLOW });
-      return res.status;
-    }).concat([until(() => pool.stats.busy === 3 && pool.stats.queued === 1, 'pool.stats.busy === 3 && pool.stats.queued === 1').then(() => 0)]));
+    const statuses = await Promise.all(
+      [0, 1, 2, 3]
+        .map(async () => {
+          const res = await query('iso-a', { sql: SLOW });
+          return res.status;
+        })
+        .concat([until(() => pool.stats.busy === 3 && pool.stats.queued === 1, 'pool.stats.busy === 3 && pool.stats.queued === 1').then(() => 0)]),
+    );
     expect(statuses).toEqual([504, 504, 504, 504, 0]);
   });
 });
@@ -447,7 +466,7 @@ describe('access', () => {
 });
 
 describe('freshness', () => {
-  it('sees rows committed through the server\'s connection just before (WAL, new read transaction each time)', async () => {
+  it("sees rows committed through the server's connection just before (WAL, new read transaction each time)", async () => {
     const db = conn('wal');
     db.exec('CREATE TABLE n (v INTEGER)');
     for (let i = 1; i <= 3; i++) {

@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServerProcess, type ServerProcess } from '../../helpers/server-process.ts';
 import { multipart, tempDir } from '../../helpers/server.ts';
+import { type ServerProcess, startServerProcess } from '../../helpers/server-process.ts';
 import { until } from '../../helpers/wait.ts';
 
 let s: ServerProcess;
@@ -41,11 +41,14 @@ async function metric(name: string): Promise<number> {
 
 /** Waits until /metrics shows these gauge values (polling: a state, not a time). */
 async function waitForMetrics(want: Record<string, number>): Promise<void> {
-  await until(async () => {
-    const text = await (await ok(s.api('/metrics', { token: null }))).text();
-    const seen = Object.fromEntries(Object.keys(want).map((k) => [k, Number(new RegExp(`^${k} (\\S+)$`, 'm').exec(text)?.[1])]));
-    return Object.entries(want).every(([k, v]) => seen[k] === v);
-  }, `/metrics to show ${JSON.stringify(want)}`);
+  await until(
+    async () => {
+      const text = await (await ok(s.api('/metrics', { token: null }))).text();
+      const seen = Object.fromEntries(Object.keys(want).map((k) => [k, Number(new RegExp(`^${k} (\\S+)$`, 'm').exec(text)?.[1])]));
+      return Object.entries(want).every(([k, v]) => seen[k] === v);
+    },
+    `/metrics to show ${JSON.stringify(want)}`,
+  );
 }
 
 /** The 99th percentile of latencies (ms). */
@@ -56,10 +59,36 @@ function p99(times: number[]): number {
 
 beforeAll(async () => {
   s = await startServerProcess({ queryMemoryLimit: 160 * 1024 * 1024 });
-  for (const name of ['alpha', 'beta', 'gamma', 'other']) await ok(s.api('/v1/namespaces', { method: 'POST', json: { name, config: { query_timeout: 2500 } } }), 201);
+  for (const name of ['alpha', 'beta', 'gamma', 'other'])
+    await ok(s.api('/v1/namespaces', { method: 'POST', json: { name, config: { query_timeout: 2500 } } }), 201);
   for (const ns of ['alpha', 'beta', 'gamma', 'other']) {
-    await ok(s.api(`/v1/${ns}/tables`, { method: 'POST', json: { type: 'table', name: 'r', columns: [{ name: 'v', type: 'text' }, { name: 'n', type: 'integer' }] } }), 201);
-    await ok(s.api(`/v1/${ns}/tables/r/rows`, { method: 'POST', json: { rows: [{ v: 'a'.repeat(3000), n: 1 }, { v: 'abc', n: 2 }, { v: 'xyz', n: 3 }] } }), 201);
+    await ok(
+      s.api(`/v1/${ns}/tables`, {
+        method: 'POST',
+        json: {
+          type: 'table',
+          name: 'r',
+          columns: [
+            { name: 'v', type: 'text' },
+            { name: 'n', type: 'integer' },
+          ],
+        },
+      }),
+      201,
+    );
+    await ok(
+      s.api(`/v1/${ns}/tables/r/rows`, {
+        method: 'POST',
+        json: {
+          rows: [
+            { v: 'a'.repeat(3000), n: 1 },
+            { v: 'abc', n: 2 },
+            { v: 'xyz', n: 3 },
+          ],
+        },
+      }),
+      201,
+    );
     await ok(s.api(`/v1/${ns}/tables`, { method: 'POST', json: { type: 'view', name: 'endless', sql: ENDLESS } }), 201);
   }
   ro = await token({ name: 'alpha-ro', scope: 'namespaces', namespaces: ['alpha'], read_only: true });
@@ -89,7 +118,9 @@ describe('regular expressions run in linear time (RE2)', () => {
 
   it('match keeps its meaning: anchors, classes, case with imatch, Unicode', async () => {
     const list = async (filter: string) =>
-      ((await (await ok(s.api(`/v1/alpha/tables/r/rows?select=n&order=n&${filter}`, { token: ro }))).json()) as { data: Array<{ n: number }> }).data.map((r) => r.n);
+      ((await (await ok(s.api(`/v1/alpha/tables/r/rows?select=n&order=n&${filter}`, { token: ro }))).json()) as { data: Array<{ n: number }> }).data.map(
+        (r) => r.n,
+      );
     expect(await list('v=match.^a')).toEqual([1, 2]);
     expect(await list('v=match.^[a-c]{3}$')).toEqual([2]);
     expect(await list(`v=match.${encodeURIComponent('^[[:alpha:]]+$')}`)).toEqual([1, 2, 3]);
@@ -111,7 +142,9 @@ describe('regular expressions run in linear time (RE2)', () => {
     expect(listing.message).toMatch(/regular expression/);
     expect(await errorOf(s.api(`/v1/alpha/tables/r/export?format=csv&v=imatch.${enc}`, { token: ro }))).toMatchObject({ status: 400, error: 'invalid_filter' });
     expect(await errorOf(s.api(`/v1/alpha/rest/r?v=match.${enc}`, { token: ro }))).toMatchObject({ status: 400, error: 'invalid_filter' });
-    const sql = await errorOf(s.api('/v1/alpha/query', { method: 'POST', token: ro, json: { sql: "SELECT hearth_match(?, ?, '') AS m", params: ['x', pattern] } }));
+    const sql = await errorOf(
+      s.api('/v1/alpha/query', { method: 'POST', token: ro, json: { sql: "SELECT hearth_match(?, ?, '') AS m", params: ['x', pattern] } }),
+    );
     expect(sql).toMatchObject({ status: 400, error: 'invalid_filter' });
   });
 });
@@ -197,7 +230,11 @@ describe('every tenant read is bounded by query_timeout', () => {
       }
       expect(running).toBe(slow.length); // every measurement overlapped the three endless reads
       expect(health).toHaveLength(200);
-      expect({ health: p99(health), rows: p99(rows), byId: p99(byId) }).toEqual({ health: expect.any(Number), rows: expect.any(Number), byId: expect.any(Number) });
+      expect({ health: p99(health), rows: p99(rows), byId: p99(byId) }).toEqual({
+        health: expect.any(Number),
+        rows: expect.any(Number),
+        byId: expect.any(Number),
+      });
       expect(p99(health)).toBeLessThan(50);
       expect(p99(rows)).toBeLessThan(50);
       expect(p99(byId)).toBeLessThan(50);
@@ -210,7 +247,8 @@ describe('every tenant read is bounded by query_timeout', () => {
 
 describe('query processes have a memory cap', () => {
   // 100 KB more per row: past the 160 MiB limit within a few thousand rows, whatever the machine's load.
-  const RUNAWAY = "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 100000) SELECT length(group_concat(printf('%.*c', 100000, 'x'))) AS n FROM c";
+  const RUNAWAY =
+    "WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM c WHERE i < 100000) SELECT length(group_concat(printf('%.*c', 100000, 'x'))) AS n FROM c";
   const setTimeoutOf = (ns: string, ms: number) => ok(s.api(`/v1/namespaces/${ns}`, { method: 'PUT', json: { config: { query_timeout: ms } } }));
   // The time limit stays far away, so a busy machine cannot turn the memory limit into a timeout.
   beforeAll(async () => {

@@ -15,12 +15,12 @@ import path from 'node:path';
 import tls from 'node:tls';
 import asar from '@electron/asar';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ServerSupervisor } from '../../../electron/server-supervisor.ts';
 import { nodeForkServer } from '../../../electron/node-fork.ts';
-import { tempDir } from '../../helpers/server.ts';
-import { until } from '../../helpers/wait.ts';
+import { ServerSupervisor } from '../../../electron/server-supervisor.ts';
 import { readInternalRoot } from '../../../electron/trust.ts';
 import { lanLabel } from '../../../server/core/net/names.ts';
+import { tempDir } from '../../helpers/server.ts';
+import { until } from '../../helpers/wait.ts';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
 const ENTRY = path.join(repo, 'build', 'out', 'desktop', 'server.cjs');
@@ -52,14 +52,26 @@ describe('desktop server bundle', () => {
     expect(info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const { token } = await sup.issueLoginToken();
     const auth = { authorization: `Bearer ${token}` };
-    expect((await fetch(info.url + '/', { headers: { accept: 'text/html' } })).status).toBe(200);
-    expect((await fetch(info.url + '/v1/namespaces', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'notes' }) })).status).toBe(201);
-    const q = await fetch(info.url + '/v1/notes/query', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ sql: 'SELECT 6 * 7 AS answer' }) });
+    expect((await fetch(`${info.url}/`, { headers: { accept: 'text/html' } })).status).toBe(200);
+    expect(
+      (
+        await fetch(`${info.url}/v1/namespaces`, {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'notes' }),
+        })
+      ).status,
+    ).toBe(201);
+    const q = await fetch(`${info.url}/v1/notes/query`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ sql: 'SELECT 6 * 7 AS answer' }),
+    });
     expect(await q.json()).toEqual({ data: [{ answer: 42 }] });
-    const exported = Buffer.from(await (await fetch(info.url + '/v1/namespaces/notes/export', { headers: auth })).arrayBuffer());
+    const exported = Buffer.from(await (await fetch(`${info.url}/v1/namespaces/notes/export`, { headers: auth })).arrayBuffer());
     const form = new FormData();
     form.append('file', new Blob([exported]), 'notes.db');
-    expect((await fetch(info.url + '/v1/namespaces/notes/import', { method: 'POST', headers: auth, body: form })).status).toBe(200);
+    expect((await fetch(`${info.url}/v1/namespaces/notes/import`, { method: 'POST', headers: auth, body: form })).status).toBe(200);
     expect(await sup.stop()).toEqual({ graceful: true, code: 0, signal: null });
   });
 });
@@ -77,14 +89,30 @@ describe('desktop packaging (electron-builder, stand-in Electron)', () => {
       const out = path.join(root, 'out');
       const r = spawnSync(
         process.execPath,
-        [path.join(repo, 'node_modules', 'electron-builder', 'cli.js'), '--linux', 'dir', '--config', 'build/electron-builder.yml', `-c.electronDist=${dist}`, '-c.npmRebuild=false', `-c.directories.output=${out}`],
+        [
+          path.join(repo, 'node_modules', 'electron-builder', 'cli.js'),
+          '--linux',
+          'dir',
+          '--config',
+          'build/electron-builder.yml',
+          `-c.electronDist=${dist}`,
+          '-c.npmRebuild=false',
+          `-c.directories.output=${out}`,
+        ],
         { cwd: repo, encoding: 'utf8', env: { ...process.env, ELECTRON_SKIP_BINARY_DOWNLOAD: '1' } },
       );
       expect(r.status, r.stderr + r.stdout).toBe(0);
       const resources = path.join(out, 'linux-unpacked', 'resources');
       expect(fs.existsSync(path.join(out, 'linux-unpacked', 'hearth-desktop'))).toBe(true);
       const files = asar.listPackage(path.join(resources, 'app.asar'), { isPack: false }).map((f) => f.replace(/\\/g, '/'));
-      for (const f of ['/package.json', '/build/out/desktop/main.cjs', '/build/out/desktop/preload.cjs', '/build/out/desktop/status.html', '/resources/icons/icon.png', '/ui/dist/index.html']) {
+      for (const f of [
+        '/package.json',
+        '/build/out/desktop/main.cjs',
+        '/build/out/desktop/preload.cjs',
+        '/build/out/desktop/status.html',
+        '/resources/icons/icon.png',
+        '/ui/dist/index.html',
+      ]) {
         expect(files).toContain(f);
       }
       // Nothing else from node_modules: the server is bundled.
@@ -93,7 +121,12 @@ describe('desktop packaging (electron-builder, stand-in Electron)', () => {
       const pkg = JSON.parse(asar.extractFile(path.join(resources, 'app.asar'), 'package.json').toString()) as { main: string };
       expect(pkg.main).toBe('build/out/desktop/main.cjs');
       const unpacked = path.join(resources, 'app.asar.unpacked');
-      for (const f of ['build/out/desktop/server.cjs', 'ui/dist/index.html', 'node_modules/better-sqlite3/lib/index.js', 'node_modules/better-sqlite3/prebuilds/linux-x64.node']) {
+      for (const f of [
+        'build/out/desktop/server.cjs',
+        'ui/dist/index.html',
+        'node_modules/better-sqlite3/lib/index.js',
+        'node_modules/better-sqlite3/prebuilds/linux-x64.node',
+      ]) {
         expect(fs.existsSync(path.join(unpacked, f)), f).toBe(true);
       }
       expect(fs.readdirSync(path.join(unpacked, 'node_modules', 'better-sqlite3', 'prebuilds'))).toEqual(['linux-x64.node']);
@@ -129,12 +162,12 @@ describe('desktop main process (stand-in Electron)', () => {
       // The public address on loopback: a name (passkeys refuse IP addresses), a secure context over plain HTTP.
       expect(url).toMatch(/^http:\/\/localhost:\d+\/$/);
       expect(win.opts.webPreferences).toMatchObject({ contextIsolation: true, sandbox: true, nodeIntegration: false });
-      expect((await fetch(url + 'healthz')).status).toBe(200);
+      expect((await fetch(`${url}healthz`)).status).toBe(200);
 
       // The window's own page gets a sign-in token; any other sender gets nothing.
       const signIn = handlers.get('hearth:sign-in')!;
       const granted = (await signIn({ sender: win.webContents, senderFrame: win.webContents.mainFrame })) as { token: string };
-      expect((await fetch(url + 'api/admin/tokens', { headers: { authorization: `Bearer ${granted.token}` } })).status).toBe(200);
+      expect((await fetch(`${url}api/admin/tokens`, { headers: { authorization: `Bearer ${granted.token}` } })).status).toBe(200);
       expect(await signIn({ sender: {}, senderFrame: { url } })).toBeNull();
       expect(await signIn({ sender: win.webContents, senderFrame: { url: 'http://127.0.0.1:1/' } })).toBeNull();
 
@@ -162,7 +195,9 @@ describe('desktop main process (stand-in Electron)', () => {
       const lanMenu = record.trayMenus.at(-1).template;
       expect(lanMenu.find((i: { label?: string }) => i.label === 'Share on the local network').checked).toBe(true);
       expect(lanMenu.find((i: { label?: string }) => i.label?.startsWith('Copy LAN address '))?.label).toBe(`Copy LAN address https://${local}:${lanPort}`);
-      expect(lanMenu.find((i: { label?: string }) => i.label?.startsWith('Certificate fingerprint '))?.label).toBe(`Certificate fingerprint ${new crypto.X509Certificate(root).fingerprint256.slice(0, 23)}…`);
+      expect(lanMenu.find((i: { label?: string }) => i.label?.startsWith('Certificate fingerprint '))?.label).toBe(
+        `Certificate fingerprint ${new crypto.X509Certificate(root).fingerprint256.slice(0, 23)}…`,
+      );
 
       // The application secret is kept encrypted by the (stand-in) keychain, not in the data folder.
       expect(fs.existsSync(path.join(userData, 'app-secret.bin'))).toBe(true);

@@ -2,12 +2,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RestartPolicy } from '../../../electron/restart-policy.ts';
-import { DEFAULT_SETTINGS, SettingsStore, listenAddress, parseSettings } from '../../../electron/settings.ts';
+import { loadAppSecret, type SecretCipher } from '../../../electron/app-secret.ts';
 import { lanAddresses, lanUrls } from '../../../electron/lan.ts';
 import { isAllowedNavigation, isExternalUrl } from '../../../electron/navigation.ts';
-import { loadAppSecret, type SecretCipher } from '../../../electron/app-secret.ts';
+import { RestartPolicy } from '../../../electron/restart-policy.ts';
 import { serverEnvironment } from '../../../electron/server-supervisor.ts';
+import { DEFAULT_SETTINGS, listenAddress, parseSettings, SettingsStore } from '../../../electron/settings.ts';
 import { parseParentMessage, parseServerMessage } from '../../../server/entry/protocol.ts';
 import { tempDir } from '../../helpers/server.ts';
 
@@ -115,7 +115,7 @@ describe('window navigation', () => {
 describe('application secret', () => {
   const fakeCipher = (available: boolean): SecretCipher => ({
     isAvailable: () => available,
-    encrypt: (s) => Buffer.from('enc:' + Buffer.from(s).toString('base64')),
+    encrypt: (s) => Buffer.from(`enc:${Buffer.from(s).toString('base64')}`),
     decrypt: (b) => {
       const t = b.toString();
       if (!t.startsWith('enc:')) throw new Error('bad data');
@@ -127,7 +127,7 @@ describe('application secret', () => {
     const dir = temp();
     const dataDir = path.join(dir, 'data');
     fs.mkdirSync(path.join(dataDir, 'secrets'), { recursive: true });
-    fs.writeFileSync(path.join(dataDir, 'secrets', 'app-secret'), 'x'.repeat(64) + '\n');
+    fs.writeFileSync(path.join(dataDir, 'secrets', 'app-secret'), `${'x'.repeat(64)}\n`);
     const file = path.join(dir, 'app-secret.bin');
     expect(loadAppSecret({ file, dataDir, cipher: fakeCipher(true) })).toEqual({ secret: 'x'.repeat(64), protection: 'os-keychain' });
     expect(fs.existsSync(path.join(dataDir, 'secrets', 'app-secret'))).toBe(false);
@@ -139,7 +139,10 @@ describe('application secret', () => {
     const dir = temp();
     const made = loadAppSecret({ file: path.join(dir, 'a.bin'), dataDir: path.join(dir, 'data'), cipher: fakeCipher(true) });
     expect(made.secret).toMatch(/^[A-Za-z0-9_-]{64}$/);
-    expect(loadAppSecret({ file: path.join(dir, 'b.bin'), dataDir: path.join(dir, 'data'), cipher: fakeCipher(false) })).toEqual({ secret: undefined, protection: 'data-folder-file' });
+    expect(loadAppSecret({ file: path.join(dir, 'b.bin'), dataDir: path.join(dir, 'data'), cipher: fakeCipher(false) })).toEqual({
+      secret: undefined,
+      protection: 'data-folder-file',
+    });
   });
 
   it('says so when the encrypted secret cannot be read', () => {
@@ -152,7 +155,15 @@ describe('application secret', () => {
 
 describe('server environment and protocol', () => {
   it('passes an allow-list of variables, never HEARTH_* settings or secrets', () => {
-    const env = serverEnvironment({ PATH: '/bin', HOME: '/h', LANG: 'C', HEARTH_ADMIN_TOKEN: 'x'.repeat(20), APP_SECRET: 's', AWS_SECRET_ACCESS_KEY: 'k', LC_ALL: 'C' });
+    const env = serverEnvironment({
+      PATH: '/bin',
+      HOME: '/h',
+      LANG: 'C',
+      HEARTH_ADMIN_TOKEN: 'x'.repeat(20),
+      APP_SECRET: 's',
+      AWS_SECRET_ACCESS_KEY: 'k',
+      LC_ALL: 'C',
+    });
     expect(env).toEqual({ PATH: '/bin', HOME: '/h', LANG: 'C', LC_ALL: 'C' });
   });
 

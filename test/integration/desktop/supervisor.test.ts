@@ -8,17 +8,17 @@ import fs from 'node:fs';
 import net from 'node:net';
 import tls from 'node:tls';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServerSupervisor, type SupervisorState } from '../../../electron/server-supervisor.ts';
+import { setLanSharing } from '../../../electron/lan.ts';
 import { nodeForkServer } from '../../../electron/node-fork.ts';
 import { RestartPolicy } from '../../../electron/restart-policy.ts';
-import { setLanSharing } from '../../../electron/lan.ts';
-import { SettingsStore, listenAddress } from '../../../electron/settings.ts';
+import { ServerSupervisor, type SupervisorState } from '../../../electron/server-supervisor.ts';
+import { listenAddress, SettingsStore } from '../../../electron/settings.ts';
+import { issuedByRoot, readInternalRoot } from '../../../electron/trust.ts';
+import { lanLabel } from '../../../server/core/net/names.ts';
 import type { StartSettings } from '../../../server/entry/protocol.ts';
 import { freePort } from '../../helpers/ports.ts';
 import { alive } from '../../helpers/processes.ts';
 import { tempDir } from '../../helpers/server.ts';
-import { issuedByRoot, readInternalRoot } from '../../../electron/trust.ts';
-import { lanLabel } from '../../../server/core/net/names.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -32,11 +32,17 @@ interface Harness {
   settings: StartSettings;
 }
 
-function harness(opts: { settings?: Partial<StartSettings>; policy?: RestartPolicy; readyTimeoutMs?: number; stopTimeoutMs?: number; onSpawn?: (pid: number) => void } = {}): Harness {
+function harness(
+  opts: { settings?: Partial<StartSettings>; policy?: RestartPolicy; readyTimeoutMs?: number; stopTimeoutMs?: number; onSpawn?: (pid: number) => void } = {},
+): Harness {
   const dataDir = tempDir('hearth-desktop-');
   const settings: StartSettings = { dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent', ...opts.settings };
   const sup = new ServerSupervisor({
-    fork: nodeForkServer({ stdio: 'ignore', env: { ...process.env, HEARTH_ADMIN_TOKEN: '', HEARTH_MDNS: 'false' }, onSpawn: (c) => c.pid && opts.onSpawn?.(c.pid) }),
+    fork: nodeForkServer({
+      stdio: 'ignore',
+      env: { ...process.env, HEARTH_ADMIN_TOKEN: '', HEARTH_MDNS: 'false' },
+      onSpawn: (c) => c.pid && opts.onSpawn?.(c.pid),
+    }),
     settings: () => settings,
     policy: opts.policy ?? new RestartPolicy({ initialDelayMs: 100, maxCrashes: 5 }),
     readyTimeoutMs: opts.readyTimeoutMs ?? 20_000,
@@ -74,7 +80,10 @@ function listeningAddresses(port: number): string[] {
     if (cols.length < 4 || cols[3] !== '0A') continue; // 0A = LISTEN
     const [addr, p] = cols[1]!.split(':');
     if (p !== hex) continue;
-    const bytes = addr!.match(/../g)!.map((b) => parseInt(b, 16)).reverse();
+    const bytes = addr!
+      .match(/../g)!
+      .map((b) => parseInt(b, 16))
+      .reverse();
     out.push(bytes.join('.'));
   }
   return out;
@@ -91,11 +100,11 @@ describe('desktop supervisor: handshake', () => {
     expect(info).toMatchObject({ host: '127.0.0.1', dataDir, protocol: 1 });
     expect(info.pid).toBe(sup.pid);
     expect(states.map((s) => s.phase)).toEqual(['starting', 'running']);
-    const health = await fetch(info.url + '/healthz');
+    const health = await fetch(`${info.url}/healthz`);
     expect(health.status).toBe(200);
     expect(listeningAddresses(info.port)).toEqual(['127.0.0.1']);
     // The admin UI answers on the same origin (or says it is not built): it is served by the same server.
-    expect([200, 503]).toContain((await fetch(info.url + '/', { headers: { accept: 'text/html' } })).status);
+    expect([200, 503]).toContain((await fetch(`${info.url}/`, { headers: { accept: 'text/html' } })).status);
   });
 
   it('a server that cannot start reports why and is not restarted', async () => {
@@ -115,7 +124,7 @@ describe('desktop supervisor: crashes', () => {
     const { sup, states } = harness();
     const first = await sup.start();
     const token = await sup.issueLoginToken();
-    const created = await fetch(first.url + '/v1/namespaces', {
+    const created = await fetch(`${first.url}/v1/namespaces`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token.token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'kept' }),
@@ -130,7 +139,7 @@ describe('desktop supervisor: crashes', () => {
     expect(alive(first.pid)).toBe(false);
     expect(states.map((s) => s.phase)).toEqual(['starting', 'running', 'restarting', 'starting', 'running']);
     const again = await sup.issueLoginToken();
-    const got = await fetch(second.url + '/v1/namespaces/kept', { headers: { authorization: `Bearer ${again.token}` } });
+    const got = await fetch(`${second.url}/v1/namespaces/kept`, { headers: { authorization: `Bearer ${again.token}` } });
     expect(got.status).toBe(200);
   });
 
@@ -164,7 +173,7 @@ describe('desktop supervisor: crashes', () => {
 
     // "Try again" forgets the crashes.
     const back = await sup.retry();
-    expect((await fetch(back.url + '/healthz')).status).toBe(200);
+    expect((await fetch(`${back.url}/healthz`)).status).toBe(200);
   });
 
   it('kills and restarts a server that does not become ready in time', async () => {
@@ -231,8 +240,11 @@ describe('desktop supervisor: LAN sharing', () => {
     const on = await setLanSharing(true, store, sup);
     const root = readInternalRoot(dataDir)!;
     expect(on.address).toEqual({
-      url: `https://127.0.0.1:${lanPort}`, host: '0.0.0.0', port: lanPort,
-      publicUrl: `https://${lanLabel()}.local:${lanPort}`, caFingerprint: new crypto.X509Certificate(root).fingerprint256,
+      url: `https://127.0.0.1:${lanPort}`,
+      host: '0.0.0.0',
+      port: lanPort,
+      publicUrl: `https://${lanLabel()}.local:${lanPort}`,
+      caFingerprint: new crypto.X509Certificate(root).fingerprint256,
     });
     expect(on.settings).toEqual({ shareOnLan: true, lanPort });
     expect(listeningAddresses(lanPort)).toEqual(['0.0.0.0']);

@@ -7,7 +7,7 @@
  * pool (child processes of the binary itself) through a query, outgoing mail's SMTP thread through a send to a real
  * SMTP peer, and platform.db's checkpointer thread (the accepted mail reaches platform.db itself, not only its WAL).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -37,7 +37,10 @@ function run(args: string[], opts: { input?: string } = {}) {
 
 function childPids(pid: number): number[] {
   const r = spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' });
-  return r.stdout.split('\n').map((s) => Number(s.trim())).filter((n) => n > 0);
+  return r.stdout
+    .split('\n')
+    .map((s) => Number(s.trim()))
+    .filter((n) => n > 0);
 }
 
 const auth = () => ({ authorization: `Bearer ${token}` });
@@ -98,13 +101,13 @@ describe('headless binary', () => {
   });
 
   it('answers /healthz', async () => {
-    const res = await fetch(url + '/healthz');
+    const res = await fetch(`${url}/healthz`);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: 'ok', version: pkg.version });
   });
 
   it('serves the admin UI: the index page and its assets', async () => {
-    const res = await fetch(url + '/', { headers: { accept: 'text/html' } });
+    const res = await fetch(`${url}/`, { headers: { accept: 'text/html' } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/html/);
     const html = await res.text();
@@ -116,9 +119,13 @@ describe('headless binary', () => {
   });
 
   it('creates a namespace, exports it and imports it back (the upload check runs in a worker thread)', async () => {
-    const create = await fetch(url + '/v1/namespaces', { method: 'POST', headers: { ...auth(), 'content-type': 'application/json' }, body: JSON.stringify({ name: 'sales' }) });
+    const create = await fetch(`${url}/v1/namespaces`, {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'sales' }),
+    });
     expect(create.status).toBe(201);
-    const table = await fetch(url + '/v1/sales/query', {
+    const table = await fetch(`${url}/v1/sales/query`, {
       method: 'POST',
       headers: { ...auth(), 'content-type': 'application/json' },
       body: JSON.stringify({ sql: 'SELECT sqlite_version() AS v, 6 * 7 AS answer' }),
@@ -139,18 +146,18 @@ describe('headless binary', () => {
     db.close();
     const imp = run(['ns', 'import', 'sales', file, '--quiet', '--json', '--url', url, '--token', token]);
     expect(imp.status, imp.stderr).toBe(0);
-    const rows = await fetch(url + '/v1/sales/query', {
+    const rows = await fetch(`${url}/v1/sales/query`, {
       method: 'POST',
       headers: { ...auth(), 'content-type': 'application/json' },
       body: JSON.stringify({ sql: 'SELECT body FROM notes' }),
     });
     expect(await rows.json()).toMatchObject({ data: [{ body: 'hello' }] });
     // Listings, their regular expressions (RE2) and CSV exports run in the binary's query processes too.
-    const listing = await fetch(url + '/v1/sales/tables/notes/rows?body=imatch.^HEL', { headers: auth() });
+    const listing = await fetch(`${url}/v1/sales/tables/notes/rows?body=imatch.^HEL`, { headers: auth() });
     expect(await listing.json()).toEqual({ data: [{ id: 1, body: 'hello' }], meta: { limit: 100, offset: 0 } });
-    const csv = await fetch(url + '/v1/sales/tables/notes/export?format=csv&select=body', { headers: auth() });
+    const csv = await fetch(`${url}/v1/sales/tables/notes/export?format=csv&select=body`, { headers: auth() });
     expect(await csv.text()).toBe('body\r\nhello\r\n');
-    const bad_pattern = await fetch(url + '/v1/sales/tables/notes/rows?body=match.(a)\\1', { headers: auth() });
+    const bad_pattern = await fetch(`${url}/v1/sales/tables/notes/rows?body=match.(a)\\1`, { headers: auth() });
     expect(bad_pattern.status).toBe(400);
 
     // A file that is not a database is refused by the check.
@@ -169,7 +176,11 @@ describe('headless binary', () => {
     const peer = await startPeer();
     try {
       const api = async (method: string, p: string, body: unknown, bearer = token) => {
-        const r = await fetch(url + p, { method, headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        const r = await fetch(url + p, {
+          method,
+          headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
         const text = await r.text();
         return { status: r.status, body: text ? JSON.parse(text) : null };
       };
@@ -177,7 +188,17 @@ describe('headless binary', () => {
       const app = await api('POST', `${M}/apps`, { appId: 'crm', name: 'CRM', platformPermissions: ['mail:send'] });
       expect(app.status).toBe(201);
       const pdf = Buffer.from('%PDF-1.7 binary test\n\u0000\u00ff', 'latin1');
-      const sent = await api('POST', '/api/mail/send', { to: ['someone@example.test'], subject: 'Grüße from the binary', text: 'Hello', attachments: [{ filename: 'a.pdf', contentType: 'application/pdf', content: pdf.toString('base64') }] }, app.body.token);
+      const sent = await api(
+        'POST',
+        '/api/mail/send',
+        {
+          to: ['someone@example.test'],
+          subject: 'Grüße from the binary',
+          text: 'Hello',
+          attachments: [{ filename: 'a.pdf', contentType: 'application/pdf', content: pdf.toString('base64') }],
+        },
+        app.body.token,
+      );
       expect(sent.status, JSON.stringify(sent.body)).toBe(202);
       const [got] = await peer.waitFor(1, 20_000);
       expect(got!.parsed.subject).toBe('Grüße from the binary');
@@ -187,15 +208,19 @@ describe('headless binary', () => {
       // platform.db without its WAL: a copy of the main file alone holds the accepted row once the checkpointer ran
       // (commits alone only checkpoint after 10,000 WAL pages).
       const copy = path.join(root, 'platform-copy.db');
-      const found = await until(() => {
-        fs.copyFileSync(path.join(root, 'data', 'platform.db'), copy);
-        const db = new Database(copy, { readonly: true });
-        try {
-          return db.prepare('SELECT status FROM mail_messages WHERE id = ?').get(sent.body.id);
-        } finally {
-          db.close();
-        }
-      }, 'the accepted row in platform.db without its WAL', 4_000);
+      const found = await until(
+        () => {
+          fs.copyFileSync(path.join(root, 'data', 'platform.db'), copy);
+          const db = new Database(copy, { readonly: true });
+          try {
+            return db.prepare('SELECT status FROM mail_messages WHERE id = ?').get(sent.body.id);
+          } finally {
+            db.close();
+          }
+        },
+        'the accepted row in platform.db without its WAL',
+        4_000,
+      );
       expect(found).toBeTruthy();
     } finally {
       // Hearth keeps its SMTP session open (idle, reusable) until it stops: the peer closes with it, in the last test.
@@ -212,12 +237,18 @@ describe('headless binary', () => {
   it('stops cleanly on SIGTERM, with its helper processes', async () => {
     const helpers = childPids(server.pid!);
     expect(helpers.length).toBeGreaterThan(0); // the SQL pool's children, started by the queries above
-    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => server.once('exit', (code, signal) => resolve({ code, signal })));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      server.once('exit', (code, signal) => resolve({ code, signal })),
+    );
     server.kill('SIGTERM');
     const { code, signal } = await exited;
     expect({ code, signal }).toEqual({ code: 0, signal: null });
     expect(stderr).toBe('');
-    await until(() => !helpers.some(alive), () => `the helper processes to exit (left: ${helpers.filter(alive).join(', ')})`, 200);
+    await until(
+      () => !helpers.some(alive),
+      () => `the helper processes to exit (left: ${helpers.filter(alive).join(', ')})`,
+      200,
+    );
     for (const pid of helpers) expect(() => process.kill(pid, 0)).toThrow();
   });
 });

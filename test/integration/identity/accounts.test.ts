@@ -43,7 +43,12 @@ async function call<T = unknown>(method: string, path: string, json?: unknown, e
 const createAccount = (body: Record<string, unknown>, expected = 201) => call<Account>('POST', A, body, expected);
 const createGroup = (name: string) => call<GroupDetail>('POST', G, { name }, 201);
 const audit = async (action: string) =>
-  (await call<{ data: Array<{ action: string; target: string; actor: string; detail: Record<string, unknown> | null }> }>('GET', `/api/admin/audit?action=${action}`)).data;
+  (
+    await call<{ data: Array<{ action: string; target: string; actor: string; detail: Record<string, unknown> | null }> }>(
+      'GET',
+      `/api/admin/audit?action=${action}`,
+    )
+  ).data;
 
 describe('accounts', () => {
   it.each([
@@ -178,7 +183,11 @@ describe('groups', () => {
     ]);
     expect(s.services.identity.accounts.memberships(u.sub).map((g) => g.name)).toEqual(['eng', 'everyone', 'staff']);
 
-    for (const [target, member] of [[eng.id, eng.id], [eng.id, all.id], [staff.id, all.id]]) {
+    for (const [target, member] of [
+      [eng.id, eng.id],
+      [eng.id, all.id],
+      [staff.id, all.id],
+    ]) {
       const r = await s.api(`${G}/${target}/members`, { method: 'POST', json: { group: member } });
       expect(r.status).toBe(409);
       expect((await r.json()).error).toBe('group_cycle');
@@ -215,7 +224,10 @@ describe('groups', () => {
     expect(gone.status).toBe(404);
     expect((await gone.json()).error).toBe('group_not_found');
     for (const action of ['group.create', 'group.update', 'group.delete']) {
-      expect((await audit(action)).some((e) => e.target === g.id), action).toBe(true);
+      expect(
+        (await audit(action)).some((e) => e.target === g.id),
+        action,
+      ).toBe(true);
     }
   });
 });
@@ -331,7 +343,7 @@ describe('admin access', () => {
   });
 
   it('the routes are in the OpenAPI document', async () => {
-    const doc = await (await fetch(s.url + '/v1/openapi.json')).json();
+    const doc = await (await fetch(`${s.url}/v1/openapi.json`)).json();
     for (const p of [A, `${A}/{sub}`, G, `${G}/{id}`, `${G}/{id}/members`, S, `${S}/{sub}`, P]) expect(doc.paths[p], p).toBeDefined();
     expect(doc.components.schemas.CreateAccount.properties.login.pattern).toBeDefined();
   });

@@ -6,18 +6,21 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { APPROVAL_PATH, ScriptedAuthenticator, manage, pairDevice } from '../../helpers/authenticator.ts';
-import { signIn } from '../../helpers/http.ts';
-import { until } from '../../helpers/wait.ts';
-import { startPeer, type Peer } from '../mail/peer.ts';
 import { fitInbox, type InboxBody } from '../../../server/identity/approval/approval.channel.ts';
+import { APPROVAL_PATH, manage, pairDevice, ScriptedAuthenticator } from '../../helpers/authenticator.ts';
+import { signIn } from '../../helpers/http.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { until } from '../../helpers/wait.ts';
+import { type Peer, startPeer } from '../mail/peer.ts';
 
 const PASSWORD = 'approval-Passw0rd!';
 let s: TestServer;
 
 async function createUser(t: TestServer, login: string, opts: { admin?: boolean; email?: string } = {}): Promise<string> {
-  const r = await t.api('/api/admin/core/accounts', { method: 'POST', json: { login, email: opts.email ?? `${login}@example.test`, admin: opts.admin ?? false } });
+  const r = await t.api('/api/admin/core/accounts', {
+    method: 'POST',
+    json: { login, email: opts.email ?? `${login}@example.test`, admin: opts.admin ?? false },
+  });
   expect(r.status).toBe(201);
   const sub = (await r.json()).sub as string;
   expect((await t.api(`/api/admin/core/accounts/${sub}/password`, { method: 'PUT', json: { password: PASSWORD } })).status).toBe(204);
@@ -39,7 +42,9 @@ describe('sign-in context', () => {
     const d = await pairDevice(s, await signIn(s, 'uma', PASSWORD), 'Uma phone');
     const start = await manage(s, null, '/login/start', { identifier: 'uma', category: 'login' });
     expect(start.status).toBe(202);
-    const stored = JSON.parse(s.services.platformDb.prepare('SELECT context FROM identity_app_logins WHERE id = ?').pluck().get(start.body.requestId) as string);
+    const stored = JSON.parse(
+      s.services.platformDb.prepare('SELECT context FROM identity_app_logins WHERE id = ?').pluck().get(start.body.requestId) as string,
+    );
     expect(stored).toMatchObject({ level: expect.any(String), browser: expect.any(String), os: expect.any(String) });
 
     const plain = await d.command({ operation: 'pending' });
@@ -85,15 +90,30 @@ describe('held sign-in status', () => {
 
 describe('inbox trim order', () => {
   const login = (i: number, context: boolean) => ({
-    requestId: `r${i}`, challenge: 'c'.repeat(32), comparison: '123456', createdAt: new Date(0).toISOString(), expiresAt: new Date(0).toISOString(),
+    requestId: `r${i}`,
+    challenge: 'c'.repeat(32),
+    comparison: '123456',
+    createdAt: new Date(0).toISOString(),
+    expiresAt: new Date(0).toISOString(),
     ...(context ? { context: { city: 'x'.repeat(900) } } : {}),
   });
-  const change = (i: number) => ({ changeId: `c${i}`, kind: 'pair' as const, device: { id: `d${i}`, name: 'n'.repeat(300) }, endSessions: false, createdAt: 'a', expiresAt: 'b' });
+  const change = (i: number) => ({
+    changeId: `c${i}`,
+    kind: 'pair' as const,
+    device: { id: `d${i}`, name: 'n'.repeat(300) },
+    endSessions: false,
+    createdAt: 'a',
+    expiresAt: 'b',
+  });
 
   it('drops actions first, then context from the last login backwards, then the newest changes; never a login', () => {
     const body: InboxBody = {
-      logins: [0, 1, 2, 3, 4].map((i) => login(i, true)), actions: [{ big: 'a'.repeat(2000) }], moreActions: 0,
-      changes: [0, 1, 2, 3, 4].map(change), moreChanges: 0, pollAfterSeconds: 5,
+      logins: [0, 1, 2, 3, 4].map((i) => login(i, true)),
+      actions: [{ big: 'a'.repeat(2000) }],
+      moreActions: 0,
+      changes: [0, 1, 2, 3, 4].map(change),
+      moreChanges: 0,
+      pollAfterSeconds: 5,
     };
     const size = (b: unknown) => Buffer.byteLength(JSON.stringify(b));
     expect(size(body)).toBeGreaterThan(8192);
@@ -106,7 +126,14 @@ describe('inbox trim order', () => {
     expect(b.logins.map((l) => 'context' in l)).toEqual([true, true, true, false, false]);
     expect(b.changes).toHaveLength(5);
     expect(b.moreChanges).toBe(0);
-    const twoChanges = { ...body, logins: [0, 1, 2, 3, 4].map((i) => login(i, false)), actions: [], moreActions: 1, changes: body.changes!.slice(0, 2), moreChanges: 5 };
+    const twoChanges = {
+      ...body,
+      logins: [0, 1, 2, 3, 4].map((i) => login(i, false)),
+      actions: [],
+      moreActions: 1,
+      changes: body.changes!.slice(0, 2),
+      moreChanges: 5,
+    };
     const c = fitInbox(body, 7, size(twoChanges));
     expect(c.logins).toHaveLength(5);
     expect(c.logins.some((l) => 'context' in l)).toBe(false);
@@ -136,11 +163,18 @@ describe('enrolment notices', () => {
     const d = await pairDevice(t, cookie, 'Vic phone');
     // No mail profile yet: the enrolment stands, the notice waits.
     expect((await d.command({ operation: 'account' })).status).toBe(200);
-    const row = () => t.services.platformDb.prepare('SELECT * FROM identity_app_enrol_notices WHERE device_id = ?').get(d.deviceId) as { sent_at: number | null; attempts: number };
+    const row = () =>
+      t.services.platformDb.prepare('SELECT * FROM identity_app_enrol_notices WHERE device_id = ?').get(d.deviceId) as {
+        sent_at: number | null;
+        attempts: number;
+      };
     expect(row().sent_at).toBeNull();
     expect(t.services.identity.appApproval.deliverNotices()).toBe(0);
     expect(row().attempts).toBeGreaterThanOrEqual(1);
-    const profile = await t.api('/api/admin/core/outgoing-mail/profiles/main', { method: 'PUT', json: { name: 'Office', fromAddress: 'hearth@example.test', smtpHost: '127.0.0.1', smtpPort: peer.port, smtpSecure: false } });
+    const profile = await t.api('/api/admin/core/outgoing-mail/profiles/main', {
+      method: 'PUT',
+      json: { name: 'Office', fromAddress: 'hearth@example.test', smtpHost: '127.0.0.1', smtpPort: peer.port, smtpSecure: false },
+    });
     expect(profile.status).toBe(201);
     expect(t.services.identity.appApproval.deliverNotices()).toBe(1);
     expect(row().sent_at).not.toBeNull();
@@ -158,7 +192,8 @@ describe('enrolment notices without a default mail profile', () => {
   let t: TestServer;
   beforeAll(async () => {
     t = await startTestServer({
-      authenticatorOrigin: 'https://auth.example.test', logLevel: 'info',
+      authenticatorOrigin: 'https://auth.example.test',
+      logLevel: 'info',
       logDestination: { write: (l: string) => void lines.push(JSON.parse(l)) } as never,
     });
   });
@@ -174,14 +209,22 @@ describe('enrolment notices without a default mail profile', () => {
     }
     const attempts = () => t.services.platformDb.prepare('SELECT sum(attempts) FROM identity_app_enrol_notices WHERE sent_at IS NULL').pluck().get() as number;
     // Every confirmation runs a pass of its own: wait for the third one before counting.
-    await until(() => attempts() >= 3 && lines.some((l) => l.deviceId === devices[2]), () => `the enrolment passes (${attempts()} attempts)`, 10_000);
+    await until(
+      () => attempts() >= 3 && lines.some((l) => l.deviceId === devices[2]),
+      () => `the enrolment passes (${attempts()} attempts)`,
+      10_000,
+    );
     const noticeLines = () => lines.filter((l) => /enrolment notice/.test(l.msg));
     const before = noticeLines().length;
     const approval = t.services.identity.appApproval;
     expect(approval.deliverNotices()).toBe(0);
     expect(approval.deliverNotices()).toBe(0);
     // One line per notice over the whole run, never repeated by a later pass ...
-    for (const id of devices) expect(noticeLines().filter((l) => l.deviceId === id), id).toHaveLength(1);
+    for (const id of devices)
+      expect(
+        noticeLines().filter((l) => l.deviceId === id),
+        id,
+      ).toHaveLength(1);
     // ... and each of the two passes states the reason in one line for all three.
     const passes = noticeLines().slice(before);
     expect(passes).toHaveLength(2);
@@ -212,7 +255,10 @@ describe('administrators', () => {
     const wes = await signIn(s, 'wes', PASSWORD);
     const list = await fetch(`${s.url}/api/admin/core/users/${sub}/app-devices`, { headers: { cookie: wes } });
     expect(list.status).toBe(403);
-    const revoke = await fetch(`${s.url}/api/admin/core/users/${sub}/app-devices/${crypto.randomUUID()}/revoke`, { method: 'POST', headers: { cookie: wes, origin: s.url } });
+    const revoke = await fetch(`${s.url}/api/admin/core/users/${sub}/app-devices/${crypto.randomUUID()}/revoke`, {
+      method: 'POST',
+      headers: { cookie: wes, origin: s.url },
+    });
     expect(revoke.status).toBe(403);
     expect((await s.api(`/api/admin/core/users/${sub}/app-devices/${crypto.randomUUID()}/revoke`, { method: 'POST' })).status).toBe(404);
     expect((await s.api(`/api/admin/core/users/${crypto.randomUUID()}/app-devices`)).status).toBe(404);
@@ -221,13 +267,33 @@ describe('administrators', () => {
   it('describes every route in the OpenAPI document with unique operation IDs', async () => {
     const doc = await (await fetch(`${s.url}/v1/openapi.json`)).json();
     const paths = Object.keys(doc.paths).filter((p) => p.startsWith(APPROVAL_PATH) || p.includes('app-devices'));
-    expect(paths.sort()).toEqual([
-      '/api/admin/core/users/{id}/app-devices', '/api/admin/core/users/{id}/app-devices/{deviceId}/revoke',
-      ...['/device', '/info', '/login/complete', '/login/start', '/login/status', '/manage/device-changes/cancel', '/manage/device-changes/start',
-        '/manage/device-changes/status', '/manage/devices', '/manage/devices/update', '/manage/pairings/cancel', '/manage/pairings/confirm',
-        '/manage/pairings/start', '/manage/pairings/status', '/pairings/claim', '/pairings/result'].map((p) => APPROVAL_PATH + p),
-    ].sort());
-    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
+    expect(paths.sort()).toEqual(
+      [
+        '/api/admin/core/users/{id}/app-devices',
+        '/api/admin/core/users/{id}/app-devices/{deviceId}/revoke',
+        ...[
+          '/device',
+          '/info',
+          '/login/complete',
+          '/login/start',
+          '/login/status',
+          '/manage/device-changes/cancel',
+          '/manage/device-changes/start',
+          '/manage/device-changes/status',
+          '/manage/devices',
+          '/manage/devices/update',
+          '/manage/pairings/cancel',
+          '/manage/pairings/confirm',
+          '/manage/pairings/start',
+          '/manage/pairings/status',
+          '/pairings/claim',
+          '/pairings/result',
+        ].map((p) => APPROVAL_PATH + p),
+      ].sort(),
+    );
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId: string }>>).flatMap((ops) =>
+      Object.values(ops).map((o) => o.operationId),
+    );
     expect(new Set(ids).size).toBe(ids.length);
   });
 });

@@ -8,13 +8,13 @@ import crypto from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { APPROVAL_PATH, ScriptedAuthenticator, manage, pairDevice } from '../../helpers/authenticator.ts';
-import { signIn } from '../../helpers/http.ts';
-import { until } from '../../helpers/wait.ts';
-import { startPeer, type Peer } from '../mail/peer.ts';
-import { resolveBrokerSecret } from '../../../server/identity/keys/keys.service.ts';
 import { SecretStore } from '../../../server/core/secrets/secrets.ts';
+import { resolveBrokerSecret } from '../../../server/identity/keys/keys.service.ts';
+import { APPROVAL_PATH, manage, pairDevice, ScriptedAuthenticator } from '../../helpers/authenticator.ts';
+import { signIn } from '../../helpers/http.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { until } from '../../helpers/wait.ts';
+import { type Peer, startPeer } from '../mail/peer.ts';
 
 const APP_ORIGIN = 'https://auth.review.test';
 const PASSWORD = 'review-Passw0rd!';
@@ -25,7 +25,8 @@ let peer: Peer;
 async function createUser(t: TestServer, login: string, opts: { email?: string | null; admin?: boolean; displayName?: string } = {}): Promise<string> {
   const email = opts.email === undefined ? `${login}@example.test` : opts.email;
   const r = await t.api('/api/admin/core/accounts', {
-    method: 'POST', json: { login, ...(email ? { email } : {}), ...(opts.displayName !== undefined ? { displayName: opts.displayName } : {}), admin: opts.admin ?? false },
+    method: 'POST',
+    json: { login, ...(email ? { email } : {}), ...(opts.displayName !== undefined ? { displayName: opts.displayName } : {}), admin: opts.admin ?? false },
   });
   expect(r.status, await r.clone().text()).toBe(201);
   const sub = (await r.json()).sub as string;
@@ -34,7 +35,10 @@ async function createUser(t: TestServer, login: string, opts: { email?: string |
 }
 const db = () => s.services.platformDb;
 const audits = (action: string) =>
-  (db().prepare('SELECT target, detail FROM audit_log WHERE action = ? ORDER BY id').all(action) as Array<{ target: string; detail: string }>).map((r) => ({ target: r.target, ...JSON.parse(r.detail) }));
+  (db().prepare('SELECT target, detail FROM audit_log WHERE action = ? ORDER BY id').all(action) as Array<{ target: string; detail: string }>).map((r) => ({
+    target: r.target,
+    ...JSON.parse(r.detail),
+  }));
 const bytes = (text: string) => Buffer.byteLength(text, 'utf8');
 const inbox = (d: ScriptedAuthenticator, accept?: string[]) => d.command({ operation: 'inbox', ...(accept ? { accept } : {}) });
 
@@ -44,9 +48,14 @@ async function twoDevices(t: TestServer, cookie: string) {
   const start = await manage(t, cookie, '/manage/pairings/start', {});
   const b = await ScriptedAuthenticator.create(t.url);
   const claim = await b.claim(start.body, 'B');
-  expect((await manage(t, cookie, '/manage/pairings/confirm', { pairingId: start.body.pairingId, comparison: claim.body.comparison })).body.approval.state).toBe('pending');
+  expect(
+    (await manage(t, cookie, '/manage/pairings/confirm', { pairingId: start.body.pairingId, comparison: claim.body.comparison })).body.approval.state,
+  ).toBe('pending');
   const pc = (await inbox(a, ['device-changes'])).body.changes[0];
-  expect(await a.command({ operation: 'change', changeId: pc.changeId, kind: 'pair', targetId: b.deviceId, endSessions: false, decision: 'approve' })).toEqual({ status: 200, body: { state: 'approved' } });
+  expect(await a.command({ operation: 'change', changeId: pc.changeId, kind: 'pair', targetId: b.deviceId, endSessions: false, decision: 'approve' })).toEqual({
+    status: 200,
+    body: { state: 'approved' },
+  });
   await inbox(b, ['device-changes']);
   return { a, b, pairChangeId: pc.changeId as string };
 }
@@ -54,7 +63,10 @@ async function twoDevices(t: TestServer, cookie: string) {
 beforeAll(async () => {
   peer = await startPeer();
   s = await startTestServer({ authenticatorOrigin: APP_ORIGIN });
-  const profile = await s.api('/api/admin/core/outgoing-mail/profiles/main', { method: 'PUT', json: { name: 'Office', fromAddress: 'hearth@example.test', smtpHost: '127.0.0.1', smtpPort: peer.port, smtpSecure: false } });
+  const profile = await s.api('/api/admin/core/outgoing-mail/profiles/main', {
+    method: 'PUT',
+    json: { name: 'Office', fromAddress: 'hearth@example.test', smtpHost: '127.0.0.1', smtpPort: peer.port, smtpSecure: false },
+  });
   expect(profile.status, await profile.text()).toBe(201);
 });
 afterAll(async () => {
@@ -107,7 +119,9 @@ describe('the 8 KiB response budget', () => {
     const d = await pairDevice(s, await signIn(s, 'rb-pending', PASSWORD), 'Pending phone');
     for (let i = 0; i < 5; i++) {
       const r = await fetch(`${s.url}${APPROVAL_PATH}/login/start`, {
-        method: 'POST', headers: { 'content-type': 'application/json', origin: s.url, 'user-agent': `Mozilla/5.0 ${'x'.repeat(900)}` }, body: JSON.stringify({ identifier: 'rb-pending', category: 'login' }),
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: s.url, 'user-agent': `Mozilla/5.0 ${'x'.repeat(900)}` },
+        body: JSON.stringify({ identifier: 'rb-pending', category: 'login' }),
       });
       expect(r.status).toBe(202);
     }
@@ -132,8 +146,22 @@ describe('the disabled protocol', () => {
       const sub = await createUser(t, 'dis');
       const cookie = await signIn(t, 'dis', PASSWORD);
       const origin = t.url.replace(/\/$/, '');
-      const posts = ['/manage/pairings/start', '/pairings/claim', '/manage/pairings/status', '/manage/pairings/confirm', '/pairings/result', '/manage/pairings/cancel',
-        '/manage/devices/update', '/manage/device-changes/start', '/manage/device-changes/status', '/manage/device-changes/cancel', '/login/start', '/login/status', '/login/complete', '/device'];
+      const posts = [
+        '/manage/pairings/start',
+        '/pairings/claim',
+        '/manage/pairings/status',
+        '/manage/pairings/confirm',
+        '/pairings/result',
+        '/manage/pairings/cancel',
+        '/manage/devices/update',
+        '/manage/device-changes/start',
+        '/manage/device-changes/status',
+        '/manage/device-changes/cancel',
+        '/login/start',
+        '/login/status',
+        '/login/complete',
+        '/device',
+      ];
       for (const p of posts) {
         const r = await fetch(`${t.url}${APPROVAL_PATH}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', origin, cookie }, body: '{}' });
         expect(r.status, p).toBe(503);
@@ -174,14 +202,32 @@ describe('audit of device changes', () => {
     await createUser(s, 'aud');
     const cookie = await signIn(s, 'aud', PASSWORD);
     const { a, b, pairChangeId } = await twoDevices(s, cookie);
-    expect(audits('auth.app.device_change.request').find((x) => x.changeId === pairChangeId)).toMatchObject({ target: b.deviceId, changeId: pairChangeId, kind: 'pair', endSignIns: false });
-    expect(audits('auth.app.device_change.approve').find((x) => x.changeId === pairChangeId)).toMatchObject({ target: b.deviceId, kind: 'pair', endSignIns: false, endedSessions: 0, decidedBy: a.deviceId });
+    expect(audits('auth.app.device_change.request').find((x) => x.changeId === pairChangeId)).toMatchObject({
+      target: b.deviceId,
+      changeId: pairChangeId,
+      kind: 'pair',
+      endSignIns: false,
+    });
+    expect(audits('auth.app.device_change.approve').find((x) => x.changeId === pairChangeId)).toMatchObject({
+      target: b.deviceId,
+      kind: 'pair',
+      endSignIns: false,
+      endedSessions: 0,
+      decidedBy: a.deviceId,
+    });
     await signIn(s, 'aud', PASSWORD);
     const asking = await signIn(s, 'aud', PASSWORD);
     const removal = await manage(s, asking, '/manage/device-changes/start', { deviceId: a.deviceId, endSessions: true });
-    expect(audits('auth.app.device_change.request').find((x) => x.changeId === removal.body.changeId)).toMatchObject({ target: a.deviceId, kind: 'revoke', endSignIns: true });
+    expect(audits('auth.app.device_change.request').find((x) => x.changeId === removal.body.changeId)).toMatchObject({
+      target: a.deviceId,
+      kind: 'revoke',
+      endSignIns: true,
+    });
     await inbox(b, ['device-changes']);
-    expect((await b.command({ operation: 'change', changeId: removal.body.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: true, decision: 'approve' })).body).toEqual({ state: 'approved' });
+    expect(
+      (await b.command({ operation: 'change', changeId: removal.body.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: true, decision: 'approve' }))
+        .body,
+    ).toEqual({ state: 'approved' });
     const approved = audits('auth.app.device_change.approve').find((x) => x.changeId === removal.body.changeId);
     expect(approved).toMatchObject({ target: a.deviceId, kind: 'revoke', endSignIns: true, decidedBy: b.deviceId });
     expect(approved.endedSessions).toBe(2);
@@ -205,7 +251,8 @@ describe('only listed device changes are decided', () => {
     const box = await inbox(b, ['device-changes']);
     expect(box.body.changes.map((c: any) => c.changeId)).toEqual(changes.slice(0, 5));
     expect(box.body.moreChanges).toBe(1);
-    const decide = (changeId: string, decision: string) => b.command({ operation: 'change', changeId, kind: 'revoke', targetId: a.deviceId, endSessions: false, decision });
+    const decide = (changeId: string, decision: string) =>
+      b.command({ operation: 'change', changeId, kind: 'revoke', targetId: a.deviceId, endSessions: false, decision });
     const refused = await decide(changes[5]!, 'deny');
     expect(refused.status).toBe(409);
     expect(refused.body.error).toBe('change_not_listed');
@@ -252,7 +299,8 @@ describe('last use', () => {
     const cookie = await signIn(s, 'lu', PASSWORD);
     const d = await pairDevice(s, cookie, 'LU phone');
     const lastUsed = () => db().prepare('SELECT last_used_at FROM identity_app_devices WHERE id = ?').pluck().get(d.deviceId) as number | null;
-    const send = (body: unknown) => fetch(`${s.url}${APPROVAL_PATH}/device`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const send = (body: unknown) =>
+      fetch(`${s.url}${APPROVAL_PATH}/device`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect(lastUsed()).toBeNull();
     const refused = await d.command({ operation: 'decide', requestId: crypto.randomUUID(), challenge: 'c', comparison: '123456', decision: 'approve' });
     expect(refused.status).toBe(404);
@@ -291,8 +339,14 @@ describe('/login/start answers', () => {
     };
     const ok = await start('eligible');
     const keys = Object.keys(ok);
-    const shape = (b: Record<string, unknown>) => ({ keys: Object.keys(b), comparison: /^\d{6}$/.test(String(b.comparison)), secret: String(b.browserSecret).length, pollAfterSeconds: b.pollAfterSeconds });
-    const row = (id: string) => db().prepare('SELECT sub, context FROM identity_app_logins WHERE id = ?').get(id) as { sub: string | null; context: string | null };
+    const shape = (b: Record<string, unknown>) => ({
+      keys: Object.keys(b),
+      comparison: /^\d{6}$/.test(String(b.comparison)),
+      secret: String(b.browserSecret).length,
+      pollAfterSeconds: b.pollAfterSeconds,
+    });
+    const row = (id: string) =>
+      db().prepare('SELECT sub, context FROM identity_app_logins WHERE id = ?').get(id) as { sub: string | null; context: string | null };
     expect(row(ok.requestId).sub).not.toBeNull();
     expect(row(ok.requestId).context).not.toBeNull();
     for (const identifier of ['gone', 'amb@example.test', 'nobody-at-all']) {
@@ -336,7 +390,11 @@ describe('failure limiter on the pairing endpoints', () => {
       for (let i = 0; i < 30; i++) expect((await d.claim(wrong, 'Phone')).status).toBe(403);
       for (let i = 0; i < 30; i++) expect((await d.pairingResult(wrong)).status).toBe(403);
       for (const p of ['/pairings/claim', '/pairings/result']) {
-        const r = await fetch(`${t.url}${APPROVAL_PATH}${p}`, { method: 'POST', headers: { 'content-type': 'application/json', origin: APP_ORIGIN }, body: JSON.stringify({ pairingId: start.body.pairingId, secret: start.body.secret, publicKey: d.publicKey }) });
+        const r = await fetch(`${t.url}${APPROVAL_PATH}${p}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: APP_ORIGIN },
+          body: JSON.stringify({ pairingId: start.body.pairingId, secret: start.body.secret, publicKey: d.publicKey }),
+        });
         expect(r.status, p).toBe(429);
         expect((await r.json()).error).toBe('rate_limited');
         expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);

@@ -4,11 +4,11 @@
  */
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { APPROVAL_PATH, ScriptedAuthenticator, manage, pairDevice } from '../../helpers/authenticator.ts';
+import { APPROVAL_PATH, manage, pairDevice, ScriptedAuthenticator } from '../../helpers/authenticator.ts';
 import { signIn } from '../../helpers/http.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
-import { startPeer, type Peer } from '../mail/peer.ts';
+import { type Peer, startPeer } from '../mail/peer.ts';
 
 const APP_ORIGIN = 'https://auth.example.test';
 const PASSWORD = 'approval-Passw0rd!';
@@ -19,7 +19,10 @@ let origin: string;
 
 async function createUser(login: string, opts: { email?: string | null; admin?: boolean; profile?: 'user' | 'guest' } = {}): Promise<string> {
   const email = opts.email === undefined ? `${login}@example.test` : opts.email;
-  const r = await s.api('/api/admin/core/accounts', { method: 'POST', json: { login, ...(email ? { email } : {}), displayName: login.toUpperCase(), admin: opts.admin ?? false, profile: opts.profile ?? 'user' } });
+  const r = await s.api('/api/admin/core/accounts', {
+    method: 'POST',
+    json: { login, ...(email ? { email } : {}), displayName: login.toUpperCase(), admin: opts.admin ?? false, profile: opts.profile ?? 'user' },
+  });
   expect(r.status, await r.clone().text()).toBe(201);
   const sub = (await r.json()).sub as string;
   expect((await s.api(`/api/admin/core/accounts/${sub}/password`, { method: 'PUT', json: { password: PASSWORD } })).status).toBe(204);
@@ -40,9 +43,16 @@ async function raw(path: string, init: { method?: string; body?: string; headers
 }
 const db = () => s.services.platformDb;
 const audits = (action: string) =>
-  (db().prepare('SELECT target, detail FROM audit_log WHERE action = ? ORDER BY id').all(action) as Array<{ target: string; detail: string }>).map((r) => ({ target: r.target, ...JSON.parse(r.detail) }));
+  (db().prepare('SELECT target, detail FROM audit_log WHERE action = ? ORDER BY id').all(action) as Array<{ target: string; detail: string }>).map((r) => ({
+    target: r.target,
+    ...JSON.parse(r.detail),
+  }));
 function mailTo(address: string, subject: string) {
-  return until(() => peer.received.find((r) => r.to.map((t) => t.toLowerCase()).includes(address) && r.parsed.subject === subject), `mail "${subject}" to ${address}`, 10_000);
+  return until(
+    () => peer.received.find((r) => r.to.map((t) => t.toLowerCase()).includes(address) && r.parsed.subject === subject),
+    `mail "${subject}" to ${address}`,
+    10_000,
+  );
 }
 /** Starts a pairing, claims it with a new scripted device. */
 async function startAndClaim(cookie: string, name = 'Phone', body: Record<string, unknown> = {}) {
@@ -59,13 +69,16 @@ async function startLogin(identifier: string, category = 'login') {
   expect(r.status).toBe(202);
   return r.body as { requestId: string; browserSecret: string; comparison: string; expiresAt: string; pollAfterSeconds: number };
 }
-const ALL = ['device-changes', 'login-context', 'terminal-logins'];
+const _ALL = ['device-changes', 'login-context', 'terminal-logins'];
 
 beforeAll(async () => {
   peer = await startPeer();
   s = await startTestServer({ authenticatorOrigin: APP_ORIGIN });
   origin = s.url.replace(/\/$/, '');
-  const profile = await s.api(`${M}/profiles/main`, { method: 'PUT', json: { name: 'Office', fromAddress: 'hearth@example.test', smtpHost: '127.0.0.1', smtpPort: peer.port, smtpSecure: false } });
+  const profile = await s.api(`${M}/profiles/main`, {
+    method: 'PUT',
+    json: { name: 'Office', fromAddress: 'hearth@example.test', smtpHost: '127.0.0.1', smtpPort: peer.port, smtpSecure: false },
+  });
   expect(profile.status, await profile.text()).toBe(201);
 });
 afterAll(async () => {
@@ -77,14 +90,31 @@ describe('discovery and transport rules', () => {
   it('answers /info with the protocol, exact issuer, limits and features', async () => {
     const r = await raw('/info', { method: 'GET' });
     expect(r.status).toBe(200);
-    expect(r.json).toMatchObject({ protocol: 'hearth-app-approval-v1', issuer: origin, api: `${origin}${APPROVAL_PATH}`, appOrigin: APP_ORIGIN, algorithm: 'ES256', enabled: true });
+    expect(r.json).toMatchObject({
+      protocol: 'hearth-app-approval-v1',
+      issuer: origin,
+      api: `${origin}${APPROVAL_PATH}`,
+      appOrigin: APP_ORIGIN,
+      algorithm: 'ES256',
+      enabled: true,
+    });
     expect(r.json.features).toEqual(expect.arrayContaining(['device-changes', 'terminal-logins']));
-    expect(r.json.limits).toMatchObject({ outstandingPairingsPerAccount: 5, outstandingLoginsPerAccount: 5, activeDevicesPerAccount: 20, devicePageSize: 20, requestBodyBytes: 8192, responseBytes: 8192 });
+    expect(r.json.limits).toMatchObject({
+      outstandingPairingsPerAccount: 5,
+      outstandingLoginsPerAccount: 5,
+      activeDevicesPerAccount: 20,
+      devicePageSize: 20,
+      requestBodyBytes: 8192,
+      responseBytes: 8192,
+    });
   });
 
   it('sends CORS for the authenticator origin on exactly the four device paths, never credentials', async () => {
     for (const p of ['/info', '/pairings/claim', '/pairings/result', '/device']) {
-      const pre = await raw(p, { method: 'OPTIONS', headers: { origin: APP_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' } });
+      const pre = await raw(p, {
+        method: 'OPTIONS',
+        headers: { origin: APP_ORIGIN, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      });
       expect(pre.status).toBe(204);
       expect(pre.headers.get('access-control-allow-origin')).toBe(APP_ORIGIN);
       expect(pre.headers.get('access-control-allow-methods')).toBe('GET, POST');
@@ -128,7 +158,10 @@ describe('discovery and transport rules', () => {
       const r = await raw('/manage/pairings/start', { headers: h, body: '{}' });
       expect(r.status).toBe(403);
       expect(r.json.error).toBe('origin_mismatch');
-      const l = await raw('/login/start', { headers: { 'content-type': 'application/json', ...(o ? { origin: o } : {}) }, body: JSON.stringify({ identifier: 'olga', category: 'login' }) });
+      const l = await raw('/login/start', {
+        headers: { 'content-type': 'application/json', ...(o ? { origin: o } : {}) },
+        body: JSON.stringify({ identifier: 'olga', category: 'login' }),
+      });
       expect(l.status).toBe(403);
     }
   });
@@ -143,14 +176,26 @@ describe('discovery and transport rules', () => {
     const device = await ScriptedAuthenticator.create(s.url);
     const withD = await raw('/pairings/claim', {
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ pairingId: start.body.pairingId, secret: start.body.secret, publicKey: { ...device.publicKey, d: 'A'.repeat(43) }, name: 'x', signature: 'A'.repeat(86) }),
+      body: JSON.stringify({
+        pairingId: start.body.pairingId,
+        secret: start.body.secret,
+        publicKey: { ...device.publicKey, d: 'A'.repeat(43) },
+        name: 'x',
+        signature: 'A'.repeat(86),
+      }),
     });
     expect(withD.status).toBe(400);
     expect(withD.json.message).toContain('"d"');
-    const big = await raw('/login/start', { headers: { 'content-type': 'application/json', origin }, body: JSON.stringify({ identifier: 'x', category: 'login', pad: 'x'.repeat(9000) }) });
+    const big = await raw('/login/start', {
+      headers: { 'content-type': 'application/json', origin },
+      body: JSON.stringify({ identifier: 'x', category: 'login', pad: 'x'.repeat(9000) }),
+    });
     expect(big.status).toBe(413);
     expect(big.json.error).toBe('payload_too_large');
-    const bigDevice = await raw('/device', { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ proof: { pad: 'x'.repeat(8200) }, signature: 'x' }) });
+    const bigDevice = await raw('/device', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ proof: { pad: 'x'.repeat(8200) }, signature: 'x' }),
+    });
     expect(bigDevice.status).toBe(413);
   });
 });
@@ -160,7 +205,13 @@ describe('pairing', () => {
     const sub = await createUser('amy');
     const cookie = await login('amy');
     const { pairing, device, claim } = await startAndClaim(cookie, '  Amy’s phone  ');
-    expect(pairing).toEqual({ protocol: 'hearth-app-approval-v1', issuer: origin, pairingId: expect.any(String), secret: expect.any(String), expiresAt: expect.any(String) });
+    expect(pairing).toEqual({
+      protocol: 'hearth-app-approval-v1',
+      issuer: origin,
+      pairingId: expect.any(String),
+      secret: expect.any(String),
+      expiresAt: expect.any(String),
+    });
     expect(claim).toEqual({ deviceId: expect.any(String), comparison: expect.stringMatching(/^\d{6}$/), expiresAt: pairing.expiresAt });
     // A claim alone creates no usable device.
     expect((await device.command({ operation: 'account' })).status).toBe(403);
@@ -181,12 +232,17 @@ describe('pairing', () => {
     expect((await device.pairingResult(pairing)).body).toEqual({ state: 'confirmed', deviceId: claim.deviceId });
     expect((await call(cookie, '/manage/pairings/cancel', { pairingId: pairing.pairingId })).status).toBe(409);
     const account = await device.command({ operation: 'account' });
-    expect(account).toEqual({ status: 200, body: { account: { uid: 'amy', displayName: 'AMY', mail: 'amy@example.test' }, device: { name: 'Amy’s phone', createdAt: expect.any(String) } } });
+    expect(account).toEqual({
+      status: 200,
+      body: { account: { uid: 'amy', displayName: 'AMY', mail: 'amy@example.test' }, device: { name: 'Amy’s phone', createdAt: expect.any(String) } },
+    });
     expect(audits('auth.app.device.enroll').find((a) => a.deviceId === claim.deviceId)).toMatchObject({ target: sub, assisted: false, login: 'amy' });
     const mail = await mailTo('amy@example.test', 'A device was paired with your Hearth account');
     expect(mail.parsed.text).toContain('Amy’s phone');
     expect(mail.parsed.text).toContain('Administrator assisted: no');
-    const notice = db().prepare('SELECT sent_at, attempts FROM identity_app_enrol_notices WHERE device_id = ?').get(claim.deviceId) as { sent_at: number | null };
+    const notice = db().prepare('SELECT sent_at, attempts FROM identity_app_enrol_notices WHERE device_id = ?').get(claim.deviceId) as {
+      sent_at: number | null;
+    };
     expect(notice.sent_at).not.toBeNull();
   });
 
@@ -195,7 +251,11 @@ describe('pairing', () => {
     const cookie = await login('ben');
     const token = await s.api('/api/admin/tokens', { method: 'POST', json: { name: 'ben-token', scope: 'admin' } });
     const apiToken = (await token.json()).token as string;
-    const byToken = await fetch(`${s.url}${APPROVAL_PATH}/manage/pairings/start`, { method: 'POST', headers: { authorization: `Bearer ${apiToken}`, 'content-type': 'application/json', origin }, body: '{}' });
+    const byToken = await fetch(`${s.url}${APPROVAL_PATH}/manage/pairings/start`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${apiToken}`, 'content-type': 'application/json', origin },
+      body: '{}',
+    });
     expect(byToken.status).toBe(403);
     expect((await call(null, '/manage/pairings/start', {})).status).toBe(401);
     const { pairing, claim } = await startAndClaim(cookie);
@@ -217,16 +277,22 @@ describe('pairing', () => {
     await createUser('carl');
     const cookie = await login('carl');
     const { pairing, device, claim } = await startAndClaim(cookie);
-    db().prepare('UPDATE identity_app_pairings SET expires_at = ? WHERE id = ?').run(Date.now() - 1000, pairing.pairingId);
+    db()
+      .prepare('UPDATE identity_app_pairings SET expires_at = ? WHERE id = ?')
+      .run(Date.now() - 1000, pairing.pairingId);
     expect((await call(cookie, '/manage/pairings/status', { pairingId: pairing.pairingId })).body.state).toBe('expired');
     expect((await device.pairingResult(pairing)).body).toEqual({ state: 'expired', deviceId: claim.deviceId });
     const late = await call(cookie, '/manage/pairings/confirm', { pairingId: pairing.pairingId, comparison: claim.comparison });
     expect(late.status).toBe(409);
     const unclaimed = await call(cookie, '/manage/pairings/start', {});
-    db().prepare('UPDATE identity_app_pairings SET expires_at = ? WHERE id = ?').run(Date.now() - 1000, unclaimed.body.pairingId);
+    db()
+      .prepare('UPDATE identity_app_pairings SET expires_at = ? WHERE id = ?')
+      .run(Date.now() - 1000, unclaimed.body.pairingId);
     const d2 = await ScriptedAuthenticator.create(s.url);
     expect((await d2.claim(unclaimed.body, 'Late')).status).toBe(409);
-    db().prepare('UPDATE identity_app_pairings SET expires_at = ? WHERE id = ?').run(Date.now() - 61_000, pairing.pairingId);
+    db()
+      .prepare('UPDATE identity_app_pairings SET expires_at = ? WHERE id = ?')
+      .run(Date.now() - 61_000, pairing.pairingId);
     expect((await call(cookie, '/manage/pairings/status', { pairingId: pairing.pairingId })).status).toBe(404);
     expect((await device.pairingResult(pairing)).status).toBe(404);
     s.services.identity.appApproval.cleanup();
@@ -243,7 +309,9 @@ describe('pairing', () => {
       expect(r.status).toBe(400);
       expect(r.body.error).toBe('comparison_mismatch');
     }
-    expect((await call(cookie, '/manage/pairings/confirm', { pairingId: pairing.pairingId, comparison: claim.comparison })).body.error).toBe('pairing_cancelled');
+    expect((await call(cookie, '/manage/pairings/confirm', { pairingId: pairing.pairingId, comparison: claim.comparison })).body.error).toBe(
+      'pairing_cancelled',
+    );
     expect((await device.pairingResult(pairing)).body.state).toBe('cancelled');
   });
 
@@ -266,7 +334,10 @@ describe('pairing', () => {
     expect(confirm.body).toEqual({ deviceId: claim.deviceId, approval: { state: 'pending', expiresAt: expect.any(String) } });
     const again = await call(cookie, '/manage/pairings/confirm', { pairingId: pairing.pairingId, comparison: claim.comparison });
     expect(again.body).toEqual(confirm.body);
-    expect((await call(cookie, '/manage/pairings/status', { pairingId: pairing.pairingId })).body).toMatchObject({ state: 'claimed', approval: { state: 'pending' } });
+    expect((await call(cookie, '/manage/pairings/status', { pairingId: pairing.pairingId })).body).toMatchObject({
+      state: 'claimed',
+      approval: { state: 'pending' },
+    });
     // Without the device-changes opt-in the change is neither listed nor decidable.
     const plain = await inbox(first);
     expect(plain.body.changes).toBeUndefined();
@@ -275,7 +346,14 @@ describe('pairing', () => {
     expect(box.status).toBe(200);
     expect(box.body.changes).toHaveLength(1);
     const change = box.body.changes[0];
-    expect(change).toEqual({ changeId: expect.any(String), kind: 'pair', device: { id: claim.deviceId, name: 'Second' }, endSessions: false, createdAt: expect.any(String), expiresAt: confirm.body.approval.expiresAt });
+    expect(change).toEqual({
+      changeId: expect.any(String),
+      kind: 'pair',
+      device: { id: claim.deviceId, name: 'Second' },
+      endSessions: false,
+      createdAt: expect.any(String),
+      expiresAt: confirm.body.approval.expiresAt,
+    });
     expect(box.body.moreChanges).toBe(0);
     const decide = (d: ScriptedAuthenticator, over: Record<string, unknown> = {}) =>
       d.command({ operation: 'change', changeId: change.changeId, kind: 'pair', targetId: claim.deviceId, endSessions: false, decision: 'approve', ...over });
@@ -287,9 +365,16 @@ describe('pairing', () => {
     expect(await decide(first)).toEqual({ status: 200, body: { state: 'approved' } });
     expect((await decide(first)).status).toBe(409);
     expect((await second.pairingResult(pairing)).body.state).toBe('confirmed');
-    expect((await call(cookie, '/manage/pairings/status', { pairingId: pairing.pairingId })).body).toMatchObject({ state: 'confirmed', approval: { state: 'approved' } });
+    expect((await call(cookie, '/manage/pairings/status', { pairingId: pairing.pairingId })).body).toMatchObject({
+      state: 'confirmed',
+      approval: { state: 'approved' },
+    });
     expect((await second.command({ operation: 'account' })).status).toBe(200);
-    expect(audits('auth.app.device_change.approve').find((a) => a.changeId === change.changeId)).toMatchObject({ kind: 'pair', endSignIns: false, endedSessions: 0 });
+    expect(audits('auth.app.device_change.approve').find((a) => a.changeId === change.changeId)).toMatchObject({
+      kind: 'pair',
+      endSignIns: false,
+      endedSessions: 0,
+    });
 
     // A denied pair change cancels the pairing; nothing is enrolled.
     const third = await startAndClaim(cookie, 'Third');
@@ -297,9 +382,14 @@ describe('pairing', () => {
     expect(c3.body.approval.state).toBe('pending');
     const box3 = await inbox(second, ['device-changes']);
     const ch3 = box3.body.changes.find((c: any) => c.device.id === third.claim.deviceId);
-    expect(await second.command({ operation: 'change', changeId: ch3.changeId, kind: 'pair', targetId: third.claim.deviceId, endSessions: false, decision: 'deny' })).toEqual({ status: 200, body: { state: 'denied' } });
+    expect(
+      await second.command({ operation: 'change', changeId: ch3.changeId, kind: 'pair', targetId: third.claim.deviceId, endSessions: false, decision: 'deny' }),
+    ).toEqual({ status: 200, body: { state: 'denied' } });
     expect((await third.device.pairingResult(third.pairing)).body.state).toBe('cancelled');
-    expect((await call(cookie, '/manage/pairings/status', { pairingId: third.pairing.pairingId })).body).toMatchObject({ state: 'cancelled', approval: { state: 'denied' } });
+    expect((await call(cookie, '/manage/pairings/status', { pairingId: third.pairing.pairingId })).body).toMatchObject({
+      state: 'cancelled',
+      approval: { state: 'denied' },
+    });
     expect(audits('auth.app.device_change.deny').find((a) => a.changeId === ch3.changeId)).toMatchObject({ kind: 'pair', endSignIns: false });
 
     // Cancelling an unconfirmed pairing cancels its pending change.
@@ -307,7 +397,18 @@ describe('pairing', () => {
     await call(cookie, '/manage/pairings/confirm', { pairingId: fourth.pairing.pairingId, comparison: fourth.claim.comparison });
     const ch4 = (await inbox(first, ['device-changes'])).body.changes.find((c: any) => c.device.id === fourth.claim.deviceId);
     expect((await call(cookie, '/manage/pairings/cancel', { pairingId: fourth.pairing.pairingId })).status).toBe(204);
-    expect((await first.command({ operation: 'change', changeId: ch4.changeId, kind: 'pair', targetId: fourth.claim.deviceId, endSessions: false, decision: 'approve' })).status).toBe(409);
+    expect(
+      (
+        await first.command({
+          operation: 'change',
+          changeId: ch4.changeId,
+          kind: 'pair',
+          targetId: fourth.claim.deviceId,
+          endSessions: false,
+          decision: 'approve',
+        })
+      ).status,
+    ).toBe(409);
     expect((await call(cookie, '/manage/pairings/status', { pairingId: fourth.pairing.pairingId })).body.approval.state).toBe('cancelled');
   });
 
@@ -326,7 +427,9 @@ describe('pairing', () => {
     const mail = await mailTo('fay@example.test', 'A device was paired with your Hearth account');
     expect(mail.parsed.text).toContain('An administrator paired');
     const list = await fetch(`${s.url}${APPROVAL_PATH}/manage/devices`, { headers: { cookie: plainUser } });
-    expect((await list.json()).items).toEqual([{ id: claim.deviceId, name: 'Issued phone', createdAt: expect.any(String), lastUsedAt: null, revokedAt: null, assisted: true }]);
+    expect((await list.json()).items).toEqual([
+      { id: claim.deviceId, name: 'Issued phone', createdAt: expect.any(String), lastUsedAt: null, revokedAt: null, assisted: true },
+    ]);
   });
 
   it('enforces twenty active devices and pages the device list by twenty, revoked included', async () => {
@@ -441,7 +544,8 @@ describe('the device channel', () => {
     expect(tampered.status).toBe(403);
     expect(tampered.body.error).toBe('bad_signature');
     const foreign = await fetch(`${s.url}${APPROVAL_PATH}/device`, {
-      method: 'POST', headers: { 'content-type': 'application/json' },
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ ...body, proof: { ...body.proof, issuer: 'https://other.example' } }),
     });
     expect(foreign.status).toBe(403);
@@ -456,13 +560,21 @@ describe('the device channel', () => {
   it('answers 429 with Retry-After after too many refused proofs from one address', async () => {
     const t = await startTestServer({ authenticatorOrigin: APP_ORIGIN });
     try {
-      const body = JSON.stringify({ proof: { issuer: t.url, deviceId: crypto.randomUUID(), jti: crypto.randomUUID(), issuedAt: 1, expiresAt: 2, command: { operation: 'inbox' } }, signature: 'A'.repeat(86) });
+      const body = JSON.stringify({
+        proof: { issuer: t.url, deviceId: crypto.randomUUID(), jti: crypto.randomUUID(), issuedAt: 1, expiresAt: 2, command: { operation: 'inbox' } },
+        signature: 'A'.repeat(86),
+      });
       const send = () => fetch(`${t.url}${APPROVAL_PATH}/device`, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
       for (let i = 0; i < 60; i++) expect((await send()).status).toBe(403);
       const limited = await send();
       expect(limited.status).toBe(429);
       expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
-      const starts = () => fetch(`${t.url}${APPROVAL_PATH}/login/start`, { method: 'POST', headers: { 'content-type': 'application/json', origin: t.url }, body: JSON.stringify({ identifier: 'x', category: 'login' }) });
+      const starts = () =>
+        fetch(`${t.url}${APPROVAL_PATH}/login/start`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: t.url },
+          body: JSON.stringify({ identifier: 'x', category: 'login' }),
+        });
       for (let i = 0; i < 30; i++) expect((await starts()).status).toBe(202);
       const l = await starts();
       expect(l.status).toBe(429);
@@ -498,8 +610,20 @@ describe('browser sign-in', () => {
   it('answers every start the same way; only a real, paired account gets an approvable request', async () => {
     await createUser('nopair');
     await createUser('gina', { profile: 'guest' });
-    const shape = { requestId: expect.any(String), browserSecret: expect.any(String), comparison: expect.stringMatching(/^\d{6}$/), expiresAt: expect.any(String), pollAfterSeconds: 5 };
-    for (const [identifier, category] of [['nobody', 'login'], ['nopair', 'login'], ['LEA', 'guest'], ['gina', 'guest'], ['lea.mail@example.TEST', 'login']]) {
+    const shape = {
+      requestId: expect.any(String),
+      browserSecret: expect.any(String),
+      comparison: expect.stringMatching(/^\d{6}$/),
+      expiresAt: expect.any(String),
+      pollAfterSeconds: 5,
+    };
+    for (const [identifier, category] of [
+      ['nobody', 'login'],
+      ['nopair', 'login'],
+      ['LEA', 'guest'],
+      ['gina', 'guest'],
+      ['lea.mail@example.TEST', 'login'],
+    ]) {
       const r = await call(null, '/login/start', { identifier, category });
       expect(r.status).toBe(202);
       expect(r.body).toEqual(shape);
@@ -518,7 +642,13 @@ describe('browser sign-in', () => {
     const req = await startLogin('lea');
     const box = await device.command({ operation: 'pending' });
     const entry = box.body.requests.find((r: any) => r.requestId === req.requestId);
-    expect(entry).toEqual({ requestId: req.requestId, challenge: expect.any(String), comparison: req.comparison, createdAt: expect.any(String), expiresAt: req.expiresAt });
+    expect(entry).toEqual({
+      requestId: req.requestId,
+      challenge: expect.any(String),
+      comparison: req.comparison,
+      createdAt: expect.any(String),
+      expiresAt: req.expiresAt,
+    });
     expect(box.body.pollAfterSeconds).toBe(5);
     const held = call(null, '/login/status', { requestId: req.requestId, browserSecret: req.browserSecret });
     let answered = false;
@@ -526,7 +656,17 @@ describe('browser sign-in', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(answered).toBe(false);
     // A wrong binding does not decide.
-    expect((await device.command({ operation: 'decide', requestId: req.requestId, challenge: entry.challenge, comparison: req.comparison === '111111' ? '222222' : '111111', decision: 'approve' })).status).toBe(409);
+    expect(
+      (
+        await device.command({
+          operation: 'decide',
+          requestId: req.requestId,
+          challenge: entry.challenge,
+          comparison: req.comparison === '111111' ? '222222' : '111111',
+          decision: 'approve',
+        })
+      ).status,
+    ).toBe(409);
     expect(await decide(device, entry, 'approve')).toEqual({ status: 200, body: { state: 'approved' } });
     const status = await held;
     expect(status.body).toEqual({ state: 'approved', expiresAt: req.expiresAt, pollAfterSeconds: 5 });
@@ -560,11 +700,19 @@ describe('browser sign-in', () => {
     expect((await call(null, '/login/status', { requestId: req.requestId, browserSecret: req.browserSecret })).body.state).toBe('denied');
     expect((await call(null, '/login/complete', { requestId: req.requestId, browserSecret: req.browserSecret })).status).toBe(409);
     const old = await startLogin('lea');
-    db().prepare('UPDATE identity_app_logins SET expires_at = ? WHERE id = ?').run(Date.now() - 1000, old.requestId);
+    db()
+      .prepare('UPDATE identity_app_logins SET expires_at = ? WHERE id = ?')
+      .run(Date.now() - 1000, old.requestId);
     expect((await call(null, '/login/status', { requestId: old.requestId, browserSecret: old.browserSecret })).body.state).toBe('expired');
-    const oldEntry = { requestId: old.requestId, challenge: db().prepare('SELECT challenge FROM identity_app_logins WHERE id = ?').pluck().get(old.requestId) as string, comparison: old.comparison };
+    const oldEntry = {
+      requestId: old.requestId,
+      challenge: db().prepare('SELECT challenge FROM identity_app_logins WHERE id = ?').pluck().get(old.requestId) as string,
+      comparison: old.comparison,
+    };
     expect((await decide(device, oldEntry, 'approve')).status).toBe(409);
-    db().prepare('UPDATE identity_app_logins SET expires_at = ? WHERE id = ?').run(Date.now() - 61_000, old.requestId);
+    db()
+      .prepare('UPDATE identity_app_logins SET expires_at = ? WHERE id = ?')
+      .run(Date.now() - 61_000, old.requestId);
     expect((await call(null, '/login/status', { requestId: old.requestId, browserSecret: old.browserSecret })).status).toBe(404);
     s.services.identity.appApproval.cleanup();
     expect(db().prepare('SELECT count(*) FROM identity_app_logins WHERE id = ?').pluck().get(old.requestId)).toBe(0);
@@ -626,29 +774,58 @@ describe('device changes', () => {
     const asking = await login('oli');
 
     const start = await call(asking, '/manage/device-changes/start', { deviceId: a.deviceId, endSessions: false });
-    expect(start.body).toEqual({ changeId: expect.any(String), state: 'pending', expiresAt: expect.any(String), kind: 'revoke', deviceId: a.deviceId, endSessions: false });
+    expect(start.body).toEqual({
+      changeId: expect.any(String),
+      state: 'pending',
+      expiresAt: expect.any(String),
+      kind: 'revoke',
+      deviceId: a.deviceId,
+      endSessions: false,
+    });
     const same = await call(asking, '/manage/device-changes/start', { deviceId: a.deviceId, endSessions: false });
     expect(same.body.changeId).toBe(start.body.changeId);
     const replaced = await call(asking, '/manage/device-changes/start', { deviceId: a.deviceId, endSessions: true });
     expect(replaced.body.changeId).not.toBe(start.body.changeId);
     expect((await call(asking, '/manage/device-changes/status', { changeId: start.body.changeId })).body.state).toBe('cancelled');
-    expect((await call(asking, '/manage/device-changes/status', { deviceId: a.deviceId })).body).toEqual({ changeId: replaced.body.changeId, state: 'pending', expiresAt: replaced.body.expiresAt });
+    expect((await call(asking, '/manage/device-changes/status', { deviceId: a.deviceId })).body).toEqual({
+      changeId: replaced.body.changeId,
+      state: 'pending',
+      expiresAt: replaced.body.expiresAt,
+    });
     expect((await call(otherSession, '/manage/device-changes/status', { deviceId: a.deviceId })).status).toBe(404);
     expect((await call(otherSession, '/manage/device-changes/status', { changeId: replaced.body.changeId })).status).toBe(404);
     expect((await call(otherSession, '/manage/device-changes/cancel', { changeId: replaced.body.changeId })).status).toBe(404);
-    expect(audits('auth.app.device_change.request').find((x) => x.changeId === replaced.body.changeId)).toMatchObject({ target: a.deviceId, kind: 'revoke', endSignIns: true, deviceId: a.deviceId, login: 'oli' });
+    expect(audits('auth.app.device_change.request').find((x) => x.changeId === replaced.body.changeId)).toMatchObject({
+      target: a.deviceId,
+      kind: 'revoke',
+      endSignIns: true,
+      deviceId: a.deviceId,
+      login: 'oli',
+    });
     expect(sub).toMatch(/./);
 
     // The device being removed sees the change but cannot deny it; it stays pending for the others.
     const boxA = await inbox(a, ['device-changes']);
     const change = boxA.body.changes.find((c: any) => c.changeId === replaced.body.changeId);
     expect(change).toMatchObject({ kind: 'revoke', device: { id: a.deviceId, name: 'A' }, endSessions: true });
-    const selfDeny = await a.command({ operation: 'change', changeId: change.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: true, decision: 'deny' });
+    const selfDeny = await a.command({
+      operation: 'change',
+      changeId: change.changeId,
+      kind: 'revoke',
+      targetId: a.deviceId,
+      endSessions: true,
+      decision: 'deny',
+    });
     expect(selfDeny.status).toBe(409);
     expect((await call(asking, '/manage/device-changes/status', { changeId: change.changeId })).body.state).toBe('pending');
     // Bound exactly: a different endSessions is refused.
-    expect((await b.command({ operation: 'change', changeId: change.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: false, decision: 'approve' })).status).toBe(409);
-    expect(await b.command({ operation: 'change', changeId: change.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: true, decision: 'approve' })).toEqual({ status: 200, body: { state: 'approved' } });
+    expect(
+      (await b.command({ operation: 'change', changeId: change.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: false, decision: 'approve' }))
+        .status,
+    ).toBe(409);
+    expect(
+      await b.command({ operation: 'change', changeId: change.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: true, decision: 'approve' }),
+    ).toEqual({ status: 200, body: { state: 'approved' } });
     expect((await call(asking, '/manage/device-changes/status', { changeId: change.changeId })).body.state).toBe('approved');
     expect((await a.command({ operation: 'inbox' })).status).toBe(403);
     // Every other session ended (the asking one stays).
@@ -656,9 +833,19 @@ describe('device changes', () => {
     expect((await fetch(`${s.url}/api/auth/session`, { headers: { cookie } })).status).toBe(401);
     expect((await fetch(`${s.url}/api/auth/session`, { headers: { cookie: asking } })).status).toBe(200);
     const approved = audits('auth.app.device_change.approve').find((x) => x.changeId === change.changeId);
-    expect(approved).toMatchObject({ target: a.deviceId, changeId: change.changeId, kind: 'revoke', endSignIns: true, deviceId: a.deviceId, decidedBy: b.deviceId });
+    expect(approved).toMatchObject({
+      target: a.deviceId,
+      changeId: change.changeId,
+      kind: 'revoke',
+      endSignIns: true,
+      deviceId: a.deviceId,
+      decidedBy: b.deviceId,
+    });
     expect(approved!.endedSessions).toBeGreaterThanOrEqual(2);
-    expect((await b.command({ operation: 'change', changeId: change.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: true, decision: 'approve' })).status).toBe(409);
+    expect(
+      (await b.command({ operation: 'change', changeId: change.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: true, decision: 'approve' }))
+        .status,
+    ).toBe(409);
     expect((await call(asking, '/manage/device-changes/cancel', { changeId: change.changeId })).status).toBe(409);
   });
 
@@ -684,18 +871,37 @@ describe('device changes', () => {
     // Removal of A: C denies.
     const r1 = await call(cookie, '/manage/device-changes/start', { deviceId: a.deviceId, endSessions: false });
     const ch1 = (await inbox(c.device, ['device-changes'])).body.changes.find((x: any) => x.changeId === r1.body.changeId);
-    expect(await c.device.command({ operation: 'change', changeId: ch1.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: false, decision: 'deny' })).toEqual({ status: 200, body: { state: 'denied' } });
+    expect(
+      await c.device.command({ operation: 'change', changeId: ch1.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: false, decision: 'deny' }),
+    ).toEqual({ status: 200, body: { state: 'denied' } });
     expect((await call(cookie, '/manage/device-changes/status', { deviceId: a.deviceId })).body.state).toBe('denied');
-    expect(audits('auth.app.device_change.deny').find((x) => x.changeId === ch1.changeId)).toMatchObject({ target: a.deviceId, kind: 'revoke', endSignIns: false });
+    expect(audits('auth.app.device_change.deny').find((x) => x.changeId === ch1.changeId)).toMatchObject({
+      target: a.deviceId,
+      kind: 'revoke',
+      endSignIns: false,
+    });
     // Another removal, cancelled by the session.
     const r2 = await call(cookie, '/manage/device-changes/start', { deviceId: a.deviceId, endSessions: false });
     expect(r2.body.changeId).not.toBe(r1.body.changeId);
     expect((await call(cookie, '/manage/device-changes/cancel', { deviceId: a.deviceId })).status).toBe(204);
-    expect((await c.device.command({ operation: 'change', changeId: r2.body.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: false, decision: 'approve' })).status).toBe(409);
+    expect(
+      (
+        await c.device.command({
+          operation: 'change',
+          changeId: r2.body.changeId,
+          kind: 'revoke',
+          targetId: a.deviceId,
+          endSessions: false,
+          decision: 'approve',
+        })
+      ).status,
+    ).toBe(409);
     // A third one, approved by A itself.
     const r3 = await call(cookie, '/manage/device-changes/start', { deviceId: a.deviceId, endSessions: false });
     await inbox(a, ['device-changes']);
-    expect(await a.command({ operation: 'change', changeId: r3.body.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: false, decision: 'approve' })).toEqual({ status: 200, body: { state: 'approved' } });
+    expect(
+      await a.command({ operation: 'change', changeId: r3.body.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: false, decision: 'approve' }),
+    ).toEqual({ status: 200, body: { state: 'approved' } });
     expect((await a.command({ operation: 'account' })).status).toBe(403);
     // Expiry: pending → expired, then 404 after the window.
     const d = await startAndClaim(cookie, 'D');
@@ -713,17 +919,31 @@ describe('device change expiry', () => {
     const b = await startAndClaim(cookie, 'B');
     await call(cookie, '/manage/pairings/confirm', { pairingId: b.pairing.pairingId, comparison: b.claim.comparison });
     const pc = (await inbox(a, ['device-changes'])).body.changes[0];
-    expect((await a.command({ operation: 'change', changeId: pc.changeId, kind: 'pair', targetId: b.device.deviceId, endSessions: false, decision: 'approve' })).status).toBe(200);
+    expect(
+      (await a.command({ operation: 'change', changeId: pc.changeId, kind: 'pair', targetId: b.device.deviceId, endSessions: false, decision: 'approve' }))
+        .status,
+    ).toBe(200);
     const r = await call(cookie, '/manage/device-changes/start', { deviceId: b.device.deviceId, endSessions: false });
     expect(r.body.state).toBe('pending');
-    db().prepare('UPDATE identity_app_device_changes SET expires_at = ? WHERE id = ?').run(Date.now() - 1000, r.body.changeId);
+    db()
+      .prepare('UPDATE identity_app_device_changes SET expires_at = ? WHERE id = ?')
+      .run(Date.now() - 1000, r.body.changeId);
     expect((await call(cookie, '/manage/device-changes/status', { changeId: r.body.changeId })).body.state).toBe('expired');
     expect((await inbox(a, ['device-changes'])).body.changes).toEqual([]);
-    const late = await a.command({ operation: 'change', changeId: r.body.changeId, kind: 'revoke', targetId: b.device.deviceId, endSessions: false, decision: 'approve' });
+    const late = await a.command({
+      operation: 'change',
+      changeId: r.body.changeId,
+      kind: 'revoke',
+      targetId: b.device.deviceId,
+      endSessions: false,
+      decision: 'approve',
+    });
     expect(late.status).toBe(409);
     expect((await call(cookie, '/manage/device-changes/cancel', { changeId: r.body.changeId })).status).toBe(409);
     expect((await b.device.command({ operation: 'account' })).status).toBe(200);
-    db().prepare('UPDATE identity_app_device_changes SET expires_at = ? WHERE id = ?').run(Date.now() - 61_000, r.body.changeId);
+    db()
+      .prepare('UPDATE identity_app_device_changes SET expires_at = ? WHERE id = ?')
+      .run(Date.now() - 61_000, r.body.changeId);
     expect((await call(cookie, '/manage/device-changes/status', { changeId: r.body.changeId })).status).toBe(404);
     expect((await call(cookie, '/manage/device-changes/status', { deviceId: b.device.deviceId })).status).toBe(404);
   });
@@ -738,7 +958,9 @@ describe('the inbox budget', () => {
     // Five pending pair changes with long names.
     for (let i = 0; i < 5; i++) {
       const p = await startAndClaim(cookie, `${'📱'.repeat(70)} ${i}`);
-      expect((await call(cookie, '/manage/pairings/confirm', { pairingId: p.pairing.pairingId, comparison: p.claim.comparison })).body.approval.state).toBe('pending');
+      expect((await call(cookie, '/manage/pairings/confirm', { pairingId: p.pairing.pairingId, comparison: p.claim.comparison })).body.approval.state).toBe(
+        'pending',
+      );
     }
     const small = await inbox(a, ['device-changes', 'terminal-logins']);
     expect(small.body.changes).toHaveLength(5);
@@ -748,9 +970,20 @@ describe('the inbox budget', () => {
     const { SecretStore } = await import('../../../server/core/secrets/secrets.ts');
     const broker = s.services.identity.appApproval.terminalBroker(resolveBrokerSecret({}, new SecretStore(s.dataDir)));
     for (let i = 0; i < 5; i++) {
-      broker.create({ identifier: 'quinn', client: { id: 'hearth-cli', name: '🖥'.repeat(80) }, scopes: Array.from({ length: 16 }, (_, j) => `scope-${j}-${'x'.repeat(50)}`), lifetimeSeconds: 3600, ip: '127.0.0.1', userAgent: 'test' });
+      broker.create({
+        identifier: 'quinn',
+        client: { id: 'hearth-cli', name: '🖥'.repeat(80) },
+        scopes: Array.from({ length: 16 }, (_, j) => `scope-${j}-${'x'.repeat(50)}`),
+        lifetimeSeconds: 3600,
+        ip: '127.0.0.1',
+        userAgent: 'test',
+      });
     }
-    const r = await fetch(`${s.url}${APPROVAL_PATH}/device`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(await a.proofBody({ operation: 'inbox', accept: ['device-changes', 'terminal-logins'] })) });
+    const r = await fetch(`${s.url}${APPROVAL_PATH}/device`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(await a.proofBody({ operation: 'inbox', accept: ['device-changes', 'terminal-logins'] })),
+    });
     const text = await r.text();
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(8192);
     const body = JSON.parse(text);
@@ -773,21 +1006,37 @@ describe('terminal sign-in broker', () => {
     const { SecretStore } = await import('../../../server/core/secrets/secrets.ts');
     expect(() => s.services.identity.appApproval.terminalBroker('wrong-secret')).toThrow(/broker secret/);
     const broker = s.services.identity.appApproval.terminalBroker(resolveBrokerSecret({}, new SecretStore(s.dataDir)));
-    const input = { identifier: 'RUE', client: { id: 'hearth-cli', name: 'Hearth CLI' }, scopes: ['openid', 'offline_access'], lifetimeSeconds: 3600, ip: '127.0.0.1', userAgent: 'hearth-cli' };
+    const input = {
+      identifier: 'RUE',
+      client: { id: 'hearth-cli', name: 'Hearth CLI' },
+      scopes: ['openid', 'offline_access'],
+      lifetimeSeconds: 3600,
+      ip: '127.0.0.1',
+      userAgent: 'hearth-cli',
+    };
     const t = broker.create(input);
     expect(t).toEqual({ requestId: expect.any(String), comparison: expect.stringMatching(/^\d{6}$/), expiresAt: expect.any(Number) });
     const ghost = broker.create({ ...input, identifier: 'nobody-here' });
     expect(Object.keys(ghost)).toEqual(Object.keys(t));
     expect(broker.state(ghost.requestId)).toBe('pending');
     // Not in `pending`, not in an inbox without the opt-in.
-    expect((await d.command({ operation: 'pending', accept: ['login-context', 'terminal-logins'] })).body.requests.find((r: any) => r.requestId === t.requestId)).toBeUndefined();
+    expect(
+      (await d.command({ operation: 'pending', accept: ['login-context', 'terminal-logins'] })).body.requests.find((r: any) => r.requestId === t.requestId),
+    ).toBeUndefined();
     expect((await inbox(d)).body.logins.find((r: any) => r.requestId === t.requestId)).toBeUndefined();
     const challenge = db().prepare('SELECT challenge FROM identity_app_logins WHERE id = ?').pluck().get(t.requestId) as string;
     const decide = () => d.command({ operation: 'decide', requestId: t.requestId, challenge, comparison: t.comparison, decision: 'approve' });
     expect((await decide()).body.error).toBe('not_opted_in');
     const box = await inbox(d, ['terminal-logins', 'login-context']);
     const entry = box.body.logins.find((r: any) => r.requestId === t.requestId);
-    expect(entry).toEqual({ requestId: t.requestId, challenge, comparison: t.comparison, createdAt: expect.any(String), expiresAt: new Date(t.expiresAt).toISOString(), terminal: { client: { id: 'hearth-cli', name: 'Hearth CLI' }, scopes: ['openid', 'offline_access'], lifetimeSeconds: 3600 } });
+    expect(entry).toEqual({
+      requestId: t.requestId,
+      challenge,
+      comparison: t.comparison,
+      createdAt: expect.any(String),
+      expiresAt: new Date(t.expiresAt).toISOString(),
+      terminal: { client: { id: 'hearth-cli', name: 'Hearth CLI' }, scopes: ['openid', 'offline_access'], lifetimeSeconds: 3600 },
+    });
     expect(broker.state(t.requestId)).toBe('pending');
     expect(broker.consume(t.requestId)).toBeNull();
     expect((await decide()).body).toEqual({ state: 'approved' });

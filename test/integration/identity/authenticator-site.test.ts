@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AUTHENTICATOR_CSP } from '../../../server/core/http/authenticator-site.ts';
 import { appPairingLink, parseAppPairingLink } from '../../../server/identity/approval/contracts.ts';
 import { pairingLink } from '../../../ui/src/lib/api/app-approval.ts';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 import { manage } from '../../helpers/authenticator.ts';
 import { signIn } from '../../helpers/http.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 
 /**
  * The reference authenticator web app's own listener (`authenticatorPort`): it serves `ui/dist/authenticator/` with its
@@ -74,7 +74,7 @@ describe('authenticator web app listener', () => {
   });
 
   it('serves the app at / with its strict CSP and security headers', async () => {
-    const r = await fetch(s.authenticatorUrl + '/');
+    const r = await fetch(`${s.authenticatorUrl}/`);
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(await r.text()).toContain('AUTHENTICATOR-APP');
@@ -88,14 +88,14 @@ describe('authenticator web app listener', () => {
     expect(r.headers.get('referrer-policy')).toBe('no-referrer');
     expect(r.headers.get('cache-control')).toBe('no-cache');
 
-    const asset = await fetch(s.authenticatorUrl + '/assets/app-1.js');
+    const asset = await fetch(`${s.authenticatorUrl}/assets/app-1.js`);
     expect(asset.status).toBe(200);
     expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
     expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     expect(asset.headers.get('content-security-policy')).toBe(AUTHENTICATOR_CSP);
     expect(await asset.text()).toContain('AUTHENTICATOR-JS');
 
-    const icon = await fetch(s.authenticatorUrl + '/icon.svg');
+    const icon = await fetch(`${s.authenticatorUrl}/icon.svg`);
     expect(icon.status).toBe(200);
     expect(icon.headers.get('content-type')).toBe('image/svg+xml');
 
@@ -105,7 +105,23 @@ describe('authenticator web app listener', () => {
   });
 
   it('serves nothing else: no API, no admin UI, no other files, no other methods', async () => {
-    for (const p of [INFO, '/v1/namespaces', '/api/setup', '/healthz', '/metrics', '/.well-known/jwks.json', '/oauth/authorize', '/favicon.svg', '/assets/admin-1.js', '/authenticator/index.html', '/accounts', '/me', '/nope.js', '/assets/.hidden.js', '/assets/']) {
+    for (const p of [
+      INFO,
+      '/v1/namespaces',
+      '/api/setup',
+      '/healthz',
+      '/metrics',
+      '/.well-known/jwks.json',
+      '/oauth/authorize',
+      '/favicon.svg',
+      '/assets/admin-1.js',
+      '/authenticator/index.html',
+      '/accounts',
+      '/me',
+      '/nope.js',
+      '/assets/.hidden.js',
+      '/assets/',
+    ]) {
       const r = await fetch(s.authenticatorUrl + p, { headers: { accept: 'text/html' } });
       const text = await r.text();
       expect(r.status, p).toBe(404);
@@ -123,10 +139,14 @@ describe('authenticator web app listener', () => {
       expect(r.status, p).toBe(404);
       expect(r.body, p).not.toContain('ADMIN');
     }
-    const post = await fetch(s.authenticatorUrl + '/', { method: 'POST', body: '{}' });
+    const post = await fetch(`${s.authenticatorUrl}/`, { method: 'POST', body: '{}' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
-    const api = await fetch(s.authenticatorUrl + '/api/auth/app-approval/v1/login/start', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    const api = await fetch(`${s.authenticatorUrl}/api/auth/app-approval/v1/login/start`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
     expect(api.status).toBe(405);
   });
 
@@ -138,7 +158,7 @@ describe('authenticator web app listener', () => {
       expect(text, p).not.toContain('AUTHENTICATOR');
     }
     // The admin UI itself still works there.
-    const admin = await fetch(s.url + '/', { headers: { accept: 'text/html' } });
+    const admin = await fetch(`${s.url}/`, { headers: { accept: 'text/html' } });
     expect(await admin.text()).toContain('ADMIN-UI');
   });
 });
@@ -148,8 +168,10 @@ describe('the admin UI pairing link', () => {
     const uiDir = fixtureUi();
     const s = await startTestServer({ authenticatorPort: 0, uiDir });
     try {
-      const setup = await fetch(s.url + '/api/setup', {
-        method: 'POST', headers: { 'content-type': 'application/json', origin: s.url }, body: JSON.stringify({ login: 'pat', password: 'pat password 1', email: 'pat@example.test' }),
+      const setup = await fetch(`${s.url}/api/setup`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: s.url },
+        body: JSON.stringify({ login: 'pat', password: 'pat password 1', email: 'pat@example.test' }),
       });
       expect(setup.status).toBe(201);
       const cookie = await signIn(s, 'pat', 'pat password 1');
@@ -173,7 +195,7 @@ describe('authenticator listener with HEARTH_AUTHENTICATOR_ORIGIN set', () => {
     try {
       const info = (await (await fetch(s.url + INFO)).json()) as { appOrigin: string | null };
       expect(info.appOrigin).toBe('https://auth.example.com');
-      const r = await fetch(s.authenticatorUrl + '/');
+      const r = await fetch(`${s.authenticatorUrl}/`);
       expect(r.status).toBe(200);
     } finally {
       await s.stop();

@@ -1,9 +1,9 @@
 /** Password reset and magic-link sign-in, delivered through outgoing mail to a real SMTP peer. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RawInit, rawCall, signIn } from '../../helpers/http.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { startPeer, type Peer } from '../mail/peer.ts';
-import { rawCall, signIn, type RawInit } from '../../helpers/http.ts';
 import { until } from '../../helpers/wait.ts';
+import { type Peer, startPeer } from '../mail/peer.ts';
 
 const M = '/api/admin/core/outgoing-mail';
 const PASSWORD = 'old-password-Passw0rd!';
@@ -12,11 +12,22 @@ let peer: Peer;
 let origin: string;
 
 const call = (pathname: string, init: RawInit = {}) => rawCall(s.url, pathname, init, origin);
-const cookieOf = (h: Headers) => h.getSetCookie().find((c) => c.startsWith('hearth_session='))?.split(';')[0];
+const cookieOf = (h: Headers) =>
+  h
+    .getSetCookie()
+    .find((c) => c.startsWith('hearth_session='))
+    ?.split(';')[0];
 /** The first mail with this subject received after index `after`. */
 function mailWithSubject(subject: string, after = 0) {
-  return until(() => peer.received.slice(after).find((r) => r.parsed.subject === subject),
-    () => `mail "${subject}" (got: ${peer.received.slice(after).map((r) => r.parsed.subject).join(', ')})`, 10_000);
+  return until(
+    () => peer.received.slice(after).find((r) => r.parsed.subject === subject),
+    () =>
+      `mail "${subject}" (got: ${peer.received
+        .slice(after)
+        .map((r) => r.parsed.subject)
+        .join(', ')})`,
+    10_000,
+  );
 }
 const countSubject = (subject: string, after = 0) => peer.received.slice(after).filter((r) => r.parsed.subject === subject).length;
 const linkIn = (text: string) => /(http:\/\/\S+\?token=[A-Za-z0-9_-]+)/.exec(text)![1]!;
@@ -25,7 +36,10 @@ beforeAll(async () => {
   peer = await startPeer();
   s = await startTestServer();
   origin = s.url.replace(/\/$/, '');
-  const profile = await s.api(`${M}/profiles/main`, { method: 'PUT', json: { name: 'Office', fromAddress: 'hearth@example.test', smtpHost: '127.0.0.1', smtpPort: peer.port, smtpSecure: false } });
+  const profile = await s.api(`${M}/profiles/main`, {
+    method: 'PUT',
+    json: { name: 'Office', fromAddress: 'hearth@example.test', smtpHost: '127.0.0.1', smtpPort: peer.port, smtpSecure: false },
+  });
   expect(profile.status, await profile.text()).toBe(201);
   const made = await s.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'rita', email: 'Rita@Example.test', displayName: 'Rita' } });
   const sub = (await made.json()).sub;
@@ -75,7 +89,8 @@ describe('password reset by email', () => {
 
   it('answers the same for unknown accounts and accounts without email, and sends nothing', async () => {
     const n = peer.received.length;
-    for (const login of ['nobody', 'nomail', 'x@y.example']) expect((await call('/api/auth/password-reset', { json: { login } })).json).toEqual({ accepted: true });
+    for (const login of ['nobody', 'nomail', 'x@y.example'])
+      expect((await call('/api/auth/password-reset', { json: { login } })).json).toEqual({ accepted: true });
     await new Promise((r) => setTimeout(r, 300));
     expect(countSubject('Reset your Hearth password', n)).toBe(0);
   });
@@ -98,14 +113,18 @@ describe('magic-link sign-in', () => {
     expect(done.status).toBe(303);
     expect((await call('/api/auth/session', { cookie: cookieOf(done.headers)!, origin: null })).json.account.login).toBe('rita');
     expect((await call('/auth/email-sign-in', { form: { token } })).status).toBe(400);
-    const audit = s.services.platformDb.prepare("SELECT detail FROM audit_log WHERE action = 'session.login' ORDER BY rowid DESC LIMIT 1").pluck().get() as string;
+    const audit = s.services.platformDb
+      .prepare("SELECT detail FROM audit_log WHERE action = 'session.login' ORDER BY rowid DESC LIMIT 1")
+      .pluck()
+      .get() as string;
     expect(JSON.parse(audit).method).toBe('email_link');
   });
 
   it('keeps at most three live links per account and limits requests per address', async () => {
     const r = await startTestServer();
     try {
-      const ask = () => fetch(`${r.url}/api/auth/magic-link`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'someone' }) });
+      const ask = () =>
+        fetch(`${r.url}/api/auth/magic-link`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'someone' }) });
       for (let i = 0; i < 20; i++) expect((await ask()).status).toBe(202);
       const limited = await ask();
       expect(limited.status).toBe(429);
@@ -114,7 +133,7 @@ describe('magic-link sign-in', () => {
       await r.stop();
     }
     const n = peer.received.length;
-    for (let i = 0; i < 4; i++) await call('/api/auth/magic-link', { json: { login: 'rita' }, origin: null, });
+    for (let i = 0; i < 4; i++) await call('/api/auth/magic-link', { json: { login: 'rita' }, origin: null });
     await new Promise((res) => setTimeout(res, 500));
     // Rita used one link above; three more live ones may be sent, the fourth is not.
     expect(countSubject('Your Hearth sign-in link', n)).toBe(3);
@@ -132,7 +151,7 @@ describe('notices and announcements', () => {
     expect(log.data[0]).toMatchObject({ app: 'core', lane: 'immediate', subject: 'Your Hearth password was changed' });
   });
 
-  it('sends an announcement as a notification batch to every account with an address, or one group\'s members', async () => {
+  it("sends an announcement as a notification batch to every account with an address, or one group's members", async () => {
     const made = await s.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'sam', email: 'sam@example.test' } });
     const sam = await made.json();
     const group = await (await s.api('/api/admin/core/groups', { method: 'POST', json: { name: 'night-shift' } })).json();
@@ -142,14 +161,22 @@ describe('notices and announcements', () => {
     expect(all.status).toBe(202);
     const body = await all.json();
     expect(body.recipients).toBe(2);
-    await until(() => countSubject('Maintenance tonight', n) >= 2, () => `two announcements (got ${countSubject('Maintenance tonight', n)})`, 10_000);
+    await until(
+      () => countSubject('Maintenance tonight', n) >= 2,
+      () => `two announcements (got ${countSubject('Maintenance tonight', n)})`,
+      10_000,
+    );
     const got = peer.received.slice(n).filter((m) => m.parsed.subject === 'Maintenance tonight');
     expect(got.map((m) => m.to[0]!.toLowerCase()).sort()).toEqual(['rita@example.test', 'sam@example.test']);
     const batch = await (await s.api(`${M}/messages?limit=2`)).json();
     expect(batch.data.every((m: { lane: string; batchId: string }) => m.lane === 'bulk' && body.batchIds.includes(m.batchId))).toBe(true);
-    const onlyGroup = await (await s.api('/api/admin/core/announcements', { method: 'POST', json: { subject: 'Night shift', text: 'Hello', groupId: group.id } })).json();
+    const onlyGroup = await (
+      await s.api('/api/admin/core/announcements', { method: 'POST', json: { subject: 'Night shift', text: 'Hello', groupId: group.id } })
+    ).json();
     expect(onlyGroup.recipients).toBe(1);
-    expect((await s.api('/api/admin/core/announcements', { method: 'POST', json: { subject: 'x', text: 'y', groupId: crypto.randomUUID() } })).status).toBe(404);
+    expect((await s.api('/api/admin/core/announcements', { method: 'POST', json: { subject: 'x', text: 'y', groupId: crypto.randomUUID() } })).status).toBe(
+      404,
+    );
     expect((await s.api('/api/admin/core/announcements', { method: 'POST', json: { subject: 'two\nlines', text: 'y' } })).status).toBe(400);
   });
 });

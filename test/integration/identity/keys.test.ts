@@ -4,14 +4,14 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, errors as joseErrors } from 'jose';
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors as joseErrors, jwtVerify } from 'jose';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { startServer } from '../../../server/boot.ts';
-import { createRemoteVerifiers, InvalidTokenError } from '../../../server/identity/index.ts';
 import { ConfigError } from '../../../server/core/config/config.ts';
+import { createRemoteVerifiers, InvalidTokenError } from '../../../server/identity/index.ts';
 import { kekFingerprint } from '../../../server/identity/keys/keys.crypto.ts';
 import { METADATA_COLUMNS } from '../../../server/identity/keys/keys.store.ts';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 
 const MINUTE = 60_000;
 const DAY = 24 * 60 * MINUTE;
@@ -123,7 +123,7 @@ describe('JWKS endpoints', () => {
   });
 
   it('are in the OpenAPI document with the admin endpoints', async () => {
-    const doc = (await (await fetch(s.url + '/v1/openapi.json')).json()) as { paths: Record<string, unknown> };
+    const doc = (await (await fetch(`${s.url}/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
     for (const p of [...Object.values(PATHS), '/api/admin/identity/keys', '/api/admin/identity/keys/rewrap', '/api/admin/identity/keys/{kid}/revoke']) {
       expect(doc.paths[p]).toBeDefined();
     }
@@ -146,11 +146,17 @@ describe('verifier JWKS transport (HEARTH_IDENTITY_JWKS_ORIGIN, HEARTH_OAUTH_JWK
   }
 
   it('a value that is not an origin stops start-up with a message naming the setting', async () => {
-    for (const [name, value] of [['HEARTH_IDENTITY_JWKS_ORIGIN', 'https://core.internal/jwks'], ['HEARTH_OAUTH_JWKS_ORIGIN', 'core.internal:8443'], ['HEARTH_OAUTH_JWKS_ORIGIN', 'ftp://core.internal']]) {
+    for (const [name, value] of [
+      ['HEARTH_IDENTITY_JWKS_ORIGIN', 'https://core.internal/jwks'],
+      ['HEARTH_OAUTH_JWKS_ORIGIN', 'core.internal:8443'],
+      ['HEARTH_OAUTH_JWKS_ORIGIN', 'ftp://core.internal'],
+    ]) {
       const err = await rejects(startTestServer({ env: { [name]: value } }));
       expect(err).toBeInstanceOf(ConfigError);
       const key = name === 'HEARTH_IDENTITY_JWKS_ORIGIN' ? 'identityJwksOrigin' : 'oauthJwksOrigin';
-      expect(err.message).toBe(`invalid setting ${key} (${name}): must be an origin such as http://hearth.internal:8787 (scheme, host and optional port; no path) (got ${JSON.stringify(value)})`);
+      expect(err.message).toBe(
+        `invalid setting ${key} (${name}): must be an origin such as http://hearth.internal:8787 (scheme, host and optional port; no path) (got ${JSON.stringify(value)})`,
+      );
     }
   });
 
@@ -163,8 +169,10 @@ describe('verifier JWKS transport (HEARTH_IDENTITY_JWKS_ORIGIN, HEARTH_OAUTH_JWK
     try {
       expect(s.config).toMatchObject({ identityJwksOrigin: core.origin, oauthJwksOrigin: oauth.origin });
       // Published to operators with the key list.
-      expect((await keyList(s) as KeyList & { verifierJwks: unknown }).verifierJwks).toEqual({
-        session: core.origin + PATHS.session, invocation: core.origin + PATHS.invocation, oauth: oauth.origin + PATHS.oauth,
+      expect(((await keyList(s)) as KeyList & { verifierJwks: unknown }).verifierJwks).toEqual({
+        session: core.origin + PATHS.session,
+        invocation: core.origin + PATHS.invocation,
+        oauth: oauth.origin + PATHS.oauth,
       });
       // What clients outside discover is the public issuer's key set.
       expect((await (await fetch(`${s.url}/.well-known/openid-configuration`)).json()).jwks_uri).toBe(s.url + PATHS.oauth);
@@ -193,8 +201,10 @@ describe('verifier JWKS transport (HEARTH_IDENTITY_JWKS_ORIGIN, HEARTH_OAUTH_JWK
   it('without the settings, verifiers use the issuer', async () => {
     const s = await startTestServer();
     try {
-      expect((await keyList(s) as KeyList & { verifierJwks: unknown }).verifierJwks).toEqual({
-        session: s.url + PATHS.session, invocation: s.url + PATHS.invocation, oauth: s.url + PATHS.oauth,
+      expect(((await keyList(s)) as KeyList & { verifierJwks: unknown }).verifierJwks).toEqual({
+        session: s.url + PATHS.session,
+        invocation: s.url + PATHS.invocation,
+        oauth: s.url + PATHS.oauth,
       });
     } finally {
       await s.stop();
@@ -242,7 +252,11 @@ describe('tokens', () => {
     const session = await id.verifySessionToken(tokens.session[0]!);
     expect(session).toMatchObject({ sub: 'user-1', sid: 'family-1', uid: 'ada' });
     expect(session.expiresAt - session.issuedAt).toBe(12 * 3600);
-    expect(await id.verifyInvocationToken(tokens.invocation[0]!, { audience: 'app-notes' })).toMatchObject({ sub: 'user-1', actorKind: 'user', accessSubject: 'user-1' });
+    expect(await id.verifyInvocationToken(tokens.invocation[0]!, { audience: 'app-notes' })).toMatchObject({
+      sub: 'user-1',
+      actorKind: 'user',
+      accessSubject: 'user-1',
+    });
     const access = await id.oauthAuthority.verifyAccessToken(tokens.oauth[0]!, { audience: s.url });
     expect(access).toMatchObject({ clientId: 'client-1', scope: ['openid', 'read'], expiresAt: access.issuedAt + 3600 });
     const apps = createRemoteVerifiers({ issuer: s.url });
@@ -273,7 +287,11 @@ describe('tokens', () => {
     await expect(id.signSessionToken({ sub: 'u', sid: 's', expiresIn: 12 * 3600 + 1 })).rejects.toThrow();
     await expect(id.signInvocationToken({ sub: 'u', actorKind: 'user', aud: 'a', exp: 9999999999 } as never)).rejects.toThrow();
     await expect(id.oauthAuthority.signAccessToken({ sub: 'u', actorKind: 'user', clientId: 'c', audience: [], scope: [] })).rejects.toThrow();
-    expect(Object.keys(id).filter((k) => /sign/i.test(k)).sort()).toEqual(['signInvocationToken', 'signSessionToken']);
+    expect(
+      Object.keys(id)
+        .filter((k) => /sign/i.test(k))
+        .sort(),
+    ).toEqual(['signInvocationToken', 'signSessionToken']);
     expect(Object.keys(id.oauthAuthority).sort()).toEqual(['ready', 'signAccessToken', 'signIdToken', 'verifyAccessToken']);
   });
 
@@ -442,7 +460,9 @@ describe('lifecycle with a controllable clock', () => {
       for (const p of ['session', 'invocation', 'oauth'] as const) expect(byPurpose(list, p, 'active')).toHaveLength(1);
       expect(list.keys).toHaveLength(3);
       // Both sign with the same keys.
-      expect(kidOf(await a.services.identity.signSessionToken({ sub: 'u', sid: 's' }))).toBe(kidOf(await b.services.identity.signSessionToken({ sub: 'u', sid: 's' })));
+      expect(kidOf(await a.services.identity.signSessionToken({ sub: 'u', sid: 's' }))).toBe(
+        kidOf(await b.services.identity.signSessionToken({ sub: 'u', sid: 's' })),
+      );
       await Promise.all([a.close(), b.close()]);
     } finally {
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -470,7 +490,14 @@ describe('revocation', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('cache-control')).toBe('no-store');
     const body = (await r.json()) as { revoked: KeyMeta; replacementKid: string };
-    expect(body.revoked).toMatchObject({ kid: victim.kid, state: 'revoked', revocationReason: 'laptop with a backup was stolen', published: false, encryptionKeyId: null, retirement: 'revoked' });
+    expect(body.revoked).toMatchObject({
+      kid: victim.kid,
+      state: 'revoked',
+      revocationReason: 'laptop with a backup was stolen',
+      published: false,
+      encryptionKeyId: null,
+      retirement: 'revoked',
+    });
     expect(body.revoked.revokedBy).toMatch(/^token:/);
     expect(body.replacementKid).toMatch(/^oauth-/);
 
@@ -482,9 +509,14 @@ describe('revocation', () => {
     // Other purposes are untouched.
     expect(byPurpose(after, 'session', 'active')[0]!.kid).toBe(byPurpose(before, 'session', 'active')[0]!.kid);
 
-    const audit = (await (await s.api('/api/admin/audit?action=identity.key.revoke')).json()) as { data: Array<{ target: string; detail: Record<string, unknown> }> };
+    const audit = (await (await s.api('/api/admin/audit?action=identity.key.revoke')).json()) as {
+      data: Array<{ target: string; detail: Record<string, unknown> }>;
+    };
     expect(audit.data).toHaveLength(1);
-    expect(audit.data[0]).toMatchObject({ target: victim.kid, detail: { reason: 'laptop with a backup was stolen', purpose: 'oauth', previousState: 'active', replacementKid: body.replacementKid } });
+    expect(audit.data[0]).toMatchObject({
+      target: victim.kid,
+      detail: { reason: 'laptop with a backup was stolen', purpose: 'oauth', previousState: 'active', replacementKid: body.replacementKid },
+    });
 
     const again = await s.api(`/api/admin/identity/keys/${victim.kid}/revoke`, { method: 'POST', json: { reason: 'again' } });
     expect(again.status).toBe(409);
@@ -569,7 +601,11 @@ describe('key-encryption key', () => {
   });
 
   it('rejects a malformed KEK at start-up with a one-line message that does not echo it', async () => {
-    for (const [name, value] of [['HEARTH_IDENTITY_KEY_ENCRYPTION_KEY', 'not-hex-at-all'], ['HEARTH_IDENTITY_NEXT_KEY', 'abcd'], ['HEARTH_IDENTITY_PREVIOUS_KEY', 'f'.repeat(63)]]) {
+    for (const [name, value] of [
+      ['HEARTH_IDENTITY_KEY_ENCRYPTION_KEY', 'not-hex-at-all'],
+      ['HEARTH_IDENTITY_NEXT_KEY', 'abcd'],
+      ['HEARTH_IDENTITY_PREVIOUS_KEY', 'f'.repeat(63)],
+    ]) {
       const e = name === 'HEARTH_IDENTITY_KEY_ENCRYPTION_KEY' ? { [name]: value! } : env(hexKek(), { [name!]: value! });
       const message = await startFails(dir(), e);
       expect(message).toContain(`(${name}): must be 64 hexadecimal characters`);
@@ -605,8 +641,14 @@ describe('key-encryption key', () => {
     const rewrap = await s.api('/api/admin/identity/keys/rewrap', { method: 'POST' });
     expect(rewrap.status).toBe(200);
     expect(await rewrap.json()).toEqual({ rewrapped: 0, unchanged: 3, encryptionKeyId: fp(B) });
-    const audit = (await (await s.api('/api/admin/audit?action=identity.keys.rewrap')).json()) as { data: Array<{ actor: string; detail: { rewrapped: number } }> };
-    expect(audit.data.map((a) => [a.actor.startsWith('token:') ? 'admin' : a.actor, a.detail.rewrapped])).toEqual([['admin', 0], ['system', 3], ['admin', 0]]);
+    const audit = (await (await s.api('/api/admin/audit?action=identity.keys.rewrap')).json()) as {
+      data: Array<{ actor: string; detail: { rewrapped: number } }>;
+    };
+    expect(audit.data.map((a) => [a.actor.startsWith('token:') ? 'admin' : a.actor, a.detail.rewrapped])).toEqual([
+      ['admin', 0],
+      ['system', 3],
+      ['admin', 0],
+    ]);
     await s.close();
 
     // PREVIOUS removed: B alone works.
@@ -637,7 +679,9 @@ describe('key-encryption key', () => {
     expect(await first.json()).toEqual({ rewrapped: 3, unchanged: 0, encryptionKeyId: fp(A) });
     expect((await keyList(s)).keys.every((k) => k.encryptionKeyId === fp(A))).toBe(true);
     expect(await (await s.api('/api/admin/identity/keys/rewrap', { method: 'POST' })).json()).toEqual({ rewrapped: 0, unchanged: 3, encryptionKeyId: fp(A) });
-    const audit = (await (await s.api('/api/admin/audit?action=identity.keys.rewrap')).json()) as { data: Array<{ detail: { rewrapped: number; encryptionKeyId: string } }> };
+    const audit = (await (await s.api('/api/admin/audit?action=identity.keys.rewrap')).json()) as {
+      data: Array<{ detail: { rewrapped: number; encryptionKeyId: string } }>;
+    };
     expect(audit.data.map((a) => a.detail)).toMatchObject([{ rewrapped: 0 }, { rewrapped: 3, encryptionKeyId: fp(A) }]);
     await s.close();
     // A alone now works.
@@ -658,7 +702,10 @@ describe('key-encryption key', () => {
     s = await startTestServer({ dataDir, env: env(A) });
     await s.close();
     let db = new Database(path.join(dataDir, 'platform.db'));
-    const row = db.prepare("SELECT kid, private_key_envelope FROM identity_signing_keys WHERE purpose = 'session'").get() as { kid: string; private_key_envelope: string };
+    const row = db.prepare("SELECT kid, private_key_envelope FROM identity_signing_keys WHERE purpose = 'session'").get() as {
+      kid: string;
+      private_key_envelope: string;
+    };
     const parts = row.private_key_envelope.split('.');
     const ct = Buffer.from(parts[2]!, 'base64url');
     ct[10]! ^= 0x40;
@@ -688,12 +735,14 @@ describe('key-encryption key', () => {
     try {
       const s = await startTestServer({ dataDir: dir() });
       const id = s.services.identity;
-      expect((await fetch(s.url + '/healthz')).status).toBe(200);
-      s.services.platformDb.prepare("UPDATE identity_signing_keys SET private_key_envelope = 'hk1.AAAAAAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAAAAAAAA' WHERE purpose = 'session'").run();
+      expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
+      s.services.platformDb
+        .prepare("UPDATE identity_signing_keys SET private_key_envelope = 'hk1.AAAAAAAAAAAAAAAA.AAAA.AAAAAAAAAAAAAAAAAAAAAA' WHERE purpose = 'session'")
+        .run();
       // Within the minute the cached signer still works; once it expires, the reload validates and fails.
       vi.setSystemTime(Date.now() + 61_000);
       await id.maintainKeys();
-      const health = await fetch(s.url + '/healthz');
+      const health = await fetch(`${s.url}/healthz`);
       expect(health.status).toBe(503);
       const h = (await health.json()) as { checks: Record<string, { ok: boolean; message?: string }> };
       expect(h.checks.identity_keys!.ok).toBe(false);
@@ -713,7 +762,12 @@ describe('private key material', () => {
     const lines: string[] = [];
     const KEK = hexKek();
     const dataDir = tempDir();
-    const s = await startTestServer({ dataDir, logLevel: 'debug', logDestination: { write: (l: string) => void lines.push(l) }, env: { HEARTH_IDENTITY_KEY_ENCRYPTION_KEY: KEK } });
+    const s = await startTestServer({
+      dataDir,
+      logLevel: 'debug',
+      logDestination: { write: (l: string) => void lines.push(l) },
+      env: { HEARTH_IDENTITY_KEY_ENCRYPTION_KEY: KEK },
+    });
     try {
       const bodies: string[] = [];
       const id = s.services.identity;
@@ -736,7 +790,12 @@ describe('private key material', () => {
       expect(lines.some((l) => l.includes('signing keys ready'))).toBe(true);
       const logs = lines.join('');
 
-      for (const [where, text] of [['responses', bodies.join('\n')], ['logs', logs], ['metadata columns', metadata], ['envelopes', envelopes.join('\n')]] as const) {
+      for (const [where, text] of [
+        ['responses', bodies.join('\n')],
+        ['logs', logs],
+        ['metadata columns', metadata],
+        ['envelopes', envelopes.join('\n')],
+      ] as const) {
         for (const m of PRIVATE_MEMBERS) expect(text, `${where} contain ${m}`).not.toContain(m);
         expect(text, `${where} contain the KEK`).not.toContain(KEK);
       }

@@ -17,17 +17,36 @@ const send = async (method: string, path: string, json?: unknown, token?: string
   return { status: r.status, json: text ? JSON.parse(text) : null };
 };
 const config = (c: Record<string, unknown>, rangeReserved = true) =>
-  send('PUT', `${L}/configuration`, { config: { enabled: true, rangeStart: 5000, rangeEnd: 5009, homeTemplate: '/home/{username}', loginShell: '/bin/bash', ...c }, rangeReserved });
+  send('PUT', `${L}/configuration`, {
+    config: { enabled: true, rangeStart: 5000, rangeEnd: 5009, homeTemplate: '/home/{username}', loginShell: '/bin/bash', ...c },
+    rangeReserved,
+  });
 const create = (login: string, extra: Record<string, unknown> = {}) => send('POST', A, { login, ...extra });
 const auditOf = (action: string) =>
-  s.services.platformDb.prepare('SELECT actor, action, target, detail, request_id FROM audit_log WHERE action = ? ORDER BY rowid').all(action) as Array<{ target: string; detail: string; request_id: string | null }>;
+  s.services.platformDb.prepare('SELECT actor, action, target, detail, request_id FROM audit_log WHERE action = ? ORDER BY rowid').all(action) as Array<{
+    target: string;
+    detail: string;
+    request_id: string | null;
+  }>;
 
 describe('configuration', () => {
   it('starts disabled with no range, validates every field and needs rangeReserved to enable', async () => {
     const d = await send('GET', `${L}/configuration`);
-    expect(d.json).toEqual({ config: { enabled: false, rangeStart: null, rangeEnd: null, homeTemplate: '/home/{username}', loginShell: '/bin/bash' }, configValid: true });
+    expect(d.json).toEqual({
+      config: { enabled: false, rangeStart: null, rangeEnd: null, homeTemplate: '/home/{username}', loginShell: '/bin/bash' },
+      configValid: true,
+    });
     expect((await config({}, false)).json.error).toBe('range_not_confirmed');
-    for (const bad of [{ rangeStart: 999 }, { rangeEnd: 2147483648 }, { rangeStart: 6000, rangeEnd: 5000 }, { rangeStart: null, rangeEnd: null }, { homeTemplate: '/home/{user}' }, { loginShell: 'bash' }, { homeTemplate: '/home/a:b' }, { extra: 1 }]) {
+    for (const bad of [
+      { rangeStart: 999 },
+      { rangeEnd: 2147483648 },
+      { rangeStart: 6000, rangeEnd: 5000 },
+      { rangeStart: null, rangeEnd: null },
+      { homeTemplate: '/home/{user}' },
+      { loginShell: 'bash' },
+      { homeTemplate: '/home/a:b' },
+      { extra: 1 },
+    ]) {
       const r = await config(bad);
       expect(r.status, JSON.stringify(bad)).toBe(400);
     }
@@ -44,10 +63,17 @@ describe('assignment', () => {
     const ann = await create('ann');
     expect(ann.status).toBe(201);
     const got = await send('GET', `${L}/users/${ann.json.sub}`);
-    expect(got.json).toMatchObject({ login: 'ann', eligible: true, conflicts: [], identity: { username: 'ann', uid: 5000, gid: 5000, primaryGroup: 'ann', homeDirectory: '/home/ann', loginShell: '/bin/bash' } });
+    expect(got.json).toMatchObject({
+      login: 'ann',
+      eligible: true,
+      conflicts: [],
+      identity: { username: 'ann', uid: 5000, gid: 5000, primaryGroup: 'ann', homeDirectory: '/home/ann', loginShell: '/bin/bash' },
+    });
     const [assign] = auditOf('linux.identity.assign');
     expect(assign!.target).toBe(ann.json.sub);
-    const [made] = s.services.platformDb.prepare("SELECT request_id FROM audit_log WHERE action = 'account.create' AND target = ?").all(ann.json.sub) as Array<{ request_id: string }>;
+    const [made] = s.services.platformDb.prepare("SELECT request_id FROM audit_log WHERE action = 'account.create' AND target = ?").all(ann.json.sub) as Array<{
+      request_id: string;
+    }>;
     expect(assign!.request_id).toBe(made!.request_id);
 
     const guest = await create('gus', { profile: 'guest' });
@@ -102,12 +128,13 @@ describe('assignment', () => {
 });
 
 describe('group names and private groups share one namespace', () => {
-  it('refuses a group created or renamed to a private group\'s name, and an account whose private group would take a group\'s name', async () => {
+  it("refuses a group created or renamed to a private group's name, and an account whose private group would take a group's name", async () => {
     expect((await config({ rangeEnd: 5100 })).status).toBe(200);
     const hal = await create('hal');
     expect(hal.status).toBe(201);
     const gid = (await send('GET', `${L}/users/${hal.json.sub}`)).json.identity.gid as number;
-    const groupsNamed = async (name: string) => (await send('GET', `/api/admin/core/groups?search=${name}`)).json.data.filter((g: { name: string }) => g.name === name);
+    const groupsNamed = async (name: string) =>
+      (await send('GET', `/api/admin/core/groups?search=${name}`)).json.data.filter((g: { name: string }) => g.name === name);
 
     const made = await send('POST', '/api/admin/core/groups', { name: 'hal' });
     expect(made.status).toBe(409);
@@ -143,7 +170,9 @@ describe('group names and private groups share one namespace', () => {
     expect((await config({ enabled: false }, false)).status).toBe(200);
     const later = await create('ops');
     expect(later.status).toBe(201);
-    expect((await send('GET', `${L}/users/${later.json.sub}`)).json.conflicts).toEqual(['group_name_taken: a group is named ops, the name of the private group this identity needs']);
+    expect((await send('GET', `${L}/users/${later.json.sub}`)).json.conflicts).toEqual([
+      'group_name_taken: a group is named ops, the name of the private group this identity needs',
+    ]);
     expect((await send('DELETE', `${A}/${later.json.sub}`)).status).toBe(204);
     // A renamed account keeps its private group, so a rename never collides.
     expect((await config({ rangeEnd: 5100 })).status).toBe(200);

@@ -8,12 +8,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../server/core/config/config.ts';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
-import { SoftAuthenticator } from '../../helpers/webauthn.ts';
+import { type RawInit, rawCall } from '../../helpers/http.ts';
 import { asnRecord, cityRecord, writeMmdb } from '../../helpers/mmdb.ts';
-import { startPeer, type Peer } from '../mail/peer.ts';
-import { rawCall, type RawInit } from '../../helpers/http.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
+import { SoftAuthenticator } from '../../helpers/webauthn.ts';
+import { type Peer, startPeer } from '../mail/peer.ts';
 
 const PASSWORD = 'context-owner-Passw0rd!';
 const DAY = 24 * 60 * 60 * 1000;
@@ -27,10 +27,15 @@ let sub: string;
 
 const call = (pathname: string, init: RawInit = {}) => rawCall(s.url, pathname, init, origin);
 const setCookie = (h: Headers, name: string) => h.getSetCookie().find((c) => c.startsWith(`${name}=`));
-const valueOf = (c: string | undefined) => c?.split(';')[0]!.split('=')[1];
+const cookieValue = (c: string | undefined) => c?.split(';')[0]?.split('=')[1];
 const sha256 = (v: string) => crypto.createHash('sha256').update(v).digest('hex');
 const history = (db = s.services.platformDb) =>
-  db.prepare('SELECT sub, browser_hash, country, at FROM identity_signin_history ORDER BY id').all() as Array<{ sub: string; browser_hash: string; country: string | null; at: number }>;
+  db.prepare('SELECT sub, browser_hash, country, at FROM identity_signin_history ORDER BY id').all() as Array<{
+    sub: string;
+    browser_hash: string;
+    country: string | null;
+    at: number;
+  }>;
 const browsers = () => s.services.platformDb.prepare('SELECT sub, browser_hash, first_at, last_at FROM identity_signin_browsers ORDER BY first_at').all();
 const setting = (name: string, srv = s) => {
   const v = srv.services.platformDb.prepare('SELECT value FROM identity_settings WHERE name = ?').pluck().get(name) as string | undefined;
@@ -45,11 +50,16 @@ beforeAll(async () => {
   fs.writeFileSync(asnDb, writeMmdb([{ network: '203.0.113.0/24', data: asnRecord(64500, 'Example Telecom GmbH') }], { databaseType: 'GeoLite2-ASN' }));
   peer = await startPeer();
   s = await startTestServer({
-    geoipCityDb: cityDb, geoipAsnDb: asnDb, logLevel: 'info',
+    geoipCityDb: cityDb,
+    geoipAsnDb: asnDb,
+    logLevel: 'info',
     logDestination: { write: (l: string) => void logLines.push(JSON.parse(l)) } as never,
   });
   origin = s.url.replace(/\/$/, '');
-  const profile = await s.api('/api/admin/core/outgoing-mail/profiles/main', { method: 'PUT', json: { name: 'Office', fromAddress: 'hearth@example.test', smtpHost: '127.0.0.1', smtpPort: peer.port, smtpSecure: false } });
+  const profile = await s.api('/api/admin/core/outgoing-mail/profiles/main', {
+    method: 'PUT',
+    json: { name: 'Office', fromAddress: 'hearth@example.test', smtpHost: '127.0.0.1', smtpPort: peer.port, smtpSecure: false },
+  });
   expect(profile.status, await profile.text()).toBe(201);
   const made = await s.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'pat', email: 'pat@example.test', displayName: 'Pat' } });
   sub = (await made.json()).sub;
@@ -64,7 +74,8 @@ afterAll(async () => {
 describe('GeoIP settings', () => {
   it('come from HEARTH_GEOIP_DB and HEARTH_GEOIP_ASN_DB (both optional)', () => {
     expect(loadConfig({}, { HEARTH_GEOIP_DB: '/srv/geo/GeoLite2-City.mmdb', HEARTH_GEOIP_ASN_DB: '/srv/geo/GeoLite2-ASN.mmdb' })).toMatchObject({
-      geoipCityDb: '/srv/geo/GeoLite2-City.mmdb', geoipAsnDb: '/srv/geo/GeoLite2-ASN.mmdb',
+      geoipCityDb: '/srv/geo/GeoLite2-City.mmdb',
+      geoipAsnDb: '/srv/geo/GeoLite2-ASN.mmdb',
     });
     const none = loadConfig({}, { HEARTH_GEOIP_DB: '' });
     expect(none.geoipCityDb).toBeUndefined();
@@ -73,7 +84,8 @@ describe('GeoIP settings', () => {
 
   it('a readable file is loaded at start and sets geoip_since once', () => {
     expect(logLines.filter((l) => /^GeoIP database loaded/.test(l.msg)).map((l) => l.msg)).toEqual([
-      'GeoIP database loaded (HEARTH_GEOIP_DB)', 'GeoIP database loaded (HEARTH_GEOIP_ASN_DB)',
+      'GeoIP database loaded (HEARTH_GEOIP_DB)',
+      'GeoIP database loaded (HEARTH_GEOIP_ASN_DB)',
     ]);
     expect(logLines.filter((l) => l.level === 'warn' && /GeoIP/.test(l.msg))).toEqual([]);
     const since = setting('login_context.geoip_since');
@@ -89,7 +101,10 @@ describe('GeoIP settings', () => {
     fs.writeFileSync(broken, 'not a MaxMind DB');
     const missing = path.join(files, 'missing.mmdb');
     const t = await startTestServer({
-      geoipCityDb: broken, geoipAsnDb: missing, logLevel: 'warn', env: { HEARTH_PUBLIC_URL: 'https://hearth.example.test' },
+      geoipCityDb: broken,
+      geoipAsnDb: missing,
+      logLevel: 'warn',
+      env: { HEARTH_PUBLIC_URL: 'https://hearth.example.test' },
       logDestination: { write: (l: string) => void lines.push(JSON.parse(l)) } as never,
     });
     try {
@@ -101,10 +116,15 @@ describe('GeoIP settings', () => {
       const made = await t.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'quinn' } });
       const quinn = (await made.json()).sub;
       expect((await t.api(`/api/admin/core/accounts/${quinn}/password`, { method: 'PUT', json: { password: PASSWORD } })).status).toBe(204);
-      expect(t.services.identity.loginContext.compute({ sub: quinn, userAgent: CHROME_WINDOWS, ip: '203.0.113.9', browserId: null, at: Date.now() }))
-        .toMatchObject({ country: null, city: null, network: null });
+      expect(
+        t.services.identity.loginContext.compute({ sub: quinn, userAgent: CHROME_WINDOWS, ip: '203.0.113.9', browserId: null, at: Date.now() }),
+      ).toMatchObject({ country: null, city: null, network: null });
 
-      const r = await fetch(`${t.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'quinn', password: PASSWORD }) });
+      const r = await fetch(`${t.url}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ login: 'quinn', password: PASSWORD }),
+      });
       expect(r.status).toBe(200);
       expect(setCookie(r.headers, 'hearth_browser')).toMatch(/^hearth_browser=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=31536000; HttpOnly; SameSite=Lax; Secure$/);
       expect(setCookie(r.headers, 'hearth_session')).toMatch(/; Secure$/);
@@ -121,7 +141,7 @@ describe('sign-in history', () => {
     expect(first.status).toBe(200);
     const cookie = setCookie(first.headers, 'hearth_browser');
     expect(cookie).toMatch(/^hearth_browser=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=31536000; HttpOnly; SameSite=Lax$/);
-    const id = valueOf(cookie)!;
+    const id = cookieValue(cookie)!;
     const rows = history();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ sub, browser_hash: sha256(id), country: null });
@@ -131,13 +151,13 @@ describe('sign-in history', () => {
     // the browser sends its cookie back: the same id, sent again for another year
     const again = await login(`hearth_browser=${id}; hearth_session=whatever`);
     expect(again.status).toBe(200);
-    expect(valueOf(setCookie(again.headers, 'hearth_browser'))).toBe(id);
+    expect(cookieValue(setCookie(again.headers, 'hearth_browser'))).toBe(id);
     expect(history().map((r) => r.browser_hash)).toEqual([sha256(id), sha256(id)]);
     expect(browsers()).toEqual([{ sub, browser_hash: sha256(id), first_at: rows[0]!.at, last_at: history()[1]!.at }]);
 
     // a malformed cookie is a new browser; a refused sign-in records nothing and sets no cookie
     const other = await login('hearth_browser=not-an-id');
-    const otherId = valueOf(setCookie(other.headers, 'hearth_browser'))!;
+    const otherId = cookieValue(setCookie(other.headers, 'hearth_browser'))!;
     expect(otherId).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(otherId).not.toBe(id);
     const refused = await call('/api/auth/login', { json: { login: 'pat', password: 'wrong-password-123' } });
@@ -148,17 +168,23 @@ describe('sign-in history', () => {
 
   it('passkey and email-link sign-ins are recorded too', async () => {
     const n = history().length;
-    const session = valueOf(setCookie((await login()).headers, 'hearth_session'));
+    const session = cookieValue(setCookie((await login()).headers, 'hearth_session'));
     const auth = new SoftAuthenticator(origin);
     const start = await call('/api/auth/passkeys/registration', { method: 'POST', cookie: `hearth_session=${session}` });
-    const made = await call('/api/auth/passkeys', { cookie: `hearth_session=${session}`, json: { challengeId: start.json.challengeId, credential: auth.create(start.json.options) } });
+    const made = await call('/api/auth/passkeys', {
+      cookie: `hearth_session=${session}`,
+      json: { challengeId: start.json.challengeId, credential: auth.create(start.json.options) },
+    });
     expect(made.status, made.text).toBe(201);
 
     const options = await call('/api/auth/passkeys/login/options', { method: 'POST' });
     const phone = crypto.randomBytes(32).toString('base64url');
-    const viaPasskey = await call('/api/auth/passkeys/login', { cookie: `hearth_browser=${phone}`, json: { challengeId: options.json.challengeId, credential: auth.get(options.json.options) } });
+    const viaPasskey = await call('/api/auth/passkeys/login', {
+      cookie: `hearth_browser=${phone}`,
+      json: { challengeId: options.json.challengeId, credential: auth.get(options.json.options) },
+    });
     expect(viaPasskey.status).toBe(200);
-    expect(valueOf(setCookie(viaPasskey.headers, 'hearth_browser'))).toBe(phone);
+    expect(cookieValue(setCookie(viaPasskey.headers, 'hearth_browser'))).toBe(phone);
 
     const mails = peer.received.length;
     expect((await call('/auth/email-sign-in/request', { form: { login: 'pat' } })).status).toBe(200);
@@ -166,7 +192,7 @@ describe('sign-in history', () => {
     const token = new URL(/(http:\/\/\S+\?token=[A-Za-z0-9_-]+)/.exec(mail.parsed.text!)![1]!).searchParams.get('token')!;
     const viaLink = await call('/auth/email-sign-in', { form: { token } });
     expect(viaLink.status).toBe(303);
-    const linkBrowser = valueOf(setCookie(viaLink.headers, 'hearth_browser'))!;
+    const linkBrowser = cookieValue(setCookie(viaLink.headers, 'hearth_browser'))!;
     expect(linkBrowser).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
     const added = history().slice(n);
@@ -176,7 +202,7 @@ describe('sign-in history', () => {
 
   it('after the introduction phase, compute knows the browser from its first sign-in and flags an unknown one', async () => {
     const first = await login();
-    const id = valueOf(setCookie(first.headers, 'hearth_browser'))!;
+    const id = cookieValue(setCookie(first.headers, 'hearth_browser'))!;
     const firstAt = (browsers() as Array<{ browser_hash: string; first_at: number }>).find((b) => b.browser_hash === sha256(id))!.first_at;
     await login(`hearth_browser=${id}`);
     const ctx = s.services.identity.loginContext;
@@ -184,9 +210,16 @@ describe('sign-in history', () => {
     // still inside the introduction phase: no claims
     expect(ctx.compute({ sub, userAgent: CHROME_WINDOWS, ip: '127.0.0.1', browserId: id, at }).history).toBeNull();
     // the installation began 15 days ago
-    s.services.platformDb.prepare("UPDATE identity_settings SET value = ? WHERE name = 'signin_history.introduction_started_at'").run(JSON.stringify(at - 15 * DAY));
+    s.services.platformDb
+      .prepare("UPDATE identity_settings SET value = ? WHERE name = 'signin_history.introduction_started_at'")
+      .run(JSON.stringify(at - 15 * DAY));
     expect(ctx.compute({ sub, userAgent: CHROME_WINDOWS, ip: '127.0.0.1', browserId: id, at })).toEqual({
-      level: 'info', browser: 'chrome', os: 'windows', country: null, city: null, network: null,
+      level: 'info',
+      browser: 'chrome',
+      os: 'windows',
+      country: null,
+      city: null,
+      network: null,
       history: { knownSince: new Date(firstAt).toISOString(), newCountry: false, countriesSince: new Date(setting('login_context.geoip_since')).toISOString() },
     });
     const unknown = ctx.compute({ sub, userAgent: CHROME_WINDOWS, ip: '203.0.113.9', browserId: crypto.randomBytes(32).toString('base64url'), at });

@@ -3,11 +3,11 @@
  * (sign-in form, consent form) driven over HTTP, and the attacks of issue 5 each as a test.
  */
 import crypto from 'node:crypto';
-import * as client from 'openid-client';
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
+import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RawInit, rawCall, signIn } from '../../helpers/http.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { rawCall, signIn, type RawInit } from '../../helpers/http.ts';
 
 const ADMIN_PASSWORD = 'first-admin-Passw0rd!';
 const USER_PASSWORD = 'user-secret-Passw0rd?';
@@ -39,7 +39,9 @@ async function createClient(body: Record<string, unknown>) {
 }
 
 async function rp(clientId: string, secret?: string | null) {
-  return client.discovery(new URL(issuer), clientId, undefined, secret ? client.ClientSecretBasic(secret) : client.None(), { execute: [client.allowInsecureRequests] });
+  return client.discovery(new URL(issuer), clientId, undefined, secret ? client.ClientSecretBasic(secret) : client.None(), {
+    execute: [client.allowInsecureRequests],
+  });
 }
 
 /** Follows the authorization request as the browser with `cookie`; answers the final redirect's URL (or the page). */
@@ -48,25 +50,48 @@ async function authorize(url: URL | string, cookie: string) {
   return r;
 }
 
-async function codeFlow(o: { clientId: string; secret?: string | null; cookie: string; scope?: string; resource?: string; redirectUri?: string; extra?: Record<string, string> }) {
+async function codeFlow(o: {
+  clientId: string;
+  secret?: string | null;
+  cookie: string;
+  scope?: string;
+  resource?: string;
+  redirectUri?: string;
+  extra?: Record<string, string>;
+}) {
   const config = await rp(o.clientId, o.secret);
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
   const nonce = client.randomNonce();
   const params: Record<string, string> = {
-    redirect_uri: o.redirectUri ?? REDIRECT, scope: o.scope ?? 'openid profile email offline_access', state, nonce,
-    code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256', ...(o.resource ? { resource: o.resource } : {}), ...o.extra,
+    redirect_uri: o.redirectUri ?? REDIRECT,
+    scope: o.scope ?? 'openid profile email offline_access',
+    state,
+    nonce,
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    ...(o.resource ? { resource: o.resource } : {}),
+    ...o.extra,
   };
   const r = await authorize(client.buildAuthorizationUrl(config, params), o.cookie);
   expect(r.status, r.text).toBe(303);
   const callback = new URL(r.location!);
   const openid = params.scope!.split(' ').includes('openid');
-  const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, ...(openid ? { expectedNonce: nonce, idTokenExpected: true } : {}) }, o.resource ? { resource: o.resource } : undefined);
+  const tokens = await client.authorizationCodeGrant(
+    config,
+    callback,
+    { pkceCodeVerifier: verifier, expectedState: state, ...(openid ? { expectedNonce: nonce, idTokenExpected: true } : {}) },
+    o.resource ? { resource: o.resource } : undefined,
+  );
   return { config, tokens, callback, verifier };
 }
 
 async function rawToken(form: Record<string, string>, basic?: { id: string; secret: string }) {
-  return call('/oauth/token', { form, origin: null, headers: basic ? { authorization: `Basic ${Buffer.from(`${encodeURIComponent(basic.id)}:${encodeURIComponent(basic.secret)}`).toString('base64')}` } : {} });
+  return call('/oauth/token', {
+    form,
+    origin: null,
+    headers: basic ? { authorization: `Basic ${Buffer.from(`${encodeURIComponent(basic.id)}:${encodeURIComponent(basic.secret)}`).toString('base64')}` } : {},
+  });
 }
 
 beforeAll(async () => {
@@ -77,7 +102,12 @@ beforeAll(async () => {
   adminCookie = await signIn(s, 'root', ADMIN_PASSWORD);
   alice = await createUser('alice');
   aliceCookie = await signIn(s, 'alice', USER_PASSWORD);
-  const c = await createClient({ name: 'Reporting portal', redirectUris: [REDIRECT], scopes: ['openid', 'profile', 'email', 'groups', 'offline_access', 'read', 'write'], audiences: ['hearth', `${issuer}/v1`, `${issuer}/v1/sales`] });
+  const c = await createClient({
+    name: 'Reporting portal',
+    redirectUris: [REDIRECT],
+    scopes: ['openid', 'profile', 'email', 'groups', 'offline_access', 'read', 'write'],
+    audiences: ['hearth', `${issuer}/v1`, `${issuer}/v1/sales`],
+  });
   managed = { clientId: c.clientId, secret: c.secret! };
 });
 
@@ -92,9 +122,16 @@ describe('discovery', () => {
     expect(a.status).toBe(200);
     expect(b.json).toEqual(a.json);
     expect(a.json).toMatchObject({
-      issuer, authorization_endpoint: `${issuer}/oauth/authorize`, token_endpoint: `${issuer}/oauth/token`, jwks_uri: `${issuer}/.well-known/jwks.json`,
-      registration_endpoint: `${issuer}/oauth/register`, revocation_endpoint: `${issuer}/oauth/revoke`, userinfo_endpoint: `${issuer}/oauth/userinfo`,
-      code_challenge_methods_supported: ['S256'], authorization_response_iss_parameter_supported: true, response_types_supported: ['code'],
+      issuer,
+      authorization_endpoint: `${issuer}/oauth/authorize`,
+      token_endpoint: `${issuer}/oauth/token`,
+      jwks_uri: `${issuer}/.well-known/jwks.json`,
+      registration_endpoint: `${issuer}/oauth/register`,
+      revocation_endpoint: `${issuer}/oauth/revoke`,
+      userinfo_endpoint: `${issuer}/oauth/userinfo`,
+      code_challenge_methods_supported: ['S256'],
+      authorization_response_iss_parameter_supported: true,
+      response_types_supported: ['code'],
     });
     expect(a.json.scopes_supported).toEqual(['openid', 'profile', 'email', 'offline_access', 'read', 'write']);
     expect(a.headers.get('cache-control')).toBe('public, max-age=300');
@@ -108,8 +145,12 @@ describe('authorization code + PKCE with openid-client', () => {
     const state = client.randomState();
     const nonce = client.randomNonce();
     const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT, scope: 'openid profile email groups offline_access read', state, nonce,
-      code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      redirect_uri: REDIRECT,
+      scope: 'openid profile email groups offline_access read',
+      state,
+      nonce,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
     });
     // No session: the sign-in page.
     const page = await call(url.toString(), { origin: null });
@@ -126,7 +167,10 @@ describe('authorization code + PKCE with openid-client', () => {
     expect(foreign.status).toBe(403);
     const signed = await call(action, { form: { login: 'alice', password: USER_PASSWORD } });
     expect(signed.status).toBe(303);
-    const cookie = signed.headers.getSetCookie().find((c) => c.startsWith('hearth_session='))!.split(';')[0]!;
+    const cookie = signed.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('hearth_session='))!
+      .split(';')[0]!;
     const resumed = await call(signed.location!, { cookie, origin: null });
     expect(resumed.status).toBe(303);
     const callback = new URL(resumed.location!);
@@ -134,12 +178,25 @@ describe('authorization code + PKCE with openid-client', () => {
     expect(callback.searchParams.get('iss')).toBe(issuer);
     expect(callback.searchParams.get('state')).toBe(state);
 
-    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: state, expectedNonce: nonce, idTokenExpected: true });
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: state,
+      expectedNonce: nonce,
+      idTokenExpected: true,
+    });
     expect(tokens.token_type).toBe('bearer');
     expect(tokens.expires_in).toBe(3600);
     expect(tokens.scope).toBe('openid profile email groups offline_access read');
     const claims = tokens.claims()!;
-    expect(claims).toMatchObject({ iss: issuer, aud: managed.clientId, sub: alice.sub, uid: 'alice', preferred_username: 'alice', email: 'alice@example.test', nonce });
+    expect(claims).toMatchObject({
+      iss: issuer,
+      aud: managed.clientId,
+      sub: alice.sub,
+      uid: 'alice',
+      preferred_username: 'alice',
+      email: 'alice@example.test',
+      nonce,
+    });
     expect(claims.sub).toMatch(/^[0-9a-f-]{36}$/);
 
     // The access token verifies against the OAuth JWKS only (RFC 9068 header type, audience snapshot).
@@ -164,7 +221,9 @@ describe('authorization code + PKCE with openid-client', () => {
   });
 
   it('accepts confidential credentials in the form too, and refuses a wrong secret with 401 invalid_client', async () => {
-    const config = await client.discovery(new URL(issuer), managed.clientId, undefined, client.ClientSecretPost(managed.secret), { execute: [client.allowInsecureRequests] });
+    const config = await client.discovery(new URL(issuer), managed.clientId, undefined, client.ClientSecretPost(managed.secret), {
+      execute: [client.allowInsecureRequests],
+    });
     const { tokens } = await codeFlow({ clientId: managed.clientId, secret: managed.secret, cookie: aliceCookie });
     const again = await client.refreshTokenGrant(config, tokens.refresh_token!);
     expect(again.access_token).toBeTruthy();
@@ -193,11 +252,20 @@ describe('authorization code + PKCE with openid-client', () => {
 
 describe('revocation (RFC 7009)', () => {
   const revoke = (form: Record<string, string>) =>
-    call('/oauth/revoke', { form, origin: null, headers: { authorization: `Basic ${Buffer.from(`${managed.clientId}:${managed.secret}`).toString('base64')}` } });
+    call('/oauth/revoke', {
+      form,
+      origin: null,
+      headers: { authorization: `Basic ${Buffer.from(`${managed.clientId}:${managed.secret}`).toString('base64')}` },
+    });
 
   it('ignores a token_type_hint it does not know and revokes the token anyway (§2.2: the server searches all types)', async () => {
     for (const hint of ['id_token', 'urn:ietf:params:oauth:token-type:jwt', '']) {
-      const { config, tokens } = await codeFlow({ clientId: managed.clientId, secret: managed.secret, cookie: aliceCookie, scope: 'openid offline_access read' });
+      const { config, tokens } = await codeFlow({
+        clientId: managed.clientId,
+        secret: managed.secret,
+        cookie: aliceCookie,
+        scope: 'openid offline_access read',
+      });
       expect((await call('/api/auth/whoami', { token: tokens.access_token, origin: null })).status).toBe(200);
       const rt = await revoke({ token: tokens.refresh_token!, token_type_hint: hint });
       expect(rt.status, `${hint}: ${rt.text}`).toBe(200);
@@ -216,7 +284,10 @@ describe('revocation (RFC 7009)', () => {
 describe('attacks', () => {
   it('code replay is refused and revokes the refresh family and access token minted from the code', async () => {
     const { config, tokens, callback, verifier } = await codeFlow({ clientId: managed.clientId, secret: managed.secret, cookie: aliceCookie });
-    const replay = await rawToken({ grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: REDIRECT, code_verifier: verifier }, { id: managed.clientId, secret: managed.secret });
+    const replay = await rawToken(
+      { grant_type: 'authorization_code', code: callback.searchParams.get('code')!, redirect_uri: REDIRECT, code_verifier: verifier },
+      { id: managed.clientId, secret: managed.secret },
+    );
     expect(replay.status).toBe(400);
     expect(replay.json.error).toBe('invalid_grant');
     await expect(client.refreshTokenGrant(config, tokens.refresh_token!)).rejects.toMatchObject({ error: 'invalid_grant' });
@@ -226,7 +297,8 @@ describe('attacks', () => {
 
   it('refuses a redirect URI that is not registered (a page, no redirect) and other errors redirect with state and iss', async () => {
     const verifier = client.randomPKCECodeVerifier();
-    const q = (extra: Record<string, string>) => `/oauth/authorize?${new URLSearchParams({ client_id: managed.clientId, response_type: 'code', scope: 'openid', state: 'st-1', code_challenge: crypto.createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', redirect_uri: REDIRECT, ...extra })}`;
+    const q = (extra: Record<string, string>) =>
+      `/oauth/authorize?${new URLSearchParams({ client_id: managed.clientId, response_type: 'code', scope: 'openid', state: 'st-1', code_challenge: crypto.createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256', redirect_uri: REDIRECT, ...extra })}`;
     const bad = await call(q({ redirect_uri: 'https://rp.example.test/other' }), { cookie: aliceCookie, origin: null });
     expect(bad.status).toBe(400);
     expect(bad.location).toBeNull();
@@ -255,19 +327,50 @@ describe('attacks', () => {
     expect(none.searchParams.get('error')).toBe('invalid_request');
     expect(none.searchParams.get('error_description')).toContain('PKCE');
     expect(none.searchParams.get('iss')).toBe(issuer);
-    const plain = new URL((await call(`/oauth/authorize?${new URLSearchParams({ ...base, code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' })}`, { cookie: aliceCookie, origin: null })).location!);
+    const plain = new URL(
+      (
+        await call(`/oauth/authorize?${new URLSearchParams({ ...base, code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' })}`, {
+          cookie: aliceCookie,
+          origin: null,
+        })
+      ).location!,
+    );
     expect(plain.searchParams.get('error')).toBe('invalid_request');
     expect(plain.searchParams.get('error_description')).toContain('S256');
-    const plainManaged = await call(`/oauth/authorize?${new URLSearchParams({ ...base, client_id: managed.clientId, redirect_uri: REDIRECT, code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' })}`, { cookie: aliceCookie, origin: null });
+    const plainManaged = await call(
+      `/oauth/authorize?${new URLSearchParams({ ...base, client_id: managed.clientId, redirect_uri: REDIRECT, code_challenge: 'a'.repeat(43), code_challenge_method: 'plain' })}`,
+      { cookie: aliceCookie, origin: null },
+    );
     expect(new URL(plainManaged.location!).searchParams.get('error')).toBe('invalid_request');
     // The loopback redirect of the first-party CLI matches with any port (RFC 8252 §7.3), and a wrong verifier fails.
-    const { tokens } = await codeFlow({ clientId: cli, cookie: aliceCookie, redirectUri: 'http://127.0.0.1:41234/callback', scope: 'openid offline_access read' });
+    const { tokens } = await codeFlow({
+      clientId: cli,
+      cookie: aliceCookie,
+      redirectUri: 'http://127.0.0.1:41234/callback',
+      scope: 'openid offline_access read',
+    });
     expect(decodeJwt(tokens.access_token).aud).toBe('hearth');
     const config = await rp(cli);
     const v = client.randomPKCECodeVerifier();
-    const r = await call(client.buildAuthorizationUrl(config, { redirect_uri: 'http://127.0.0.1:5/callback', scope: 'openid', code_challenge: await client.calculatePKCECodeChallenge(v), code_challenge_method: 'S256' }).toString(), { cookie: aliceCookie, origin: null });
+    const r = await call(
+      client
+        .buildAuthorizationUrl(config, {
+          redirect_uri: 'http://127.0.0.1:5/callback',
+          scope: 'openid',
+          code_challenge: await client.calculatePKCECodeChallenge(v),
+          code_challenge_method: 'S256',
+        })
+        .toString(),
+      { cookie: aliceCookie, origin: null },
+    );
     const code = new URL(r.location!).searchParams.get('code')!;
-    const wrong = await rawToken({ grant_type: 'authorization_code', client_id: cli, code, redirect_uri: 'http://127.0.0.1:5/callback', code_verifier: client.randomPKCECodeVerifier() });
+    const wrong = await rawToken({
+      grant_type: 'authorization_code',
+      client_id: cli,
+      code,
+      redirect_uri: 'http://127.0.0.1:5/callback',
+      code_verifier: client.randomPKCECodeVerifier(),
+    });
     expect(wrong.json).toMatchObject({ error: 'invalid_grant' });
   });
 
@@ -275,7 +378,18 @@ describe('attacks', () => {
     const resource = `${issuer}/v1/sales`;
     const config = await rp(managed.clientId, managed.secret);
     const v = client.randomPKCECodeVerifier();
-    const r = await call(client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid offline_access read', resource, code_challenge: await client.calculatePKCECodeChallenge(v), code_challenge_method: 'S256' }).toString(), { cookie: aliceCookie, origin: null });
+    const r = await call(
+      client
+        .buildAuthorizationUrl(config, {
+          redirect_uri: REDIRECT,
+          scope: 'openid offline_access read',
+          resource,
+          code_challenge: await client.calculatePKCECodeChallenge(v),
+          code_challenge_method: 'S256',
+        })
+        .toString(),
+      { cookie: aliceCookie, origin: null },
+    );
     const code = new URL(r.location!).searchParams.get('code')!;
     const basic = { id: managed.clientId, secret: managed.secret };
     const missing = await rawToken({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: v }, basic);
@@ -298,7 +412,10 @@ describe('attacks', () => {
   it('refuses scope widening on refresh, and a narrowing persists', async () => {
     const { tokens } = await codeFlow({ clientId: managed.clientId, secret: managed.secret, cookie: aliceCookie, scope: 'openid profile offline_access read' });
     const basic = { id: managed.clientId, secret: managed.secret };
-    const wider = await rawToken({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, scope: 'openid profile offline_access read write' }, basic);
+    const wider = await rawToken(
+      { grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, scope: 'openid profile offline_access read write' },
+      basic,
+    );
     expect(wider.json).toMatchObject({ error: 'invalid_scope' });
     const narrow = await rawToken({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token!, scope: 'openid offline_access' }, basic);
     expect(narrow.status, narrow.text).toBe(200);
@@ -342,7 +459,9 @@ describe('attacks', () => {
     const basic = { id: c.clientId, secret: c.secret! };
     expect((await admin(`/api/admin/oauth/clients/${c.clientId}`, { method: 'PATCH', json: { scopes: ['openid', 'offline_access'] } })).status).toBe(200);
     expect((await rawToken({ grant_type: 'refresh_token', refresh_token: a.tokens.refresh_token! }, basic)).json.error).toBe('invalid_grant');
-    expect((await admin(`/api/admin/oauth/clients/${c.clientId}`, { method: 'PATCH', json: { scopes: ['openid', 'offline_access', 'read'] } })).status).toBe(200);
+    expect((await admin(`/api/admin/oauth/clients/${c.clientId}`, { method: 'PATCH', json: { scopes: ['openid', 'offline_access', 'read'] } })).status).toBe(
+      200,
+    );
     expect((await admin(`/api/admin/core/accounts/${bob.sub}`, { method: 'PATCH', json: { disabled: true } })).status).toBe(200);
     expect((await rawToken({ grant_type: 'refresh_token', refresh_token: b.tokens.refresh_token! }, basic)).json.error).toBe('invalid_grant');
     // The disabled account's access token no longer works on Hearth's APIs either.
@@ -353,7 +472,10 @@ describe('attacks', () => {
     const guest = await createUser('gina', { profile: 'guest' });
     const ginaCookie = await signIn(s, 'gina', USER_PASSWORD);
     const usersOnly = await createClient({ name: 'Users only', redirectUris: [REDIRECT], allowedProfiles: ['user'] });
-    const denied = await call(`/oauth/authorize?${new URLSearchParams({ client_id: usersOnly.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', state: 's' })}`, { cookie: ginaCookie, origin: null });
+    const denied = await call(
+      `/oauth/authorize?${new URLSearchParams({ client_id: usersOnly.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', state: 's' })}`,
+      { cookie: ginaCookie, origin: null },
+    );
     expect(new URL(denied.location!).searchParams.get('error')).toBe('access_denied');
     const outer = await admin('/api/admin/core/groups', { json: { name: 'staff' } });
     const inner = await admin('/api/admin/core/groups', { json: { name: 'interns' } });
@@ -362,7 +484,10 @@ describe('attacks', () => {
     const specific = await createClient({ name: 'Staff tool', redirectUris: [REDIRECT], accessMode: 'specific', allowedGroupIds: [outer.json.id] });
     const { tokens } = await codeFlow({ clientId: specific.clientId, secret: specific.secret, cookie: ginaCookie, scope: 'openid' });
     expect(decodeJwt(tokens.id_token!).sub).toBe(guest.sub);
-    const notMember = await call(`/oauth/authorize?${new URLSearchParams({ client_id: specific.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', state: 's' })}`, { cookie: aliceCookie, origin: null });
+    const notMember = await call(
+      `/oauth/authorize?${new URLSearchParams({ client_id: specific.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', state: 's' })}`,
+      { cookie: aliceCookie, origin: null },
+    );
     expect(new URL(notMember.location!).searchParams.get('error')).toBe('access_denied');
     const byUser = await createClient({ name: 'Alice tool', redirectUris: [REDIRECT], accessMode: 'specific', allowedUserIds: [alice.sub] });
     const ok = await codeFlow({ clientId: byUser.clientId, secret: byUser.secret, cookie: aliceCookie, scope: 'openid' });
@@ -370,7 +495,8 @@ describe('attacks', () => {
   });
 
   it('prompt=none answers login_required without a session; prompt=login asks to sign in again', async () => {
-    const q = (extra: Record<string, string>) => `/oauth/authorize?${new URLSearchParams({ client_id: managed.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', state: 's', ...extra })}`;
+    const q = (extra: Record<string, string>) =>
+      `/oauth/authorize?${new URLSearchParams({ client_id: managed.clientId, redirect_uri: REDIRECT, response_type: 'code', scope: 'openid', state: 's', ...extra })}`;
     const none = await call(q({ prompt: 'none' }), { origin: null });
     expect(new URL(none.location!).searchParams.get('error')).toBe('login_required');
     const again = await call(q({ prompt: 'login' }), { cookie: aliceCookie, origin: null });
@@ -387,7 +513,9 @@ describe('dynamic clients (RFC 7591) and consent', () => {
     expect((await reg({ redirect_uris: ['https://app.example/cb#frag'] })).json.error).toBe('invalid_redirect_uri');
     expect((await reg({ redirect_uris: [] })).json.error).toBe('invalid_redirect_uri');
     expect((await reg({ redirect_uris: Array.from({ length: 11 }, (_, i) => `https://app.example/cb${i}`) })).json.error).toBe('invalid_redirect_uri');
-    expect((await reg({ redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'client_secret_basic' })).json.error).toBe('invalid_client_metadata');
+    expect((await reg({ redirect_uris: ['https://app.example/cb'], token_endpoint_auth_method: 'client_secret_basic' })).json.error).toBe(
+      'invalid_client_metadata',
+    );
     expect((await reg({ redirect_uris: ['https://app.example/cb'], grant_types: ['client_credentials'] })).json.error).toBe('invalid_client_metadata');
     expect((await reg({ redirect_uris: ['https://app.example/cb'], application_type: 'service' })).json.error).toBe('invalid_client_metadata');
     expect((await reg({ redirect_uris: ['https://app.example/cb'], scope: 'openid admin' })).json.error).toBe('invalid_client_metadata');
@@ -399,10 +527,30 @@ describe('dynamic clients (RFC 7591) and consent', () => {
   });
 
   it('needs a same-origin resource and consent; approval and denial are single-use', async () => {
-    const dyn = await client.dynamicClientRegistration(new URL(issuer), { redirect_uris: ['https://notes.example/cb'], client_name: 'Notes <b>app</b>', grant_types: ['authorization_code', 'refresh_token'], token_endpoint_auth_method: 'none' }, client.None(), { execute: [client.allowInsecureRequests] });
+    const dyn = await client.dynamicClientRegistration(
+      new URL(issuer),
+      {
+        redirect_uris: ['https://notes.example/cb'],
+        client_name: 'Notes <b>app</b>',
+        grant_types: ['authorization_code', 'refresh_token'],
+        token_endpoint_auth_method: 'none',
+      },
+      client.None(),
+      { execute: [client.allowInsecureRequests] },
+    );
     const clientId = dyn.clientMetadata().client_id;
     const v = client.randomPKCECodeVerifier();
-    const params = (extra: Record<string, string>) => client.buildAuthorizationUrl(dyn, { redirect_uri: 'https://notes.example/cb', scope: 'openid read offline_access', state: 'st', code_challenge: crypto.createHash('sha256').update(v).digest('base64url'), code_challenge_method: 'S256', ...extra }).toString();
+    const params = (extra: Record<string, string>) =>
+      client
+        .buildAuthorizationUrl(dyn, {
+          redirect_uri: 'https://notes.example/cb',
+          scope: 'openid read offline_access',
+          state: 'st',
+          code_challenge: crypto.createHash('sha256').update(v).digest('base64url'),
+          code_challenge_method: 'S256',
+          ...extra,
+        })
+        .toString();
     const noResource = await call(params({}), { cookie: aliceCookie, origin: null });
     expect(new URL(noResource.location!).searchParams.get('error')).toBe('invalid_target');
     const foreign = await call(params({ resource: 'https://evil.example/v1' }), { cookie: aliceCookie, origin: null });
@@ -440,7 +588,9 @@ describe('dynamic clients (RFC 7591) and consent', () => {
     const ns = await admin('/v1/namespaces', { json: { name: 'sales' } });
     expect([201, 409]).toContain(ns.status);
     expect((await call('/v1/sales/tables', { token: tokens.access_token, origin: null })).status).toBe(401);
-    expect((await rawToken({ grant_type: 'refresh_token', client_id: clientId, refresh_token: tokens.refresh_token!, resource })).json.error).toBe('invalid_client');
+    expect((await rawToken({ grant_type: 'refresh_token', client_id: clientId, refresh_token: tokens.refresh_token!, resource })).json.error).toBe(
+      'invalid_client',
+    );
   });
 });
 
@@ -461,7 +611,11 @@ describe('client credentials and the database service', () => {
     const claims = decodeJwt(t.access_token);
     expect(claims).toMatchObject({ sub: sa.json.sub, hearth_actor: 'service_account', aud: `${issuer}/v1/sales`, client_id: etl.clientId });
 
-    const create = await call('/v1/sales/tables', { token: t.access_token, origin: null, json: { type: 'table', name: 'orders', columns: [{ name: 'total', type: 'integer' }] } });
+    const create = await call('/v1/sales/tables', {
+      token: t.access_token,
+      origin: null,
+      json: { type: 'table', name: 'orders', columns: [{ name: 'total', type: 'integer' }] },
+    });
     expect(create.status, create.text).toBe(201);
     const log = await call('/v1/sales/changelog', { token: t.access_token, origin: null });
     expect(JSON.stringify(log.json)).toContain('service:hearth-db:namespace:sales');
@@ -470,7 +624,11 @@ describe('client credentials and the database service', () => {
 
     const readOnly = await client.clientCredentialsGrant(config, { scope: 'read' });
     expect((await call('/v1/sales/tables', { token: readOnly.access_token, origin: null })).status).toBe(200);
-    const w = await call('/v1/sales/tables', { token: readOnly.access_token, origin: null, json: { type: 'table', name: 'x', columns: [{ name: 'a', type: 'text' }] } });
+    const w = await call('/v1/sales/tables', {
+      token: readOnly.access_token,
+      origin: null,
+      json: { type: 'table', name: 'x', columns: [{ name: 'a', type: 'text' }] },
+    });
     expect(w.status).toBe(403);
 
     await expect(client.clientCredentialsGrant(config, { scope: 'admin' })).rejects.toMatchObject({ error: 'invalid_scope' });
@@ -484,7 +642,7 @@ describe('client credentials and the database service', () => {
     expect((await call('/v1/sales/tables', { token: t.access_token, origin: null })).status).toBe(401);
   });
 
-  it('takes only service accounts of the database application (hearth-db): another application\'s namespace account is 403', async () => {
+  it("takes only service accounts of the database application (hearth-db): another application's namespace account is 403", async () => {
     expect([201, 409]).toContain((await admin('/v1/namespaces', { json: { name: 'sales' } })).status);
     const sa = await admin('/api/admin/core/service-accounts', { json: { appId: 'crm', resourceType: 'namespace', resourceId: 'sales' } });
     expect(sa.status, sa.text).toBe(201);
@@ -498,7 +656,11 @@ describe('client credentials and the database service', () => {
       if (!resource) expect((await call('/api/auth/whoami', { token: t.access_token, origin: null })).json.actor).toBe('service:crm:namespace:sales');
       const refusals = [
         await call('/v1/sales/tables', { token: t.access_token, origin: null }),
-        await call('/v1/sales/tables', { token: t.access_token, origin: null, json: { type: 'table', name: 'crm_only', columns: [{ name: 'a', type: 'text' }] } }),
+        await call('/v1/sales/tables', {
+          token: t.access_token,
+          origin: null,
+          json: { type: 'table', name: 'crm_only', columns: [{ name: 'a', type: 'text' }] },
+        }),
         await call('/v1/sales/query', { token: t.access_token, origin: null, json: { sql: 'SELECT 1' } }),
       ];
       for (const r of refusals) {
@@ -511,9 +673,14 @@ describe('client credentials and the database service', () => {
     expect((await admin('/v1/sales/tables/crm_only')).status).toBe(404);
   });
 
-  it('an administrator\'s user token reaches the data plane and, with the admin scope, administration', async () => {
+  it("an administrator's user token reaches the data plane and, with the admin scope, administration", async () => {
     const cli = 'hearth-cli';
-    const { tokens } = await codeFlow({ clientId: cli, cookie: adminCookie, redirectUri: 'http://127.0.0.1:9/callback', scope: 'openid offline_access read write admin' });
+    const { tokens } = await codeFlow({
+      clientId: cli,
+      cookie: adminCookie,
+      redirectUri: 'http://127.0.0.1:9/callback',
+      scope: 'openid offline_access read write admin',
+    });
     expect((await call('/v1/namespaces', { token: tokens.access_token, origin: null })).status).toBe(200);
     expect((await call('/api/admin/oauth/clients', { token: tokens.access_token, origin: null })).status).toBe(200);
     const r = await call('/v1/sales/tables/orders/rows', { token: tokens.access_token, origin: null, json: { total: 5 } });
@@ -521,14 +688,25 @@ describe('client credentials and the database service', () => {
     const { tokens: readOnly } = await codeFlow({ clientId: cli, cookie: adminCookie, redirectUri: 'http://127.0.0.1:9/callback', scope: 'openid read' });
     expect((await call('/api/admin/oauth/clients', { token: readOnly.access_token, origin: null })).status).toBe(403);
     // A non-administrator's token (even with the admin scope) is refused on administration endpoints.
-    const { tokens: aliceTokens } = await codeFlow({ clientId: cli, cookie: aliceCookie, redirectUri: 'http://127.0.0.1:9/callback', scope: 'openid read write admin' });
+    const { tokens: aliceTokens } = await codeFlow({
+      clientId: cli,
+      cookie: aliceCookie,
+      redirectUri: 'http://127.0.0.1:9/callback',
+      scope: 'openid read write admin',
+    });
     const forbidden = await call('/api/admin/oauth/clients', { token: aliceTokens.access_token, origin: null });
     expect(forbidden.status).toBe(403);
     expect((await call('/api/admin/oauth/clients', { cookie: aliceCookie, origin: null })).status).toBe(403);
     expect((await call('/v1/sales/tables', { token: aliceTokens.access_token, origin: null })).status).toBe(403);
     // A token for another namespace's audience is refused.
     const other = await createClient({ name: 'HR only', redirectUris: [REDIRECT], scopes: ['openid', 'read'], audiences: [`${issuer}/v1/hr`] });
-    const { tokens: hrTokens } = await codeFlow({ clientId: other.clientId, secret: other.secret, cookie: adminCookie, scope: 'openid read', resource: `${issuer}/v1/hr` });
+    const { tokens: hrTokens } = await codeFlow({
+      clientId: other.clientId,
+      secret: other.secret,
+      cookie: adminCookie,
+      scope: 'openid read',
+      resource: `${issuer}/v1/hr`,
+    });
     expect((await call('/v1/hr/tables', { token: hrTokens.access_token, origin: null })).status).toBe(200);
     expect((await call('/v1/sales/tables', { token: hrTokens.access_token, origin: null })).status).toBe(401);
     expect(decodeProtectedHeader(hrTokens.access_token).typ).toBe('at+jwt');
@@ -547,12 +725,19 @@ describe('client administration', () => {
     expect((await admin('/api/admin/oauth/clients?per_page=101')).status).toBe(400);
     const cli = await admin('/api/admin/oauth/clients?search=hearth-cli');
     expect(cli.json.data[0]).toMatchObject({ clientId: 'hearth-cli', origin: 'first_party', isPublic: true });
-    for (const [method, path, json] of [['PATCH', '/api/admin/oauth/clients/hearth-cli', { name: 'mine' }], ['POST', '/api/admin/oauth/clients/hearth-cli/secret', undefined], ['POST', '/api/admin/oauth/clients/hearth-cli/revoke', undefined], ['DELETE', '/api/admin/oauth/clients/hearth-cli', undefined]] as const) {
+    for (const [method, path, json] of [
+      ['PATCH', '/api/admin/oauth/clients/hearth-cli', { name: 'mine' }],
+      ['POST', '/api/admin/oauth/clients/hearth-cli/secret', undefined],
+      ['POST', '/api/admin/oauth/clients/hearth-cli/revoke', undefined],
+      ['DELETE', '/api/admin/oauth/clients/hearth-cli', undefined],
+    ] as const) {
       const r = await admin(path, { method, json });
       expect(r.status, `${method} ${path}`).toBe(409);
       expect(r.json.error).toBe('client_protected');
     }
-    const tooMany = await admin('/api/admin/oauth/clients', { json: { name: 'x', redirectUris: Array.from({ length: 51 }, (_, i) => `https://a.example/${i}`) } });
+    const tooMany = await admin('/api/admin/oauth/clients', {
+      json: { name: 'x', redirectUris: Array.from({ length: 51 }, (_, i) => `https://a.example/${i}`) },
+    });
     expect(tooMany.status).toBe(400);
     expect((await admin('/api/admin/oauth/clients', { json: { name: '' } })).status).toBe(400);
     expect((await admin('/api/admin/oauth/clients', { json: { name: 'x'.repeat(121) } })).status).toBe(400);
@@ -577,11 +762,23 @@ describe('client administration', () => {
 
   it('documents every OAuth route in the OpenAPI document', async () => {
     const doc = await call('/v1/openapi.json', { origin: null });
-    for (const p of ['/oauth/authorize', '/oauth/token', '/oauth/register', '/oauth/revoke', '/oauth/userinfo', '/oauth/logout', '/.well-known/openid-configuration', '/api/admin/oauth/clients', '/api/admin/oauth/clients/{clientId}/secret']) {
+    for (const p of [
+      '/oauth/authorize',
+      '/oauth/token',
+      '/oauth/register',
+      '/oauth/revoke',
+      '/oauth/userinfo',
+      '/oauth/logout',
+      '/.well-known/openid-configuration',
+      '/api/admin/oauth/clients',
+      '/api/admin/oauth/clients/{clientId}/secret',
+    ]) {
       expect(Object.keys(doc.json.paths)).toContain(p);
     }
     // Every operation of the whole document has its own operationId (client generators rely on it).
-    const ids = Object.values(doc.json.paths as Record<string, Record<string, { operationId: string }>>).flatMap((ops) => Object.values(ops).map((o) => o.operationId));
+    const ids = Object.values(doc.json.paths as Record<string, Record<string, { operationId: string }>>).flatMap((ops) =>
+      Object.values(ops).map((o) => o.operationId),
+    );
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
   });
 });
@@ -592,23 +789,46 @@ describe('lifetimes, cleanup and the fail-closed refresh reservation', () => {
   it('an expired code is refused; a consent answered after five minutes is refused', async () => {
     const config = await rp(managed.clientId, managed.secret);
     const v = client.randomPKCECodeVerifier();
-    const r = await call(client.buildAuthorizationUrl(config, { redirect_uri: REDIRECT, scope: 'openid', code_challenge: await client.calculatePKCECodeChallenge(v), code_challenge_method: 'S256' }).toString(), { cookie: aliceCookie, origin: null });
+    const r = await call(
+      client
+        .buildAuthorizationUrl(config, {
+          redirect_uri: REDIRECT,
+          scope: 'openid',
+          code_challenge: await client.calculatePKCECodeChallenge(v),
+          code_challenge_method: 'S256',
+        })
+        .toString(),
+      { cookie: aliceCookie, origin: null },
+    );
     const code = new URL(r.location!).searchParams.get('code')!;
     const hash = crypto.createHash('sha256').update(code).digest('hex');
     const row = db().prepare('SELECT created_at, expires_at FROM oauth_codes WHERE code_hash = ?').get(hash) as { created_at: number; expires_at: number };
     expect(row.expires_at - row.created_at).toBe(60_000);
-    db().prepare('UPDATE oauth_codes SET expires_at = ? WHERE code_hash = ?').run(Date.now() - 1, hash);
-    const late = await rawToken({ grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: v }, { id: managed.clientId, secret: managed.secret });
+    db()
+      .prepare('UPDATE oauth_codes SET expires_at = ? WHERE code_hash = ?')
+      .run(Date.now() - 1, hash);
+    const late = await rawToken(
+      { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: v },
+      { id: managed.clientId, secret: managed.secret },
+    );
     expect(late.json).toMatchObject({ error: 'invalid_grant' });
 
     const reg = await call('/oauth/register', { json: { redirect_uris: ['https://late.example/cb'], client_name: 'Late' }, origin: null });
-    const page = await call(`/oauth/authorize?${new URLSearchParams({ client_id: reg.json.client_id, redirect_uri: 'https://late.example/cb', response_type: 'code', scope: 'openid', resource: `${issuer}/v1`, code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`, { cookie: aliceCookie, origin: null });
+    const page = await call(
+      `/oauth/authorize?${new URLSearchParams({ client_id: reg.json.client_id, redirect_uri: 'https://late.example/cb', response_type: 'code', scope: 'openid', resource: `${issuer}/v1`, code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`,
+      { cookie: aliceCookie, origin: null },
+    );
     expect(page.status).toBe(200);
     const action = /action="(\/oauth\/interaction\/[^"]+\/consent)"/.exec(page.text)![1]!;
-    const i = db().prepare('SELECT created_at, expires_at FROM oauth_interactions WHERE client_id = ?').get(reg.json.client_id) as { created_at: number; expires_at: number };
+    const i = db().prepare('SELECT created_at, expires_at FROM oauth_interactions WHERE client_id = ?').get(reg.json.client_id) as {
+      created_at: number;
+      expires_at: number;
+    };
     expect(i.expires_at - Date.now()).toBeLessThanOrEqual(5 * 60_000);
     expect(i.expires_at - Date.now()).toBeGreaterThan(4 * 60_000);
-    db().prepare('UPDATE oauth_interactions SET expires_at = ? WHERE client_id = ?').run(Date.now() - 1, reg.json.client_id);
+    db()
+      .prepare('UPDATE oauth_interactions SET expires_at = ? WHERE client_id = ?')
+      .run(Date.now() - 1, reg.json.client_id);
     const answered = await call(action, { form: { decision: 'approve' }, cookie: aliceCookie });
     expect(answered.status).toBe(409);
     expect(answered.location).toBeNull();
@@ -617,7 +837,10 @@ describe('lifetimes, cleanup and the fail-closed refresh reservation', () => {
   it('removes registrations abandoned for a day, and keeps used ones', async () => {
     const abandoned = await call('/oauth/register', { json: { redirect_uris: ['https://gone.example/cb'] }, origin: null });
     const used = await call('/oauth/register', { json: { redirect_uris: ['https://kept.example/cb'] }, origin: null });
-    await call(`/oauth/authorize?${new URLSearchParams({ client_id: used.json.client_id, redirect_uri: 'https://kept.example/cb', response_type: 'code', resource: `${issuer}/v1`, code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`, { cookie: aliceCookie, origin: null });
+    await call(
+      `/oauth/authorize?${new URLSearchParams({ client_id: used.json.client_id, redirect_uri: 'https://kept.example/cb', response_type: 'code', resource: `${issuer}/v1`, code_challenge: 'x'.repeat(43), code_challenge_method: 'S256' })}`,
+      { cookie: aliceCookie, origin: null },
+    );
     const dayAgo = Date.now() - 25 * 3600_000;
     db().prepare('UPDATE oauth_clients SET created_at = ? WHERE client_id IN (?, ?)').run(dayAgo, abandoned.json.client_id, used.json.client_id);
     const r = s.services.identity.oauth.cleanup();
@@ -661,18 +884,31 @@ describe('lifetimes, cleanup and the fail-closed refresh reservation', () => {
     expect(closed.json).toMatchObject({ error: 'invalid_grant' });
   });
 
-  it('RP-initiated logout ends the session and the client\'s refresh grants, and returns to the registered logout URI', async () => {
-    const c = await createClient({ name: 'Logout RP', redirectUris: [REDIRECT], logoutUri: 'https://rp.example.test/bye', scopes: ['openid', 'offline_access'] });
+  it("RP-initiated logout ends the session and the client's refresh grants, and returns to the registered logout URI", async () => {
+    const c = await createClient({
+      name: 'Logout RP',
+      redirectUris: [REDIRECT],
+      logoutUri: 'https://rp.example.test/bye',
+      scopes: ['openid', 'offline_access'],
+    });
     const cookie = await signIn(s, 'alice', USER_PASSWORD);
     const { tokens } = await codeFlow({ clientId: c.clientId, secret: c.secret, cookie, scope: 'openid offline_access' });
-    const confirm = await call(`/oauth/logout?${new URLSearchParams({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://rp.example.test/bye', state: 'bye-1' })}`, { cookie, origin: null });
+    const confirm = await call(
+      `/oauth/logout?${new URLSearchParams({ id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://rp.example.test/bye', state: 'bye-1' })}`,
+      { cookie, origin: null },
+    );
     expect(confirm.status).toBe(200);
     expect(confirm.text).toContain('Sign out of Hearth?');
-    const done = await call('/oauth/logout', { cookie, form: { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://rp.example.test/bye', state: 'bye-1' } });
+    const done = await call('/oauth/logout', {
+      cookie,
+      form: { id_token_hint: tokens.id_token!, post_logout_redirect_uri: 'https://rp.example.test/bye', state: 'bye-1' },
+    });
     expect(done.status).toBe(303);
     expect(done.location).toBe('https://rp.example.test/bye?state=bye-1');
     expect((await call('/api/auth/session', { cookie, origin: null })).status).toBe(401);
-    expect((await rawToken({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, { id: c.clientId, secret: c.secret! })).json.error).toBe('invalid_grant');
+    expect((await rawToken({ grant_type: 'refresh_token', refresh_token: tokens.refresh_token! }, { id: c.clientId, secret: c.secret! })).json.error).toBe(
+      'invalid_grant',
+    );
     // The access token stays valid until it expires (seed: signing out prevents refreshes only).
     expect((await call('/oauth/userinfo', { token: tokens.access_token, origin: null })).status).toBe(200);
     const foreign = await call('/oauth/logout', { cookie: aliceCookie, form: {}, origin: 'https://evil.example' });

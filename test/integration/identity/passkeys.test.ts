@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { signIn } from '../../helpers/http.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { SoftAuthenticator } from '../../helpers/webauthn.ts';
 
 const PASSWORD = 'passkey-owner-Passw0rd!';
@@ -14,11 +14,19 @@ async function call(path: string, init: { method?: string; json?: unknown; cooki
   if (init.origin !== null) headers.set('origin', init.origin ?? origin);
   if (init.token) headers.set('authorization', `Bearer ${init.token}`);
   if (init.json !== undefined) headers.set('content-type', 'application/json');
-  const r = await fetch(s.url + path, { method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'), headers, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+  const r = await fetch(s.url + path, {
+    method: init.method ?? (init.json !== undefined ? 'POST' : 'GET'),
+    headers,
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  });
   const text = await r.text();
   return { status: r.status, headers: r.headers, json: text ? JSON.parse(text) : null };
 }
-const cookieOf = (h: Headers) => h.getSetCookie().find((c) => c.startsWith('hearth_session='))!.split(';')[0]!;
+const cookieOf = (h: Headers) =>
+  h
+    .getSetCookie()
+    .find((c) => c.startsWith('hearth_session='))!
+    .split(';')[0]!;
 
 async function register(auth: SoftAuthenticator, cookie: string, name?: string) {
   const start = await call('/api/auth/passkeys/registration', { method: 'POST', cookie });
@@ -46,7 +54,7 @@ afterAll(async () => {
 });
 
 describe('passkeys', () => {
-  it('confirms an old session with one of its own passkeys (recent authentication), never with another account\'s', async () => {
+  it("confirms an old session with one of its own passkeys (recent authentication), never with another account's", async () => {
     const auth = new SoftAuthenticator(origin);
     const made = await s.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'rhea', displayName: 'Rhea' } });
     expect((await s.api(`/api/admin/core/accounts/${(await made.json()).sub}/password`, { method: 'PUT', json: { password: PASSWORD } })).status).toBe(204);
@@ -58,7 +66,10 @@ describe('passkeys', () => {
 
     // A sign-in challenge does not confirm a session, and a re-authentication challenge does not sign in.
     const signInStart = await call('/api/auth/passkeys/login/options', { method: 'POST' });
-    const viaSignIn = await call('/api/auth/passkeys/reauth', { cookie, json: { challengeId: signInStart.json.challengeId, credential: auth.get(signInStart.json.options) } });
+    const viaSignIn = await call('/api/auth/passkeys/reauth', {
+      cookie,
+      json: { challengeId: signInStart.json.challengeId, credential: auth.get(signInStart.json.options) },
+    });
     expect(viaSignIn.status).toBe(401);
     const start = await call('/api/auth/passkeys/reauth/options', { method: 'POST', cookie });
     expect(start.status, JSON.stringify(start.json)).toBe(200);
@@ -73,7 +84,10 @@ describe('passkeys', () => {
     expect(ok.json.recentAuthUntil).toBe(ok.json.issuedAt + 10 * 60000);
     expect((await call('/api/auth/session', { cookie, origin: null })).json.session.recentAuth).toBe(true);
     expect((await call('/api/auth/passkeys/registration', { method: 'POST', cookie })).status).toBe(200);
-    const audit = s.services.platformDb.prepare("SELECT detail FROM audit_log WHERE action = 'session.reauthenticate' ORDER BY rowid DESC LIMIT 1").pluck().get() as string;
+    const audit = s.services.platformDb
+      .prepare("SELECT detail FROM audit_log WHERE action = 'session.reauthenticate' ORDER BY rowid DESC LIMIT 1")
+      .pluck()
+      .get() as string;
     expect(JSON.parse(audit)).toMatchObject({ login: 'rhea', method: 'passkey' });
 
     // Another account's session cannot use rhea's passkey; an account without a passkey gets 404.
@@ -84,7 +98,10 @@ describe('passkeys', () => {
     const qCookie = cookieOf(q.headers);
     expect((await call('/api/auth/passkeys/reauth/options', { method: 'POST', cookie: qCookie })).json.error).toBe('passkey_not_found');
     const rheaStart = await call('/api/auth/passkeys/reauth/options', { method: 'POST', cookie });
-    const stolen = await call('/api/auth/passkeys/reauth', { cookie: qCookie, json: { challengeId: rheaStart.json.challengeId, credential: auth.get(rheaStart.json.options) } });
+    const stolen = await call('/api/auth/passkeys/reauth', {
+      cookie: qCookie,
+      json: { challengeId: rheaStart.json.challengeId, credential: auth.get(rheaStart.json.options) },
+    });
     expect(stolen.status).toBe(401);
     expect(stolen.json.error).toBe('invalid_credentials');
   });
@@ -104,7 +121,10 @@ describe('passkeys', () => {
     expect(r.json.account).toMatchObject({ sub, login: 'pat' });
     const session = await call('/api/auth/session', { cookie: cookieOf(r.headers), origin: null });
     expect(session.json.account.login).toBe('pat');
-    const audit = s.services.platformDb.prepare("SELECT detail FROM audit_log WHERE action = 'session.login' ORDER BY rowid DESC LIMIT 1").pluck().get() as string;
+    const audit = s.services.platformDb
+      .prepare("SELECT detail FROM audit_log WHERE action = 'session.login' ORDER BY rowid DESC LIMIT 1")
+      .pluck()
+      .get() as string;
     expect(JSON.parse(audit)).toMatchObject({ method: 'passkey' });
     expect((await call('/api/auth/passkeys', { cookie })).json.data[0].lastUsedAt).not.toBeNull();
   });
@@ -117,7 +137,9 @@ describe('passkeys', () => {
     const start = await call('/api/auth/passkeys/login/options', { method: 'POST' });
     const cred = auth.get(start.json.options);
     expect((await call('/api/auth/passkeys/login', { json: { challengeId: start.json.challengeId, credential: cred } })).status).toBe(200);
-    expect((await call('/api/auth/passkeys/login', { json: { challengeId: start.json.challengeId, credential: cred } })).json.error).toBe('invalid_credentials');
+    expect((await call('/api/auth/passkeys/login', { json: { challengeId: start.json.challengeId, credential: cred } })).json.error).toBe(
+      'invalid_credentials',
+    );
     expect((await passkeySignIn(auth, 0, { origin: 'https://evil.example' })).status).toBe(401);
     auth.userVerified = false;
     expect((await passkeySignIn(auth)).status).toBe(401);
@@ -159,7 +181,11 @@ describe('passkeys', () => {
       let last = 0;
       for (let i = 0; i < 11; i++) {
         const start = await (await fetch(`${r.url}/api/auth/passkeys/login/options`, { method: 'POST' })).json();
-        const res = await fetch(`${r.url}/api/auth/passkeys/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ challengeId: start.challengeId, credential: stranger.get(start.options) }) });
+        const res = await fetch(`${r.url}/api/auth/passkeys/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ challengeId: start.challengeId, credential: stranger.get(start.options) }),
+        });
         last = res.status;
         if (i < 10) expect(res.status).toBe(401);
       }

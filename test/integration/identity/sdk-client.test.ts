@@ -6,15 +6,22 @@
 import http from 'node:http';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { manage } from '../../helpers/authenticator.ts';
-import { signIn } from '../../helpers/http.ts';
-import { DeviceProof, appDeviceProofMessage, checkProofTimes, verifyProofSignature } from '../../../server/identity/approval/proof.ts';
+import { appDeviceProofMessage, checkProofTimes, DeviceProof, verifyProofSignature } from '../../../server/identity/approval/proof.ts';
 import {
-  APP_APPROVAL_ACCEPT, APP_APPROVAL_PATH, APP_APPROVAL_PROTOCOL, AppApprovalClient, AppApprovalClientError, appApproval, appPairingLink,
-  type AppDeviceBinding, type AppPairingPayload,
+  APP_APPROVAL_ACCEPT,
+  APP_APPROVAL_PATH,
+  APP_APPROVAL_PROTOCOL,
+  AppApprovalClient,
+  AppApprovalClientError,
+  type AppDeviceBinding,
+  type AppPairingPayload,
+  appApproval,
+  appPairingLink,
 } from '../../../ui/sdk/app-approval/index.ts';
 import { callJson } from '../../../ui/sdk/app-approval/transport.ts';
+import { manage } from '../../helpers/authenticator.ts';
+import { signIn } from '../../helpers/http.ts';
+import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 const APP = 'https://auth.example.test';
 const PASSWORD = 'sdk-client-Passw0rd!';
@@ -22,7 +29,10 @@ let s: TestServer;
 let issuer: string;
 
 async function createUser(login: string): Promise<void> {
-  const r = await s.api('/api/admin/core/accounts', { method: 'POST', json: { login, email: `${login}@example.test`, displayName: `${login} person`, admin: false, profile: 'user' } });
+  const r = await s.api('/api/admin/core/accounts', {
+    method: 'POST',
+    json: { login, email: `${login}@example.test`, displayName: `${login} person`, admin: false, profile: 'user' },
+  });
   expect(r.status, await r.clone().text()).toBe(201);
   const sub = (await r.json()).sub as string;
   expect((await s.api(`/api/admin/core/accounts/${sub}/password`, { method: 'PUT', json: { password: PASSWORD } })).status).toBe(204);
@@ -132,7 +142,9 @@ describe('SDK client against the real server', () => {
 
   it('terminal sign-ins reach the inbox only with the terminal-logins opt-in, never pending, and are decided', async () => {
     const r = await fetch(`${issuer}/oauth/device_authorization`, {
-      method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ client_id: 'hearth-cli', login_hint: 'sdkuser' }),
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ client_id: 'hearth-cli', login_hint: 'sdkuser' }),
     });
     expect(r.status).toBe(200);
     expect(client.terminalLogins).toBe(true);
@@ -184,7 +196,12 @@ describe('SDK client against the real server', () => {
 // ---------------------------------------------------------------------------------------------------------------
 // A local instance stand-in: a plain HTTP server whose answers each test sets, recording what arrived.
 
-interface Arrived { method: string; url: string; headers: http.IncomingHttpHeaders; body: string }
+interface Arrived {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse, body: string) => void;
 
 describe('SDK transport rules against a local HTTP server', () => {
@@ -194,7 +211,14 @@ describe('SDK transport rules against a local HTTP server', () => {
   const routes = new Map<string, Handler>();
   const features = ['device-changes', 'login-context', 'terminal-logins'];
   const info = (over: Record<string, unknown> = {}) => ({
-    protocol: APP_APPROVAL_PROTOCOL, issuer: base, api: `${base}${APP_APPROVAL_PATH}`, appOrigin: APP, algorithm: 'ES256', limits: {}, features, ...over,
+    protocol: APP_APPROVAL_PROTOCOL,
+    issuer: base,
+    api: `${base}${APP_APPROVAL_PATH}`,
+    appOrigin: APP,
+    algorithm: 'ES256',
+    limits: {},
+    features,
+    ...over,
   });
   const json = (res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
     res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(typeof body === 'string' ? body : JSON.stringify(body));
@@ -252,8 +276,16 @@ describe('SDK transport rules against a local HTTP server', () => {
 
   it('maps statuses to stable codes and never puts a remote body into the message', async () => {
     const cases: Array<[number, string, Record<string, string>?]> = [
-      [400, 'bad_request'], [401, 'unauthorized'], [403, 'forbidden'], [404, 'not_found'], [409, 'conflict'], [413, 'payload_too_large'],
-      [429, 'rate_limited', { 'retry-after': '7' }], [503, 'unavailable'], [500, 'server_error'], [418, 'unexpected_status'],
+      [400, 'bad_request'],
+      [401, 'unauthorized'],
+      [403, 'forbidden'],
+      [404, 'not_found'],
+      [409, 'conflict'],
+      [413, 'payload_too_large'],
+      [429, 'rate_limited', { 'retry-after': '7' }],
+      [503, 'unavailable'],
+      [500, 'server_error'],
+      [418, 'unexpected_status'],
     ];
     for (const [status, code, headers] of cases) {
       on('/info', (_q, res) => json(res, status, { error: 'REMOTE-CODE', message: 'REMOTE TEXT <script>' }, headers));
@@ -298,7 +330,7 @@ describe('SDK transport rules against a local HTTP server', () => {
     const jwk = await crypto.subtle.exportKey('jwk', key.publicKey);
     const device: AppDeviceBinding = { issuer: base, deviceId: 'dev-1', key };
     const sent: Array<{ proof: DeviceProof; signature: string }> = [];
-    on('/device', (req, res, body) => {
+    on('/device', (_req, res, body) => {
       const parsed = JSON.parse(body);
       sent.push(parsed);
       const op = parsed.proof.command.operation;

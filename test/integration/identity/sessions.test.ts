@@ -1,8 +1,8 @@
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../../server/boot.ts';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
 import { runCli } from '../../helpers/cli.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
 
 const ADMIN_PASSWORD = 'first-admin-Passw0rd!';
 const USER_PASSWORD = 'user-secret-Passw0rd?';
@@ -125,7 +125,9 @@ describe('sign-in', () => {
     expect(sessionCookie(out.headers)).toMatch(/^hearth_session=; .*Max-Age=0/);
     expect((await call('/api/admin/core/accounts', { cookie: r.cookie })).status).toBe(401);
     expect((await call('/api/auth/session', { cookie: r.cookie })).status).toBe(401);
-    const row = s.services.platformDb.prepare("SELECT revoked_at, revocation FROM identity_session_families WHERE id = ?").get(r.cookie.split('=')[1]!.split('.')[0]) as { revoked_at: number; revocation: string };
+    const row = s.services.platformDb
+      .prepare('SELECT revoked_at, revocation FROM identity_session_families WHERE id = ?')
+      .get(r.cookie.split('=')[1]!.split('.')[0]) as { revoked_at: number; revocation: string };
     expect(row.revocation).toBe('logout');
   });
 
@@ -172,21 +174,38 @@ describe('sign-in', () => {
   it('admin sets a password; the account changes its own with the current one', async () => {
     const sub = await createUser('pat', USER_PASSWORD);
     const r = await login('pat', USER_PASSWORD);
-    const wrong = await call('/api/auth/password', { method: 'PUT', cookie: r.cookie, origin: s.url, json: { currentPassword: 'nope-nope', newPassword: NEW_PASSWORD } });
+    const wrong = await call('/api/auth/password', {
+      method: 'PUT',
+      cookie: r.cookie,
+      origin: s.url,
+      json: { currentPassword: 'nope-nope', newPassword: NEW_PASSWORD },
+    });
     expect(wrong.status).toBe(401);
-    const changed = await call('/api/auth/password', { method: 'PUT', cookie: r.cookie, origin: s.url, json: { currentPassword: USER_PASSWORD, newPassword: NEW_PASSWORD } });
+    const changed = await call('/api/auth/password', {
+      method: 'PUT',
+      cookie: r.cookie,
+      origin: s.url,
+      json: { currentPassword: USER_PASSWORD, newPassword: NEW_PASSWORD },
+    });
     expect(changed.status, changed.text).toBe(204);
     expect((await call('/api/auth/session', { cookie: r.cookie })).status).toBe(200);
     expect((await call('/api/auth/login', { method: 'POST', json: { login: 'pat', password: USER_PASSWORD } })).status).toBe(401);
     await login('pat', NEW_PASSWORD);
     // an admin session (recent) sets it back; the account's sessions end
     const admin = await login('root', ADMIN_PASSWORD);
-    const set = await call(`/api/admin/core/accounts/${sub}/password`, { method: 'PUT', cookie: admin.cookie, origin: s.url, json: { password: USER_PASSWORD } });
+    const set = await call(`/api/admin/core/accounts/${sub}/password`, {
+      method: 'PUT',
+      cookie: admin.cookie,
+      origin: s.url,
+      json: { password: USER_PASSWORD },
+    });
     expect(set.status, set.text).toBe(204);
     expect((await call('/api/auth/session', { cookie: r.cookie })).status).toBe(401);
     await login('pat', USER_PASSWORD);
     // API tokens have no own password
-    expect((await call('/api/auth/password', { method: 'PUT', token: s.token, json: { currentPassword: USER_PASSWORD, newPassword: NEW_PASSWORD } })).status).toBe(403);
+    expect(
+      (await call('/api/auth/password', { method: 'PUT', token: s.token, json: { currentPassword: USER_PASSWORD, newPassword: NEW_PASSWORD } })).status,
+    ).toBe(403);
   });
 
   it('an old session confirms its password again and may do sensitive actions, with the same cookie', async () => {
@@ -194,7 +213,8 @@ describe('sign-in', () => {
     const admin = await login('root', ADMIN_PASSWORD);
     const family = admin.cookie.split('=')[1]!.split('.')[0]!;
     s.services.platformDb.prepare('UPDATE identity_session_families SET issued_at = issued_at - 11 * 60000 WHERE id = ?').run(family);
-    const setPassword = () => call(`/api/admin/core/accounts/${sub}/password`, { method: 'PUT', cookie: admin.cookie, origin: s.url, json: { password: NEW_PASSWORD } });
+    const setPassword = () =>
+      call(`/api/admin/core/accounts/${sub}/password`, { method: 'PUT', cookie: admin.cookie, origin: s.url, json: { password: NEW_PASSWORD } });
     expect((await setPassword()).json!.error).toBe('recent_auth_required');
     expect((await call('/api/auth/session', { cookie: admin.cookie })).json!.session.recentAuth).toBe(false);
 
@@ -214,7 +234,11 @@ describe('sign-in', () => {
     expect(ok.json!.recentAuthUntil).toBe(ok.json!.issuedAt + 10 * 60000);
     expect((await call('/api/auth/session', { cookie: admin.cookie })).json!.session).toMatchObject({ recentAuth: true, issuedAt: ok.json!.issuedAt });
     expect((await setPassword()).status).toBe(204);
-    const audit = s.services.platformDb.prepare("SELECT actor, target, detail FROM audit_log WHERE action = 'session.reauthenticate'").all() as { actor: string; target: string; detail: string }[];
+    const audit = s.services.platformDb.prepare("SELECT actor, target, detail FROM audit_log WHERE action = 'session.reauthenticate'").all() as {
+      actor: string;
+      target: string;
+      detail: string;
+    }[];
     expect(audit).toHaveLength(1);
     expect(audit[0]!.actor).toBe('account:root');
     expect(JSON.parse(audit[0]!.detail)).toMatchObject({ login: 'root', session: family, method: 'password' });
@@ -238,7 +262,12 @@ describe('rate limit', () => {
   it('answers 429 with Retry-After after ten failures a minute from one address', async () => {
     const r = await startTestServer();
     try {
-      const attempt = () => fetch(`${r.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'x', password: 'wrong-password' }) });
+      const attempt = () =>
+        fetch(`${r.url}/api/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ login: 'x', password: 'wrong-password' }),
+        });
       for (let i = 0; i < 10; i++) expect((await attempt()).status).toBe(401);
       const limited = await attempt();
       expect(limited.status).toBe(429);
@@ -260,7 +289,10 @@ describe('password-change rate limit', () => {
         fetch(r.url + p, { method, headers: { 'content-type': 'application/json', origin: r.url, ...headers }, body: JSON.stringify(json) });
       expect((await post('/api/setup', { login: 'root', password: ADMIN_PASSWORD })).status).toBe(201);
       const signedIn = await post('/api/auth/login', { login: 'root', password: ADMIN_PASSWORD });
-      const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith('hearth_session='))!.split(';')[0]!;
+      const cookie = signedIn.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('hearth_session='))!
+        .split(';')[0]!;
       const change = () => post('/api/auth/password', { currentPassword: 'not-the-password', newPassword: NEW_PASSWORD }, { cookie }, 'PUT');
       for (let i = 0; i < 5; i++) expect((await change()).status).toBe(401);
       const limited = await change();
@@ -277,7 +309,6 @@ describe('password-change rate limit', () => {
 describe('hearth setup (CLI)', () => {
   const hearth = (args: string[], stdin: string) => runCli(args, { cwd: tempDir('hearth-cli-cwd-'), input: stdin });
 
-
   it('creates the first administrator on the data folder, once', async () => {
     const dir = tempDir();
     try {
@@ -292,7 +323,11 @@ describe('hearth setup (CLI)', () => {
       expect(again.stderr).toMatch(/already set up/);
       const srv = await startServer({ dataDir: dir, port: 0, logLevel: 'silent', env: {} });
       try {
-        const r = await fetch(`${srv.url}/api/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'boss', password: ADMIN_PASSWORD }) });
+        const r = await fetch(`${srv.url}/api/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ login: 'boss', password: ADMIN_PASSWORD }),
+        });
         expect(r.status).toBe(200);
         expect((await (await fetch(`${srv.url}/api/setup`)).json()).needed).toBe(false);
       } finally {
@@ -308,11 +343,18 @@ describe('hearth setup (CLI)', () => {
     const adminToken = `t-${'a'.repeat(32)}`;
     const L = '/api/admin/core/linux-identities';
     const call = (url: string, p: string, init: { method?: string; json?: unknown } = {}) =>
-      fetch(`${url}${p}`, { method: init.method ?? 'GET', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' }, body: init.json === undefined ? undefined : JSON.stringify(init.json) });
+      fetch(`${url}${p}`, {
+        method: init.method ?? 'GET',
+        headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+        body: init.json === undefined ? undefined : JSON.stringify(init.json),
+      });
     try {
       let srv = await startServer({ dataDir: dir, port: 0, logLevel: 'silent', env: {}, adminToken });
       try {
-        const on = await call(srv.url, `${L}/configuration`, { method: 'PUT', json: { config: { enabled: true, rangeStart: 5000, rangeEnd: 5009, homeTemplate: '/home/{username}', loginShell: '/bin/bash' }, rangeReserved: true } });
+        const on = await call(srv.url, `${L}/configuration`, {
+          method: 'PUT',
+          json: { config: { enabled: true, rangeStart: 5000, rangeEnd: 5009, homeTemplate: '/home/{username}', loginShell: '/bin/bash' }, rangeReserved: true },
+        });
         expect(on.status).toBe(200);
       } finally {
         await srv.close();

@@ -5,9 +5,9 @@
 import crypto from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pairDevice, type ScriptedAuthenticator } from '../../helpers/authenticator.ts';
+import { type RawInit, rawCall, signIn } from '../../helpers/http.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
-import { ScriptedAuthenticator, pairDevice } from '../../helpers/authenticator.ts';
-import { rawCall, signIn, type RawInit } from '../../helpers/http.ts';
 
 const ADMIN_PASSWORD = 'first-admin-Passw0rd!';
 const USER_PASSWORD = 'user-secret-Passw0rd?';
@@ -20,12 +20,16 @@ let bob: { sub: string; login: string };
 let bobCookie: string;
 
 const call = (pathname: string, init: RawInit = {}) => rawCall(s.url, pathname, init);
-const admin = (pathname: string, init: { method?: string; json?: unknown } = {}) => call(pathname, { ...init, headers: { authorization: `Bearer ${s.token}` } });
+const admin = (pathname: string, init: { method?: string; json?: unknown } = {}) =>
+  call(pathname, { ...init, headers: { authorization: `Bearer ${s.token}` } });
 
 async function passwordSignIn(login: string, password: string) {
   const r = await call('/api/auth/login', { json: { login, password }, origin: issuer });
   expect(r.status, r.text).toBe(200);
-  return r.headers.getSetCookie().find((c) => c.startsWith('hearth_session='))!.split(';')[0]!;
+  return r.headers
+    .getSetCookie()
+    .find((c) => c.startsWith('hearth_session='))!
+    .split(';')[0]!;
 }
 
 async function createUser(login: string, extra: Record<string, unknown> = {}) {
@@ -37,10 +41,13 @@ async function createUser(login: string, extra: Record<string, unknown> = {}) {
 }
 
 const deviceAuthorization = (form: Record<string, string>) => call('/oauth/device_authorization', { form });
-const poll = (deviceCode: string, clientId = 'hearth-cli') => call('/oauth/token', { form: { grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: clientId } });
+const poll = (deviceCode: string, clientId = 'hearth-cli') =>
+  call('/oauth/token', { form: { grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: clientId } });
 const hash = (v: string) => crypto.hash('sha256', v, 'hex');
 const row = (deviceCode: string) =>
-  s.services.platformDb.prepare('SELECT * FROM oauth_device_authorizations WHERE device_code_hash = ?').get(hash(deviceCode)) as Record<string, any> | undefined;
+  s.services.platformDb.prepare('SELECT * FROM oauth_device_authorizations WHERE device_code_hash = ?').get(hash(deviceCode)) as
+    | Record<string, any>
+    | undefined;
 /** There is no injectable clock: the passing of time is written into the stored row. */
 const rewindLastPoll = (deviceCode: string, ms: number) =>
   s.services.platformDb.prepare('UPDATE oauth_device_authorizations SET last_poll_at = last_poll_at - ? WHERE device_code_hash = ?').run(ms, hash(deviceCode));
@@ -82,7 +89,9 @@ describe('device authorization endpoint', () => {
   });
 
   it('is only for first-party clients: a managed client gets unauthorized_client, an unknown one invalid_client', async () => {
-    const c = await admin('/api/admin/oauth/clients', { json: { name: 'Kiosk', isPublic: true, redirectUris: ['https://kiosk.example/cb'], scopes: ['openid', 'offline_access'] } });
+    const c = await admin('/api/admin/oauth/clients', {
+      json: { name: 'Kiosk', isPublic: true, redirectUris: ['https://kiosk.example/cb'], scopes: ['openid', 'offline_access'] },
+    });
     expect(c.status, c.text).toBe(201);
     const managed = await deviceAuthorization({ client_id: c.json.client.clientId, login_hint: 'bob' });
     expect(managed.status).toBe(400);
@@ -115,7 +124,14 @@ describe('browser verification (no login_hint)', () => {
     const r = await deviceAuthorization({ client_id: 'hearth-cli', ...(scope ? { scope } : {}) });
     expect(r.status, r.text).toBe(200);
     expect(r.headers.get('cache-control')).toBe('no-store');
-    return r.json as { device_code: string; user_code: string; verification_uri: string; verification_uri_complete: string; expires_in: number; interval: number };
+    return r.json as {
+      device_code: string;
+      user_code: string;
+      verification_uri: string;
+      verification_uri_complete: string;
+      expires_in: number;
+      interval: number;
+    };
   }
   const decide = (userCode: string, decision: 'approve' | 'deny', cookie = bobCookie) =>
     call('/oauth/device/decision', { form: { user_code: userCode, decision }, cookie, origin: issuer });
@@ -129,7 +145,13 @@ describe('browser verification (no login_hint)', () => {
     expect(d.expires_in).toBe(600);
     expect(d.interval).toBe(5);
     const stored = row(d.device_code)!;
-    expect(stored).toMatchObject({ mode: 'browser', state: 'pending', lifetime_s: 7 * 86400, scope: JSON.stringify(CLI_SCOPE.split(' ')), approval_request_id: null });
+    expect(stored).toMatchObject({
+      mode: 'browser',
+      state: 'pending',
+      lifetime_s: 7 * 86400,
+      scope: JSON.stringify(CLI_SCOPE.split(' ')),
+      approval_request_id: null,
+    });
     expect(JSON.stringify(stored)).not.toContain(d.device_code);
 
     const pending = await poll(d.device_code);
@@ -179,7 +201,9 @@ describe('browser verification (no login_hint)', () => {
     const after = await call('/oauth/token', { form: { grant_type: 'refresh_token', refresh_token: refreshed.json.refresh_token, client_id: 'hearth-cli' } });
     expect(after.json).toMatchObject({ error: 'invalid_grant' });
     expect(auditActions('oauth.device_code.replay').length).toBeGreaterThanOrEqual(1);
-    const audit = ['oauth.device_authorization.create', 'oauth.device_authorization.approve', 'oauth.device_authorization.token'].map((a) => auditActions(a).length);
+    const audit = ['oauth.device_authorization.create', 'oauth.device_authorization.approve', 'oauth.device_authorization.token'].map(
+      (a) => auditActions(a).length,
+    );
     expect(audit.every((n) => n >= 1)).toBe(true);
   });
 
@@ -231,7 +255,10 @@ describe('browser verification (no login_hint)', () => {
     const signedIn = await call('/oauth/device', { form: { user_code: d.user_code, login: 'bob', password: USER_PASSWORD }, origin: issuer });
     expect(signedIn.status).toBe(303);
     expect(signedIn.location).toBe(`/oauth/device?user_code=${d.user_code}`);
-    const cookie = signedIn.headers.getSetCookie().find((c) => c.startsWith('hearth_session='))!.split(';')[0]!;
+    const cookie = signedIn.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('hearth_session='))!
+      .split(';')[0]!;
     const consent = await call(signedIn.location!, { cookie });
     expect(consent.status).toBe(200);
     expect(consent.text).toContain('Allow Hearth command-line tool to sign in?');
@@ -329,9 +356,13 @@ describe('authenticator app (login_hint)', () => {
     // the request is no longer in the inbox
     expect(entryFor(await inbox(phone, TERMINAL), d.user_code)).toBeUndefined();
 
-    const created = auditActions('oauth.device_authorization.create').map((x) => JSON.parse(x.detail)).find((x) => x.mode === 'app' && x.loginHint === 'alice');
+    const created = auditActions('oauth.device_authorization.create')
+      .map((x) => JSON.parse(x.detail))
+      .find((x) => x.mode === 'app' && x.loginHint === 'alice');
     expect(created).toMatchObject({ scope: CLI_SCOPE.split(' '), lifetimeSeconds: 7 * 86400 });
-    expect(auditActions('oauth.device_authorization.approve').some((x) => JSON.parse(x.detail).sub === alice.sub && x.actor === 'oauth-client:hearth-cli')).toBe(true);
+    expect(
+      auditActions('oauth.device_authorization.approve').some((x) => JSON.parse(x.detail).sub === alice.sub && x.actor === 'oauth-client:hearth-cli'),
+    ).toBe(true);
     expect(auditActions('oauth.device_authorization.token').some((x) => JSON.parse(x.detail).sub === alice.sub)).toBe(true);
   });
 

@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../../server/core/storage/sqlite.ts';
-import { call, CLOSED_PORT, M, profileBody, registerApp, startMailServer, waitMessage, type MailServer } from './helpers.ts';
-import { startPeer, type Peer } from './peer.ts';
+import { CLOSED_PORT, call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
+import { type Peer, startPeer } from './peer.ts';
 
 let s: MailServer;
 let peer: Peer;
@@ -70,7 +70,11 @@ describe('attachment object store', () => {
       await s.mail.idle();
       expect(s.mail.attachmentBytes()).toBe(blob.length);
       // the store is full for every application while the object is accounted
-      const full = await s.api('/api/mail/send', { method: 'POST', token: other, json: { to: ['x@example.test'], subject: 's', text: 't', attachments: [attachment] } });
+      const full = await s.api('/api/mail/send', {
+        method: 'POST',
+        token: other,
+        json: { to: ['x@example.test'], subject: 's', text: 't', attachments: [attachment] },
+      });
       expect(full.status).toBe(507);
       expect((await full.json()).error).toBe('attachment_storage_full');
       s.mail.recover(); // still failing: nothing lost, nothing released
@@ -103,7 +107,11 @@ describe('attachment object store', () => {
     }
     s.mail.recover();
     expect(s.mail.attachmentBytes()).toBe(blob.length); // 25 hours old: kept
-    const e = await s.api('/api/mail/send', { method: 'POST', token: app, json: { to: ['x@example.test'], subject: 's', text: 't', attachments: [attachment] } });
+    const e = await s.api('/api/mail/send', {
+      method: 'POST',
+      token: app,
+      json: { to: ['x@example.test'], subject: 's', text: 't', attachments: [attachment] },
+    });
     expect(e.status).toBe(507);
     expect((await e.json()).error).toBe('attachment_storage_full');
     await send({ to: ['plain@example.test'] }); // mail without attachments still goes

@@ -4,8 +4,9 @@
  * five-minute schedule is an hour away) and logs at `logLevel` into `logLines`. Profile `main` (the default) sends
  * to the peer for application `crm`, whose token is `app`.
  */
-import { call, M, profileBody, registerApp, startMailServer } from './helpers.ts';
+
 import { startDovecot, startImapProxy } from './dovecot.ts';
+import { call, M, profileBody, registerApp, startMailServer } from './helpers.ts';
 import { selfSigned, startPeer } from './peer.ts';
 
 export async function startBounceRig(opts: { logLevel: 'warn' | 'info'; logLines: Array<Record<string, any>> }) {
@@ -20,7 +21,11 @@ export async function startBounceRig(opts: { logLevel: 'warn' | 'info'; logLines
   await call(s, 'PUT', `${M}/profiles/main`, profileBody(peer.port), 201);
   const app = await registerApp(s, 'crm');
   return {
-    s, peer, dove, proxy, app,
+    s,
+    peer,
+    dove,
+    proxy,
+    app,
     async stop() {
       await s.stop();
       await proxy.close();

@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../helpers/wait.ts';
-import { audit, call, M, profileBody, waitMessage, type MailServer } from './helpers.ts';
-import { startBounceRig, type BounceRig } from './bounce-rig.ts';
-import { dsnReport, type Dovecot, type ImapProxy } from './dovecot.ts';
+import { type BounceRig, startBounceRig } from './bounce-rig.ts';
+import { type Dovecot, dsnReport, type ImapProxy } from './dovecot.ts';
+import { audit, call, M, type MailServer, profileBody, waitMessage } from './helpers.ts';
 import type { Peer } from './peer.ts';
 
 const logLines: Array<Record<string, any>> = [];
@@ -24,13 +24,24 @@ afterAll(() => rig?.stop());
 
 const P = `${M}/profiles`;
 const check = (key: string, token?: string | null) => s.api(`${P}/${key}/bounces/check`, { method: 'POST', token });
-const imap = (extra: Record<string, unknown> = {}) => ({ host: '127.0.0.1', port: dove.imapsPort, secure: true, user: dove.user, password: dove.pass, folder: 'Check', ...extra });
+const imap = (extra: Record<string, unknown> = {}) => ({
+  host: '127.0.0.1',
+  port: dove.imapsPort,
+  secure: true,
+  user: dove.user,
+  password: dove.pass,
+  folder: 'Check',
+  ...extra,
+});
 
 /** Sends one message through `main`, waits until it is sent, and files a standard report for it. */
 async function bounced(rcpt: string, folder = 'Check') {
   const acc = await call(s, 'POST', '/api/mail/send', { to: [rcpt], subject: 'x', text: 'x' }, 202, app);
   await waitMessage(s, acc.id, (m) => m.status === 'sent');
-  await dove.append(folder, dsnReport({ messageId: acc.messageId, recipients: [{ final: `rfc822; ${rcpt}`, action: 'failed', diag: 'smtp; 550 5.1.1 no such user' }] }));
+  await dove.append(
+    folder,
+    dsnReport({ messageId: acc.messageId, recipients: [{ final: `rfc822; ${rcpt}`, action: 'failed', diag: 'smtp; 550 5.1.1 no such user' }] }),
+  );
   return acc as { id: string; messageId: string };
 }
 
@@ -60,29 +71,55 @@ describe('bounce collection: check now', () => {
     expect(r.headers.get('cache-control')).toBe('no-store');
     const out = await r.json();
     expect(out).toEqual({
-      profile: 'collect', joined: false, checkedAt: expect.any(String), error: null, detail: null,
-      messages: 4, reports: 3, matched: 2, recorded: 2, skipped: 0, more: false,
+      profile: 'collect',
+      joined: false,
+      checkedAt: expect.any(String),
+      error: null,
+      detail: null,
+      messages: 4,
+      reports: 3,
+      matched: 2,
+      recorded: 2,
+      skipped: 0,
+      more: false,
     });
-    expect(await call(s, 'GET', `${M}/messages/${a.id}`)).toMatchObject({ status: 'bounced', failures: [{ recipient: 'alice@example.test', kind: 'bounced' }] });
+    expect(await call(s, 'GET', `${M}/messages/${a.id}`)).toMatchObject({
+      status: 'bounced',
+      failures: [{ recipient: 'alice@example.test', kind: 'bounced' }],
+    });
     expect((await call(s, 'GET', `${M}/messages/${b.id}`)).status).toBe('bounced');
     expect((await call(s, 'GET', `${P}/collect`)).bounces).toEqual({ checkedAt: out.checkedAt, error: null });
     const [entry] = await audit(s, 'outgoing_mail.profile.bounce_check');
-    expect(entry).toMatchObject({ actor: 'token:env', target: 'collect', detail: { joined: false, error: null, messages: 4, reports: 3, matched: 2, recorded: 2, skipped: 0 } });
+    expect(entry).toMatchObject({
+      actor: 'token:env',
+      target: 'collect',
+      detail: { joined: false, error: null, messages: 4, reports: 3, matched: 2, recorded: 2, skipped: 0 },
+    });
     // the run is logged with its outcome too
-    expect(logLines.find((l) => l.msg === 'bounce collection check' && l.profile === 'collect')).toMatchObject({ level: 'info', messages: 4, reports: 3, matched: 2, recorded: 2 });
+    expect(logLines.find((l) => l.msg === 'bounce collection check' && l.profile === 'collect')).toMatchObject({
+      level: 'info',
+      messages: 4,
+      reports: 3,
+      matched: 2,
+      recorded: 2,
+    });
 
     // nothing new: an empty pass
     expect(await call(s, 'POST', `${P}/collect/bounces/check`)).toMatchObject({ error: null, messages: 0, reports: 0, matched: 0, recorded: 0, more: false });
   });
 
-  it('joins the pass in progress — the schedule\'s or another request\'s — instead of running a second one', async () => {
+  it("joins the pass in progress — the schedule's or another request's — instead of running a second one", async () => {
     await call(s, 'PUT', `${P}/held`, profileBody(peer.port, { imap: imap({ port: proxy.port, folder: 'Held' }) }), 201);
     const m = await bounced('held@example.test', 'Held');
     // hold the run at its EXAMINE until both callers are in
     let release!: () => void;
     const released = new Promise<'pass'>((resolve) => (release = () => resolve('pass')));
     let held = false;
-    proxy.onCommand = (line) => (/ EXAMINE /i.test(line) ? ((held = true), released) : 'pass');
+    proxy.onCommand = (line) => {
+      if (!/ EXAMINE /i.test(line)) return 'pass';
+      held = true;
+      return released;
+    };
     const connections = proxy.connections();
 
     const first = check('held').then(async (r) => ({ status: r.status, body: await r.json() }));
@@ -90,7 +127,11 @@ describe('bounce collection: check now', () => {
     const scheduled = s.mail.checkBounces(); // the five-minute tick, now
     const second = check('held').then(async (r) => ({ status: r.status, body: await r.json() }));
     // both have joined (the poller logs each join) before the run may go on
-    await until(() => logLines.filter((l) => l.msg === 'bounce collection: joining the check in progress' && l.profile === 'held').length >= 2, 'the second caller to join', 5_000);
+    await until(
+      () => logLines.filter((l) => l.msg === 'bounce collection: joining the check in progress' && l.profile === 'held').length >= 2,
+      'the second caller to join',
+      5_000,
+    );
     release();
     const [a, b, tick] = await Promise.all([first, second, scheduled]);
     expect(a).toMatchObject({ status: 200, body: { profile: 'held', joined: false, error: null, messages: 1, reports: 1, matched: 1, recorded: 1 } });
@@ -99,7 +140,12 @@ describe('bounce collection: check now', () => {
     expect(proxy.connections() - connections, 'one IMAP connection: one pass').toBe(1);
     expect(proxy.commands.filter((c) => / EXAMINE /i.test(c))).toHaveLength(1);
     expect((await call(s, 'GET', `${M}/messages/${m.id}`)).failures).toHaveLength(1);
-    expect((await audit(s, 'outgoing_mail.profile.bounce_check')).filter((e) => e.target === 'held').map((e) => e.detail.joined).sort()).toEqual([false, true]);
+    expect(
+      (await audit(s, 'outgoing_mail.profile.bounce_check'))
+        .filter((e) => e.target === 'held')
+        .map((e) => e.detail.joined)
+        .sort(),
+    ).toEqual([false, true]);
     proxy.onCommand = null;
 
     // afterwards a new request runs a new pass

@@ -5,10 +5,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../../server/core/storage/sqlite.ts';
-import { call, M, profileBody, registerApp, startMailServer, waitMessage, type MailServer } from './helpers.ts';
-import { startBounceRig, type BounceRig } from './bounce-rig.ts';
-import { dsnReport, startDovecot, startImapProxy, type Dovecot, type ImapProxy } from './dovecot.ts';
-import { selfSigned, type Peer } from './peer.ts';
+import { type BounceRig, startBounceRig } from './bounce-rig.ts';
+import { type Dovecot, dsnReport, type ImapProxy, startDovecot, startImapProxy } from './dovecot.ts';
+import { call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
+import { type Peer, selfSigned } from './peer.ts';
 
 let rig: BounceRig;
 let s: MailServer;
@@ -30,12 +30,22 @@ afterEach(async () => {
 });
 afterAll(() => rig?.stop());
 
-const imap = (folder: string, extra: Record<string, unknown> = {}) =>
-  ({ host: '127.0.0.1', port: proxy.port, secure: true, user: dove.user, password: dove.pass, folder, ...extra });
+const imap = (folder: string, extra: Record<string, unknown> = {}) => ({
+  host: '127.0.0.1',
+  port: proxy.port,
+  secure: true,
+  user: dove.user,
+  password: dove.pass,
+  folder,
+  ...extra,
+});
 const platformDb = (readonly = true) => new Database(`${s.dataDir}/platform.db`, { readonly });
 const progress = (key: string) => {
   const db = platformDb();
-  const r = db.prepare('SELECT imap_cursor, imap_uidvalidity FROM mail_profiles WHERE key = ?').get(key) as { imap_cursor: number | null; imap_uidvalidity: string | null };
+  const r = db.prepare('SELECT imap_cursor, imap_uidvalidity FROM mail_profiles WHERE key = ?').get(key) as {
+    imap_cursor: number | null;
+    imap_uidvalidity: string | null;
+  };
   db.close();
   return r;
 };
@@ -57,7 +67,11 @@ async function bouncedMail(folder: string, n = 3, box: Dovecot = dove) {
     ms.push({ ...acc, rcpt });
   }
   for (const m of ms) await waitMessage(s, m.id, (x) => x.status === 'sent');
-  for (const m of ms) await box.append(folder, dsnReport({ messageId: m.messageId, recipients: [{ final: `rfc822; ${m.rcpt}`, action: 'failed', diag: 'smtp; 550 5.1.1 no such user' }] }));
+  for (const m of ms)
+    await box.append(
+      folder,
+      dsnReport({ messageId: m.messageId, recipients: [{ final: `rfc822; ${m.rcpt}`, action: 'failed', diag: 'smtp; 550 5.1.1 no such user' }] }),
+    );
   return ms;
 }
 const fetchOf = (uid: number) => new RegExp(`^\\S+ UID FETCH ${uid} \\(`);
@@ -67,7 +81,11 @@ describe('bounce collection faults', () => {
     const ms = await bouncedMail('Skip');
     await call(s, 'PUT', `${M}/profiles/b-skip`, profileBody(peer.port, { imap: imap('Skip') }), 201);
     let reads = 0;
-    proxy.onCommand = (line) => (fetchOf(2).test(line) ? (reads++, 'drop') : 'pass');
+    proxy.onCommand = (line) => {
+      if (!fetchOf(2).test(line)) return 'pass';
+      reads++;
+      return 'drop';
+    };
     const before = proxy.connections();
     const warned = logLines.length;
 
@@ -76,9 +94,7 @@ describe('bounce collection faults', () => {
     expect(proxy.connections() - before).toBe(3); // the first connection, the retry's, and the one the check goes on with
     expect(await statuses(ms)).toEqual(['bounced', 'sent', 'bounced']);
     expect(progress('b-skip').imap_cursor).toBe(3); // the cursor moved past the skipped UID
-    expect(logLines.slice(warned).filter((l) => l.level === 'warn' && /skipped/.test(l.msg))).toEqual([
-      expect.objectContaining({ profile: 'b-skip', uid: 2 }),
-    ]);
+    expect(logLines.slice(warned).filter((l) => l.level === 'warn' && /skipped/.test(l.msg))).toEqual([expect.objectContaining({ profile: 'b-skip', uid: 2 })]);
     const p = await call(s, 'GET', `${M}/profiles/b-skip`);
     expect(p.bounces.error).toBeNull();
     expect(p.bounces.checkedAt).not.toBeNull();
@@ -95,14 +111,20 @@ describe('bounce collection faults', () => {
     await call(s, 'PUT', `${M}/profiles/b-retry`, profileBody(peer.port, { imap: imap('Retry') }), 201);
     let dropped = 0;
     // the second fetch of UID 2 (its delivery-status part and original headers) fails once
-    proxy.onCommand = (line) => (dropped === 0 && /^\S+ UID FETCH 2 \(.*BODY\.PEEK\[/.test(line) ? (dropped++, 'drop') : 'pass');
+    proxy.onCommand = (line) => {
+      if (dropped !== 0 || !/^\S+ UID FETCH 2 \(.*BODY\.PEEK\[/.test(line)) return 'pass';
+      dropped++;
+      return 'drop';
+    };
     const before = proxy.connections();
     const warned = logLines.length;
     expect(await s.mail.checkBounces()).toEqual({ 'b-retry': null });
     expect(dropped).toBe(1);
     expect(proxy.connections() - before).toBe(2);
     expect(await statuses(ms)).toEqual(['bounced', 'bounced', 'bounced']);
-    expect((await call(s, 'GET', `${M}/messages/${ms[1]!.id}`)).failures).toEqual([{ recipient: ms[1]!.rcpt, reason: 'smtp; 550 5.1.1 no such user', kind: 'bounced' }]);
+    expect((await call(s, 'GET', `${M}/messages/${ms[1]!.id}`)).failures).toEqual([
+      { recipient: ms[1]!.rcpt, reason: 'smtp; 550 5.1.1 no such user', kind: 'bounced' },
+    ]);
     expect(progress('b-retry').imap_cursor).toBe(3);
     expect(logLines.slice(warned).filter((l) => /skipped/.test(l.msg))).toEqual([]);
   });
@@ -272,7 +294,10 @@ describe('bounce collection faults', () => {
 
   it('the four-minute budget (mail clock): the check is interrupted after the UID being read, leftover profiles wait; the next tick resumes', async () => {
     const ms = await bouncedMail('Budget');
-    await dove.append('Budget2', dsnReport({ messageId: ms[0]!.messageId, recipients: [{ final: `rfc822; ${ms[0]!.rcpt}`, action: 'failed', diag: 'smtp; 550 again' }] }));
+    await dove.append(
+      'Budget2',
+      dsnReport({ messageId: ms[0]!.messageId, recipients: [{ final: `rfc822; ${ms[0]!.rcpt}`, action: 'failed', diag: 'smtp; 550 again' }] }),
+    );
     await call(s, 'PUT', `${M}/profiles/b-budget-a`, profileBody(peer.port, { imap: imap('Budget') }), 201);
     await call(s, 'PUT', `${M}/profiles/b-budget-b`, profileBody(peer.port, { imap: imap('Budget2') }), 201);
     let moved = false;
@@ -293,7 +318,10 @@ describe('bounce collection faults', () => {
     expect(await s.mail.checkBounces()).toEqual({ 'b-budget-a': null, 'b-budget-b': null });
     expect(progress('b-budget-a').imap_cursor).toBe(3);
     expect(await statuses(ms)).toEqual(['bounced', 'bounced', 'bounced']);
-    expect((await call(s, 'GET', `${M}/messages/${ms[0]!.id}`)).failures.map((f: any) => f.reason)).toEqual(['smtp; 550 5.1.1 no such user', 'smtp; 550 again']);
+    expect((await call(s, 'GET', `${M}/messages/${ms[0]!.id}`)).failures.map((f: any) => f.reason)).toEqual([
+      'smtp; 550 5.1.1 no such user',
+      'smtp; 550 again',
+    ]);
   });
 
   it('a record keeps at most 100 failures: reasons beyond that are not added', async () => {
@@ -301,7 +329,10 @@ describe('bounce collection faults', () => {
     const cc = Array.from({ length: 5 }, (_, i) => `more${i}@example.test`);
     const acc = await call(s, 'POST', '/api/mail/send', { to, cc, subject: 'many', text: 'x' }, 202, app);
     await waitMessage(s, acc.id, (x) => x.status === 'sent');
-    await dove.append('Many', dsnReport({ messageId: acc.messageId, recipients: [...to, ...cc].map((r) => ({ final: `rfc822; ${r}`, action: 'failed', diag: 'smtp; 550 gone' })) }));
+    await dove.append(
+      'Many',
+      dsnReport({ messageId: acc.messageId, recipients: [...to, ...cc].map((r) => ({ final: `rfc822; ${r}`, action: 'failed', diag: 'smtp; 550 gone' })) }),
+    );
     await call(s, 'PUT', `${M}/profiles/b-many`, profileBody(peer.port, { imap: imap('Many') }), 201);
     expect(await s.mail.checkBounces()).toEqual({ 'b-many': null });
     const m = await call(s, 'GET', `${M}/messages/${acc.id}`);
@@ -320,7 +351,8 @@ describe('bounce collection at shutdown', () => {
       const ms: any[] = [];
       for (let i = 0; i < 2; i++) ms.push(await call(srv, 'POST', '/api/mail/send', { to: [`down${i}@example.test`], subject: 's', text: 'x' }, 202, token));
       for (const m of ms) await waitMessage(srv, m.id, (x) => x.status === 'sent');
-      for (const [i, m] of ms.entries()) await dove.append('Shutdown', dsnReport({ messageId: m.messageId, recipients: [{ final: `rfc822; down${i}@example.test`, action: 'failed' }] }));
+      for (const [i, m] of ms.entries())
+        await dove.append('Shutdown', dsnReport({ messageId: m.messageId, recipients: [{ final: `rfc822; down${i}@example.test`, action: 'failed' }] }));
       let release!: () => void;
       const held = new Promise<void>((resolve) => {
         proxy.onCommand = (line) => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../../server/core/storage/sqlite.ts';
-import { call, M, profileBody, registerApp, startMailServer, waitMessage, type MailServer } from './helpers.ts';
-import { DOVECOT, dsnReport, startDovecot, type Dovecot } from './dovecot.ts';
-import { selfSigned, startPeer, type Peer } from './peer.ts';
+import { DOVECOT, type Dovecot, dsnReport, startDovecot } from './dovecot.ts';
+import { call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
+import { type Peer, selfSigned, startPeer } from './peer.ts';
 
 // Dovecot is a required test peer (`.ci/run` installs dovecot-imapd): without it this suite fails instead of skipping.
 const d = describe;
@@ -27,11 +27,22 @@ afterAll(async () => {
   await dove.stop();
 });
 
-const imap = (extra: Record<string, unknown> = {}) => ({ host: '127.0.0.1', port: dove.imapsPort, secure: true, user: dove.user, password: dove.pass, folder: FOLDER, ...extra });
+const imap = (extra: Record<string, unknown> = {}) => ({
+  host: '127.0.0.1',
+  port: dove.imapsPort,
+  secure: true,
+  user: dove.user,
+  password: dove.pass,
+  folder: FOLDER,
+  ...extra,
+});
 const profile = () => call(s, 'GET', `${M}/profiles/main`);
 const cursor = () => {
   const db = new Database(`${s.dataDir}/platform.db`, { readonly: true });
-  const r = db.prepare("SELECT imap_cursor, imap_uidvalidity FROM mail_profiles WHERE key = 'main'").get() as { imap_cursor: number | null; imap_uidvalidity: string | null };
+  const r = db.prepare("SELECT imap_cursor, imap_uidvalidity FROM mail_profiles WHERE key = 'main'").get() as {
+    imap_cursor: number | null;
+    imap_uidvalidity: string | null;
+  };
   db.close();
   return r;
 };
@@ -52,20 +63,39 @@ d('bounce collection (dovecot)', () => {
     await waitMessage(s, m2.id, (m) => m.status === 'sent');
 
     // older than seven days: not read on the first run
-    await dove.append(FOLDER, dsnReport({ messageId: m2.messageId, recipients: [{ final: 'rfc822; carol@example.test', action: 'failed', diag: 'smtp; 550 old' }] }), new Date(Date.now() - 10 * 86_400_000));
+    await dove.append(
+      FOLDER,
+      dsnReport({ messageId: m2.messageId, recipients: [{ final: 'rfc822; carol@example.test', action: 'failed', diag: 'smtp; 550 old' }] }),
+      new Date(Date.now() - 10 * 86_400_000),
+    );
     // the standard report for alice (other case), and bob delayed
-    await dove.append(FOLDER, dsnReport({ messageId: m1.messageId.toUpperCase(), recipients: [
-      { final: 'rfc822; alice@example.test', action: 'failed', diag: 'smtp; 550 5.1.1 User unknown' },
-      { final: 'rfc822; bob@example.test', action: 'delayed', status: '4.4.1' },
-    ] }));
+    await dove.append(
+      FOLDER,
+      dsnReport({
+        messageId: m1.messageId.toUpperCase(),
+        recipients: [
+          { final: 'rfc822; alice@example.test', action: 'failed', diag: 'smtp; 550 5.1.1 User unknown' },
+          { final: 'rfc822; bob@example.test', action: 'delayed', status: '4.4.1' },
+        ],
+      }),
+    );
     // the same report again: no duplicate
-    await dove.append(FOLDER, dsnReport({ messageId: m1.messageId, recipients: [{ final: 'rfc822; alice@example.test', action: 'failed', diag: 'smtp; 550 5.1.1 User unknown' }] }));
+    await dove.append(
+      FOLDER,
+      dsnReport({ messageId: m1.messageId, recipients: [{ final: 'rfc822; alice@example.test', action: 'failed', diag: 'smtp; 550 5.1.1 User unknown' }] }),
+    );
     // a non-standard bounce naming the Message-ID
-    await dove.append(FOLDER, `From: postmaster@example.test\r\nSubject: failure\r\nContent-Type: text/plain\r\n\r\nMessage ${m2.messageId} failed: carol@example.test 550\r\n`);
+    await dove.append(
+      FOLDER,
+      `From: postmaster@example.test\r\nSubject: failure\r\nContent-Type: text/plain\r\n\r\nMessage ${m2.messageId} failed: carol@example.test 550\r\n`,
+    );
     // an unrelated recipient
     await dove.append(FOLDER, dsnReport({ messageId: m2.messageId, recipients: [{ final: 'rfc822; zed@example.test', action: 'failed' }] }));
     // an oversized delivery-status part
-    await dove.append(FOLDER, dsnReport({ messageId: m2.messageId, bigDs: true, recipients: [{ final: 'rfc822; carol@example.test', action: 'failed', diag: 'smtp; 550 big' }] }));
+    await dove.append(
+      FOLDER,
+      dsnReport({ messageId: m2.messageId, bigDs: true, recipients: [{ final: 'rfc822; carol@example.test', action: 'failed', diag: 'smtp; 550 big' }] }),
+    );
     const before = await dove.flags(FOLDER);
 
     expect(await s.mail.checkBounces()).toEqual({ main: null });
@@ -83,7 +113,10 @@ d('bounce collection (dovecot)', () => {
   });
 
   it('later runs read UIDs above the cursor; Original-Recipient without an address type; message/rfc822 originals', async () => {
-    await dove.append(FOLDER, dsnReport({ messageId: m2.messageId, rfc822: true, recipients: [{ original: 'CAROL@example.test', action: 'failed', status: '5.2.2' }] }));
+    await dove.append(
+      FOLDER,
+      dsnReport({ messageId: m2.messageId, rfc822: true, recipients: [{ original: 'CAROL@example.test', action: 'failed', status: '5.2.2' }] }),
+    );
     expect(await s.mail.checkBounces()).toEqual({ main: null });
     const r2 = await call(s, 'GET', `${M}/messages/${m2.id}`);
     expect(r2).toMatchObject({ status: 'bounced', failures: [{ recipient: 'carol@example.test', reason: '5.2.2', kind: 'bounced' }] });
@@ -123,11 +156,24 @@ d('bounce collection (dovecot)', () => {
     await waitMessage(s, m3.id, (m) => m.status === 'sent');
     await waitMessage(s, m4.id, (m) => m.status === 'sent');
     // m3's Message-ID with m4's envelope ID (Hearth's ENVID is the send-log ID): not applied to either.
-    await dove.append(FOLDER, dsnReport({ messageId: m3.messageId, envelopeId: m4.id, recipients: [{ final: 'rfc822; dan@example.test', action: 'failed', diag: 'smtp; 550 forged' }] }));
-    await dove.append(FOLDER, dsnReport({ messageId: m4.messageId, envelopeId: m4.id, recipients: [{ final: 'rfc822; erin@example.test', action: 'failed', diag: 'smtp; 550 gone' }] }));
+    await dove.append(
+      FOLDER,
+      dsnReport({
+        messageId: m3.messageId,
+        envelopeId: m4.id,
+        recipients: [{ final: 'rfc822; dan@example.test', action: 'failed', diag: 'smtp; 550 forged' }],
+      }),
+    );
+    await dove.append(
+      FOLDER,
+      dsnReport({ messageId: m4.messageId, envelopeId: m4.id, recipients: [{ final: 'rfc822; erin@example.test', action: 'failed', diag: 'smtp; 550 gone' }] }),
+    );
     expect(await s.mail.checkBounces()).toEqual({ main: null });
     expect((await call(s, 'GET', `${M}/messages/${m3.id}`)).status).toBe('sent');
-    expect(await call(s, 'GET', `${M}/messages/${m4.id}`)).toMatchObject({ status: 'bounced', failures: [{ recipient: 'erin@example.test', reason: 'smtp; 550 gone', kind: 'bounced' }] });
+    expect(await call(s, 'GET', `${M}/messages/${m4.id}`)).toMatchObject({
+      status: 'bounced',
+      failures: [{ recipient: 'erin@example.test', reason: 'smtp; 550 gone', kind: 'bounced' }],
+    });
   });
 
   it('at most the configured number of messages per profile and run, oldest first; servers without ESEARCH use UID windows', async () => {
@@ -135,11 +181,24 @@ d('bounce collection (dovecot)', () => {
     const limited = await startMailServer({ mail: { bounces: { tls: { ca: selfSigned().cert }, intervalMs: 3600_000, perProfile: 2, windowSize: 2 } } });
     try {
       const token = await registerApp(limited, 'crm');
-      await call(limited, 'PUT', `${M}/profiles/main`, profileBody(peer.port, { imap: { host: '127.0.0.1', port: plain.imapsPort, secure: true, user: plain.user, password: plain.pass, folder: 'INBOX' } }), 201);
+      await call(
+        limited,
+        'PUT',
+        `${M}/profiles/main`,
+        profileBody(peer.port, { imap: { host: '127.0.0.1', port: plain.imapsPort, secure: true, user: plain.user, password: plain.pass, folder: 'INBOX' } }),
+        201,
+      );
       const ids: any[] = [];
       for (let i = 0; i < 3; i++) ids.push(await call(limited, 'POST', '/api/mail/send', { to: [`r${i}@example.test`], subject: 's', text: 'x' }, 202, token));
       for (const m of ids) await waitMessage(limited, m.id, (x) => x.status === 'sent');
-      for (const m of ids) await plain.append('INBOX', dsnReport({ messageId: m.messageId, recipients: [{ final: `rfc822; ${m.id === ids[0].id ? 'r0' : m.id === ids[1].id ? 'r1' : 'r2'}@example.test`, action: 'failed' }] }));
+      for (const m of ids)
+        await plain.append(
+          'INBOX',
+          dsnReport({
+            messageId: m.messageId,
+            recipients: [{ final: `rfc822; ${m.id === ids[0].id ? 'r0' : m.id === ids[1].id ? 'r1' : 'r2'}@example.test`, action: 'failed' }],
+          }),
+        );
       expect(await limited.mail.checkBounces()).toEqual({ main: null });
       const statuses = async () => Promise.all(ids.map(async (m) => (await call(limited, 'GET', `${M}/messages/${m.id}`)).status));
       expect(await statuses()).toEqual(['bounced', 'bounced', 'sent']);

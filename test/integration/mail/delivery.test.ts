@@ -1,8 +1,8 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../../server/core/storage/sqlite.ts';
-import { audit, call, CLOSED_PORT, M, profileBody, registerApp, startMailServer, waitMessage, type MailServer } from './helpers.ts';
-import { startPeer, type Peer } from './peer.ts';
+import { audit, CLOSED_PORT, call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
+import { type Peer, startPeer } from './peer.ts';
 
 let s: MailServer;
 let peer: Peer;
@@ -63,10 +63,22 @@ describe('application mail API', () => {
     const token = await registerApp(s, 'badbody');
     const raw = (path: string, body: string) => s.api(path, { method: 'POST', token, body, headers: { 'content-type': 'application/json' } });
     const refusals: Array<[string, string, string]> = [
-      ['/api/mail/send', JSON.stringify({ profile: 'main', to: ['secret-rcpt@example.test'], subject: 'secret subject\r\nBcc: x', text: 'secret body' }), 'invalid_request'],
-      ['/api/mail/send', JSON.stringify({ to: ['secret-rcpt@example.test'], subject: 'secret subject', text: 'secret body', unknownField: 'secret value' }), 'invalid_request'],
+      [
+        '/api/mail/send',
+        JSON.stringify({ profile: 'main', to: ['secret-rcpt@example.test'], subject: 'secret subject\r\nBcc: x', text: 'secret body' }),
+        'invalid_request',
+      ],
+      [
+        '/api/mail/send',
+        JSON.stringify({ to: ['secret-rcpt@example.test'], subject: 'secret subject', text: 'secret body', unknownField: 'secret value' }),
+        'invalid_request',
+      ],
       ['/api/mail/send', '{"to": ["secret-rcpt@example.test"], "subject": "secret subject", ', 'invalid_json'],
-      ['/api/mail/enqueue', JSON.stringify({ profile: 'down', messages: [{ to: ['secret-rcpt@example.test'], subject: 'secret\u2028subject', text: 'secret body' }] }), 'invalid_request'],
+      [
+        '/api/mail/enqueue',
+        JSON.stringify({ profile: 'down', messages: [{ to: ['secret-rcpt@example.test'], subject: 'secret\u2028subject', text: 'secret body' }] }),
+        'invalid_request',
+      ],
       ['/api/mail/enqueue', JSON.stringify({ profile: 'Not A Key', messages: [] }), 'invalid_request'],
     ];
     for (const [path, body, code] of refusals) {
@@ -92,19 +104,35 @@ describe('application mail API', () => {
     // a body that is not JSON at all (415)
     const textBody = await s.api('/api/mail/send', { method: 'POST', token, body: 'secret text', headers: { 'content-type': 'text/plain' } });
     expect(textBody.status).toBe(415);
-    expect((await audit(s, 'outgoing_mail.send')).filter((a) => a.actor === 'app:badbody')[0]!.detail).toEqual({ app: 'badbody', call: 'send', profile: null, denied: 'unsupported_media_type' });
+    expect((await audit(s, 'outgoing_mail.send')).filter((a) => a.actor === 'app:badbody')[0]!.detail).toEqual({
+      app: 'badbody',
+      call: 'send',
+      profile: null,
+      denied: 'unsupported_media_type',
+    });
     // refusals after validation say the same (here: the profile is not allowed), also once
     const e = await error('/api/mail/send', { profile: 'down', to: ['secret-rcpt@example.test'], subject: 's', text: 't' }, token);
     expect(e.error).toBe('profile_not_allowed');
-    expect((await audit(s, 'outgoing_mail.send')).filter((a) => a.actor === 'app:badbody')[0]!.detail).toEqual({ app: 'badbody', call: 'send', profile: 'down', denied: 'profile_not_allowed' });
+    expect((await audit(s, 'outgoing_mail.send')).filter((a) => a.actor === 'app:badbody')[0]!.detail).toEqual({
+      app: 'badbody',
+      call: 'send',
+      profile: 'down',
+      denied: 'profile_not_allowed',
+    });
     expect((await audit(s, 'outgoing_mail.send')).filter((a) => a.actor === 'app:badbody')).toHaveLength(7);
   });
 
   it('immediate lane: the mail that arrives carries the fixed Message-ID, headers, bodies and attachments byte for byte', async () => {
     const before = peer.received.length;
     const acc = await send({
-      to: ['Alice@Example.test'], cc: ['bob@example.test'], bcc: ['hidden@example.test'], replyTo: 'support@example.test',
-      subject: 'Invoice 42', text: 'Plain body', html: '<p>HTML body</p>', headers: { 'X-Invoice': '42' },
+      to: ['Alice@Example.test'],
+      cc: ['bob@example.test'],
+      bcc: ['hidden@example.test'],
+      replyTo: 'support@example.test',
+      subject: 'Invoice 42',
+      text: 'Plain body',
+      html: '<p>HTML body</p>',
+      headers: { 'X-Invoice': '42' },
       attachments: [{ filename: 'invoice.pdf', contentType: 'application/pdf', content: pdf.toString('base64') }],
       ref: 'invoice:42',
     });
@@ -128,8 +156,18 @@ describe('application mail API', () => {
 
     const rec = await waitMessage(s, acc.id, (x) => x.status === 'sent');
     expect(rec).toMatchObject({
-      app: 'crm', profile: 'main', lane: 'immediate', attempts: 1, ref: 'invoice:42', batchId: null, messageId: acc.messageId,
-      to: ['Alice@Example.test'], cc: ['bob@example.test'], bcc: ['hidden@example.test'], failures: [], lastError: null,
+      app: 'crm',
+      profile: 'main',
+      lane: 'immediate',
+      attempts: 1,
+      ref: 'invoice:42',
+      batchId: null,
+      messageId: acc.messageId,
+      to: ['Alice@Example.test'],
+      cc: ['bob@example.test'],
+      bcc: ['hidden@example.test'],
+      failures: [],
+      lastError: null,
       attachments: [{ filename: 'invoice.pdf', contentType: 'application/pdf', size: pdf.length, sha256: crypto.hash('sha256', pdf, 'hex') }],
       actor: { kind: 'application', appId: 'crm' },
     });
@@ -145,7 +183,12 @@ describe('application mail API', () => {
     expect(JSON.stringify(sendAudit)).not.toMatch(/Invoice 42|alice|Plain body/i);
     // the content read is audited, every time
     const content = await call(s, 'GET', `${M}/messages/${acc.id}/content`);
-    expect(content).toMatchObject({ purged: false, text: 'Plain body', html: '<p>HTML body</p>', headers: { 'X-Invoice': '42', 'Reply-To': 'support@example.test' } });
+    expect(content).toMatchObject({
+      purged: false,
+      text: 'Plain body',
+      html: '<p>HTML body</p>',
+      headers: { 'X-Invoice': '42', 'Reply-To': 'support@example.test' },
+    });
     await call(s, 'GET', `${M}/messages/${acc.id}/content`);
     expect((await audit(s, 'outgoing_mail.message.read')).filter((a) => a.target === acc.id)).toHaveLength(2);
     // attachments released on the terminal state
@@ -206,7 +249,11 @@ describe('application mail API', () => {
     await call(s, 'PUT', `${M}/profiles/paced`, profileBody(peer.port, { pacePerMinute: 120 }), 201);
     await call(s, 'PUT', `${M}/apps/crm/policy`, { mode: 'profiles', profiles: ['main', 'paced', 'down'] });
     const before = peer.received.length;
-    const r = await enqueue({ profile: 'paced', ref: 'newsletter', messages: [1, 2, 3, 4].map((i) => ({ to: [`n${i}@example.test`], subject: `n${i}`, text: 'x' })) });
+    const r = await enqueue({
+      profile: 'paced',
+      ref: 'newsletter',
+      messages: [1, 2, 3, 4].map((i) => ({ to: [`n${i}@example.test`], subject: `n${i}`, text: 'x' })),
+    });
     expect(r.messages).toHaveLength(4);
     const got = (await peer.waitFor(before + 4, 15_000)).slice(before);
     expect(got.map((g) => g.parsed.subject)).toEqual(['n1', 'n2', 'n3', 'n4']);
@@ -247,7 +294,13 @@ describe('application mail API', () => {
   });
 
   it('cancel: only queued mail (message_not_queued, message_unknown); audited; attachments released', async () => {
-    const acc = await send({ profile: 'down', to: ['c@example.test'], subject: 'c', text: 'x', attachments: [{ filename: 'a.bin', content: pdf.toString('base64') }] });
+    const acc = await send({
+      profile: 'down',
+      to: ['c@example.test'],
+      subject: 'c',
+      text: 'x',
+      attachments: [{ filename: 'a.bin', content: pdf.toString('base64') }],
+    });
     await s.mail.idle();
     expect(s.mail.attachmentBytes()).toBe(pdf.length);
     const c = await call(s, 'POST', `${M}/messages/${acc.id}/cancel`);
@@ -267,12 +320,17 @@ describe('application mail API', () => {
     await call(s, 'PUT', `${M}/profiles/tiny`, profileBody(CLOSED_PORT, { maxAttachmentBytes: 1000 }), 201);
     await call(s, 'PUT', `${M}/apps/crm/policy`, { mode: 'profiles', profiles: ['main', 'paced', 'down', 'tiny'] });
     const big = { filename: 'big.bin', content: crypto.randomBytes(1001).toString('base64') };
-    expect(await error('/api/mail/send', { profile: 'tiny', to: ['a@example.test'], subject: 's', text: 't', attachments: [big] })).toMatchObject({ status: 413, error: 'attachment_too_large' });
+    expect(await error('/api/mail/send', { profile: 'tiny', to: ['a@example.test'], subject: 's', text: 't', attachments: [big] })).toMatchObject({
+      status: 413,
+      error: 'attachment_too_large',
+    });
     const blob = { filename: 'x.bin', content: crypto.randomBytes(60_000).toString('base64') };
     const first = await send({ profile: 'down', to: ['a@example.test'], subject: 's', text: 't', attachments: [blob] });
     const full = await error('/api/mail/send', { profile: 'down', to: ['a@example.test'], subject: 's', text: 't', attachments: [blob] });
     expect(full).toMatchObject({ status: 507, error: 'attachment_storage_full' });
-    expect((await error('/api/mail/enqueue', { profile: 'down', messages: [{ to: ['a@example.test'], subject: 's', text: 't', attachments: [blob] }] })).error).toBe('attachment_storage_full');
+    expect(
+      (await error('/api/mail/enqueue', { profile: 'down', messages: [{ to: ['a@example.test'], subject: 's', text: 't', attachments: [blob] }] })).error,
+    ).toBe('attachment_storage_full');
     // mail without attachments still goes
     await send({ profile: 'down', to: ['a@example.test'], subject: 's', text: 't' });
     await s.mail.idle();
@@ -330,7 +388,11 @@ describe('application mail API', () => {
     expect(await call(s, 'GET', `${M}/messages/${a2.id}`)).toMatchObject({ status: 'cancelled', cancelReason: 'profile_not_allowed' });
     expect((await call(s, 'GET', `${M}/messages/${a3.id}`)).status).toMatch(/queued|sending/);
     const list = await call(s, 'GET', `${M}/apps`);
-    expect(list.data.find((a: any) => a.appId === 'gone')).toMatchObject({ registered: false, declaresMailSend: null, policy: { mode: 'profiles', profiles: ['down'] } });
+    expect(list.data.find((a: any) => a.appId === 'gone')).toMatchObject({
+      registered: false,
+      declaresMailSend: null,
+      policy: { mode: 'profiles', profiles: ['down'] },
+    });
     expect(list.data.find((a: any) => a.appId === 'crm')).toMatchObject({ registered: true, declaresMailSend: false });
     expect(list.data[0]).toMatchObject({ appId: 'core', fixed: true, policy: { mode: 'default', profiles: ['main'] } });
     expect((await s.api(`${M}/apps/core/policy`, { method: 'PUT', json: { mode: 'none' } })).status).toBe(409);
@@ -344,7 +406,9 @@ describe('application mail API', () => {
     await send({ profile: 'capped', to: ['a@example.test', 'b@example.test'], subject: 's', text: 't' });
     const e = await error('/api/mail/send', { profile: 'capped', to: ['c@example.test', 'd@example.test'], subject: 's', text: 't' });
     expect(e).toMatchObject({ status: 429, error: 'daily_limit_exceeded' });
-    expect((await error('/api/mail/enqueue', { profile: 'capped', messages: [{ to: ['c@example.test', 'd@example.test'], subject: 's', text: 't' }] })).error).toBe('daily_limit_exceeded');
+    expect(
+      (await error('/api/mail/enqueue', { profile: 'capped', messages: [{ to: ['c@example.test', 'd@example.test'], subject: 's', text: 't' }] })).error,
+    ).toBe('daily_limit_exceeded');
     await send({ profile: 'capped', to: ['c@example.test'], subject: 's', text: 't' });
 
     const late = await send({ profile: 'down', to: ['late@example.test'], subject: 's', text: 't' });

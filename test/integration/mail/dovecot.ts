@@ -1,5 +1,5 @@
 /** A real IMAP server for the bounce tests: Debian's dovecot on loopback ports, a passwd-file user, Maildir in a temp folder. */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -16,7 +16,9 @@ export const DOVECOT = ['/usr/sbin/dovecot', '/usr/bin/dovecot'].find((f) => fs.
  * `certificate`: the server's TLS key and certificate (default: the self-signed one of `selfSigned()`); `trust`: the
  * CA the helper's own client trusts to reach it (default: that certificate).
  */
-export async function startDovecot(opts: { user?: string; pass?: string; noEsearch?: boolean; certificate?: { key: string; cert: string }; trust?: string } = {}) {
+export async function startDovecot(
+  opts: { user?: string; pass?: string; noEsearch?: boolean; certificate?: { key: string; cert: string }; trust?: string } = {},
+) {
   if (!DOVECOT) throw new Error('dovecot is not installed (apt-get install dovecot-imapd)');
   const user = opts.user ?? 'bounce';
   const pass = opts.pass ?? 'imap-Pass-1';
@@ -32,7 +34,9 @@ export async function startDovecot(opts: { user?: string; pass?: string; noEsear
   const imapPort = await freePort();
   const imapsPort = await freePort();
   const conf = path.join(dir, 'dovecot.conf');
-  fs.writeFileSync(conf, `
+  fs.writeFileSync(
+    conf,
+    `
 protocols = imap
 listen = 127.0.0.1
 base_dir = ${dir}/run
@@ -67,21 +71,28 @@ service imap-login {
     ssl = yes
   }
 }
-`);
+`,
+  );
   const child: ChildProcess = spawn(DOVECOT, ['-F', '-c', conf], { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
   // wait until it accepts connections
-  await until(async () => {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(imapPort, '127.0.0.1', () => {
-        s.destroy();
-        resolve(true);
-      }).on('error', () => resolve(false));
-    });
-    if (!ok && child.exitCode !== null) throw new Error(`dovecot exited (${child.exitCode})`);
-    return ok;
-  }, 'dovecot to accept connections', 10_000).catch((err: Error) => {
+  await until(
+    async () => {
+      const ok = await new Promise<boolean>((resolve) => {
+        const s = net
+          .connect(imapPort, '127.0.0.1', () => {
+            s.destroy();
+            resolve(true);
+          })
+          .on('error', () => resolve(false));
+      });
+      if (!ok && child.exitCode !== null) throw new Error(`dovecot exited (${child.exitCode})`);
+      return ok;
+    },
+    'dovecot to accept connections',
+    10_000,
+  ).catch((err: Error) => {
     const log = fs.existsSync(`${dir}/dovecot.log`) ? fs.readFileSync(`${dir}/dovecot.log`, 'utf8') : '';
     throw new Error(`dovecot did not start (${err.message}): ${stderr} ${log}`);
   });
@@ -208,15 +219,25 @@ export async function startImapProxy(target: number) {
 export type ImapProxy = Awaited<ReturnType<typeof startImapProxy>>;
 
 /** A standard RFC 3464 report for `messageId` (original headers as text/rfc822-headers). */
-export function dsnReport(opts: { messageId: string; recipients: Array<{ final?: string; original?: string; action: string; diag?: string; status?: string }>; envelopeId?: string; rfc822?: boolean; bigDs?: boolean }) {
+export function dsnReport(opts: {
+  messageId: string;
+  recipients: Array<{ final?: string; original?: string; action: string; diag?: string; status?: string }>;
+  envelopeId?: string;
+  rfc822?: boolean;
+  bigDs?: boolean;
+}) {
   const b = 'REPORT-BOUNDARY';
-  const blocks = opts.recipients.map((r) => [
-    r.final ? `Final-Recipient: ${r.final}` : null,
-    r.original ? `Original-Recipient: ${r.original}` : null,
-    `Action: ${r.action}`,
-    `Status: ${r.status ?? '5.1.1'}`,
-    r.diag ? `Diagnostic-Code: ${r.diag}` : null,
-  ].filter(Boolean).join('\r\n'));
+  const blocks = opts.recipients.map((r) =>
+    [
+      r.final ? `Final-Recipient: ${r.final}` : null,
+      r.original ? `Original-Recipient: ${r.original}` : null,
+      `Action: ${r.action}`,
+      `Status: ${r.status ?? '5.1.1'}`,
+      r.diag ? `Diagnostic-Code: ${r.diag}` : null,
+    ]
+      .filter(Boolean)
+      .join('\r\n'),
+  );
   const pad = opts.bigDs ? `X-Padding: ${'x'.repeat(70 * 1024)}\r\n` : '';
   const original = `Message-ID: ${opts.messageId}\r\nFrom: noreply@example.test\r\nTo: someone@example.test\r\nSubject: original\r\n`;
   return [

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Database } from '../../../server/core/storage/sqlite.ts';
 import { until } from '../../helpers/wait.ts';
 import { call, M, profileBody, registerApp, startMailServer } from './helpers.ts';
-import { startPeer, type Peer } from './peer.ts';
+import { type Peer, startPeer } from './peer.ts';
 
 const peers: Peer[] = [];
 afterAll(async () => {
@@ -34,7 +34,9 @@ describe('immediate lane hand-off to the SMTP thread', () => {
       await call(s, 'PUT', `${M}/apps/crm/policy`, { mode: 'profiles', profiles: ['a', 'b'] });
       const ids: string[] = [];
       for (let i = 0; i < 20; i++) {
-        ids.push((await call(s, 'POST', '/api/mail/send', { profile: i % 2 ? 'b' : 'a', to: [`h${i}@example.test`], subject: `h${i}`, text: 'x' }, 202, app)).id);
+        ids.push(
+          (await call(s, 'POST', '/api/mail/send', { profile: i % 2 ? 'b' : 'a', to: [`h${i}@example.test`], subject: `h${i}`, text: 'x' }, 202, app)).id,
+        );
       }
       const status = async () => {
         const all = await Promise.all(ids.map((id) => call(s, 'GET', `${M}/messages/${id}`)));
@@ -59,7 +61,9 @@ describe('immediate lane hand-off to the SMTP thread', () => {
       closed = true;
       const db = new Database(path.join(s.dataDir, 'platform.db'), { readonly: true });
       try {
-        const rows = db.prepare(`SELECT status, attempts, claimed_by, last_error FROM mail_messages WHERE id IN (${ids.map(() => '?').join(',')})`).all(...ids) as Array<{ status: string; attempts: number; claimed_by: string | null; last_error: string | null }>;
+        const rows = db
+          .prepare(`SELECT status, attempts, claimed_by, last_error FROM mail_messages WHERE id IN (${ids.map(() => '?').join(',')})`)
+          .all(...ids) as Array<{ status: string; attempts: number; claimed_by: string | null; last_error: string | null }>;
         expect(rows).toHaveLength(20);
         // 1 sent; 8 cut in their attempt at shutdown (an attempt counted, back in the queue); 8 handed over but never
         // started and 3 never claimed: queued, no attempt, nothing recorded.

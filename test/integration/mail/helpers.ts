@@ -45,16 +45,21 @@ export async function registerApp(s: TestServer, appId = 'crm', permissions = ['
 }
 
 export async function audit(s: TestServer, action: string) {
-  return (await call<{ data: Array<{ action: string; target: string; actor: string; detail: any }> }>(s, 'GET', `/api/admin/audit?action=${action}&limit=100`)).data;
+  return (await call<{ data: Array<{ action: string; target: string; actor: string; detail: any }> }>(s, 'GET', `/api/admin/audit?action=${action}&limit=100`))
+    .data;
 }
 
 /** Polls a message record until `pred` holds. */
 export async function waitMessage(s: TestServer, id: string, pred: (m: any) => boolean, ms = 10_000) {
   let m: any;
-  return until(async () => {
-    m = await call(s, 'GET', `${M}/messages/${id}`);
-    return pred(m) && m;
-  }, () => `message ${id} (it stayed ${m?.status} (${m?.lastError ?? ''}))`, ms);
+  return until(
+    async () => {
+      m = await call(s, 'GET', `${M}/messages/${id}`);
+      return pred(m) && m;
+    },
+    () => `message ${id} (it stayed ${m?.status} (${m?.lastError ?? ''}))`,
+    ms,
+  );
 }
 
 /** A TCP port nothing listens on (connection refused: a temporary failure). */

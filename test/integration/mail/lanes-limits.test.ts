@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../helpers/wait.ts';
-import { call, M, profileBody, registerApp, startMailServer, type MailServer } from './helpers.ts';
-import { startPeer, type Peer } from './peer.ts';
+import { call, M, type MailServer, profileBody, registerApp, startMailServer } from './helpers.ts';
+import { type Peer, startPeer } from './peer.ts';
 
 let s: MailServer;
 let peer: Peer;
@@ -27,7 +27,14 @@ afterAll(async () => {
 });
 
 const enqueue = (profile: string, n: number, tag = profile) =>
-  call(s, 'POST', '/api/mail/enqueue', { profile, messages: Array.from({ length: n }, (_, i) => ({ to: [`${tag}-${i}@example.test`], subject: `${tag} ${i}`, text: 'x' })) }, 202, app);
+  call(
+    s,
+    'POST',
+    '/api/mail/enqueue',
+    { profile, messages: Array.from({ length: n }, (_, i) => ({ to: [`${tag}-${i}@example.test`], subject: `${tag} ${i}`, text: 'x' })) },
+    202,
+    app,
+  );
 /** How many of the profile's messages have each status (from the send log). */
 async function counts(profile: string): Promise<Record<string, number>> {
   const out: Record<string, number> = {};

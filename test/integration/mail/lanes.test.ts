@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../../server/boot.ts';
 import { until } from '../../helpers/wait.ts';
-import { call, M, profileBody, registerApp, startMailServer, waitMessage, type MailServer } from './helpers.ts';
-import { selfSigned, startPeer, type Peer } from './peer.ts';
+import { call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
+import { type Peer, selfSigned, startPeer } from './peer.ts';
 
 let s: MailServer;
 let slow: Peer;
@@ -15,7 +15,13 @@ beforeAll(async () => {
   tlsPeer = await startPeer({ tls: 'implicit', auth: { user: 'u', pass: 'implicit-Pass-1' } });
   s = await startMailServer({ mail: { smtp: { tls: { ca: selfSigned().cert } }, delivery: { attemptTimeoutMs: 1500 } } });
   await call(s, 'PUT', `${M}/profiles/slow`, profileBody(slow.port), 201);
-  await call(s, 'PUT', `${M}/profiles/tls`, profileBody(tlsPeer.port, { smtpSecure: true, smtpUser: 'u', smtpPassword: 'implicit-Pass-1', fromName: 'Office' }), 201);
+  await call(
+    s,
+    'PUT',
+    `${M}/profiles/tls`,
+    profileBody(tlsPeer.port, { smtpSecure: true, smtpUser: 'u', smtpPassword: 'implicit-Pass-1', fromName: 'Office' }),
+    201,
+  );
   app = await registerApp(s, 'crm');
   await call(s, 'PUT', `${M}/apps/crm/policy`, { mode: 'profiles', profiles: ['slow', 'tls'] });
 });
@@ -28,7 +34,8 @@ afterAll(async () => {
 describe('delivery lanes', () => {
   it('the immediate lane runs at most eight SMTP attempts at once', async () => {
     const ids: string[] = [];
-    for (let i = 0; i < 12; i++) ids.push((await call(s, 'POST', '/api/mail/send', { profile: 'slow', to: [`i${i}@example.test`], subject: `i${i}`, text: 'x' }, 202, app)).id);
+    for (let i = 0; i < 12; i++)
+      ids.push((await call(s, 'POST', '/api/mail/send', { profile: 'slow', to: [`i${i}@example.test`], subject: `i${i}`, text: 'x' }, 202, app)).id);
     await slow.waitFor(12, 15_000);
     expect(slow.maxConcurrent()).toBe(8);
     for (const id of ids) await waitMessage(s, id, (m) => m.status === 'sent');
@@ -70,15 +77,31 @@ describe('delivery lanes', () => {
     const token = await registerApp(first, 'crm');
     await call(first, 'PUT', `${M}/profiles/auth`, profileBody(tlsPeer.port, { smtpSecure: true, smtpUser: 'u', smtpPassword: 'implicit-Pass-1' }), 201);
     await first.close();
-    const again = await startServer({ host: '127.0.0.1', port: 0, dataDir: first.dataDir, adminToken: first.token, appSecret: 'b'.repeat(40), logLevel: 'silent', env: {} });
+    const again = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      dataDir: first.dataDir,
+      adminToken: first.token,
+      appSecret: 'b'.repeat(40),
+      logLevel: 'silent',
+      env: {},
+    });
     try {
-      const r = await fetch(`${again.url}/api/mail/send`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ to: ['x@example.test'], subject: 's', text: 't' }) });
+      const r = await fetch(`${again.url}/api/mail/send`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ to: ['x@example.test'], subject: 's', text: 't' }),
+      });
       expect(r.status).toBe(202);
       const { id } = await r.json();
-      const m = await until(async () => {
-        const m = await (await fetch(`${again.url}${M}/messages/${id}`, { headers: { authorization: `Bearer ${first.token}` } })).json();
-        return m.lastError && m;
-      }, 'an error on the message', 3_000);
+      const m = await until(
+        async () => {
+          const m = await (await fetch(`${again.url}${M}/messages/${id}`, { headers: { authorization: `Bearer ${first.token}` } })).json();
+          return m.lastError && m;
+        },
+        'an error on the message',
+        3_000,
+      );
       expect(m).toMatchObject({ status: 'queued', attempts: 0 });
       expect(m.lastError).toMatch(/APP_SECRET/);
     } finally {

@@ -5,11 +5,11 @@
  */
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
-import { simpleParser, type AddressObject, type Attachment, type ParsedMail } from 'mailparser';
+import { type AddressObject, type Attachment, type ParsedMail, simpleParser } from 'mailparser';
 import MailComposer from 'nodemailer/lib/mail-composer';
 import { describe, expect, it } from 'vitest';
-import { composeMessage } from '../../../server/mail/delivery/mime.ts';
 import type { OutgoingMessage } from '../../../server/mail/delivery/mime.ts';
+import { composeMessage } from '../../../server/mail/delivery/mime.ts';
 
 const DATE = new Date('2026-03-01T10:11:12Z');
 
@@ -88,7 +88,11 @@ function decodeWords(value: string): string {
     const bytes = [...run.matchAll(/=\?utf-8\?([QB])\?([^?]*)\?=/gi)].map(([, enc, text]) =>
       enc!.toUpperCase() === 'B'
         ? Buffer.from(text!, 'base64')
-        : Buffer.from(text!.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1'));
+        : Buffer.from(
+            text!.replace(/_/g, ' ').replace(/=([0-9A-F]{2})/gi, (_, h: string) => String.fromCharCode(parseInt(h, 16))),
+            'latin1',
+          ),
+    );
     return Buffer.concat(bytes).toString('utf8') + (/\s$/.test(run) ? run.match(/\s*$/)![0] : '');
   });
 }
@@ -161,31 +165,52 @@ async function compare(msg: OutgoingMessage): Promise<Compared> {
   return { ours, raw };
 }
 
-const longSubject = 'Quarterly report for the northern region: revenue, costs, headcount, open positions, ' +
+const longSubject =
+  'Quarterly report for the northern region: revenue, costs, headcount, open positions, ' +
   'customer satisfaction, churn, pipeline, forecasts and a very long tail of words so that the subject needs folding – Überblick';
-const longLines = `${'This is a deliberately long line of plain ASCII text that goes well past seventy-six characters. '.repeat(3)}\n` +
-  `short\n${'x'.repeat(1200)}\nend`;
+const longLines =
+  `${'This is a deliberately long line of plain ASCII text that goes well past seventy-six characters. '.repeat(3)}\n` + `short\n${'x'.repeat(1200)}\nend`;
 const nonLatin = '山田さん、\n今月の請求書を添付いたします。ご確認のほど、よろしくお願いいたします。\nПривет, мир! Ελληνικά κείμενα.\n';
 
 const cases: Array<[string, Partial<OutgoingMessage>]> = [
   ['ASCII text only', { text: 'Hello Alice,\nthis is a test.\n\nBye' }],
   ['html only', { html: '<html><body><p>Hello <b>Alice</b></p></body></html>' }],
-  ['text and html', { text: 'Hello Alice', html: '<p>Hello Alice</p>', cc: ['carol@example.test'], bcc: ['secret-bcc@example.test'], replyTo: 'reply@example.test' }],
+  [
+    'text and html',
+    { text: 'Hello Alice', html: '<p>Hello Alice</p>', cc: ['carol@example.test'], bcc: ['secret-bcc@example.test'], replyTo: 'reply@example.test' },
+  ],
   ['non-ASCII subject', { subject: 'Grüße – 請求書 42 🎉', text: 'x' }],
-  ['non-ASCII display name', { from: { name: 'Jürgen Groß', address: 'j@example.test' }, to: ['"Zoë Ünal" <zoe@example.test>', 'bob@example.test'], text: 'x' }],
+  [
+    'non-ASCII display name',
+    { from: { name: 'Jürgen Groß', address: 'j@example.test' }, to: ['"Zoë Ünal" <zoe@example.test>', 'bob@example.test'], text: 'x' },
+  ],
   ['CJK display name', { from: { name: '山田 太郎', address: 'yamada@example.test' }, text: 'x' }],
-  ['display name with a comma', { from: { name: 'Doe, John', address: 'john@example.test' }, to: ['"Roe, Jane" <jane@example.test>'], cc: ['"Poe, Ed" <ed@example.test>'], text: 'x' }],
+  [
+    'display name with a comma',
+    { from: { name: 'Doe, John', address: 'john@example.test' }, to: ['"Roe, Jane" <jane@example.test>'], cc: ['"Poe, Ed" <ed@example.test>'], text: 'x' },
+  ],
   ['display name with quotes', { from: { name: '"quoted" Name', address: 'q@example.test' }, replyTo: '"Help \\"Desk\\"" <help@example.test>', text: 'x' }],
   ['very long subject (folded)', { subject: longSubject, text: 'x' }],
   ['very long ASCII subject without spaces', { subject: 'A'.repeat(300), text: 'x' }],
   ['text with long lines (quoted-printable)', { text: longLines, html: `<p>${'long html '.repeat(40)}</p>` }],
   ['mostly non-Latin text (base64)', { text: nonLatin, html: `<p>${nonLatin}</p>` }],
-  ['lines starting with "." and "From ", trailing spaces', { text: '.\n..two dots\n.leading dot\nFrom the start\nFrom: not a header\ntrailing spaces   \ntab\t\n.' }],
+  [
+    'lines starting with "." and "From ", trailing spaces',
+    { text: '.\n..two dots\n.leading dot\nFrom the start\nFrom: not a header\ntrailing spaces   \ntab\t\n.' },
+  ],
   ['CRLF and LF mixed', { text: 'one\r\ntwo\nthree\r\n\r\nfour\n\nfive\r\n', html: '<p>a</p>\r\n<p>b</p>\n' }],
-  ['custom headers', {
-    text: 'x',
-    headers: { 'X-Campaign': 'spring-2026', 'X-Kunde': 'Müller & Söhne – Grüße', 'In-Reply-To': '<parent@example.test>', References: '<root@example.test> <parent@example.test>' },
-  }],
+  [
+    'custom headers',
+    {
+      text: 'x',
+      headers: {
+        'X-Campaign': 'spring-2026',
+        'X-Kunde': 'Müller & Söhne – Grüße',
+        'In-Reply-To': '<parent@example.test>',
+        References: '<root@example.test> <parent@example.test>',
+      },
+    },
+  ],
 ];
 
 describe('composeMessage matches nodemailer', () => {
@@ -196,7 +221,9 @@ describe('composeMessage matches nodemailer', () => {
   }
 
   it('In-Reply-To and References arrive as given', async () => {
-    const { ours } = await compare(message({ text: 'x', headers: { 'In-Reply-To': '<parent@example.test>', References: '<root@example.test> <parent@example.test>' } }));
+    const { ours } = await compare(
+      message({ text: 'x', headers: { 'In-Reply-To': '<parent@example.test>', References: '<root@example.test> <parent@example.test>' } }),
+    );
     expect(ours.inReplyTo).toBe('<parent@example.test>');
     expect(ours.references).toEqual(['<root@example.test>', '<parent@example.test>']);
   });
@@ -216,20 +243,28 @@ describe('composeMessage matches nodemailer', () => {
   });
 
   it('a ~200 KiB attachment alone, with text and html', async () => {
-    await compare(message({ text: 'big', html: '<p>big</p>', attachments: [{ filename: 'big.bin', contentType: 'application/octet-stream', content: crypto.randomBytes(200 * 1024 + 7) }] }));
+    await compare(
+      message({
+        text: 'big',
+        html: '<p>big</p>',
+        attachments: [{ filename: 'big.bin', contentType: 'application/octet-stream', content: crypto.randomBytes(200 * 1024 + 7) }],
+      }),
+    );
   });
 
   it('a text/csv attachment, a non-ASCII filename and one with spaces, quotes and semicolons', async () => {
     const csv = Buffer.from('id;name;amount\r\n1;Müller;12,50\r\n2;"Doe, John";7\r\n');
-    await compare(message({
-      html: '<p>files</p>',
-      attachments: [
-        { filename: 'export.csv', contentType: 'text/csv', content: csv },
-        { filename: 'Rechnung für März.pdf', contentType: 'application/pdf', content: crypto.randomBytes(3000) },
-        { filename: 'my "final" report; v2 (copy).txt', contentType: 'text/plain', content: Buffer.from('plain\n') },
-        { filename: '請求書 2026-03.pdf', contentType: 'application/pdf', content: crypto.randomBytes(10) },
-      ],
-    }));
+    await compare(
+      message({
+        html: '<p>files</p>',
+        attachments: [
+          { filename: 'export.csv', contentType: 'text/csv', content: csv },
+          { filename: 'Rechnung für März.pdf', contentType: 'application/pdf', content: crypto.randomBytes(3000) },
+          { filename: 'my "final" report; v2 (copy).txt', contentType: 'text/plain', content: Buffer.from('plain\n') },
+          { filename: '請求書 2026-03.pdf', contentType: 'application/pdf', content: crypto.randomBytes(10) },
+        ],
+      }),
+    );
   });
 
   it('a message/rfc822 attachment goes as application/octet-stream, bytes intact', async () => {
@@ -237,7 +272,9 @@ describe('composeMessage matches nodemailer', () => {
     const { ours, raw } = await compare(message({ text: 'forwarded', attachments: [{ filename: 'inner.eml', contentType: 'message/rfc822', content: eml }] }));
     expect(contentType(ours.attachments[0]!)).toBe('application/octet-stream');
     expect(ours.attachments[0]!.content.equals(eml)).toBe(true);
-    expect(raw.toString('latin1')).toMatch(/\r\nContent-Type: application\/octet-stream; name=inner\.eml\r\nContent-Disposition: attachment; filename=inner\.eml\r\nContent-Transfer-Encoding: base64\r\n/);
+    expect(raw.toString('latin1')).toMatch(
+      /\r\nContent-Type: application\/octet-stream; name=inner\.eml\r\nContent-Disposition: attachment; filename=inner\.eml\r\nContent-Transfer-Encoding: base64\r\n/,
+    );
     expect(raw.toString('latin1')).not.toMatch(/message\/rfc822/i);
   });
 
@@ -249,21 +286,23 @@ describe('composeMessage matches nodemailer', () => {
   });
 
   it('everything at once', async () => {
-    await compare(message({
-      from: { name: 'Doe, "J" Jürgen', address: 'jd@example.test' },
-      to: ['a@example.test', '"Bö, Bert" <b@example.test>'],
-      cc: ['c@example.test'],
-      bcc: ['hidden-one@example.test', 'hidden-two@example.test'],
-      replyTo: 'r@example.test',
-      subject: `${longSubject} 🎉`,
-      text: `${nonLatin}${longLines}`,
-      html: `<p>${longLines}</p>`,
-      headers: { 'X-Umlaut': 'ä', 'X-Long': 'word '.repeat(60).trim(), 'In-Reply-To': '<p@example.test>' },
-      attachments: [
-        { filename: 'Rechnung für März.pdf', contentType: 'application/pdf', content: crypto.randomBytes(60_000) },
-        { filename: 'empty.txt', contentType: 'text/plain', content: Buffer.alloc(0) },
-      ],
-    }));
+    await compare(
+      message({
+        from: { name: 'Doe, "J" Jürgen', address: 'jd@example.test' },
+        to: ['a@example.test', '"Bö, Bert" <b@example.test>'],
+        cc: ['c@example.test'],
+        bcc: ['hidden-one@example.test', 'hidden-two@example.test'],
+        replyTo: 'r@example.test',
+        subject: `${longSubject} 🎉`,
+        text: `${nonLatin}${longLines}`,
+        html: `<p>${longLines}</p>`,
+        headers: { 'X-Umlaut': 'ä', 'X-Long': 'word '.repeat(60).trim(), 'In-Reply-To': '<p@example.test>' },
+        attachments: [
+          { filename: 'Rechnung für März.pdf', contentType: 'application/pdf', content: crypto.randomBytes(60_000) },
+          { filename: 'empty.txt', contentType: 'text/plain', content: Buffer.alloc(0) },
+        ],
+      }),
+    );
   });
 
   it('without a date, the Date header is the time of composing', async () => {
@@ -275,7 +314,10 @@ describe('composeMessage matches nodemailer', () => {
   });
 
   it('a sender name or subject stored before the one-line rule (with CR LF, U+2028) is composed as one line', async () => {
-    const composed = composeMessage(message({ from: { name: 'Evil\r\nBcc: victim@example.test', address: 'a@example.test' }, subject: 'Hi\u2028Bcc: x\r\n', text: 'x' }), DATE);
+    const composed = composeMessage(
+      message({ from: { name: 'Evil\r\nBcc: victim@example.test', address: 'a@example.test' }, subject: 'Hi\u2028Bcc: x\r\n', text: 'x' }),
+      DATE,
+    );
     const raw = await bytes(composed.message);
     const parsed = await simpleParser(raw);
     expect(parsed.from!.value).toEqual([{ name: 'Evil Bcc: victim@example.test', address: 'a@example.test' }]);

@@ -1,7 +1,7 @@
 /** Core's notifications (seed 002, behaviour rule 5), delivered to a real SMTP peer with a movable clock. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, M, profileBody, startMailServer, waitMessage, type MailServer } from './helpers.ts';
-import { startPeer, type Peer } from './peer.ts';
+import { call, M, type MailServer, profileBody, startMailServer, waitMessage } from './helpers.ts';
+import { type Peer, startPeer } from './peer.ts';
 
 let s: MailServer;
 let peer: Peer;
@@ -17,9 +17,13 @@ afterAll(async () => {
 });
 
 describe('individual notifications', () => {
-  it('go out as core on the immediate lane in Hearth\'s HTML frame', async () => {
+  it("go out as core on the immediate lane in Hearth's HTML frame", async () => {
     const before = peer.received.length;
-    const acc = s.mail.notify({ to: ['nina@example.test'], subject: 'Password changed', text: 'Your password was changed.\n\nIf this was not you, <tell> an administrator.' });
+    const acc = s.mail.notify({
+      to: ['nina@example.test'],
+      subject: 'Password changed',
+      text: 'Your password was changed.\n\nIf this was not you, <tell> an administrator.',
+    });
     const done = await waitMessage(s, acc.id, (m) => m.status === 'sent');
     expect(done).toMatchObject({ app: 'core', lane: 'immediate', profile: 'main' });
     const [got] = (await peer.waitFor(before + 1)).slice(before);
@@ -55,13 +59,17 @@ describe('notification batches', () => {
     // Move past the window of the earlier tests.
     s.advance(25 * 3600_000);
     const before = peer.received.length;
-    const batch = s.mail.notifyBatch({ ref: 'announce:1', messages: ['a', 'b', 'c', 'd', 'e'].map((x) => ({ to: [`${x}@example.test`], subject: 'Maintenance', text: `Hello ${x}` })) });
+    const batch = s.mail.notifyBatch({
+      ref: 'announce:1',
+      messages: ['a', 'b', 'c', 'd', 'e'].map((x) => ({ to: [`${x}@example.test`], subject: 'Maintenance', text: `Hello ${x}` })),
+    });
     expect(batch.messages).toHaveLength(5);
     s.mail.kick();
     await peer.waitFor(before + 3);
     await s.mail.idle();
     // Wait for the state — three sent, two rescheduled past the window — rather than for a time.
-    const settled = (r: { status: string; nextAttemptAt: string | null }) => r.status === 'sent' || (r.status === 'queued' && r.nextAttemptAt !== null && Date.parse(r.nextAttemptAt) > Date.now() + 23 * 3600_000);
+    const settled = (r: { status: string; nextAttemptAt: string | null }) =>
+      r.status === 'sent' || (r.status === 'queued' && r.nextAttemptAt !== null && Date.parse(r.nextAttemptAt) > Date.now() + 23 * 3600_000);
     for (const m of batch.messages) await waitMessage(s, m.id, settled);
     expect(peer.received.length).toBe(before + 3);
     const rows = await Promise.all(batch.messages.map((m) => call(s, 'GET', `${M}/messages/${m.id}`)));
@@ -81,7 +89,10 @@ describe('notification batches', () => {
     await peer.waitFor(before + 5);
     // The peer has the mail; the server records each outcome just after: wait for that state.
     for (const m of batch.messages) expect((await waitMessage(s, m.id, (r) => r.status !== 'queued' && r.status !== 'sending')).status).toBe('sent');
-    const to = peer.received.slice(before).map((r) => r.to[0]).sort();
+    const to = peer.received
+      .slice(before)
+      .map((r) => r.to[0])
+      .sort();
     expect(to).toEqual(['a@example.test', 'b@example.test', 'c@example.test', 'd@example.test', 'e@example.test']);
   });
 });

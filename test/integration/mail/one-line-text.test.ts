@@ -5,8 +5,8 @@
  * envelope; an accepted name arrives at the SMTP peer as exactly one From header.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { call, M, profileBody, registerApp, startMailServer, waitMessage, type MailServer } from './helpers.ts';
-import { startPeer, type Peer } from './peer.ts';
+import { call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
+import { type Peer, startPeer } from './peer.ts';
 
 let s: MailServer;
 let peer: Peer;
@@ -79,14 +79,17 @@ describe('one-line names and subjects', () => {
     expect(got!.parsed.subject).toBe('Tab\tin a subject is one line');
     // the header block holds one From field and no Bcc field
     const head = got!.raw.toString('utf8').split('\r\n\r\n')[0]!;
-    const fields = head.split('\r\n').filter((l) => !/^[ \t]/.test(l)).map((l) => l.split(':')[0]!.toLowerCase());
+    const fields = head
+      .split('\r\n')
+      .filter((l) => !/^[ \t]/.test(l))
+      .map((l) => l.split(':')[0]!.toLowerCase());
     expect(fields.filter((f) => f === 'from')).toHaveLength(1);
     expect(fields).not.toContain('bcc');
     // the log keeps the sender as given
     expect((await call(s, 'GET', `${M}/messages/${acc.id}`)).from).toEqual({ name, address: 'noreply@example.test' });
   });
 
-  it('Core\'s own mail follows the same rule: an announcement with a line separator in its subject is a 400, not a crash', async () => {
+  it("Core's own mail follows the same rule: an announcement with a line separator in its subject is a 400, not a crash", async () => {
     await s.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'rita', email: 'rita@example.test' } });
     const r = await s.api('/api/admin/core/announcements', { method: 'POST', json: { subject: 'Maintenance\u2028Bcc: everyone@example.test', text: 'x' } });
     const body = await r.json();

@@ -3,8 +3,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { type ParsedMail, simpleParser } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
-import { simpleParser, type ParsedMail } from 'mailparser';
 import { until } from '../../helpers/wait.ts';
 
 export interface Received {
@@ -33,8 +33,27 @@ let cert: { key: string; cert: string } | null = null;
 export function selfSigned(): { key: string; cert: string } {
   if (cert) return cert;
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-cert-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', path.join(dir, 'key.pem'), '-out', path.join(dir, 'cert.pem'),
-    '-days', '2', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      path.join(dir, 'key.pem'),
+      '-out',
+      path.join(dir, 'cert.pem'),
+      '-days',
+      '2',
+      '-subj',
+      '/CN=localhost',
+      '-addext',
+      'subjectAltName=DNS:localhost,IP:127.0.0.1',
+    ],
+    { stdio: 'ignore' },
+  );
   cert = { key: fs.readFileSync(path.join(dir, 'key.pem'), 'utf8'), cert: fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8') };
   fs.rmSync(dir, { recursive: true, force: true });
   return cert;
@@ -73,7 +92,9 @@ export async function startPeer(opts: PeerOptions = {}) {
     },
     onAuth(auth, _session, cb) {
       if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) return cb(null, { user: auth.username });
-      const err = Object.assign(new Error(opts.authFailMessage?.(auth.username ?? '', auth.password ?? '') ?? 'Invalid username or password'), { responseCode: 535 });
+      const err = Object.assign(new Error(opts.authFailMessage?.(auth.username ?? '', auth.password ?? '') ?? 'Invalid username or password'), {
+        responseCode: 535,
+      });
       cb(err);
     },
     onMailFrom(address, _session, cb) {
@@ -103,7 +124,7 @@ export async function startPeer(opts: PeerOptions = {}) {
           parsed: await simpleParser(raw),
           user: (session.user as string | undefined) ?? null,
         });
-        cb(null, 'Message queued as test-' + received.length);
+        cb(null, `Message queued as test-${received.length}`);
       });
     },
   });
@@ -123,7 +144,11 @@ export async function startPeer(opts: PeerOptions = {}) {
     maxConcurrent: () => maxOpen,
     /** Resolves once `n` messages arrived (or rejects after `ms`). */
     waitFor(n: number, ms = 10_000): Promise<Received[]> {
-      return until(() => received.length >= n && received, () => `${n} messages at the peer (got ${received.length})`, ms);
+      return until(
+        () => received.length >= n && received,
+        () => `${n} messages at the peer (got ${received.length})`,
+        ms,
+      );
     },
     /** Starts or stops holding messages after their final dot (stopping releases every held one). */
     hold(on: boolean) {
@@ -136,7 +161,11 @@ export async function startPeer(opts: PeerOptions = {}) {
     releaseOne: () => held.shift()?.(),
     /** Resolves once `n` messages are held (or rejects after `ms`). */
     async waitHeld(n: number, ms = 10_000): Promise<void> {
-      await until(() => held.length >= n, () => `${n} held messages at the peer (got ${held.length})`, ms);
+      await until(
+        () => held.length >= n,
+        () => `${n} held messages at the peer (got ${held.length})`,
+        ms,
+      );
     },
     close: () => {
       holding = false;

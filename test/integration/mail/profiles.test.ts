@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../../server/core/storage/sqlite.ts';
-import { audit, call, CLOSED_PORT, M, profileBody, registerApp, startMailServer, type MailServer } from './helpers.ts';
-import { selfSigned, startPeer, type Peer } from './peer.ts';
+import { audit, CLOSED_PORT, call, M, type MailServer, profileBody, registerApp, startMailServer } from './helpers.ts';
+import { type Peer, selfSigned, startPeer } from './peer.ts';
 
 let s: MailServer;
 let peer: Peer;
@@ -38,7 +38,7 @@ describe('sender profiles', () => {
     [{ fromAddress: `${'a'.repeat(310)}@example.test` }, /fromAddress/],
     [{ fromName: 'n'.repeat(121) }, /fromName/],
     [{ smtpHost: 'bad host!' }, /smtpHost/],
-    [{ smtpHost: `${'a'.repeat(60)}.`.repeat(5) + 'example' }, /smtpHost/],
+    [{ smtpHost: `${`${'a'.repeat(60)}.`.repeat(5)}example` }, /smtpHost/],
     [{ smtpPort: 0 }, /smtpPort/],
     [{ smtpPort: 70000 }, /smtpPort/],
     [{ smtpPort: 25.5 }, /smtpPort/],
@@ -71,8 +71,18 @@ describe('sender profiles', () => {
     expect(r.headers.get('cache-control')).toBe('no-store');
     const p = await r.json();
     expect(p).toMatchObject({
-      key: 'main', isDefault: true, revision: 1, hasPassword: true, pacePerMinute: 60, dailyRecipientLimit: null, maxAttachmentBytes: 15728640,
-      fromName: null, imap: null, bounces: null, smtpSecure: false, smtpUser: 'mailer',
+      key: 'main',
+      isDefault: true,
+      revision: 1,
+      hasPassword: true,
+      pacePerMinute: 60,
+      dailyRecipientLimit: null,
+      maxAttachmentBytes: 15728640,
+      fromName: null,
+      imap: null,
+      bounces: null,
+      smtpSecure: false,
+      smtpUser: 'mailer',
     });
     expect(JSON.stringify(p)).not.toContain('s3cret');
     // exists without revision
@@ -146,10 +156,18 @@ describe('sender profiles', () => {
     expect(created.imap).toEqual({ host: 'imap.example.test', port: 993, secure: true, user: 'bounces', folder: 'INBOX', hasPassword: true });
     expect(created.bounces).toEqual({ checkedAt: null, error: null });
     expect(JSON.stringify(created)).not.toContain('imap-Secret');
-    const e = await s.api(`${P}/with-imap`, { method: 'PUT', json: profileBody(peer.port, { imap: { ...imap, password: undefined, host: 'other.example.test' }, revision: 1 }) });
+    const e = await s.api(`${P}/with-imap`, {
+      method: 'PUT',
+      json: profileBody(peer.port, { imap: { ...imap, password: undefined, host: 'other.example.test' }, revision: 1 }),
+    });
     expect(e.status).toBe(400);
     expect((await e.json()).message).toMatch(/imap\.password/);
-    const kept = await call(s, 'PUT', `${P}/with-imap`, profileBody(peer.port, { imap: { ...imap, password: undefined, host: 'IMAP.example.test' }, revision: 1 }));
+    const kept = await call(
+      s,
+      'PUT',
+      `${P}/with-imap`,
+      profileBody(peer.port, { imap: { ...imap, password: undefined, host: 'IMAP.example.test' }, revision: 1 }),
+    );
     expect(kept.imap.hasPassword).toBe(true);
     const off = await call(s, 'PUT', `${P}/with-imap`, profileBody(peer.port, { revision: 2 }));
     expect(off.imap).toBeNull();
@@ -182,7 +200,14 @@ describe('sender profiles', () => {
     const token = await registerApp(s, 'billing');
     await call(s, 'PUT', `${M}/apps/billing/policy`, { mode: 'profiles', profiles: ['doomed', 'main'] });
     const sent = await call(s, 'POST', '/api/mail/send', { profile: 'doomed', to: ['a@example.test'], subject: 'hi', text: 'x' }, 202, token);
-    const queued = await call(s, 'POST', '/api/mail/enqueue', { profile: 'doomed', messages: [{ to: ['b@example.test'], subject: 'hi', text: 'x' }] }, 202, token);
+    const queued = await call(
+      s,
+      'POST',
+      '/api/mail/enqueue',
+      { profile: 'doomed', messages: [{ to: ['b@example.test'], subject: 'hi', text: 'x' }] },
+      202,
+      token,
+    );
     await s.mail.idle();
     await call(s, 'DELETE', `${P}/doomed`, undefined, 204);
     for (const id of [sent.id, queued.messages[0].id]) {
@@ -199,7 +224,14 @@ describe('sender profiles', () => {
     expect((await s.api(P, { token })).status).toBe(403);
     expect((await s.api(P, { token: null })).status).toBe(401);
     const doc = await call(s, 'GET', '/v1/openapi.json');
-    for (const path of ['/api/admin/core/outgoing-mail/profiles/{key}', '/api/admin/core/outgoing-mail/profiles/{key}/test', '/api/admin/core/outgoing-mail/apps/{appId}/policy', '/api/mail/send', '/api/mail/enqueue', '/api/admin/core/outgoing-mail/retention']) {
+    for (const path of [
+      '/api/admin/core/outgoing-mail/profiles/{key}',
+      '/api/admin/core/outgoing-mail/profiles/{key}/test',
+      '/api/admin/core/outgoing-mail/apps/{appId}/policy',
+      '/api/mail/send',
+      '/api/mail/enqueue',
+      '/api/admin/core/outgoing-mail/retention',
+    ]) {
       expect(doc.paths[path], path).toBeTruthy();
     }
   });

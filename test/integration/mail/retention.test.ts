@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { audit, call, M, profileBody, registerApp, startMailServer, waitMessage, type MailServer } from './helpers.ts';
-import { startPeer, type Peer } from './peer.ts';
+import { audit, call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
+import { type Peer, startPeer } from './peer.ts';
 
 let s: MailServer;
 let peer: Peer;
@@ -21,7 +21,13 @@ afterAll(async () => {
 describe('retention', () => {
   it('reads defaults (90 / 365) and validates updates; both saved together; audited with old and new values', async () => {
     expect(await call(s, 'GET', `${M}/retention`)).toEqual({ contentDays: 90, recordDays: 365 });
-    for (const body of [{ contentDays: 0, recordDays: 10 }, { contentDays: 10, recordDays: 36501 }, { contentDays: 1.5, recordDays: 10 }, { contentDays: 30, recordDays: 10 }, { contentDays: 30 }]) {
+    for (const body of [
+      { contentDays: 0, recordDays: 10 },
+      { contentDays: 10, recordDays: 36501 },
+      { contentDays: 1.5, recordDays: 10 },
+      { contentDays: 30, recordDays: 10 },
+      { contentDays: 30 },
+    ]) {
       const r = await s.api(`${M}/retention`, { method: 'PUT', json: body });
       expect(r.status, JSON.stringify(body)).toBe(400);
       expect((await r.json()).error).toBe('invalid_request');

@@ -9,7 +9,7 @@ import { Database } from '../../../server/core/storage/sqlite.ts';
 import type { MailClock } from '../../../server/mail/index.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
-import { call, CLOSED_PORT, M, profileBody, registerApp, startMailServer, waitMessage, type MailServer } from './helpers.ts';
+import { CLOSED_PORT, call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
 
 let s: MailServer;
 let app: string;
@@ -48,7 +48,14 @@ describe('outgoing mail rules and limits', () => {
   it('queued bulk mail past the 24-hour deadline fails by recovery, with the last answer kept, without using a pacing slot', async () => {
     await call(s, 'PUT', `${M}/profiles/slow`, profileBody(CLOSED_PORT, { pacePerMinute: 1 }), 201);
     await call(s, 'PUT', `${M}/apps/crm/policy`, { mode: 'profiles', profiles: ['down', 'slow'] });
-    const r = await call(s, 'POST', '/api/mail/enqueue', { profile: 'slow', messages: [1, 2, 3].map((i) => ({ to: [`late${i}@example.test`], subject: 'late', text: 'x' })) }, 202, app);
+    const r = await call(
+      s,
+      'POST',
+      '/api/mail/enqueue',
+      { profile: 'slow', messages: [1, 2, 3].map((i) => ({ to: [`late${i}@example.test`], subject: 'late', text: 'x' })) },
+      202,
+      app,
+    );
     const [first, ...waiting] = r.messages.map((m: any) => m.id as string);
     // the first takes the profile's slot and fails temporarily; the others wait for the next slot, a minute later
     await waitMessage(s, first!, (m) => m.attempts === 1 && m.status === 'queued');
@@ -111,13 +118,23 @@ describe('bounce polling schedule', () => {
     const srv = await startTestServer({ mail: { clock } });
     try {
       expect(polls).toHaveLength(1); // scheduled at start
-      await call(srv, 'PUT', `${M}/profiles/main`, profileBody(CLOSED_PORT, { imap: { host: '127.0.0.1', port: CLOSED_PORT, secure: true, user: 'u', password: 'p', folder: 'INBOX' } }), 201);
+      await call(
+        srv,
+        'PUT',
+        `${M}/profiles/main`,
+        profileBody(CLOSED_PORT, { imap: { host: '127.0.0.1', port: CLOSED_PORT, secure: true, user: 'u', password: 'p', folder: 'INBOX' } }),
+        201,
+      );
       expect((await call(srv, 'GET', `${M}/profiles/main`)).bounces).toEqual({ checkedAt: null, error: null });
       polls.shift()!.fn(); // five minutes later
-      const p = await until(async () => {
-        const p = await call(srv, 'GET', `${M}/profiles/main`);
-        return p.bounces.checkedAt && p;
-      }, 'the bounce check to run', 10_000);
+      const p = await until(
+        async () => {
+          const p = await call(srv, 'GET', `${M}/profiles/main`);
+          return p.bounces.checkedAt && p;
+        },
+        'the bounce check to run',
+        10_000,
+      );
       expect(p.bounces.error).toBe('open_failed'); // nothing listens there: the check ran and recorded it
       // the next check is five minutes after this one ended
       await until(() => polls.length > 0, 'the next check to be scheduled', 2_000);

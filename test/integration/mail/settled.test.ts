@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../../server/core/storage/sqlite.ts';
 import { until } from '../../helpers/wait.ts';
-import { call, CLOSED_PORT, M, profileBody, registerApp, startMailServer, waitMessage, type MailServer } from './helpers.ts';
-import { startPeer, type Peer } from './peer.ts';
+import { CLOSED_PORT, call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
+import { type Peer, startPeer } from './peer.ts';
 
 let s: MailServer;
 let peer: Peer;
@@ -36,7 +36,11 @@ afterAll(async () => {
 const send = (json: Record<string, unknown>) => call(s, 'POST', '/api/mail/send', { subject: 's', text: 't', ...json }, 202, app);
 /** The topic's entries for some records, oldest first. */
 const entries = (...ids: string[]) =>
-  db.prepare(`SELECT message_id AS id, status, at FROM mail_settled WHERE message_id IN (${ids.map(() => '?').join(', ')}) ORDER BY seq`).all(...ids) as Array<{ id: string; status: string; at: number }>;
+  db.prepare(`SELECT message_id AS id, status, at FROM mail_settled WHERE message_id IN (${ids.map(() => '?').join(', ')}) ORDER BY seq`).all(...ids) as Array<{
+    id: string;
+    status: string;
+    at: number;
+  }>;
 /** A message parked in `queued` after a temporary failure (connection refused): nothing retries it for a minute. */
 async function parked(): Promise<string> {
   const { id } = await send({ profile: 'down', to: ['parked@example.test'] });
@@ -88,10 +92,12 @@ describe('settled-status topic: the trigger', () => {
     ]);
     // The entry commits with the status change: a rolled-back change publishes nothing.
     const d = await parked();
-    expect(() => db.transaction(() => {
-      set(d, 'failed', 3000);
-      throw new Error('rollback');
-    })()).toThrow('rollback');
+    expect(() =>
+      db.transaction(() => {
+        set(d, 'failed', 3000);
+        throw new Error('rollback');
+      })(),
+    ).toThrow('rollback');
     expect(entries(d)).toEqual([]);
     expect((await call(s, 'GET', `${M}/messages/${d}`)).status).toBe('queued');
   });
@@ -105,7 +111,17 @@ describe('settled-status topic: the trigger', () => {
     const queued = await parked();
     await call(s, 'POST', `${M}/messages/${queued}/cancel`);
     await s.mail.idle();
-    expect(entries(ok.id, bad.id, queued).map((e) => [e.id, e.status]).sort()).toEqual([[ok.id, 'sent'], [bad.id, 'failed'], [queued, 'cancelled']].sort());
+    expect(
+      entries(ok.id, bad.id, queued)
+        .map((e) => [e.id, e.status])
+        .sort(),
+    ).toEqual(
+      [
+        [ok.id, 'sent'],
+        [bad.id, 'failed'],
+        [queued, 'cancelled'],
+      ].sort(),
+    );
   });
 });
 
@@ -185,7 +201,10 @@ describe('GET …/messages/{id}?wait=', () => {
   it('validates wait (whole seconds 1–60) on both reads', async () => {
     const { id } = await send({ to: ['v@example.test'] });
     for (const w of ['0', '61', 'abc', '1.5', '', '-1', '1e1', ' 5']) {
-      for (const [path, token] of [[`/api/mail/messages/${id}`, app], [`${M}/messages/${id}`, undefined]] as const) {
+      for (const [path, token] of [
+        [`/api/mail/messages/${id}`, app],
+        [`${M}/messages/${id}`, undefined],
+      ] as const) {
         const r = await s.api(`${path}?wait=${encodeURIComponent(w)}`, { token });
         const body = await r.json();
         expect(r.status, `${path}?wait=${w}`).toBe(400);
@@ -249,7 +268,9 @@ describe('settled-status topic: shutdown', () => {
       await call(s2, 'PUT', `${M}/profiles/down`, profileBody(CLOSED_PORT), 201);
       const token = await registerApp(s2, 'crm');
       const { id } = await call(s2, 'POST', '/api/mail/send', { to: ['x@example.test'], subject: 's', text: 't' }, 202, token);
-      const answer = s2.api(`/api/mail/messages/${id}?wait=25`, { token }).then(async (r) => ({ status: r.status, connection: r.headers.get('connection'), body: await r.json() }));
+      const answer = s2
+        .api(`/api/mail/messages/${id}?wait=25`, { token })
+        .then(async (r) => ({ status: r.status, connection: r.headers.get('connection'), body: await r.json() }));
       await until(() => s2.mail.settledWaiting() > 0, 'the server to hold the read');
       const stopped = s2.stop();
       const r = await answer;

@@ -12,8 +12,13 @@ import { createSmtpPool } from '../../../server/mail/delivery/smtp-pool.ts';
 import { until } from '../../helpers/wait.ts';
 import { startPeer } from './peer.ts';
 
-const settings = (port: number, auth: { user: string; pass: string } | null = null): SmtpSettings =>
-  ({ host: '127.0.0.1', port, secure: false, user: auth?.user ?? null, password: auth?.pass ?? null });
+const settings = (port: number, auth: { user: string; pass: string } | null = null): SmtpSettings => ({
+  host: '127.0.0.1',
+  port,
+  secure: false,
+  user: auth?.user ?? null,
+  password: auth?.pass ?? null,
+});
 
 function message(n: number, over: Partial<OutgoingMessage> = {}): OutgoingMessage {
   return {
@@ -73,10 +78,12 @@ async function startServer(opts: { auth?: { user: string; pass: string; echo?: b
       state.open--;
       state.closedAt.push(Date.now());
     },
-    onAuth(auth, session, cb) {
+    onAuth(auth, _session, cb) {
       if (opts.auth && auth.username === opts.auth.user && auth.password === opts.auth.pass) return cb(null, { user: auth.username });
       // A server that echoes what it got: the client must still not pass the password on.
-      const echo = opts.auth?.echo ? ` (${auth.username} / ${auth.password} / ${Buffer.from(`\u0000${auth.username}\u0000${auth.password}`).toString('base64')})` : '';
+      const echo = opts.auth?.echo
+        ? ` (${auth.username} / ${auth.password} / ${Buffer.from(`\u0000${auth.username}\u0000${auth.password}`).toString('base64')})`
+        : '';
       cb(Object.assign(new Error(`Authentication failed${echo}`), { responseCode: 535 }));
     },
     onMailFrom(_address, session, cb) {
@@ -303,8 +310,14 @@ describe('SMTP pool', () => {
     srv.dataDelayMs = () => 2_000;
     const p = pool({ maxConnections: 1 });
     const started = Date.now();
-    const outcomes = await Promise.all([p.attempt(settings(srv.port), message(1), { timeoutMs: 400 }), p.attempt(settings(srv.port), message(2), { timeoutMs: 400 })]);
-    expect(outcomes).toEqual([expect.objectContaining({ kind: 'temporary', error: expect.stringMatching(/exceeded/) }), expect.objectContaining({ kind: 'temporary', error: expect.stringMatching(/exceeded/) })]);
+    const outcomes = await Promise.all([
+      p.attempt(settings(srv.port), message(1), { timeoutMs: 400 }),
+      p.attempt(settings(srv.port), message(2), { timeoutMs: 400 }),
+    ]);
+    expect(outcomes).toEqual([
+      expect.objectContaining({ kind: 'temporary', error: expect.stringMatching(/exceeded/) }),
+      expect.objectContaining({ kind: 'temporary', error: expect.stringMatching(/exceeded/) }),
+    ]);
     expect(Date.now() - started).toBeLessThan(1_400);
     expect(srv.connections).toBe(1);
   });

@@ -26,22 +26,90 @@ export function makeTestCa(name = 'Hearth Test Office CA'): TestCa {
   const f = (n: string) => path.join(dir, n);
   const ssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] }).toString();
   try {
-    ssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('ca.key'), '-out', f('ca.pem'), '-days', '2', '-subj', `/O=Hearth Tests/CN=${name}`,
-      '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
+    ssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      f('ca.key'),
+      '-out',
+      f('ca.pem'),
+      '-days',
+      '2',
+      '-subj',
+      `/O=Hearth Tests/CN=${name}`,
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    );
     ssl('req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('server.key'), '-out', f('server.csr'), '-subj', '/CN=localhost');
-    fs.writeFileSync(f('server.ext'), 'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n');
-    ssl('x509', '-req', '-in', f('server.csr'), '-CA', f('ca.pem'), '-CAkey', f('ca.key'), '-CAcreateserial', '-out', f('server.pem'), '-days', '2', '-extfile', f('server.ext'));
+    fs.writeFileSync(
+      f('server.ext'),
+      'basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:localhost,IP:127.0.0.1\n',
+    );
+    ssl(
+      'x509',
+      '-req',
+      '-in',
+      f('server.csr'),
+      '-CA',
+      f('ca.pem'),
+      '-CAkey',
+      f('ca.key'),
+      '-CAcreateserial',
+      '-out',
+      f('server.pem'),
+      '-days',
+      '2',
+      '-extfile',
+      f('server.ext'),
+    );
     // `openssl ca` is the one that takes explicit dates: a self-signed CA valid in January 2020 only
     fs.mkdirSync(f('db'));
     fs.writeFileSync(f('db/index.txt'), '');
     fs.writeFileSync(f('db/serial'), '01\n');
-    fs.writeFileSync(f('expired.cnf'), [
-      '[ca]', 'default_ca = x', '[x]', 'database = db/index.txt', 'serial = db/serial', 'new_certs_dir = db', 'default_md = sha256', 'policy = p',
-      'x509_extensions = ext', '[p]', 'commonName = supplied', '[ext]', 'basicConstraints = critical,CA:TRUE', 'keyUsage = critical,keyCertSign,cRLSign', '',
-    ].join('\n'));
+    fs.writeFileSync(
+      f('expired.cnf'),
+      [
+        '[ca]',
+        'default_ca = x',
+        '[x]',
+        'database = db/index.txt',
+        'serial = db/serial',
+        'new_certs_dir = db',
+        'default_md = sha256',
+        'policy = p',
+        'x509_extensions = ext',
+        '[p]',
+        'commonName = supplied',
+        '[ext]',
+        'basicConstraints = critical,CA:TRUE',
+        'keyUsage = critical,keyCertSign,cRLSign',
+        '',
+      ].join('\n'),
+    );
     ssl('req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', f('expired.key'), '-out', f('expired.csr'), '-subj', '/CN=Expired Office CA');
-    ssl('ca', '-batch', '-config', f('expired.cnf'), '-selfsign', '-keyfile', f('expired.key'), '-in', f('expired.csr'), '-out', f('expired.pem'),
-      '-startdate', '20200101000000Z', '-enddate', '20200201000000Z', '-notext');
+    ssl(
+      'ca',
+      '-batch',
+      '-config',
+      f('expired.cnf'),
+      '-selfsign',
+      '-keyfile',
+      f('expired.key'),
+      '-in',
+      f('expired.csr'),
+      '-out',
+      f('expired.pem'),
+      '-startdate',
+      '20200101000000Z',
+      '-enddate',
+      '20200201000000Z',
+      '-notext',
+    );
     const caPem = fs.readFileSync(f('ca.pem'), 'utf8');
     return {
       caPem,

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../../helpers/server.ts';
-import { call, CLOSED_PORT, M, profileBody, startMailServer, type MailServer } from './helpers.ts';
-import { startPeer, type Peer } from './peer.ts';
+import { CLOSED_PORT, call, M, type MailServer, profileBody, startMailServer } from './helpers.ts';
+import { type Peer, startPeer } from './peer.ts';
 
 const P = `${M}/profiles`;
 const PASSWORD = 'Wrong-Secret-77';
@@ -137,7 +137,11 @@ describe('the last test send stays on the profile', () => {
     const r = await s.api(`${P}/kept/test`, { method: 'POST', json: { to: 'gone@example.test' } });
     expect(r.status).toBe(502);
     const failed = (await call(s, 'GET', `${P}/kept`)).lastTest;
-    expect(failed).toMatchObject({ ok: false, code: 'recipient_refused', summary: expect.stringMatching(/^The server refused the recipient gone@example\.test/) });
+    expect(failed).toMatchObject({
+      ok: false,
+      code: 'recipient_refused',
+      summary: expect.stringMatching(/^The server refused the recipient gone@example\.test/),
+    });
     expect(failed.detail).toMatch(/550 5\.1\.1 Gone/);
     // the list shows it too
     const list = await call(s, 'GET', P);
@@ -161,6 +165,8 @@ describe('the last test send stays on the profile', () => {
     const doc = await call(s, 'GET', '/v1/openapi.json');
     const schema = doc.components.schemas.MailProfile;
     expect(schema.required).toContain('lastTest');
-    expect(Object.keys(schema.properties.lastTest.anyOf?.[0]?.properties ?? schema.properties.lastTest.properties ?? {})).toEqual(expect.arrayContaining(['at', 'ok', 'code', 'summary', 'detail']));
+    expect(Object.keys(schema.properties.lastTest.anyOf?.[0]?.properties ?? schema.properties.lastTest.properties ?? {})).toEqual(
+      expect.arrayContaining(['at', 'ok', 'code', 'summary', 'detail']),
+    );
   });
 });

@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Database } from '../../../server/core/storage/sqlite.ts';
-import { audit, call, M, profileBody, registerApp, startMailServer, waitMessage, type MailServer } from './helpers.ts';
-import { startDovecot, type Dovecot } from './dovecot.ts';
-import { startPeer, type Peer } from './peer.ts';
+import { type Dovecot, startDovecot } from './dovecot.ts';
+import { audit, call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
+import { type Peer, startPeer } from './peer.ts';
 import { makeTestCa, type TestCa } from './test-ca.ts';
 
 let ca: TestCa;
@@ -27,7 +27,11 @@ beforeAll(async () => {
   starttls = await startPeer({ tls: 'starttls', certificate: ca.server });
   implicit = await startPeer({ tls: 'implicit', certificate: ca.server });
   dove = await startDovecot({ certificate: ca.server, trust: ca.caPem });
-  s = await startMailServer({ logLevel: 'warn', logDestination: { write: (line: string) => void logs.push(line) }, mail: { bounces: { intervalMs: 3600_000 } } });
+  s = await startMailServer({
+    logLevel: 'warn',
+    logDestination: { write: (line: string) => void logs.push(line) },
+    mail: { bounces: { intervalMs: 3600_000 } },
+  });
   app = await registerApp(s, 'crm');
 }, 60_000);
 afterAll(async () => {
@@ -53,7 +57,7 @@ const noPem = (value: unknown) => {
   for (const line of ca.caPem.split('\n').filter((l) => l.length > 40 && !l.startsWith('-----'))) expect(text).not.toContain(line);
 };
 
-describe('a profile\'s trusted CA', () => {
+describe("a profile's trusted CA", () => {
   it('refuses what is not a PEM CA certificate with a clear 400, and stores nothing', async () => {
     const cases: Array<[string, unknown, RegExp]> = [
       ['text', 'not a certificate', /tlsCaPem: tlsCaPem holds no PEM certificate/],
@@ -87,7 +91,9 @@ describe('a profile\'s trusted CA', () => {
     expect(body.error).toBe('smtp_failed');
     expect(body.reason).toBe('certificate_untrusted');
     expect(body.message).toMatch(/^The server's certificate is not trusted: if it comes from a private CA, add that CA's certificate to the profile\.$/);
-    expect(body.detail).toMatch(/TLS: the server's certificate is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate\).*tlsCaPem/);
+    expect(body.detail).toMatch(
+      /TLS: the server's certificate is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate\).*tlsCaPem/,
+    );
     const queued = await call(s, 'POST', '/api/mail/send', { to: ['alice@office.test'], subject: 'Waits for the CA', text: 'x' }, 202, app);
     const m = await waitMessage(s, queued.id, (x) => x.status === 'queued' && x.attempts >= 1);
     expect(m.lastError).toMatch(/TLS: the server's certificate is not trusted \(UNABLE_TO_VERIFY_LEAF_SIGNATURE/);
@@ -99,8 +105,15 @@ describe('a profile\'s trusted CA', () => {
     const before = await call(s, 'GET', `${P}/office`);
     // a bundle as files often hold it: a comment, the CA twice over CRLF lines (the duplicate is kept once)
     const bundle = `# Office CA\r\n${ca.caPem.replace(/\n/g, '\r\n')}\r\n${ca.caPem}`;
-    const p = await call(s, 'PUT', `${P}/office`, profileBody(starttls.port, { fromAddress: 'noreply@office.test', tlsCaPem: bundle, revision: before.revision }));
-    expect(p.tlsCa).toEqual([{ subject: SUBJECT, issuer: SUBJECT, fingerprint256: ca.caFingerprint, validFrom: expect.any(String), validTo: expect.any(String) }]);
+    const p = await call(
+      s,
+      'PUT',
+      `${P}/office`,
+      profileBody(starttls.port, { fromAddress: 'noreply@office.test', tlsCaPem: bundle, revision: before.revision }),
+    );
+    expect(p.tlsCa).toEqual([
+      { subject: SUBJECT, issuer: SUBJECT, fingerprint256: ca.caFingerprint, validFrom: expect.any(String), validTo: expect.any(String) },
+    ]);
     expect(Date.parse(p.tlsCa[0].validTo)).toBeGreaterThan(Date.now());
     noPem(p);
     noPem(await call(s, 'GET', `${P}/office`));
@@ -108,7 +121,7 @@ describe('a profile\'s trusted CA', () => {
     const update = (await audit(s, 'outgoing_mail.profile.update')).find((a) => a.target === 'office')!;
     expect(update.detail.tlsCa).toEqual({ change: 'replaced', fingerprints: [ca.caFingerprint] });
     noPem(update);
-    expect(column('office')).toBe(ca.caPem.trim() + '\n');
+    expect(column('office')).toBe(`${ca.caPem.trim()}\n`);
 
     // the test send and the queued message (retried after a minute) arrive
     expect(await call(s, 'POST', `${P}/office/test`, { to: 'admin@office.test' })).toEqual({ ok: true });
@@ -139,7 +152,15 @@ describe('a profile\'s trusted CA', () => {
   });
 
   it('bounce collection: without the CA the check fails (open_failed, the TLS error in the log); with it, it logs in over implicit TLS and STARTTLS', async () => {
-    const imap = (extra: Record<string, unknown> = {}) => ({ host: '127.0.0.1', port: dove.imapsPort, secure: true, user: dove.user, password: dove.pass, folder: 'INBOX', ...extra });
+    const imap = (extra: Record<string, unknown> = {}) => ({
+      host: '127.0.0.1',
+      port: dove.imapsPort,
+      secure: true,
+      user: dove.user,
+      password: dove.pass,
+      folder: 'INBOX',
+      ...extra,
+    });
     // only this profile collects bounces
     const p = await call(s, 'PUT', `${P}/bounces`, profileBody(starttls.port, { imap: imap() }), 201);
     expect(await s.mail.checkBounces()).toEqual({ bounces: 'open_failed' });

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { startServer } from '../../../server/boot.ts';
 import { startTestServer, tempDir } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
 import { M, profileBody } from './helpers.ts';
-import { startPeer, type Peer } from './peer.ts';
+import { type Peer, startPeer } from './peer.ts';
 
 const peers: Peer[] = [];
 afterAll(async () => {
@@ -16,14 +16,18 @@ afterAll(async () => {
 });
 
 async function json(url: string, token: string, method = 'GET', body?: unknown) {
-  const r = await fetch(url, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  const r = await fetch(url, {
+    method,
+    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
   const text = await r.text();
   if (r.status >= 300) throw new Error(`${method} ${url}: ${r.status} ${text}`);
   return text ? JSON.parse(text) : undefined;
 }
 
 describe('several workers on one data folder', () => {
-  it('two servers share one profile\'s pace through the slot gate and never send a row twice', async () => {
+  it("two servers share one profile's pace through the slot gate and never send a row twice", async () => {
     // Both workers have queued mail for the same profile (each accepted half of it) and race for every slot of the
     // shared gate. The peer answers much slower than the pace (2 s against 400 ms), so a worker that won four slots in
     // a row has its four sends per profile in flight and stops claiming until one ends: the other worker must take
@@ -33,13 +37,23 @@ describe('several workers on one data folder', () => {
     const seen: Array<{ id: string; worker: string; at: number }> = [];
     const onAttempt = (id: string, worker: string) => seen.push({ id, worker, at: Date.now() });
     const a = await startTestServer({ mail: { onAttempt, delivery: { recoveryIntervalMs: 150 } } });
-    const b = await startServer({ host: '127.0.0.1', port: 0, dataDir: a.dataDir, adminToken: a.token, logLevel: 'silent', env: {}, mail: { onAttempt, delivery: { recoveryIntervalMs: 150 } } });
+    const b = await startServer({
+      host: '127.0.0.1',
+      port: 0,
+      dataDir: a.dataDir,
+      adminToken: a.token,
+      logLevel: 'silent',
+      env: {},
+      mail: { onAttempt, delivery: { recoveryIntervalMs: 150 } },
+    });
     try {
-      await json(a.url + `${M}/profiles/paced`, a.token, 'PUT', profileBody(peer.port, { pacePerMinute: 150 })); // 400 ms
-      const { token } = await json(a.url + `${M}/apps`, a.token, 'POST', { appId: 'news', name: 'News', platformPermissions: ['mail:send'] });
-      const batch = (from: number) => ({ messages: Array.from({ length: 6 }, (_, i) => ({ to: [`p${from + i}@example.test`], subject: `p${from + i}`, text: 'x' })) });
-      const accA = await json(a.url + '/api/mail/enqueue', token, 'POST', batch(0));
-      const accB = await json(b.url + '/api/mail/enqueue', token, 'POST', batch(6));
+      await json(`${a.url}${M}/profiles/paced`, a.token, 'PUT', profileBody(peer.port, { pacePerMinute: 150 })); // 400 ms
+      const { token } = await json(`${a.url}${M}/apps`, a.token, 'POST', { appId: 'news', name: 'News', platformPermissions: ['mail:send'] });
+      const batch = (from: number) => ({
+        messages: Array.from({ length: 6 }, (_, i) => ({ to: [`p${from + i}@example.test`], subject: `p${from + i}`, text: 'x' })),
+      });
+      const accA = await json(`${a.url}/api/mail/enqueue`, token, 'POST', batch(0));
+      const accB = await json(`${b.url}/api/mail/enqueue`, token, 'POST', batch(6));
       const acc = { messages: [...accA.messages, ...accB.messages] };
       await peer.waitFor(12, 30_000);
       await new Promise((r) => setTimeout(r, 700));
@@ -49,7 +63,7 @@ describe('several workers on one data folder', () => {
       expect(new Set(seen.map((x) => x.worker)).size).toBe(2);
       const starts = seen.map((x) => x.at).sort((x, y) => x - y);
       for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!, `gap ${i}`).toBeGreaterThanOrEqual(370);
-      for (const m of acc.messages) expect((await json(b.url + `${M}/messages/${m.id}`, a.token)).status).toBe('sent');
+      for (const m of acc.messages) expect((await json(`${b.url}${M}/messages/${m.id}`, a.token)).status).toBe('sent');
     } finally {
       await b.close();
       await a.stop();
@@ -77,9 +91,11 @@ describe('several workers on one data folder', () => {
       });
     try {
       const url = await boot();
-      await json(url + `${M}/profiles/bulk`, token, 'PUT', profileBody(peer.port, { pacePerMinute: 1200 }));
-      const app = await json(url + `${M}/apps`, token, 'POST', { appId: 'news', name: 'News', platformPermissions: ['mail:send'] });
-      const acc = await json(url + '/api/mail/enqueue', app.token, 'POST', { messages: Array.from({ length: 20 }, (_, i) => ({ to: [`c${i}@example.test`], subject: `c${i}`, text: 'x' })) });
+      await json(`${url}${M}/profiles/bulk`, token, 'PUT', profileBody(peer.port, { pacePerMinute: 1200 }));
+      const app = await json(`${url}${M}/apps`, token, 'POST', { appId: 'news', name: 'News', platformPermissions: ['mail:send'] });
+      const acc = await json(`${url}/api/mail/enqueue`, app.token, 'POST', {
+        messages: Array.from({ length: 20 }, (_, i) => ({ to: [`c${i}@example.test`], subject: `c${i}`, text: 'x' })),
+      });
       const ids = new Set<string>(acc.messages.map((m: { messageId: string }) => m.messageId));
       await peer.waitFor(5, 20_000);
       children[0]!.kill('SIGKILL');
@@ -88,7 +104,11 @@ describe('several workers on one data folder', () => {
       expect(atKill).toBeLessThan(20);
       const url2 = await boot();
       let sent = 0;
-      await until(async () => (sent = (await json(url2 + `${M}/messages?status=sent&limit=100`, token)).data.length) === 20, () => `20 sent after the restart (${sent} are)`, 25_000);
+      await until(
+        async () => (sent = (await json(`${url2}${M}/messages?status=sent&limit=100`, token)).data.length) === 20,
+        () => `20 sent after the restart (${sent} are)`,
+        25_000,
+      );
       const arrived = peer.received.map((r) => r.parsed.messageId!);
       for (const id of ids) expect(arrived, id).toContain(id);
       for (const id of arrived) expect(ids.has(id)).toBe(true);

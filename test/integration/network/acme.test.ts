@@ -9,8 +9,8 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type RunningServer, type StartOptions } from '../../../server/boot.ts';
-import { PEBBLE, startPebble, type Pebble } from '../../helpers/pebble.ts';
+import { type RunningServer, type StartOptions, startServer } from '../../../server/boot.ts';
+import { PEBBLE, type Pebble, startPebble } from '../../helpers/pebble.ts';
 import { tempDir } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
 
@@ -42,7 +42,10 @@ function call(s: RunningServer, root: string, pathname: string, method = 'GET'):
       (res) => {
         const peer = (res.socket as import('node:tls').TLSSocket).getPeerX509Certificate()!;
         let body = '';
-        res.setEncoding('utf8').on('data', (c: string) => (body += c)).on('end', () => resolve({ status: res.statusCode!, json: body ? JSON.parse(body) : null, cert: peer }));
+        res
+          .setEncoding('utf8')
+          .on('data', (c: string) => (body += c))
+          .on('end', () => resolve({ status: res.statusCode!, json: body ? JSON.parse(body) : null, cert: peer }));
       },
     );
     req.once('error', reject).end();
@@ -51,8 +54,18 @@ function call(s: RunningServer, root: string, pathname: string, method = 'GET'):
 
 function acmeOptions(p: Pebble, dataDir: string, extra: StartOptions = {}): StartOptions {
   return {
-    host: '127.0.0.1', port: 0, logLevel: 'silent', env: {}, dataDir, adminToken: TOKEN,
-    tls: 'acme', tlsNames: [NAME], acmeDirectory: p.directory, acmeCaFile: p.caFile, acmeHttpPort: p.httpPort, acmeEmail: 'admin@hearth.test',
+    host: '127.0.0.1',
+    port: 0,
+    logLevel: 'silent',
+    env: {},
+    dataDir,
+    adminToken: TOKEN,
+    tls: 'acme',
+    tlsNames: [NAME],
+    acmeDirectory: p.directory,
+    acmeCaFile: p.caFile,
+    acmeHttpPort: p.httpPort,
+    acmeEmail: 'admin@hearth.test',
     ...extra,
   };
 }
@@ -73,7 +86,7 @@ describe.skipIf(!PEBBLE)('--tls acme against pebble', () => {
     for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
   });
 
-  it('issues by HTTP-01: the chain verifies to pebble\'s root, keys are sealed, a restart reuses the certificate unless the ACME server changed', async () => {
+  it("issues by HTTP-01: the chain verifies to pebble's root, keys are sealed, a restart reuses the certificate unless the ACME server changed", async () => {
     const dataDir = data();
     let s = await startServer(acmeOptions(pebble, dataDir));
     let other: Pebble | undefined;
@@ -87,7 +100,10 @@ describe.skipIf(!PEBBLE)('--tls acme against pebble', () => {
 
       const st = await call(s, pebble.root, '/v1/tls');
       expect(st.json).toMatchObject({
-        mode: 'acme', names: [NAME], lastError: null, ca: null,
+        mode: 'acme',
+        names: [NAME],
+        lastError: null,
+        ca: null,
         certificate: { names: [NAME], fingerprintSha256: health.cert.fingerprint256 },
         source: { directory: pebble.directory, challenge: 'http-01', email: 'admin@hearth.test', lastOrder: { names: [NAME], challenge: 'http-01' } },
       });
@@ -190,8 +206,17 @@ describe.skipIf(!PEBBLE)('--tls acme against pebble', () => {
 
       // The scheduler retries by itself, each wait twice the one before (200 ms, 400 ms, …).
       await until(() => failures().length >= 3, 'two scheduled retries');
-      expect(failures().slice(1, 3).map((l) => [l.reason, l.attempt])).toEqual([['scheduled', 2], ['scheduled', 3]]);
-      const [a2, a3] = failures().slice(1, 3).map((l) => Date.parse(l.time));
+      expect(
+        failures()
+          .slice(1, 3)
+          .map((l) => [l.reason, l.attempt]),
+      ).toEqual([
+        ['scheduled', 2],
+        ['scheduled', 3],
+      ]);
+      const [a2, a3] = failures()
+        .slice(1, 3)
+        .map((l) => Date.parse(l.time));
       expect(a3! - a2!).toBeGreaterThanOrEqual(400);
 
       // Fixed: the next retry succeeds, the error clears, new connections get the new certificate.
@@ -226,26 +251,36 @@ describe.skipIf(!PEBBLE)('--tls acme against pebble', () => {
     await pebble.dnsControl('/add-a', { host: 'broken.test', addresses: ['127.0.0.2'] });
     const dataDir = data();
     const start = startServer(acmeOptions(pebble, dataDir, { tlsNames: ['broken.test'] }));
-    const err = await start.then(() => null, (e: Error) => e);
+    const err = await start.then(
+      () => null,
+      (e: Error) => e,
+    );
     expect(err?.message).toMatch(/^TLS \(acme\): .*127\.0\.0\.2/);
     expect(err?.message).not.toContain('\n');
     expect(fs.existsSync(path.join(dataDir, 'tls', 'acme', 'cert.crt'))).toBe(false);
 
     const missing = path.join(dataDir, 'no-such-ca.pem');
-    await expect(startServer(acmeOptions(pebble, dataDir, { acmeCaFile: missing }))).rejects.toThrow(`TLS (acme): cannot read --acme-ca-file ${missing}: ENOENT`);
-    await expect(startServer(acmeOptions(pebble, dataDir, { tlsNames: ['*.hearth.test'] }))).rejects.toThrow('TLS (acme): *.hearth.test can only be validated by DNS-01: set --acme-dns-hook');
+    await expect(startServer(acmeOptions(pebble, dataDir, { acmeCaFile: missing }))).rejects.toThrow(
+      `TLS (acme): cannot read --acme-ca-file ${missing}: ENOENT`,
+    );
+    await expect(startServer(acmeOptions(pebble, dataDir, { tlsNames: ['*.hearth.test'] }))).rejects.toThrow(
+      'TLS (acme): *.hearth.test can only be validated by DNS-01: set --acme-dns-hook',
+    );
   });
 
   it('issues by DNS-01 through the DNS hook, with no plain listener', async () => {
     const dataDir = data();
     const hook = path.join(dataDir, 'dns-hook.mjs');
     // <command> present|cleanup <record> <value>: publish or remove the TXT record at pebble-challtestsrv, and note the call.
-    fs.writeFileSync(hook, `
+    fs.writeFileSync(
+      hook,
+      `
 const [action, record, value] = process.argv.slice(2);
 (await import('node:fs')).appendFileSync(${JSON.stringify(path.join(dataDir, 'hook.log'))}, [action, record, value].join(' ') + '\\n');
 const r = await fetch('${pebble.challtestsrv}/' + (action === 'present' ? 'set-txt' : 'clear-txt'), { method: 'POST', body: JSON.stringify({ host: record + '.', value }) });
 if (!r.ok) throw new Error('challtestsrv: ' + r.status);
-`);
+`,
+    );
     const s = await startServer(acmeOptions(pebble, dataDir, { acmeDnsHook: `${process.execPath} ${hook}` }));
     try {
       expect(s.redirectUrl).toBeNull();

@@ -11,11 +11,11 @@ import path from 'node:path';
 import tls from 'node:tls';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestServer, tempDir, type TestServer } from '../../helpers/server.ts';
-import { rawCall } from '../../helpers/http.ts';
-import { resolveTestHosts } from '../../helpers/test-hosts.ts';
-import { TlsStore } from '../../../server/identity/keys/tls/tls.store.ts';
 import { SecretStore } from '../../../server/core/secrets/secrets.ts';
+import { TlsStore } from '../../../server/identity/keys/tls/tls.store.ts';
+import { rawCall } from '../../helpers/http.ts';
+import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
+import { resolveTestHosts } from '../../helpers/test-hosts.ts';
 import { until } from '../../helpers/wait.ts';
 
 const NAME = 'hearth.test';
@@ -56,7 +56,7 @@ describe('--tls internal', () => {
     expect(base).toBe(`https://${NAME}:${s.port}`);
     expect(s.url).toBe(base);
     const cert = await handshake(s.port, [root]);
-    const sans = (cert.subjectaltname ?? "").split(', ');
+    const sans = (cert.subjectaltname ?? '').split(', ');
     expect(sans).toEqual(expect.arrayContaining([`DNS:${NAME}`, 'DNS:localhost', 'IP Address:127.0.0.1']));
     expect(sans.some((n) => /^DNS:[a-z0-9-]+\.local$/.test(n))).toBe(true);
     const lifetimeDays = (Date.parse(cert.valid_to) - Date.parse(cert.valid_from)) / 86_400_000;
@@ -91,12 +91,21 @@ describe('--tls internal', () => {
     expect(xml.replace(/\s+/g, '')).toContain(rootCert.raw.toString('base64'));
     const health = (await (await fetch(`${base}/healthz`)).json()) as { tls: Record<string, unknown> };
     expect(health.tls).toEqual({
-      mode: 'internal', public_url: base, ca_fingerprint_sha256: rootCert.fingerprint256,
-      certificate_fingerprint_sha256: s.tls.certificate()!.fingerprintSha256, certificate_not_after: s.tls.certificate()!.notAfter, last_error: null,
+      mode: 'internal',
+      public_url: base,
+      ca_fingerprint_sha256: rootCert.fingerprint256,
+      certificate_fingerprint_sha256: s.tls.certificate()!.fingerprintSha256,
+      certificate_not_after: s.tls.certificate()!.notAfter,
+      last_error: null,
     });
     const status = await s.api('/v1/tls');
     expect(status.status).toBe(200);
-    const body = (await status.json()) as { mode: string; publicUrl: string; ca: { fingerprintSha256: string }; certificate: { names: string[]; renewAt: string; notBefore: string; notAfter: string } };
+    const body = (await status.json()) as {
+      mode: string;
+      publicUrl: string;
+      ca: { fingerprintSha256: string };
+      certificate: { names: string[]; renewAt: string; notBefore: string; notAfter: string };
+    };
     expect(body.mode).toBe('internal');
     expect(body.publicUrl).toBe(base);
     expect(body.ca.fingerprintSha256).toBe(rootCert.fingerprint256);
@@ -164,14 +173,27 @@ describe('--tls internal', () => {
     expect(discovery.token_endpoint).toBe(`${base}/oauth/token`);
     expect(discovery.jwks_uri.startsWith(`${base}/`)).toBe(true);
 
-    const created = await call('/api/admin/oauth/clients', { token: s.token, origin: null, json: { name: 'Notes', redirectUris: ['https://rp.example.test/cb'], scopes: ['openid', 'profile'] } });
+    const created = await call('/api/admin/oauth/clients', {
+      token: s.token,
+      origin: null,
+      json: { name: 'Notes', redirectUris: ['https://rp.example.test/cb'], scopes: ['openid', 'profile'] },
+    });
     expect(created.status, created.text).toBe(201);
     // No allowInsecureRequests: openid-client talks to Hearth over verified TLS only.
-    const config = await client.discovery(new URL(base), created.json.client.clientId as string, undefined, client.ClientSecretBasic(created.json.clientSecret as string));
+    const config = await client.discovery(
+      new URL(base),
+      created.json.client.clientId as string,
+      undefined,
+      client.ClientSecretBasic(created.json.clientSecret as string),
+    );
     const verifier = client.randomPKCECodeVerifier();
     const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: 'https://rp.example.test/cb', scope: 'openid profile', state: 'st', nonce: 'no',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier), code_challenge_method: 'S256',
+      redirect_uri: 'https://rp.example.test/cb',
+      scope: 'openid profile',
+      state: 'st',
+      nonce: 'no',
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
     });
     expect(url.origin).toBe(base);
     const consented = await until(async () => {
@@ -185,7 +207,12 @@ describe('--tls internal', () => {
     }, 'the authorization redirect');
     const callback = new URL(consented.location!);
     expect(callback.searchParams.get('iss')).toBe(base);
-    const tokens = await client.authorizationCodeGrant(config, callback, { pkceCodeVerifier: verifier, expectedState: 'st', expectedNonce: 'no', idTokenExpected: true });
+    const tokens = await client.authorizationCodeGrant(config, callback, {
+      pkceCodeVerifier: verifier,
+      expectedState: 'st',
+      expectedNonce: 'no',
+      idTokenExpected: true,
+    });
     expect(tokens.claims()!.iss).toBe(base);
     expect(tokens.claims()!.sub).toEqual(expect.any(String));
   });
@@ -204,7 +231,10 @@ describe('--tls internal', () => {
       await second.close();
     }
     // A key and certificate that do not pair (a write cut between the two files) are not reused: a new leaf.
-    new TlsStore(dataDir, 'internal', {}, new SecretStore(dataDir)).writeSealed('leaf.key', crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string);
+    new TlsStore(dataDir, 'internal', {}, new SecretStore(dataDir)).writeSealed(
+      'leaf.key',
+      crypto.generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string,
+    );
     const repaired = await startTestServer({ dataDir, tls: 'internal', tlsNames: [NAME], mdns: false });
     try {
       expect(repaired.tls.status().ca!.fingerprintSha256).toBe(rootBefore);
@@ -236,7 +266,10 @@ describe('renewal', () => {
       expect((await r.api('/v1/namespaces', { method: 'POST', json: { name: 'live' } })).status).toBe(201);
       // An SSE stream opened on the first certificate's connection…
       const abort = new AbortController();
-      const res = await fetch(`${r.publicUrl}/v1/live/subscribe`, { headers: { authorization: `Bearer ${r.token}`, accept: 'text/event-stream' }, signal: abort.signal });
+      const res = await fetch(`${r.publicUrl}/v1/live/subscribe`, {
+        headers: { authorization: `Bearer ${r.token}`, accept: 'text/event-stream' },
+        signal: abort.signal,
+      });
       expect(res.status).toBe(200);
       let text = '';
       const reader = res.body!.getReader();

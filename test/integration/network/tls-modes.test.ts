@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import * as x509 from '@peculiar/x509';
 import mdns from 'multicast-dns';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startTestServer, tempDir } from '../../helpers/server.ts';
 import { rawCall } from '../../helpers/http.ts';
+import { startTestServer, tempDir } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -29,7 +29,10 @@ afterAll(() => {
 async function certFiles(dir: string, name: string, opts: { from?: number; to?: number; prefix?: string } = {}) {
   const keys = (await globalThis.crypto.subtle.generateKey(EC, true, ['sign', 'verify'])) as CryptoKeyPair;
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: crypto.randomBytes(8).toString('hex').replace(/^[89a-f]/, '1'),
+    serialNumber: crypto
+      .randomBytes(8)
+      .toString('hex')
+      .replace(/^[89a-f]/, '1'),
     name: `CN=${name}`,
     notBefore: new Date(opts.from ?? Date.now() - 60_000),
     notAfter: new Date(opts.to ?? Date.now() + 86_400_000),
@@ -39,7 +42,7 @@ async function certFiles(dir: string, name: string, opts: { from?: number; to?: 
   });
   const key = Buffer.from(await globalThis.crypto.subtle.exportKey('pkcs8', keys.privateKey)).toString('base64');
   const p = opts.prefix ?? 'server';
-  const files = { cert: path.join(dir, `${p}.crt`), key: path.join(dir, `${p}.key`), pem: cert.toString('pem') + '\n' };
+  const files = { cert: path.join(dir, `${p}.crt`), key: path.join(dir, `${p}.key`), pem: `${cert.toString('pem')}\n` };
   fs.writeFileSync(files.cert, files.pem);
   fs.writeFileSync(files.key, `-----BEGIN PRIVATE KEY-----\n${key.replace(/.{64}/g, '$&\n')}\n-----END PRIVATE KEY-----\n`);
   return files;
@@ -66,9 +69,9 @@ describe('--tls files', () => {
       expect(first).toBe(new crypto.X509Certificate(a.pem).fingerprint256);
       expect(s.publicUrl).toBe(`https://files.test:${s.port}`);
       const res = await new Promise<{ hsts: string | undefined }>((resolve, reject) => {
-        const req = (tls.connect({ host: '127.0.0.1', port: s.port, servername: 'files.test', ca: [a.pem] }, () => {
+        const req = tls.connect({ host: '127.0.0.1', port: s.port, servername: 'files.test', ca: [a.pem] }, () => {
           req.write('GET /healthz HTTP/1.1\r\nHost: files.test\r\nConnection: close\r\n\r\n');
-        }));
+        });
         let text = '';
         req.on('data', (c) => (text += c));
         req.on('end', () => resolve({ hsts: /strict-transport-security: ([^\r\n]+)/i.exec(text)?.[1] }));
@@ -118,7 +121,29 @@ describe('--tls files', () => {
     const dir = tempDir();
     dirs.push(dir);
     const a = await certFiles(dir, 'files.test');
-    const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), 'serve', '--port', '0', '--data', path.join(dir, 'data'), '--log-level', 'info', '--tls', 'files', '--tls-cert', a.cert, '--tls-key', a.key, '--tls-name', 'files.test', '--no-mdns'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [
+        path.join(repo, 'bin/hearth.mjs'),
+        'serve',
+        '--port',
+        '0',
+        '--data',
+        path.join(dir, 'data'),
+        '--log-level',
+        'info',
+        '--tls',
+        'files',
+        '--tls-cert',
+        a.cert,
+        '--tls-key',
+        a.key,
+        '--tls-name',
+        'files.test',
+        '--no-mdns',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     try {
       let out = '';
       const port = await new Promise<number>((resolve, reject) => {
@@ -135,10 +160,15 @@ describe('--tls files', () => {
       const next = new crypto.X509Certificate(b.pem).fingerprint256;
       fs.copyFileSync(b.key, a.key);
       fs.copyFileSync(b.cert, a.cert);
-      await until(async () => {
-        child.kill('SIGHUP');
-        return (await peer(port, b.pem)) === next && /"reason":"SIGHUP".*"msg":"TLS certificate renewed"/.test(out);
-      }, 'the certificate read again after SIGHUP', 20_000, { ignoreErrors: true });
+      await until(
+        async () => {
+          child.kill('SIGHUP');
+          return (await peer(port, b.pem)) === next && /"reason":"SIGHUP".*"msg":"TLS certificate renewed"/.test(out);
+        },
+        'the certificate read again after SIGHUP',
+        20_000,
+        { ignoreErrors: true },
+      );
     } finally {
       child.kill('SIGTERM');
     }
@@ -169,13 +199,20 @@ describe('settings', () => {
     dirs.push(dir);
     expect(Number(fs.readFileSync('/proc/sys/net/ipv4/ip_unprivileged_port_start', 'utf8')), 'this machine treats port 80 as privileged').toBeGreaterThan(80);
     // Without CAP_NET_BIND_SERVICE: root runs the server with that capability dropped (setpriv, util-linux).
-    const cmd = process.getuid?.() === 0 ? ['setpriv', '--bounding-set=-net_bind_service', '--inh-caps=-net_bind_service', process.execPath] : [process.execPath];
-    const child = spawn(cmd[0]!, [...cmd.slice(1), path.join(repo, 'bin/hearth.mjs'), 'serve', '--port', '80', '--data', path.join(dir, 'data'), '--log-level', 'silent', '--no-mdns'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const cmd =
+      process.getuid?.() === 0 ? ['setpriv', '--bounding-set=-net_bind_service', '--inh-caps=-net_bind_service', process.execPath] : [process.execPath];
+    const child = spawn(
+      cmd[0]!,
+      [...cmd.slice(1), path.join(repo, 'bin/hearth.mjs'), 'serve', '--port', '80', '--data', path.join(dir, 'data'), '--log-level', 'silent', '--no-mdns'],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let stderr = '';
     child.stderr.on('data', (c) => (stderr += c));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(1);
-    expect(stderr.trim()).toBe('hearth: hearth could not start: cannot listen on 127.0.0.1:80: permission denied (ports below 1024 need root or the CAP_NET_BIND_SERVICE capability, e.g. AmbientCapabilities=CAP_NET_BIND_SERVICE in the systemd unit)');
+    expect(stderr.trim()).toBe(
+      'hearth: hearth could not start: cannot listen on 127.0.0.1:80: permission denied (ports below 1024 need root or the CAP_NET_BIND_SERVICE capability, e.g. AmbientCapabilities=CAP_NET_BIND_SERVICE in the systemd unit)',
+    );
   });
 
   it('on loopback without TLS the public address is http://localhost:<port>: passkeys get a name as relying party, never an IP', async () => {
@@ -185,7 +222,10 @@ describe('settings', () => {
       const call = (p: string, init: Parameters<typeof rawCall>[2] = {}) => rawCall(s.publicUrl, p, init, s.publicUrl);
       expect((await call('/api/setup', { json: { login: 'root', password: 'first-admin-Passw0rd!' } })).status).toBe(201);
       const login = await call('/api/auth/login', { json: { login: 'root', password: 'first-admin-Passw0rd!' } });
-      const cookie = login.headers.getSetCookie().find((c) => c.startsWith('hearth_session='))!.split(';')[0]!;
+      const cookie = login.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('hearth_session='))!
+        .split(';')[0]!;
       const options = await call('/api/auth/passkeys/registration', { method: 'POST', cookie });
       expect(options.status).toBe(200);
       expect(options.json.options.rp.id).toBe('localhost');
@@ -200,7 +240,12 @@ describe('settings', () => {
 
   it('warns at start-up when it listens on a network address without TLS', async () => {
     const lines: Array<{ level: number; msg: string }> = [];
-    const s = await startTestServer({ host: '0.0.0.0', mdns: false, logLevel: 'warn', logDestination: { write: (l: string) => void lines.push(JSON.parse(l)) } as never });
+    const s = await startTestServer({
+      host: '0.0.0.0',
+      mdns: false,
+      logLevel: 'warn',
+      logDestination: { write: (l: string) => void lines.push(JSON.parse(l)) } as never,
+    });
     try {
       expect(lines.find((l) => l.msg.startsWith('listening on 0.0.0.0 without TLS'))?.msg).toContain('--tls internal');
     } finally {
@@ -223,11 +268,21 @@ describe('mDNS', () => {
           if (a.type === 'A' && a.name === `${label}.local`) seen.a = true;
         }
       });
-      await until(async () => {
-        q.query({ questions: [{ name: '_https._tcp.local', type: 'PTR' }, { name: `${label}.local`, type: 'A' }] });
-        await new Promise((r) => setTimeout(r, 100));
-        return seen.ptr && seen.srvPort !== 0 && seen.a;
-      }, `the mDNS answers for ${label}.local (${JSON.stringify(seen)})`, 20_000, { ignoreErrors: true });
+      await until(
+        async () => {
+          q.query({
+            questions: [
+              { name: '_https._tcp.local', type: 'PTR' },
+              { name: `${label}.local`, type: 'A' },
+            ],
+          });
+          await new Promise((r) => setTimeout(r, 100));
+          return seen.ptr && seen.srvPort !== 0 && seen.a;
+        },
+        `the mDNS answers for ${label}.local (${JSON.stringify(seen)})`,
+        20_000,
+        { ignoreErrors: true },
+      );
       expect(seen.srvPort).toBe(s.port);
       // The certificate covers the announced name.
       expect(s.tls.certificate()!.names).toContain(`${label}.local`);
