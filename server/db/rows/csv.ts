@@ -10,7 +10,8 @@ import { fromCsv, toStorage } from '../schema/types.ts';
 import type { ReadTenant, SqlService } from '../sql/sql.service.ts';
 import { parseLimit } from './builder.ts';
 import { csvField } from './read.ts';
-import { type Meta, type RowsService, readError } from './rows.service.ts';
+import { readError } from './rows.errors.ts';
+import type { Meta, RowsService } from './rows.service.ts';
 
 /**
  * Streams a listing as RFC 4180 CSV. The server plans the export (schema, grammar, SQL: every 400 before any

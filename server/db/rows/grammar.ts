@@ -33,6 +33,10 @@
  *   in.("")                                  the empty string                    nothing, like in.()
  *   nulls in order without nullsfirst/last   first ascending (SQLite)            last ascending (PostgreSQL)
  *                                            (the builder's buildOrder)
+ *
+ * One cohesive thing, kept over 500 lines on purpose: a single recursive-descent parser whose helpers (the cursor,
+ * quoting and whitespace rules per dialect) serve every production above; split, the rules a reader checks against
+ * this header would live in several files.
  */
 import { HearthError } from '../../core/http/errors.ts';
 

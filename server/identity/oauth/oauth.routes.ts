@@ -1,7 +1,7 @@
 /**
- * The protocol endpoints of the OAuth 2.0 / OpenID Connect server: discovery (both well-known addresses), the
- * authorization endpoint with its sign-in and consent interactions, the token endpoint (a hot route, answered beside
- * Koa: server/core/http/hot.ts), revocation, UserInfo, dynamic registration, RP-initiated logout, and the CORS
+ * The protocol endpoints of the OAuth 2.0 / OpenID Connect server: discovery (both well-known addresses; the document
+ * is built in discovery.ts), the authorization endpoint with its sign-in and consent interactions, the token endpoint
+ * (a hot route, answered beside Koa: server/core/http/hot.ts), revocation, UserInfo, dynamic registration, RP-initiated logout, and the CORS
  * preflights of the endpoints browser applications call. Terminal sign-in's pages are device.routes.ts; client
  * administration (`/api/admin/oauth/clients`) is clients.routes.ts. Handlers stay thin: the rules are in the action
  * files oauth.service.ts composes.
@@ -12,11 +12,10 @@ import type { Api } from '../../core/http/api.ts';
 import { readFormBody, readJsonBody } from '../../core/http/body.ts';
 import type { AppContext, HotContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
-import { JWKS_PATHS } from '../keys/keys.tokens.ts';
 import { createFailureLimiter } from '../sessions/rate-limit.ts';
 import { requirePlatformOrigin, type SessionsService } from '../sessions/sessions.service.ts';
 import { registerDeviceRoutes } from './device.routes.ts';
-import { DEVICE_CODE_GRANT } from './device.ts';
+import { discoveryDocument } from './discovery.ts';
 import { consentPage, errorPage, signInPage, signOutPage } from './oauth.pages.ts';
 import { DELEGATED_SCOPES, OAuthError, RegisterBody, RegisterResponse, TokenForm, TokenResponse } from './oauth.schemas.ts';
 import { type AuthorizeOutcome, type OAuthService, oauthError } from './oauth.service.ts';
@@ -89,52 +88,6 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
   };
 
   // ---- discovery ----
-  const discovery = () => {
-    const base = opts.issuer();
-    return {
-      issuer: base,
-      authorization_endpoint: `${base}/oauth/authorize`,
-      token_endpoint: `${base}/oauth/token`,
-      userinfo_endpoint: `${base}/oauth/userinfo`,
-      jwks_uri: `${base}${JWKS_PATHS.oauth}`,
-      registration_endpoint: `${base}/oauth/register`,
-      revocation_endpoint: `${base}/oauth/revoke`,
-      device_authorization_endpoint: `${base}/oauth/device_authorization`,
-      end_session_endpoint: `${base}/oauth/logout`,
-      scopes_supported: [...DELEGATED_SCOPES],
-      response_types_supported: ['code'],
-      response_modes_supported: ['query'],
-      grant_types_supported: ['authorization_code', 'refresh_token', 'client_credentials', DEVICE_CODE_GRANT],
-      subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: ['RS256'],
-      token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-      revocation_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
-      code_challenge_methods_supported: ['S256'],
-      claims_supported: [
-        'sub',
-        'iss',
-        'aud',
-        'exp',
-        'iat',
-        'auth_time',
-        'nonce',
-        'azp',
-        'at_hash',
-        'sid',
-        'uid',
-        'name',
-        'preferred_username',
-        'email',
-        'groups',
-      ],
-      prompt_values_supported: ['none', 'login', 'consent', 'select_account'],
-      authorization_response_iss_parameter_supported: true,
-      request_parameter_supported: false,
-      request_uri_parameter_supported: false,
-      claims_parameter_supported: false,
-      resource_indicators_supported: true,
-    };
-  };
   for (const [path, operationId] of [
     ['/.well-known/openid-configuration', 'openidConfiguration'],
     ['/.well-known/oauth-authorization-server', 'oauthServerMetadata'],
@@ -152,7 +105,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       handler: (ctx) => {
         cors(ctx);
         ctx.set('Cache-Control', 'public, max-age=300');
-        return discovery();
+        return discoveryDocument(opts.issuer());
       },
     });
   }

@@ -4,6 +4,10 @@
  * retries, and recovery every 30 seconds. Every state change is a guarded UPDATE on the durable row, so several
  * workers (processes) on one data folder never take the same row, and a crash at worst repeats a delivery with the
  * same Message-ID (at least once).
+ *
+ * One cohesive thing, kept over 500 lines on purpose: `createDelivery` is one state machine (claim → attempt →
+ * settle, per lane) whose steps share its closure (the in-flight set, the drainers, the timers, the SMTP thread); the
+ * pieces that stand alone are already apart (the SMTP attempt, pool and thread, attachments, the log store).
  */
 import crypto from 'node:crypto';
 import type { Logger } from '../../core/logging/logger.ts';
