@@ -371,25 +371,27 @@ describe('query_timeout', () => {
   });
 });
 
+// Isolation is proven by order, not by a stopwatch: B's twenty requests are all answered while A's long queries still
+// run (they end only at A's query_timeout); had B waited behind A, A would have ended first. How fast B answers
+// meanwhile (p99 against a baseline in the same run, target under 50 ms) is bench/sql.bench.ts's figure: a time limit
+// here fails on a busy machine, not on a stall.
 describe('a long query never blocks other namespaces', () => {
-  async function timed(fn: () => Promise<Response>): Promise<number> {
-    const t0 = performance.now();
-    const res = await fn();
-    expect(res.status).toBe(200);
-    await res.arrayBuffer();
-    return ms(t0);
-  }
-
-  async function measureOther(): Promise<number[]> {
-    const times: number[] = [];
+  /** Twenty requests to namespace B, one after another, each answered correctly; answers how many were. */
+  async function askOther(): Promise<number> {
+    let answered = 0;
     for (let i = 0; i < 10; i++) {
-      times.push(await timed(() => s.api('/v1/namespaces/iso-b')));
-      times.push(await timed(() => query('iso-b', { sql: 'SELECT ? AS i', params: [i] })));
+      const ns = await s.api('/v1/namespaces/iso-b');
+      expect(ns.status).toBe(200);
+      expect((await ns.json()).name).toBe('iso-b');
+      const q = await query('iso-b', { sql: 'SELECT ? AS i', params: [i] });
+      expect(q.status).toBe(200);
+      expect((await q.json()).data).toEqual([{ i }]);
+      answered += 2;
     }
-    return times;
+    return answered;
   }
 
-  it('while a 3-second query runs in A, B answers in well under 200 ms', async () => {
+  it('while a 3-second query runs in A, B answers every request before it ends', async () => {
     await setConfig('iso-a', { query_timeout: 3000 });
     const pool = s.services.db.queries.pool;
     let done = false;
@@ -400,9 +402,8 @@ describe('a long query never blocks other namespaces', () => {
     });
     // the long query runs, and a started process waits for B (a read does not pay a process start)
     await until(() => pool.stats.busy === 1 && pool.stats.idle >= 1, 'pool.stats.busy === 1 && pool.stats.idle >= 1');
-    const times = await measureOther();
-    expect(done).toBe(false); // every measurement overlapped the long query
-    expect(Math.max(...times)).toBeLessThan(200);
+    expect(await askOther()).toBe(20);
+    expect(done).toBe(false); // every answer came while the long query still ran
     const a = await long;
     expect(a.status).toBe(504);
     expect(a.ms).toBeGreaterThanOrEqual(2900);
@@ -419,9 +420,8 @@ describe('a long query never blocks other namespaces', () => {
       }),
     );
     await until(() => pool.stats.busy === 2 && pool.stats.idle >= 1, 'pool.stats.busy === 2 && pool.stats.idle >= 1');
-    const times = await measureOther();
-    expect(finished).toBe(0);
-    expect(Math.max(...times)).toBeLessThan(200);
+    expect(await askOther()).toBe(20);
+    expect(finished).toBe(0); // every answer came while both long queries still ran
     expect(await Promise.all(longs)).toEqual([504, 504]);
   });
 
