@@ -6,7 +6,6 @@
  * which stop everything in the reverse order. A start that fails half-way closes what it opened before throwing.
  */
 
-import fs from 'node:fs';
 import http from 'node:http';
 import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -15,7 +14,9 @@ import { fileURLToPath } from 'node:url';
 import type { DestinationStream } from 'pino';
 import { z } from 'zod';
 import { buildApp } from './app.ts';
+import { type BackupStartOptions, wireBackups } from './boot-backup.ts';
 import { authenticatorSiteUrl, describe, KEEP_ALIVE_MS, listen, listeningAddresses, plainHandler } from './boot-listeners.ts';
+import { ensureInitialAdminToken, INITIAL_TOKEN_FILE } from './boot-token.ts';
 import { createAuditLog } from './core/audit/audit.ts';
 import { createAuthenticator } from './core/auth/auth.ts';
 import { createTokenService, type TokenService } from './core/auth/tokens.service.ts';
@@ -35,14 +36,14 @@ import { bundledUiDir } from './core/runtime.ts';
 import { resolveAppSecret, SecretStore } from './core/secrets/secrets.ts';
 import { privateDir, securePermissions } from './core/storage/data-dir.ts';
 import { coreMigrations, type Db, openPlatformDb, startCheckpointer } from './core/storage/platform-db.ts';
+import { recordServerPid } from './core/storage/server-pid.ts';
 import { createDbService, type DbOptions, type DbService, dbMigrations } from './db/index.ts';
 import { createIdentityService, createTlsService, type IdentityService, identityMigrations, registerTlsRoutes, type TlsService } from './identity/index.ts';
 import { createMailService, type MailOptions, type MailService, mailMigrations } from './mail/index.ts';
 import { VERSION } from './version.ts';
 
-export { VERSION };
+export { INITIAL_TOKEN_FILE, VERSION };
 export const DEFAULT_UI_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../ui/dist');
-export const INITIAL_TOKEN_FILE = 'initial-admin-token';
 
 export interface StartOptions extends ConfigInput {
   /** Where log lines go (default: stdout). */
@@ -57,6 +58,8 @@ export interface StartOptions extends ConfigInput {
   tlsTuning?: { leafLifetimeMs?: number; retryMinMs?: number; retryMaxMs?: number; now?: () => number };
   /** The routing shortcuts, both on by default; bench/routing.bench.ts turns them off to measure what they earn. */
   routing?: { hot?: boolean; prefilter?: boolean };
+  /** Backup knobs (tests: the schedule's clock; not an environment setting). */
+  backup?: BackupStartOptions;
 }
 
 export interface RunningServer {
@@ -104,7 +107,7 @@ export function openDataDir(dataDir: string) {
 
 /** The one boot function: used by `hearth serve`, the Electron utility process and the tests. */
 export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
-  const { logDestination, env, mail: mailOptions, db: dbOptions, tlsTuning, routing, ...flags } = options;
+  const { logDestination, env, mail: mailOptions, db: dbOptions, tlsTuning, routing, backup, ...flags } = options;
   const config = loadConfig(flags, env ?? processEnvironment());
   const logger = createLogger({ level: config.logLevel, destination: logDestination });
   privateDir(config.dataDir);
@@ -210,10 +213,12 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         last_error: st.lastError?.message ?? null,
       };
     },
+    backup: () => backups.health(),
   });
   db.registerRoutes(api);
   identity.registerRoutes(api);
   mail.registerRoutes(api);
+  const backups = wireBackups({ config, api, audit, metrics, logger, db, identity, mail, backup, version: VERSION, tokenFile: INITIAL_TOKEN_FILE });
   let openapi: unknown = null;
   api.route({
     method: 'get',
@@ -241,6 +246,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   }
   db.start();
   mail.start();
+  backups.start();
+  const releasePid = recordServerPid(config.dataDir);
 
   // TLS: the certificate covers the --tls-name names, the `.local` name, localhost and every listening address.
   const label = lanLabel(config.mdnsName);
@@ -282,6 +289,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   /** A start that fails after the services started: close them (and a listener already bound) before throwing. */
   const abortStart = async (err: unknown, bound: http.Server[]): Promise<never> => {
     for (const l of bound) await new Promise<void>((resolve) => l.close(() => resolve()));
+    await backups.close();
+    releasePid();
     await tls.close();
     await mail.close();
     await db.close();
@@ -457,7 +466,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
           server.closeAllConnections();
           for (const s of others) s.closeAllConnections();
         }, config.shutdownTimeoutMs);
-        await Promise.all([stopped, ...othersStopped, ...leaving]);
+        await Promise.all([stopped, ...othersStopped, ...leaving, backups.close()]);
         clearTimeout(timer);
         await tls.close();
         await mdns?.close();
@@ -466,6 +475,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         await identity.close();
         await checkpointer.close();
         platformDb.close();
+        releasePid();
         logger.info('hearth stopped');
         await new Promise<void>((resolve) => logger.flush(() => resolve()));
       })();
@@ -473,22 +483,4 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     },
   };
   return running;
-}
-
-/**
- * On a fresh data folder (no active admin token, no HEARTH_ADMIN_TOKEN) Hearth creates one admin token and
- * writes it to `<data>/initial-admin-token` (mode 0600) so the first sign-in needs nothing else. It is never logged.
- */
-function ensureInitialAdminToken(config: HearthConfig, tokens: TokenService): string | null {
-  const file = path.join(config.dataDir, INITIAL_TOKEN_FILE);
-  if (fs.existsSync(file)) {
-    const stored = fs.readFileSync(file, 'utf8').trim();
-    if (tokens.authenticate(stored)?.kind === 'admin') return file;
-    fs.rmSync(file, { force: true }); // revoked or expired: do not point anyone at it
-  }
-  if (tokens.hasActiveAdminToken() || config.adminToken) return null;
-  const { token } = tokens.create({ name: 'initial-admin', scope: 'admin' });
-  fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
-  fs.chmodSync(file, 0o600);
-  return file;
 }

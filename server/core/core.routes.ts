@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { AuditLog } from './audit/audit.ts';
 import { actorFor } from './auth/auth.ts';
 import type { TokenService } from './auth/tokens.service.ts';
+import { BackupHealth } from './backup/backup.schemas.ts';
 import type { Api } from './http/api.ts';
 import { SMALL_BODY_LIMIT } from './http/body.ts';
 import { HearthError } from './http/errors.ts';
@@ -28,6 +29,7 @@ const Health = z
         last_error: z.string().nullable().meta({ description: 'The last failed renewal (the current certificate stays in use), until one succeeds.' }),
       })
       .optional(),
+    backup: BackupHealth.optional().meta({ description: 'The last backup, the last failure and the next scheduled run.' }),
   })
   .meta({ id: 'Health' });
 /** The `/healthz` answer (the admin UI reads it before any sign-in). */
@@ -92,6 +94,7 @@ export function registerCoreRoutes(
     isClosing: () => boolean;
     readiness?: () => Record<string, string | null>;
     tls?: () => Health['tls'];
+    backup?: () => Health['backup'];
   },
 ): void {
   const probe = deps.db.prepare('INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at');
@@ -126,6 +129,7 @@ export function registerCoreRoutes(
         checks,
         namespaces: counts,
         tls: deps.tls?.(),
+        backup: deps.backup?.(),
       };
     },
   });
@@ -138,7 +142,7 @@ export function registerCoreRoutes(
     access: 'public',
     summary: 'Prometheus metrics',
     description:
-      'Prometheus text format: `hearth_http_requests_total` and `hearth_http_request_duration_seconds` by method, route and status; `hearth_namespaces`; `hearth_namespace_handles_open`; Node.js process metrics including `hearth_nodejs_eventloop_lag_seconds`.',
+      'Prometheus text format: `hearth_http_requests_total` and `hearth_http_request_duration_seconds` by method, route and status; `hearth_namespaces`; `hearth_namespace_handles_open`; `hearth_backup_last_success_timestamp_seconds`, `hearth_backup_last_failure_timestamp_seconds`, `hearth_backup_running` and `hearth_backup_duration_seconds`; Node.js process metrics including `hearth_nodejs_eventloop_lag_seconds`.',
     responses: { 200: { description: 'Metrics.', contentType: 'text/plain; version=0.0.4', schema: z.string() } },
     handler: async (ctx) => {
       ctx.type = deps.metrics.registry.contentType;

@@ -1,6 +1,7 @@
 /** The database service: the namespace control plane (and, later, the data plane). Other domains use only this file. */
 
 import type { AuditLog } from '../core/audit/audit.ts';
+import type { BackupPart } from '../core/backup/index.ts';
 import type { Api } from '../core/http/api.ts';
 import type { AppContext, HotContext } from '../core/http/context.ts';
 import type { Logger } from '../core/logging/logger.ts';
@@ -118,6 +119,18 @@ export function createDbService(deps: DbServiceDeps) {
     /** Ends every change-event stream (first step of a graceful shutdown, so open streams do not hold it up). */
     closeStreams() {
       eventRoutes?.close();
+    },
+    /**
+     * A backup's parts of the database service: one SQLite part per namespace (`namespaces/<fileId>.db`), copied by
+     * the namespace's own online backup; a namespace deleted or replaced meanwhile is left out (`vanished`).
+     */
+    backupParts(): BackupPart[] {
+      return namespaces.files().map(({ name, fileId }) => ({
+        kind: 'sqlite',
+        name: `namespaces/${fileId}.db`,
+        snapshot: (dest, onProgress) => namespaces.snapshot(name, fileId, dest, onProgress),
+        meta: { namespace: name, fileId },
+      }));
     },
     /** Called by the HTTP layer when any request finishes: data-plane requests feed namespace telemetry. */
     observeRequest(ctx: AppContext | HotContext, seconds: number) {

@@ -71,6 +71,7 @@ export type {
 export { createRemoteVerifiers, InvalidTokenError, JWKS_PATHS, SESSION_AUDIENCE, TOKEN_TYPES } from './keys/keys.tokens.ts';
 export { registerTlsRoutes } from './keys/tls/tls.routes.ts';
 export { type CertificateInfo, createTlsService, type TlsService, type TlsStatus } from './keys/tls/tls.service.ts';
+export { tlsBackupParts } from './keys/tls/tls.store.ts';
 export { PLATFORM_AUDIENCE } from './oauth/oauth.schemas.ts';
 export type { OAuthService } from './oauth/oauth.service.ts';
 export { FIRST_PARTY_CLI } from './oauth/oauth.service.ts';
@@ -312,6 +313,8 @@ export function createIdentityService(deps: IdentityDeps) {
       cleanupTimer = setInterval(maintenance, 60_000);
       cleanupTimer.unref();
     },
+    /** The current KEK's fingerprint (never the KEK), for a backup's manifest; null before start. */
+    kekFingerprint: keys.kekFingerprint,
     /** Health check entry: null when ready, otherwise the reason. */
     readiness(): string | null {
       return keys.readiness();

@@ -3,9 +3,11 @@
  * the immediate and bulk delivery lanes, recovery and retention, bounce collection (IMAP), and the settled-status
  * topic (message-ID wake-ups behind `?wait=` on the message reads).
  */
+import path from 'node:path';
 import type { z } from 'zod';
 import type { AuditLog } from '../core/audit/audit.ts';
 import type { TokenService } from '../core/auth/tokens.service.ts';
+import type { BackupPart } from '../core/backup/index.ts';
 import { type Api, parse } from '../core/http/api.ts';
 import type { Logger } from '../core/logging/logger.ts';
 import type { Db } from '../core/storage/platform-db.ts';
@@ -191,6 +193,20 @@ export function createMailService(deps: MailDeps) {
     },
     /** Core's notification batches: the default profile's bulk lane. */
     enqueueAsCore: (body: Omit<EnqueueBody, 'profile'>) => log.enqueue(coreSender(), body as EnqueueBody),
+
+    /**
+     * A backup's parts of outgoing mail: the attachment objects that queued (unsent) mail still needs, as optional
+     * files (delivery may release one before its turn: it is then left out). Everything else is in platform.db.
+     */
+    backupParts(): BackupPart[] {
+      return [...new Set(logStore.pendingAttachmentIds())].sort().map((id) => ({
+        kind: 'file',
+        name: `mail-attachments/${id}`,
+        path: path.join(attachments.dir, id),
+        secret: false,
+        optional: true,
+      }));
+    },
 
     /** Operations and tests: wake both lanes now, run recovery or retention now, wait until this worker is idle. */
     kick: () => delivery!.kick(),

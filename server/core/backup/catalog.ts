@@ -28,6 +28,8 @@ export interface BackupListing {
   problem?: string;
   hearthVersion?: string;
   secrets?: BackupManifest['secrets'];
+  /** A complete backup's manifest (what it holds: entries with their meta, schema, KEK fingerprint). */
+  manifest?: BackupManifest;
 }
 
 /** A backup's file name for a creation time: `hearth-2026-11-26T030000.123Z.hearth-backup` (sorts by time, no colons). */
@@ -63,7 +65,7 @@ export async function listBackups(dir: string): Promise<BackupListing[]> {
     }
     try {
       const m = await readBackupManifest(file);
-      out.push({ ...base, createdAt: new Date(m.createdAt), status: 'complete', hearthVersion: m.hearthVersion, secrets: m.secrets });
+      out.push({ ...base, createdAt: new Date(m.createdAt), status: 'complete', hearthVersion: m.hearthVersion, secrets: m.secrets, manifest: m });
     } catch (err) {
       out.push({ ...base, status: 'damaged', problem: (err as Error).message });
     }
@@ -74,12 +76,13 @@ export async function listBackups(dir: string): Promise<BackupListing[]> {
 /**
  * Keeps the newest `keep` complete backups in `dir` and deletes every backup file older than the oldest one kept
  * (complete or damaged). Damaged files newer than that, and partial files, are left alone. Answers what it kept and
- * removed (paths).
+ * removed (paths). `only` limits both the counting and the deleting to the file names it accepts (the scheduled
+ * backups, so that manual ones are never pruned).
  */
-export async function pruneBackups(dir: string, keep: number): Promise<{ kept: string[]; removed: string[] }> {
+export async function pruneBackups(dir: string, keep: number, only?: (name: string) => boolean): Promise<{ kept: string[]; removed: string[] }> {
   if (!Number.isInteger(keep) || keep < 1)
     throw new HearthError('invalid_value', `the number of backups to keep must be a whole number of at least 1, not ${keep}`);
-  const all = (await listBackups(dir)).filter((b) => b.status === 'complete' || b.status === 'damaged');
+  const all = (await listBackups(dir)).filter((b) => (b.status === 'complete' || b.status === 'damaged') && (only?.(b.name) ?? true));
   const kept = all.filter((b) => b.status === 'complete').slice(0, keep);
   const oldestKept = kept.at(-1);
   const removed: string[] = [];

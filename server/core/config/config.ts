@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { Cron } from 'croner';
 import { z } from 'zod';
 
 /** An origin setting (`https://host[:port]`, a trailing slash tolerated and dropped); `example` is shown when it is not one. */
@@ -14,6 +15,16 @@ const origin = (example: string) =>
       }
     }, `must be an origin such as ${example} (scheme, host and optional port; no path)`)
     .transform((v) => v.replace(/\/+$/, ''));
+
+/** Whether croner accepts a cron expression (the backup schedule's syntax). */
+function validCron(v: string): boolean {
+  try {
+    new Cron(v, { mode: '5-or-6-parts', paused: true }).stop();
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Hearth's configuration, declared once. Precedence: defaults < environment (HEARTH_*) < explicit options
@@ -169,6 +180,14 @@ export const configSchema = z
       .string()
       .regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i, 'must be one DNS label such as office-hearth')
       .optional(),
+    /** Where backups are written and listed (`HEARTH_BACKUP_DIR`); unset: `<data>/backups`. */
+    backupDir: z.string().min(1, 'must not be empty').optional(),
+    /** When scheduled backups run: a cron expression (croner syntax, 5 or 6 fields, e.g. `0 3 * * *`); unset: no schedule. */
+    backupSchedule: z.string().trim().min(1, 'must not be empty').refine(validCron, 'must be a cron expression such as `0 3 * * *` (5 or 6 fields)').optional(),
+    /** Scheduled backups kept in the backup folder (the oldest beyond it are deleted after each scheduled run). */
+    backupKeep: z.coerce.number().int().min(1).max(10_000),
+    /** The passphrase scheduled backups seal their secrets with (at least 8 characters); unset: they leave the secrets out. */
+    backupPassphrase: z.string().min(8, 'must be at least 8 characters').optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -205,6 +224,7 @@ export const DEFAULTS = {
   tlsNames: [],
   acmeDirectory: 'https://acme-v02.api.letsencrypt.org/directory',
   acmeHttpPort: 80,
+  backupKeep: 7,
 } satisfies Partial<HearthConfig>;
 
 /** Environment variable for each setting. */
@@ -252,10 +272,14 @@ export const ENV_NAMES: Record<keyof HearthConfig, string> = {
   hsts: 'HEARTH_HSTS',
   mdns: 'HEARTH_MDNS',
   mdnsName: 'HEARTH_MDNS_NAME',
+  backupDir: 'HEARTH_BACKUP_DIR',
+  backupSchedule: 'HEARTH_BACKUP_SCHEDULE',
+  backupKeep: 'HEARTH_BACKUP_KEEP',
+  backupPassphrase: 'HEARTH_BACKUP_PASSPHRASE',
 };
 
 /** Settings whose values are never echoed in an error. */
-const SECRET_SETTINGS = new Set(['adminToken', 'appSecret', 'identityKek', 'identityNextKek', 'identityPreviousKek', 'oauthBrokerSecret']);
+const SECRET_SETTINGS = new Set(['adminToken', 'appSecret', 'identityKek', 'identityNextKek', 'identityPreviousKek', 'oauthBrokerSecret', 'backupPassphrase']);
 
 /** The identity domain's secrets from the configuration (each unset one is generated into the secret store). */
 export type IdentitySecretsConfig = Pick<HearthConfig, 'identityKek' | 'identityNextKek' | 'identityPreviousKek' | 'oauthBrokerSecret'>;
@@ -284,5 +308,6 @@ export function loadConfig(options: ConfigInput = {}, env: NodeJS.ProcessEnv = p
     const shown = SECRET_SETTINGS.has(key) ? '' : ` (got ${JSON.stringify(merged[key])})`;
     throw new ConfigError(`invalid setting ${source}: ${issue.message}${shown}`);
   }
-  return { ...parsed.data, dataDir: path.resolve(parsed.data.dataDir) };
+  const dataDir = path.resolve(parsed.data.dataDir);
+  return { ...parsed.data, dataDir, backupDir: path.resolve(dataDir, parsed.data.backupDir ?? 'backups') };
 }

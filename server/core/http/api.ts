@@ -32,6 +32,8 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   params?: P;
   query?: Q;
   body?: B;
+  /** The JSON body may be left out entirely: it is then validated as `{}` (every member of `body` optional). */
+  bodyOptional?: boolean;
   /**
    * This route's JSON body limit in bytes instead of the server's `jsonBodyLimit` (HEARTH_JSON_BODY_LIMIT). `{max: n}`
    * lowers it: at most n, or the server's limit when that is smaller (small routes: sign-in, setup, credentials). A
@@ -138,7 +140,7 @@ export class Api {
         params: def.params as never,
         query: def.query as never,
         body: def.body
-          ? { required: true, content: { 'application/json': { schema: def.body } } }
+          ? { required: !def.bodyOptional, content: { 'application/json': { schema: def.body } } }
           : def.rawBody
             ? { required: true, description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: def.rawBody.schema } } }
             : undefined,
@@ -160,8 +162,8 @@ export class Api {
         if (def.query) query = parse(def.query, ctx.query, 'query');
         if (def.body) {
           raw = await readJsonBody(c, bodyLimit);
-          if (raw === undefined) throw new HearthError('invalid_request', 'a JSON request body is required');
-          body = parse(def.body, raw, 'body');
+          if (raw === undefined && !def.bodyOptional) throw new HearthError('invalid_request', 'a JSON request body is required');
+          body = parse(def.body, raw === undefined ? {} : raw, 'body');
         }
       } catch (err) {
         if (def.onInvalid && err instanceof HearthError) def.onInvalid(c, err, raw);

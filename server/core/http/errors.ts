@@ -166,6 +166,7 @@ export const ERROR_CODES = {
   wrong_passphrase: 400,
   passphrase_required: 400,
   target_not_empty: 409,
+  backup_not_found: 404,
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -105,10 +105,15 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
   const record = (e: { actor: Actor; action: string; target: string; detail?: Record<string, unknown> }) =>
     audit.record({ actor: e.actor.actor, action: e.action, target: e.target, detail: e.detail ?? null, requestId: e.actor.requestId });
 
-  /** Copies a consistent snapshot of a live namespace to `dest` with SQLite's online backup (writes continue). */
-  async function snapshot(name: string, dest: string, onProgress?: (done: number, total: number) => void): Promise<void> {
+  /**
+   * Copies a consistent snapshot of a live namespace to `dest` with SQLite's online backup (writes continue). With
+   * `fileId` (a backup listed the namespace with that file) a namespace deleted or replaced by an import since then
+   * answers 'vanished' instead of failing, and nothing is copied.
+   */
+  async function snapshot(name: string, dest: string, onProgress?: (done: number, total: number) => void, fileId?: string): Promise<'vanished' | undefined> {
     privateFile(dest);
-    const ok = await handles.withPinned(name, async (db) => {
+    const ok = await handles.withPinned(name, async (db, current) => {
+      if (fileId !== undefined && current !== fileId) return 'vanished' as const;
       await db.backup(dest, {
         progress: ({ totalPages, remainingPages }) => {
           onProgress?.(totalPages - remainingPages, totalPages);
@@ -117,6 +122,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
       });
       return true;
     });
+    if (ok === 'vanished' || (!ok && fileId !== undefined)) return 'vanished';
     if (!ok) throw notFound(name);
   }
 
@@ -382,6 +388,12 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     },
 
     count: () => store.count(),
+
+    /** Every namespace with its database file's id (for a backup's parts). */
+    files: (): Array<{ name: string; fileId: string }> => store.files(),
+
+    /** A namespace's snapshot for a backup: 'vanished' when it was deleted or replaced since it was listed. */
+    snapshot: (name: string, fileId: string, dest: string, onProgress: (done: number, total: number) => void) => snapshot(name, dest, onProgress, fileId),
 
     /** Starts the periodic activity flush and storage measurement; returns a stop function. */
     startJobs(): () => void {

@@ -38,6 +38,7 @@ export function createNamespaceStore(db: Db) {
   const setStorage = db.prepare('UPDATE namespaces SET storage = ? WHERE name = ? AND file_id = ?');
   const count = db.prepare('SELECT count(*) FROM namespaces').pluck();
   const fileIds = db.prepare('SELECT file_id FROM namespaces').pluck();
+  const files = db.prepare('SELECT name, file_id AS fileId FROM namespaces ORDER BY name');
 
   return {
     get: (name: string) => get.get(name) as NamespaceRow | undefined,
@@ -53,6 +54,7 @@ export function createNamespaceStore(db: Db) {
     }),
     count: () => count.get() as number,
     fileIds: () => new Set(fileIds.all() as string[]),
+    files: () => files.all() as Array<{ name: string; fileId: string }>,
     transaction: <T>(fn: () => T) => db.transaction(fn)(),
   };
 }

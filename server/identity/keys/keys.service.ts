@@ -184,6 +184,8 @@ export function createKeysService(deps: KeysServiceDeps) {
   };
 
   return {
+    /** The fingerprint of the current KEK once started (recorded in backups: a restore says which KEK it needs). */
+    kekFingerprint: (): string | null => keks?.current.id ?? null,
     /** Validates every stored key (start-up fails on a wrong KEK, corrupt ciphertext or a mismatched pair), then maintains. */
     async start(): Promise<void> {
       try {

@@ -148,6 +148,9 @@ export function createLogStore(db: Db) {
     `SELECT id, attachments FROM mail_messages WHERE attachments_released = 0 AND status IN ('sent', 'failed', 'cancelled', 'bounced') LIMIT ?`,
   );
   const markReleased = db.prepare('UPDATE mail_messages SET attachments_released = 1 WHERE id = ?');
+  const pendingAttachments = db
+    .prepare(`SELECT attachments FROM mail_messages WHERE attachments_released = 0 AND status IN ('queued', 'sending') AND attachments <> '[]'`)
+    .pluck();
 
   const purgeCandidates = db
     .prepare(`SELECT id FROM mail_messages WHERE content_purged_at IS NULL AND created_at < @before
@@ -286,6 +289,9 @@ export function createLogStore(db: Db) {
     expire: (now: number) => expire.all({ now }) as string[],
     unreleased: (limit: number) => unreleased.all(limit) as Array<{ id: string; attachments: string }>,
     markReleased: (id: string) => void markReleased.run(id),
+    /** The attachment object ids that mail not yet sent still needs (a backup's mail parts). */
+    pendingAttachmentIds: () =>
+      (pendingAttachments.all() as string[]).flatMap((json) => (JSON.parse(json) as Array<{ objectId: string }>).map((a) => a.objectId)),
 
     purgeCandidates: (before: number, limit: number) => purgeCandidates.all({ before, limit }) as string[],
     purgeContent(id: string, at: number) {

@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { BackupPart } from '../../../core/backup/index.ts';
 import type { SecretStore } from '../../../core/secrets/secrets.ts';
 import { EnvelopeError, type KekSet, type KekSettings, kekById, open, resolveKeks, seal } from '../keys.crypto.ts';
 
@@ -85,4 +86,30 @@ export class TlsStore {
     const kek = this.kekSet().current;
     this.write(name, `${JSON.stringify({ encryptionKeyId: kek.id, envelope: seal(kek, pem, name, 'tls') })}\n`);
   }
+}
+
+/**
+ * The TLS files of a data folder as a backup's secret file parts (`tls/<mode>/<file>`): certificates and the sealed
+ * private keys, never opened here. A file removed before its turn (a renewal's rename) is left out; temporary files
+ * of a write in progress are not listed.
+ */
+export function tlsBackupParts(dataDir: string): BackupPart[] {
+  const root = path.join(dataDir, 'tls');
+  const parts: BackupPart[] = [];
+  const walk = (dir: string, rel: string[]) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw err;
+    }
+    for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      if (e.isDirectory()) walk(path.join(dir, e.name), [...rel, e.name]);
+      else if (e.isFile() && !e.name.endsWith('.tmp'))
+        parts.push({ kind: 'file', name: ['tls', ...rel, e.name].join('/'), path: path.join(dir, e.name), secret: true, optional: true });
+    }
+  };
+  walk(root, []);
+  return parts;
 }
