@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.ts';
 import { registerAccounts } from './commands/accounts.ts';
+import { registerBackup } from './commands/backup.ts';
 import { registerLinux } from './commands/linux.ts';
 import { registerLogin } from './commands/login.ts';
 import { registerMail } from './commands/mail.ts';
@@ -37,6 +38,7 @@ export function buildProgram(): Command {
   registerLinux(program);
   registerMail(program);
   registerTls(program);
+  registerBackup(program);
   return program;
 }
 

@@ -2,30 +2,13 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { NamespaceConfig, type NamespaceRecord } from '../../db/contract.ts';
 import { type ClientOptions, HearthClient, serverOptions } from '../client.ts';
+import { progressBar, saveBody } from '../download.ts';
 import { CliError, formatBytes, printJson, printTable } from '../output.ts';
 
 type Opts = ClientOptions & { json?: boolean };
-
-function progressBar(label: string, total: number) {
-  const bar = new cliProgress.SingleBar(
-    { format: `${label} [{bar}] {percentage}% | {done} / {size} | {eta_formatted} left`, stream: process.stderr, hideCursor: true, clearOnComplete: false },
-    cliProgress.Presets.shades_classic,
-  );
-  bar.start(total, 0, { done: formatBytes(0), size: formatBytes(total) });
-  let done = 0;
-  return {
-    add(n: number) {
-      done += n;
-      bar.update(done, { done: formatBytes(done) });
-    },
-    stop: () => bar.stop(),
-  };
-}
 
 const row = (n: NamespaceRecord) => ({
   name: n.name,
@@ -169,23 +152,9 @@ export function registerNamespaces(program: Command): void {
     .option('--quiet', 'no progress bar')
     .action(async (name: string, opts: Opts & { output?: string; quiet?: boolean }) => {
       const res = await new HearthClient(opts).request('GET', `/v1/namespaces/${enc(name)}/export`);
-      const total = Number(res.headers.get('content-length') ?? 0);
       const out = opts.output ?? `${name}.db`;
-      const toStdout = out === '-';
-      const tmp = toStdout ? '' : `${out}.part-${crypto.randomBytes(4).toString('hex')}`;
-      const bar = !opts.quiet && process.stderr.isTTY ? progressBar('export', total) : null;
-      const body = Readable.fromWeb(res.body as import('node:stream/web').ReadableStream);
-      body.on('data', (c: Buffer) => bar?.add(c.length));
-      try {
-        await pipeline(body, toStdout ? process.stdout : fs.createWriteStream(tmp));
-        if (!toStdout) fs.renameSync(tmp, out);
-      } catch (err) {
-        if (!toStdout) fs.rmSync(tmp, { force: true });
-        throw new CliError(`export failed: ${(err as Error).message}`);
-      } finally {
-        bar?.stop();
-      }
-      if (!toStdout) process.stderr.write(`Exported ${name} to ${out} (${formatBytes(fs.statSync(out).size)}).\n`);
+      await saveBody(res, out, { what: 'export', quiet: opts.quiet });
+      if (out !== '-') process.stderr.write(`Exported ${name} to ${out} (${formatBytes(fs.statSync(out).size)}).\n`);
     });
 
   serverOptions(ns.command('import <name> <file>'))
