@@ -66,7 +66,8 @@ async function follow(client: HearthClient, first: BackupJob, quiet: boolean | u
         bar.update(p.step === 'finish' ? p.parts + 1 : p.index, { part: p.part, written: formatBytes(p.bytesWritten) });
       } else if (!quiet && p.part !== shown) {
         shown = p.part;
-        process.stderr.write(`backup: ${p.step} ${p.part} (${Math.min(p.index + 1, p.parts)}/${p.parts}, ${formatBytes(p.bytesWritten)} written)\n`);
+        const what = p.step === 'secrets' ? 'sealing the secrets' : p.step === 'finish' ? 'finishing' : `${p.step} ${p.part}`;
+        process.stderr.write(`backup: ${what} (${Math.min(p.index + 1, p.parts)}/${p.parts}, ${formatBytes(p.bytesWritten)} written)\n`);
       }
     }
   } finally {
