@@ -11,6 +11,7 @@
  *   /me                                 the signed-in account (own password, passkeys)
  *   /network                            HTTPS status and "Renew now" (administrators)
  *   /network/certificate                "Add this device's certificate" (also before sign-in)
+ *   /backups                            whole-appliance backups: list, "Back up now", the schedule (administrators)
  */
 
 export type NsTab = 'overview' | 'tables' | 'sql' | 'events' | 'changelog';
@@ -42,6 +43,7 @@ export type Route =
   | { name: 'namespace'; ns: string; tab: NsTab; table: string | null; view: 'rows' | 'structure' }
   | { name: 'mail'; tab: MailTab }
   | { name: 'network'; tab: NetworkTab }
+  | { name: 'backups' }
   | { name: 'not_found'; path: string };
 
 function decode(s: string): string | null {
@@ -58,6 +60,7 @@ export function parse(pathname: string): Route {
   const p = parts as string[];
   if (p.length === 0) return { name: 'home' };
   if (p.length === 1 && p[0] === 'namespaces') return { name: 'namespaces' };
+  if (p.length === 1 && p[0] === 'backups') return { name: 'backups' };
   if (p.length === 1 && Object.hasOwn(IDENTITY_PAGES, p[0]!)) return { name: IDENTITY_PAGES[p[0] as keyof typeof IDENTITY_PAGES] };
   if (p[0] === 'mail' && p.length <= 2) {
     const tab = (p[1] ?? 'profiles') as MailTab;

@@ -217,3 +217,32 @@ export function describeError(err: unknown): string {
 }
 
 export type Progress = { loaded: number; total: number | null };
+
+/**
+ * Reads a download's body, reporting progress against `Content-Length`. A body cut short (fewer bytes than the
+ * length said) is an error, never a short file.
+ */
+export async function readDownload(res: Response, type: string, onProgress?: (p: Progress) => void): Promise<Blob> {
+  const length = Number(res.headers.get('Content-Length'));
+  const total = Number.isFinite(length) && length > 0 ? length : null;
+  const chunks: Uint8Array<ArrayBuffer>[] = [];
+  let loaded = 0;
+  onProgress?.({ loaded, total });
+  if (res.body) {
+    const reader = res.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        loaded += value.byteLength;
+        onProgress?.({ loaded, total });
+      }
+    } catch (err) {
+      if ((err as Error).name === 'AbortError') throw err;
+      throw new NetworkError('The download was interrupted. Try again.');
+    }
+  }
+  if (total !== null && loaded !== total) throw new NetworkError(`The download was cut short (${loaded} of ${total} bytes). Try again.`);
+  return new Blob(chunks, { type });
+}

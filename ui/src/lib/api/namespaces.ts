@@ -1,6 +1,6 @@
 /** The namespace control plane: `/v1/namespaces`. The types are the server's own (zod-inferred), imported as types only. */
 import type { NamespaceConfig, NamespaceList, NamespaceRecord, StorageSnapshot } from '../../../../server/db/namespaces/namespaces.schemas.ts';
-import { authHeaders, credentials, NetworkError, type Progress, request, send, toApiError } from './client.ts';
+import { authHeaders, credentials, NetworkError, type Progress, readDownload, request, send, toApiError } from './client.ts';
 
 export type { NamespaceConfig, StorageSnapshot };
 export type Namespace = NamespaceRecord;
@@ -71,29 +71,8 @@ export async function exportNamespace(
   opts: { onProgress?: (p: Progress) => void; signal?: AbortSignal } = {},
 ): Promise<{ blob: Blob; filename: string }> {
   const res = await send(`${path(name)}/export`, { headers: { Accept: 'application/octet-stream' }, signal: opts.signal });
-  const length = Number(res.headers.get('Content-Length'));
-  const total = Number.isFinite(length) && length > 0 ? length : null;
   const filename = filenameFrom(res.headers.get('Content-Disposition')) ?? `${name}.db`;
-  const chunks: Uint8Array<ArrayBuffer>[] = [];
-  let loaded = 0;
-  opts.onProgress?.({ loaded, total });
-  if (res.body) {
-    const reader = res.body.getReader();
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        chunks.push(value);
-        loaded += value.byteLength;
-        opts.onProgress?.({ loaded, total });
-      }
-    } catch (err) {
-      if ((err as Error).name === 'AbortError') throw err;
-      throw new NetworkError('The download was interrupted. Try again.');
-    }
-  }
-  if (total !== null && loaded !== total) throw new NetworkError(`The download was cut short (${loaded} of ${total} bytes). Try again.`);
-  return { blob: new Blob(chunks, { type: 'application/vnd.sqlite3' }), filename };
+  return { blob: await readDownload(res, 'application/vnd.sqlite3', opts.onProgress), filename };
 }
 
 function filenameFrom(disposition: string | null): string | null {
