@@ -1,7 +1,8 @@
 /**
  * The desktop app's main process: one window on the admin UI, served by the Hearth server running in an Electron
  * utility process under the supervisor. Thin on purpose: every decision lives in plain modules tested under Node
- * (server-supervisor.ts, restart-policy.ts, settings.ts, lan.ts, app-secret.ts, navigation.ts).
+ * (server-supervisor.ts, restart-policy.ts, settings.ts, lan.ts, app-secret.ts, navigation.ts, desktop-tokens.ts,
+ * backup.ts).
  *
  *   <userData>/data           the server's data folder
  *   <userData>/settings.json  desktop settings (LAN sharing, LAN port)
@@ -11,9 +12,24 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, type IpcMainInvokeEvent, ipcMain, nativeImage, safeStorage, session, shell } from 'electron';
+import {
+  app,
+  BrowserWindow,
+  dialog,
+  type IpcMainInvokeEvent,
+  ipcMain,
+  type MessageBoxOptions,
+  Notification,
+  nativeImage,
+  net,
+  safeStorage,
+  session,
+  shell,
+} from 'electron';
 import { lanLabel } from '../server/core/net/names.ts';
 import { loadAppSecret, type SecretCipher } from './app-secret.ts';
+import { backUpNow } from './backup.ts';
+import { DesktopTokens } from './desktop-tokens.ts';
 import { lanUrls, setLanSharing } from './lan.ts';
 import { applicationMenu, createTray, type MenuActions, type MenuModel } from './menu.ts';
 import { originOf } from './navigation.ts';
@@ -33,6 +49,8 @@ const PRELOAD = path.join(here, 'preload.cjs');
 const STATUS_PAGE = path.join(here, 'status.html');
 /** The admin UI's page with the CA QR code, fingerprint and install steps. */
 const CERTIFICATE_PAGE = '/network/certificate';
+/** The admin UI's Backups page (backups with a passphrase, the list, the schedule). */
+const BACKUPS_PAGE = '/backups';
 const ICON = path.resolve(here, '../../../resources/icons/icon.png');
 
 if (!app.requestSingleInstanceLock()) {
@@ -160,19 +178,80 @@ function main(): void {
       lanUrls: shareOnLan && running ? lanUrls(s.port, undefined, s.publicUrl) : [],
       status: statusLabel(s),
       caFingerprint: running ? s.caFingerprint : null,
+      canBackUp: running,
+      backingUp,
     };
   };
   const actions: MenuActions = {
     open: openWindow,
     setShareOnLan: (on) => void toggleLan(on),
     openDataFolder: () => void shell.openPath(dataDir),
-    addDevices: () => {
-      openWindow();
-      if (supervisor.state.phase === 'running') void win?.loadURL(`${supervisor.state.publicUrl}${CERTIFICATE_PAGE}`);
-    },
+    addDevices: () => openPage(CERTIFICATE_PAGE),
     viewLogs: () => void shell.openPath(logFile),
+    backUpNow: () => void backup(),
     quit: () => app.quit(),
   };
+  /** Opens a page of the admin UI in the window (when the server runs). */
+  const openPage = (page: string) => {
+    openWindow();
+    if (supervisor.state.phase === 'running') void win?.loadURL(`${supervisor.state.publicUrl}${page}`);
+  };
+  const messageBox = (opts: MessageBoxOptions) => (win ? dialog.showMessageBox(win, opts) : dialog.showMessageBox(opts));
+
+  /** The window and the menu's own calls share one desktop token (a new one revokes the previous one). */
+  const tokens = new DesktopTokens(() => supervisor.issueLoginToken());
+  let backingUp = false;
+  const backup = async () => {
+    if (backingUp) return;
+    backingUp = true;
+    refreshMenus();
+    const result = await backUpNow({
+      baseUrl: () => (supervisor.state.phase === 'running' ? supervisor.state.publicUrl : null),
+      tokens,
+      // Chromium's network stack: the window's session, which trusts Hearth's own root for its LAN address.
+      fetch: (url, init) => net.fetch(url, init),
+      shell: {
+        confirm: async () => {
+          const { response } = await messageBox({
+            type: 'question',
+            buttons: ['Back up without secrets', 'Use a passphrase…', 'Cancel'],
+            defaultId: 0,
+            cancelId: 2,
+            message: 'Back up Hearth now?',
+            detail:
+              'Without a passphrase the backup leaves the secrets out (the key-encryption key Hearth generated, the OAuth broker secret, the TLS keys): restoring it needs them given again. To seal them in the backup, make it with a passphrase on the Backups page.',
+          });
+          return (['start', 'page', 'cancel'] as const)[response] ?? 'cancel';
+        },
+        chooseFile: async (name) => {
+          const opts = {
+            title: 'Save the backup',
+            defaultPath: path.join(app.getPath('downloads'), name),
+            filters: [{ name: 'Hearth backup', extensions: ['hearth-backup'] }],
+          };
+          const r = await (win ? dialog.showSaveDialog(win, opts) : dialog.showSaveDialog(opts));
+          return r.canceled || !r.filePath ? null : r.filePath;
+        },
+        progress: (fraction) => win?.setProgressBar(fraction === null ? -1 : fraction),
+      },
+    });
+    backingUp = false;
+    refreshMenus();
+    if (result.outcome === 'page') openPage(BACKUPS_PAGE);
+    else if (result.outcome === 'failed') void messageBox({ type: 'error', message: 'The backup failed', detail: result.message });
+    else if (result.outcome === 'saved' || result.outcome === 'kept') {
+      const [title, body] =
+        result.outcome === 'saved'
+          ? ['Backup saved', `${path.basename(result.file)} (${(result.size / 1048576).toFixed(1)} MiB) is in ${path.dirname(result.file)}.`]
+          : ['Backup kept in Hearth', `${result.name} is in Hearth's backup folder: download it from the Backups page.`];
+      if (Notification.isSupported()) {
+        const note = new Notification({ title, body });
+        note.on('click', () => (result.outcome === 'saved' ? shell.showItemInFolder(result.file) : openPage(BACKUPS_PAGE)));
+        note.show();
+      } else void messageBox({ type: 'info', message: title, detail: body });
+    }
+  };
+
   const refreshMenus = () => {
     const model = menuModel();
     app.applicationMenu = applicationMenu(model, actions);
@@ -218,7 +297,7 @@ function main(): void {
 
   ipcMain.handle('hearth:sign-in', async (e) => {
     if (!fromServerPage(e)) return null;
-    return supervisor.issueLoginToken();
+    return tokens.forWindow();
   });
   ipcMain.handle('hearth:retry', async (e) => {
     if (!fromStatusPage(e)) return;

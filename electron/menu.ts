@@ -1,6 +1,6 @@
 /**
  * The tray icon and the application menu: open the window, share on the local network (on/off, with the address
- * to give LAN clients), open the data folder, view the logs, quit.
+ * to give LAN clients), back up now (electron/backup.ts), open the data folder, view the logs, quit.
  */
 import { clipboard, Menu, type MenuItemConstructorOptions, type NativeImage, Tray } from 'electron';
 
@@ -12,6 +12,10 @@ export interface MenuModel {
   status: string;
   /** SHA-256 fingerprint of Hearth's root while sharing over HTTPS, for devices to compare before trusting it. */
   caFingerprint?: string | null;
+  /** "Back up now…" is offered: the server runs. */
+  canBackUp?: boolean;
+  /** A desktop backup is in progress (the item says so). */
+  backingUp?: boolean;
 }
 
 export interface MenuActions {
@@ -21,6 +25,8 @@ export interface MenuActions {
   /** Opens the page with the CA QR code, fingerprint and install steps for phones and other computers. */
   addDevices(): void;
   viewLogs(): void;
+  /** Makes a backup and saves it where the user chooses. */
+  backUpNow(): void;
   quit(): void;
 }
 
@@ -41,6 +47,7 @@ function items(model: MenuModel, actions: MenuActions): MenuItemConstructorOptio
     { label: 'Share on the local network', type: 'checkbox', checked: model.shareOnLan, click: (item) => actions.setShareOnLan(item.checked) },
     ...lan,
     { type: 'separator' },
+    { label: model.backingUp ? 'Backing up…' : 'Back up now…', enabled: !!model.canBackUp && !model.backingUp, click: actions.backUpNow },
     { label: 'Open data folder', click: actions.openDataFolder },
     { label: 'View logs', click: actions.viewLogs },
     { type: 'separator' },
