@@ -105,7 +105,8 @@ export async function backUpNow(opts: DesktopBackupOptions): Promise<DesktopBack
       if (picked === null) break;
       job = (await (await call(`${BASE}/jobs/${encodeURIComponent(job.id)}`)).json()) as Job;
       const { parts, index } = job.progress;
-      if (parts > 0 && index > 0) opts.shell.progress((BACKUP_SHARE * (index - 1)) / parts);
+      // `index` counts from 0: the parts done so far.
+      if (parts > 0) opts.shell.progress((BACKUP_SHARE * Math.min(index, parts)) / parts);
     }
     const file = await choosing;
     if (file === null) {

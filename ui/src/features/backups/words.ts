@@ -111,19 +111,19 @@ const STEPS: Record<string, string> = {
   finish: 'Finishing',
 };
 
-/** "Part 3 of 12 · Copying namespaces/….db" for a running job. */
+/** "Part 3 of 12 · Copying namespaces/….db" for a running job (`index` counts from 0; the secrets come after the parts). */
 export function partLabel(job: BackupJob): string {
   const { parts, index, part, step } = job.progress;
-  if (parts <= 0 || index <= 0) return 'Starting…';
+  if (parts <= 0) return 'Starting…';
   if (step === 'finish') return `Finishing (${parts} parts written)`;
-  const doing = STEPS[step] ?? 'Writing';
-  return `Part ${Math.min(index, parts)} of ${parts} · ${doing}${step === 'secrets' ? '' : ` ${part}`}`;
+  if (step === 'secrets') return `${STEPS.secrets} (after ${parts} parts)`;
+  return `Part ${Math.min(index + 1, parts)} of ${parts} · ${STEPS[step] ?? 'Writing'} ${part}`;
 }
 
 /** 0–100 from the part count (the parts differ in size, so this is the share of parts done). */
 export function partPercent(job: BackupJob): number | null {
   if (job.state !== 'running') return 100;
   const { parts, index } = job.progress;
-  if (parts <= 0 || index <= 0) return null;
-  return Math.min(99, Math.round(((index - 1) / parts) * 100));
+  if (parts <= 0) return null;
+  return Math.min(99, Math.round((index / parts) * 100));
 }

@@ -3,62 +3,17 @@
  * audited): the list with the running job and the schedule, "Back up now" (one job at a time, polled for its
  * progress), the download and the deletion of a backup file.
  *
- * The types mirror the contract between the server and the UI (issue 17: `BackupJob`, `BackupEntry`,
- * `BackupSchedule`); they become type-only imports from `server/core/contract.ts` once the server exports them.
+ * The types are the server's zod schemas' own (server/core/backup/backup.schemas.ts through server/core/contract.ts,
+ * type-only), so a server change that breaks the page fails the typecheck.
  */
+import type { BackupEntry, BackupJob, BackupList, BackupSchedule } from '../../../../server/core/contract.ts';
 import { credentials, type Progress, readDownload, request, send } from './client.ts';
 
 export const BACKUPS_BASE = '/api/admin/backups';
 /** The server refuses a shorter passphrase (400 validation_failed). */
 export const MIN_PASSPHRASE_LENGTH = 8;
 
-export type BackupTrigger = 'manual' | 'schedule';
-export type BackupSecrets = 'encrypted' | 'omitted';
-
-export interface BackupJob {
-  id: string;
-  name: string;
-  trigger: BackupTrigger;
-  state: 'running' | 'complete' | 'failed';
-  /** ISO 8601. */
-  startedAt: string;
-  finishedAt: string | null;
-  secrets: BackupSecrets;
-  /** Part `index` of `parts` (1-based once it started), its name and step, and the bytes written so far. */
-  progress: { parts: number; index: number; part: string; step: string; bytesWritten: number };
-  size: number | null;
-  error: { error: string; message: string } | null;
-}
-
-export interface BackupEntry {
-  name: string;
-  size: number;
-  createdAt: string | null;
-  status: 'complete' | 'damaged' | 'writing' | 'stale';
-  trigger: BackupTrigger;
-  /** null: not known (a damaged or partial file). */
-  secrets: BackupSecrets | null;
-  hearthVersion: string | null;
-  namespaces: number | null;
-}
-
-export interface BackupSchedule {
-  /** The cron expression of `HEARTH_BACKUP_SCHEDULE`; null when no schedule is set. */
-  cron: string | null;
-  dir: string;
-  keep: number;
-  passphraseSet: boolean;
-  lastRun: string | null;
-  lastSuccess: string | null;
-  lastError: { error: string; message: string; at: string } | null;
-  nextRun: string | null;
-}
-
-export interface BackupList {
-  data: BackupEntry[];
-  running: BackupJob | null;
-  schedule: BackupSchedule;
-}
+export type { BackupEntry, BackupJob, BackupList, BackupSchedule };
 
 const enc = encodeURIComponent;
 
