@@ -39,7 +39,7 @@ test.afterAll(async () => {
 });
 
 let seeded = false;
-/** The administrator, a namespace with a table of rows and a mail profile (once; the setup page needs none yet). */
+/** The administrator, a namespace with a table of rows, a mail profile and a backup (once; the setup page needs none yet). */
 async function seed(): Promise<void> {
   if (seeded) return;
   seeded = true;
@@ -59,6 +59,8 @@ async function seed(): Promise<void> {
   );
   // Port 1: nothing listens there.
   await seedProfile(call, 'office', 1);
+  // A backup, so the Backups page shows its table.
+  await call('POST', '/api/admin/backups');
 }
 
 /** Serious and critical violations on what the page shows now, as "rule: target (contrast data)" lines. */
@@ -127,6 +129,7 @@ test('axe finds no serious or critical violation on any page or main dialog', as
     '/linux',
     '/network',
     '/network/certificate',
+    '/backups',
     '/me',
     '/no-such-page',
   ];
@@ -154,6 +157,7 @@ test('axe finds no serious or critical violation on any page or main dialog', as
   await dialog('create account', '/accounts', click(/^New account/));
   await dialog('create OAuth client', '/oauth-clients', click(/^New client/));
   await dialog('mail profile', '/mail/profiles', click(/^New profile/));
+  await dialog('back up now', '/backups', click(/^Back up now/));
   await dialog('confirm', '/mail/profiles', async (page) => {
     await page.getByRole('button', { name: 'More actions for office' }).click();
     await page

@@ -25,6 +25,7 @@ const TARGETS: Array<{ label: string; path: RegExp; heading: RegExp }> = [
   { label: 'Mail', path: /\/mail\/profiles$/, heading: /^Outgoing mail$/ },
   { label: 'Linux IDs', path: /\/linux$/, heading: /^Linux identities$/ },
   { label: 'Network', path: /\/network$/, heading: /^Network$/ },
+  { label: 'Backups', path: /\/backups$/, heading: /^Backups$/ },
 ];
 /** Pages reached otherwise: a namespace's tabs (with a table of rows) and the account page. */
 const PAGES = [`/ns/${NS}`, `/ns/${NS}/tables/people`, `/ns/${NS}/sql`, `/ns/${NS}/events`, `/ns/${NS}/changelog`, '/me'];
