@@ -306,4 +306,12 @@ test('dialogs fit a 390 px phone screen', async ({ page }) => {
   await settled(page);
   await page.getByRole('button', { name: /^New profile/ }).click();
   await fits(page.getByRole('dialog', { name: /profile/i }), 'mail profile');
+  await page.keyboard.press('Escape');
+  await page.goto(`${base}/backups`);
+  await settled(page);
+  await page
+    .getByRole('button', { name: /^Back up now/ })
+    .first()
+    .click();
+  await fits(page.getByRole('dialog', { name: 'Back up now' }), 'back up now');
 });

@@ -170,6 +170,12 @@ describe('desktop main process (stand-in Electron)', () => {
       expect((await fetch(`${url}api/admin/tokens`, { headers: { authorization: `Bearer ${granted.token}` } })).status).toBe(200);
       expect(await signIn({ sender: {}, senderFrame: { url } })).toBeNull();
       expect(await signIn({ sender: win.webContents, senderFrame: { url: 'http://127.0.0.1:1/' } })).toBeNull();
+      // "Back up now…" is offered while the server runs (electron/backup.ts is tested in backup.test.ts).
+      const backupItem = await until(
+        () => record.trayMenus.at(-1)?.template.find((i: { label?: string; enabled?: boolean }) => i.label === 'Back up now…' && i.enabled),
+        'Back up now… in the tray menu',
+      );
+      expect(typeof backupItem.click).toBe('function');
 
       // Share on the LAN from the tray: HTTPS with Hearth's own CA; the window follows the server to its public address
       // (the .local name, mapped to this computer) and shows the certificate page for the other devices.
