@@ -219,7 +219,7 @@ function main(): void {
             cancelId: 2,
             message: 'Back up Hearth now?',
             detail:
-              'Without a passphrase the backup leaves the secrets out (the key-encryption key Hearth generated, the OAuth broker secret, the TLS keys): restoring it needs them given again. To seal them in the backup, make it with a passphrase on the Backups page.',
+              'Without a passphrase the backup leaves the secrets out (the key-encryption key Hearth generated, the OAuth broker secret, the TLS keys): a restored server makes new ones, and the signing keys and mail passwords sealed under the old key no longer open. To seal the secrets in the backup, make it with a passphrase on the Backups page.',
           });
           return (['start', 'page', 'cancel'] as const)[response] ?? 'cancel';
         },
