@@ -15,14 +15,24 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
+export interface ProcessOptions {
+  /**
+   * A command the child's node is started through: `[command, ...args]`, then node, its flags and server-child.ts.
+   * The command must end by running its arguments with the inherited file descriptors (the IPC channel is fd 3), e.g.
+   * `['unshare', '-rm', 'sh', '-c', 'mount -t tmpfs -o size=8m tmpfs "$0" && exec "$@"', dir]` (a small disk).
+   */
+  wrap?: string[];
+}
+
 /**
  * Starts the real server in a child process on 127.0.0.1, port 0, with its own temporary data folder (see
  * server-child.ts). Options must be plain data (they cross the IPC channel).
  */
-export async function startServerProcess(opts: Omit<StartOptions, 'logDestination' | 'mail'> = {}): Promise<ServerProcess> {
+export async function startServerProcess(opts: Omit<StartOptions, 'logDestination' | 'mail'> = {}, how: ProcessOptions = {}): Promise<ServerProcess> {
   const dataDir = (opts.dataDir as string | undefined) ?? tempDir();
   const token = (opts.adminToken as string | undefined) ?? `test-admin-${crypto.randomBytes(16).toString('hex')}`;
-  const proc = fork(new URL('./server-child.ts', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  const wrap = how.wrap?.length ? { execPath: how.wrap[0], execArgv: [...how.wrap.slice(1), process.execPath, ...process.execArgv] } : {};
+  const proc = fork(new URL('./server-child.ts', import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...wrap });
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     proc.once('exit', (code, signal) => reject(new Error(`the server process exited before it was ready (${signal ?? code})`)));
