@@ -6,6 +6,8 @@
 const ROLES: Record<string, () => Promise<unknown>> = {
   /** Checks an uploaded database off the event loop (worker thread). */
   'db-check': () => import('../db/namespaces/check.worker.ts'),
+  /** Copies WAL databases (backups, namespace exports and duplicates) off the event loop (worker thread). */
+  'db-snapshot': () => import('../core/storage/snapshot.worker.ts'),
   /** Checkpoints platform.db's WAL beside the event loop (worker thread). */
   'db-checkpoint': () => import('../core/storage/checkpoint.worker.ts'),
   /** Composes and sends the delivery lanes' mail (worker thread). */

@@ -16,8 +16,11 @@ const BLOCK = 512;
 const pad = (size: number) => (BLOCK - (size % BLOCK)) % BLOCK;
 
 export interface ArchiveWriter {
-  /** Appends an entry of exactly `size` bytes from `source`; answers its SHA-256 (hex). */
-  add(name: string, size: number, source: AsyncIterable<Uint8Array>, onBytes?: (done: number) => void): Promise<string>;
+  /**
+   * Appends an entry of exactly `size` bytes from `source`; answers its SHA-256 (hex). With `sha256` (the hash of
+   * a private copy already read on another thread) the bytes are not hashed again and that hash is answered.
+   */
+  add(name: string, size: number, source: AsyncIterable<Uint8Array>, onBytes?: (done: number) => void, sha256?: string): Promise<string>;
   /** Appends an entry held in memory; answers its SHA-256 (hex). */
   addBuffer(name: string, bytes: Buffer): Promise<string>;
   /** Writes the end of the archive and waits until every byte is handed to the file (the caller fsyncs). */
@@ -67,9 +70,9 @@ export function archiveWriter(fh: FileHandle, mtime: Date): ArchiveWriter {
   const header = (name: string, size: number) => ({ name, size, mode: 0o600, mtime, type: 'file' as const, uname: '', gname: '' });
 
   return {
-    add(name, size, source, onBytes) {
+    add(name, size, source, onBytes, sha256) {
       return reported(async () => {
-        const hash = crypto.createHash('sha256');
+        const hash = sha256 === undefined ? crypto.createHash('sha256') : null;
         let settle!: (err?: Error | null) => void;
         const entryDone = new Promise<void>((ok, fail) => {
           settle = (err) => (err ? fail(err) : ok());
@@ -78,7 +81,7 @@ export function archiveWriter(fh: FileHandle, mtime: Date): ArchiveWriter {
         const entry = pack.entry(header(name, size), (err) => settle(err));
         let done = 0;
         for await (const chunk of source) {
-          hash.update(chunk);
+          hash?.update(chunk);
           done += chunk.length;
           if (done > size) throw new Error(`${name} grew while it was read (more than ${size} bytes)`);
           if (!entry.write(chunk)) await guard(once(entry, 'drain'));
@@ -87,7 +90,7 @@ export function archiveWriter(fh: FileHandle, mtime: Date): ArchiveWriter {
         if (done !== size) throw new Error(`${name} shrank while it was read (${done} of ${size} bytes)`);
         entry.end(undefined); // streamx types want an argument; none is written
         await guard(entryDone);
-        return hash.digest('hex');
+        return hash ? hash.digest('hex') : sha256!;
       });
     },
     addBuffer(name, bytes) {

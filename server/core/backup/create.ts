@@ -140,13 +140,15 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
             continue;
           }
           signal?.throwIfAborted();
-          settleSnapshot(tmp);
+          const known = answer?.sha256 ? answer.sha256 : undefined;
+          if (!known) settleSnapshot(tmp);
           if (part.name === PLATFORM_DB) schema = groupMigrations(readMigrationIds(tmp));
           doing = `writing ${part.name}`;
           const size = fs.statSync(tmp).size;
+          if (known && size !== answer?.size) throw new Error(`the snapshot of ${part.name} changed after it was hashed`);
           const readFh = await fsp.open(tmp, 'r');
           try {
-            const sha256 = await w.add(part.name, size, chunks(readFh, size, signal), (d) => progress(part.name, index, 'archive', d, size));
+            const sha256 = await w.add(part.name, size, chunks(readFh, size, signal), (d) => progress(part.name, index, 'archive', d, size), known);
             entries.push({ name: part.name, kind: 'sqlite', size, sha256, ...(part.meta ? { meta: part.meta } : {}) });
           } finally {
             await readFh.close();

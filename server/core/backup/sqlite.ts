@@ -2,50 +2,51 @@
  * SQLite for backups: a snapshot function for a database file the engine may open itself, and the reads the engine
  * makes of a snapshot (its migration ids, its integrity check).
  *
- * Why a read transaction around the online backup: SQLite restarts a backup from its first page whenever another
- * connection writes to the source between two steps, so a database written to all the time (platform.db) would
- * never finish copying. A WAL reader that holds one read transaction sees one snapshot for as long as it holds it,
- * and writers go on beside it; the backup, stepping inside that transaction, copies exactly that snapshot and is
- * never restarted. The price: the WAL cannot be checkpointed past that snapshot until the copy ends (it grows by the
- * writes made meanwhile). On a rollback-journal database the same transaction would hold writers off for the whole
- * copy: give such a database a snapshot through its owner's connection instead.
+ * Why one read transaction: SQLite's online backup restarts from its first page whenever another connection writes
+ * to the source between two steps, so a database written to all the time (platform.db) would never finish copying.
+ * VACUUM INTO is one statement, so one read transaction; a WAL reader sees one snapshot for as long as it holds it,
+ * and writers go on beside it, so the copy is exactly that snapshot and is never restarted. The price: the WAL
+ * cannot be checkpointed past that snapshot until the copy ends (it grows by the writes made meanwhile). On a
+ * rollback-journal database the same transaction would hold writers off for the whole copy: give such a database a
+ * snapshot through its owner's connection instead.
  */
 import fs from 'node:fs';
 import { privateFile } from '../storage/data-dir.ts';
+import { copyWalDatabase } from '../storage/snapshot-thread.ts';
 import { Database } from '../storage/sqlite.ts';
 
 /**
  * Copies a consistent snapshot of a database to `dest`, reporting pages copied so far of the total; answers
- * 'vanished' when the database no longer exists (deleted while the backup ran).
+ * 'vanished' when the database no longer exists (deleted while the backup ran). A snapshot function that already
+ * read its finished copy (on another thread) may answer its size and SHA-256: the copy must then be one
+ * self-contained file, and the engine appends it without hashing it again.
  */
-// biome-ignore lint/suspicious/noConfusingVoidType: an owner's snapshot method (Promise<void>) must fit as it is
-export type SqliteSnapshot = (dest: string, onProgress: (done: number, total: number) => void) => Promise<void | 'vanished'>;
+export type SqliteSnapshot = (
+  dest: string,
+  onProgress: (done: number, total: number) => void,
+  // biome-ignore lint/suspicious/noConfusingVoidType: an owner's snapshot method (Promise<void>) must fit as it is
+) => Promise<void | 'vanished' | SnapshotDigest | null | undefined>;
 
-/** Pages copied per step: 256 pages of 4 KiB is 1 MiB, well under a millisecond between event-loop turns. */
-const PAGES_PER_STEP = 256;
+/** What a snapshot function may answer about the copy it wrote: its size in bytes and its SHA-256 (hex). */
+export interface SnapshotDigest {
+  size: number;
+  sha256: string | null;
+}
 
 /**
- * The snapshot function for a WAL database file the engine may open itself (platform.db): a read-only connection
- * of its own, one read transaction, and SQLite's online backup in steps of `pagesPerStep` pages.
+ * The snapshot function for a WAL database file the engine may open itself (platform.db): VACUUM INTO on a
+ * read-only connection of the snapshot thread (core/storage/snapshot-thread.ts), off the event loop; the temporary
+ * copy is not fsynced, and its size and SHA-256 are read on that thread too. Progress reports the file's pages at
+ * the start and the end (VACUUM INTO has no steps).
  */
-export function sqliteFileSnapshot(file: string, opts: { pagesPerStep?: number } = {}): SqliteSnapshot {
-  const step = opts.pagesPerStep ?? PAGES_PER_STEP;
+export function sqliteFileSnapshot(file: string): SqliteSnapshot {
   return async (dest, onProgress) => {
     privateFile(dest);
-    const db = new Database(file, { readonly: true, fileMustExist: true, timeout: 5000 });
-    try {
-      db.exec('BEGIN');
-      db.prepare('SELECT count(*) FROM sqlite_schema').get(); // starts the read transaction: this is the snapshot
-      await db.backup(dest, {
-        progress: ({ totalPages, remainingPages }) => {
-          onProgress(totalPages - remainingPages, totalPages);
-          return step;
-        },
-      });
-    } finally {
-      if (db.inTransaction) db.exec('COMMIT');
-      db.close();
-    }
+    const pages = Math.ceil(fs.statSync(file).size / 4096);
+    onProgress(0, pages);
+    const copy = await copyWalDatabase({ file, dest, durable: false, hash: true, timeout: 5000 });
+    onProgress(pages, pages);
+    return copy;
   };
 }
 

@@ -116,12 +116,12 @@ export class HandleManager {
   }
 
   /** Runs `fn` with the connection pinned open (for asynchronous work such as a backup). */
-  async withPinned<T>(name: string, fn: (db: TenantDb, fileId: string) => Promise<T>): Promise<T | null> {
+  async withPinned<T>(name: string, fn: (db: TenantDb, fileId: string, config: NamespaceConfig) => Promise<T>): Promise<T | null> {
     const h = this.handle(name);
     if (!h) return null;
     h.pins++;
     try {
-      return await fn(h.db, h.fileId);
+      return await fn(h.db, h.fileId, h.config);
     } finally {
       h.pins--;
       if (h.pins === 0) for (const r of h.released.splice(0)) r();

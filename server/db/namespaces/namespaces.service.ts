@@ -7,6 +7,7 @@ import type { Upload } from '../../core/http/multipart.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import { spawnWorker } from '../../core/runtime.ts';
 import { privateDir, privateFile } from '../../core/storage/data-dir.ts';
+import { copyWalDatabase, type SnapshotCopy } from '../../core/storage/snapshot-thread.ts';
 import { Database } from '../../core/storage/sqlite.ts';
 import { applyConfig, dbFile, HandleManager, measureStorage, removeDbFiles, type StorageInfo, type TenantDb } from './handles.ts';
 import { NAMESPACE_NAME, NamespaceConfig, type NamespaceRecord } from './namespaces.schemas.ts';
@@ -106,24 +107,50 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     audit.record({ actor: e.actor.actor, action: e.action, target: e.target, detail: e.detail ?? null, requestId: e.actor.requestId });
 
   /**
-   * Copies a consistent snapshot of a live namespace to `dest` with SQLite's online backup (writes continue). With
-   * `fileId` (a backup listed the namespace with that file) a namespace deleted or replaced by an import since then
-   * answers 'vanished' instead of failing, and nothing is copied.
+   * Copies a consistent snapshot of a live namespace to `dest` while writes continue. With `fileId` (a backup listed
+   * the namespace with that file) a namespace deleted or replaced by an import since then answers 'vanished' instead
+   * of failing, and nothing is copied. The namespace stays pinned open meanwhile, so it is neither closed nor
+   * deleted under the copy.
+   * - WAL (the default): VACUUM INTO on a read-only connection of the snapshot thread (core/storage/snapshot-thread.ts), off the event loop: one read
+   *   transaction, which WAL writers never wait for. `durable` (a duplicate) fsyncs the copy; a temporary copy is
+   *   not. `hash` answers the copy's size and SHA-256, computed on that thread.
+   * - Rollback journal (delete, truncate, persist): a reader there holds writers off, so no other connection may
+   *   hold one for a whole copy. The namespace's own connection copies it with SQLite's online backup in steps of
+   *   256 pages between event-loop turns; its own writes between steps go into the copy without restarting it.
    */
-  async function snapshot(name: string, dest: string, onProgress?: (done: number, total: number) => void, fileId?: string): Promise<'vanished' | undefined> {
+  async function snapshot(
+    name: string,
+    dest: string,
+    opts: { onProgress?: (done: number, total: number) => void; fileId?: string; durable?: boolean; hash?: boolean } = {},
+  ): Promise<'vanished' | SnapshotCopy | undefined> {
+    const { onProgress, fileId } = opts;
     privateFile(dest);
-    const ok = await handles.withPinned(name, async (db, current) => {
+    const ok = await handles.withPinned(name, async (db, current, config) => {
       if (fileId !== undefined && current !== fileId) return 'vanished' as const;
+      if (String(db.pragma('journal_mode', { simple: true })).toLowerCase() === 'wal') {
+        const pages = db.pragma('page_count', { simple: true }) as number;
+        onProgress?.(0, pages);
+        const copy = await copyWalDatabase({
+          file: dbFile(dir, current),
+          dest,
+          durable: opts.durable ?? false,
+          hash: opts.hash ?? false,
+          timeout: config.busy_timeout,
+        });
+        onProgress?.(pages, pages);
+        return copy;
+      }
       await db.backup(dest, {
         progress: ({ totalPages, remainingPages }) => {
           onProgress?.(totalPages - remainingPages, totalPages);
           return 256;
         },
       });
-      return true;
+      return true as const;
     });
     if (ok === 'vanished' || (!ok && fileId !== undefined)) return 'vanished';
     if (!ok) throw notFound(name);
+    return ok === true ? undefined : ok;
   }
 
   function createFile(fileId: string, config: NamespaceConfig): StorageInfo {
@@ -286,7 +313,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
         const file = dbFile(dir, fileId);
         const config = JSON.parse(source.config) as NamespaceConfig;
         try {
-          await snapshot(name, file);
+          await snapshot(name, file, { durable: true });
           const storage = createFile(fileId, config);
           store.transaction(() => {
             if (store.get(target)) throw new HearthError('namespace_exists', `namespace ${JSON.stringify(target)} already exists`);
@@ -393,7 +420,8 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     files: (): Array<{ name: string; fileId: string }> => store.files(),
 
     /** A namespace's snapshot for a backup: 'vanished' when it was deleted or replaced since it was listed. */
-    snapshot: (name: string, fileId: string, dest: string, onProgress: (done: number, total: number) => void) => snapshot(name, dest, onProgress, fileId),
+    snapshot: (name: string, fileId: string, dest: string, onProgress: (done: number, total: number) => void) =>
+      snapshot(name, dest, { onProgress, fileId, hash: true }),
 
     /** Starts the periodic activity flush and storage measurement; returns a stop function. */
     startJobs(): () => void {

@@ -157,7 +157,7 @@ describe('a backup while writes continue', () => {
     loop();
     try {
       await createBackup({
-        parts: [{ kind: 'sqlite', name: 'busy.db', snapshot: sqliteFileSnapshot(file, { pagesPerStep: 16 }) }],
+        parts: [{ kind: 'sqlite', name: 'busy.db', snapshot: sqliteFileSnapshot(file) }],
         out,
         tmpDir: fx.tmpDir,
         hearthVersion: '1.4.0',
