@@ -17,7 +17,6 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import { parentPort } from 'node:worker_threads';
 import { Database, type SqliteDb } from './sqlite.ts';
 
@@ -61,14 +60,6 @@ function copy(job: SnapshotJob): { size: number; sha256: string | null } {
   return { size, sha256: hash.digest('hex') };
 }
 
-// The copy yields the CPU to the event loop: on a small, busy machine a thread copying and hashing at full speed
-// otherwise delays the requests served meanwhile. Linux sets a nice value per thread (this thread's id is the last
-// part of /proc/thread-self); elsewhere the thread keeps the process's priority.
-try {
-  os.setPriority(Number(fs.readlinkSync('/proc/thread-self').split('/').pop()), 19);
-} catch {
-  // not Linux, or not allowed: the copy runs at normal priority
-}
 parentPort!.on('message', (job: SnapshotJob) => {
   let answer: SnapshotAnswer;
   try {
