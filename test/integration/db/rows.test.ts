@@ -518,9 +518,7 @@ describe('CSV', () => {
   });
 
   it('round-trips awkward values: quotes, commas, newlines, Unicode, empty strings and NULL', async () => {
-    const src = `csvsrc${++n}`;
-    await post('/v1/namespaces', { name: src });
-    await post(`/v1/${src}/tables`, {
+    const table = {
       type: 'table',
       name: 't',
       columns: [
@@ -530,7 +528,10 @@ describe('CSV', () => {
         { name: 'b', type: 'boolean' },
         { name: 'j', type: 'json' },
       ],
-    });
+    };
+    const src = `csvsrc${++n}`;
+    await post('/v1/namespaces', { name: src });
+    await post(`/v1/${src}/tables`, table);
     const awkward = [
       { s: 'plain', i: 1, r: 1.5, b: true, j: { a: [1, 'x,y'] } },
       { s: 'with, comma', i: -2, r: -0.25, b: false, j: 'a "quoted" string' },
@@ -544,17 +545,7 @@ describe('CSV', () => {
     const csv = Buffer.from(await (await s.api(`/v1/${src}/tables/t/export?format=csv&select=s,i,r,b,j`)).arrayBuffer());
     const dst = `csvdst${++n}`;
     await post('/v1/namespaces', { name: dst });
-    await post(`/v1/${dst}/tables`, {
-      type: 'table',
-      name: 't',
-      columns: [
-        { name: 's', type: 'text' },
-        { name: 'i', type: 'integer' },
-        { name: 'r', type: 'real' },
-        { name: 'b', type: 'boolean' },
-        { name: 'j', type: 'json' },
-      ],
-    });
+    await post(`/v1/${dst}/tables`, table);
     const m = multipart([{ name: 'file', filename: 't.csv', data: csv, type: 'text/csv' }]);
     const imp = await s.api(`/v1/namespaces/${dst}/import?table=t`, { method: 'POST', body: m.body, headers: { 'content-type': m.contentType } });
     expect(imp.status).toBe(200);
