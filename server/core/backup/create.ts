@@ -2,9 +2,11 @@
  * Writing a backup (format.ts has the file format). The engine knows no domain: the caller lists the parts, and
  * each SQLite part's owner copies its own snapshot.
  *
- * One part at a time: a SQLite part is snapshotted into `tmpDir`, hashed while it is appended, and its copy deleted
- * before the next part starts, so the instance never stops and the extra disk used is one part's copy (plus the
- * backup itself). Plain files are read where they are. Secret files are packed in memory (they are small: keys,
+ * One part at a time, one ahead: a SQLite part is snapshotted into `tmpDir` and appended (hashed then, unless its
+ * snapshot already answered the hash), and its copy deleted once appended. While part i is appended, the snapshot of
+ * the next SQLite part is already being taken (on the snapshot thread, for WAL databases), so copying and appending
+ * overlap; the extra disk used is at most two parts' copies (plus the backup itself). The passphrase's key is derived
+ * (Argon2id) beside the first copies. Plain files are read where they are. Secret files are packed in memory (they are small: keys,
  * certificates, tokens), sealed under the passphrase, and appended as `secrets.enc`; without a passphrase they are
  * left out and the manifest says `secrets: 'omitted'` and names them.
  *
@@ -32,7 +34,7 @@ import {
   SECRETS_NAME,
 } from './format.ts';
 import { backupRunning, markActive, partialPath, tempSnapshotPath } from './partials.ts';
-import { checkPassphrase, seal } from './secrets-box.ts';
+import { checkPassphrase, type Sealer, sealer } from './secrets-box.ts';
 import { readMigrationIds, removeDbFiles, type SqliteSnapshot, settleSnapshot } from './sqlite.ts';
 
 /**
@@ -109,7 +111,11 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
   const secret = parts.filter((p): p is Extract<BackupPart, { kind: 'file' }> => p.kind === 'file' && p.secret);
   const partial = partialPath(out);
   const done = markActive(partial);
-  const temps = new Set<string>();
+  const taking = new Set<Taken>();
+  let ahead: Taken | null = null;
+  // Argon2id runs on the libuv pool beside the first snapshots; awaited when the secrets are sealed.
+  const keyed: Promise<Sealer> | null = opts.passphrase !== undefined ? sealer(opts.passphrase) : null;
+  keyed?.catch(() => {});
   let fh: FileHandle | null = null;
   let writer: ReturnType<typeof archiveWriter> | null = null;
   let doing = 'starting';
@@ -124,22 +130,55 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
     const entries: ManifestEntry[] = [];
     const vanished: string[] = [];
     let schema: Record<string, string[]> = {};
+    let current = 0;
+    /**
+     * Starts a SQLite part's snapshot into a fresh temporary copy. Its progress shows only once it is the part being
+     * worked on; `release` removes the copy (after the snapshot has settled, so nothing writes to it afterwards).
+     */
+    const take = (part: SqlitePart, index: number): Taken => {
+      const tmp = tempSnapshotPath(tmpDir);
+      const untrack = markActive(tmp);
+      privateFile(tmp);
+      const answer = part.snapshot(tmp, (d, total) => {
+        if (current === index) progress(part.name, index, 'snapshot', d, total);
+      });
+      answer.catch(() => {});
+      const taken: Taken = {
+        index,
+        tmp,
+        answer,
+        settled: answer.then(
+          () => {},
+          () => {},
+        ),
+        release: () => {
+          removeDbFiles(tmp);
+          untrack();
+          taking.delete(taken);
+        },
+      };
+      taking.add(taken);
+      return taken;
+    };
 
     for (const [index, part] of plain.entries()) {
       signal?.throwIfAborted();
+      current = index;
       if (part.kind === 'sqlite') {
         doing = `copying a snapshot of ${part.name}`;
-        const tmp = tempSnapshotPath(tmpDir);
-        temps.add(tmp);
-        const untrack = markActive(tmp);
+        const taken = ahead?.index === index ? ahead : take(part, index);
+        ahead = null;
         try {
-          privateFile(tmp);
-          const answer = await part.snapshot(tmp, (d, total) => progress(part.name, index, 'snapshot', d, total));
+          const answer = await taken.answer;
+          // The next SQLite part's snapshot runs while this one is appended.
+          const next = plain.slice(index + 1).findIndex((p) => p.kind === 'sqlite');
+          if (next >= 0 && !signal?.aborted) ahead = take(plain[index + 1 + next] as SqlitePart, index + 1 + next);
           if (answer === 'vanished') {
             vanished.push(part.name);
             continue;
           }
           signal?.throwIfAborted();
+          const { tmp } = taken;
           const known = answer?.sha256 ? answer.sha256 : undefined;
           if (!known) settleSnapshot(tmp);
           if (part.name === PLATFORM_DB) schema = groupMigrations(readMigrationIds(tmp));
@@ -154,9 +193,7 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
             await readFh.close();
           }
         } finally {
-          removeDbFiles(tmp);
-          temps.delete(tmp);
-          untrack();
+          taken.release();
         }
       } else {
         doing = `writing ${part.name}`;
@@ -187,7 +224,7 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
         if (bytes === null) vanished.push(part.name);
         else files.push({ name: part.name, bytes });
       }
-      const sealed = await seal(await packInMemory(files, now), opts.passphrase);
+      const sealed = (await keyed!).seal(await packInMemory(files, now));
       encryption = sealed.encryption;
       doing = `writing ${SECRETS_NAME}`;
       const sha256 = await w.addBuffer(SECRETS_NAME, sealed.box);
@@ -228,11 +265,26 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
     writer?.abort();
     await fh?.close().catch(() => {});
     fs.rmSync(partial, { force: true });
-    for (const t of temps) removeDbFiles(t);
+    // A snapshot still being taken is let finish before its copy goes, so that nothing writes it afterwards.
+    for (const t of [...taking]) {
+      await t.settled;
+      t.release();
+    }
     throw failure(err, doing, signal);
   } finally {
     done();
   }
+}
+
+type SqlitePart = Extract<BackupPart, { kind: 'sqlite' }>;
+
+/** A SQLite part's snapshot under way or taken: its temporary copy and the snapshot function's answer. */
+interface Taken {
+  index: number;
+  tmp: string;
+  answer: ReturnType<SqliteSnapshot>;
+  settled: Promise<void>;
+  release(): void;
 }
 
 /** Reads exactly `size` bytes from the start of an open file, in chunks of 1 MiB. */

@@ -46,16 +46,28 @@ async function derive(passphrase: string, kdf: EncryptionInfo['kdf']): Promise<{
   };
 }
 
-/** Encrypts `plain`; answers the box (ciphertext and tag) and what the manifest records about it. */
-export async function seal(plain: Buffer, passphrase: string): Promise<{ box: Buffer; encryption: EncryptionInfo }> {
+/** A key derived for sealing: `seal` encrypts with it, and answers what the manifest records. */
+export interface Sealer {
+  seal(plain: Buffer): { box: Buffer; encryption: EncryptionInfo };
+}
+
+/**
+ * Derives a sealing key under a fresh salt. Argon2id takes a few hundred milliseconds on the libuv pool: a backup
+ * starts it before its first snapshot, so it runs beside the copies instead of after them.
+ */
+export async function sealer(passphrase: string): Promise<Sealer> {
   checkPassphrase(passphrase);
   const kdf = { name: 'argon2id' as const, version: 19 as const, ...KDF_DEFAULTS, salt: crypto.randomBytes(16).toString('base64') };
   const { key, keyCheck } = await derive(passphrase, kdf);
-  const nonce = crypto.randomBytes(12);
-  const cipher = crypto.createCipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
-  cipher.setAAD(AAD);
-  const box = Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
-  return { box, encryption: { kdf, cipher: { name: 'aes-256-gcm', nonce: nonce.toString('base64'), tagBytes: TAG_BYTES }, keyCheck } };
+  return {
+    seal(plain) {
+      const nonce = crypto.randomBytes(12);
+      const cipher = crypto.createCipheriv('aes-256-gcm', key, nonce, { authTagLength: TAG_BYTES });
+      cipher.setAAD(AAD);
+      const box = Buffer.concat([cipher.update(plain), cipher.final(), cipher.getAuthTag()]);
+      return { box, encryption: { kdf, cipher: { name: 'aes-256-gcm', nonce: nonce.toString('base64'), tagBytes: TAG_BYTES }, keyCheck } };
+    },
+  };
 }
 
 /**

@@ -5,10 +5,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBackup, readBackupManifest, restoreBackup, sqliteFileSnapshot, verifyBackup } from '../../../server/core/backup/index.ts';
+import {
+  type BackupPart,
+  type BackupProgress,
+  createBackup,
+  readBackupManifest,
+  restoreBackup,
+  sqliteFileSnapshot,
+  verifyBackup,
+} from '../../../server/core/backup/index.ts';
 import { HearthError } from '../../../server/core/http/errors.ts';
 import { Database } from '../../../server/core/storage/sqlite.ts';
 import { tempDir } from '../../helpers/server.ts';
+import { until } from '../../helpers/wait.ts';
 import { dataOffset, dumpRows, type Fixture, MIGRATIONS, makeDataFolder, modes } from './fixture.ts';
 
 const PASSPHRASE = 'correct horse battery staple';
@@ -369,6 +378,63 @@ describe('a failing part', () => {
     expect(err.message).toMatch(/^the backup was cancelled while (copying a snapshot of|writing) namespaces\//);
     expect(fs.readdirSync(path.dirname(out))).toEqual([]);
     expect(fs.readdirSync(fx.tmpDir)).toEqual([]);
+  });
+
+  it("takes the next database's snapshot while the previous one is appended, and leaves no copy of it behind when the backup fails meanwhile", async () => {
+    const { fx, out } = setup();
+    const platform = sqliteFileSnapshot(path.join(fx.dataDir, 'platform.db'));
+    const appended = new Set<string>();
+    const startedWhile: Record<string, number> = {};
+    const copies: Record<string, string> = {};
+    const stop = new AbortController();
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let lateWritten!: () => void;
+    const late = new Promise<void>((r) => {
+      lateWritten = r;
+    });
+    const part = (name: string, slow = false): BackupPart => ({
+      kind: 'sqlite',
+      name,
+      snapshot: async (dest, onProgress) => {
+        copies[name] = dest;
+        startedWhile[name] = appended.size; // how many parts were fully appended when this snapshot began
+        await platform(dest, onProgress);
+        if (slow) {
+          await gate; // still copying when the backup fails
+          fs.writeFileSync(`${dest}-journal`, 'late');
+          lateWritten();
+        }
+      },
+    });
+    const onProgress = (p: BackupProgress) => {
+      if (p.step === 'archive' && p.done === p.total && p.part) appended.add(p.part);
+    };
+    await createBackup({ parts: [part('a.db'), part('b.db'), part('c.db')], out, tmpDir: fx.tmpDir, hearthVersion: '1.4.0', onProgress });
+    // b's snapshot began before a was appended, c's before b was.
+    expect(startedWhile).toEqual({ 'a.db': 0, 'b.db': 0, 'c.db': 1 });
+    expect(fs.readdirSync(fx.tmpDir)).toEqual([]);
+
+    fs.rmSync(out);
+    const failed = createBackup({
+      parts: [part('a.db'), part('b.db', true)],
+      out,
+      tmpDir: fx.tmpDir,
+      hearthVersion: '1.4.0',
+      signal: stop.signal,
+      onProgress: (p) => {
+        if (p.part === 'a.db' && p.step === 'archive' && !stop.signal.aborted) stop.abort();
+      },
+    });
+    // b's snapshot ends (with a late write beside its copy) only once the failed backup has cleaned a's copy up.
+    void until(() => stop.signal.aborted && !fs.existsSync(copies['a.db']!), "a's copy removed").then(release);
+    const err = await rejection(failed);
+    await late;
+    expect(err.message).toMatch(/^the backup was cancelled while writing a\.db/);
+    expect(fs.readdirSync(path.dirname(out))).toEqual([]);
+    expect(fs.readdirSync(fx.tmpDir)).toEqual([]); // b's late write came before its copy was removed
   });
 
   it('refuses a second backup while one runs, and an existing file at the final name', async () => {
