@@ -1,140 +1,158 @@
 /**
- * The tar container of a backup: writing through tar-stream's pack, reading through a small header walker of our
- * own. The walker reads one 512-byte header per entry and seeks past the data, so the manifest (the last entry) of a
- * 10 GiB backup is found with a few hundred small reads, and every entry can then be streamed by its byte range.
+ * The tar container of a backup: a small writer and a small header walker of our own (POSIX ustar, pax extended
+ * headers where ustar cannot say it). The writer puts each entry's header, bytes and padding straight into the file,
+ * in order, awaiting each write: a write error (ENOSPC) fails the very entry being written, and an entry held in
+ * memory (a database image) is written with one call, never copied into a stream's buffers. The walker reads one
+ * 512-byte header per entry and seeks past the data, so the manifest (the last entry) of a 10 GiB backup is found
+ * with a few hundred small reads, and every entry can then be streamed by its byte range.
  *
- * The walker understands what tar-stream writes (and what POSIX tar writes): ustar headers with the name prefix,
- * octal or base-256 sizes, and pax extended headers ('x') carrying `path` and `size`; a global pax header ('g') is
- * skipped. Every header's checksum is checked; an archive that ends without its end-of-archive block is truncated.
+ * Written: ustar headers (mode 0600, uid/gid 0, empty user and group names, the backup's time), the name split into
+ * prefix and name at a '/' when longer than 100 bytes, and a pax header ('x') carrying `path` when it still does not
+ * fit and `size` for entries of 8 GiB or more; the end is two zero blocks. GNU tar, bsdtar and Python's tarfile read
+ * it. Read: what we write and what POSIX tar writes: ustar headers with the name prefix, octal or base-256 sizes, and
+ * pax extended headers ('x') carrying `path` and `size`; a global pax header ('g') is skipped. Every header's checksum
+ * is checked; an archive that ends without its end-of-archive block is truncated.
  */
 import crypto from 'node:crypto';
-import { once } from 'node:events';
 import type { FileHandle } from 'node:fs/promises';
-import tar from 'tar-stream';
 
 const BLOCK = 512;
 const pad = (size: number) => (BLOCK - (size % BLOCK)) % BLOCK;
+const ZEROS = Buffer.alloc(2 * BLOCK);
+/** The largest size the 11 octal digits of a ustar header hold (8 GiB − 1). */
+const USTAR_MAX_SIZE = 8 ** 11 - 1;
 
 export interface ArchiveWriter {
   /**
    * Appends an entry of exactly `size` bytes from `source`; answers its SHA-256 (hex). With `sha256` (the hash of
    * a private copy already read on another thread) the bytes are not hashed again and that hash is answered.
    */
-  add(name: string, size: number, source: AsyncIterable<Uint8Array>, onBytes?: (done: number) => void, sha256?: string): Promise<string>;
+  add(name: string, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, onBytes?: (done: number) => void, sha256?: string): Promise<string>;
   /** Appends an entry held in memory; answers its SHA-256 (hex). */
   addBuffer(name: string, bytes: Buffer): Promise<string>;
-  /** Writes the end of the archive and waits until every byte is handed to the file (the caller fsyncs). */
+  /** Writes the end of the archive (the caller fsyncs). */
   finish(): Promise<void>;
-  /** Bytes handed to the file so far. */
+  /** Bytes written to the file so far. */
   bytes(): number;
   /** Gives up (after a failure): nothing more is written. */
   abort(): void;
 }
 
-/** Writes a tar into an open file. A write error (ENOSPC) fails the pending `add`/`finish` with that error. */
+/** Writes a tar into an open file, from its current position. A write error fails the call writing, and every later one. */
 export function archiveWriter(fh: FileHandle, mtime: Date): ArchiveWriter {
-  const pack = tar.pack();
   let written = 0;
-  // The file's error, kept before the pack is torn down: what every later call reports instead of its own
-  // consequence ("already finalized or destroyed").
-  let writeError: unknown = null;
-  const drained = (async () => {
-    for await (const chunk of pack) {
-      try {
-        await writeAll(fh, chunk as Buffer);
-      } catch (err) {
-        writeError = err;
-        throw err;
-      }
-      written += (chunk as Buffer).length;
-    }
-  })();
-  // Never settles while the file takes the bytes; rejects with the write error otherwise.
-  const failed = drained.then(
-    () => new Promise<never>(() => {}),
-    (err: unknown) => {
-      throw err;
-    },
-  );
-  failed.catch(() => {});
-  const guard = <T>(p: Promise<T>) => Promise.race([p, failed]);
-  const reported = async <T>(work: () => Promise<T>): Promise<T> => {
+  let failed: unknown = null;
+  const write = async (buf: Uint8Array) => {
+    if (failed) throw failed;
     try {
-      if (writeError) throw writeError;
-      return await work();
+      await writeAll(fh, buf);
     } catch (err) {
-      throw writeError ?? err;
+      failed = err;
+      throw err;
     }
+    written += buf.length;
   };
-
-  const header = (name: string, size: number) => ({ name, size, mode: 0o600, mtime, type: 'file' as const, uname: '', gname: '' });
-
+  const add: ArchiveWriter['add'] = async (name, size, source, onBytes, sha256) => {
+    const hash = sha256 === undefined ? crypto.createHash('sha256') : null;
+    await write(entryHeader(name, size, mtime));
+    let done = 0;
+    for await (const chunk of source) {
+      done += chunk.length;
+      if (done > size) throw new Error(`${name} grew while it was read (more than ${size} bytes)`);
+      hash?.update(chunk);
+      await write(chunk);
+      onBytes?.(done);
+    }
+    if (done !== size) throw new Error(`${name} shrank while it was read (${done} of ${size} bytes)`);
+    if (pad(size)) await write(ZEROS.subarray(0, pad(size)));
+    return hash ? hash.digest('hex') : sha256!;
+  };
   return {
-    add(name, size, source, onBytes, sha256) {
-      return reported(async () => {
-        const hash = sha256 === undefined ? crypto.createHash('sha256') : null;
-        let settle!: (err?: Error | null) => void;
-        const entryDone = new Promise<void>((ok, fail) => {
-          settle = (err) => (err ? fail(err) : ok());
-        });
-        entryDone.catch(() => {});
-        const entry = pack.entry(header(name, size), (err) => settle(err));
-        let done = 0;
-        for await (const chunk of source) {
-          hash?.update(chunk);
-          done += chunk.length;
-          if (done > size) throw new Error(`${name} grew while it was read (more than ${size} bytes)`);
-          if (!entry.write(chunk)) await guard(once(entry, 'drain'));
-          onBytes?.(done);
-        }
-        if (done !== size) throw new Error(`${name} shrank while it was read (${done} of ${size} bytes)`);
-        entry.end(undefined); // streamx types want an argument; none is written
-        await guard(entryDone);
-        return hash ? hash.digest('hex') : sha256!;
-      });
-    },
-    addBuffer(name, bytes) {
-      return reported(async () => {
-        await guard(
-          new Promise<void>((ok, fail) => {
-            pack.entry(header(name, bytes.length), bytes, (err) => (err ? fail(err) : ok()));
-          }),
-        );
-        return crypto.createHash('sha256').update(bytes).digest('hex');
-      });
-    },
-    finish() {
-      return reported(async () => {
-        pack.finalize();
-        await drained;
-      });
-    },
+    add,
+    addBuffer: (name, bytes) => add(name, bytes.length, [bytes]),
+    finish: () => write(ZEROS),
     bytes: () => written,
-    abort: () => pack.destroy(),
+    abort: () => {
+      failed ??= new Error('the archive was abandoned');
+    },
   };
 }
 
 /** Writes a whole buffer at the file's position. A write may be short (a file size limit, a nearly full disk): the next one then answers the error. */
-export async function writeAll(fh: FileHandle, buf: Buffer): Promise<void> {
+export async function writeAll(fh: FileHandle, buf: Uint8Array): Promise<void> {
   let off = 0;
   while (off < buf.length) off += (await fh.write(buf, off, buf.length - off)).bytesWritten;
 }
 
 /** Packs small files held in memory into a tar (the secrets' inner archive). */
-export async function packInMemory(files: Array<{ name: string; bytes: Buffer }>, mtime: Date): Promise<Buffer> {
-  const pack = tar.pack();
-  const chunks: Buffer[] = [];
-  const collected = (async () => {
-    for await (const c of pack) chunks.push(c as Buffer);
-  })();
-  for (const f of files) {
-    await new Promise<void>((ok, fail) => {
-      pack.entry({ name: f.name, size: f.bytes.length, mode: 0o600, mtime, type: 'file', uname: '', gname: '' }, f.bytes, (err) => (err ? fail(err) : ok()));
-    });
+export function packInMemory(files: Array<{ name: string; bytes: Buffer }>, mtime: Date): Buffer {
+  const parts: Buffer[] = [];
+  for (const f of files) parts.push(entryHeader(f.name, f.bytes.length, mtime), f.bytes, ZEROS.subarray(0, pad(f.bytes.length)));
+  parts.push(ZEROS);
+  return Buffer.concat(parts);
+}
+
+/** The header block(s) of a regular file entry: a pax header first when ustar cannot hold the name or the size. */
+export function entryHeader(name: string, size: number, mtime: Date): Buffer {
+  const pax: Record<string, string> = {};
+  let split = splitName(name);
+  if (!split) {
+    pax.path = name;
+    split = { prefix: '', name: asciiCut(name, 100) };
   }
-  pack.finalize();
-  await collected;
-  return Buffer.concat(chunks);
+  if (size > USTAR_MAX_SIZE) pax.size = String(size);
+  const ustar = ustarHeader(split.name, split.prefix, size > USTAR_MAX_SIZE ? 0 : size, '0', mtime);
+  if (Object.keys(pax).length === 0) return ustar;
+  const records = Buffer.from(
+    Object.entries(pax)
+      .map(([k, v]) => paxRecord(k, v))
+      .join(''),
+    'utf8',
+  );
+  const paxHead = ustarHeader(asciiCut(`PaxHeader/${split.name}`, 100), '', records.length, 'x', mtime);
+  return Buffer.concat([paxHead, records, ZEROS.subarray(0, pad(records.length)), ustar]);
+}
+
+/** ustar's name and prefix for a path: whole, or split at a '/' (name ≤ 100 bytes, prefix ≤ 155); null if neither fits. */
+function splitName(path: string): { prefix: string; name: string } | null {
+  if (Buffer.byteLength(path) !== path.length) return null; // not ASCII: pax
+  if (path.length <= 100) return { prefix: '', name: path };
+  for (let i = path.indexOf('/'); i !== -1; i = path.indexOf('/', i + 1)) {
+    if (i <= 155 && path.length - i - 1 <= 100 && path.length - i - 1 > 0) return { prefix: path.slice(0, i), name: path.slice(i + 1) };
+  }
+  return null;
+}
+
+const asciiCut = (s: string, n: number) => s.replace(/[^\x20-\x7e]/g, '_').slice(0, n);
+
+function ustarHeader(name: string, prefix: string, size: number, type: '0' | 'x', mtime: Date): Buffer {
+  const h = Buffer.alloc(BLOCK);
+  h.write(name, 0, 100, 'latin1');
+  h.write(oct(0o600, 7), 100, 'latin1');
+  h.write(oct(0, 7), 108, 'latin1');
+  h.write(oct(0, 7), 116, 'latin1');
+  h.write(oct(size, 11), 124, 'latin1');
+  h.write(oct(Math.max(0, Math.floor(mtime.getTime() / 1000)), 11), 136, 'latin1');
+  h.write(type, 156, 'latin1');
+  h.write('ustar\0', 257, 'latin1');
+  h.write('00', 263, 'latin1');
+  h.write(oct(0, 7), 329, 'latin1');
+  h.write(oct(0, 7), 337, 'latin1');
+  h.write(prefix, 345, 155, 'latin1');
+  h.write(`${checksum(h).toString(8).padStart(6, '0')}\0 `, 148, 'latin1');
+  return h;
+}
+
+/** `n` as zero-padded octal digits followed by NUL. */
+const oct = (n: number, digits: number) => `${n.toString(8).padStart(digits, '0')}\0`;
+
+/** One pax record: "<length> <key>=<value>\n", the length counting the whole record, its own digits included. */
+function paxRecord(key: string, value: string): string {
+  const body = ` ${key}=${value}\n`;
+  const bytes = Buffer.byteLength(body);
+  let len = bytes + String(bytes).length;
+  if (String(len).length !== String(bytes).length) len = bytes + String(len).length;
+  return `${len}${body}`;
 }
 
 /** One entry found by the walker: its name, its size and where its bytes start in the archive. */

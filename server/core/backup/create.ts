@@ -180,6 +180,19 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
           signal?.throwIfAborted();
           const { tmp } = taken;
           const known = answer?.sha256 ? answer.sha256 : undefined;
+          const image = answer?.image;
+          if (image) {
+            // Taken in memory: the migration ids are read from a copy only for platform.db (small, once).
+            if (part.name === PLATFORM_DB) {
+              fs.writeFileSync(tmp, image);
+              schema = groupMigrations(readMigrationIds(tmp));
+            }
+            doing = `writing ${part.name}`;
+            const size = image.length;
+            const sha256 = await w.add(part.name, size, [image], (d) => progress(part.name, index, 'archive', d, size), known);
+            entries.push({ name: part.name, kind: 'sqlite', size, sha256, ...(part.meta ? { meta: part.meta } : {}) });
+            continue;
+          }
           if (!known) settleSnapshot(tmp);
           if (part.name === PLATFORM_DB) schema = groupMigrations(readMigrationIds(tmp));
           doing = `writing ${part.name}`;
@@ -224,7 +237,7 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
         if (bytes === null) vanished.push(part.name);
         else files.push({ name: part.name, bytes });
       }
-      const sealed = (await keyed!).seal(await packInMemory(files, now));
+      const sealed = (await keyed!).seal(packInMemory(files, now));
       encryption = sealed.encryption;
       doing = `writing ${SECRETS_NAME}`;
       const sha256 = await w.addBuffer(SECRETS_NAME, sealed.box);

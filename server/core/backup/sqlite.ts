@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import { privateFile } from '../storage/data-dir.ts';
-import { copyWalDatabase } from '../storage/snapshot-thread.ts';
+import { BACKUP_IMAGE_MAX, copyWalDatabase } from '../storage/snapshot-thread.ts';
 import { Database } from '../storage/sqlite.ts';
 
 /**
@@ -27,16 +27,21 @@ export type SqliteSnapshot = (
   // biome-ignore lint/suspicious/noConfusingVoidType: an owner's snapshot method (Promise<void>) must fit as it is
 ) => Promise<void | 'vanished' | SnapshotDigest | null | undefined>;
 
-/** What a snapshot function may answer about the copy it wrote: its size in bytes and its SHA-256 (hex). */
+/**
+ * What a snapshot function may answer about the copy it took: its size in bytes and its SHA-256 (hex), and for a
+ * database small enough to be taken in memory its bytes (`image`; then nothing was written to `dest`).
+ */
 export interface SnapshotDigest {
   size: number;
   sha256: string | null;
+  image?: Buffer;
 }
 
 /**
  * The snapshot function for a WAL database file the engine may open itself (platform.db): VACUUM INTO on a
  * read-only connection of the snapshot thread (core/storage/snapshot-thread.ts), off the event loop; the temporary
- * copy is not fsynced, and its size and SHA-256 are read on that thread too. Progress reports the file's pages at
+ * copy is not fsynced, and its size and SHA-256 are read on that thread too. A database of at most BACKUP_IMAGE_MAX
+ * bytes is answered as an in-memory image instead (sqlite3_serialize in one read transaction, hashed on the thread). Progress reports the file's pages at
  * the start and the end (VACUUM INTO has no steps).
  */
 export function sqliteFileSnapshot(file: string): SqliteSnapshot {
@@ -44,7 +49,7 @@ export function sqliteFileSnapshot(file: string): SqliteSnapshot {
     privateFile(dest);
     const pages = Math.ceil(fs.statSync(file).size / 4096);
     onProgress(0, pages);
-    const copy = await copyWalDatabase({ file, dest, durable: false, hash: true, timeout: 5000 });
+    const copy = await copyWalDatabase({ file, dest, durable: false, hash: true, timeout: 5000, imageMax: BACKUP_IMAGE_MAX });
     onProgress(pages, pages);
     return copy;
   };

@@ -13,6 +13,8 @@ export interface SnapshotCopy {
   size: number;
   /** The copy's SHA-256 (hex) when asked for with `hash`. */
   sha256: string | null;
+  /** With `imageMax`: the database's bytes, when it was small enough to be answered in memory (nothing in `dest`). */
+  image?: Buffer;
 }
 
 interface Pending {
@@ -60,8 +62,10 @@ export class SnapshotThread {
       const p = this.pending.get(answer.id);
       if (!p) return;
       this.pending.delete(answer.id);
-      if (answer.ok) p.resolve({ size: answer.size, sha256: answer.sha256 });
-      else p.reject(Object.assign(new Error(answer.message), answer.code ? { code: answer.code } : {}));
+      if (answer.ok) {
+        const { image } = answer;
+        p.resolve({ size: answer.size, sha256: answer.sha256, ...(image ? { image: Buffer.from(image.buffer, image.byteOffset, image.byteLength) } : {}) });
+      } else p.reject(Object.assign(new Error(answer.message), answer.code ? { code: answer.code } : {}));
       if (this.pending.size === 0 && this.worker === worker) this.idle(worker);
     });
     const fail = (err: Error) => {
@@ -83,6 +87,12 @@ export class SnapshotThread {
     this.idleTimer.unref();
   }
 }
+
+/**
+ * A backup takes databases up to this size as in-memory images (no temporary copy, no second read); larger ones
+ * through a temporary copy. With one image appended while the next is taken, a backup holds at most about twice this.
+ */
+export const BACKUP_IMAGE_MAX = 64 * 1024 * 1024;
 
 const shared = new SnapshotThread();
 

@@ -7,7 +7,7 @@ import type { Upload } from '../../core/http/multipart.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import { spawnWorker } from '../../core/runtime.ts';
 import { privateDir, privateFile } from '../../core/storage/data-dir.ts';
-import { copyWalDatabase, type SnapshotCopy } from '../../core/storage/snapshot-thread.ts';
+import { BACKUP_IMAGE_MAX, copyWalDatabase, type SnapshotCopy } from '../../core/storage/snapshot-thread.ts';
 import { Database } from '../../core/storage/sqlite.ts';
 import { applyConfig, dbFile, HandleManager, measureStorage, removeDbFiles, type StorageInfo, type TenantDb } from './handles.ts';
 import { NAMESPACE_NAME, NamespaceConfig, type NamespaceRecord } from './namespaces.schemas.ts';
@@ -113,7 +113,8 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
    * deleted under the copy.
    * - WAL (the default): VACUUM INTO on a read-only connection of the snapshot thread (core/storage/snapshot-thread.ts), off the event loop: one read
    *   transaction, which WAL writers never wait for. `durable` (a duplicate) fsyncs the copy; a temporary copy is
-   *   not. `hash` answers the copy's size and SHA-256, computed on that thread.
+   *   not. `hash` answers the copy's size and SHA-256, computed on that thread; `image` (a backup) answers a small
+   *   database's bytes in memory instead of writing `dest` (core/storage/snapshot-thread.ts, BACKUP_IMAGE_MAX).
    * - Rollback journal (delete, truncate, persist): a reader there holds writers off, so no other connection may
    *   hold one for a whole copy. The namespace's own connection copies it with SQLite's online backup in steps of
    *   256 pages between event-loop turns; its own writes between steps go into the copy without restarting it.
@@ -121,7 +122,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
   async function snapshot(
     name: string,
     dest: string,
-    opts: { onProgress?: (done: number, total: number) => void; fileId?: string; durable?: boolean; hash?: boolean } = {},
+    opts: { onProgress?: (done: number, total: number) => void; fileId?: string; durable?: boolean; hash?: boolean; image?: boolean } = {},
   ): Promise<'vanished' | SnapshotCopy | undefined> {
     const { onProgress, fileId } = opts;
     privateFile(dest);
@@ -136,6 +137,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
           durable: opts.durable ?? false,
           hash: opts.hash ?? false,
           timeout: config.busy_timeout,
+          ...(opts.image ? { imageMax: BACKUP_IMAGE_MAX } : {}),
         });
         onProgress?.(pages, pages);
         return copy;
@@ -421,7 +423,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
 
     /** A namespace's snapshot for a backup: 'vanished' when it was deleted or replaced since it was listed. */
     snapshot: (name: string, fileId: string, dest: string, onProgress: (done: number, total: number) => void) =>
-      snapshot(name, dest, { onProgress, fileId, hash: true }),
+      snapshot(name, dest, { onProgress, fileId, hash: true, image: true }),
 
     /** Starts the periodic activity flush and storage measurement; returns a stop function. */
     startJobs(): () => void {

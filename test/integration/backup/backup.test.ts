@@ -2,6 +2,8 @@
  * The backup engine end to end on real files: create → verify → restore, with real SQLite databases (one written to
  * while its snapshot runs), real Argon2id and AES-256-GCM, and damaged files made by flipping real bytes.
  */
+import { execFileSync } from 'node:child_process';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -131,6 +133,33 @@ describe('backup round trip', () => {
     expect(r).toMatchObject({ secrets: 'omitted', missing: SECRET_FILES });
     expect(fs.existsSync(path.join(target, 'secrets'))).toBe(false);
     expect(dumpRows(path.join(target, 'platform.db'))).toEqual(dumpRows(path.join(fx.dataDir, 'platform.db')));
+  });
+});
+
+describe('the container', () => {
+  it('is a tar that GNU tar extracts: long names (ustar prefix, pax path), sizes and bytes as written, and verify reads it too', async () => {
+    const { root, fx, out } = setup();
+    const long = `${'d'.repeat(90)}/${'f'.repeat(99)}`; // 190 characters: ustar's prefix and name
+    const longer = 'p'.repeat(200); // no '/' to split at: a pax path
+    const files = { [long]: crypto.randomBytes(1000), [longer]: crypto.randomBytes(512), 'empty.bin': Buffer.alloc(0) };
+    const parts: BackupPart[] = Object.entries(files).map(([name, bytes], i) => {
+      const file = path.join(root, `src-${i}`);
+      fs.writeFileSync(file, bytes);
+      return { kind: 'file', name, path: file, secret: false };
+    });
+    parts.push(...fx.parts().filter((p) => p.kind === 'sqlite'));
+    await createBackup({ parts, out, tmpDir: fx.tmpDir, hearthVersion: '1.4.0' });
+    expect(await verifyBackup(out)).toMatchObject({ ok: true });
+
+    const listed = execFileSync('tar', ['-tf', out], { encoding: 'utf8' }).trim().split('\n');
+    expect(listed).toEqual([...Object.keys(files), ...SQLITE_FILES(fx), 'manifest.json']);
+    const into = path.join(root, 'extracted');
+    fs.mkdirSync(into);
+    execFileSync('tar', ['-xf', out, '-C', into]);
+    for (const [name, bytes] of Object.entries(files)) expect(fs.readFileSync(path.join(into, name)).equals(bytes)).toBe(true);
+    const platform = new Database(path.join(into, 'platform.db'), { readonly: true });
+    expect(platform.prepare('SELECT count(*) FROM accounts').pluck().get()).toBe(50);
+    platform.close();
   });
 });
 
@@ -401,12 +430,13 @@ describe('a failing part', () => {
       snapshot: async (dest, onProgress) => {
         copies[name] = dest;
         startedWhile[name] = appended.size; // how many parts were fully appended when this snapshot began
-        await platform(dest, onProgress);
+        const answer = await platform(dest, onProgress);
         if (slow) {
           await gate; // still copying when the backup fails
           fs.writeFileSync(`${dest}-journal`, 'late');
           lateWritten();
         }
+        return answer;
       },
     });
     const onProgress = (p: BackupProgress) => {

@@ -25,10 +25,13 @@ function start(name: string, opts: { hold?: boolean; fileSizeLimitKiB?: number }
   const backups = path.join(root, 'backups');
   const out = path.join(backups, name);
   const argv = [CHILD, JSON.stringify({ dataDir: fx.dataDir, namespaces: fx.namespaces, attachment: fx.attachment, out, hold: opts.hold })];
+  // dash (/bin/sh) counts `ulimit -f` in 512-byte blocks.
   const child =
     opts.fileSizeLimitKiB === undefined
       ? spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] })
-      : spawn('/bin/sh', ['-c', `ulimit -f ${opts.fileSizeLimitKiB} && exec "$0" "$@"`, process.execPath, ...argv], { stdio: ['ignore', 'pipe', 'inherit'] });
+      : spawn('/bin/sh', ['-c', `ulimit -f ${opts.fileSizeLimitKiB * 2} && exec "$0" "$@"`, process.execPath, ...argv], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+        });
   const events: Array<Record<string, unknown>> = [];
   let rest = '';
   child.stdout!.on('data', (d: Buffer) => {

@@ -1,7 +1,8 @@
 /**
  * Namespace snapshots (what backups, exports and duplicates copy) while the namespace is written to, through the
- * namespace service itself: a WAL namespace is copied by the snapshot thread (VACUUM INTO on its own read-only
- * connection) while the event loop goes on writing, and answers the copy's size and SHA-256; a rollback-journal
+ * namespace service itself: a WAL namespace is taken by the snapshot thread on its own read-only connection while
+ * the event loop goes on writing (in memory with sqlite3_serialize for a backup, or VACUUM INTO a file when larger
+ * than the image limit), and answers the copy's size and SHA-256; a rollback-journal
  * namespace is copied by its own connection in steps, and writes run between the steps instead of waiting for the
  * whole copy. Either copy is one consistent moment: a row and the counter bumped in the same transaction agree.
  */
@@ -13,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuditLog } from '../../../server/core/audit/audit.ts';
 import { createLogger } from '../../../server/core/logging/logger.ts';
 import { coreMigrations, type Db, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
+import { copyWalDatabase, type SnapshotCopy } from '../../../server/core/storage/snapshot-thread.ts';
 import { Database } from '../../../server/core/storage/sqlite.ts';
 import { createNamespaceService, defaultConfig } from '../../../server/db/namespaces/namespaces.service.ts';
 import { createNamespaceStore, namespaceMigrations } from '../../../server/db/namespaces/namespaces.store.ts';
@@ -91,7 +93,7 @@ function checkCopy(file: string, rowsAfter: number): number {
 }
 
 describe('namespace snapshots while writes continue', () => {
-  it('a WAL namespace is copied off the event loop as of one moment, with its size and SHA-256', async () => {
+  it('a WAL namespace is taken off the event loop as of one moment: in memory for a backup, with its size and SHA-256', async () => {
     const write = await filled('walns', 'wal');
     const fileId = svc.files().find((f) => f.name === 'walns')!.fileId;
     const dest = path.join(svc.tmpDir, 'walns-copy.db');
@@ -106,12 +108,36 @@ describe('namespace snapshots while writes continue', () => {
       copying = false;
     }
     const { inside } = writer.stop();
-    expect(inside).toBeGreaterThan(0); // the event loop went on writing while the copy was made
+    expect(inside).toBeGreaterThan(0); // the event loop went on writing while the image was taken
+    // 16 MiB is under BACKUP_IMAGE_MAX: the database comes back as an image, and nothing is written to dest.
+    if (answer === 'vanished' || !answer?.image) throw new Error(`expected an image, got ${JSON.stringify(answer)}`);
+    expect(fs.statSync(dest).size).toBe(0);
+    const { image } = answer;
+    expect(answer).toEqual({ size: image.length, sha256: crypto.createHash('sha256').update(image).digest('hex'), image });
+    fs.writeFileSync(dest, image);
     const rowsAfter = svc.connection('walns').prepare('SELECT count(*) FROM t').pluck().get() as number;
     checkCopy(dest, rowsAfter);
-    const bytes = fs.readFileSync(dest);
-    expect(answer).toEqual({ size: bytes.length, sha256: crypto.createHash('sha256').update(bytes).digest('hex') });
     expect(fs.readdirSync(svc.tmpDir).filter((f) => f.startsWith('walns-copy.db-'))).toEqual([]); // no -wal or -journal beside it
+  });
+
+  it('a WAL database larger than the image limit is copied to dest by VACUUM INTO, hashed on the thread, while writes go on', async () => {
+    const write = await filled('bigns', 'wal');
+    const fileId = svc.files().find((f) => f.name === 'bigns')!.fileId;
+    const dest = path.join(svc.tmpDir, 'bigns-copy.db');
+    let copying = true;
+    const writer = writeLoop(write, () => copying);
+    let copy: SnapshotCopy;
+    try {
+      copy = await copyWalDatabase({ file: path.join(root, 'namespaces', `${fileId}.db`), dest, durable: false, hash: true, timeout: 5000, imageMax: 4096 });
+    } finally {
+      copying = false;
+    }
+    const { inside } = writer.stop();
+    expect(inside).toBeGreaterThan(0);
+    const bytes = fs.readFileSync(dest);
+    expect(copy).toEqual({ size: bytes.length, sha256: crypto.createHash('sha256').update(bytes).digest('hex') });
+    checkCopy(dest, svc.connection('bigns').prepare('SELECT count(*) FROM t').pluck().get() as number);
+    expect(fs.readdirSync(svc.tmpDir).filter((f) => f.startsWith('bigns-copy.db-'))).toEqual([]);
   });
 
   it('a rollback-journal namespace is copied by its own connection in steps, writes running between them', async () => {
