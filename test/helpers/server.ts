@@ -1,8 +1,9 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { type RunningServer, type StartOptions, startServer } from '../../server/boot.ts';
+import { tempDir } from './temp.ts';
+
+export { tempDir };
 
 export interface TestServer extends RunningServer {
   token: string;
@@ -11,10 +12,6 @@ export interface TestServer extends RunningServer {
   api(pathname: string, init?: RequestInit & { json?: unknown; token?: string | null }): Promise<Response>;
   /** Stops the server and removes its data folder. */
   stop(): Promise<void>;
-}
-
-export function tempDir(prefix = 'hearth-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
 /** fetch relative to `url` with the admin token unless `auth: false` or another token is given (see TestServer.api). */
