@@ -2,7 +2,8 @@
  * A private PostgreSQL cluster for a test file: Debian's `postgresql` binaries, `initdb` in a fresh temporary folder,
  * a server on 127.0.0.1 and a free port with its Unix socket in that folder (never /var/run), tuned for a throwaway
  * cluster (no fsync, no synchronous commit, no full-page writes, no JIT). Nothing is shared between test files: each
- * starts its own cluster (initdb takes about 0.6 s here) and may make more databases in it with `createDatabase`.
+ * starts its own cluster (initdb: about 0.9 s of CPU, 0.55–1.6 s here by load) and may make more databases in it with
+ * `createDatabase`.
  *
  * Roles: `postgres` (superuser, `adminUrl`) and `hearth` (login only, owner of its databases, `url`), each with a
  * random password; every connection authenticates with SCRAM, over TCP and the socket alike. The cluster uses the C
