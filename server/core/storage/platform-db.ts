@@ -2,13 +2,19 @@ import path from 'node:path';
 import { spawnWorker } from '../runtime.ts';
 import { privateDir, privateFile } from './data-dir.ts';
 import { Database, type SqliteDb } from './sqlite.ts';
+import type { Queryable } from './store.ts';
 
 export type Db = SqliteDb;
 
-/** A forward-only migration. Ids are `<domain>-<NNN>-<name>`; they run in the order given at boot. */
+/**
+ * A forward-only migration. Ids are `<domain>-<NNN>-<name>`; they run in the order given at boot. `up` is the step on
+ * SQLite (platform.db); `pg` the same step for the core store on PostgreSQL (postgres-store.ts `migratePostgres`),
+ * numbered alike so that both engines record the same ids.
+ */
 export interface Migration {
   id: string;
   up: string | ((db: Db) => void);
+  pg?: string | ((q: Queryable) => Promise<void>);
 }
 
 export class MigrationError extends Error {}
