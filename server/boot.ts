@@ -37,6 +37,7 @@ import { resolveAppSecret, SecretStore } from './core/secrets/secrets.ts';
 import { privateDir, securePermissions } from './core/storage/data-dir.ts';
 import { coreMigrations, type Db, openPlatformDb, startCheckpointer } from './core/storage/platform-db.ts';
 import { recordServerPid } from './core/storage/server-pid.ts';
+import { sqliteStore } from './core/storage/store.ts';
 import { createDbService, type DbOptions, type DbService, dbMigrations } from './db/index.ts';
 import { createIdentityService, createTlsService, type IdentityService, identityMigrations, registerTlsRoutes, type TlsService } from './identity/index.ts';
 import { createMailService, type MailOptions, type MailService, mailMigrations } from './mail/index.ts';
@@ -138,7 +139,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const platformDb = openPlatformDb(config.dataDir, allMigrations);
   const checkpointer = startCheckpointer(platformDb);
   const metrics = createMetrics();
-  const audit = createAuditLog(platformDb);
+  // The core store over platform.db (issue 18: the domains move onto it one by one; PostgreSQL implements the same).
+  const store = sqliteStore(platformDb);
+  const audit = createAuditLog(store);
   const tokens = createTokenService(createTokenStore(platformDb), { adminToken: config.adminToken });
   const db = createDbService({
     platformDb,

@@ -252,7 +252,7 @@ export function registerCoreRoutes(
         }),
       },
     },
-    handler: (_ctx, { query }) => ({ data: deps.audit.list(query) }),
+    handler: async (_ctx, { query }) => ({ data: await deps.audit.list(query) }),
   });
 }
 

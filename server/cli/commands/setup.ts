@@ -25,16 +25,17 @@ export function registerSetup(program: Command): void {
       if (!password) throw new CliError('no password on standard input');
       const dir = path.resolve(opts.data ?? cliEnvironment().dataDir ?? './hearth-data');
       // loaded here, not at the top: other commands never load the server
-      const [{ openDataDir }, { createAuditLog }, { HearthError }, { openIdentityOffline }] = await Promise.all([
+      const [{ openDataDir }, { createAuditLog }, { sqliteStore }, { HearthError }, { openIdentityOffline }] = await Promise.all([
         import('../../boot.ts'),
         import('../../core/audit/audit.ts'),
+        import('../../core/storage/store.ts'),
         import('../../core/http/errors.ts'),
         import('../../identity/index.ts'),
       ]);
       const db = openDataDir(dir);
       try {
         // accounts and sessions built exactly as the server builds them (the Linux-identity hook included)
-        const { sessions } = openIdentityOffline({ platformDb: db, audit: createAuditLog(db) });
+        const { sessions } = openIdentityOffline({ platformDb: db, audit: createAuditLog(sqliteStore(db)) });
         let account: Awaited<ReturnType<typeof sessions.setup>>;
         try {
           account = await sessions.setup({ login: opts.login, password, displayName: opts.displayName, email: opts.email }, { actor: 'cli' });

@@ -17,14 +17,15 @@ export function registerTokens(program: Command): void {
       throw new CliError(`no Hearth data folder at ${dir} (no platform.db): pass --data <dir> or set HEARTH_DATA_DIR`);
     }
     // loaded here, not at the top: other commands never load the server
-    const [{ openDataDir }, { createTokenStore }, { createTokenService }, { createAuditLog }] = await Promise.all([
+    const [{ openDataDir }, { createTokenStore }, { createTokenService }, { createAuditLog }, { sqliteStore }] = await Promise.all([
       import('../../boot.ts'),
       import('../../core/auth/tokens.store.ts'),
       import('../../core/auth/tokens.service.ts'),
       import('../../core/audit/audit.ts'),
+      import('../../core/storage/store.ts'),
     ]);
     const db = openDataDir(dir);
-    return { db, service: createTokenService(createTokenStore(db), {}), audit: createAuditLog(db) };
+    return { db, service: createTokenService(createTokenStore(db), {}), audit: createAuditLog(sqliteStore(db)) };
   };
 
   withData(tokens.command('create'))

@@ -2,7 +2,7 @@
  * The core store: what the domains' stores speak to, whichever engine holds the core data (issue 18). Two
  * implementations: `sqliteStore` over platform.db (better-sqlite3, the embedded default) and `postgresStore`
  * (core/storage/postgres-store.ts, `HEARTH_DATABASE_URL`). The interface is async because PostgreSQL's is; the SQLite
- * implementation answers at once (settled promises) and keeps SQLite's speed.
+ * implementation answers at once (settled promises; an error is thrown at the call) and keeps SQLite's speed.
  *
  * One SQL text for both dialects. Write statements in the portable subset both engines share (SQLite ≥ 3.35,
  * PostgreSQL ≥ 15): `INSERT … ON CONFLICT … DO NOTHING/UPDATE`, `RETURNING`, `CASE`, `COALESCE`, `min/max`, text
@@ -195,15 +195,17 @@ export function sqliteStore(db: SqliteDb): Store & { readonly db: SqliteDb } {
   const mutex = new Mutex();
   /** The open transaction's pending notifications, for code running inside it. */
   const ambient = new AsyncLocalStorage<Array<[string, string]>>();
-  // Inside this store's transaction, or with no transaction open: at once. Else after the open one ends.
-  const call = async <K extends keyof typeof direct>(k: K, sql: string, params?: Params): Promise<ReturnType<(typeof direct)[K]>> => {
-    if (!mutex.locked || ambient.getStore()) return direct[k](sql, params) as ReturnType<(typeof direct)[K]>;
-    const release = await mutex.lock();
-    try {
-      return direct[k](sql, params) as ReturnType<(typeof direct)[K]>;
-    } finally {
-      release();
-    }
+  // Inside this store's transaction, or with no transaction open: at once, and an error is thrown to the caller
+  // there and then (a caller inside a better-sqlite3 transaction sees it as before). Else after the open one ends.
+  const call = <K extends keyof typeof direct>(k: K, sql: string, params?: Params): Promise<ReturnType<(typeof direct)[K]>> => {
+    if (!mutex.locked || ambient.getStore()) return Promise.resolve(direct[k](sql, params) as ReturnType<(typeof direct)[K]>);
+    return mutex.lock().then((release) => {
+      try {
+        return direct[k](sql, params) as ReturnType<(typeof direct)[K]>;
+      } finally {
+        release();
+      }
+    });
   };
   const events = new EventEmitter();
   events.setMaxListeners(0);

@@ -7,7 +7,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Migration, MigrationError, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
+import { createAuditLog } from '../../../server/core/audit/audit.ts';
+import { coreMigrations, type Migration, MigrationError, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
 import { migratePostgres, postgresStore } from '../../../server/core/storage/postgres-store.ts';
 import { type Store, sqliteStore, translate } from '../../../server/core/storage/store.ts';
 import { type Postgres, startPostgres } from '../../helpers/postgres.ts';
@@ -86,8 +87,9 @@ for (const [engine, open] of [
       const back = await s.get<{ id: number; n: number }>('UPDATE items SET n = n + 10 WHERE name = @name RETURNING id, n', { name: 'a' });
       expect(back?.n).toBe(11);
       expect(await s.run('DELETE FROM items WHERE n > ?', [5])).toEqual({ changes: 1 });
-      await expect(s.run('INSERT INTO items (name) VALUES (?)', ['b'])).rejects.toThrow(/unique|UNIQUE/);
-      await expect(s.get('SELECT * FROM items WHERE name = @name', {})).rejects.toThrow(/named parameter.*name/i);
+      // (SQLite throws at the call, PostgreSQL rejects: an async caller sees the same)
+      await expect((async () => s.run('INSERT INTO items (name) VALUES (?)', ['b']))()).rejects.toThrow(/unique|UNIQUE/);
+      await expect((async () => s.get('SELECT * FROM items WHERE name = @name', {}))()).rejects.toThrow(/named parameter.*name/i);
     });
 
     it('commits a transaction, rolls it back on a throw, joins a nested one, and keeps other statements out while it runs', async () => {
@@ -193,5 +195,30 @@ describe('the core store on SQLite', () => {
     await s.run('INSERT INTO items (name) VALUES (?)', ['on disk']);
     expect(s.db.prepare('SELECT name FROM items').pluck().all()).toEqual(['on disk']);
     expect(fs.existsSync(path.join(path.dirname(s.db.name), 'platform.db'))).toBe(true);
+  });
+});
+
+describe('the core domain on both engines', () => {
+  it('keeps the audit log the same way: records in order, filtered and paged, and inside a rolled-back transaction not at all', async () => {
+    for (const s of [sqliteStore(openPlatformDb(tempDir('hearth-store-'), coreMigrations)), postgresStore({ url: await pgCluster.createDatabase() })]) {
+      stores.push(s);
+      if (s.dialect === 'postgres') await migratePostgres(s, coreMigrations);
+      const audit = createAuditLog(s);
+      await audit.record({ actor: 'token:a', action: 'namespace.create', target: 'crm', detail: { n: 1 }, requestId: 'r1' });
+      await audit.record({ actor: 'token:a', action: 'namespace.delete', target: 'crm' });
+      await s.tx(async () => audit.record({ actor: 'token:a', action: 'token.create' })).catch(() => {});
+      await s
+        .tx(async () => {
+          await audit.record({ actor: 'token:a', action: 'never.recorded' });
+          throw new Error('rollback');
+        })
+        .catch(() => {});
+      const all = await audit.list({ limit: 10 });
+      expect(all.map((r) => r.action)).toEqual(['token.create', 'namespace.delete', 'namespace.create']);
+      expect(all[2]).toMatchObject({ actor: 'token:a', target: 'crm', detail: { n: 1 }, request_id: 'r1' });
+      expect(typeof all[2]!.id).toBe('number');
+      expect((await audit.list({ limit: 10, action: 'namespace.delete' })).map((r) => r.target)).toEqual(['crm']);
+      expect((await audit.list({ limit: 1, before: all[0]!.id })).map((r) => r.action)).toEqual(['namespace.delete']);
+    }
   });
 });

@@ -16,6 +16,7 @@ import { createLogger } from '../../../server/core/logging/logger.ts';
 import { coreMigrations, type Db, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
 import { copyWalDatabase, type SnapshotCopy } from '../../../server/core/storage/snapshot-thread.ts';
 import { Database } from '../../../server/core/storage/sqlite.ts';
+import { sqliteStore } from '../../../server/core/storage/store.ts';
 import { createNamespaceService, defaultConfig } from '../../../server/db/namespaces/namespaces.service.ts';
 import { createNamespaceStore, namespaceMigrations } from '../../../server/db/namespaces/namespaces.store.ts';
 
@@ -29,7 +30,7 @@ beforeAll(() => {
   platformDb = openPlatformDb(root, [...coreMigrations, ...namespaceMigrations]);
   svc = createNamespaceService({
     store: createNamespaceStore(platformDb),
-    audit: createAuditLog(platformDb),
+    audit: createAuditLog(sqliteStore(platformDb)),
     logger: createLogger({ level: 'silent' }),
     dataDir: root,
     maxOpen: 8,
