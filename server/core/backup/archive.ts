@@ -1,8 +1,9 @@
 /**
  * The tar container of a backup: a small writer and a small header walker of our own (POSIX ustar, pax extended
  * headers where ustar cannot say it). The writer puts each entry's header, bytes and padding straight into the file,
- * in order, awaiting each write: a write error (ENOSPC) fails the very entry being written, and an entry held in
- * memory (a database image) is written with one call, never copied into a stream's buffers. The walker reads one
+ * in order and each at its position, awaiting each write: a write error (ENOSPC) fails the very entry being written,
+ * and an entry's bytes may be written by another thread (a database image the snapshot thread holds) at the
+ * position the writer gives it. The walker reads one
  * 512-byte header per entry and seeks past the data, so the manifest (the last entry) of a 10 GiB backup is found
  * with a few hundred small reads, and every entry can then be streamed by its byte range.
  *
@@ -28,6 +29,11 @@ export interface ArchiveWriter {
    * a private copy already read on another thread) the bytes are not hashed again and that hash is answered.
    */
   add(name: string, size: number, source: AsyncIterable<Uint8Array> | Iterable<Uint8Array>, onBytes?: (done: number) => void, sha256?: string): Promise<string>;
+  /**
+   * Appends an entry of exactly `size` bytes, already hashed, that `put` writes into the file itself (by its
+   * descriptor, at `position`; the snapshot thread writes a held image so). Answers `sha256`.
+   */
+  addExternal(name: string, size: number, sha256: string, put: (fd: number, position: number) => Promise<void>): Promise<string>;
   /** Appends an entry held in memory; answers its SHA-256 (hex). */
   addBuffer(name: string, bytes: Buffer): Promise<string>;
   /** Writes the end of the archive (the caller fsyncs). */
@@ -38,20 +44,25 @@ export interface ArchiveWriter {
   abort(): void;
 }
 
-/** Writes a tar into an open file, from its current position. A write error fails the call writing, and every later one. */
+/**
+ * Writes a tar into an empty open file, each write at its own position. A write error fails the call writing, and
+ * every later one.
+ */
 export function archiveWriter(fh: FileHandle, mtime: Date): ArchiveWriter {
   let written = 0;
   let failed: unknown = null;
-  const write = async (buf: Uint8Array) => {
+  /** Runs one step that puts `length` bytes at `written`; a failure sticks. */
+  const step = async (length: number, put: (position: number) => Promise<void>) => {
     if (failed) throw failed;
     try {
-      await writeAll(fh, buf);
+      await put(written);
     } catch (err) {
       failed = err;
       throw err;
     }
-    written += buf.length;
+    written += length;
   };
+  const write = (buf: Uint8Array) => step(buf.length, (position) => writeAll(fh, buf, position));
   const add: ArchiveWriter['add'] = async (name, size, source, onBytes, sha256) => {
     const hash = sha256 === undefined ? crypto.createHash('sha256') : null;
     await write(entryHeader(name, size, mtime));
@@ -69,6 +80,12 @@ export function archiveWriter(fh: FileHandle, mtime: Date): ArchiveWriter {
   };
   return {
     add,
+    async addExternal(name, size, sha256, put) {
+      await write(entryHeader(name, size, mtime));
+      await step(size, (position) => put(fh.fd, position));
+      if (pad(size)) await write(ZEROS.subarray(0, pad(size)));
+      return sha256;
+    },
     addBuffer: (name, bytes) => add(name, bytes.length, [bytes]),
     finish: () => write(ZEROS),
     bytes: () => written,
@@ -78,10 +95,13 @@ export function archiveWriter(fh: FileHandle, mtime: Date): ArchiveWriter {
   };
 }
 
-/** Writes a whole buffer at the file's position. A write may be short (a file size limit, a nearly full disk): the next one then answers the error. */
-export async function writeAll(fh: FileHandle, buf: Uint8Array): Promise<void> {
+/**
+ * Writes a whole buffer at `position` (default: the file's current position). A write may be short (a file size
+ * limit, a nearly full disk): the next one then answers the error.
+ */
+export async function writeAll(fh: FileHandle, buf: Uint8Array, position?: number): Promise<void> {
   let off = 0;
-  while (off < buf.length) off += (await fh.write(buf, off, buf.length - off)).bytesWritten;
+  while (off < buf.length) off += (await fh.write(buf, off, buf.length - off, position === undefined ? null : position + off)).bytesWritten;
 }
 
 /** Packs small files held in memory into a tar (the secrets' inner archive). */

@@ -20,6 +20,7 @@ import fsp, { type FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import { HearthError } from '../http/errors.ts';
 import { privateDir, privateFile } from '../storage/data-dir.ts';
+import type { HeldImage } from '../storage/snapshot-thread.ts';
 import { archiveWriter, packInMemory } from './archive.ts';
 import {
   BACKUP_FORMAT,
@@ -143,6 +144,14 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
         if (current === index) progress(part.name, index, 'snapshot', d, total);
       });
       answer.catch(() => {});
+      // An image the snapshot thread holds for this part is released with the part (a no-op once written).
+      let held: HeldImage | undefined;
+      answer.then(
+        (a) => {
+          if (a && a !== 'vanished') held = a.held;
+        },
+        () => {},
+      );
       const taken: Taken = {
         index,
         tmp,
@@ -152,6 +161,7 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
           () => {},
         ),
         release: () => {
+          held?.release();
           removeDbFiles(tmp);
           untrack();
           taking.delete(taken);
@@ -180,16 +190,21 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
           signal?.throwIfAborted();
           const { tmp } = taken;
           const known = answer?.sha256 ? answer.sha256 : undefined;
-          const image = answer?.image;
-          if (image) {
-            // Taken in memory: the migration ids are read from a copy only for platform.db (small, once).
-            if (part.name === PLATFORM_DB) {
-              fs.writeFileSync(tmp, image);
-              schema = groupMigrations(readMigrationIds(tmp));
+          const held = answer?.held;
+          if (held && part.name === PLATFORM_DB) {
+            // platform.db (small): its image goes to the temporary copy, for its migration ids, and is appended from there.
+            const copy = await fsp.open(tmp, 'r+');
+            try {
+              await held.writeTo(copy.fd, 0);
+            } finally {
+              await copy.close();
             }
+          } else if (held) {
+            // Held on the snapshot thread, which writes it into the backup file itself.
             doing = `writing ${part.name}`;
-            const size = image.length;
-            const sha256 = await w.add(part.name, size, [image], (d) => progress(part.name, index, 'archive', d, size), known);
+            const size = answer!.size;
+            const sha256 = await w.addExternal(part.name, size, known!, (fd, position) => held.writeTo(fd, position));
+            progress(part.name, index, 'archive', size, size);
             entries.push({ name: part.name, kind: 'sqlite', size, sha256, ...(part.meta ? { meta: part.meta } : {}) });
             continue;
           }

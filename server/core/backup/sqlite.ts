@@ -12,7 +12,7 @@
  */
 import fs from 'node:fs';
 import { privateFile } from '../storage/data-dir.ts';
-import { BACKUP_IMAGE_MAX, copyWalDatabase } from '../storage/snapshot-thread.ts';
+import { BACKUP_IMAGE_MAX, copyWalDatabase, type HeldImage } from '../storage/snapshot-thread.ts';
 import { Database } from '../storage/sqlite.ts';
 
 /**
@@ -29,19 +29,21 @@ export type SqliteSnapshot = (
 
 /**
  * What a snapshot function may answer about the copy it took: its size in bytes and its SHA-256 (hex), and for a
- * database small enough to be taken in memory its bytes (`image`; then nothing was written to `dest`).
+ * database small enough to be taken in memory its image held on the snapshot thread (`held`; then nothing was
+ * written to `dest`, and the engine writes the image into the backup, or releases it).
  */
 export interface SnapshotDigest {
   size: number;
   sha256: string | null;
-  image?: Buffer;
+  held?: HeldImage;
 }
 
 /**
  * The snapshot function for a WAL database file the engine may open itself (platform.db): VACUUM INTO on a
  * read-only connection of the snapshot thread (core/storage/snapshot-thread.ts), off the event loop; the temporary
  * copy is not fsynced, and its size and SHA-256 are read on that thread too. A database of at most BACKUP_IMAGE_MAX
- * bytes is answered as an in-memory image instead (sqlite3_serialize in one read transaction, hashed on the thread). Progress reports the file's pages at
+ * bytes is taken as an in-memory image instead (sqlite3_serialize in one read transaction, hashed and held on the
+ * thread, which later writes it into the backup file itself). Progress reports the file's pages at
  * the start and the end (VACUUM INTO has no steps).
  */
 export function sqliteFileSnapshot(file: string): SqliteSnapshot {

@@ -7,24 +7,39 @@
  */
 import type { Worker } from 'node:worker_threads';
 import { spawnWorker } from '../runtime.ts';
-import type { SnapshotAnswer, SnapshotJob } from './snapshot.worker.ts';
+import type { CopyJob, SnapshotAnswer, SnapshotJob } from './snapshot.worker.ts';
 
 export interface SnapshotCopy {
   size: number;
   /** The copy's SHA-256 (hex) when asked for with `hash`. */
   sha256: string | null;
-  /** With `imageMax`: the database's bytes, when it was small enough to be answered in memory (nothing in `dest`). */
-  image?: Buffer;
+  /**
+   * With `imageMax`, for a database small enough: its image, held on the snapshot thread (nothing in `dest`).
+   * `writeTo` writes it into an open file at `position` (then it is no longer held); `release` forgets it unwritten.
+   * One of the two must be called.
+   */
+  held?: HeldImage;
 }
 
+export interface HeldImage {
+  writeTo(fd: number, position: number): Promise<void>;
+  release(): void;
+}
+
+type Answer = Extract<SnapshotAnswer, { ok: true }>;
+
 interface Pending {
-  resolve: (copy: SnapshotCopy) => void;
+  resolve: (answer: Answer) => void;
   reject: (err: Error) => void;
 }
+
+type Job = SnapshotJob extends infer J ? (J extends SnapshotJob ? Omit<J, 'id'> : never) : never;
 
 export class SnapshotThread {
   private worker: Worker | null = null;
   private readonly pending = new Map<number, Pending>();
+  /** Copies whose image the thread holds (not yet written or released): the thread is not stopped meanwhile. */
+  private readonly holding = new Set<number>();
   private nextId = 1;
   private idleTimer: NodeJS.Timeout | null = null;
   private readonly idleMs: number;
@@ -33,17 +48,52 @@ export class SnapshotThread {
     this.idleMs = opts.idleMs ?? 10_000;
   }
 
-  /** Copies the WAL database `file` to `dest` (an empty or absent file) as of one moment. */
-  copy(job: Omit<SnapshotJob, 'id'>): Promise<SnapshotCopy> {
+  /** Copies the WAL database `file` to `dest` (an empty or absent file) as of one moment, or holds its image. */
+  async copy(job: Omit<CopyJob, 'id' | 'kind'>): Promise<SnapshotCopy> {
+    const { id, answer } = this.send({ ...job, kind: 'copy' });
+    const started = this.worker; // the thread that will hold the image
+    const a = await answer;
+    if (!a.held) return { size: a.size, sha256: a.sha256 };
+    this.holding.add(id);
+    let settled = false;
+    const forget = () => {
+      settled = true;
+      this.holding.delete(id);
+      if (this.pending.size === 0 && this.holding.size === 0 && this.worker) this.idle(this.worker);
+    };
+    return {
+      size: a.size,
+      sha256: a.sha256,
+      held: {
+        writeTo: async (fd, position) => {
+          if (settled) throw new Error('the snapshot image was already written or released');
+          if (this.worker !== started) throw new Error('the snapshot thread stopped: the image it held is gone');
+          try {
+            await this.send({ kind: 'write', ref: id, fd, position }).answer;
+          } finally {
+            forget();
+          }
+        },
+        release: () => {
+          if (settled) return;
+          forget();
+          if (this.worker === started) this.send({ kind: 'drop', ref: id }).answer.catch(() => {});
+        },
+      },
+    };
+  }
+
+  private send(job: Job): { id: number; answer: Promise<Answer> } {
     const worker = this.start();
     const id = this.nextId++;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     if (this.pending.size === 0) worker.ref();
-    return new Promise<SnapshotCopy>((resolve, reject) => {
+    const answer = new Promise<Answer>((resolve, reject) => {
       this.pending.set(id, { resolve, reject });
-      worker.postMessage({ ...job, id } satisfies SnapshotJob);
+      worker.postMessage({ ...job, id } as SnapshotJob);
     });
+    return { id, answer };
   }
 
   async close(): Promise<void> {
@@ -62,16 +112,15 @@ export class SnapshotThread {
       const p = this.pending.get(answer.id);
       if (!p) return;
       this.pending.delete(answer.id);
-      if (answer.ok) {
-        const { image } = answer;
-        p.resolve({ size: answer.size, sha256: answer.sha256, ...(image ? { image: Buffer.from(image.buffer, image.byteOffset, image.byteLength) } : {}) });
-      } else p.reject(Object.assign(new Error(answer.message), answer.code ? { code: answer.code } : {}));
-      if (this.pending.size === 0 && this.worker === worker) this.idle(worker);
+      if (answer.ok) p.resolve(answer);
+      else p.reject(Object.assign(new Error(answer.message), answer.code ? { code: answer.code } : {}));
+      if (this.pending.size === 0 && this.holding.size === 0 && this.worker === worker) this.idle(worker);
     });
     const fail = (err: Error) => {
       if (this.worker === worker) this.worker = null;
       for (const p of this.pending.values()) p.reject(err);
       this.pending.clear();
+      this.holding.clear(); // the images died with the thread: writeTo fails, release does nothing
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`the snapshot thread exited with code ${code}`)));
@@ -97,4 +146,4 @@ export const BACKUP_IMAGE_MAX = 64 * 1024 * 1024;
 const shared = new SnapshotThread();
 
 /** Copies the WAL database `file` to `dest` (an empty or absent file) as of one moment, on the snapshot thread. */
-export const copyWalDatabase = (job: Omit<SnapshotJob, 'id'>): Promise<SnapshotCopy> => shared.copy(job);
+export const copyWalDatabase = (job: Omit<CopyJob, 'id' | 'kind'>): Promise<SnapshotCopy> => shared.copy(job);

@@ -7,26 +7,33 @@
  * rows and header values (SQLite's transfer optimisation copies records as they are); free pages are left out.
  * Only for WAL files: on a rollback-journal database this reader would hold writers off for the whole copy.
  *
- * `imageMax` (a backup): a database of at most that many bytes is not written anywhere: `sqlite3_serialize` reads
+ * `imageMax` (a backup): a database of at most that many bytes is not written anywhere yet: `sqlite3_serialize` reads
  * its pages through the pager inside one read transaction (the same one-moment snapshot as VACUUM INTO, at a memory
- * copy's cost instead of a rebuild) and the image, hashed here, is handed to the main thread, which appends it to
- * the backup as it is. Larger databases go through VACUUM INTO `dest` as below.
+ * copy's cost instead of a rebuild), the image is hashed here and held here, and the answer says `held`. A later
+ * `write` job writes it into an open file (the backup, by its descriptor: descriptors are the process's) at a given
+ * position, and `drop` forgets it. The image never reaches the main thread, whose garbage collector would otherwise
+ * pause requests for tens of milliseconds over each hundred megabytes of buffers. Larger databases go through
+ * VACUUM INTO `dest` as below.
  *
  * `durable: false` (a temporary copy, deleted once streamed) runs with `synchronous = OFF`, which VACUUM INTO
  * honours: no fsync of a file that lives for a second. `durable: true` (a duplicate, which becomes a namespace)
  * keeps SQLite's default FULL. With `hash` the thread also reads the finished copy back (from the page cache) for
  * its SHA-256, so a backup's main thread appends it without hashing it.
  *
- * Main → thread: {id, file, dest, durable, hash, timeout}. Thread → main: {id, ok: true, size, sha256} or
- * {id, ok: false, message, code}. The connection is closed before the answer is posted.
+ * Main → thread: {id, kind: 'copy', file, dest, durable, hash, timeout, imageMax?}, {id, kind: 'write', ref, fd,
+ * position} (ref: the id of the copy that held an image), {id, kind: 'drop', ref}. Thread → main: {id, ok: true,
+ * size, sha256, held} or {id, ok: false, message, code}. The connection is closed before the answer is posted.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { Database, type SqliteDb } from './sqlite.ts';
 
-export interface SnapshotJob {
+export type SnapshotJob = CopyJob | { id: number; kind: 'write'; ref: number; fd: number; position: number } | { id: number; kind: 'drop'; ref: number };
+
+export interface CopyJob {
   id: number;
+  kind: 'copy';
   file: string;
   dest: string;
   durable: boolean;
@@ -37,12 +44,15 @@ export interface SnapshotJob {
 }
 
 export type SnapshotAnswer =
-  | { id: number; ok: true; size: number; sha256: string | null; image?: Uint8Array }
+  | { id: number; ok: true; size: number; sha256: string | null; held: boolean }
   | { id: number; ok: false; message: string; code: string | null };
 
 const CHUNK = 1024 * 1024;
 
-function copy(job: SnapshotJob): { size: number; sha256: string | null; image?: Uint8Array } {
+/** Images taken for a backup and not yet written, by the id of the copy job that took them. */
+const held = new Map<number, Buffer>();
+
+function copy(job: CopyJob): { size: number; sha256: string | null; held: boolean } {
   let db: SqliteDb | undefined;
   try {
     db = new Database(job.file, { readonly: true, fileMustExist: true, timeout: job.timeout });
@@ -53,7 +63,8 @@ function copy(job: SnapshotJob): { size: number; sha256: string | null; image?: 
         // A WAL database's header says WAL (bytes 18 and 19 are 2); the image is complete without a -wal, so it says
         // rollback journal (1), as a VACUUM INTO copy does: opened on its own, it needs no -wal or -shm beside it.
         if (image.length >= 100 && image[18] === 2 && image[19] === 2) image[18] = image[19] = 1;
-        return { size: image.length, sha256: job.hash ? crypto.createHash('sha256').update(image).digest('hex') : null, image };
+        held.set(job.id, image);
+        return { size: image.length, sha256: job.hash ? crypto.createHash('sha256').update(image).digest('hex') : null, held: true };
       }
     }
     if (!job.durable) db.pragma('synchronous = OFF');
@@ -61,7 +72,7 @@ function copy(job: SnapshotJob): { size: number; sha256: string | null; image?: 
   } finally {
     db?.close();
   }
-  if (!job.hash) return { size: fs.statSync(job.dest).size, sha256: null };
+  if (!job.hash) return { size: fs.statSync(job.dest).size, sha256: null, held: false };
   const hash = crypto.createHash('sha256');
   const buf = Buffer.allocUnsafe(CHUNK);
   const fd = fs.openSync(job.dest, 'r');
@@ -76,21 +87,31 @@ function copy(job: SnapshotJob): { size: number; sha256: string | null; image?: 
   } finally {
     fs.closeSync(fd);
   }
-  return { size, sha256: hash.digest('hex') };
+  return { size, sha256: hash.digest('hex'), held: false };
+}
+
+/** Writes a held image at `position` of the open file `fd`, then forgets it (a short write is continued). */
+function write(ref: number, fd: number, position: number): { size: number; sha256: null; held: false } {
+  const image = held.get(ref);
+  if (!image) throw new Error('the snapshot image is no longer held');
+  held.delete(ref);
+  let off = 0;
+  while (off < image.length) off += fs.writeSync(fd, image, off, image.length - off, position + off);
+  return { size: image.length, sha256: null, held: false };
 }
 
 parentPort!.on('message', (job: SnapshotJob) => {
   let answer: SnapshotAnswer;
   try {
-    answer = { id: job.id, ok: true, ...copy(job) };
+    const done =
+      job.kind === 'copy'
+        ? copy(job)
+        : job.kind === 'write'
+          ? write(job.ref, job.fd, job.position)
+          : (held.delete(job.ref), { size: 0, sha256: null, held: false });
+    answer = { id: job.id, ok: true, ...done };
   } catch (err) {
     answer = { id: job.id, ok: false, message: (err as Error).message, code: (err as { code?: string }).code ?? null };
   }
-  // The image's memory moves to the main thread instead of being copied (SQLite's buffer cannot move: then copied).
-  const buffer = answer.ok ? answer.image?.buffer : undefined;
-  try {
-    parentPort!.postMessage(answer, buffer instanceof ArrayBuffer ? [buffer] : []);
-  } catch {
-    parentPort!.postMessage(answer);
-  }
+  parentPort!.postMessage(answer);
 });

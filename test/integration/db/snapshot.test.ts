@@ -110,11 +110,20 @@ describe('namespace snapshots while writes continue', () => {
     }
     const { inside } = writer.stop();
     expect(inside).toBeGreaterThan(0); // the event loop went on writing while the image was taken
-    // 16 MiB is under BACKUP_IMAGE_MAX: the database comes back as an image, and nothing is written to dest.
-    if (answer === 'vanished' || !answer?.image) throw new Error(`expected an image, got ${JSON.stringify(answer)}`);
+    // 16 MiB is under BACKUP_IMAGE_MAX: the database is held as an image on the snapshot thread, nothing is in dest,
+    // and the thread writes the image where it is told (here: at offset 4096 of a file).
+    if (answer === 'vanished' || !answer?.held) throw new Error(`expected a held image, got ${JSON.stringify(answer)}`);
     expect(fs.statSync(dest).size).toBe(0);
-    const { image } = answer;
-    expect(answer).toEqual({ size: image.length, sha256: crypto.createHash('sha256').update(image).digest('hex'), image });
+    const out = path.join(svc.tmpDir, 'walns-out.bin');
+    const fd = fs.openSync(out, 'w');
+    try {
+      await answer.held.writeTo(fd, 4096);
+    } finally {
+      fs.closeSync(fd);
+    }
+    await expect(answer.held.writeTo(0, 0)).rejects.toThrow('already written or released');
+    const image = fs.readFileSync(out).subarray(4096);
+    expect(answer).toMatchObject({ size: image.length, sha256: crypto.createHash('sha256').update(image).digest('hex') });
     fs.writeFileSync(dest, image);
     const rowsAfter = svc.connection('walns').prepare('SELECT count(*) FROM t').pluck().get() as number;
     checkCopy(dest, rowsAfter);
