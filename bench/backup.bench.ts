@@ -288,8 +288,8 @@ async function main(): Promise<number> {
   ]);
   const stepMs = (key: string) => hRuns.map((h) => h.steps[key] ?? 0);
   console.log('  where hearth spends its time (job steps as seen by 20 ms polls, median (min–max)):');
-  console.log(`    snapshot (each namespace copied to <data>/tmp by its online backup): ${spread(stepMs('snapshot'), fmtS)}`);
-  console.log(`    archive (the copy read back, SHA-256, appended to the tar): ${spread(stepMs('archive'), fmtS)}`);
+  console.log(`    snapshot (waiting for a namespace's image: serialize and SHA-256 on the snapshot thread): ${spread(stepMs('snapshot'), fmtS)}`);
+  console.log(`    archive (the image written into the tar by that thread, while the next is taken): ${spread(stepMs('archive'), fmtS)}`);
   console.log(
     `    secrets (${SECRETS === 'encrypted' ? 'Argon2id, AES-256-GCM' : 'none: omitted'}) and finish (manifest, fsync, rename): ${spread(
       hRuns.map((h) => (h.steps.secrets ?? 0) + (h.steps.finish ?? 0)),

@@ -119,7 +119,7 @@ export function registerNamespaceRoutes(
     access: 'admin',
     summary: 'Duplicate a namespace',
     description:
-      'Copies a consistent snapshot (SQLite online backup; writes continue meanwhile) into a new namespace with the same configuration. The copy is independent of its source. Answers with the new namespace record.',
+      'Copies a consistent snapshot (taken on a read-only connection of its own while writes continue) into a new namespace with the same configuration. The copy is independent of its source. Answers with the new namespace record.',
     params: NamespaceParams,
     body: DuplicateNamespaceBody,
     responses: {
