@@ -6,7 +6,7 @@
  * The parts, in the order they are written:
  *  1. `platform.db` (core): a snapshot inside one read transaction (`sqliteFileSnapshot`), first, so that the
  *     manifest's schema comes from it;
- *  2. `namespaces/<fileId>.db` (db): each namespace through its own online backup;
+ *  2. `namespaces/<fileId>.db` (db): each namespace through its owner's snapshot (namespaces.service.ts `snapshot`);
  *  3. `mail-attachments/<id>` (mail): the attachment objects queued mail still needs (optional: delivery may release
  *     one meanwhile);
  *  4. secrets, sealed under the passphrase or left out: every file of `secrets/` and the initial admin token (core),
