@@ -1,0 +1,83 @@
+/**
+ * The `hearth` help text, word for word: `hearth --help`, `hearth help`, every group's `--help` and the unknown-command
+ * errors as the real command prints them (a child process, 80 columns since its output is not a terminal), and the
+ * help of every one of the command tree's commands as the fully registered program renders it.
+ *
+ * The snapshot (__snapshots__/help.test.ts.snap) was taken before the CLI loaded its command groups lazily; it must
+ * not change when only the loading does. Update it (`npx vitest run -u <this file>`) only for a wanted change of text.
+ */
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildProgram } from '../../../server/cli/index.ts';
+import { runCli } from '../../helpers/cli.ts';
+import { tempDir } from '../../helpers/server.ts';
+
+const cwd = tempDir('hearth-cli-help-');
+afterAll(() => fs.rmSync(cwd, { recursive: true, force: true }));
+
+const hearth = (args: string[]) => runCli(args, { cwd, env: { HEARTH_CONFIG_DIR: cwd } });
+
+/** Every command of the tree as its words after `hearth` (groups first, then their subcommands, depth first). */
+function commandPaths(cmd: Command, prefix: string[] = []): string[][] {
+  return cmd.commands.flatMap((c) => [[...prefix, c.name()], ...commandPaths(c, [...prefix, c.name()])]);
+}
+
+const program = buildProgram();
+const paths = commandPaths(program);
+const groups = paths.filter((p) => p.length === 1 || findCommand(program, p).commands.length > 0);
+
+function findCommand(root: Command, words: string[]): Command {
+  let c = root;
+  for (const w of words) c = c.commands.find((s) => s.name() === w)!;
+  return c;
+}
+
+describe('hearth help (the real command)', () => {
+  it('hearth --help, hearth help and hearth with no command', async () => {
+    const help = await hearth(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatchSnapshot();
+    expect(await hearth(['help'])).toEqual(help);
+    const none = await hearth([]);
+    expect(none.code).toBe(1);
+    expect(none.stdout).toBe('');
+    expect(none.stderr).toBe(help.stdout);
+  });
+
+  it('hearth --version', async () => {
+    const v = await hearth(['--version']);
+    expect(v).toMatchObject({ code: 0, stderr: '' });
+    expect(v.stdout).toMatchSnapshot();
+  });
+
+  it('an unknown command: the error, a suggestion and the help', async () => {
+    const r = await hearth(['nss', 'list']);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatchSnapshot();
+    const sub = await hearth(['ns', 'lst']);
+    expect(sub.code).toBe(1);
+    expect(sub.stderr).toMatchSnapshot();
+  });
+
+  it.each(groups.map((p) => p.join(' ')))('hearth %s --help', async (words) => {
+    const args = words.split(' ');
+    const r = await hearth([...args, '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    expect(r.stdout).toMatchSnapshot();
+    if (args.length === 1) expect(await hearth(['help', ...args])).toEqual(r);
+  });
+});
+
+describe('hearth help (the whole command tree)', () => {
+  it('lists the same commands', () => {
+    expect(paths.map((p) => p.join(' '))).toMatchSnapshot();
+  });
+
+  it.each(paths.map((p) => p.join(' ')))('hearth %s', (words) => {
+    const cmd = findCommand(program, words.split(' '));
+    expect(cmd.helpInformation({ error: false })).toMatchSnapshot();
+  });
+});
