@@ -10,11 +10,11 @@
  *
  * Builds the binary when it is missing (`npm run build:headless`).
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { envInt, fmtMs, heading, now, printTable, ratio, sleep, summarize, tempFolder } from './lib.ts';
+import { envInt, fmtMs, heading, printTable, ratio, type ServeStart, summarize, tempFolder, timeServeStart } from './lib.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BINARY = path.join(repo, 'build', 'out', 'hearth-linux-x64');
@@ -31,50 +31,10 @@ if (!fs.existsSync(BINARY) || !fs.existsSync(BUNDLE)) {
 const work = tempFolder('hearth-bench-headless-');
 process.on('exit', () => work.remove());
 
-interface Start {
-  ms: number;
-  rssKb: number | null;
-}
-
-/** Starts a server, waits for its first healthy /healthz, optionally samples its memory, then stops it. */
-async function startOnce(cmd: string, args: string[], env: NodeJS.ProcessEnv, sampleMemory: boolean): Promise<Start> {
+/** Starts a server on a new data folder, waits for its first healthy /healthz, optionally samples its memory, then stops it. */
+function startOnce(cmd: string, args: string[], env: NodeJS.ProcessEnv, sampleMemory: boolean): Promise<ServeStart> {
   const data = fs.mkdtempSync(path.join(work.dir, 'data-'));
-  const t0 = now();
-  const child = spawn(cmd, [...args, 'serve', '--port', '0', '--data', data, '--log-level', 'warn'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  try {
-    let url: string | null = null;
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`${cmd} exited with ${child.exitCode}: ${err}`);
-      url ??= /listening on (http:\/\/[\d.:]+)/.exec(out)?.[1] ?? null;
-      if (url) {
-        const ok = await fetch(`${url}/healthz`).then(
-          (r) => r.status === 200,
-          () => false,
-        );
-        if (ok) break;
-      }
-      if (now() - t0 > 30_000) throw new Error(`${cmd} not healthy within 30 s: ${out} ${err}`);
-      await sleep(url ? 2 : 5);
-    }
-    const ms = now() - t0;
-    let rssKb: number | null = null;
-    if (sampleMemory) {
-      await sleep(IDLE_MS);
-      const status = fs.readFileSync(`/proc/${child.pid}/status`, 'utf8');
-      rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
-    }
-    return { ms, rssKb };
-  } finally {
-    child.kill('SIGTERM');
-    const code = await Promise.race([exited, sleep(10_000).then(() => 'timeout' as const)]);
-    if (code === 'timeout') child.kill('SIGKILL');
-    else if (code !== 0) console.warn(`  (${path.basename(cmd)} exited with ${code} on SIGTERM)`);
-  }
+  return timeServeStart(cmd, args, { data, env, idleMs: sampleMemory ? IDLE_MS : undefined });
 }
 
 const base = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: work.dir, LANG: 'C.UTF-8' };
@@ -83,8 +43,8 @@ const nodeEnv = { ...base };
 
 heading(`headless start: spawn → first 200 from /healthz (${RUNS} runs each, alternating)`);
 const first = await startOnce(BINARY, [], binEnv, false); // empty cache folder: unpacks the addon and the UI
-const bin: Start[] = [];
-const node: Start[] = [];
+const bin: ServeStart[] = [];
+const node: ServeStart[] = [];
 await startOnce(process.execPath, [BUNDLE], nodeEnv, false); // warm the page cache for the baseline too
 for (let i = 0; i < RUNS; i++) {
   bin.push(await startOnce(BINARY, [], binEnv, i === 0));

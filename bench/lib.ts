@@ -1,6 +1,7 @@
 /**
  * Small helpers shared by the benchmarks: timing, percentiles, a keep-alive HTTP load loop, child processes
- * talking over IPC, and a file-descriptor sampler. Node built-ins only.
+ * talking over IPC, and a file-descriptor sampler; with lib-process.ts, process memory and `hearth serve` children.
+ * Node built-ins only.
  *
  * Benchmarks measure and print; they never assert on timings.
  */
@@ -408,97 +409,5 @@ export function benchRun(prefix: string, opts: { beforeStop?: () => void } = {})
   return run;
 }
 
-// ---------------------------------------------------------------------------------------------------------------
-// Process memory
-
-export interface ProcMemory {
-  /** Resident set size now (VmRSS), in bytes; NaN when the process is gone. */
-  rss: number;
-  /** Peak resident set size (VmHWM) since start or the last `resetPeakRss`, in bytes; NaN when unknown. */
-  hwm: number;
-}
-
-/** VmRSS and VmHWM of a process, from /proc/<pid>/status. */
-export function procMemory(pid: number): ProcMemory {
-  let text: string;
-  try {
-    text = fs.readFileSync(`/proc/${pid}/status`, 'latin1');
-  } catch {
-    return { rss: NaN, hwm: NaN };
-  }
-  const kb = (key: string) => {
-    const m = new RegExp(`^${key}:\\s+(\\d+) kB`, 'm').exec(text);
-    return m ? Number(m[1]) * 1024 : NaN;
-  };
-  return { rss: kb('VmRSS'), hwm: kb('VmHWM') };
-}
-
-/** Resets a process's VmHWM to its current RSS (`echo 5 > /proc/<pid>/clear_refs`); false when not permitted. */
-export function resetPeakRss(pid: number): boolean {
-  try {
-    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-export interface RssWindow {
-  samples: number;
-  /** RSS at the first sample, in bytes. */
-  first: number;
-  /** Highest RSS sampled, in bytes. */
-  peak: number;
-  last: number;
-}
-
-/** Samples a process's VmRSS every `intervalMs` (default 20) between `start()` and `stop()`. */
-export class RssSampler {
-  private timer: NodeJS.Timeout | null = null;
-  private w: RssWindow = { samples: 0, first: NaN, peak: NaN, last: NaN };
-  private readonly pid: number;
-  private readonly intervalMs: number;
-
-  constructor(pid: number, intervalMs = 20) {
-    this.pid = pid;
-    this.intervalMs = intervalMs;
-  }
-
-  start(): void {
-    this.stop();
-    this.w = { samples: 0, first: NaN, peak: NaN, last: NaN };
-    this.sample();
-    this.timer = setInterval(() => this.sample(), this.intervalMs);
-  }
-
-  sample(): number {
-    const { rss } = procMemory(this.pid);
-    if (Number.isFinite(rss)) {
-      if (this.w.samples === 0) this.w.first = rss;
-      this.w.samples++;
-      this.w.last = rss;
-      this.w.peak = Number.isFinite(this.w.peak) ? Math.max(this.w.peak, rss) : rss;
-    }
-    return rss;
-  }
-
-  /** Takes a last sample and returns the window. */
-  stop(): RssWindow {
-    if (this.timer) {
-      clearInterval(this.timer);
-      this.timer = null;
-      this.sample();
-    }
-    return { ...this.w };
-  }
-}
-
-export const fmtMiB = (bytes: number): string => (Number.isFinite(bytes) ? `${(bytes / 1048576).toFixed(1)} MiB` : 'n/a');
-
-/** Median of a list of numbers (mean of the middle two for an even count). */
-export function median(values: readonly number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  if (s.length === 0) return NaN;
-  const mid = s.length >> 1;
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
+// Process memory and `hearth serve` children live in lib-process.ts (this file's size); import them from here.
+export * from './lib-process.ts';

@@ -1,0 +1,195 @@
+/**
+ * How fast `hearth` starts (issue 19): every goal of the issue as a ratio to a bare `node -e 0` measured in the same
+ * run, for the headless binary (build/out/hearth-linux-x64) and from source (`node bin/hearth.mjs`).
+ *
+ *   cli      spawn → exit of `--version`, `--help`, `ns --help` and `admin --help`
+ *            (goal: binary ≤ 1.5×, source ≤ 2× `node -e 0`)
+ *   request  spawn → exit of `ns list --json` against a running server (the binary, on its own data folder with three
+ *            namespaces). "The request" is the same GET /v1/namespaces sent from this process on a new connection
+ *            (no keep-alive) in the same round; the ratio is (command − request) ÷ `node -e 0` (goal ≤ 2×)
+ *   serve    spawn of `serve --port 0` → first 200 from /healthz on an existing data folder (goal: binary ≤ 3×) and
+ *            on a new, empty one, keys generated included (goal: binary ≤ 6×); from source reported beside them
+ *   memory   VmRSS BENCH_START_IDLE_MS (2000) after the first healthy /healthz on the existing folder: the binary
+ *            against `node build/out/headless/hearth.cjs` (goal ≤ 1.1×)
+ *
+ * One warm-up round (page cache, Node's compile cache of the source, the binary's unpacked addon and UI), then
+ * BENCH_START_RUNS (7) rounds; each round runs `node -e 0` and then every case once, in turn. Medians with min–max.
+ * Builds the binary when it is missing (`npm run build:headless`); after a change of the server, rebuild it first.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { envInt, fmtMs, heading, median, now, printTable, request, type ServeStart, spawnServe, summarize, tempFolder, timeServeStart } from './lib.ts';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const BINARY = path.join(repo, 'build', 'out', 'hearth-linux-x64');
+const BUNDLE = path.join(repo, 'build', 'out', 'headless', 'hearth.cjs');
+const SOURCE = path.join(repo, 'bin', 'hearth.mjs');
+const RUNS = envInt('BENCH_START_RUNS', 7);
+const IDLE_MS = envInt('BENCH_START_IDLE_MS', 2000);
+
+if (!fs.existsSync(BINARY) || !fs.existsSync(BUNDLE)) {
+  console.log('building the headless binary (npm run build:headless)…');
+  const r = spawnSync('npm', ['run', 'build:headless', '--silent'], { cwd: repo, stdio: 'inherit' });
+  if (r.status !== 0) process.exit(1);
+}
+
+const work = tempFolder('hearth-bench-start-');
+process.on('exit', () => work.remove());
+for (const d of ['home', 'config']) fs.mkdirSync(path.join(work.dir, d));
+const env: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: path.join(work.dir, 'home'),
+  LANG: 'C.UTF-8',
+  HEARTH_CACHE_DIR: path.join(work.dir, 'cache'),
+  HEARTH_CONFIG_DIR: path.join(work.dir, 'config'),
+};
+
+/** A way to run `hearth`: the binary, or Node with a script. */
+interface Runner {
+  label: string;
+  cmd: string;
+  args: string[];
+}
+const binary: Runner = { label: 'binary', cmd: BINARY, args: [] };
+const source: Runner = { label: 'source', cmd: process.execPath, args: [SOURCE] };
+const bundle: Runner = { label: 'node hearth.cjs', cmd: process.execPath, args: [BUNDLE] };
+
+/** Milliseconds from the spawn to the exit of a command that must succeed. */
+function timeCommand(cmd: string, args: string[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const t0 = now();
+    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let ms = NaN;
+    let err = '';
+    child.stdout.resume();
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.once('exit', () => (ms = now() - t0));
+    child.once('error', reject);
+    child.once('close', (code) => (code === 0 ? resolve(ms) : reject(new Error(`${path.basename(cmd)} ${args.join(' ')} exited with ${code}: ${err}`))));
+  });
+}
+
+const samples = new Map<string, number[]>();
+const record = (key: string, ms: number) => samples.set(key, [...(samples.get(key) ?? []), ms]);
+const memory = new Map<string, number[]>();
+
+const CLI_CASES = [['--version'], ['--help'], ['ns', '--help'], ['admin', '--help']];
+
+// The server `ns list` talks to, on its own data folder.
+const nsData = path.join(work.dir, 'data-ns');
+const nsServer = await spawnServe(BINARY, [], { data: nsData, env });
+const token = fs.readFileSync(path.join(nsData, 'initial-admin-token'), 'utf8').trim();
+for (const name of ['sales', 'stock', 'staff']) {
+  const r = await fetch(`${nsServer.url}/v1/namespaces`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name }),
+  });
+  if (r.status !== 201) throw new Error(`creating namespace ${name}: ${r.status} ${await r.text()}`);
+}
+const nsList = ['ns', 'list', '--json', '--url', nsServer.url, '--token', token];
+const freshAgent = new http.Agent({ keepAlive: false });
+
+/** The request `ns list` sends, from this process on a new connection. */
+async function timeRequest(): Promise<number> {
+  const t0 = now();
+  const r = await request(freshAgent, `${nsServer.url}/v1/namespaces?limit=500`, { headers: { authorization: `Bearer ${token}` } });
+  if (r.status !== 200) throw new Error(`GET /v1/namespaces: ${r.status}`);
+  return now() - t0;
+}
+
+// The existing data folder the serve cases start on (made by a first start of the binary).
+const existing = path.join(work.dir, 'data-existing');
+await timeServeStart(BINARY, [], { data: existing, env });
+let fresh = 0;
+const emptyFolder = () => path.join(work.dir, `data-empty-${++fresh}`);
+
+async function round(warmUp: boolean): Promise<void> {
+  const keep = (key: string, ms: number) => {
+    if (!warmUp) record(key, ms);
+  };
+  keep('node -e 0', await timeCommand(process.execPath, ['-e', '0']));
+  for (const args of CLI_CASES) {
+    for (const r of [binary, source]) keep(`${r.label} ${args.join(' ')}`, await timeCommand(r.cmd, [...r.args, ...args]));
+  }
+  for (const r of [binary, source]) {
+    keep(`${r.label} ns list`, await timeCommand(r.cmd, [...r.args, ...nsList]));
+    keep(`${r.label} request`, await timeRequest());
+  }
+  for (const r of [binary, bundle, source]) {
+    const idle = !warmUp && r !== source ? IDLE_MS : undefined;
+    const s: ServeStart = await timeServeStart(r.cmd, r.args, { data: existing, env, idleMs: idle });
+    keep(`${r.label} serve existing`, s.ms);
+    if (s.rssKb !== null) memory.set(r.label, [...(memory.get(r.label) ?? []), s.rssKb]);
+  }
+  for (const r of [binary, source]) {
+    const data = emptyFolder();
+    keep(`${r.label} serve empty`, (await timeServeStart(r.cmd, r.args, { data, env })).ms);
+    fs.rmSync(data, { recursive: true, force: true });
+  }
+}
+
+console.log(`start of hearth: 1 warm-up round, then ${RUNS} rounds (node -e 0, then each case once, in turn)`);
+await round(true);
+for (let i = 0; i < RUNS; i++) {
+  await round(false);
+  process.stdout.write(`  round ${i + 1}/${RUNS} done\n`);
+}
+await nsServer.stop();
+
+const base = median(samples.get('node -e 0')!);
+const within = (x: number, goal: number) => (x <= goal ? `met (≤ ${goal}×)` : `MISSED (> ${goal}×)`);
+const x = (v: number) => `${v.toFixed(2)}×`;
+/** A table row: label, median, min–max, ratio to the baseline, goal verdict (empty when the figure has no goal). */
+function row(label: string, key: string, goal: number | null, minus = 0): string[] {
+  const s = summarize(samples.get(key)!);
+  const r = (s.p50 - minus) / base;
+  return [label, fmtMs(s.p50 - minus), `${fmtMs(s.min - minus)}–${fmtMs(s.max - minus)}`, x(r), goal === null ? '' : within(r, goal)];
+}
+const header = ['', 'median', 'min–max', '÷ node -e 0', 'goal'];
+
+heading(`baseline: node -e 0`);
+const b = summarize(samples.get('node -e 0')!);
+console.log(`  median ${fmtMs(b.p50)} (${fmtMs(b.min)}–${fmtMs(b.max)}) over ${b.n} runs`);
+
+heading('hearth --version, --help, <group> --help: spawn → exit');
+printTable([
+  header,
+  ...CLI_CASES.flatMap((args) =>
+    [binary, source].map((r) => row(`${r.label}: hearth ${args.join(' ')}`, `${r.label} ${args.join(' ')}`, r === binary ? 1.5 : 2)),
+  ),
+]);
+
+heading('hearth ns list --json against a running server: spawn → exit, less the request');
+const rows = [header];
+for (const r of [binary, source]) {
+  const req = median(samples.get(`${r.label} request`)!);
+  rows.push(row(`${r.label}: hearth ns list`, `${r.label} ns list`, null));
+  rows.push(row(`${r.label}: hearth ns list − request (${fmtMs(req)})`, `${r.label} ns list`, 2, req));
+}
+printTable(rows);
+console.log('  the request: GET /v1/namespaces?limit=500 from this process on a new connection, median of the same rounds');
+
+heading('hearth serve: spawn → first 200 from /healthz');
+printTable([
+  header,
+  row('binary, existing data folder', 'binary serve existing', 3),
+  row('binary, empty data folder', 'binary serve empty', 6),
+  row('node hearth.cjs, existing data folder', 'node hearth.cjs serve existing', null),
+  row('source, existing data folder', 'source serve existing', null),
+  row('source, empty data folder', 'source serve empty', null),
+]);
+
+heading(`resident memory, idle ${IDLE_MS} ms after the first /healthz (existing data folder), median of ${RUNS}`);
+const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
+const memBin = median(memory.get('binary')!);
+const memNode = median(memory.get('node hearth.cjs')!);
+printTable([
+  ['', 'VmRSS', 'min–max'],
+  ['binary', mb(memBin), `${mb(Math.min(...memory.get('binary')!))}–${mb(Math.max(...memory.get('binary')!))}`],
+  ['node hearth.cjs (baseline)', mb(memNode), `${mb(Math.min(...memory.get('node hearth.cjs')!))}–${mb(Math.max(...memory.get('node hearth.cjs')!))}`],
+]);
+console.log(`  binary ÷ node hearth.cjs: ${x(memBin / memNode)}, goal ${within(memBin / memNode, 1.1)}`);
