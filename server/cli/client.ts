@@ -4,6 +4,7 @@ import { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import { cliEnvironment } from '../core/config/environment.ts';
 import { freshLogin, readLogin, type StoredLogin } from './credentials.ts';
+import { type HttpAnswer, httpRequest } from './http.ts';
 import { CliError } from './output.ts';
 import { connectionError, talksToServer } from './trust.ts';
 
@@ -55,8 +56,8 @@ export class HearthClient {
   async request(
     method: string,
     pathname: string,
-    init: { json?: unknown; body?: BodyInit | Readable; headers?: Record<string, string>; length?: number } = {},
-  ): Promise<Response> {
+    init: { json?: unknown; body?: string | Buffer | Readable; headers?: Record<string, string>; length?: number } = {},
+  ): Promise<HttpAnswer> {
     if (this.login) {
       this.login = await freshLogin(this.base, this.login);
       this.token = this.login.accessToken;
@@ -65,7 +66,7 @@ export class HearthClient {
     // A stored login's access token can be refused before its time (revoked, server restarted with new keys):
     // refresh once and retry, unless the body was a stream that is already spent.
     if (res.status === 401 && this.login && !(init.body instanceof Readable)) {
-      await res.body?.cancel();
+      res.discard();
       this.login = await freshLogin(this.base, this.login, this.token);
       this.token = this.login.accessToken;
       res = await this.send(method, pathname, init);
@@ -89,19 +90,16 @@ export class HearthClient {
   private async send(
     method: string,
     pathname: string,
-    init: { json?: unknown; body?: BodyInit | Readable; headers?: Record<string, string>; length?: number },
-  ): Promise<Response> {
+    init: { json?: unknown; body?: string | Buffer | Readable; headers?: Record<string, string>; length?: number },
+  ): Promise<HttpAnswer> {
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...init.headers };
-    let body: BodyInit | undefined;
+    let body = init.body;
     if (init.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(init.json);
-    } else if (init.body instanceof Readable) {
-      body = Readable.toWeb(init.body) as unknown as BodyInit;
-      if (init.length !== undefined) headers['content-length'] = String(init.length);
-    } else body = init.body;
+    } else if (init.body instanceof Readable && init.length !== undefined) headers['content-length'] = String(init.length);
     try {
-      return await fetch(this.base + pathname, { method, headers, body, duplex: 'half' } as RequestInit);
+      return await httpRequest(this.base + pathname, { method, headers, body });
     } catch (err) {
       throw connectionError('Hearth', this.base, err);
     }
@@ -109,7 +107,10 @@ export class HearthClient {
 
   async json<T>(method: string, pathname: string, json?: unknown): Promise<T> {
     const res = await this.request(method, pathname, { json });
-    if (res.status === 204) return undefined as T;
+    if (res.status === 204) {
+      res.discard(); // an answer left unread would hold its connection, and the command, until the server closes it
+      return undefined as T;
+    }
     return (await res.json()) as T;
   }
 }

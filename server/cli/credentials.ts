@@ -5,11 +5,9 @@
  * a lock file, so concurrent `hearth` processes never see half a file or lose each other's refresh-token rotation.
  */
 
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { decodeJwt } from 'jose';
 import { cliEnvironment } from '../core/config/environment.ts';
 import { CliError } from './output.ts';
 import { connectionError } from './trust.ts';
@@ -104,7 +102,7 @@ function writeFile(content: CredentialsFile): void {
   const file = credentialsPath();
   const dir = path.dirname(file);
   ensureDir(dir);
-  const tmp = `${file}.tmp-${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
+  const tmp = `${file}.tmp-${process.pid}-${process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex')}`;
   try {
     const fd = fs.openSync(tmp, 'wx', 0o600);
     try {
@@ -255,12 +253,18 @@ export async function revokeToken(meta: ServerMetadata, token: string, hint: 're
   if (!res.ok) throw new CliError(`the revocation endpoint answered HTTP ${res.status}`);
 }
 
-function expiresAt(t: TokenResponse): string {
+/** jose's decodeJwt, loaded when a sign-in's tokens are read (not by every command: the CLI starts faster without it). */
+async function decodeJwt(token: string) {
+  const jose = await import('jose');
+  return jose.decodeJwt(token);
+}
+
+async function expiresAt(t: TokenResponse): Promise<string> {
   let ms: number | undefined;
   if (typeof t.expires_in === 'number' && t.expires_in > 0) ms = Date.now() + t.expires_in * 1000;
   else {
     try {
-      const exp = decodeJwt(t.access_token).exp;
+      const exp = (await decodeJwt(t.access_token)).exp;
       if (typeof exp === 'number') ms = exp * 1000;
     } catch {
       // opaque token
@@ -273,10 +277,10 @@ function expiresAt(t: TokenResponse): string {
  * Checks the ID token of a token response (received straight from the token endpoint, so its signature may be taken
  * on trust: OpenID Connect Core §3.1.3.7) and returns its claims.
  */
-export function checkIdToken(idToken: string, issuer: string, nonce: string | null): Record<string, unknown> {
+export async function checkIdToken(idToken: string, issuer: string, nonce: string | null): Promise<Record<string, unknown>> {
   let claims: Record<string, unknown>;
   try {
-    claims = decodeJwt(idToken);
+    claims = await decodeJwt(idToken);
   } catch {
     throw new CliError('the server returned an ID token that is not a JWT');
   }
@@ -289,14 +293,19 @@ export function checkIdToken(idToken: string, issuer: string, nonce: string | nu
 }
 
 /** Builds the stored entry from a token response (`previous`: what a refresh keeps when the server does not resend it). */
-export function toStoredLogin(meta: ServerMetadata, t: TokenResponse, account: { sub: string; login: string }, previous?: StoredLogin): StoredLogin {
+export async function toStoredLogin(
+  meta: ServerMetadata,
+  t: TokenResponse,
+  account: { sub: string; login: string },
+  previous?: StoredLogin,
+): Promise<StoredLogin> {
   return {
     issuer: meta.issuer,
     clientId: CLIENT_ID,
     accessToken: t.access_token,
     refreshToken: t.refresh_token ?? previous?.refreshToken ?? null,
     idToken: t.id_token ?? previous?.idToken ?? null,
-    expiresAt: expiresAt(t),
+    expiresAt: await expiresAt(t),
     scope: t.scope ?? previous?.scope ?? SCOPE,
     account,
   };
@@ -329,10 +338,10 @@ export async function freshLogin(url: string, login: StoredLogin, rejected?: str
     }
     const account = current.account;
     if (t.id_token) {
-      const claims = checkIdToken(t.id_token, meta.issuer, null);
+      const claims = await checkIdToken(t.id_token, meta.issuer, null);
       if (claims.sub !== account.sub) throw new CliError('the refreshed ID token names another account');
     }
-    const next = toStoredLogin(meta, t, account, current);
+    const next = await toStoredLogin(meta, t, account, current);
     const content = readFile();
     content.servers[serverKey(url)] = next;
     writeFile(content);

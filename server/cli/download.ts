@@ -3,16 +3,19 @@
  * and renamed when complete, so `out` is whole or absent; a byte progress bar on standard error when it is a
  * terminal. `-` writes to standard output instead.
  */
-import crypto from 'node:crypto';
 import fs from 'node:fs';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ReadableStream } from 'node:stream/web';
-import cliProgress from 'cli-progress';
+import type { HttpAnswer } from './http.ts';
 import { CliError, formatBytes } from './output.ts';
 
+/** cli-progress, loaded when a bar is drawn (a terminal), not by every command that could draw one. */
+export async function loadProgress() {
+  return (await import('cli-progress')).default;
+}
+
 /** A byte progress bar on standard error: `label [███░░] 42% | 1.2 MiB / 3.0 MiB | 2s left`. */
-export function progressBar(label: string, total: number) {
+export async function progressBar(label: string, total: number) {
+  const cliProgress = await loadProgress();
   const bar = new cliProgress.SingleBar(
     { format: `${label} [{bar}] {percentage}% | {done} / {size} | {eta_formatted} left`, stream: process.stderr, hideCursor: true, clearOnComplete: false },
     cliProgress.Presets.shades_classic,
@@ -29,12 +32,12 @@ export function progressBar(label: string, total: number) {
 }
 
 /** Writes a response's body to `out` (see the header); `what` names it in the failure ("export", "download"); `mode` before the umask. */
-export async function saveBody(res: Response, out: string, opts: { what: string; quiet?: boolean; mode?: number }): Promise<void> {
-  const total = Number(res.headers.get('content-length') ?? 0);
+export async function saveBody(res: HttpAnswer, out: string, opts: { what: string; quiet?: boolean; mode?: number }): Promise<void> {
+  const total = Number(res.header('content-length') ?? 0);
   const toStdout = out === '-';
-  const tmp = toStdout ? '' : `${out}.part-${crypto.randomBytes(4).toString('hex')}`;
-  const bar = !opts.quiet && process.stderr.isTTY ? progressBar(opts.what, total) : null;
-  const body = Readable.fromWeb(res.body as ReadableStream);
+  const tmp = toStdout ? '' : `${out}.part-${process.getBuiltinModule('node:crypto').randomBytes(4).toString('hex')}`;
+  const bar = !opts.quiet && process.stderr.isTTY ? await progressBar(opts.what, total) : null;
+  const body = res.body;
   body.on('data', (c: Buffer) => bar?.add(c.length));
   try {
     await pipeline(body, toStdout ? process.stdout : fs.createWriteStream(tmp, { mode: opts.mode ?? 0o666 }));

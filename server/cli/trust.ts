@@ -8,11 +8,13 @@
  * the root of a server running `--tls internal`, fetched with `hearth tls export-ca` and checked by its fingerprint.
  *
  * A request that fails on the server's certificate becomes an error that says what to do about it.
+ *
+ * node:crypto and node:tls are loaded when a certificate is read (`process.getBuiltinModule`): every command loads this
+ * module, and those two cost a command about half of a bare Node start.
  */
 
-import crypto from 'node:crypto';
+import type { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
-import tls from 'node:tls';
 import type { Command } from 'commander';
 import { cliEnvironment } from '../core/config/environment.ts';
 import { CliError } from './output.ts';
@@ -30,6 +32,11 @@ export function talksToServer(c: Command, opts: { caFileOption?: boolean } = {})
   const ownOption = opts.caFileOption !== false;
   serverCommands.set(c, { ownOption });
   return ownOption ? c.option('--ca-file <pem>', CA_FILE_HELP) : c;
+}
+
+/** Whether a command talks to a server (see talksToServer). */
+export function isServerCommand(c: Command): boolean {
+  return serverCommands.has(c);
 }
 
 /**
@@ -66,7 +73,7 @@ let trusted: string | null = null;
  * The certificates of a PEM file (every `BEGIN CERTIFICATE` block) or of a DER file. A one-line CliError names the
  * file and the reason when it cannot be read or holds no valid certificate.
  */
-export function readCertificates(file: string, flag = '--ca-file'): crypto.X509Certificate[] {
+export function readCertificates(file: string, flag = '--ca-file'): X509Certificate[] {
   let data: Buffer;
   try {
     data = fs.readFileSync(file);
@@ -80,7 +87,8 @@ export function readCertificates(file: string, flag = '--ca-file'): crypto.X509C
 }
 
 /** The certificates of PEM text (every `BEGIN CERTIFICATE` block) or of one DER certificate; `label` starts the errors. */
-export function parseCertificates(data: Buffer, label: string): crypto.X509Certificate[] {
+export function parseCertificates(data: Buffer, label: string): X509Certificate[] {
+  const crypto = process.getBuiltinModule('node:crypto');
   const blocks = data.toString('latin1').match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g);
   if (!blocks) {
     // Not PEM: maybe the DER form (/ca.crt).
@@ -102,6 +110,7 @@ export function parseCertificates(data: Buffer, label: string): crypto.X509Certi
 /** Trusts the certificates of `file` for every TLS connection of this process, besides the default roots. */
 export function trustCaFile(file: string, flag = '--ca-file'): void {
   const certs = readCertificates(file, flag);
+  const tls = process.getBuiltinModule('node:tls');
   tls.setDefaultCACertificates([...tls.getCACertificates('default'), ...certs.map((c) => c.toString())]);
   trusted = file;
 }

@@ -8,8 +8,7 @@ import { registerUsers } from './accounts/users.ts';
  * one file per resource under accounts/. Users are named by login or sub, groups by name or id; both are resolved to
  * their ids before anything changes.
  */
-export function registerAccounts(program: Command): void {
-  const accounts = program.command('accounts').description('manage accounts, groups and service accounts on a running server');
+export function registerAccounts(accounts: Command): void {
   registerUsers(accounts);
   registerGroups(accounts);
   registerServiceAccounts(accounts);

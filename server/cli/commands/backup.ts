@@ -10,11 +10,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import type { BackupJob, BackupList } from '../../core/contract.ts';
 import { type ClientOptions, HearthClient, serverOptions } from '../client.ts';
-import { saveBody } from '../download.ts';
+import { loadProgress, saveBody } from '../download.ts';
 import { readStdin } from '../input.ts';
 import { CliError, formatBytes, printJson, printTable } from '../output.ts';
 
@@ -47,7 +46,8 @@ async function engine<T>(run: () => Promise<T>): Promise<T> {
 /** Follows a job until it ends: a bar on a terminal, a line per part otherwise (unless quiet). */
 async function follow(client: HearthClient, first: BackupJob, quiet: boolean | undefined): Promise<BackupJob> {
   const tty = !quiet && process.stderr.isTTY;
-  const bar = tty
+  const cliProgress = tty ? await loadProgress() : null;
+  const bar = cliProgress
     ? new cliProgress.SingleBar(
         { format: 'backup [{bar}] {value}/{total} parts | {part} | {written}', stream: process.stderr, hideCursor: true, clearOnComplete: false },
         cliProgress.Presets.shades_classic,
@@ -76,9 +76,7 @@ async function follow(client: HearthClient, first: BackupJob, quiet: boolean | u
   return job;
 }
 
-export function registerBackup(program: Command): void {
-  const backup = program.command('backup').description('back up the whole instance, and check or restore a backup');
-
+export function registerBackup(backup: Command): void {
   serverOptions(backup.command('create'))
     .description('back up the running server into its backup folder, then download the file')
     .option('-o, --output <file>', 'where to save it (default: the backup name in the current folder; - for stdout)')

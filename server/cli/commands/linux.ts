@@ -168,9 +168,8 @@ const previewRow = (a: LinuxAccount) => ({
   conflicts: a.conflicts.length ? conflictCodes(a) : null,
 });
 
-/** Registers `hearth admin linux …`, under an existing `admin` command if another module made one. */
-export function registerLinux(program: Command): void {
-  const admin = program.commands.find((c) => c.name() === 'admin') ?? program.command('admin').description('server administration on a running server');
+/** Registers `hearth admin linux …` under `admin` (mail.ts registers `admin outgoing-mail`). */
+export function registerLinux(admin: Command): void {
   const linux = admin
     .command('linux')
     .description(

@@ -162,8 +162,8 @@ async function loginName(meta: ServerMetadata, claims: Record<string, unknown>, 
 async function storeTokens(url: string, meta: ServerMetadata, t: Awaited<ReturnType<typeof tokenRequest>>, nonce: string | null) {
   if (!t.id_token) throw new CliError('the server returned no ID token');
   if (!t.refresh_token) process.stderr.write('hearth: the server returned no refresh token; you will have to sign in again when the access token expires\n');
-  const claims = checkIdToken(t.id_token, meta.issuer, nonce);
-  const login = toStoredLogin(meta, t, { sub: claims.sub as string, login: await loginName(meta, claims, t.access_token) });
+  const claims = await checkIdToken(t.id_token, meta.issuer, nonce);
+  const login = await toStoredLogin(meta, t, { sub: claims.sub as string, login: await loginName(meta, claims, t.access_token) });
   const previous = readLogin(url);
   await saveLogin(url, login);
   if (previous?.refreshToken && previous.refreshToken !== login.refreshToken) await revokeToken(meta, previous.refreshToken).catch(() => {});
@@ -294,11 +294,9 @@ async function terminalLogin(url: string, user: string | null): Promise<void> {
   process.stdout.write(`Signed in to ${url} as ${login.account.login}\n`);
 }
 
-export function registerLogin(program: Command): void {
-  talksToServer(program.command('login'))
-    .description(
-      'sign in to a server in the browser (OAuth), with --user approved in your authenticator app, or with --device by entering a code in any browser; later commands without --token use this sign-in',
-    )
+/** `hearth login` (the names and descriptions of the three commands are in cli/index.ts). */
+export function registerLogin(cmd: Command): void {
+  talksToServer(cmd)
     .option('--url <url>', `server address (HEARTH_URL, default ${DEFAULT_URL})`)
     .option('--no-browser', 'only print the address to open')
     .option('--user <login or email>', 'terminal sign-in: approve it in the paired authenticator app of this account (no browser)')
@@ -354,9 +352,10 @@ export function registerLogin(program: Command): void {
       callback.reply(true, `Signed in to ${url} as ${login.account.login}. You can close this tab and return to the terminal.`);
       process.stdout.write(`Signed in to ${url} as ${login.account.login}\n`);
     });
+}
 
-  talksToServer(program.command('logout'))
-    .description('end the sign-in of `hearth login` for a server (revokes it and removes it from the credentials file)')
+export function registerLogout(cmd: Command): void {
+  talksToServer(cmd)
     .option('--url <url>', `server address (HEARTH_URL, default ${DEFAULT_URL})`)
     .action(async (opts: { url?: string }) => {
       const url = serverUrl(opts.url);
@@ -376,10 +375,10 @@ export function registerLogin(program: Command): void {
       await removeLogin(url);
       process.stdout.write(`Signed out of ${url}\n`);
     });
+}
 
-  program
-    .command('whoami')
-    .description('show the account of `hearth login` for a server')
+export function registerWhoami(cmd: Command): void {
+  cmd
     .option('--url <url>', `server address (HEARTH_URL, default ${DEFAULT_URL})`)
     .option('--json', 'print JSON (without tokens)')
     .action((opts: { url?: string; json?: boolean }) => {

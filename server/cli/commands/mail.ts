@@ -11,9 +11,8 @@ import { registerRetention } from './mail/retention.ts';
  */
 export { MAIL_BASE } from './mail/shared.ts';
 
-/** Registers `hearth admin outgoing-mail …`, under an existing `admin` command if another module made one. */
-export function registerMail(program: Command): void {
-  const admin = program.commands.find((c) => c.name() === 'admin') ?? program.command('admin').description('server administration on a running server');
+/** Registers `hearth admin outgoing-mail …` under `admin` (linux.ts registers `admin linux`). */
+export function registerMail(admin: Command): void {
   const mail = admin.command('outgoing-mail').description('outgoing mail: sender profiles (SMTP settings), application access, the send log and its retention');
   registerProfiles(mail);
   registerApps(mail);

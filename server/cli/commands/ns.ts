@@ -1,9 +1,8 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { Command } from 'commander';
-import { NamespaceConfig, type NamespaceRecord } from '../../db/contract.ts';
+import type { NamespaceRecord } from '../../db/contract.ts';
 import { type ClientOptions, HearthClient, serverOptions } from '../client.ts';
 import { progressBar, saveBody } from '../download.ts';
 import { CliError, formatBytes, printJson, printTable } from '../output.ts';
@@ -34,7 +33,9 @@ function applySets(config: Record<string, unknown>, sets: string[]): Record<stri
   return out;
 }
 
-function parseConfig(value: Record<string, unknown>) {
+/** Checks a configuration against the server's schema before sending it (zod is loaded for `ns config` only). */
+async function parseConfig(value: Record<string, unknown>) {
+  const { NamespaceConfig } = await import('../../db/contract.ts');
   const parsed = NamespaceConfig.safeParse(value);
   if (!parsed.success) {
     const i = parsed.error.issues[0]!;
@@ -43,8 +44,7 @@ function parseConfig(value: Record<string, unknown>) {
   return parsed.data;
 }
 
-export function registerNamespaces(program: Command): void {
-  const ns = program.command('ns').description('manage namespaces on a running server');
+export function registerNamespaces(ns: Command): void {
   const enc = encodeURIComponent;
 
   serverOptions(ns.command('list'))
@@ -73,7 +73,7 @@ export function registerNamespaces(program: Command): void {
     .action(async (name: string, opts: Opts & { set?: string[] }) => {
       const client = new HearthClient(opts);
       const body: Record<string, unknown> = { name };
-      if (opts.set?.length) body.config = parseConfig(applySets({}, opts.set));
+      if (opts.set?.length) body.config = await parseConfig(applySets({}, opts.set));
       const rec = await client.json<NamespaceRecord>('POST', '/v1/namespaces', body);
       if (opts.json) printJson(rec);
       else process.stdout.write(`Created namespace ${rec.name}.\n`);
@@ -112,7 +112,7 @@ export function registerNamespaces(program: Command): void {
             throw new CliError(`cannot read ${opts.file}: ${(err as Error).message}`);
           }
         }
-        config = parseConfig(applySets(config, opts.set ?? []));
+        config = await parseConfig(applySets(config, opts.set ?? []));
         rec = await client.json<NamespaceRecord>('PUT', `/v1/namespaces/${enc(name)}`, { config });
       }
       if (opts.json) printJson(rec.config);
@@ -168,12 +168,12 @@ export function registerNamespaces(program: Command): void {
       } catch (err) {
         throw new CliError(`cannot read ${file}: ${(err as Error).message}`);
       }
-      const boundary = `----hearth${crypto.randomBytes(12).toString('hex')}`;
+      const boundary = `----hearth${process.getBuiltinModule('node:crypto').randomBytes(12).toString('hex')}`;
       const head = Buffer.from(
         `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${path.basename(file).replace(/"/g, '')}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
       );
       const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-      const bar = !opts.quiet && process.stderr.isTTY ? progressBar('import', size) : null;
+      const bar = !opts.quiet && process.stderr.isTTY ? await progressBar('import', size) : null;
       const body = Readable.from(
         (async function* () {
           yield head;

@@ -25,10 +25,9 @@ interface ServeOptions {
   mdnsName?: string;
 }
 
-export function registerServe(program: Command): void {
-  program
-    .command('serve')
-    .description('start the Hearth server (defaults: 127.0.0.1:8787, data in ./hearth-data)')
+/** `hearth serve` (its name and description are in cli/index.ts). */
+export function registerServe(serve: Command): void {
+  serve
     .option('--host <host>', 'address to listen on (HEARTH_HOST)')
     .option('--port <port>', 'port to listen on, 0 for any free port (HEARTH_PORT)')
     .option('--data <dir>', 'data folder (HEARTH_DATA_DIR)')

@@ -8,10 +8,8 @@ import { CliError, printJson } from '../output.ts';
  * `hearth setup` creates the first administrator on the data folder directly (like `hearth tokens`), only while no
  * account exists. The password comes from standard input only, never from an argument (it would show in `ps`).
  */
-export function registerSetup(program: Command): void {
-  program
-    .command('setup')
-    .description('create the first administrator account (only while no account exists; works on the data folder directly)')
+export function registerSetup(setup: Command): void {
+  setup
     .requiredOption('--login <login>', 'login name of the administrator')
     .option('--password-stdin', 'read the password from the first line of standard input (required)')
     .option('--display-name <name>', 'display name')

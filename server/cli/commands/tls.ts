@@ -150,9 +150,7 @@ function unverifiedDownload(base: string): Promise<Download> {
   });
 }
 
-export function registerTls(program: Command): void {
-  const tls = program.command('tls').description("the server's HTTPS certificate and its own certificate authority");
-
+export function registerTls(tls: Command): void {
   serverOptions(tls.command('status'))
     .description(
       'show the TLS mode, the certificate in use (names, validity, when it renews, SHA-256), the root of the internal authority and the last renewal error',

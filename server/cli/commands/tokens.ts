@@ -8,8 +8,7 @@ import { CliError, printJson, printTable } from '../output.ts';
  * `hearth tokens …` works on the data folder directly (whoever can read it is an administrator), so the first
  * token can be made before anyone can sign in, and whether or not the server is running.
  */
-export function registerTokens(program: Command): void {
-  const tokens = program.command('tokens').description('manage API tokens (works on the data folder directly)');
+export function registerTokens(tokens: Command): void {
   const withData = (c: Command) => c.option('--data <dir>', 'data folder (HEARTH_DATA_DIR, default ./hearth-data)');
   const open = async (data?: string, mustExist = true) => {
     const dir = path.resolve(data ?? cliEnvironment().dataDir ?? './hearth-data');
