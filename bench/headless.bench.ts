@@ -13,20 +13,11 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { envInt, fmtMs, heading, printTable, ratio, type ServeStart, summarize, tempFolder, timeServeStart } from './lib.ts';
+import { envInt, fmtMs, heading, headlessBuild, printTable, ratio, type ServeStart, summarize, tempFolder, timeServeStart } from './lib.ts';
 
-const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BINARY = path.join(repo, 'build', 'out', 'hearth-linux-x64');
-const BUNDLE = path.join(repo, 'build', 'out', 'headless', 'hearth.cjs');
+const { binary: BINARY, bundle: BUNDLE } = headlessBuild();
 const RUNS = envInt('BENCH_HEADLESS_RUNS', 7);
 const IDLE_MS = envInt('BENCH_HEADLESS_IDLE_MS', 2000);
-
-if (!fs.existsSync(BINARY) || !fs.existsSync(BUNDLE)) {
-  console.log('building the headless binary (npm run build:headless)…');
-  const r = spawnSync('npm', ['run', 'build:headless', '--silent'], { cwd: repo, stdio: 'inherit' });
-  if (r.status !== 0) process.exit(1);
-}
 
 const work = tempFolder('hearth-bench-headless-');
 process.on('exit', () => work.remove());

@@ -5,13 +5,28 @@
  *
  * Benchmarks measure and print; they never assert on timings.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
 
 const now = (): number => performance.now();
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The headless build (`npm run build:headless`, run first when either file is missing): the binary and the bundle. */
+export function headlessBuild(): { binary: string; bundle: string } {
+  const binary = path.join(repo, 'build', 'out', 'hearth-linux-x64');
+  const bundle = path.join(repo, 'build', 'out', 'headless', 'hearth.cjs');
+  if (!fs.existsSync(binary) || !fs.existsSync(bundle)) {
+    console.log('building the headless binary (npm run build:headless)…');
+    const r = spawnSync('npm', ['run', 'build:headless', '--silent'], { cwd: repo, stdio: 'inherit' });
+    if (r.status !== 0) process.exit(1);
+  }
+  return { binary, bundle };
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Process memory

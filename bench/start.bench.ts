@@ -18,25 +18,32 @@
  * BENCH_START_RUNS (7) rounds; each round runs `node -e 0` and then every case once, in turn. Medians with min–max.
  * Builds the binary when it is missing (`npm run build:headless`); after a change of the server, rebuild it first.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { envInt, fmtMs, heading, median, now, printTable, request, type ServeStart, spawnServe, summarize, tempFolder, timeServeStart } from './lib.ts';
+import {
+  envInt,
+  fmtMs,
+  heading,
+  headlessBuild,
+  median,
+  now,
+  printTable,
+  request,
+  type ServeStart,
+  spawnServe,
+  summarize,
+  tempFolder,
+  timeServeStart,
+} from './lib.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const BINARY = path.join(repo, 'build', 'out', 'hearth-linux-x64');
-const BUNDLE = path.join(repo, 'build', 'out', 'headless', 'hearth.cjs');
+const { binary: BINARY, bundle: BUNDLE } = headlessBuild();
 const SOURCE = path.join(repo, 'bin', 'hearth.mjs');
 const RUNS = envInt('BENCH_START_RUNS', 7);
 const IDLE_MS = envInt('BENCH_START_IDLE_MS', 2000);
-
-if (!fs.existsSync(BINARY) || !fs.existsSync(BUNDLE)) {
-  console.log('building the headless binary (npm run build:headless)…');
-  const r = spawnSync('npm', ['run', 'build:headless', '--silent'], { cwd: repo, stdio: 'inherit' });
-  if (r.status !== 0) process.exit(1);
-}
 
 const work = tempFolder('hearth-bench-start-');
 process.on('exit', () => work.remove());
