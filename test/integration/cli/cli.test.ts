@@ -195,27 +195,62 @@ describe('hearth serve', () => {
   });
 });
 
+/**
+ * Runs `hearth <args>` from source in a child that records every module it loads (files through the module hooks,
+ * Node's own modules from process.moduleLoadList), with its standard error.
+ */
+async function loadedBy(args: string[]): Promise<{ stderr: string; files: string[]; builtins: string[] }> {
+  const script = `
+    import { registerHooks } from 'node:module';
+    const loaded = [];
+    registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
+    process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify({ files: loaded, builtins: process.moduleLoadList }) + '\\n'));
+    const { main } = await import(${JSON.stringify(new URL('../../../server/cli/index.ts', import.meta.url).href)});
+    await main([process.execPath, 'hearth', ...${JSON.stringify(args)}]);
+  `;
+  const stderr = await new Promise<string>((resolve) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c) => (err += c));
+    child.on('close', () => resolve(err));
+  });
+  const m = /^LOADED (.*)$/m.exec(stderr);
+  if (!m) throw new Error(`no module list: ${stderr}`);
+  const { files, builtins } = JSON.parse(m[1]!) as { files: string[]; builtins: string[] };
+  return { stderr: stderr.slice(0, m.index), files, builtins: builtins.map((b) => b.replace(/^NativeModule /, '')) };
+}
+
+const SERVER = /\/server\/(boot|app)\.ts$|\/server\/(db|identity|mail)\/(?!contract\.ts$)|\/node_modules\/(koa|better-sqlite3|nodemailer|imapflow|pino)\//;
+
 describe('hearth start-up', () => {
   it('commands that talk to a running server load no server code (they start fast on a busy machine)', async () => {
-    // Records every module the command loads, then runs `admin outgoing-mail profiles list` against a closed port.
-    const script = `
-      import { registerHooks } from 'node:module';
-      const loaded = [];
-      registerHooks({ load(url, context, next) { loaded.push(url); return next(url, context); } });
-      process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify(loaded) + '\\n'));
-      const { main } = await import(${JSON.stringify(new URL('../../../server/cli/index.ts', import.meta.url).href)});
-      await main([process.execPath, 'hearth', 'admin', 'outgoing-mail', 'profiles', 'list', '--url', 'http://127.0.0.1:9', '--token', 'x']);
-    `;
-    const r = await new Promise<{ code: number; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] });
-      let stderr = '';
-      child.stderr.on('data', (c) => (stderr += c));
-      child.on('close', (code) => resolve({ code: code ?? -1, stderr }));
-    });
+    const r = await loadedBy(['admin', 'outgoing-mail', 'profiles', 'list', '--url', 'http://127.0.0.1:9', '--token', 'x']);
     expect(r.stderr).toMatch(/^hearth: cannot reach Hearth at http:\/\/127\.0\.0\.1:9/);
-    const loaded = JSON.parse(/^LOADED (.*)$/m.exec(r.stderr)![1]!) as string[];
-    expect(loaded.some((u) => u.endsWith('/server/cli/commands/mail.ts'))).toBe(true);
-    const server = loaded.filter((u) => /\/server\/(boot|app)\.ts$|\/server\/mail\/|\/node_modules\/(koa|better-sqlite3|nodemailer|imapflow|pino)\//.test(u));
-    expect(server, 'server modules loaded by an HTTP command').toEqual([]);
+    expect(r.files.some((u) => u.endsWith('/server/cli/commands/mail.ts'))).toBe(true);
+    expect(
+      r.files.filter((u) => SERVER.test(u)),
+      'server modules loaded by an HTTP command',
+    ).toEqual([]);
+  });
+
+  it('--version and --help load no command module and nothing but commander from node_modules', async () => {
+    for (const args of [['--version'], ['--help'], ['help']]) {
+      const r = await loadedBy(args);
+      expect(r.stderr, args.join(' ')).toBe('');
+      const extra = r.files.filter((u) => /\/server\/cli\/commands\/|\/server\/(core|db|identity|mail)\//.test(u) || /\/node_modules\/(?!commander\/)/.test(u));
+      expect(
+        extra.filter((u) => !u.endsWith('/server/core/config/environment.ts')),
+        args.join(' '),
+      ).toEqual([]);
+    }
+  });
+
+  it('ns list loads its own group only, and neither fetch (undici), TLS, zod, jose nor the progress bar', async () => {
+    const r = await loadedBy(['ns', 'list', '--url', 'http://127.0.0.1:9', '--token', 'x']);
+    expect(r.stderr).toMatch(/^hearth: cannot reach Hearth at http:\/\/127\.0\.0\.1:9 \(ECONNREFUSED\)/);
+    const commands = r.files.filter((u) => u.includes('/server/cli/commands/')).map((u) => u.slice(u.indexOf('/server/cli/commands/') + 1));
+    expect(commands).toEqual(['server/cli/commands/ns.ts']);
+    expect(r.files.filter((u) => SERVER.test(u) || /\/node_modules\/(zod|jose|cli-progress)\//.test(u))).toEqual([]);
+    expect(r.builtins.filter((b) => ['internal/deps/undici/undici', 'tls', 'crypto', 'https'].includes(b))).toEqual([]);
   });
 });
