@@ -1,7 +1,8 @@
 /**
  * Claim time of the bulk lane with a large queue, measured in this process against a temporary platform.db with every
  * migration applied (server/core/storage/platform-db.ts `openPlatformDb`, the pragmas Hearth uses), through the mail
- * domain's own stores (server/mail/log/log.store.ts, server/mail/profiles/profiles.store.ts).
+ * domain's own stores (server/mail/log/log.store.ts, server/mail/profiles/profiles.store.ts) over the core store
+ * (server/core/storage/store.ts `sqliteStore`, as Hearth runs them).
  *
  * No delivery engine runs: the profile's SMTP is never contacted (as if unreachable or paused), so the queue stays as
  * filled. The timed claim is the drain step of server/mail/delivery/lanes.ts `drain()` — `profileStore.get(key)`,
@@ -16,6 +17,7 @@
 import crypto from 'node:crypto';
 import { allMigrations } from '../server/boot.ts';
 import { openPlatformDb } from '../server/core/storage/platform-db.ts';
+import { type Store, sqliteStore } from '../server/core/storage/store.ts';
 import { createLogStore, type LogStore } from '../server/mail/log/log.store.ts';
 import { createProfileStore, type ProfileStore } from '../server/mail/profiles/profiles.store.ts';
 import { now, type Stats, summarize } from './lib.ts';
@@ -37,8 +39,8 @@ export interface ClaimResult {
   dbBytes: number;
 }
 
-function fill(db: ReturnType<typeof openPlatformDb>, log: LogStore, profiles: ProfileStore, queued: number, base: number): void {
-  profiles.insert(
+async function fill(store: Store, log: LogStore, profiles: ProfileStore, queued: number, base: number): Promise<void> {
+  await profiles.insert(
     {
       key: KEY,
       name: 'Paused',
@@ -71,39 +73,40 @@ function fill(db: ReturnType<typeof openPlatformDb>, log: LogStore, profiles: Pr
   const text = 'Hello,\n\nthis is a benchmark message of the bulk lane.\n'.repeat(8);
   // Enqueued over the last hour in batches of 1000 (the API's largest batch), so every row is due now.
   const step = 3600_000 / queued;
-  const insertBatch = db.transaction((from: number, to: number) => {
-    const batch = crypto.randomUUID();
-    for (let i = from; i < to; i++) {
-      const id = crypto.randomUUID();
-      const at = Math.floor(base - 3600_000 + i * step);
-      log.insert(
-        {
-          id,
-          lane: 'bulk',
-          app_id: 'bench',
-          actor,
-          profile_key: KEY,
-          from_address: 'noreply@example.test',
-          from_name: 'Bench',
-          recipients: JSON.stringify({ to: [`user${i}@example.test`], cc: [], bcc: [] }),
-          recipient_count: 1,
-          subject: `Newsletter ${i}`,
-          attachments: '[]',
-          attachments_released: 1,
-          batch_id: batch,
-          ref: 'newsletter:bench',
-          idempotency_key: null,
-          message_id: `<${id}@example.test>`,
-          deadline_at: at + DAY,
-          created_at: at,
-          kind: 'message',
-          window_at: at,
-        },
-        { text, html: null, headers: '{}' },
-      );
-    }
-  });
-  for (let from = 0; from < queued; from += 1000) insertBatch(from, Math.min(queued, from + 1000));
+  const insertBatch = (from: number, to: number) =>
+    store.tx(async () => {
+      const batch = crypto.randomUUID();
+      for (let i = from; i < to; i++) {
+        const id = crypto.randomUUID();
+        const at = Math.floor(base - 3600_000 + i * step);
+        await log.insert(
+          {
+            id,
+            lane: 'bulk',
+            app_id: 'bench',
+            actor,
+            profile_key: KEY,
+            from_address: 'noreply@example.test',
+            from_name: 'Bench',
+            recipients: JSON.stringify({ to: [`user${i}@example.test`], cc: [], bcc: [] }),
+            recipient_count: 1,
+            subject: `Newsletter ${i}`,
+            attachments: '[]',
+            attachments_released: 1,
+            batch_id: batch,
+            ref: 'newsletter:bench',
+            idempotency_key: null,
+            message_id: `<${id}@example.test>`,
+            deadline_at: at + DAY,
+            created_at: at,
+            kind: 'message',
+            window_at: at,
+          },
+          { text, html: null, headers: '{}' },
+        );
+      }
+    });
+  for (let from = 0; from < queued; from += 1000) await insertBatch(from, Math.min(queued, from + 1000));
 }
 
 /** SQLite's plan for a statement, one line (e.g. `SEARCH m USING INDEX mail_messages_bulk_due (profile_key=? AND due_at<?)`). */
@@ -112,33 +115,34 @@ function plan(db: ReturnType<typeof openPlatformDb>, sql: string, params: Record
   return rows.map((r) => r.detail).join('; ');
 }
 
-export function measureClaims(dir: string, opts: { queued: number; claims: number; warmup: number; recoveries: number }): ClaimResult {
+export async function measureClaims(dir: string, opts: { queued: number; claims: number; warmup: number; recoveries: number }): Promise<ClaimResult> {
   const db = openPlatformDb(dir, allMigrations);
+  const store = sqliteStore(db);
   try {
-    const log = createLogStore(db);
-    const profiles = createProfileStore(db);
+    const log = createLogStore(store);
+    const profiles = createProfileStore(store);
     const base = Date.now();
     let t = now();
-    fill(db, log, profiles, opts.queued, base);
+    await fill(store, log, profiles, opts.queued, base);
     const fillMs = now() - t;
     db.pragma('wal_checkpoint(TRUNCATE)');
     const worker = `bench-${crypto.randomBytes(4).toString('hex')}`;
     let clock = base; // advances one pacing interval per claim: every slot is free when asked
 
     // The drain step of lanes.ts, statement for statement.
-    const claimOnce = (): boolean => {
-      const profile = profiles.get(KEY);
+    const claimOnce = async (): Promise<boolean> => {
+      const profile = await profiles.get(KEY);
       if (!profile) return false;
       const interval = Math.ceil(60_000 / profile.pace_per_minute);
-      const step = log.transaction(() => {
+      const step = await log.transaction(async () => {
         const at = clock;
-        const id = log.peekBulk(KEY, at);
+        const id = await log.peekBulk(KEY, at);
         if (!id) return { kind: 'empty' as const };
-        const peeked = log.get(id)!;
+        const peeked = (await log.get(id))!;
         if (peeked.window_at === null && profile.daily_recipient_limit !== null) throw new Error('not reached: rows are ordinary messages');
-        if (!profiles.reserveSlot(KEY, at, interval)) return { kind: 'wait' as const };
-        const row = log.claimOne(id, worker, at);
-        if (row && row.window_at === null) log.openWindow(id, at);
+        if (!(await profiles.reserveSlot(KEY, at, interval))) return { kind: 'wait' as const };
+        const row = await log.claimOne(id, worker, at);
+        if (row && row.window_at === null) await log.openWindow(id, at);
         return row ? { kind: 'claimed' as const, row } : { kind: 'empty' as const };
       });
       if (step.kind !== 'claimed') throw new Error(`claim ${step.kind} with ${opts.queued} rows queued`);
@@ -146,13 +150,13 @@ export function measureClaims(dir: string, opts: { queued: number; claims: numbe
     };
 
     for (let i = 0; i < opts.warmup; i++) {
-      claimOnce();
+      await claimOnce();
       clock += INTERVAL;
     }
     const samples: number[] = [];
     for (let i = 0; i < opts.claims; i++) {
       t = now();
-      claimOnce();
+      await claimOnce();
       samples.push(now() - t);
       clock += INTERVAL;
     }
@@ -186,32 +190,33 @@ export function measureClaims(dir: string, opts: { queued: number; claims: numbe
         params: { key: KEY },
       },
     ];
-    const statements = stmts.map((s) => {
-      for (let i = 0; i < 20; i++) s.run();
+    const statements = [];
+    for (const s of stmts) {
+      for (let i = 0; i < 20; i++) await s.run();
       const xs: number[] = [];
       for (let i = 0; i < 200; i++) {
         const t0 = now();
-        s.run();
+        await s.run();
         xs.push(now() - t0);
       }
-      return { label: s.label, stats: summarize(xs), plan: plan(db, s.sql, s.params) };
-    });
+      statements.push({ label: s.label, stats: summarize(xs), plan: plan(db, s.sql, s.params) });
+    }
 
     // One recovery pass (lanes.ts recover(): its transaction), with nothing to resubmit, cancel or expire; and each
     // of its statements on its own, with SQLite's plan.
     const recoverTx = () =>
-      log.transaction(() => {
+      log.transaction(async () => {
         const at = clock;
-        log.resubmitStuck(at, at - 5 * 60_000);
-        log.cancelOrphans(at);
-        for (const app of log.queuedApps()) for (const _key of log.queuedProfilesOfApp(app)) void _key;
-        log.expire(at);
+        await log.resubmitStuck(at, at - 5 * 60_000);
+        await log.cancelOrphans(at);
+        for (const app of await log.queuedApps()) for (const _key of await log.queuedProfilesOfApp(app)) void _key;
+        await log.expire(at);
       });
-    recoverTx();
+    await recoverTx();
     const rec: number[] = [];
     for (let i = 0; i < opts.recoveries; i++) {
       const t0 = now();
-      recoverTx();
+      await recoverTx();
       rec.push(now() - t0);
     }
     const recStmts: Array<{ label: string; run: () => unknown; sql: string; params: Record<string, unknown> }> = [
@@ -246,21 +251,23 @@ export function measureClaims(dir: string, opts: { queued: number; claims: numbe
         params: { now: clock },
       },
     ];
-    const recovery = recStmts.map((s) => {
+    const recovery = [];
+    for (const s of recStmts) {
       const xs: number[] = [];
       for (let i = 0; i < opts.recoveries; i++) {
         const t0 = now();
-        s.run();
+        await s.run();
         xs.push(now() - t0);
       }
-      return { label: s.label, stats: summarize(xs), plan: plan(db, s.sql, s.params) };
-    });
-    const left = log.queuedBulk(KEY);
+      recovery.push({ label: s.label, stats: summarize(xs), plan: plan(db, s.sql, s.params) });
+    }
+    const left = await log.queuedBulk(KEY);
     if (left !== opts.queued - opts.warmup - opts.claims)
       throw new Error(`expected ${opts.queued - opts.warmup - opts.claims} rows left queued, found ${left}`);
     const dbBytes = (db.prepare('SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()').pluck().get() as number) ?? NaN;
     return { queued: opts.queued, fillMs, claim: summarize(samples), statements, recovery: summarize(rec), recoveryStatements: recovery, dbBytes };
   } finally {
+    await store.close();
     db.close();
   }
 }

@@ -458,9 +458,9 @@ async function main(): Promise<number> {
 
   // 5. Claim time with a large queue (in this process, after the children stopped).
   heading(`claim of the next bulk row with ${QUEUE} rows queued (temporary platform.db in this process, ${CLAIMS} claims)`);
-  const small = measureClaims(path.join(tmp.dir, 'claim-small'), { queued: SMALL_QUEUE + CLAIMS + 100, claims: CLAIMS, warmup: 100, recoveries: 20 });
+  const small = await measureClaims(path.join(tmp.dir, 'claim-small'), { queued: SMALL_QUEUE + CLAIMS + 100, claims: CLAIMS, warmup: 100, recoveries: 20 });
   console.log(`${elapsed()} ${small.queued} rows queued in ${fmtS(small.fillMs)}; claims timed`);
-  const big = measureClaims(path.join(tmp.dir, 'claim-big'), { queued: QUEUE + CLAIMS + 100, claims: CLAIMS, warmup: 100, recoveries: 20 });
+  const big = await measureClaims(path.join(tmp.dir, 'claim-big'), { queued: QUEUE + CLAIMS + 100, claims: CLAIMS, warmup: 100, recoveries: 20 });
   console.log(`${elapsed()} ${big.queued} rows queued in ${fmtS(big.fillMs)} (platform.db ${(big.dbBytes / 1048576).toFixed(0)} MiB); claims timed`);
   const us = (ms: number) => (ms < 1 ? `${(ms * 1000).toFixed(0)} µs` : fmtMs(ms));
   const sRow = (label: string, a: ReturnType<typeof summarize>, b: ReturnType<typeof summarize>) => [

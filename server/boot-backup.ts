@@ -45,7 +45,7 @@ function secretFolder(dataDir: string, folder: string): BackupPart[] {
 }
 
 /** The parts of a backup of this instance, listed now (see the header). */
-export function backupParts(deps: { dataDir: string; initialTokenFile: string; db: DbService; mail: MailService }): BackupPart[] {
+export async function backupParts(deps: { dataDir: string; initialTokenFile: string; db: DbService; mail: MailService }): Promise<BackupPart[]> {
   const { dataDir } = deps;
   const token: BackupPart[] = fs.existsSync(deps.initialTokenFile)
     ? [{ kind: 'file', name: path.basename(deps.initialTokenFile), path: deps.initialTokenFile, secret: true, optional: true }]
@@ -53,7 +53,7 @@ export function backupParts(deps: { dataDir: string; initialTokenFile: string; d
   return [
     { kind: 'sqlite', name: 'platform.db', snapshot: sqliteFileSnapshot(path.join(dataDir, 'platform.db')) },
     ...deps.db.backupParts(),
-    ...deps.mail.backupParts(),
+    ...(await deps.mail.backupParts()),
     ...secretFolder(dataDir, 'secrets'),
     ...token,
     ...tlsBackupParts(dataDir),

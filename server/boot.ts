@@ -165,7 +165,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   });
 
   const mail = createMailService({
-    platformDb,
+    store,
     dataDir: config.dataDir,
     appSecret,
     audit,
@@ -248,7 +248,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     throw err;
   }
   db.start();
-  mail.start();
+  await mail.start();
   backups.start();
   const releasePid = recordServerPid(config.dataDir);
 

@@ -294,7 +294,7 @@ export function createIdentityService(deps: IdentityDeps) {
       oauth.seed();
       // Every minute (and now): OAuth and sign-in-history cleanup; authenticator approval rows leave after their
       // readable window and enrolment notices are retried. One failing job does not stop the others.
-      const jobs: Array<[string, () => void]> = [
+      const jobs: Array<[string, () => unknown]> = [
         ['oauth cleanup', () => oauth.cleanup()],
         ['sign-in history cleanup', () => loginContext.cleanup()],
         ['app-approval cleanup', () => appApproval.cleanup()],
@@ -302,10 +302,12 @@ export function createIdentityService(deps: IdentityDeps) {
       ];
       const maintenance = () => {
         for (const [name, job] of jobs) {
+          const failed = (err: unknown) => deps.logger.warn({ err: (err as Error).message }, `${name} failed`);
           try {
-            job();
+            const r = job();
+            if (r instanceof Promise) r.catch(failed);
           } catch (err) {
-            deps.logger.warn({ err: (err as Error).message }, `${name} failed`);
+            failed(err);
           }
         }
       };

@@ -29,20 +29,21 @@ export function createNotices(deps: {
       const mailer = deps.mailer();
       const row = deps.accountStore.getAccount(sub);
       if (!mailer || !row || row.kind !== 'person' || !row.email) return;
-      try {
-        mailer.notify({
+      // Not awaited: the action does not wait for its notice (outgoing mail commits it a moment later).
+      mailer
+        .notify({
           to: [row.email],
           subject,
           text: `Hello ${row.display_name || row.login},\n\n${text}\n\nIf this was not you, tell your Hearth administrator at once.`,
           ref: `account:${sub}`,
+        })
+        .catch((err: unknown) => {
+          deps.logger.warn({ code: (err as HearthError).code, err: (err as Error).message }, 'a security notice could not be queued');
         });
-      } catch (err) {
-        deps.logger.warn({ code: (err as HearthError).code, err: (err as Error).message }, 'a security notice could not be queued');
-      }
     },
 
     /** An announcement to every account that may sign in and has an email address (optionally one group's members, nested included). */
-    announce(input: { subject: string; text: string; groupId?: string }, a: { actor: string; requestId?: string | null }) {
+    async announce(input: { subject: string; text: string; groupId?: string }, a: { actor: string; requestId?: string | null }) {
       const mailer = deps.mailer();
       if (!mailer) throw new HearthError('mail_not_configured', 'outgoing mail is not available');
       if (input.groupId) deps.accounts.getGroup(input.groupId);
@@ -51,10 +52,10 @@ export function createNotices(deps: {
       const batches: string[] = [];
       for (let i = 0; i < chosen.length; i += BATCH) {
         const part = chosen.slice(i, i + BATCH);
-        const r = mailer.notifyBatch({
+        const r = await mailer.notifyBatch({
           ref: 'announcement',
           messages: part.map((row) => ({ to: [row.email!], subject: input.subject, text: input.text })),
-        }) as { batchId: string };
+        });
         batches.push(r.batchId);
       }
       deps.audit.record({
@@ -98,8 +99,8 @@ export function registerNoticeRoutes(api: Api, notices: Notices): void {
       404: { description: '`group_not_found`.' },
       409: { description: '`mail_not_configured` (no default mail profile).' },
     },
-    handler: (ctx, { body }) => {
-      const r = notices.announce(body, actorFor(ctx));
+    handler: async (ctx, { body }) => {
+      const r = await notices.announce(body, actorFor(ctx));
       ctx.status = 202;
       return r;
     },

@@ -10,7 +10,7 @@ import type { TokenService } from '../core/auth/tokens.service.ts';
 import type { BackupPart } from '../core/backup/index.ts';
 import { type Api, parse } from '../core/http/api.ts';
 import type { Logger } from '../core/logging/logger.ts';
-import type { Db } from '../core/storage/platform-db.ts';
+import type { Store } from '../core/storage/store.ts';
 import { registerAppRoutes } from './apps/apps.routes.ts';
 import { CORE_APP, MAIL_SEND } from './apps/apps.schemas.ts';
 import { createAppsService, createTokenAppDirectory, type MailAppDirectory } from './apps/apps.service.ts';
@@ -66,7 +66,8 @@ export interface MailOptions {
 }
 
 export interface MailDeps {
-  platformDb: Db;
+  /** The core store (platform.db, or PostgreSQL): every table of outgoing mail lives there. */
+  store: Store;
   dataDir: string;
   appSecret: string;
   audit: AuditLog;
@@ -80,14 +81,14 @@ export function createMailService(deps: MailDeps) {
   const clock = o.clock ?? systemClock;
   const appName = o.appName ?? 'Hearth';
   const box = createSecretBox(deps.appSecret);
-  const profileStore = createProfileStore(deps.platformDb);
-  const appStore = createAppStore(deps.platformDb);
-  const logStore = createLogStore(deps.platformDb);
-  const attachments = createAttachmentStore({ db: deps.platformDb, dataDir: deps.dataDir, clock, limitBytes: o.attachmentStoreLimit });
+  const profileStore = createProfileStore(deps.store);
+  const appStore = createAppStore(deps.store);
+  const logStore = createLogStore(deps.store);
+  const attachments = createAttachmentStore({ store: deps.store, dataDir: deps.dataDir, clock, limitBytes: o.attachmentStoreLimit });
   const directory = o.directory ?? createTokenAppDirectory(appStore);
   const apps = createAppsService({ store: appStore, profiles: profileStore, tokens: deps.tokens, directory, audit: deps.audit, clock });
 
-  const settled = createSettledTopic({ store: createSettledStore(deps.platformDb), clock, logger: deps.logger.child({ part: 'settled' }), options: o.settled });
+  const settled = createSettledTopic({ store: createSettledStore(deps.store), clock, logger: deps.logger.child({ part: 'settled' }), options: o.settled });
 
   // The delivery engine is created below; the hooks reach it lazily.
   let delivery: ReturnType<typeof createDelivery> | null = null;
@@ -109,9 +110,9 @@ export function createMailService(deps: MailDeps) {
     appName,
     smtp: o.smtp,
     onProfileRemoved: (key) => log.cancelQueuedOfProfile(key, 'profile_removed'),
-    afterProfileRemoved: (ids) => {
+    afterProfileRemoved: async (ids) => {
       if (ids.length) settled.poke();
-      delivery?.release(ids);
+      await delivery?.release(ids);
     },
   });
   delivery = createDelivery({
@@ -129,7 +130,7 @@ export function createMailService(deps: MailDeps) {
     settled,
   });
   const retention = createRetentionService({
-    settings: createSettingsStore(deps.platformDb),
+    settings: createSettingsStore(deps.store),
     log: logStore,
     attachments,
     audit: deps.audit,
@@ -139,7 +140,7 @@ export function createMailService(deps: MailDeps) {
   });
   const release = (ids: string[]) => delivery!.release(ids);
   const bounces = createBouncePoller({
-    store: createBounceStore(deps.platformDb),
+    store: createBounceStore(deps.store),
     box,
     clock,
     logger: deps.logger.child({ part: 'bounces' }),
@@ -157,11 +158,11 @@ export function createMailService(deps: MailDeps) {
       registerRetentionRoutes(api, retention);
       registerBounceRoutes(api, bounceChecks);
     },
-    /** Starts delivery (recovery runs first) and the daily retention job. */
-    start(): void {
-      delivery!.start();
+    /** Starts delivery (recovery runs first: resolves once it ran), the daily retention job and bounce collection. */
+    async start(): Promise<void> {
       retention.start();
       bounces.start();
+      await delivery!.start();
     },
     async close(): Promise<void> {
       settled.close();
@@ -171,19 +172,19 @@ export function createMailService(deps: MailDeps) {
     },
 
     /** Core's own mail (application `core`, default profile): immediate lane, validated like the application API's (a refusal is 400 `invalid_request`, as for an application). */
-    sendAsCore: (m: Omit<z.input<typeof SendBody>, 'profile'>) => log.send(coreSender(), parse(SendBody, m, 'body')),
+    sendAsCore: async (m: Omit<z.input<typeof SendBody>, 'profile'>) => log.send(coreSender(), parse(SendBody, m, 'body')),
     /**
      * Core's individual notification (seed 002, rule 5): immediate lane, default profile, wrapped in Hearth's HTML
      * frame; it has no 24-hour deadline, so it stays pending through temporary SMTP failures.
      */
-    notify: (m: { to: string[]; subject: string; text: string; html?: string | null; ref?: string; idempotencyKey?: string }) => {
+    notify: async (m: { to: string[]; subject: string; text: string; html?: string | null; ref?: string; idempotencyKey?: string }) => {
       return log.send(coreSender(), parse(SendBody, { ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) }, 'body'), NOTIFICATION);
     },
     /**
      * Core's notification batch: the default profile's bulk lane and pace; never refused by the daily recipient
      * limit — its messages wait until the rolling 24-hour window has room.
      */
-    notifyBatch: (b: { ref?: string; messages: Array<{ to: string[]; subject: string; text: string; html?: string | null }> }) => {
+    notifyBatch: async (b: { ref?: string; messages: Array<{ to: string[]; subject: string; text: string; html?: string | null }> }) => {
       const body = parse(
         EnqueueBody,
         { ref: b.ref, messages: b.messages.map((m) => ({ ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) })) },
@@ -192,14 +193,14 @@ export function createMailService(deps: MailDeps) {
       return log.enqueue(coreSender(), body, NOTIFICATION_BATCH);
     },
     /** Core's notification batches: the default profile's bulk lane. */
-    enqueueAsCore: (body: Omit<EnqueueBody, 'profile'>) => log.enqueue(coreSender(), body as EnqueueBody),
+    enqueueAsCore: async (body: Omit<EnqueueBody, 'profile'>) => log.enqueue(coreSender(), body as EnqueueBody),
 
     /**
      * A backup's parts of outgoing mail: the attachment objects that queued (unsent) mail still needs, as optional
      * files (delivery may release one before its turn: it is then left out). Everything else is in platform.db.
      */
-    backupParts(): BackupPart[] {
-      return [...new Set(logStore.pendingAttachmentIds())].sort().map((id) => ({
+    async backupParts(): Promise<BackupPart[]> {
+      return [...new Set(await logStore.pendingAttachmentIds())].sort().map((id) => ({
         kind: 'file',
         name: `mail-attachments/${id}`,
         path: path.join(attachments.dir, id),

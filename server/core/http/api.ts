@@ -47,7 +47,7 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
    * Called when the request's path, query or body is refused (after authentication, before the error answers), with
    * the error and the parsed JSON body if there was one: e.g. to audit refused calls. The body must not be logged.
    */
-  onInvalid?: (ctx: AppContext, err: HearthError, rawBody: unknown) => void;
+  onInvalid?: (ctx: AppContext, err: HearthError, rawBody: unknown) => void | Promise<void>;
   handler: (ctx: AppContext, input: { params: z.infer<P>; query: z.infer<Q>; body: z.infer<B> }) => unknown | Promise<unknown>;
 }
 
@@ -166,7 +166,7 @@ export class Api {
           body = parse(def.body, raw === undefined ? {} : raw, 'body');
         }
       } catch (err) {
-        if (def.onInvalid && err instanceof HearthError) def.onInvalid(c, err, raw);
+        if (def.onInvalid && err instanceof HearthError) await def.onInvalid(c, err, raw);
         throw err;
       }
       const result = await def.handler(c, { params, query, body } as never);

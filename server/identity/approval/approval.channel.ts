@@ -217,7 +217,7 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
           store.decideChange(ch.id, 'approved', at, d.id, null);
           x.enrol(p, a, { approvedBy: d.id, changeId: ch.id });
           // The enrolled device's notice goes to outgoing mail once this commits (the minute schedule retries).
-          queueMicrotask(() => x.deliverNotices());
+          queueMicrotask(() => void x.deliverNotices().catch(() => {}));
         } else {
           // The requesting session family stays signed in (it asked); every other session of the account ends.
           if (ch.end_sessions === 1) ended = x.sessionStore.revokeAll(ch.sub, at, 'app-device-removed', ch.family_id);

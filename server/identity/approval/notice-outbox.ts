@@ -21,7 +21,7 @@ export function createNoticeOutbox(core: ApprovalCore) {
    * notice that cannot be queued stays in the outbox; the log says so once per notice, and once per pass why
    * (one line per reason, with how many notices wait for it) — not one line per notice every minute.
    */
-  function deliverNotices(): number {
+  async function deliverNotices(): Promise<number> {
     const mailer = deps.mailer();
     let sent = 0;
     const reasons = new Map<string, { code: string | undefined; err: string; waiting: number }>();
@@ -43,7 +43,7 @@ export function createNoticeOutbox(core: ApprovalCore) {
         ? `An administrator paired the authenticator device "${n.device_name}" with your Hearth account "${row.login}". It can now approve sign-ins to your account.`
         : `The authenticator device "${n.device_name}" was paired with your Hearth account "${row.login}". It can now approve sign-ins to your account.`;
       try {
-        mailer.notify({
+        await mailer.notify({
           to: [row.email],
           subject: 'A device was paired with your Hearth account',
           text: `Hello ${name},\n\n${text}\n\nPaired: ${iso(n.created_at)}\nAdministrator assisted: ${n.assisted ? 'yes' : 'no'}\n\nIf this was not you, remove the device in Hearth and tell your Hearth administrator at once.`,

@@ -112,7 +112,7 @@ export function registerPairingRoutes(k: RouteKit): void {
       const s = recent(ctx);
       const body = await readBody(ctx, ConfirmBody);
       const r = approval.confirm(body.pairingId, body.comparison, s, actorFor(ctx), () => ctx.state.principal?.kind === 'admin');
-      queueMicrotask(() => approval.deliverNotices());
+      queueMicrotask(() => void approval.deliverNotices().catch(() => {})); // the minute schedule retries
       return r;
     },
   });

@@ -48,9 +48,9 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
       body: RequestBody,
       bodyLimit: { max: SMALL_BODY_LIMIT },
       responses: { 202: { description: 'Accepted.', schema: Accepted }, 429: { description: '`rate_limited`.' } },
-      handler: (ctx, { body }) => {
+      handler: async (ctx, { body }) => {
         ctx.set('Cache-Control', 'no-store');
-        links.request(purpose, body.login, sessions.clientIp(ctx), ctx.state.requestId);
+        await links.request(purpose, body.login, sessions.clientIp(ctx), ctx.state.requestId);
         ctx.status = 202;
         return { accepted: true as const };
       },
@@ -80,7 +80,7 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
     handler: async (ctx) => {
       requireOrigin(ctx);
       const form = await readFormBody(ctx, FORM_LIMIT);
-      links.request('reset', (form.login ?? '').slice(0, 256), sessions.clientIp(ctx), ctx.state.requestId);
+      await links.request('reset', (form.login ?? '').slice(0, 256), sessions.clientIp(ctx), ctx.state.requestId);
       requestPage(ctx, 'reset', true);
     },
   });
@@ -106,7 +106,7 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
     handler: async (ctx) => {
       requireOrigin(ctx);
       const form = await readFormBody(ctx, FORM_LIMIT);
-      links.request('magic', (form.login ?? '').slice(0, 256), sessions.clientIp(ctx), ctx.state.requestId);
+      await links.request('magic', (form.login ?? '').slice(0, 256), sessions.clientIp(ctx), ctx.state.requestId);
       requestPage(ctx, 'magic', true);
     },
   });

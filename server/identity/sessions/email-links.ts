@@ -40,14 +40,14 @@ export const LIVE_LINKS_PER_ACCOUNT = 3;
 export const LINK_REQUESTS_PER_MINUTE = 20;
 export type LinkPurpose = keyof typeof LINK_LIFETIME_MS;
 
-/** What identity needs from outgoing mail (its exported service): send as application `core`. */
+/** What identity needs from outgoing mail (its exported service): send as application `core`. Each resolves once the mail is committed. */
 export interface CoreMailer {
   /** One message as `core` (immediate lane). */
-  sendAsCore(body: { to: string[]; subject: string; text: string; html?: string | null; ref?: string }): unknown;
+  sendAsCore(body: { to: string[]; subject: string; text: string; html?: string | null; ref?: string }): Promise<unknown>;
   /** An individual notification (immediate lane, HTML frame, pending through temporary failures). */
-  notify(body: { to: string[]; subject: string; text: string; ref?: string; idempotencyKey?: string }): unknown;
+  notify(body: { to: string[]; subject: string; text: string; ref?: string; idempotencyKey?: string }): Promise<unknown>;
   /** A notification batch (bulk lane, waits for the daily window). */
-  notifyBatch(body: { ref?: string; messages: Array<{ to: string[]; subject: string; text: string }> }): unknown;
+  notifyBatch(body: { ref?: string; messages: Array<{ to: string[]; subject: string; text: string }> }): Promise<{ batchId: string }>;
 }
 
 const sha256 = (s: string) => crypto.hash('sha256', s, 'hex');
@@ -101,7 +101,7 @@ export function createEmailLinks(deps: {
     mailer: () => mailer,
 
     /** Sends a link when the account may use it; answers nothing either way. 429 past five requests a minute per address. */
-    request(purpose: LinkPurpose, loginOrEmail: string, ip: string, requestId: string): void {
+    async request(purpose: LinkPurpose, loginOrEmail: string, ip: string, requestId: string): Promise<void> {
       const wait = limiter.retryAfter(ip);
       if (wait > 0) throw new HearthError('rate_limited', 'too many requests; try again later', { headers: { 'Retry-After': String(wait) } });
       limiter.fail(ip);
@@ -118,7 +118,7 @@ export function createEmailLinks(deps: {
       q.insert.run(sha256(token), purpose, row.sub, at, at + LINK_LIFETIME_MS[purpose]);
       const url = `${deps.issuer()}/auth/${purpose === 'reset' ? 'reset-password' : 'email-sign-in'}?token=${token}`;
       try {
-        mailer.sendAsCore({ to: [row.email], ...message(purpose, row, url), ref: `account:${row.sub}` });
+        await mailer.sendAsCore({ to: [row.email], ...message(purpose, row, url), ref: `account:${row.sub}` });
       } catch (err) {
         // Not configured (no default profile) or refused: the person gets the same answer; the operator sees the log.
         deps.logger.warn({ purpose, code: (err as HearthError).code, err: (err as Error).message }, 'an email link could not be sent');

@@ -82,9 +82,9 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
       'Revokes its credential. Its stored policy and queued mail stay (absence from the registry does not cancel mail). Audited as `outgoing_mail.app.unregister`.',
     params: AppParams,
     responses: { 204: { description: 'Unregistered.' }, 404: { description: 'Not registered (`app_unknown`).' } },
-    handler: (ctx, { params }) => {
+    handler: async (ctx, { params }) => {
       noStore(ctx);
-      apps.unregister(params.appId, actorFor(ctx));
+      await apps.unregister(params.appId, actorFor(ctx));
       ctx.status = 204;
     },
   });

@@ -24,10 +24,10 @@ export interface MailApplication {
  */
 export interface MailAppDirectory {
   /** The application a request's principal acts for, or null when the credential is not an application's. */
-  fromPrincipal(p: Principal): MailApplication | null;
+  fromPrincipal(p: Principal): Promise<MailApplication | null>;
   /** A registered application, or null when it is absent from the registry (absence alone never cancels mail). */
-  get(appId: string): MailApplication | null;
-  list(): MailApplication[];
+  get(appId: string): Promise<MailApplication | null>;
+  list(): Promise<MailApplication[]>;
 }
 
 const presentApp = (r: AppRow): MailApplication => ({ appId: r.app_id, name: r.name, platformPermissions: parsePermissions(r.platform_permissions) });
@@ -46,16 +46,16 @@ function parsePermissions(text: string): string[] {
 
 export function createTokenAppDirectory(store: AppStore): MailAppDirectory {
   return {
-    fromPrincipal(p) {
+    async fromPrincipal(p) {
       if (p.kind !== 'namespaces' || p.session || (p as { oauth?: unknown }).oauth) return null;
-      const r = store.byToken(p.tokenId);
+      const r = await store.byToken(p.tokenId);
       return r ? presentApp(r) : null;
     },
-    get: (appId) => {
-      const r = store.get(appId);
+    get: async (appId) => {
+      const r = await store.get(appId);
       return r ? presentApp(r) : null;
     },
-    list: () => store.list().map(presentApp),
+    list: async () => (await store.list()).map(presentApp),
   };
 }
 
@@ -72,31 +72,30 @@ export function createAppsService(deps: {
     audit.record({ actor: a.actor, action, target, detail: detail ?? null, requestId: a.requestId ?? null });
 
   /** The profiles an application may use now. Core and followers of the default: the default profile. */
-  function allowedProfiles(appId: string): string[] {
-    if (appId === CORE_APP) return [profiles.getDefault()?.key].filter((k): k is string => !!k);
-    const grants = store.grants(appId);
-    if (grants === null) return [profiles.getDefault()?.key].filter((k): k is string => !!k);
+  async function allowedProfiles(appId: string): Promise<string[]> {
+    const grants = appId === CORE_APP ? null : await store.grants(appId);
+    if (grants === null) return [(await profiles.getDefault())?.key].filter((k): k is string => !!k);
     return grants;
   }
 
   /** Whether an application may use a profile now: `allowedProfiles(appId).includes(key)`, in one probe. */
-  function mayUse(appId: string, key: string, defaultKey?: () => string | undefined): boolean {
-    const def = defaultKey ?? (() => profiles.getDefault()?.key);
-    if (appId === CORE_APP) return def() === key;
-    const granted = store.granted(appId, key);
-    return granted === null ? def() === key : granted;
+  async function mayUse(appId: string, key: string, defaultKey?: () => Promise<string | undefined>): Promise<boolean> {
+    const def = defaultKey ?? (async () => (await profiles.getDefault())?.key);
+    if (appId === CORE_APP) return (await def()) === key;
+    const granted = await store.granted(appId, key);
+    return granted === null ? (await def()) === key : granted;
   }
 
-  function policyOf(appId: string) {
-    const grants = appId === CORE_APP ? null : store.grants(appId);
+  async function policyOf(appId: string) {
+    const grants = appId === CORE_APP ? null : await store.grants(appId);
     const mode: 'default' | 'profiles' | 'none' = grants === null ? 'default' : grants.length === 0 ? 'none' : 'profiles';
-    return { mode, profiles: allowedProfiles(appId) };
+    return { mode, profiles: grants ?? (await allowedProfiles(appId)) };
   }
 
-  function present(appId: string) {
-    const reg = appId === CORE_APP ? null : store.get(appId);
+  async function present(appId: string) {
+    const reg = appId === CORE_APP ? null : await store.get(appId);
     const app = reg ? presentApp(reg) : null;
-    const token = reg?.token_id ? safeToken(reg.token_id) : null;
+    const token = reg?.token_id ? await safeToken(reg.token_id) : null;
     return {
       appId,
       name: appId === CORE_APP ? 'Hearth' : (app?.name ?? null),
@@ -105,12 +104,13 @@ export function createAppsService(deps: {
       declaresMailSend: appId === CORE_APP ? true : app ? app.platformPermissions.includes(MAIL_SEND) : null,
       fixed: appId === CORE_APP,
       tokenPrefix: token?.prefix ?? null,
-      policy: policyOf(appId),
+      policy: await policyOf(appId),
     };
   }
-  const safeToken = (id: string) => {
+  // Awaited: the token service may answer a promise (core/auth is becoming async, issue 18).
+  const safeToken = async (id: string) => {
     try {
-      return tokens.get(id);
+      return await tokens.get(id);
     } catch {
       return null;
     }
@@ -122,64 +122,68 @@ export function createAppsService(deps: {
     mayUse,
     policyOf,
 
-    list() {
-      const ids = new Set<string>([CORE_APP, ...store.list().map((a) => a.app_id), ...store.policyAppIds()]);
-      return { data: [...ids].sort((a, b) => (a === CORE_APP ? -1 : b === CORE_APP ? 1 : a.localeCompare(b))).map(present) };
+    async list() {
+      const ids = new Set<string>([CORE_APP, ...(await store.list()).map((a) => a.app_id), ...(await store.policyAppIds())]);
+      const sorted = [...ids].sort((a, b) => (a === CORE_APP ? -1 : b === CORE_APP ? 1 : a.localeCompare(b)));
+      const data = [];
+      for (const id of sorted) data.push(await present(id));
+      return { data };
     },
-    get(appId: string) {
-      if (appId !== CORE_APP && !store.get(appId) && store.grants(appId) === null)
+    async get(appId: string) {
+      if (appId !== CORE_APP && !(await store.get(appId)) && (await store.grants(appId)) === null)
         throw new HearthError('app_unknown', `no application "${appId}" is registered or has a stored policy`);
       return present(appId);
     },
 
     register(input: { appId: string; name: string; platformPermissions: string[] }, actor: Actor) {
-      return store.transaction(() => {
-        if (store.get(input.appId)) throw new HearthError('app_exists', `application "${input.appId}" is already registered`);
-        const { token, info } = tokens.create({ name: `mail-app:${input.appId}`, scope: 'namespaces', namespaces: [] });
-        store.insert(
+      return store.transaction(async () => {
+        if (await store.get(input.appId)) throw new HearthError('app_exists', `application "${input.appId}" is already registered`);
+        const { token, info } = await tokens.create({ name: `mail-app:${input.appId}`, scope: 'namespaces', namespaces: [] });
+        await store.insert(
           { app_id: input.appId, name: input.name, platform_permissions: JSON.stringify(input.platformPermissions), token_id: info.id },
           clock.now(),
         );
-        record(actor, 'outgoing_mail.app.register', input.appId, { name: input.name, platformPermissions: input.platformPermissions, tokenId: info.id });
-        return { ...present(input.appId), token };
+        await record(actor, 'outgoing_mail.app.register', input.appId, { name: input.name, platformPermissions: input.platformPermissions, tokenId: info.id });
+        return { ...(await present(input.appId)), token };
       });
     },
     update(appId: string, input: { name?: string; platformPermissions?: string[] }, actor: Actor) {
-      return store.transaction(() => {
-        const r = store.get(appId);
+      return store.transaction(async () => {
+        const r = await store.get(appId);
         if (!r) throw new HearthError('app_unknown', `application "${appId}" is not registered`);
         const before = presentApp(r);
         const next = { name: input.name ?? before.name, platformPermissions: input.platformPermissions ?? before.platformPermissions };
-        store.update({ app_id: appId, name: next.name, platform_permissions: JSON.stringify(next.platformPermissions) }, clock.now());
-        record(actor, 'outgoing_mail.app.update', appId, { before: { name: before.name, platformPermissions: before.platformPermissions }, after: next });
+        await store.update({ app_id: appId, name: next.name, platform_permissions: JSON.stringify(next.platformPermissions) }, clock.now());
+        await record(actor, 'outgoing_mail.app.update', appId, { before: { name: before.name, platformPermissions: before.platformPermissions }, after: next });
         return present(appId);
       });
     },
     /** Removes the registration and revokes its credential; a stored policy stays (an offline application keeps it). */
-    unregister(appId: string, actor: Actor): void {
-      store.transaction(() => {
-        const r = store.get(appId);
+    async unregister(appId: string, actor: Actor): Promise<void> {
+      await store.transaction(async () => {
+        const r = await store.get(appId);
         if (!r) throw new HearthError('app_unknown', `application "${appId}" is not registered`);
-        if (r.token_id) safeToken(r.token_id) && tokens.revoke(r.token_id);
-        store.remove(appId);
-        record(actor, 'outgoing_mail.app.unregister', appId);
+        if (r.token_id && (await safeToken(r.token_id))) await tokens.revoke(r.token_id);
+        await store.remove(appId);
+        await record(actor, 'outgoing_mail.app.unregister', appId);
       });
     },
 
     setPolicy(appId: string, policy: Policy, actor: Actor) {
       if (appId === CORE_APP) throw new HearthError('core_policy_fixed', "Core's own mail always uses the default profile; its access cannot be changed");
-      return store.transaction(() => {
-        const before = policyOf(appId);
+      return store.transaction(async () => {
+        const before = await policyOf(appId);
         let keys: string[] | null = null;
         if (policy.mode === 'none') keys = [];
         if (policy.mode === 'profiles') {
           keys = [...new Set(policy.profiles)].sort();
-          const unknown = keys.filter((k) => !profiles.get(k));
+          const unknown: string[] = [];
+          for (const k of keys) if (!(await profiles.get(k))) unknown.push(k);
           if (unknown.length) throw new HearthError('profile_unknown', `unknown sender profile${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}`);
         }
-        store.setGrants(appId, keys, clock.now());
-        const after = policyOf(appId);
-        record(actor, 'outgoing_mail.app.policy', appId, { before, after });
+        await store.setGrants(appId, keys, clock.now());
+        const after = await policyOf(appId);
+        await record(actor, 'outgoing_mail.app.policy', appId, { before, after });
         return present(appId);
       });
     },

@@ -13,13 +13,19 @@ export interface Actor {
 export function createBounceChecks(deps: { poller: BouncePoller; profiles: ProfileStore; audit: AuditLog }) {
   return {
     async checkNow(key: string, actor: Actor): Promise<BounceCheckResult> {
-      const p = deps.profiles.get(key);
+      const p = await deps.profiles.get(key);
       if (!p) throw new HearthError('profile_unknown', `no sender profile with key "${key}"`);
       const outcome = await deps.poller.checkNow(key);
       // the profile lost its IMAP settings (or was deleted) between the read and the pass
       if (!outcome) throw new HearthError('bounce_collection_off', `profile "${key}" has no bounce collection (imap): set its IMAP mailbox first`);
       const { profile: _profile, checkedAt: _at, detail: _detail, ...counts } = outcome;
-      deps.audit.record({ actor: actor.actor, action: 'outgoing_mail.profile.bounce_check', target: key, detail: counts, requestId: actor.requestId ?? null });
+      await deps.audit.record({
+        actor: actor.actor,
+        action: 'outgoing_mail.profile.bounce_check',
+        target: key,
+        detail: counts,
+        requestId: actor.requestId ?? null,
+      });
       return outcome;
     },
   };

@@ -244,15 +244,15 @@ export function createBouncePoller(deps: {
       return;
     }
     n.reports++;
-    apply(decode(dsRaw, parts.dsEncoding), hdrRaw.toString('utf8'), n);
+    await apply(decode(dsRaw, parts.dsEncoding), hdrRaw.toString('utf8'), n);
   }
 
-  function apply(dsText: string, headers: string, n: Counts): void {
+  async function apply(dsText: string, headers: string, n: Counts): Promise<void> {
     const ds = parseDeliveryStatus(dsText);
     const messageId = headerValue(headers, 'Message-ID');
     if (!messageId) return;
     try {
-      const row = store.findMessage(messageId);
+      const row = await store.findMessage(messageId);
       if (!row || (row.status !== 'sent' && row.status !== 'bounced')) return;
       // Hearth sends with ENVID = the send-log ID: a report whose Original-Envelope-Id names another record (a
       // forwarded or forged report quoting someone else's Message-ID) is not applied.
@@ -277,7 +277,7 @@ export function createBouncePoller(deps: {
         changed = true;
         n.recorded++;
       }
-      if (changed) store.applyBounce(row.id, JSON.stringify(failures), clock.now());
+      if (changed) await store.applyBounce(row.id, JSON.stringify(failures), clock.now());
     } catch (err) {
       throw new CheckError('apply_failed', (err as Error).message);
     }
@@ -290,9 +290,9 @@ export function createBouncePoller(deps: {
     const mailbox: MailboxIdentity = { key: p.key, imap_host: p.imap_host!, imap_port: p.imap_port!, imap_user: p.imap_user!, imap_folder: p.imap_folder! };
     let cursor = p.imap_cursor;
     let validity = p.imap_uidvalidity;
-    const save = () => {
+    const save = async () => {
       try {
-        store.saveProgress(mailbox, validity, cursor);
+        await store.saveProgress(mailbox, validity, cursor);
       } catch (err) {
         throw new CheckError('save_failed', (err as Error).message);
       }
@@ -309,7 +309,7 @@ export function createBouncePoller(deps: {
       const found = await search(session, cursor);
       if (found.emptyUpTo !== null) {
         cursor = found.emptyUpTo;
-        save();
+        await save();
       }
       n.more = found.uids.length > o.perProfile;
       for (const uid of found.uids.slice(0, o.perProfile)) {
@@ -333,12 +333,12 @@ export function createBouncePoller(deps: {
           }
         }
         cursor = uid;
-        save();
+        await save();
       }
       if (cursor === null) {
         // Nothing in the look-back window: start after the newest UID next time.
         cursor = Math.max(0, session.uidNext - 1);
-        save();
+        await save();
       }
     } catch (err) {
       error = err instanceof CheckError ? err.code : 'open_failed';
@@ -349,7 +349,7 @@ export function createBouncePoller(deps: {
     }
     const at = clock.now();
     try {
-      store.saveStatus(mailbox, at, error);
+      await store.saveStatus(mailbox, at, error);
     } catch (err) {
       logger.error({ profile: p.key, err }, 'bounce collection: cannot save the check status');
       error = 'save_failed';
@@ -376,7 +376,7 @@ export function createBouncePoller(deps: {
   async function tick(): Promise<Record<string, BounceError | null>> {
     const start = clock.now();
     const results: Record<string, BounceError | null> = {};
-    for (const p of store.enabled()) {
+    for (const p of await store.enabled()) {
       if (closed || clock.now() - start >= o.budgetMs) break; // leftover profiles wait for the next tick
       results[p.key] = (await passOf(p, start + o.budgetMs).outcome).error;
     }
@@ -388,7 +388,7 @@ export function createBouncePoller(deps: {
    * null when the profile does not exist or has no bounce collection. After shutdown began: `interrupted`.
    */
   async function checkNow(key: string): Promise<(CheckOutcome & { joined: boolean }) | null> {
-    const p = store.enabledOne(key);
+    const p = await store.enabledOne(key);
     if (!p) return null;
     if (closed && !inflight.has(key)) {
       return {

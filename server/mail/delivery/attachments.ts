@@ -1,26 +1,26 @@
 /**
  * The attachment object store: one file per attachment under `<data>/mail-attachments`, accounted in
  * `mail_attachment_objects` so the total cap holds across processes. 25 MiB per object, a configurable total
- * (default 2 GiB), 48-hour expiry. Objects are released when their mail reaches a terminal state.
+ * (default 2 GiB), 48-hour expiry. Objects are released when their mail reaches a terminal state. The accounting
+ * rows go through the core store (SQLite or PostgreSQL); the files stay on this node's data folder.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { HearthError } from '../../core/http/errors.ts';
-import type { Db } from '../../core/storage/platform-db.ts';
+import type { Store } from '../../core/storage/store.ts';
 import type { MailClock } from '../clock.ts';
 
 export const MAX_OBJECT_BYTES = 25 * 1024 * 1024;
 export const DEFAULT_STORE_LIMIT = 2 * 1024 * 1024 * 1024;
 export const OBJECT_TTL_MS = 48 * 3600_000;
 
-export function createAttachmentStore(opts: { db: Db; dataDir: string; clock: MailClock; limitBytes?: number }) {
+export function createAttachmentStore(opts: { store: Store; dataDir: string; clock: MailClock; limitBytes?: number }) {
+  const { store } = opts;
   const dir = path.join(opts.dataDir, 'mail-attachments');
   const limit = opts.limitBytes ?? DEFAULT_STORE_LIMIT;
-  const total = opts.db.prepare('SELECT coalesce(sum(size), 0) FROM mail_attachment_objects').pluck();
-  const insert = opts.db.prepare('INSERT INTO mail_attachment_objects (id, size, created_at, expires_at) VALUES (?, ?, ?, ?)');
-  const remove = opts.db.prepare('DELETE FROM mail_attachment_objects WHERE id = ?');
-  const expired = opts.db.prepare('SELECT id FROM mail_attachment_objects WHERE expires_at <= ? LIMIT 1000').pluck();
+  // CAST: PostgreSQL's sum of a BIGINT is a numeric (a string in JS); the cast keeps it a number on both engines.
+  const total = async () => (await store.value<number>('SELECT CAST(coalesce(sum(size), 0) AS BIGINT) FROM mail_attachment_objects')) ?? 0;
   const file = (id: string) => {
     if (!/^[0-9a-f-]{36}$/.test(id)) throw new Error('invalid attachment object id');
     return path.join(dir, id);
@@ -33,14 +33,14 @@ export function createAttachmentStore(opts: { db: Db; dataDir: string; clock: Ma
      * Stores the objects (caller's transaction: the rows commit with the mail that uses them). Throws
      * `attachment_storage_full` when they do not fit. Returns ids in order; `discard` removes the files if the caller's transaction fails.
      */
-    put(contents: Buffer[]): { ids: string[]; discard: () => void } {
+    async put(contents: Buffer[]): Promise<{ ids: string[]; discard: () => void }> {
       const ids: string[] = [];
       const discard = () => {
         for (const id of ids) fs.rmSync(file(id), { force: true });
       };
       if (contents.length === 0) return { ids, discard };
       const adding = contents.reduce((n, c) => n + c.length, 0);
-      if ((total.get() as number) + adding > limit) {
+      if ((await total()) + adding > limit) {
         throw new HearthError(
           'attachment_storage_full',
           'the attachment object store is full; mail with attachments is refused until queued mail is delivered or expires',
@@ -54,7 +54,12 @@ export function createAttachmentStore(opts: { db: Db; dataDir: string; clock: Ma
           const id = crypto.randomUUID();
           fs.writeFileSync(file(id), c, { mode: 0o600 });
           ids.push(id);
-          insert.run(id, c.length, now, now + OBJECT_TTL_MS);
+          await store.run('INSERT INTO mail_attachment_objects (id, size, created_at, expires_at) VALUES (?, ?, ?, ?)', [
+            id,
+            c.length,
+            now,
+            now + OBJECT_TTL_MS,
+          ]);
         }
       } catch (err) {
         discard();
@@ -70,12 +75,12 @@ export function createAttachmentStore(opts: { db: Db; dataDir: string; clock: Ma
       }
     },
     /** Deletes objects; true when every file is gone. */
-    release(ids: string[]): boolean {
+    async release(ids: string[]): Promise<boolean> {
       let ok = true;
       for (const id of ids) {
         try {
           fs.rmSync(file(id), { force: true });
-          remove.run(id);
+          await store.run('DELETE FROM mail_attachment_objects WHERE id = ?', [id]);
         } catch {
           ok = false;
         }
@@ -83,12 +88,12 @@ export function createAttachmentStore(opts: { db: Db; dataDir: string; clock: Ma
       return ok;
     },
     /** Removes objects past their 48-hour expiry. */
-    expire(): number {
-      const ids = expired.all(opts.clock.now()) as string[];
-      this.release(ids);
-      return ids.length;
+    async expire(): Promise<number> {
+      const rows = await store.all<{ id: string }>('SELECT id FROM mail_attachment_objects WHERE expires_at <= ? LIMIT 1000', [opts.clock.now()]);
+      await this.release(rows.map((r) => r.id));
+      return rows.length;
     },
-    usedBytes: () => total.get() as number,
+    usedBytes: total,
   };
 }
 

@@ -2,25 +2,27 @@
  * Delivery: the immediate lane (up to eight concurrent attempts per worker), the bulk lane (four drainers per worker,
  * each profile's attempts spaced by `pacePerMinute` through the atomic slot gate in `mail_profiles.next_slot_at`),
  * retries, and recovery every 30 seconds. Every state change is a guarded UPDATE on the durable row, so several
- * workers (processes) on one data folder never take the same row, and a crash at worst repeats a delivery with the
- * same Message-ID (at least once).
+ * workers (processes on one data folder, or replicas on one PostgreSQL core store) never take the same row, and a
+ * crash at worst repeats a delivery with the same Message-ID (at least once). The stores are async (the core store,
+ * issue 18); transactions hold only statements, never an SMTP attempt.
  *
- * One cohesive thing, kept over 500 lines on purpose: `createDelivery` is one state machine (claim → attempt →
- * settle, per lane) whose steps share its closure (the in-flight set, the drainers, the timers, the SMTP thread); the
- * pieces that stand alone are already apart (the SMTP attempt, pool and thread, attachments, the log store).
+ * `createDelivery` is one state machine (claim → attempt → settle, per lane) whose steps share its closure (the
+ * in-flight set, the drainers, the timers, the SMTP thread); the pieces that stand alone are apart (the SMTP attempt,
+ * pool and thread, attachments, the log store, access checks and the recovery pass in recovery.ts).
  */
 import crypto from 'node:crypto';
 import type { Logger } from '../../core/logging/logger.ts';
-import { CORE_APP, MAIL_SEND } from '../apps/apps.schemas.ts';
 import type { MailAppDirectory } from '../apps/apps.service.ts';
 import type { AppStore } from '../apps/apps.store.ts';
 import type { MailClock } from '../clock.ts';
+import { coalesce } from '../coalesce.ts';
 import { MAX_FAILURES } from '../log/log.service.ts';
 import type { LogStore, MessageRow, StoredAttachment } from '../log/log.store.ts';
 import type { ProfilesService } from '../profiles/profiles.service.ts';
 import type { ProfileStore } from '../profiles/profiles.store.ts';
 import type { SettledTopic } from '../settled/settled.service.ts';
 import type { AttachmentStore } from './attachments.ts';
+import { createRecovery } from './recovery.ts';
 import type { SmtpOptions, SmtpOutcome } from './smtp-attempt.ts';
 import { createSmtpThread, type NotStarted } from './smtp-thread.ts';
 
@@ -79,10 +81,10 @@ export interface DeliveryDeps {
 
 /** What an attempt records on its row. */
 type Outcome = Omit<Parameters<LogStore['finish']>[0], 'id' | 'worker' | 'now'>;
-type Settle = (row: MessageRow, v: Outcome) => void;
+type Settle = (row: MessageRow, v: Outcome) => Promise<void>;
 
 export function createDelivery(deps: DeliveryDeps) {
-  const { log, profileStore, profiles, appStore, directory, attachments, clock, logger } = deps;
+  const { log, profileStore, profiles, attachments, clock, logger } = deps;
   const o: DeliveryOptions = { ...DEFAULT_DELIVERY, ...deps.options };
   const worker = `${process.pid}-${crypto.randomBytes(4).toString('hex')}`;
   // Connections are reused across messages (one pool per profile's settings; a settings change gets a new pool), in
@@ -125,45 +127,23 @@ export function createDelivery(deps: DeliveryDeps) {
       sleepers.set(h, resolve);
     });
 
-  /** May this row still go out: the profile exists, a registered app still declares mail:send, and its policy allows the profile. */
-  function access(row: Pick<MessageRow, 'app_id' | 'profile_key'>): 'ok' | 'profile_removed' | 'profile_not_allowed' {
-    const profile = profileStore.get(row.profile_key);
-    return profile ? appAccess(row) : 'profile_removed';
-  }
-  /** The application half of `access` (the profile exists). */
-  function appAccess(row: Pick<MessageRow, 'app_id' | 'profile_key'>): 'ok' | 'profile_not_allowed' {
-    if (row.app_id === CORE_APP) return 'ok';
-    const app = directory.get(row.app_id);
-    // Temporary absence from the registry does not cancel; a registered app that dropped its declaration does.
-    if (app && !app.platformPermissions.includes(MAIL_SEND)) return 'profile_not_allowed';
-    if (appStore.granted(row.app_id, row.profile_key) === false) return 'profile_not_allowed';
-    return 'ok';
-  }
-
-  function release(ids: string[]): void {
-    for (const id of ids) {
-      const r = log.get(id);
-      if (!r || r.attachments_released === 1) continue;
-      const list = JSON.parse(r.attachments) as StoredAttachment[];
-      if (attachments.release(list.map((a) => a.objectId).filter(Boolean))) log.markReleased(id);
-    }
-  }
+  const { appAccess, release, recover } = createRecovery({ ...deps, stuckAfterMs: o.stuckAfterMs });
 
   const backoff = (attempts: number) => Math.min(o.retryBaseMs * 2 ** Math.max(0, attempts - 1), o.retryMaxMs);
 
   /** Whether a finished row may hold attachment objects to release (the flag only ever goes from 0 to 1). */
   const releasable = (row: MessageRow, v: Outcome) => v.status !== 'queued' && v.status !== 'sending' && row.attachments_released !== 1;
   /** Records an outcome at once (the bulk lane, and the immediate lane once closing). */
-  const finishNow: Settle = (row, v) => {
-    const ok = log.finish({ id: row.id, worker, now: clock.now(), ...v });
-    if (ok && releasable(row, v)) release([row.id]);
+  const finishNow: Settle = async (row, v) => {
+    const ok = await log.finish({ id: row.id, worker, now: clock.now(), ...v });
+    if (ok && releasable(row, v)) await release([row.id]);
     if (ok && v.status !== 'queued') deps.settled?.poke();
   };
   /**
    * The immediate lane records outcomes in its next pump: every outcome that arrived meanwhile and the claim of the
    * next rows share one transaction (one commit). Until then the row stays `sending`, held by this worker.
    */
-  const finishLater: Settle = (row, v) => {
+  const finishLater: Settle = async (row, v) => {
     if (closed) return finishNow(row, v);
     finishes.push({ row, v, now: clock.now() });
     wakeImmediate();
@@ -180,8 +160,8 @@ export function createDelivery(deps: DeliveryDeps) {
   async function deliverOnce(row: MessageRow, settle: Settle, lane: 'immediate' | 'bulk'): Promise<void> {
     const finish = (v: Outcome) => settle(row, v);
     const base = { last_error: row.last_error, smtp_response: null, failures: row.failures, sent_at: null, due_at: row.due_at, cancel_reason: null } as const;
-    const profile = profileStore.get(row.profile_key);
-    const verdict = profile ? appAccess(row) : 'profile_removed';
+    const profile = await profileStore.get(row.profile_key);
+    const verdict = profile ? await appAccess(row) : 'profile_removed';
     if (verdict !== 'ok') return finish({ ...base, status: 'cancelled', attempted: 0, cancel_reason: verdict });
     if (clock.now() >= row.deadline_at) {
       return finish({
@@ -191,7 +171,7 @@ export function createDelivery(deps: DeliveryDeps) {
         last_error: row.last_error ?? 'the 24-hour delivery deadline passed without a successful send',
       });
     }
-    const content = log.content(row.id);
+    const content = await log.content(row.id);
     const files =
       row.attachments === '[]' ? [] : (JSON.parse(row.attachments) as StoredAttachment[]).map((a) => ({ a, content: attachments.read(a.objectId) }));
     if (!content || files.some((f) => f.content === null)) {
@@ -253,19 +233,26 @@ export function createDelivery(deps: DeliveryDeps) {
         outcome.rejected.length === 0 && row.failures === '[]'
           ? row.failures
           : JSON.stringify([...(JSON.parse(row.failures) as unknown[]), ...outcome.rejected.map((r) => ({ ...r, kind: 'rejected' }))].slice(0, MAX_FAILURES));
-      finish({ ...base, status: 'sent', attempted: 1, smtp_response: outcome.response, failures, sent_at: now, last_error: null });
+      await finish({ ...base, status: 'sent', attempted: 1, smtp_response: outcome.response, failures, sent_at: now, last_error: null });
       return;
     }
     if (outcome.kind === 'permanent') {
-      finish({ ...base, status: 'failed', attempted: 1, last_error: outcome.error, smtp_response: outcome.response });
+      await finish({ ...base, status: 'failed', attempted: 1, last_error: outcome.error, smtp_response: outcome.response });
       return;
     }
     const next = now + backoff(row.attempts + 1);
     if (now >= row.deadline_at) {
-      finish({ ...base, status: 'failed', attempted: 1, last_error: outcome.error, smtp_response: outcome.response });
+      await finish({ ...base, status: 'failed', attempted: 1, last_error: outcome.error, smtp_response: outcome.response });
     } else {
       // A temporary failure puts the row back in the queue with the answer kept; it is due again after the backoff.
-      finish({ ...base, status: 'queued', attempted: 1, last_error: outcome.error, smtp_response: outcome.response, due_at: Math.min(next, row.deadline_at) });
+      await finish({
+        ...base,
+        status: 'queued',
+        attempted: 1,
+        last_error: outcome.error,
+        smtp_response: outcome.response,
+        due_at: Math.min(next, row.deadline_at),
+      });
     }
     logger.warn({ messageId: row.id, profile: row.profile_key, attempt: row.attempts + 1, error: outcome.error }, 'outgoing mail attempt failed');
   }
@@ -274,10 +261,14 @@ export function createDelivery(deps: DeliveryDeps) {
   /**
    * Claims as many due rows as there are free attempt slots (one statement) and starts them. The timer for the next
    * due row is only looked up when the lane ran out of due rows: while every slot is busy, the end of an attempt
-   * pumps again (and a timer set earlier stays).
+   * pumps again (and a timer set earlier stays). One pump at a time: a pump asked for while one runs follows it.
    */
-  function pumpImmediate(): void {
+  const immediatePump = coalesce(pumpOnce, (err) => logger.error({ err }, 'outgoing mail: the immediate lane failed'));
+  function pumpImmediate(): Promise<void> {
     immediatePending = false;
+    return immediatePump.run();
+  }
+  async function pumpOnce(): Promise<void> {
     const done = finishes.splice(0);
     const free = started && !closed ? o.immediateConcurrency + handOff - immediateActive : 0;
     if (done.length === 0 && free <= 0) return;
@@ -285,13 +276,14 @@ export function createDelivery(deps: DeliveryDeps) {
     const toRelease: string[] = [];
     let next: number | null | undefined;
     try {
-      log.transaction(() => {
+      await log.transaction(async () => {
         for (const f of done) {
-          if (log.finish({ id: f.row.id, worker, now: f.now, ...f.v }, (f.row as { rowid?: number }).rowid) && releasable(f.row, f.v)) toRelease.push(f.row.id);
+          const ok = await log.finish({ id: f.row.id, worker, now: f.now, ...f.v }, (f.row as { rowid?: number }).rowid);
+          if (ok && releasable(f.row, f.v)) toRelease.push(f.row.id);
         }
         if (free > 0) {
-          rows = log.claimImmediate(worker, clock.now(), free);
-          if (rows.length < free) next = log.nextImmediateDue();
+          rows = await log.claimImmediate(worker, clock.now(), free);
+          if (rows.length < free) next = await log.nextImmediateDue();
         }
       });
     } catch (err) {
@@ -300,7 +292,7 @@ export function createDelivery(deps: DeliveryDeps) {
       if (!closed) scheduleImmediate(clock.now() + 1000);
       return;
     }
-    if (toRelease.length) release(toRelease);
+    if (toRelease.length) await release(toRelease);
     if (done.length) deps.settled?.poke();
     for (const row of rows) {
       immediateActive++;
@@ -321,10 +313,10 @@ export function createDelivery(deps: DeliveryDeps) {
   function wakeImmediate(): void {
     if (immediatePending || !started || closed) return;
     immediatePending = true;
-    setImmediate(pumpImmediate);
+    setImmediate(() => void pumpImmediate());
   }
-  /** (Re)sets the lane's timer for the next due row (`due`: looked up when not given; null: none queued). */
-  function scheduleImmediate(due: number | null = log.nextImmediateDue()): void {
+  /** (Re)sets the lane's timer for the next due row (null: none queued). */
+  function scheduleImmediate(due: number | null): void {
     if (immediateTimer !== null) clock.clearTimeout(immediateTimer);
     immediateTimer = null;
     if (closed) return;
@@ -332,7 +324,7 @@ export function createDelivery(deps: DeliveryDeps) {
     immediateTimer = clock.setTimeout(
       () => {
         immediateTimer = null;
-        pumpImmediate();
+        void pumpImmediate();
       },
       Math.min(Math.max(0, due - clock.now()), o.recoveryIntervalMs),
     );
@@ -344,25 +336,28 @@ export function createDelivery(deps: DeliveryDeps) {
     const running = new Set<Promise<void>>();
     try {
       while (!closed && clock.now() - runStart < o.runCapMs) {
-        const profile = profileStore.get(key);
+        const profile = await profileStore.get(key);
         if (!profile) return;
         const interval = Math.ceil(60_000 / profile.pace_per_minute);
-        const step = log.transaction(() => {
+        // One short transaction: peek, window check, the slot gate (a guarded UPDATE, atomic across replicas) and the
+        // claim; a slot reserved for a row another worker took meanwhile is rolled back with the claim's failure.
+        const step = await log.transaction(async () => {
           const now = clock.now();
-          const id = log.peekBulk(key, now);
+          const id = await log.peekBulk(key, now);
           if (!id) return { kind: 'empty' as const };
-          const peeked = log.get(id)!;
+          const peeked = (await log.get(id))!;
           if (peeked.window_at === null && profile.daily_recipient_limit !== null) {
             // A notification-batch row enters the rolling 24-hour window only when it has room (seed 002, rule 5).
             const since = now - WINDOW_MS;
-            if (log.windowRecipients(key, since) + peeked.recipient_count > profile.daily_recipient_limit) {
-              log.deferDue(id, (log.windowOldest(key, since) ?? now) + WINDOW_MS + 1, now);
+            if ((await log.windowRecipients(key, since)) + peeked.recipient_count > profile.daily_recipient_limit) {
+              await log.deferDue(id, ((await log.windowOldest(key, since)) ?? now) + WINDOW_MS + 1, now);
               return { kind: 'deferred' as const };
             }
           }
-          if (!profileStore.reserveSlot(key, now, interval)) return { kind: 'wait' as const, until: profileStore.nextSlotAt(key) ?? now + interval };
-          const row = log.claimOne(id, worker, now);
-          if (row && row.window_at === null) log.openWindow(id, now);
+          if (!(await profileStore.reserveSlot(key, now, interval)))
+            return { kind: 'wait' as const, until: (await profileStore.nextSlotAt(key)) ?? now + interval };
+          const row = await log.claimOne(id, worker, now);
+          if (row && row.window_at === null) await log.openWindow(id, now);
           return row ? { kind: 'claimed' as const, row } : { kind: 'empty' as const };
         });
         if (step.kind === 'empty') return;
@@ -383,10 +378,13 @@ export function createDelivery(deps: DeliveryDeps) {
       await Promise.allSettled([...running]);
     }
   }
-  function pumpBulk(): void {
+  /** One bulk pump at a time (a pump asked for meanwhile follows it). */
+  const bulkPump = coalesce(pumpBulkOnce, (err) => logger.error({ err }, 'outgoing mail: the bulk lane failed'));
+  const pumpBulk = () => bulkPump.run();
+  async function pumpBulkOnce(): Promise<void> {
     if (!started || closed) return;
     const now = clock.now();
-    const due = log.dueBulkProfiles(now);
+    const due = await log.dueBulkProfiles(now);
     for (const { profile_key: key, due: at } of due) {
       if (drainingProfiles.size >= o.drainers) break;
       if (drainingProfiles.has(key) || at > now) continue; // coalesced: one run per profile per worker
@@ -396,11 +394,13 @@ export function createDelivery(deps: DeliveryDeps) {
           .catch((err) => logger.error({ err, profile: key }, 'outgoing mail drainer crashed'))
           .finally(() => {
             drainingProfiles.delete(key);
-            pumpBulk();
+            void pumpBulk();
           }),
       );
     }
-    scheduleBulk(due.filter((d) => !drainingProfiles.has(d.profile_key)).map((d) => Math.max(d.due, profileStore.nextSlotAt(d.profile_key) ?? 0)));
+    const dues: number[] = [];
+    for (const d of due) if (!drainingProfiles.has(d.profile_key)) dues.push(Math.max(d.due, (await profileStore.nextSlotAt(d.profile_key)) ?? 0));
+    scheduleBulk(dues);
   }
   function scheduleBulk(dues: number[]): void {
     if (bulkTimer !== null) clock.clearTimeout(bulkTimer);
@@ -411,89 +411,61 @@ export function createDelivery(deps: DeliveryDeps) {
     bulkTimer = clock.setTimeout(
       () => {
         bulkTimer = null;
-        pumpBulk();
+        void pumpBulk();
       },
       Math.max(delay, 10),
     );
   }
 
   // ---- recovery ----
-  /**
-   * Every 30 s: resubmits stuck rows, cancels rows whose profile or access is gone, fails rows past their deadline,
-   * releases attachments, and deletes settled-topic entries older than five minutes (in batches).
-   */
-  function recover(): { resubmitted: number; cancelled: number; expired: number; settledTrimmed: number } {
-    const now = clock.now();
-    const out = log.transaction(() => {
-      const resubmitted = log.resubmitStuck(now, now - o.stuckAfterMs);
-      const cancelled = [...log.cancelOrphans(now)];
-      for (const app of log.queuedApps()) {
-        if (app === CORE_APP) continue;
-        for (const key of log.queuedProfilesOfApp(app)) {
-          if (access({ app_id: app, profile_key: key } as MessageRow) === 'profile_not_allowed') cancelled.push(...log.cancelAppProfile(app, key, now));
-        }
-      }
-      const expired = log.expire(now);
-      return { resubmitted, cancelled, expired };
-    });
-    if (out.cancelled.length || out.expired.length) deps.settled?.poke();
-    release([...out.cancelled, ...out.expired]);
-    for (const r of log.unreleased(500)) release([r.id]);
-    attachments.expire();
-    let settledTrimmed = 0;
-    try {
-      settledTrimmed = deps.settled?.expire(now) ?? 0;
-    } catch (err) {
-      logger.error({ err }, 'outgoing mail: trimming the settled-status topic failed');
-    }
-    if (out.resubmitted.length) logger.warn({ count: out.resubmitted.length }, 'outgoing mail: resubmitted messages stuck in sending');
-    return { resubmitted: out.resubmitted.length, cancelled: out.cancelled.length, expired: out.expired.length, settledTrimmed };
-  }
   function scheduleRecovery(): void {
     if (closed) return;
-    recoveryTimer = clock.setTimeout(() => {
+    recoveryTimer = clock.setTimeout(async () => {
       try {
-        recover();
+        await recover();
       } catch (err) {
         logger.error({ err }, 'outgoing mail recovery failed');
       }
-      kick();
+      await kick();
       scheduleRecovery();
     }, o.recoveryIntervalMs);
   }
 
-  function kick(): void {
-    pumpImmediate();
-    pumpBulk();
+  /** Pumps both lanes now; resolves once both pumps ran (attempts they started go on). */
+  async function kick(): Promise<void> {
+    await Promise.all([pumpImmediate(), pumpBulk()]);
   }
   /** After an acceptance (the row is committed): wake only the lane it went to. */
   function wake(lane: 'immediate' | 'bulk'): void {
     if (lane === 'immediate') wakeImmediate();
-    else pumpBulk();
+    else void pumpBulk();
   }
 
   return {
     worker,
     release,
-    start(): void {
+    /** Starts the lanes: recovery runs first (resolves once it ran and both lanes were pumped). */
+    async start(): Promise<void> {
       if (started) return;
       started = true;
       try {
-        recover();
+        await recover();
       } catch (err) {
         logger.error({ err }, 'outgoing mail recovery failed');
       }
       scheduleRecovery();
-      kick();
+      await kick();
     },
     kick,
     wake,
     recover,
     /** Resolves once this worker has no SMTP attempt in progress (drainers waiting for a pacing slot do not count). */
     async idle(): Promise<void> {
-      // A wake-up still waiting for its turn (setImmediate) gets it first, so the attempts it starts are awaited too.
-      while (attempts.size > 0 || immediatePending) {
+      // A wake-up still waiting for its turn (setImmediate) or a pump under way gets it first, so the attempts it
+      // starts are awaited too.
+      while (attempts.size > 0 || immediatePending || immediatePump.running()) {
         if (attempts.size > 0) await Promise.allSettled([...attempts]);
+        else if (immediatePump.running()) await immediatePump.running();
         else await new Promise<void>((resolve) => setImmediate(resolve));
       }
     },
@@ -513,7 +485,8 @@ export function createDelivery(deps: DeliveryDeps) {
       await Promise.race([Promise.allSettled([...inFlight]), new Promise<void>((resolve) => (timer = setTimeout(resolve, o.closeGraceMs)))]);
       clearTimeout(timer);
       // Outcomes that arrived before closing and still wait for their pump are recorded now.
-      if (finishes.length) pumpImmediate();
+      await immediatePump.running();
+      if (finishes.length) await pumpImmediate();
       await pool.close();
     },
   };

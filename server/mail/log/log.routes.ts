@@ -39,14 +39,20 @@ const REFUSED_AUDIT =
 
 /** What `?wait=` adds to a message read's description (both reads). */
 const WAIT_DESCRIPTION =
-  'With `?wait=<seconds>` (1–60) the answer is held until the message settles (`sent`, `failed`, `cancelled`, `bounced`) or the wait ends, then the current record is returned (200 either way: check `status`). An already settled message, or a read without `wait`, answers at once. Wake-ups come from the settled-status topic (its SQLite trigger publishes every settling change, from any process on the data folder); the record is always re-read from the send log before answering. A `sent` message may still become `bounced` later.';
+  'With `?wait=<seconds>` (1–60) the answer is held until the message settles (`sent`, `failed`, `cancelled`, `bounced`) or the wait ends, then the current record is returned (200 either way: check `status`). An already settled message, or a read without `wait`, answers at once. Wake-ups come from the settled-status topic (its trigger publishes every settling change, from any process on the data folder or, with a PostgreSQL core store, any replica); the record is always re-read from the send log before answering. A `sent` message may still become `bounced` later.';
 
 /**
  * Answers `read()` now, or — with `wait` — once the record settles or the wait ends. The wait ends early (with the
  * current record) when the client goes away or the server stops listening (shutdown, rebind), so held requests never
  * delay a shutdown.
  */
-function readOrWait<T extends { status: string }>(ctx: AppContext, settled: SettledTopic, id: string, wait: number | undefined, read: () => T): T | Promise<T> {
+function readOrWait<T extends { status: string }>(
+  ctx: AppContext,
+  settled: SettledTopic,
+  id: string,
+  wait: number | undefined,
+  read: () => Promise<T>,
+): Promise<T> {
   if (wait === undefined) return read();
   const server = (ctx.req.socket as { server?: { listening?: boolean } }).server;
   const closing = () => server?.listening === false;
@@ -64,7 +70,7 @@ function readOrWait<T extends { status: string }>(ctx: AppContext, settled: Sett
 
 export function registerLogRoutes(
   api: Api,
-  deps: { log: LogService; apps: AppsService; profiles: ProfileStore; release: (ids: string[]) => void; settled: SettledTopic },
+  deps: { log: LogService; apps: AppsService; profiles: ProfileStore; release: (ids: string[]) => Promise<void>; settled: SettledTopic },
 ): void {
   const { log, apps, settled } = deps;
   let tags = ['Outgoing mail: send log'];
@@ -165,8 +171,8 @@ export function registerLogRoutes(
       requestId: ctx.state.requestId,
     };
   };
-  const sender = (ctx: AppContext): Sender => {
-    const app = apps.directory.fromPrincipal(ctx.state.principal!);
+  const sender = async (ctx: AppContext): Promise<Sender> => {
+    const app = await apps.directory.fromPrincipal(ctx.state.principal!);
     if (!app)
       throw new HearthError('forbidden', 'this credential does not belong to a registered application (register one under /api/admin/core/outgoing-mail/apps)');
     return senderOf(ctx, app);
@@ -176,13 +182,13 @@ export function registerLogRoutes(
    * application, the profile the body named (when it is a valid key) and the error code — nothing of the body else.
    * Credentials that are not an application's are answered without an entry (the call never reached the mail API).
    */
-  const auditInvalid = (call: 'send' | 'enqueue') => (ctx: AppContext, err: HearthError, raw: unknown) => {
+  const auditInvalid = (call: 'send' | 'enqueue') => async (ctx: AppContext, err: HearthError, raw: unknown) => {
     const p = ctx.state.principal;
-    const app = p ? apps.directory.fromPrincipal(p) : null;
+    const app = p ? await apps.directory.fromPrincipal(p) : null;
     if (!app) return;
     const named = raw !== null && typeof raw === 'object' ? (raw as { profile?: unknown }).profile : undefined;
     const profile = typeof named === 'string' && PROFILE_KEY_PATTERN.test(named) ? named : null;
-    log.refused(senderOf(ctx, app), call, err.code, profile);
+    await log.refused(senderOf(ctx, app), call, err.code, profile);
   };
   const appErrors = {
     403: {
@@ -212,7 +218,7 @@ export function registerLogRoutes(
       ...appErrors,
     },
     handler: async (ctx, { body }) => {
-      const r = await log.sendShared(sender(ctx), body);
+      const r = await log.sendShared(await sender(ctx), body);
       ctx.status = r.duplicate ? 200 : 202;
       return r;
     },
@@ -229,9 +235,10 @@ export function registerLogRoutes(
     body: EnqueueBody,
     onInvalid: auditInvalid('enqueue'),
     responses: { 202: { description: 'Accepted.', schema: EnqueueAccepted }, ...appErrors, 409: { description: '`backlog_full` or `mail_not_configured`.' } },
-    handler: (ctx, { body }) => {
+    handler: async (ctx, { body }) => {
+      const r = await log.enqueue(await sender(ctx), body);
       ctx.status = 202;
-      return log.enqueue(sender(ctx), body);
+      return r;
     },
   });
   api.route({
@@ -263,11 +270,11 @@ export function registerLogRoutes(
           .meta({ id: 'MailAppProfiles' }),
       },
     },
-    handler: (ctx) => {
-      const s = sender(ctx);
-      const keys = apps.allowedProfiles(s.app.appId);
-      const data = keys
-        .map((k) => deps.profiles.get(k))
+    handler: async (ctx) => {
+      const s = await sender(ctx);
+      const rows = [];
+      for (const k of await apps.allowedProfiles(s.app.appId)) rows.push(await deps.profiles.get(k));
+      const data = rows
         .filter((r) => r !== undefined)
         .map((r) => ({
           key: r.key,
@@ -297,8 +304,8 @@ export function registerLogRoutes(
       400: { description: 'A `wait` outside 1–60 whole seconds (`invalid_request`).' },
       404: { description: "Unknown, or another application's (`message_unknown`), also with `wait`." },
     },
-    handler: (ctx, { params, query }) => {
-      const appId = sender(ctx).app.appId;
+    handler: async (ctx, { params, query }) => {
+      const appId = (await sender(ctx)).app.appId;
       return readOrWait(ctx, settled, params.id, query.wait, () => log.getOwn(appId, params.id));
     },
   });

@@ -97,22 +97,22 @@ export function createLogService(deps: LogServiceDeps) {
     audit.record({ actor: a.actor, action, target, detail: detail ?? null, requestId: a.requestId ?? null });
 
   /** The sender profile for a call: explicit (must be allowed) or the default; every refusal names its reason. */
-  function resolveProfile(sender: Sender, requested: string | undefined): ProfileRow {
+  async function resolveProfile(sender: Sender, requested: string | undefined): Promise<ProfileRow> {
     const appId = sender.app.appId;
     if (appId !== CORE_APP && !sender.app.platformPermissions.includes(MAIL_SEND)) {
       throw new HearthError('mail_send_not_declared', `application "${appId}" does not declare platformPermissions: ["${MAIL_SEND}"]`);
     }
     // The default profile is read at most once, and only when the answer depends on it.
     let def: ProfileRow | undefined | null = null;
-    const defaultKey = () => (def === null ? (def = profiles.getDefault()) : def)?.key;
-    if (appId === CORE_APP && requested !== undefined && requested !== defaultKey()) {
+    const defaultKey = async () => (def === null ? (def = await profiles.getDefault()) : def)?.key;
+    if (appId === CORE_APP && requested !== undefined && requested !== (await defaultKey())) {
       throw new HearthError('profile_not_allowed', 'Core mail always uses the default profile');
     }
-    const key = requested ?? defaultKey();
+    const key = requested ?? (await defaultKey());
     if (key === undefined) throw new HearthError('mail_not_configured', 'no sender profile is configured: an administrator must create one');
-    const row = profiles.get(key);
+    const row = await profiles.get(key);
     if (!row) throw new HearthError('profile_unknown', `no sender profile with key "${key}"`);
-    if (!apps.mayUse(appId, key, defaultKey)) {
+    if (!(await apps.mayUse(appId, key, defaultKey))) {
       throw new HearthError('profile_not_allowed', `application "${appId}" may not send through profile "${key}"`);
     }
     return row;
@@ -181,9 +181,9 @@ export function createLogService(deps: LogServiceDeps) {
     };
   }
 
-  function checkDailyLimit(profile: ProfileRow, adding: number, now: number) {
+  async function checkDailyLimit(profile: ProfileRow, adding: number, now: number): Promise<void> {
     if (profile.daily_recipient_limit === null) return;
-    const used = store.windowRecipients(profile.key, now - DELIVERY_DEADLINE_MS);
+    const used = await store.windowRecipients(profile.key, now - DELIVERY_DEADLINE_MS);
     if (used + adding > profile.daily_recipient_limit) {
       throw new HearthError(
         'daily_limit_exceeded',
@@ -193,19 +193,19 @@ export function createLogService(deps: LogServiceDeps) {
   }
 
   /** Inserts prepared messages with their attachment objects; returns them (duplicates by idempotency key as found). */
-  function insertAll(prepared: Prepared[]): void {
+  async function insertAll(prepared: Prepared[]): Promise<void> {
     const discards: Array<() => void> = [];
     try {
       for (const p of prepared) {
         if (p.duplicate) continue;
-        const { ids, discard } = attachments.put(p.blobs);
+        const { ids, discard } = await attachments.put(p.blobs);
         discards.push(discard);
         if (ids.length) {
           const list = JSON.parse(p.row.attachments) as StoredAttachment[];
           for (const [i, a] of list.entries()) a.objectId = ids[i]!;
           p.row.attachments = JSON.stringify(list);
         }
-        store.insert(p.row, p.content);
+        await store.insert(p.row, p.content);
       }
     } catch (err) {
       for (const d of discards) d();
@@ -222,8 +222,8 @@ export function createLogService(deps: LogServiceDeps) {
    * Audits a refused call once, without content: who (the actor), the application, the profile the call named (null:
    * the default) and the error code — never the subject, addresses, body or attachments.
    */
-  function refused(sender: Sender, call: 'send' | 'enqueue', code: string, profile: string | null | undefined): void {
-    record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', null, {
+  async function refused(sender: Sender, call: 'send' | 'enqueue', code: string, profile: string | null | undefined): Promise<void> {
+    await record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', null, {
       app: sender.app.appId,
       call,
       profile: profile ?? null,
@@ -232,27 +232,27 @@ export function createLogService(deps: LogServiceDeps) {
   }
 
   /** Runs a call; a refusal is audited once (`refused`), then rethrown. */
-  function denied<T>(sender: Sender, call: 'send' | 'enqueue', profile: string | undefined, fn: () => T): T {
+  async function denied<T>(sender: Sender, call: 'send' | 'enqueue', profile: string | undefined, fn: () => Promise<T>): Promise<T> {
     try {
-      return fn();
+      return await fn();
     } catch (err) {
-      if (err instanceof HearthError) refused(sender, call, err.code, profile);
+      if (err instanceof HearthError) await refused(sender, call, err.code, profile);
       throw err;
     }
   }
 
   /** The work of one `mail.send` inside its transaction. */
-  function sendInTransaction(sender: Sender, body: SendBody, kind: Kind) {
+  async function sendInTransaction(sender: Sender, body: SendBody, kind: Kind) {
     const now = clock.now();
     if (body.idempotencyKey) {
-      const dup = store.byIdempotency(sender.app.appId, body.idempotencyKey);
+      const dup = await store.byIdempotency(sender.app.appId, body.idempotencyKey);
       if (dup) return { p: { duplicate: dup } as Prepared, profile: dup.profile_key };
     }
-    const profile = resolveProfile(sender, body.profile);
+    const profile = await resolveProfile(sender, body.profile);
     const p = prepare(sender, profile, body, 'immediate', null, undefined, now, kind);
-    checkDailyLimit(profile, p.row.recipient_count, now);
-    insertAll([p]);
-    record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', p.row.id, {
+    await checkDailyLimit(profile, p.row.recipient_count, now);
+    await insertAll([p]);
+    await record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', p.row.id, {
       app: sender.app.appId,
       actor: sender.actor,
       profile: profile.key,
@@ -269,27 +269,23 @@ export function createLogService(deps: LogServiceDeps) {
     reject: (err: unknown) => void;
   }
   let shared: SharedCall[] = [];
-  function flushShared(): void {
+  async function flushShared(): Promise<void> {
     const calls = shared;
     shared = [];
     if (calls.length === 1) {
       const c = calls[0]!;
-      try {
-        c.resolve(api.send(c.sender, c.body));
-      } catch (err) {
-        c.reject(err);
-      }
+      await api.send(c.sender, c.body).then(c.resolve, c.reject);
       return;
     }
-    const results: Array<{ ok: true; r: ReturnType<typeof sendInTransaction> } | { ok: false; err: unknown }> = [];
+    const results: Array<{ ok: true; r: Awaited<ReturnType<typeof sendInTransaction>> } | { ok: false; err: unknown }> = [];
     try {
-      store.transaction(() => {
+      await store.transaction(async () => {
         for (const c of calls) {
           try {
-            // Nested: a savepoint, rolled back alone when this call is refused.
-            results.push({ ok: true, r: store.transaction(() => sendInTransaction(c.sender, c.body, MESSAGE)) });
+            // A savepoint, rolled back alone when this call is refused.
+            results.push({ ok: true, r: await store.savepoint(() => sendInTransaction(c.sender, c.body, MESSAGE)) });
           } catch (err) {
-            if (err instanceof HearthError) refused(c.sender, 'send', err.code, c.body.profile);
+            if (err instanceof HearthError) await refused(c.sender, 'send', err.code, c.body.profile);
             results.push({ ok: false, err });
           }
         }
@@ -318,8 +314,8 @@ export function createLogService(deps: LogServiceDeps) {
     refused,
 
     /** `mail.send`: one message on the immediate lane. */
-    send(sender: Sender, body: SendBody, kind: Kind = MESSAGE) {
-      const result = denied(sender, 'send', body.profile, () => store.transaction(() => sendInTransaction(sender, body, kind)));
+    async send(sender: Sender, body: SendBody, kind: Kind = MESSAGE) {
+      const result = await denied(sender, 'send', body.profile, () => store.transaction(() => sendInTransaction(sender, body, kind)));
       if (!result.p.duplicate) deps.onAccepted('immediate', result.profile);
       return accepted(result.p);
     },
@@ -332,7 +328,7 @@ export function createLogService(deps: LogServiceDeps) {
     sendShared(sender: Sender, body: SendBody): Promise<ReturnType<typeof accepted>> {
       return new Promise((resolve, reject) => {
         shared.push({ sender, body, resolve, reject });
-        if (shared.length === 1) setImmediate(flushShared);
+        if (shared.length === 1) setImmediate(() => void flushShared());
       });
     },
 
@@ -340,21 +336,22 @@ export function createLogService(deps: LogServiceDeps) {
      * `mail.enqueue`: one batch on the bulk lane, rejected whole (`backlog_full`, limits) or accepted whole. A
      * notification batch is not refused by the daily limit: its rows wait until the rolling window has room.
      */
-    enqueue(sender: Sender, body: EnqueueBody, kind: Kind = MESSAGE) {
-      const result = denied(sender, 'enqueue', body.profile, () =>
-        store.transaction(() => {
+    async enqueue(sender: Sender, body: EnqueueBody, kind: Kind = MESSAGE) {
+      const result = await denied(sender, 'enqueue', body.profile, () =>
+        store.transaction(async () => {
           const now = clock.now();
-          const profile = resolveProfile(sender, body.profile);
+          const profile = await resolveProfile(sender, body.profile);
           const batchId = crypto.randomUUID();
-          const prepared: Prepared[] = body.messages.map((m) => {
-            const dup = m.idempotencyKey ? store.byIdempotency(sender.app.appId, m.idempotencyKey) : undefined;
-            return dup ? ({ duplicate: dup } as Prepared) : prepare(sender, profile, m, 'bulk', batchId, body.ref, now, kind);
-          });
+          const prepared: Prepared[] = [];
+          for (const m of body.messages) {
+            const dup = m.idempotencyKey ? await store.byIdempotency(sender.app.appId, m.idempotencyKey) : undefined;
+            prepared.push(dup ? ({ duplicate: dup } as Prepared) : prepare(sender, profile, m, 'bulk', batchId, body.ref, now, kind));
+          }
           const fresh = prepared.filter((p) => !p.duplicate);
           const keys = fresh.map((p) => p.row.idempotency_key).filter((k) => k !== null);
           if (new Set(keys).size !== keys.length) throw new HearthError('invalid_request', 'body: messages: an idempotencyKey is repeated within the batch');
           const limit = profile.pace_per_minute * 1440;
-          const queued = store.queuedBulk(profile.key);
+          const queued = await store.queuedBulk(profile.key);
           if (queued + fresh.length > limit) {
             throw new HearthError(
               'backlog_full',
@@ -362,13 +359,13 @@ export function createLogService(deps: LogServiceDeps) {
             );
           }
           if (!kind.waitForWindow)
-            checkDailyLimit(
+            await checkDailyLimit(
               profile,
               fresh.reduce((n, p) => n + p.row.recipient_count, 0),
               now,
             );
-          insertAll(prepared);
-          record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', batchId, {
+          await insertAll(prepared);
+          await record({ actor: sender.actor.actor, requestId: sender.requestId }, 'outgoing_mail.send', batchId, {
             app: sender.app.appId,
             actors: [sender.actor],
             profiles: [profile.key],
@@ -384,15 +381,15 @@ export function createLogService(deps: LogServiceDeps) {
     },
 
     /** The metadata of an application's own message (404 for another application's). */
-    getOwn(appId: string, id: string) {
-      const r = store.get(id);
+    async getOwn(appId: string, id: string) {
+      const r = await store.get(id);
       if (!r || r.app_id !== appId) throw new HearthError('message_unknown', `no message with id ${id}`);
       return presentMessage(r);
     },
 
-    list(q: ListQuery) {
+    async list(q: ListQuery) {
       const ref = q.ref;
-      const rows = store.list({
+      const rows = await store.list({
         app: q.app,
         profile: q.profile,
         status: q.status,
@@ -407,54 +404,57 @@ export function createLogService(deps: LogServiceDeps) {
       const page = rows.slice(0, q.limit);
       return { data: page.map(presentMessage), nextCursor: more ? encodeCursor(page[page.length - 1]!) : null };
     },
-    get(id: string) {
-      const r = store.get(id);
+    async get(id: string) {
+      const r = await store.get(id);
       if (!r) throw new HearthError('message_unknown', `no message with id ${id}`);
       return presentMessage(r);
     },
     /** Audited content read: text, HTML and custom headers, or the purge marker. */
-    content(id: string, actor: Actor) {
-      const r = store.get(id);
+    async content(id: string, actor: Actor) {
+      const r = await store.get(id);
       if (!r) throw new HearthError('message_unknown', `no message with id ${id}`);
-      const c = store.content(id);
-      record(actor, 'outgoing_mail.message.read', id, { app: r.app_id, purged: !c });
+      const c = await store.content(id);
+      await record(actor, 'outgoing_mail.message.read', id, { app: r.app_id, purged: !c });
       if (!c) return { id, purged: true, purgedAt: iso(r.content_purged_at), text: null, html: null, headers: null };
       return { id, purged: false, purgedAt: null, text: c.text, html: c.html, headers: JSON.parse(c.headers) as Record<string, string> };
     },
 
     /** Cancels one queued message (`cancelled_by_admin`). */
-    cancel(id: string, actor: Actor, release: (ids: string[]) => void) {
-      const r = store.transaction(() => {
-        const r = store.get(id);
+    async cancel(id: string, actor: Actor, release: (ids: string[]) => Promise<void>) {
+      const r = await store.transaction(async () => {
+        const r = await store.get(id);
         if (!r) throw new HearthError('message_unknown', `no message with id ${id}`);
-        if (r.status !== 'queued' || !store.cancel(id, 'cancelled_by_admin', clock.now())) {
+        if (r.status !== 'queued' || !(await store.cancel(id, 'cancelled_by_admin', clock.now()))) {
           throw new HearthError('message_not_queued', `message ${id} is ${r.status}; only queued mail can be cancelled`);
         }
-        record(actor, 'outgoing_mail.message.cancel', id, { app: r.app_id, profile: r.profile_key });
-        return store.get(id)!;
+        await record(actor, 'outgoing_mail.message.cancel', id, { app: r.app_id, profile: r.profile_key });
+        return (await store.get(id))!;
       });
       deps.onSettled?.();
-      release([id]);
+      await release([id]);
       return presentMessage(r);
     },
     /** Cancels every still-queued member of a batch; sent and sending rows are left alone. */
-    cancelBatch(batchId: string, actor: Actor, release: (ids: string[]) => void) {
-      const ids = store.transaction(() => {
-        if (!store.batchExists(batchId)) throw new HearthError('batch_unknown', `no batch with id ${batchId}`);
+    async cancelBatch(batchId: string, actor: Actor, release: (ids: string[]) => Promise<void>) {
+      const ids = await store.transaction(async () => {
+        if (!(await store.batchExists(batchId))) throw new HearthError('batch_unknown', `no batch with id ${batchId}`);
         const now = clock.now();
-        const rows = store.batchQueued(batchId).filter((r) => store.cancel(r.id, 'cancelled_by_admin', now));
-        record(actor, 'outgoing_mail.batch.cancel', batchId, { apps: [...new Set(rows.map((r) => r.app_id))], cancelled: rows.length });
+        const rows: MessageRow[] = [];
+        for (const r of await store.batchQueued(batchId)) if (await store.cancel(r.id, 'cancelled_by_admin', now)) rows.push(r);
+        await record(actor, 'outgoing_mail.batch.cancel', batchId, { apps: [...new Set(rows.map((r) => r.app_id))], cancelled: rows.length });
         return rows.map((r) => r.id);
       });
       if (ids.length) deps.onSettled?.();
-      release(ids);
+      await release(ids);
       return { batchId, cancelled: ids.length };
     },
 
     /** Inside a profile deletion: cancels its queued mail (`profile_removed`). */
-    cancelQueuedOfProfile(key: string, reason: CancelReason): string[] {
+    async cancelQueuedOfProfile(key: string, reason: CancelReason): Promise<string[]> {
       const now = clock.now();
-      return store.queuedOfProfile(key).filter((id) => store.cancel(id, reason, now));
+      const cancelled: string[] = [];
+      for (const id of await store.queuedOfProfile(key)) if (await store.cancel(id, reason, now)) cancelled.push(id);
+      return cancelled;
     },
   };
   return api;

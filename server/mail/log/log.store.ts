@@ -1,4 +1,10 @@
-import type { Db } from '../../core/storage/platform-db.ts';
+/**
+ * SQL of the send log (`mail_messages`, `mail_message_content`) over the core store: one text for SQLite and
+ * PostgreSQL except where noted (the immediate claim, which goes by rowid on SQLite and with SKIP LOCKED on
+ * PostgreSQL; case-insensitive LIKE). Every state change is a guarded UPDATE on the durable row, so two workers
+ * (processes or replicas) never take the same row. Transactions belong to the service (`transaction`, ambient).
+ */
+import type { Store } from '../../core/storage/store.ts';
 
 export type MessageStatus = 'queued' | 'sending' | 'sent' | 'failed' | 'cancelled' | 'bounced';
 export type CancelReason = 'cancelled_by_admin' | 'profile_removed' | 'profile_not_allowed';
@@ -70,103 +76,70 @@ export interface ListFilter {
 
 const likeOf = (s: string) => `%${s.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
-/** SQL of the send log. Transactions belong to the service. */
-export function createLogStore(db: Db) {
-  const insert = db.prepare(`INSERT INTO mail_messages (id, lane, app_id, actor, profile_key, from_address, from_name, recipients, recipient_count,
+type Finish = {
+  id: string;
+  worker: string;
+  now: number;
+  status: MessageStatus;
+  attempted: 0 | 1;
+  last_error: string | null;
+  smtp_response: string | null;
+  failures: string;
+  sent_at: number | null;
+  due_at: number;
+  cancel_reason: CancelReason | null;
+};
+
+const FINISH_SET = `status = @status, attempts = attempts + @attempted, last_error = @last_error,
+    smtp_response = coalesce(@smtp_response, smtp_response), failures = @failures, sent_at = @sent_at, due_at = @due_at, claimed_by = NULL,
+    cancel_reason = @cancel_reason, updated_at = @now`;
+
+export function createLogStore(store: Store) {
+  const pg = store.dialect === 'postgres';
+  /** SQLite's LIKE ignores ASCII case; PostgreSQL's ILIKE does the same. */
+  const like = pg ? 'ILIKE' : 'LIKE';
+  const ids = async (sql: string, params?: Parameters<Store['all']>[1]) => (await store.all<{ id: string }>(sql, params)).map((r) => r.id);
+  const column = async <T>(sql: string, params?: Parameters<Store['all']>[1]) =>
+    (await store.all<Record<string, T>>(sql, params)).map((r) => Object.values(r)[0]!);
+
+  const insert = `INSERT INTO mail_messages (id, lane, app_id, actor, profile_key, from_address, from_name, recipients, recipient_count,
     subject, status, attachments, attachments_released, batch_id, ref, idempotency_key, message_id, due_at, deadline_at, created_at, updated_at, kind, window_at)
     VALUES (@id, @lane, @app_id, @actor, @profile_key, @from_address, @from_name, @recipients, @recipient_count, @subject, 'queued', @attachments,
-    @attachments_released, @batch_id, @ref, @idempotency_key, @message_id, @created_at, @deadline_at, @created_at, @created_at, @kind, @window_at)`);
-  const insertContent = db.prepare('INSERT INTO mail_message_content (message_id, text, html, headers) VALUES (@message_id, @text, @html, @headers)');
-  const get = db.prepare('SELECT * FROM mail_messages WHERE id = ?');
-  const byIdempotency = db.prepare('SELECT * FROM mail_messages WHERE app_id = ? AND idempotency_key = ?');
-  const content = db.prepare('SELECT * FROM mail_message_content WHERE message_id = ?');
-  const batchExists = db.prepare('SELECT 1 FROM mail_messages WHERE batch_id = ? LIMIT 1').pluck();
-  const batchQueued = db.prepare("SELECT * FROM mail_messages WHERE batch_id = ? AND status = 'queued'");
-  const cancel = db.prepare(`UPDATE mail_messages SET status = 'cancelled', cancel_reason = @reason, claimed_by = NULL, updated_at = @now
-    WHERE id = @id AND status = @from`);
-  const queuedOfProfile = db.prepare("SELECT id FROM mail_messages WHERE profile_key = ? AND status = 'queued'").pluck();
-  const windowRecipients = db
-    .prepare("SELECT coalesce(sum(recipient_count), 0) FROM mail_messages WHERE profile_key = ? AND window_at > ? AND status <> 'cancelled'")
-    .pluck();
-  const windowOldest = db.prepare("SELECT min(window_at) FROM mail_messages WHERE profile_key = ? AND window_at > ? AND status <> 'cancelled'").pluck();
-  const openWindow = db.prepare('UPDATE mail_messages SET window_at = ? WHERE id = ? AND window_at IS NULL');
-  const deferDue = db.prepare("UPDATE mail_messages SET due_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'");
-  const queuedBulk = db.prepare("SELECT count(*) FROM mail_messages WHERE profile_key = ? AND status = 'queued' AND lane = 'bulk'").pluck();
+    @attachments_released, @batch_id, @ref, @idempotency_key, @message_id, @created_at, @deadline_at, @created_at, @created_at, @kind, @window_at)`;
+  const windowRecipients = `SELECT CAST(coalesce(sum(recipient_count), 0) AS BIGINT) FROM mail_messages WHERE profile_key = ? AND window_at > ?
+    AND status <> 'cancelled'`;
 
   // Claims: a row moves from queued to sending only once (the status guard), so a row another worker holds is skipped.
-  // Immediate claims go by rowid (the partial index holds it): no probe of the id index, whose random UUID pages are
-  // rarely in the page cache. The due rowids are read first and each is taken with the status guard, in one
+  // SQLite: immediate claims go by rowid (the partial index holds it): no probe of the id index, whose random UUID
+  // pages are rarely in the page cache. The due rowids are read first and each is taken with the status guard, in one
   // transaction; that is cheaper than one `UPDATE … WHERE rowid IN (…) RETURNING *`, and far cheaper when none is due.
-  const dueImmediate = db
-    .prepare(`SELECT rowid FROM mail_messages WHERE status = 'queued' AND lane = 'immediate' AND due_at <= ?
-    ORDER BY due_at, created_at LIMIT ?`)
-    .pluck();
-  const claimRowid = db.prepare(`UPDATE mail_messages SET status = 'sending', claimed_by = @worker, claimed_at = @now, updated_at = @now
-    WHERE rowid = @rowid AND status = 'queued' AND lane = 'immediate'`);
-  const byRowid = db.prepare('SELECT *, rowid AS rowid FROM mail_messages WHERE rowid = ?');
-  const nextImmediateDue = db.prepare("SELECT min(due_at) FROM mail_messages WHERE status = 'queued' AND lane = 'immediate'").pluck();
-  const peekBulk = db
-    .prepare(`SELECT id FROM mail_messages WHERE profile_key = @key AND status = 'queued' AND lane = 'bulk' AND due_at <= @now AND deadline_at > @now
-    ORDER BY due_at, created_at LIMIT 1`)
-    .pluck();
-  const claimOne = db.prepare(`UPDATE mail_messages SET status = 'sending', claimed_by = @worker, claimed_at = @now, updated_at = @now
-    WHERE id = @id AND status = 'queued' RETURNING *`);
+  // PostgreSQL (no rowid): one UPDATE over the due rows locked with SKIP LOCKED, so replicas claiming at once take
+  // different rows instead of queueing behind each other's locks.
+  const dueImmediate = `SELECT rowid FROM mail_messages WHERE status = 'queued' AND lane = 'immediate' AND due_at <= ?
+    ORDER BY due_at, created_at LIMIT ?`;
+  const claimRowid = `UPDATE mail_messages SET status = 'sending', claimed_by = @worker, claimed_at = @now, updated_at = @now
+    WHERE rowid = @rowid AND status = 'queued' AND lane = 'immediate'`;
+  const claimImmediatePg = `UPDATE mail_messages SET status = 'sending', claimed_by = @worker, claimed_at = @now, updated_at = @now
+    WHERE id IN (SELECT id FROM mail_messages WHERE status = 'queued' AND lane = 'immediate' AND due_at <= @now
+      ORDER BY due_at, created_at LIMIT @limit${store.skipLocked}) AND status = 'queued'
+    RETURNING *`;
+  const nextImmediateDue = "SELECT min(due_at) FROM mail_messages WHERE status = 'queued' AND lane = 'immediate'";
+  const peekBulk = `SELECT id FROM mail_messages WHERE profile_key = @key AND status = 'queued' AND lane = 'bulk' AND due_at <= @now AND deadline_at > @now
+    ORDER BY due_at, created_at LIMIT 1`;
+  const claimOne = `UPDATE mail_messages SET status = 'sending', claimed_by = @worker, claimed_at = @now, updated_at = @now
+    WHERE id = @id AND status = 'queued' RETURNING *`;
   // One index probe per profile (not a scan of every queued row): the earliest due bulk row of each profile.
-  const dueBulkProfiles = db.prepare(`SELECT * FROM (SELECT key AS profile_key, (SELECT due_at FROM mail_messages m WHERE m.profile_key = p.key
-    AND m.status = 'queued' AND m.lane = 'bulk' AND m.deadline_at > @now ORDER BY m.due_at LIMIT 1) AS due FROM mail_profiles p)
-    WHERE due IS NOT NULL ORDER BY due`);
+  const dueBulkProfiles = `SELECT * FROM (SELECT key AS profile_key, (SELECT due_at FROM mail_messages m WHERE m.profile_key = p.key
+    AND m.status = 'queued' AND m.lane = 'bulk' AND m.deadline_at > @now ORDER BY m.due_at LIMIT 1) AS due FROM mail_profiles p) AS d
+    WHERE due IS NOT NULL ORDER BY due`;
+  const finish = `UPDATE mail_messages SET ${FINISH_SET} WHERE id = @id AND status = 'sending' AND claimed_by = @worker`;
+  // The same, reaching the row by the rowid its claim returned (SQLite; the id must still match).
+  const finishByRowid = `UPDATE mail_messages SET ${FINISH_SET} WHERE rowid = @rowid AND id = @id AND status = 'sending' AND claimed_by = @worker`;
 
-  const finish = db.prepare(`UPDATE mail_messages SET status = @status, attempts = attempts + @attempted, last_error = @last_error,
-    smtp_response = coalesce(@smtp_response, smtp_response), failures = @failures, sent_at = @sent_at, due_at = @due_at, claimed_by = NULL,
-    cancel_reason = @cancel_reason, updated_at = @now
-    WHERE id = @id AND status = 'sending' AND claimed_by = @worker`);
-  // The same, reaching the row by the rowid its claim returned (the id must still match).
-  const finishByRowid = db.prepare(`UPDATE mail_messages SET status = @status, attempts = attempts + @attempted, last_error = @last_error,
-    smtp_response = coalesce(@smtp_response, smtp_response), failures = @failures, sent_at = @sent_at, due_at = @due_at, claimed_by = NULL,
-    cancel_reason = @cancel_reason, updated_at = @now
-    WHERE rowid = @rowid AND id = @id AND status = 'sending' AND claimed_by = @worker`);
-
-  const resubmitStuck = db
-    .prepare(`UPDATE mail_messages SET status = 'queued', claimed_by = NULL, due_at = @now, updated_at = @now
-    WHERE status = 'sending' AND claimed_at < @before RETURNING id`)
-    .pluck();
-  const cancelOrphans = db
-    .prepare(`UPDATE mail_messages SET status = 'cancelled', cancel_reason = 'profile_removed', updated_at = @now
-    WHERE status = 'queued' AND profile_key NOT IN (SELECT key FROM mail_profiles) RETURNING id`)
-    .pluck();
-  const queuedApps = db.prepare("SELECT DISTINCT app_id FROM mail_messages WHERE status = 'queued'").pluck();
-  const queuedProfilesOfApp = db.prepare("SELECT DISTINCT profile_key FROM mail_messages WHERE status = 'queued' AND app_id = ?").pluck();
-  const cancelAppProfile = db
-    .prepare(`UPDATE mail_messages SET status = 'cancelled', cancel_reason = 'profile_not_allowed', updated_at = @now
-    WHERE status = 'queued' AND app_id = @app AND profile_key = @profile RETURNING id`)
-    .pluck();
-  const expire = db
-    .prepare(`UPDATE mail_messages SET status = 'failed', last_error = coalesce(last_error, 'the 24-hour delivery deadline passed without a successful send'),
-    updated_at = @now WHERE status = 'queued' AND deadline_at <= @now RETURNING id`)
-    .pluck();
-  const unreleased = db.prepare(
-    `SELECT id, attachments FROM mail_messages WHERE attachments_released = 0 AND status IN ('sent', 'failed', 'cancelled', 'bounced') LIMIT ?`,
-  );
-  const markReleased = db.prepare('UPDATE mail_messages SET attachments_released = 1 WHERE id = ?');
-  const pendingAttachments = db
-    .prepare(`SELECT attachments FROM mail_messages WHERE attachments_released = 0 AND status IN ('queued', 'sending') AND attachments <> '[]'`)
-    .pluck();
-
-  const purgeCandidates = db
-    .prepare(`SELECT id FROM mail_messages WHERE content_purged_at IS NULL AND created_at < @before
-    AND status IN ('sent', 'failed', 'cancelled', 'bounced') LIMIT @limit`)
-    .pluck();
-  const deleteContent = db.prepare('DELETE FROM mail_message_content WHERE message_id = ?');
-  const markPurged = db.prepare('UPDATE mail_messages SET content_purged_at = ? WHERE id = ?');
-  const expiredRecords = db.prepare(`SELECT id, attachments, attachments_released FROM mail_messages WHERE created_at < @before
-    AND status IN ('sent', 'failed', 'cancelled', 'bounced') LIMIT @limit`);
-  const deleteRow = db.prepare('DELETE FROM mail_messages WHERE id = ?');
-
-  // One transaction wrapper, made once (better-sqlite3 builds five wrapper functions per `db.transaction` call).
-  const runTransaction = db.transaction((fn: () => unknown) => fn());
+  const settledIn = "status IN ('sent', 'failed', 'cancelled', 'bounced')";
 
   return {
-    insert(
+    async insert(
       row: Omit<
         MessageRow,
         | 'status'
@@ -183,14 +156,17 @@ export function createLogStore(db: Db) {
         | 'content_purged_at'
       >,
       c: Omit<ContentRow, 'message_id'>,
-    ) {
-      insert.run(row);
-      insertContent.run({ message_id: row.id, ...c });
+    ): Promise<void> {
+      await store.run(insert, row);
+      await store.run('INSERT INTO mail_message_content (message_id, text, html, headers) VALUES (@message_id, @text, @html, @headers)', {
+        message_id: row.id,
+        ...c,
+      });
     },
-    get: (id: string) => get.get(id) as MessageRow | undefined,
-    byIdempotency: (appId: string, key: string) => byIdempotency.get(appId, key) as MessageRow | undefined,
-    content: (id: string) => content.get(id) as ContentRow | undefined,
-    list(f: ListFilter): MessageRow[] {
+    get: (id: string) => store.get<MessageRow>('SELECT * FROM mail_messages WHERE id = ?', [id]),
+    byIdempotency: (appId: string, key: string) => store.get<MessageRow>('SELECT * FROM mail_messages WHERE app_id = ? AND idempotency_key = ?', [appId, key]),
+    content: (id: string) => store.get<ContentRow>('SELECT * FROM mail_message_content WHERE message_id = ?', [id]),
+    list(f: ListFilter): Promise<MessageRow[]> {
       const where: string[] = [];
       const p: Record<string, unknown> = { limit: f.limit };
       if (f.app) {
@@ -214,12 +190,12 @@ export function createLogStore(db: Db) {
         p.ref = f.refExact;
       }
       if (f.refScope) {
-        where.push("(ref = @scope OR ref LIKE @scopeLike ESCAPE '\\')");
+        where.push(`(ref = @scope OR ref ${like} @scopeLike ESCAPE '\\')`);
         p.scope = f.refScope;
         p.scopeLike = `${f.refScope.replace(/[\\%_]/g, (c) => `\\${c}`)}:%`;
       }
       if (f.recipient) {
-        where.push("recipients LIKE @rcpt ESCAPE '\\'");
+        where.push(`recipients ${like} @rcpt ESCAPE '\\'`);
         p.rcpt = likeOf(f.recipient);
       }
       if (f.before) {
@@ -228,80 +204,128 @@ export function createLogStore(db: Db) {
         p.bi = f.before.id;
       }
       const sql = `SELECT * FROM mail_messages ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at DESC, id DESC LIMIT @limit`;
-      return db.prepare(sql).all(p) as MessageRow[];
+      return store.all<MessageRow>(sql, p);
     },
-    batchExists: (batchId: string) => batchExists.get(batchId) !== undefined,
-    batchQueued: (batchId: string) => batchQueued.all(batchId) as MessageRow[],
-    cancel: (id: string, reason: CancelReason, now: number, from: MessageStatus = 'queued') => cancel.run({ id, reason, now, from }).changes > 0,
-    queuedOfProfile: (key: string) => queuedOfProfile.all(key) as string[],
-    windowRecipients: (key: string, since: number) => windowRecipients.get(key, since) as number,
+    batchExists: async (batchId: string) => (await store.get('SELECT 1 FROM mail_messages WHERE batch_id = ? LIMIT 1', [batchId])) !== undefined,
+    batchQueued: (batchId: string) => store.all<MessageRow>("SELECT * FROM mail_messages WHERE batch_id = ? AND status = 'queued'", [batchId]),
+    cancel: async (id: string, reason: CancelReason, now: number, from: MessageStatus = 'queued') =>
+      (
+        await store.run(
+          `UPDATE mail_messages SET status = 'cancelled', cancel_reason = @reason, claimed_by = NULL, updated_at = @now WHERE id = @id AND status = @from`,
+          { id, reason, now, from },
+        )
+      ).changes > 0,
+    queuedOfProfile: (key: string) => ids("SELECT id FROM mail_messages WHERE profile_key = ? AND status = 'queued'", [key]),
+    windowRecipients: async (key: string, since: number) => (await store.value<number>(windowRecipients, [key, since])) ?? 0,
     /** The oldest entry still in the profile's window (when capacity frees next), or null. */
-    windowOldest: (key: string, since: number) => windowOldest.get(key, since) as number | null,
+    windowOldest: async (key: string, since: number) =>
+      (await store.value<number | null>("SELECT min(window_at) FROM mail_messages WHERE profile_key = ? AND window_at > ? AND status <> 'cancelled'", [
+        key,
+        since,
+      ])) ?? null,
     /** A waiting notification-batch row enters the window as it is claimed. */
-    openWindow: (id: string, now: number) => void openWindow.run(now, id),
+    openWindow: async (id: string, now: number) =>
+      void (await store.run('UPDATE mail_messages SET window_at = ? WHERE id = ? AND window_at IS NULL', [now, id])),
     /** Postpones a queued row (a notification batch waiting for window capacity). */
-    deferDue: (id: string, due: number, now: number) => void deferDue.run(due, now, id),
-    queuedBulk: (key: string) => queuedBulk.get(key) as number,
+    deferDue: async (id: string, due: number, now: number) =>
+      void (await store.run("UPDATE mail_messages SET due_at = ?, updated_at = ? WHERE id = ? AND status = 'queued'", [due, now, id])),
+    queuedBulk: async (key: string) =>
+      (await store.value<number>("SELECT count(*) FROM mail_messages WHERE profile_key = ? AND status = 'queued' AND lane = 'bulk'", [key])) ?? 0,
 
-    /** Claims up to `limit` due immediate rows, in due-time order (due_at, then created_at); each with its `rowid`. */
-    claimImmediate(worker: string, now: number, limit = 1): Array<MessageRow & { rowid: number }> {
-      const first = nextImmediateDue.get() as number | null;
+    /**
+     * Claims up to `limit` due immediate rows, in due-time order (due_at, then created_at); on SQLite each with its
+     * `rowid` (for `finish`).
+     */
+    async claimImmediate(worker: string, now: number, limit = 1): Promise<Array<MessageRow & { rowid?: number }>> {
+      const first = (await store.value<number | null>(nextImmediateDue)) ?? null;
       if (first === null || first > now) return [];
-      const claim = () => {
+      if (pg) {
+        const rows = await store.all<MessageRow>(claimImmediatePg, { worker, now, limit });
+        return rows.sort((a, b) => a.due_at - b.due_at || a.created_at - b.created_at);
+      }
+      return store.tx(async () => {
         const rows: Array<MessageRow & { rowid: number }> = [];
-        for (const rowid of dueImmediate.all(now, limit) as number[]) {
-          if (claimRowid.run({ worker, now, rowid }).changes > 0) rows.push(byRowid.get(rowid) as MessageRow & { rowid: number });
+        for (const { rowid } of await store.all<{ rowid: number }>(dueImmediate, [now, limit])) {
+          if ((await store.run(claimRowid, { worker, now, rowid })).changes > 0) {
+            rows.push((await store.get<MessageRow & { rowid: number }>('SELECT *, rowid AS rowid FROM mail_messages WHERE rowid = ?', [rowid]))!);
+          }
         }
         return rows;
-      };
-      return db.inTransaction ? claim() : (runTransaction.immediate(claim) as ReturnType<typeof claim>);
+      });
     },
-    nextImmediateDue: () => nextImmediateDue.get() as number | null,
-    peekBulk: (key: string, now: number) => peekBulk.get({ key, now }) as string | undefined,
-    claimOne: (id: string, worker: string, now: number) => claimOne.get({ id, worker, now }) as MessageRow | undefined,
-    dueBulkProfiles: (now: number) => dueBulkProfiles.all({ now }) as Array<{ profile_key: string; due: number }>,
-    finish(
-      v: {
-        id: string;
-        worker: string;
-        now: number;
-        status: MessageStatus;
-        attempted: 0 | 1;
-        last_error: string | null;
-        smtp_response: string | null;
-        failures: string;
-        sent_at: number | null;
-        due_at: number;
-        cancel_reason: CancelReason | null;
-      },
-      rowid?: number,
-    ): boolean {
+    nextImmediateDue: async () => (await store.value<number | null>(nextImmediateDue)) ?? null,
+    peekBulk: (key: string, now: number) => store.value<string>(peekBulk, { key, now }),
+    claimOne: (id: string, worker: string, now: number) => store.get<MessageRow>(claimOne, { id, worker, now }),
+    dueBulkProfiles: (now: number) => store.all<{ profile_key: string; due: number }>(dueBulkProfiles, { now }),
+    async finish(v: Finish, rowid?: number): Promise<boolean> {
       // A rowid can change only through VACUUM: then the id finds the row.
-      if (rowid !== undefined && finishByRowid.run({ ...v, rowid }).changes > 0) return true;
-      return finish.run(v).changes > 0;
+      if (rowid !== undefined && !pg && (await store.run(finishByRowid, { ...v, rowid })).changes > 0) return true;
+      return (await store.run(finish, v)).changes > 0;
     },
 
-    resubmitStuck: (now: number, before: number) => resubmitStuck.all({ now, before }) as string[],
-    cancelOrphans: (now: number) => cancelOrphans.all({ now }) as string[],
-    queuedApps: () => queuedApps.all() as string[],
-    queuedProfilesOfApp: (app: string) => queuedProfilesOfApp.all(app) as string[],
-    cancelAppProfile: (app: string, profile: string, now: number) => cancelAppProfile.all({ app, profile, now }) as string[],
-    expire: (now: number) => expire.all({ now }) as string[],
-    unreleased: (limit: number) => unreleased.all(limit) as Array<{ id: string; attachments: string }>,
-    markReleased: (id: string) => void markReleased.run(id),
+    resubmitStuck: (now: number, before: number) =>
+      ids(
+        `UPDATE mail_messages SET status = 'queued', claimed_by = NULL, due_at = @now, updated_at = @now
+    WHERE status = 'sending' AND claimed_at < @before RETURNING id`,
+        { now, before },
+      ),
+    cancelOrphans: (now: number) =>
+      ids(
+        `UPDATE mail_messages SET status = 'cancelled', cancel_reason = 'profile_removed', updated_at = @now
+    WHERE status = 'queued' AND profile_key NOT IN (SELECT key FROM mail_profiles) RETURNING id`,
+        { now },
+      ),
+    queuedApps: () => column<string>("SELECT DISTINCT app_id FROM mail_messages WHERE status = 'queued'"),
+    queuedProfilesOfApp: (app: string) => column<string>("SELECT DISTINCT profile_key FROM mail_messages WHERE status = 'queued' AND app_id = ?", [app]),
+    cancelAppProfile: (app: string, profile: string, now: number) =>
+      ids(
+        `UPDATE mail_messages SET status = 'cancelled', cancel_reason = 'profile_not_allowed', updated_at = @now
+    WHERE status = 'queued' AND app_id = @app AND profile_key = @profile RETURNING id`,
+        { app, profile, now },
+      ),
+    expire: (now: number) =>
+      ids(
+        `UPDATE mail_messages SET status = 'failed', last_error = coalesce(last_error, 'the 24-hour delivery deadline passed without a successful send'),
+    updated_at = @now WHERE status = 'queued' AND deadline_at <= @now RETURNING id`,
+        { now },
+      ),
+    unreleased: (limit: number) =>
+      store.all<{ id: string; attachments: string }>(`SELECT id, attachments FROM mail_messages WHERE attachments_released = 0 AND ${settledIn} LIMIT ?`, [
+        limit,
+      ]),
+    markReleased: async (id: string) => void (await store.run('UPDATE mail_messages SET attachments_released = 1 WHERE id = ?', [id])),
     /** The attachment object ids that mail not yet sent still needs (a backup's mail parts). */
-    pendingAttachmentIds: () =>
-      (pendingAttachments.all() as string[]).flatMap((json) => (JSON.parse(json) as Array<{ objectId: string }>).map((a) => a.objectId)),
+    pendingAttachmentIds: async () =>
+      (
+        await column<string>(`SELECT attachments FROM mail_messages WHERE attachments_released = 0 AND status IN ('queued', 'sending') AND attachments <> '[]'`)
+      ).flatMap((json) => (JSON.parse(json) as Array<{ objectId: string }>).map((a) => a.objectId)),
 
-    purgeCandidates: (before: number, limit: number) => purgeCandidates.all({ before, limit }) as string[],
-    purgeContent(id: string, at: number) {
-      deleteContent.run(id);
-      markPurged.run(at, id);
+    purgeCandidates: (before: number, limit: number) =>
+      ids(`SELECT id FROM mail_messages WHERE content_purged_at IS NULL AND created_at < @before AND ${settledIn} LIMIT @limit`, { before, limit }),
+    async purgeContent(id: string, at: number): Promise<void> {
+      await store.run('DELETE FROM mail_message_content WHERE message_id = ?', [id]);
+      await store.run('UPDATE mail_messages SET content_purged_at = ? WHERE id = ?', [at, id]);
     },
     expiredRecords: (before: number, limit: number) =>
-      expiredRecords.all({ before, limit }) as Array<{ id: string; attachments: string; attachments_released: 0 | 1 }>,
-    deleteRow: (id: string) => void deleteRow.run(id),
-    transaction: <T>(fn: () => T): T => runTransaction.immediate(fn) as T,
+      store.all<{ id: string; attachments: string; attachments_released: 0 | 1 }>(
+        `SELECT id, attachments, attachments_released FROM mail_messages WHERE created_at < @before AND ${settledIn} LIMIT @limit`,
+        { before, limit },
+      ),
+    deleteRow: async (id: string) => void (await store.run('DELETE FROM mail_messages WHERE id = ?', [id])),
+    transaction: <T>(fn: () => Promise<T>): Promise<T> => store.tx(fn),
+    /** A savepoint inside the open transaction: `fn`'s statements roll back alone when it throws (the throw goes on). */
+    async savepoint<T>(fn: () => Promise<T>): Promise<T> {
+      await store.run('SAVEPOINT mail_call');
+      try {
+        const r = await fn();
+        await store.run('RELEASE SAVEPOINT mail_call');
+        return r;
+      } catch (err) {
+        await store.run('ROLLBACK TO SAVEPOINT mail_call');
+        await store.run('RELEASE SAVEPOINT mail_call');
+        throw err;
+      }
+    },
   };
 }
 

@@ -18,9 +18,9 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
     summary: 'List sender profiles',
     description: 'Passwords are never returned: `hasPassword` and `imap.hasPassword` say whether one is stored.',
     responses: { 200: { description: 'Every profile, by key.', schema: ProfileList } },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       noStore(ctx);
-      return { data: profiles.list() };
+      return { data: await profiles.list() };
     },
   });
   api.route({
@@ -57,9 +57,9 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
       400: { description: 'Invalid field (`invalid_request`) or a host change without the password (`password_required`).' },
       409: { description: 'The key exists and no revision was given (`profile_exists`), or the revision is stale (`revision_conflict`).' },
     },
-    handler: (ctx, { params, body }) => {
+    handler: async (ctx, { params, body }) => {
       noStore(ctx);
-      const { profile, created } = profiles.put(params.key, body, actorFor(ctx));
+      const { profile, created } = await profiles.put(params.key, body, actorFor(ctx));
       ctx.status = created ? 201 : 200;
       return profile;
     },
@@ -79,9 +79,9 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
       404: { description: 'No such profile (`profile_unknown`).' },
       409: { description: 'It is the default profile (`profile_is_default`).' },
     },
-    handler: (ctx, { params }) => {
+    handler: async (ctx, { params }) => {
       noStore(ctx);
-      profiles.remove(params.key, actorFor(ctx));
+      await profiles.remove(params.key, actorFor(ctx));
       ctx.status = 204;
     },
   });

@@ -68,9 +68,9 @@ export interface ProfilesDeps {
   appName: string;
   smtp?: SmtpOptions;
   /** Runs inside the deletion's transaction: cancels the profile's queued mail. Returns the cancelled ids. */
-  onProfileRemoved: (key: string) => string[];
+  onProfileRemoved: (key: string) => Promise<string[]>;
   /** Runs after the deletion committed (attachment objects of the cancelled rows). */
-  afterProfileRemoved?: (cancelledIds: string[]) => void;
+  afterProfileRemoved?: (cancelledIds: string[]) => Promise<void>;
 }
 
 /** Profile fields whose change resets the bounce cursor and check status. */
@@ -81,8 +81,8 @@ export function createProfilesService(deps: ProfilesDeps) {
   const record = (a: Actor, action: string, target: string, detail?: Record<string, unknown>) =>
     audit.record({ actor: a.actor, action, target, detail: detail ?? null, requestId: a.requestId ?? null });
 
-  const row = (key: string): ProfileRow => {
-    const r = store.get(key);
+  const row = async (key: string): Promise<ProfileRow> => {
+    const r = await store.get(key);
     if (!r) throw new HearthError('profile_unknown', `no sender profile with key "${key}"`);
     return r;
   };
@@ -182,62 +182,62 @@ export function createProfilesService(deps: ProfilesDeps) {
   });
 
   return {
-    list: (): ProfileRead[] => store.list().map(presentProfile),
-    get: (key: string): ProfileRead => presentProfile(row(key)),
+    list: async (): Promise<ProfileRead[]> => (await store.list()).map(presentProfile),
+    get: async (key: string): Promise<ProfileRead> => presentProfile(await row(key)),
     /** Internal: the stored row (passwords sealed). */
     row: (key: string) => store.get(key),
     defaultRow: () => store.getDefault(),
 
     /** Creates (`created: true`) or replaces a profile under the revision rules. */
-    put(key: string, body: ProfileWrite, actor: Actor): { profile: ProfileRead; created: boolean } {
-      return store.transaction(() => {
-        const old = store.get(key);
+    put(key: string, body: ProfileWrite, actor: Actor): Promise<{ profile: ProfileRead; created: boolean }> {
+      return store.transaction(async () => {
+        const old = await store.get(key);
         const at = clock.now();
         if (!old) {
           if (body.revision !== undefined)
             throw new HearthError('revision_conflict', `profile "${key}" does not exist (it may have been deleted); create it without a revision`);
-          const first = store.count() === 0;
-          store.insert(values(key, body, undefined), first, at);
-          record(actor, 'outgoing_mail.profile.create', key, { ...writeDetail(body), default: first });
-          return { profile: presentProfile(store.get(key)!), created: true };
+          const first = (await store.count()) === 0;
+          await store.insert(values(key, body, undefined), first, at);
+          await record(actor, 'outgoing_mail.profile.create', key, { ...writeDetail(body), default: first });
+          return { profile: presentProfile((await store.get(key))!), created: true };
         }
         if (body.revision === undefined)
           throw new HearthError('profile_exists', `profile "${key}" already exists; read it and send its revision to replace it`);
         if (body.revision !== old.revision)
           throw new HearthError('revision_conflict', `profile "${key}" has changed since revision ${body.revision} (now ${old.revision}); read it again`);
-        store.update(values(key, body, old), at);
-        record(actor, 'outgoing_mail.profile.update', key, writeDetail(body));
-        return { profile: presentProfile(store.get(key)!), created: false };
+        await store.update(values(key, body, old), at);
+        await record(actor, 'outgoing_mail.profile.update', key, writeDetail(body));
+        return { profile: presentProfile((await store.get(key))!), created: false };
       });
     },
 
-    setDefault(key: string, actor: Actor): ProfileRead {
-      return store.transaction(() => {
-        const old = row(key);
-        const previous = store.getDefault()?.key ?? null;
+    setDefault(key: string, actor: Actor): Promise<ProfileRead> {
+      return store.transaction(async () => {
+        const old = await row(key);
+        const previous = (await store.getDefault())?.key ?? null;
         if (old.is_default !== 1) {
-          store.makeDefault(key, clock.now());
-          record(actor, 'outgoing_mail.profile.default', key, { previous });
+          await store.makeDefault(key, clock.now());
+          await record(actor, 'outgoing_mail.profile.default', key, { previous });
         }
-        return presentProfile(store.get(key)!);
+        return presentProfile((await store.get(key))!);
       });
     },
 
-    remove(key: string, actor: Actor): void {
-      const cancelled = store.transaction(() => {
-        const old = row(key);
-        if (old.is_default === 1 && store.count() > 1) {
+    async remove(key: string, actor: Actor): Promise<void> {
+      const cancelled = await store.transaction(async () => {
+        const old = await row(key);
+        if (old.is_default === 1 && (await store.count()) > 1) {
           throw new HearthError('profile_is_default', `profile "${key}" is the default; make another profile the default first`);
         }
         if (old.is_default === 1) {
           // The last profile: deleting it leaves the installation without outgoing mail, which is allowed.
         }
-        const ids = deps.onProfileRemoved(key);
-        store.remove(key);
-        record(actor, 'outgoing_mail.profile.delete', key, { cancelledMessages: ids.length });
+        const ids = await deps.onProfileRemoved(key);
+        await store.remove(key);
+        await record(actor, 'outgoing_mail.profile.delete', key, { cancelledMessages: ids.length });
         return ids;
       });
-      deps.afterProfileRemoved?.(cancelled);
+      await deps.afterProfileRemoved?.(cancelled);
     },
 
     /** The SMTP settings with the password opened (only the send path calls this). */
@@ -248,7 +248,7 @@ export function createProfilesService(deps: ProfilesDeps) {
 
     /** Sends a test message; `{ok: true}` proves SMTP acceptance only. */
     async testSend(key: string, to: string, actor: Actor): Promise<{ ok: true }> {
-      const r = row(key);
+      const r = await row(key);
       const settings = this.smtpSettings(r);
       const at = clock.now();
       const outcome = await attemptSmtp(
@@ -265,10 +265,10 @@ export function createProfilesService(deps: ProfilesDeps) {
         deps.smtp,
       );
       const test = testRecord(outcome, { host: r.smtp_host, port: r.smtp_port, from: r.from_address, to }, clock.now());
-      store.transaction(() => {
+      await store.transaction(async () => {
         // the profile may have been deleted meanwhile: then there is nothing to keep the result on
-        store.recordTest(key, test);
-        record(actor, 'outgoing_mail.profile.test', key, { ok: test.ok, reason: test.code, error: test.ok ? null : test.detail });
+        await store.recordTest(key, test);
+        await record(actor, 'outgoing_mail.profile.test', key, { ok: test.ok, reason: test.code, error: test.ok ? null : test.detail });
       });
       if (!test.ok) throw new HearthError('smtp_failed', test.summary, { fields: { reason: test.code, detail: test.detail } });
       return { ok: true };

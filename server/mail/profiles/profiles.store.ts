@@ -1,4 +1,5 @@
-import type { Db } from '../../core/storage/platform-db.ts';
+/** Sender profiles' rows (`mail_profiles`) over the core store, including the bulk lane's pacing gate `next_slot_at`. */
+import type { Store } from '../../core/storage/store.ts';
 
 export interface ProfileRow {
   key: string;
@@ -74,50 +75,47 @@ const COLUMNS = [
   'tls_ca',
 ] as const;
 
-/** SQL of sender profiles. Transactions belong to the service. */
-export function createProfileStore(db: Db) {
-  const all = db.prepare('SELECT * FROM mail_profiles ORDER BY key');
-  const get = db.prepare('SELECT * FROM mail_profiles WHERE key = ?');
-  const getDefault = db.prepare('SELECT * FROM mail_profiles WHERE is_default = 1');
-  const count = db.prepare('SELECT count(*) FROM mail_profiles').pluck();
-  const insert = db.prepare(`INSERT INTO mail_profiles (${COLUMNS.join(', ')}, is_default, revision, created_at, updated_at)
-    VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')}, @is_default, 1, @at, @at)`);
-  const update = db.prepare(`UPDATE mail_profiles SET ${COLUMNS.filter((c) => c !== 'key')
+/**
+ * SQL of sender profiles, over the core store (SQLite or PostgreSQL, one text for both). Transactions belong to the
+ * service (`transaction`, ambient: the store's statements inside it join it).
+ */
+export function createProfileStore(store: Store) {
+  const insert = `INSERT INTO mail_profiles (${COLUMNS.join(', ')}, is_default, revision, created_at, updated_at)
+    VALUES (${COLUMNS.map((c) => `@${c}`).join(', ')}, @is_default, 1, @at, @at)`;
+  const update = `UPDATE mail_profiles SET ${COLUMNS.filter((c) => c !== 'key')
     .map((c) => `${c} = @${c}`)
     .join(', ')},
-    revision = revision + 1, updated_at = @at WHERE key = @key`);
-  const clearDefault = db.prepare('UPDATE mail_profiles SET is_default = 0, revision = revision + 1, updated_at = ? WHERE is_default = 1 AND key <> ?');
-  const setDefault = db.prepare('UPDATE mail_profiles SET is_default = 1, revision = revision + 1, updated_at = ? WHERE key = ? AND is_default = 0');
-  const remove = db.prepare('DELETE FROM mail_profiles WHERE key = ?');
-  // The pacing gate: reserves the next bulk slot only when it is free, in one statement (atomic across processes).
-  const reserveSlot = db
-    .prepare(
-      // Strict spacing: the next slot is a full interval after this one starts (timer lateness is not caught up, so two
-      // attempts are never closer than the pace allows).
-      'UPDATE mail_profiles SET next_slot_at = @now + @interval WHERE key = @key AND next_slot_at <= @now RETURNING next_slot_at',
-    )
-    .pluck();
-  const nextSlot = db.prepare('SELECT next_slot_at FROM mail_profiles WHERE key = ?').pluck();
+    revision = revision + 1, updated_at = @at WHERE key = @key`;
+  // The pacing gate: reserves the next bulk slot only when it is free, in one guarded statement (atomic across
+  // processes and replicas: on PostgreSQL the row lock makes a second replica's UPDATE re-check `next_slot_at <= now`
+  // against the first one's committed slot, and find it taken).
+  // Strict spacing: the next slot is a full interval after this one starts (timer lateness is not caught up, so two
+  // attempts are never closer than the pace allows).
+  const reserveSlot = `UPDATE mail_profiles SET next_slot_at = CAST(@now AS BIGINT) + CAST(@interval AS BIGINT)
+    WHERE key = @key AND next_slot_at <= @now RETURNING next_slot_at`;
   // Not a profile write: neither the revision nor updated_at moves.
-  const recordTest = db.prepare(`UPDATE mail_profiles SET last_test_at = @at, last_test_ok = @ok, last_test_code = @code,
-    last_test_summary = @summary, last_test_detail = @detail WHERE key = @key`);
+  const recordTest = `UPDATE mail_profiles SET last_test_at = @at, last_test_ok = @ok, last_test_code = @code,
+    last_test_summary = @summary, last_test_detail = @detail WHERE key = @key`;
   return {
-    list: () => all.all() as ProfileRow[],
-    get: (key: string) => get.get(key) as ProfileRow | undefined,
-    getDefault: () => getDefault.get() as ProfileRow | undefined,
-    count: () => count.get() as number,
-    insert: (v: ProfileValues, isDefault: boolean, at: number) => void insert.run({ ...v, is_default: isDefault ? 1 : 0, at }),
-    update: (v: ProfileValues, at: number) => void update.run({ ...v, at }),
-    makeDefault(key: string, at: number): boolean {
-      clearDefault.run(at, key);
-      return setDefault.run(at, key).changes > 0;
+    list: () => store.all<ProfileRow>('SELECT * FROM mail_profiles ORDER BY key'),
+    get: (key: string) => store.get<ProfileRow>('SELECT * FROM mail_profiles WHERE key = ?', [key]),
+    getDefault: () => store.get<ProfileRow>('SELECT * FROM mail_profiles WHERE is_default = 1'),
+    count: async () => (await store.value<number>('SELECT count(*) FROM mail_profiles')) ?? 0,
+    insert: async (v: ProfileValues, isDefault: boolean, at: number) => void (await store.run(insert, { ...v, is_default: isDefault ? 1 : 0, at })),
+    update: async (v: ProfileValues, at: number) => void (await store.run(update, { ...v, at })),
+    async makeDefault(key: string, at: number): Promise<boolean> {
+      await store.run('UPDATE mail_profiles SET is_default = 0, revision = revision + 1, updated_at = ? WHERE is_default = 1 AND key <> ?', [at, key]);
+      return (
+        (await store.run('UPDATE mail_profiles SET is_default = 1, revision = revision + 1, updated_at = ? WHERE key = ? AND is_default = 0', [at, key]))
+          .changes > 0
+      );
     },
-    remove: (key: string) => remove.run(key).changes > 0,
+    remove: async (key: string) => (await store.run('DELETE FROM mail_profiles WHERE key = ?', [key])).changes > 0,
     /** True when a bulk slot was reserved now; the next one opens `interval` ms later. */
-    reserveSlot: (key: string, now: number, interval: number) => reserveSlot.get({ key, now, interval }) !== undefined,
-    nextSlotAt: (key: string) => nextSlot.get(key) as number | undefined,
-    recordTest: (key: string, t: TestRecord) => void recordTest.run({ key, ...t, ok: t.ok ? 1 : 0 }),
-    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+    reserveSlot: async (key: string, now: number, interval: number) => (await store.get(reserveSlot, { key, now, interval })) !== undefined,
+    nextSlotAt: (key: string) => store.value<number>('SELECT next_slot_at FROM mail_profiles WHERE key = ?', [key]),
+    recordTest: async (key: string, t: TestRecord) => void (await store.run(recordTest, { key, ...t, ok: t.ok ? 1 : 0 })),
+    transaction: <T>(fn: () => Promise<T>): Promise<T> => store.tx(fn),
   };
 }
 

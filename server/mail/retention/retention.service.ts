@@ -34,42 +34,45 @@ export function createRetentionService(deps: {
   let timer: unknown = null;
   let closed = false;
 
-  const readDays = (name: string, fallback: number) => {
-    const n = Number(settings.get(name));
+  const readDays = async (name: string, fallback: number) => {
+    const n = Number(await settings.get(name));
     return Number.isInteger(n) && n >= 1 && n <= 36500 ? n : fallback;
   };
-  const read = () => ({ contentDays: readDays(CONTENT_SETTING, DEFAULT_CONTENT_DAYS), recordDays: readDays(RECORD_SETTING, DEFAULT_RECORD_DAYS) });
+  const read = async () => ({
+    contentDays: await readDays(CONTENT_SETTING, DEFAULT_CONTENT_DAYS),
+    recordDays: await readDays(RECORD_SETTING, DEFAULT_RECORD_DAYS),
+  });
 
   /**
    * One run: deletes whole records past record retention, then purges content past content retention, in batches of
    * `batchSize`, stopping after `budgetMs` (the next run continues). A record past record retention is deleted even
    * when content retention is longer.
    */
-  function run(): { purged: number; deleted: number; complete: boolean } {
+  async function run(): Promise<{ purged: number; deleted: number; complete: boolean }> {
     const start = clock.now();
-    const { contentDays, recordDays } = read();
+    const { contentDays, recordDays } = await read();
     let purged = 0;
     let deleted = 0;
     const over = () => clock.now() - start >= o.budgetMs;
     for (;;) {
       if (over()) return { purged, deleted, complete: false };
-      const rows = log.expiredRecords(clock.now() - recordDays * DAY, o.batchSize);
+      const rows = await log.expiredRecords(clock.now() - recordDays * DAY, o.batchSize);
       if (rows.length === 0) break;
       for (const r of rows) {
-        if (r.attachments_released === 0) attachments.release((JSON.parse(r.attachments) as StoredAttachment[]).map((a) => a.objectId).filter(Boolean));
+        if (r.attachments_released === 0) await attachments.release((JSON.parse(r.attachments) as StoredAttachment[]).map((a) => a.objectId).filter(Boolean));
       }
-      log.transaction(() => {
-        for (const r of rows) log.deleteRow(r.id);
+      await log.transaction(async () => {
+        for (const r of rows) await log.deleteRow(r.id);
       });
       deleted += rows.length;
     }
     for (;;) {
       if (over()) return { purged, deleted, complete: false };
       const now = clock.now();
-      const ids = log.purgeCandidates(now - contentDays * DAY, o.batchSize);
+      const ids = await log.purgeCandidates(now - contentDays * DAY, o.batchSize);
       if (ids.length === 0) break;
-      log.transaction(() => {
-        for (const id of ids) log.purgeContent(id, now);
+      await log.transaction(async () => {
+        for (const id of ids) await log.purgeContent(id, now);
       });
       purged += ids.length;
     }
@@ -77,31 +80,32 @@ export function createRetentionService(deps: {
   }
 
   /** Daily, counted from the last run stored in the database (so frequent restarts do not postpone it); an overdue run starts a minute after start. */
-  function schedule(): void {
+  async function schedule(): Promise<void> {
     if (closed) return;
-    const last = Number(settings.get(LAST_RUN_SETTING) ?? 0);
+    const last = Number((await settings.get(LAST_RUN_SETTING)) ?? 0);
+    if (closed) return;
     const delay = Math.min(Math.max(last + o.intervalMs - clock.now(), Math.min(60_000, o.intervalMs)), o.intervalMs);
-    timer = clock.setTimeout(() => {
+    timer = clock.setTimeout(async () => {
       try {
-        settings.put(LAST_RUN_SETTING, String(clock.now()), clock.now());
-        const r = run();
+        await settings.put(LAST_RUN_SETTING, String(clock.now()), clock.now());
+        const r = await run();
         if (r.purged || r.deleted) deps.logger.info(r, 'outgoing mail retention ran');
       } catch (err) {
         deps.logger.error({ err }, 'outgoing mail retention failed');
       }
-      schedule();
+      await schedule().catch((err) => deps.logger.error({ err }, 'outgoing mail retention could not be scheduled'));
     }, delay);
   }
 
   return {
     read,
     update(next: { contentDays: number; recordDays: number }, actor: { actor: string; requestId?: string | null }) {
-      return settings.transaction(() => {
-        const old = read();
+      return settings.transaction(async () => {
+        const old = await read();
         const at = clock.now();
-        settings.put(CONTENT_SETTING, String(next.contentDays), at);
-        settings.put(RECORD_SETTING, String(next.recordDays), at);
-        audit.record({
+        await settings.put(CONTENT_SETTING, String(next.contentDays), at);
+        await settings.put(RECORD_SETTING, String(next.recordDays), at);
+        await audit.record({
           actor: actor.actor,
           action: 'outgoing_mail.retention.update',
           target: null,
@@ -112,7 +116,9 @@ export function createRetentionService(deps: {
       });
     },
     run,
-    start: schedule,
+    start(): void {
+      schedule().catch((err) => deps.logger.error({ err }, 'outgoing mail retention could not be scheduled'));
+    },
     close(): void {
       closed = true;
       if (timer !== null) clock.clearTimeout(timer);

@@ -1,15 +1,15 @@
-import type { Db } from '../../core/storage/platform-db.ts';
+/** SQL of the mail settings (retention periods), over the core store. */
+import type { Store } from '../../core/storage/store.ts';
 
-/** SQL of the mail settings (retention periods). */
-export function createSettingsStore(db: Db) {
-  const get = db.prepare('SELECT value FROM mail_settings WHERE name = ?').pluck();
-  const put = db.prepare(
-    'INSERT INTO mail_settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
-  );
+export function createSettingsStore(store: Store) {
   return {
-    get: (name: string) => get.get(name) as string | undefined,
-    put: (name: string, value: string, at: number) => void put.run(name, value, at),
-    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+    get: (name: string) => store.value<string>('SELECT value FROM mail_settings WHERE name = ?', [name]),
+    put: async (name: string, value: string, at: number) =>
+      void (await store.run(
+        'INSERT INTO mail_settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at',
+        [name, value, at],
+      )),
+    transaction: <T>(fn: () => Promise<T>): Promise<T> => store.tx(fn),
   };
 }
 export type SettingsStore = ReturnType<typeof createSettingsStore>;

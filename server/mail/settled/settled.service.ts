@@ -2,18 +2,22 @@
  * The settled-status topic (seed 002, "internal wake-ups"): message-ID wake-ups for whoever waits for a message to
  * settle (`sent`, `failed`, `cancelled`, `bounced`).
  *
- * - Publishing is durable and atomic: the SQLite trigger `mail_messages_settled` (migration `mail-004-settled-topic`)
+ * - Publishing is durable and atomic: the trigger `mail_messages_settled` (migration `mail-004-settled-topic`)
  *   appends `(seq, message_id, status, at)` to `mail_settled` in the transaction that changes the status, whatever
- *   wrote it (a lane, a cancel, recovery, bounce collection, another process on the data folder).
+ *   wrote it (a lane, a cancel, recovery, bounce collection, another process on the data folder, another replica).
  * - Subscribers are in-process, keyed by record id. They are woken by reading entries after the last one seen:
  *   at once after a local commit that may have settled rows (`poke`, a no-op while nobody waits), and every second
  *   by a tail (only while someone waits) that also catches commits of other processes.
+ * - On PostgreSQL the trigger also notifies `hearth_mail_settled` with the record id, delivered at commit to every
+ *   replica: a waiter wakes at once wherever the message settled (and the tail, which may step over a `seq` that
+ *   committed late, stays the fallback). On SQLite nothing is notified and the tail serves processes alike.
  * - A wake-up is only a hint: a lost one costs latency, never correctness, because a waiter re-reads the durable row
  *   after subscribing, after every wake-up and at its deadline.
  * - Entries are kept five minutes; the 30-second recovery job deletes older ones in batches (`expire`).
  */
 import type { Logger } from '../../core/logging/logger.ts';
 import type { MailClock } from '../clock.ts';
+import { coalesce } from '../coalesce.ts';
 import { isSettled, type SettledStore } from './settled.store.ts';
 
 export interface SettledOptions {
@@ -44,40 +48,54 @@ export function createSettledTopic(deps: { store: SettledStore; clock: MailClock
   let tailTimer: unknown = null;
   let pokePending = false;
   let closed = false;
+  /** The subscription to the notifications (PostgreSQL), made at the first wait; resolves to the unsubscribe. */
+  let listening: Promise<(() => void) | null> | null = null;
+
+  const wakeAll = (id: string) => {
+    const set = waiters.get(id);
+    if (set) for (const wake of [...set]) wake();
+  };
 
   /** Reads the entries after the last one seen and wakes their waiters. */
-  function read(): void {
-    pokePending = false;
-    if (waiters.size === 0) return;
-    try {
-      for (;;) {
-        const rows = store.after(lastSeq, READ_BATCH);
+  // One read at a time; a failed read is logged (the waiters still re-read their rows at their deadline).
+  const reader = coalesce(
+    async () => {
+      while (waiters.size > 0) {
+        const rows = await store.after(lastSeq, READ_BATCH);
         for (const r of rows) {
           lastSeq = r.seq;
-          const set = waiters.get(r.message_id);
-          if (set) for (const wake of [...set]) wake();
+          wakeAll(r.message_id);
         }
         if (rows.length < READ_BATCH) break;
       }
-    } catch (err) {
-      // The waiters still re-read their rows at their deadline.
-      logger.error({ err }, 'outgoing mail: reading the settled-status topic failed');
-    }
+    },
+    (err) => logger.error({ err }, 'outgoing mail: reading the settled-status topic failed'),
+  );
+  function read(): Promise<void> {
+    pokePending = false;
+    return reader.run();
   }
   function scheduleTail(): void {
     if (tailTimer !== null || closed || waiters.size === 0) return;
-    tailTimer = clock.setTimeout(() => {
+    tailTimer = clock.setTimeout(async () => {
       tailTimer = null;
-      read();
+      await read();
       for (const w of [...all]) w.check();
       scheduleTail();
     }, o.tailIntervalMs);
   }
 
-  function subscribe(id: string, wake: () => void): () => void {
+  async function subscribe(id: string, wake: () => void): Promise<() => void> {
+    listening ??= store.listen(wakeAll).catch((err) => {
+      logger.error({ err }, 'outgoing mail: cannot listen for settled-status notifications; the tail serves alone');
+      return null;
+    });
+    await listening;
     if (waiters.size === 0) {
       // Nobody listened: entries written before now concern nobody (the subscriber re-reads its row after this).
-      lastSeq = store.maxSeq();
+      // Set only if still nobody waits once the read answers, so a waiter subscribed meanwhile misses nothing.
+      const seq = await store.maxSeq();
+      if (waiters.size === 0) lastSeq = seq;
     }
     let set = waiters.get(id);
     if (!set) waiters.set(id, (set = new Set()));
@@ -101,7 +119,7 @@ export function createSettledTopic(deps: { store: SettledStore; clock: MailClock
     poke(): void {
       if (waiters.size === 0 || pokePending || closed) return;
       pokePending = true;
-      setImmediate(read);
+      setImmediate(() => void read());
     },
     /**
      * Answers `read()` once the record is settled or `ms` passed (whichever first), re-reading the durable row after
@@ -111,10 +129,10 @@ export function createSettledTopic(deps: { store: SettledStore; clock: MailClock
     async wait<T extends { status: string }>(
       id: string,
       ms: number,
-      readRecord: () => T,
+      readRecord: () => Promise<T>,
       opts: { stop?: () => boolean; abort?: (end: () => void) => void } = {},
     ): Promise<T> {
-      let r = readRecord();
+      let r = await readRecord();
       if (isSettled(r.status) || closed) return r;
       const deadline = clock.now() + ms;
       let stopped = false;
@@ -134,11 +152,11 @@ export function createSettledTopic(deps: { store: SettledStore; clock: MailClock
             }
           },
         };
-        const unsubscribe = subscribe(id, resolve);
+        const unsubscribe = await subscribe(id, resolve);
         all.add(waiter);
         let timer: unknown = null;
         try {
-          r = readRecord();
+          r = await readRecord();
           const left = deadline - clock.now();
           if (isSettled(r.status) || left <= 0 || closed || stopped) return r;
           timer = clock.setTimeout(resolve, left);
@@ -149,16 +167,16 @@ export function createSettledTopic(deps: { store: SettledStore; clock: MailClock
           all.delete(waiter);
         }
         // Woken, timed out or stopped: the durable row decides (a wake-up is only a hint).
-        r = readRecord();
+        r = await readRecord();
         if (isSettled(r.status) || closed || stopped || clock.now() >= deadline) return r;
       }
     },
     /** Deletes entries older than the retention, in batches (the 30-second recovery job). Returns how many. */
-    expire(now: number = clock.now()): number {
+    async expire(now: number = clock.now()): Promise<number> {
       const before = now - o.retentionMs;
       let deleted = 0;
       for (let i = 0; i < o.trimMaxBatches; i++) {
-        const n = store.trim(before, o.trimBatch);
+        const n = await store.trim(before, o.trimBatch);
         deleted += n;
         if (n < o.trimBatch) break;
       }
@@ -172,6 +190,7 @@ export function createSettledTopic(deps: { store: SettledStore; clock: MailClock
       if (tailTimer !== null) clock.clearTimeout(tailTimer);
       tailTimer = null;
       for (const w of [...all]) w.end();
+      void listening?.then((stop) => stop?.());
     },
   };
 }

@@ -1,4 +1,8 @@
-import type { Db } from '../../core/storage/platform-db.ts';
+/** The settled-status topic's rows (`mail_settled`) and its PostgreSQL notification channel, over the core store. */
+import type { Store } from '../../core/storage/store.ts';
+
+/** The notification the PostgreSQL trigger sends (payload: the record id) when a message settles. */
+export const SETTLED_CHANNEL = 'hearth_mail_settled';
 
 /** Statuses a message settles in; the trigger of migration `mail-004-settled-topic` publishes a move into one of them. */
 export const SETTLED = ['sent', 'failed', 'cancelled', 'bounced'] as const;
@@ -12,26 +16,28 @@ export interface SettledEntry {
 }
 
 /**
- * SQL of the settled-status topic `mail_settled`. Rows are written only by the SQLite trigger on `mail_messages`
- * (in the transaction of the status change, from any code path or process); this store reads and trims them.
+ * SQL of the settled-status topic `mail_settled`, over the core store. Rows are written only by the trigger on
+ * `mail_messages` (in the transaction of the status change, from any code path, process or replica); this store
+ * reads and trims them.
  */
-export function createSettledStore(db: Db) {
-  const maxSeq = db.prepare('SELECT coalesce(max(seq), 0) FROM mail_settled').pluck();
-  const after = db.prepare('SELECT seq, message_id, status FROM mail_settled WHERE seq > ? ORDER BY seq LIMIT ?');
+export function createSettledStore(store: Store) {
   // `at` grows with `seq` (both follow commit order, up to the small skew of outcomes recorded a moment after they
   // were timed), so the oldest entries are the first rowids: each batch looks only at the first `limit` rows and
   // needs no index on `at` (which would cost the immediate lane a second index insert per settled message).
-  // The newest entry is always kept: `seq` is a plain rowid (no AUTOINCREMENT bookkeeping per insert), which SQLite
-  // would reuse from 1 once the table were empty; keeping the maximum keeps `seq` increasing for the tail.
-  const trim = db.prepare(`DELETE FROM mail_settled WHERE seq IN (SELECT seq FROM mail_settled ORDER BY seq LIMIT @limit) AND at < @before
-    AND seq < (SELECT max(seq) FROM mail_settled)`);
+  // The newest entry is always kept: on SQLite `seq` is a plain rowid (no AUTOINCREMENT bookkeeping per insert),
+  // which SQLite would reuse from 1 once the table were empty; keeping the maximum keeps `seq` increasing for the tail.
+  const trim = `DELETE FROM mail_settled WHERE seq IN (SELECT seq FROM mail_settled ORDER BY seq LIMIT @limit) AND at < @before
+    AND seq < (SELECT max(seq) FROM mail_settled)`;
   return {
     /** The newest entry's `seq` (0 when empty). */
-    maxSeq: () => maxSeq.get() as number,
+    maxSeq: async () => (await store.value<number>('SELECT coalesce(max(seq), 0) FROM mail_settled')) ?? 0,
     /** Entries after `seq`, oldest first. */
-    after: (seq: number, limit: number) => after.all(seq, limit) as SettledEntry[],
-    /** Deletes entries older than `before` among the oldest `limit` (one short transaction); returns how many. */
-    trim: (before: number, limit: number) => trim.run({ before, limit }).changes,
+    after: (seq: number, limit: number) =>
+      store.all<SettledEntry>('SELECT seq, message_id, status FROM mail_settled WHERE seq > ? ORDER BY seq LIMIT ?', [seq, limit]),
+    /** Deletes entries older than `before` among the oldest `limit` (one short statement); returns how many. */
+    trim: async (before: number, limit: number) => (await store.run(trim, { before, limit })).changes,
+    /** Calls `fn` with the record id of every message settled on any replica (PostgreSQL: the trigger's notification). */
+    listen: (fn: (messageId: string) => void) => store.listen(SETTLED_CHANNEL, fn),
   };
 }
 export type SettledStore = ReturnType<typeof createSettledStore>;

@@ -153,11 +153,11 @@ describe('backup and restore of a running instance', () => {
       const profile = await call(b, 'GET', `${M}/profiles/main`);
       await call(b, 'PUT', `${M}/profiles/main`, profileBody(peer.port, { revision: profile.revision }), 200);
       b.advance(2 * 3600_000);
-      b.mail.kick();
+      await b.mail.kick();
       await peer.waitFor(1, 20_000);
       await waitMessage(b, messageId, (m) => m.status === 'sent');
       b.advance(2 * 3600_000);
-      b.mail.kick();
+      await b.mail.kick();
       await b.mail.idle();
       expect(peer.received.map((r) => r.parsed.subject)).toEqual(['kept']);
       expect(peer.received[0]!.parsed.attachments.map((x) => [x.filename, x.content.toString()])).toEqual([['report.csv', 'month,total\n11,42\n']]);

@@ -169,16 +169,16 @@ describe('enrolment notices', () => {
         attempts: number;
       };
     expect(row().sent_at).toBeNull();
-    expect(t.services.identity.appApproval.deliverNotices()).toBe(0);
+    expect(await t.services.identity.appApproval.deliverNotices()).toBe(0);
     expect(row().attempts).toBeGreaterThanOrEqual(1);
     const profile = await t.api('/api/admin/core/outgoing-mail/profiles/main', {
       method: 'PUT',
       json: { name: 'Office', fromAddress: 'hearth@example.test', smtpHost: '127.0.0.1', smtpPort: peer.port, smtpSecure: false },
     });
     expect(profile.status).toBe(201);
-    expect(t.services.identity.appApproval.deliverNotices()).toBe(1);
+    expect(await t.services.identity.appApproval.deliverNotices()).toBe(1);
     expect(row().sent_at).not.toBeNull();
-    expect(t.services.identity.appApproval.deliverNotices()).toBe(0);
+    expect(await t.services.identity.appApproval.deliverNotices()).toBe(0);
     await until(() => peer.received.some((m) => m.parsed.subject === 'A device was paired with your Hearth account'), 'the enrolment notice', 10_000);
     const mails = peer.received.filter((m) => m.parsed.subject === 'A device was paired with your Hearth account');
     expect(mails).toHaveLength(1);
@@ -217,8 +217,8 @@ describe('enrolment notices without a default mail profile', () => {
     const noticeLines = () => lines.filter((l) => /enrolment notice/.test(l.msg));
     const before = noticeLines().length;
     const approval = t.services.identity.appApproval;
-    expect(approval.deliverNotices()).toBe(0);
-    expect(approval.deliverNotices()).toBe(0);
+    expect(await approval.deliverNotices()).toBe(0);
+    expect(await approval.deliverNotices()).toBe(0);
     // One line per notice over the whole run, never repeated by a later pass ...
     for (const id of devices)
       expect(

@@ -280,10 +280,10 @@ describe('email is a required enrolment channel', () => {
     await createUser(s, 'twice');
     const d = await pairDevice(s, await signIn(s, 'twice', PASSWORD), 'Twice phone');
     const approval = s.services.identity.appApproval;
-    approval.deliverNotices();
+    await approval.deliverNotices();
     // A crash after mail accepted the notice but before it was marked sent: the notice is delivered again.
     db().prepare('UPDATE identity_app_enrol_notices SET sent_at = NULL WHERE device_id = ?').run(d.deviceId);
-    approval.deliverNotices();
+    await approval.deliverNotices();
     expect(db().prepare('SELECT sent_at FROM identity_app_enrol_notices WHERE device_id = ?').pluck().get(d.deviceId)).not.toBeNull();
     const rows = db().prepare('SELECT idempotency_key FROM mail_messages WHERE ref = ?').pluck().all(`app-device:${d.deviceId}`);
     expect(rows).toEqual([`app-device-enrol:${d.deviceId}`]);

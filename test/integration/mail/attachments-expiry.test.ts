@@ -49,16 +49,16 @@ describe('attachment object store', () => {
   it('queued mail whose attachment object is gone fails at its next attempt with a clear error; nothing is sent without it', async () => {
     const acc = await send({ profile: 'down', to: ['gone@example.test'], attachments: [attachment] });
     await waitMessage(s, acc.id, (m) => m.attempts === 1 && m.status === 'queued'); // a temporary failure: retried in a minute
-    expect(s.mail.attachmentBytes()).toBe(blob.length);
+    expect(await s.mail.attachmentBytes()).toBe(blob.length);
     const [file] = objectFiles();
     fs.rmSync(path.join(objectsDir(), file!));
 
     s.advance(61_000);
-    s.mail.kick();
+    await s.mail.kick();
     const failed = await waitMessage(s, acc.id, (m) => m.status === 'failed');
     expect(failed.lastError).toMatch(/attachment object is gone/);
     expect(failed.attempts).toBe(1); // no SMTP attempt without the attachment
-    expect(s.mail.attachmentBytes()).toBe(0); // released with the terminal state
+    expect(await s.mail.attachmentBytes()).toBe(0); // released with the terminal state
   });
 
   it('a failed cleanup after delivery keeps counting against the cap and is retried by recovery', async () => {
@@ -68,7 +68,7 @@ describe('attachment object store', () => {
       acc = await send({ to: ['kept@example.test'], attachments: [attachment] });
       await waitMessage(s, acc.id, (m) => m.status === 'sent');
       await s.mail.idle();
-      expect(s.mail.attachmentBytes()).toBe(blob.length);
+      expect(await s.mail.attachmentBytes()).toBe(blob.length);
       // the store is full for every application while the object is accounted
       const full = await s.api('/api/mail/send', {
         method: 'POST',
@@ -77,18 +77,18 @@ describe('attachment object store', () => {
       });
       expect(full.status).toBe(507);
       expect((await full.json()).error).toBe('attachment_storage_full');
-      s.mail.recover(); // still failing: nothing lost, nothing released
-      expect(s.mail.attachmentBytes()).toBe(blob.length);
+      await s.mail.recover(); // still failing: nothing lost, nothing released
+      expect(await s.mail.attachmentBytes()).toBe(blob.length);
     } finally {
       ddl('DROP TRIGGER keep_objects');
     }
-    s.mail.recover();
-    expect(s.mail.attachmentBytes()).toBe(0);
+    await s.mail.recover();
+    expect(await s.mail.attachmentBytes()).toBe(0);
     expect(objectFiles()).toEqual([]);
     const after = await send({ to: ['after@example.test'], attachments: [attachment] }, 202, other);
     await waitMessage(s, after.id, (m) => m.status === 'sent');
     await s.mail.idle();
-    expect(s.mail.attachmentBytes()).toBe(0);
+    expect(await s.mail.attachmentBytes()).toBe(0);
   });
 
   it('objects are deleted 48 hours after they were stored, also when no record releases them any more; the cap frees up then', async () => {
@@ -100,13 +100,13 @@ describe('attachment object store', () => {
       // record retention deletes the record while the object cannot be released: the object is left without a record
       await call(s, 'PUT', `${M}/retention`, { contentDays: 1, recordDays: 1 });
       s.advance(25 * HOUR);
-      s.mail.runRetention();
+      await s.mail.runRetention();
       expect((await s.api(`${M}/messages/${acc.id}`)).status).toBe(404);
     } finally {
       ddl('DROP TRIGGER keep_objects');
     }
-    s.mail.recover();
-    expect(s.mail.attachmentBytes()).toBe(blob.length); // 25 hours old: kept
+    await s.mail.recover();
+    expect(await s.mail.attachmentBytes()).toBe(blob.length); // 25 hours old: kept
     const e = await s.api('/api/mail/send', {
       method: 'POST',
       token: app,
@@ -117,11 +117,11 @@ describe('attachment object store', () => {
     await send({ to: ['plain@example.test'] }); // mail without attachments still goes
 
     s.advance(23 * HOUR - 60_000);
-    s.mail.recover();
-    expect(s.mail.attachmentBytes()).toBe(blob.length); // a minute short of 48 hours: kept
+    await s.mail.recover();
+    expect(await s.mail.attachmentBytes()).toBe(blob.length); // a minute short of 48 hours: kept
     s.advance(60_000);
-    s.mail.recover();
-    expect(s.mail.attachmentBytes()).toBe(0); // 48 hours: expired
+    await s.mail.recover();
+    expect(await s.mail.attachmentBytes()).toBe(0); // 48 hours: expired
     await send({ to: ['later@example.test'], attachments: [attachment] });
     await s.mail.idle();
   });

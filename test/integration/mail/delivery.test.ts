@@ -192,7 +192,7 @@ describe('application mail API', () => {
     await call(s, 'GET', `${M}/messages/${acc.id}/content`);
     expect((await audit(s, 'outgoing_mail.message.read')).filter((a) => a.target === acc.id)).toHaveLength(2);
     // attachments released on the terminal state
-    expect(s.mail.attachmentBytes()).toBe(0);
+    expect(await s.mail.attachmentBytes()).toBe(0);
     // an application may read its own record, not another's
     expect((await call(s, 'GET', `/api/mail/messages/${acc.id}`, undefined, 200, app)).status).toBe('sent');
     const other = await registerApp(s, 'other');
@@ -217,11 +217,11 @@ describe('application mail API', () => {
     expect(q.status).toBe('queued');
     expect(q.lastError).toMatch(/451/);
     expect(Date.parse(q.nextAttemptAt) - Date.parse(q.updatedAt)).toBeGreaterThanOrEqual(59_000);
-    s.mail.kick();
+    await s.mail.kick();
     await s.mail.idle();
     expect((await call(s, 'GET', `${M}/messages/${acc.id}`)).status).toBe('queued'); // not due yet
     s.advance(61_000);
-    s.mail.kick();
+    await s.mail.kick();
     const done = await waitMessage(s, acc.id, (x) => x.status === 'sent');
     expect(done.attempts).toBe(2);
     expect(done.lastError).toBeNull();
@@ -302,10 +302,10 @@ describe('application mail API', () => {
       attachments: [{ filename: 'a.bin', content: pdf.toString('base64') }],
     });
     await s.mail.idle();
-    expect(s.mail.attachmentBytes()).toBe(pdf.length);
+    expect(await s.mail.attachmentBytes()).toBe(pdf.length);
     const c = await call(s, 'POST', `${M}/messages/${acc.id}/cancel`);
     expect(c).toMatchObject({ status: 'cancelled', cancelReason: 'cancelled_by_admin' });
-    expect(s.mail.attachmentBytes()).toBe(0);
+    expect(await s.mail.attachmentBytes()).toBe(0);
     const again = await s.api(`${M}/messages/${acc.id}/cancel`, { method: 'POST' });
     expect(again.status).toBe(409);
     expect((await again.json()).error).toBe('message_not_queued');
@@ -366,13 +366,13 @@ describe('application mail API', () => {
     const db = new Database(`${s.dataDir}/platform.db`);
     db.prepare("UPDATE mail_messages SET status = 'sending', claimed_by = 'ghost', claimed_at = ? WHERE id = ?").run(Date.now() - 6 * 60_000, acc.id);
     db.close();
-    const r = s.mail.recover();
+    const r = await s.mail.recover();
     expect(r.resubmitted).toBeGreaterThanOrEqual(1);
     expect((await call(s, 'GET', `${M}/messages/${acc.id}`)).status).toMatch(/queued|sending/);
     await s.mail.idle();
     // policy no longer allows the profile
     await call(s, 'PUT', `${M}/apps/crm/policy`, { mode: 'profiles', profiles: ['main'] });
-    s.mail.recover();
+    await s.mail.recover();
     expect(await call(s, 'GET', `${M}/messages/${acc.id}`)).toMatchObject({ status: 'cancelled', cancelReason: 'profile_not_allowed' });
     // a dropped declaration cancels too; unregistering (absence) does not
     await call(s, 'PUT', `${M}/apps/crm/policy`, { mode: 'profiles', profiles: ['main', 'down'] });
@@ -384,7 +384,7 @@ describe('application mail API', () => {
     await s.mail.idle();
     await call(s, 'PATCH', `${M}/apps/crm`, { platformPermissions: [] });
     await call(s, 'DELETE', `${M}/apps/gone`, undefined, 204);
-    s.mail.recover();
+    await s.mail.recover();
     expect(await call(s, 'GET', `${M}/messages/${a2.id}`)).toMatchObject({ status: 'cancelled', cancelReason: 'profile_not_allowed' });
     expect((await call(s, 'GET', `${M}/messages/${a3.id}`)).status).toMatch(/queued|sending/);
     const list = await call(s, 'GET', `${M}/apps`);
@@ -414,7 +414,7 @@ describe('application mail API', () => {
     const late = await send({ profile: 'down', to: ['late@example.test'], subject: 's', text: 't' });
     await waitMessage(s, late.id, (x) => x.attempts >= 1);
     s.advance(24 * 3600_000 + 1000);
-    s.mail.recover();
+    await s.mail.recover();
     const failed = await waitMessage(s, late.id, (x) => x.status === 'failed');
     expect(failed.lastError).toMatch(/ECONNREFUSED|connect/i);
     // the window moved: capacity is back

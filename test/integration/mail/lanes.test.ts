@@ -66,7 +66,15 @@ describe('delivery lanes', () => {
   it('Core mail goes out as application core through the default profile and shows in the send log', async () => {
     await call(s, 'POST', `${M}/profiles/tls/default`);
     const before = tlsPeer.received.length;
-    const acc = s.mail.sendAsCore({ to: ['user@example.test'], cc: [], bcc: [], subject: 'Reset your password', text: 'link', headers: {}, attachments: [] });
+    const acc = await s.mail.sendAsCore({
+      to: ['user@example.test'],
+      cc: [],
+      bcc: [],
+      subject: 'Reset your password',
+      text: 'link',
+      headers: {},
+      attachments: [],
+    });
     const rec = await waitMessage(s, acc.id, (m) => m.status === 'sent');
     expect(rec).toMatchObject({ app: 'core', profile: 'tls', actor: { actor: 'core' }, from: { name: 'Office' } });
     await tlsPeer.waitFor(before + 1);

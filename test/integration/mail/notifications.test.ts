@@ -19,7 +19,7 @@ afterAll(async () => {
 describe('individual notifications', () => {
   it("go out as core on the immediate lane in Hearth's HTML frame", async () => {
     const before = peer.received.length;
-    const acc = s.mail.notify({
+    const acc = await s.mail.notify({
       to: ['nina@example.test'],
       subject: 'Password changed',
       text: 'Your password was changed.\n\nIf this was not you, <tell> an administrator.',
@@ -36,18 +36,18 @@ describe('individual notifications', () => {
   it('stay pending through temporary SMTP failures past the 24-hour deadline of ordinary mail, then go out', async () => {
     const before = peer.received.length;
     for (let i = 0; i < 3; i++) peer.dataFaults.push({ code: 451, message: 'Try again later' });
-    const acc = s.mail.notify({ to: ['otto@example.test'], subject: 'Notice', text: 'pending' });
+    const acc = await s.mail.notify({ to: ['otto@example.test'], subject: 'Notice', text: 'pending' });
     await waitMessage(s, acc.id, (m) => m.attempts === 1);
     for (let i = 2; i <= 3; i++) {
       s.advance(25 * 3600_000);
-      s.mail.recover();
-      s.mail.kick();
+      await s.mail.recover();
+      await s.mail.kick();
       const m = await waitMessage(s, acc.id, (x) => x.attempts === i);
       expect(m.status).toBe('queued');
       expect(m.lastError).toMatch(/451/);
     }
     s.advance(2 * 3600_000);
-    s.mail.kick();
+    await s.mail.kick();
     const sent = await waitMessage(s, acc.id, (m) => m.status === 'sent');
     expect(sent.attempts).toBe(4);
     expect((await peer.waitFor(before + 1)).slice(before).map((r) => r.parsed.messageId)).toEqual([acc.messageId]);
@@ -59,12 +59,12 @@ describe('notification batches', () => {
     // Move past the window of the earlier tests.
     s.advance(25 * 3600_000);
     const before = peer.received.length;
-    const batch = s.mail.notifyBatch({
+    const batch = await s.mail.notifyBatch({
       ref: 'announce:1',
       messages: ['a', 'b', 'c', 'd', 'e'].map((x) => ({ to: [`${x}@example.test`], subject: 'Maintenance', text: `Hello ${x}` })),
     });
     expect(batch.messages).toHaveLength(5);
-    s.mail.kick();
+    await s.mail.kick();
     await peer.waitFor(before + 3);
     await s.mail.idle();
     // Wait for the state — three sent, two rescheduled past the window — rather than for a time.
@@ -85,7 +85,7 @@ describe('notification batches', () => {
     expect(refused.status).toBe(429);
     // A day later the window has room again and the rest goes out.
     s.advance(24 * 3600_000 + 5000);
-    s.mail.kick();
+    await s.mail.kick();
     await peer.waitFor(before + 5);
     // The peer has the mail; the server records each outcome just after: wait for that state.
     for (const m of batch.messages) expect((await waitMessage(s, m.id, (r) => r.status !== 'queued' && r.status !== 'sending')).status).toBe('sent');

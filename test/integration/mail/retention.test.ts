@@ -46,9 +46,9 @@ describe('retention', () => {
       ids.push(r.id);
     }
     for (const id of ids) await waitMessage(s, id, (m) => m.status === 'sent');
-    expect(s.mail.runRetention()).toEqual({ purged: 0, deleted: 0, complete: true });
+    expect(await s.mail.runRetention()).toEqual({ purged: 0, deleted: 0, complete: true });
     s.advance(11 * DAY);
-    expect(s.mail.runRetention()).toEqual({ purged: 5, deleted: 0, complete: true });
+    expect(await s.mail.runRetention()).toEqual({ purged: 5, deleted: 0, complete: true });
     const m = await call(s, 'GET', `${M}/messages/${ids[0]}`);
     expect(m.contentPurgedAt).not.toBeNull();
     expect(m.subject).toBe('r0');
@@ -56,7 +56,7 @@ describe('retention', () => {
     expect(c).toMatchObject({ purged: true, text: null, html: null, headers: null });
     expect(c.purgedAt).toBe(m.contentPurgedAt);
     s.advance(10 * DAY);
-    expect(s.mail.runRetention()).toEqual({ purged: 0, deleted: 5, complete: true });
+    expect(await s.mail.runRetention()).toEqual({ purged: 0, deleted: 5, complete: true });
     expect((await s.api(`${M}/messages/${ids[0]}`)).status).toBe(404);
     // an idempotency key is reusable once its row is gone
     const again = await call(s, 'POST', '/api/mail/send', { to: ['r0@example.test'], subject: 'again', text: 'body', idempotencyKey: 'k0' }, 202, app);
@@ -67,7 +67,7 @@ describe('retention', () => {
   it('stops after its time budget and continues on the next run', async () => {
     const budgeted = await startMailServer({ mail: { retention: { batchSize: 1, budgetMs: 0 } } });
     try {
-      expect(budgeted.mail.runRetention()).toEqual({ purged: 0, deleted: 0, complete: false });
+      expect(await budgeted.mail.runRetention()).toEqual({ purged: 0, deleted: 0, complete: false });
     } finally {
       await budgeted.stop();
     }

@@ -34,11 +34,11 @@ describe('outgoing mail rules and limits', () => {
       delays.push(Math.round(delay / 60_000));
       // not due before its time
       s.advance(delay - 2000);
-      s.mail.kick();
+      await s.mail.kick();
       await s.mail.idle();
       expect((await call(s, 'GET', `${M}/messages/${acc.id}`)).attempts).toBe(attempt);
       s.advance(3000);
-      s.mail.kick();
+      await s.mail.kick();
     }
     expect(delays).toEqual([1, 2, 4, 8, 16, 32, 60, 60]);
     await waitMessage(s, acc.id, (x) => x.attempts === 9 && x.status === 'queued');
@@ -68,7 +68,7 @@ describe('outgoing mail rules and limits', () => {
     };
     const before = slot();
     s.advance(24 * 3600_000 + 1000);
-    expect(s.mail.recover().expired).toBe(3);
+    expect((await s.mail.recover()).expired).toBe(3);
     expect(slot()).toBe(before);
     const failed = await waitMessage(s, first!, (m) => m.status === 'failed');
     expect(failed.lastError).toMatch(/ECONNREFUSED|connect/i); // the last answer is kept
@@ -86,7 +86,7 @@ describe('outgoing mail rules and limits', () => {
     expect(r.status).toBe(413);
     expect((await r.json()).error).toBe('attachment_too_large');
     expect((await call(s, 'GET', `${M}/messages?ref=limit-test`)).data).toEqual([]);
-    expect(s.mail.attachmentBytes()).toBe(0);
+    expect(await s.mail.attachmentBytes()).toBe(0);
     const two = await call(s, 'POST', '/api/mail/enqueue', { profile: 'down', ref: 'limit-test', messages: [ok, ok] }, 202, app);
     expect(two.messages).toHaveLength(2);
     await call(s, 'POST', `${M}/batches/${two.batchId}/cancel`);

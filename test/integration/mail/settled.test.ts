@@ -158,7 +158,7 @@ describe('GET …/messages/{id}?wait=', () => {
     await call(s, 'PUT', `${M}/profiles/later`, profileBody(peer.port, { revision }));
     peer.dataFaults.push({ code: 554, message: 'rejected for policy reasons' });
     s.advance(61_000); // the retry is due
-    s.mail.kick();
+    await s.mail.kick();
     const r = await answer;
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ id, status: 'failed', attempts: 2 });
@@ -236,25 +236,25 @@ describe('settled-status topic: retention', () => {
     for (const id of old) await call(s, 'POST', `${M}/messages/${id}/cancel`);
     expect(entries(...old)).toHaveLength(3);
     s.advance(4 * 60_000);
-    s.mail.recover();
+    await s.mail.recover();
     expect(entries(...old)).toHaveLength(3); // four minutes: kept
     s.advance(60_000 + 1000);
     const fresh = await parked();
     await call(s, 'POST', `${M}/messages/${fresh}/cancel`);
     // (The 30-second recovery timer may run first: the end state is what counts.)
-    expect(typeof s.mail.recover().settledTrimmed).toBe('number');
+    expect(typeof (await s.mail.recover()).settledTrimmed).toBe('number');
     // Batches of two (trimBatch) until none older remain: every earlier test's entries are gone too.
     expect(entries(...old)).toEqual([]);
     expect(db.prepare('SELECT message_id FROM mail_settled').pluck().all()).toEqual([fresh]);
     // The newest entry is kept even when old, so seq (a plain rowid) never starts again from 1.
     const freshSeq = db.prepare('SELECT seq FROM mail_settled WHERE message_id = ?').pluck().get(fresh) as number;
     s.advance(6 * 60_000);
-    s.mail.recover();
+    await s.mail.recover();
     expect(db.prepare('SELECT message_id FROM mail_settled').pluck().all()).toEqual([fresh]);
     const next = await parked();
     await call(s, 'POST', `${M}/messages/${next}/cancel`);
     expect(db.prepare('SELECT seq FROM mail_settled WHERE message_id = ?').pluck().get(next)).toBeGreaterThan(freshSeq);
-    s.mail.recover();
+    await s.mail.recover();
     expect(db.prepare('SELECT message_id FROM mail_settled').pluck().all()).toEqual([next]);
     // the durable rows stay: losing a wake-up entry never loses the record
     for (const id of old) expect((await call(s, 'GET', `/api/mail/messages/${id}?wait=5`, undefined, 200, app)).status).toBe('cancelled');

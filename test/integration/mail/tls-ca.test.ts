@@ -128,7 +128,7 @@ describe("a profile's trusted CA", () => {
     await starttls.waitFor(1);
     expect(starttls.received[0]!.to).toEqual(['admin@office.test']);
     s.advance(61_000);
-    s.mail.kick();
+    await s.mail.kick();
     const sent = await waitMessage(s, queuedId, (x) => x.status === 'sent');
     expect(starttls.received.some((r) => r.parsed.messageId === sent.messageId)).toBe(true);
 
