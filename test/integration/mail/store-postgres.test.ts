@@ -4,19 +4,25 @@
  * migrations apply on PostgreSQL (recorded under the same ids); a message is enqueued, claimed once by two concurrent
  * claimers (on PostgreSQL two Store instances, i.e. two replicas; on SQLite one process's two lanes over its one
  * connection), and settled through the settled-status topic (on PostgreSQL the trigger's notification reaches the
- * other replica); the bulk slot gate hands out one slot per pacing interval however many replicas ask at once; and
- * every other statement of the stores answers alike on both engines.
+ * other replica); the bulk slot gate hands out one slot per pacing interval however many replicas ask at once;
+ * every other statement of the stores answers alike on both engines; and two mail services (replicas) on one core
+ * store deliver Core mail and a paced bulk batch to a real SMTP peer, each message once.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPlatformDb } from '../../../server/core/storage/platform-db.ts';
+import { createAuditLog } from '../../../server/core/audit/audit.ts';
+import { createTokenService } from '../../../server/core/auth/tokens.service.ts';
+import { createTokenStore } from '../../../server/core/auth/tokens.store.ts';
+import { createLogger } from '../../../server/core/logging/logger.ts';
+import { coreMigrations, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
 import { migratePostgres, postgresStore } from '../../../server/core/storage/postgres-store.ts';
 import { type Store, sqliteStore } from '../../../server/core/storage/store.ts';
 import { createAppStore } from '../../../server/mail/apps/apps.store.ts';
 import { createBounceStore } from '../../../server/mail/bounces/bounces.store.ts';
 import type { MailClock } from '../../../server/mail/clock.ts';
 import { createAttachmentStore } from '../../../server/mail/delivery/attachments.ts';
+import { createMailService, type MailService } from '../../../server/mail/index.ts';
 import { createLogStore, type LogStore } from '../../../server/mail/log/log.store.ts';
 import { mailMigrations } from '../../../server/mail/mail.migrations.ts';
 import { createProfileStore, type ProfileValues } from '../../../server/mail/profiles/profiles.store.ts';
@@ -25,6 +31,7 @@ import { createSettledStore } from '../../../server/mail/settled/settled.store.t
 import { type Postgres, startPostgres } from '../../helpers/postgres.ts';
 import { tempDir } from '../../helpers/temp.ts';
 import { until } from '../../helpers/wait.ts';
+import { startPeer } from './peer.ts';
 
 const T0 = 1_780_000_000_000; // epoch ms beyond 2^31: BIGINT columns on PostgreSQL
 const clock: MailClock = { now: () => T0, setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) };
@@ -32,11 +39,35 @@ const clock: MailClock = { now: () => T0, setTimeout: (fn, ms) => setTimeout(fn,
 let pgCluster: Postgres;
 const dirs: string[] = [];
 const stores: Store[] = [];
+const services: MailService[] = [];
+
+/** The core store's migrations this file needs: the audit log's (core-001) and outgoing mail's. */
+const MIGRATIONS = [...coreMigrations, ...mailMigrations];
+
+/** A mail service (one replica's outgoing mail) over `store` (its audit log too); API tokens on a platform.db of their own. */
+function mailService(store: Store, dir: string, onAttempt: (id: string, worker: string) => void) {
+  const coreDir = tempDir('hearth-mail-core-');
+  dirs.push(coreDir);
+  const db = openPlatformDb(coreDir, coreMigrations);
+  stores.push(sqliteStore(db)); // closed with the others (its connection lives as long as the test file)
+  const m = createMailService({
+    store,
+    dataDir: dir,
+    appSecret: 'a'.repeat(64),
+    audit: createAuditLog(store),
+    tokens: createTokenService(createTokenStore(db), {}),
+    logger: createLogger({ level: 'silent' }),
+    options: { onAttempt },
+  });
+  services.push(m);
+  return m;
+}
 
 beforeAll(async () => {
   pgCluster = await startPostgres();
 }, 60_000);
 afterAll(async () => {
+  for (const m of services.splice(0)) await m.close();
   for (const s of stores.splice(0)) await s.close();
   await pgCluster?.stop();
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
@@ -53,7 +84,7 @@ const engines: Array<[string, Engine]> = [
       async open() {
         const dir = tempDir('hearth-mail-store-');
         dirs.push(dir);
-        const a = sqliteStore(openPlatformDb(dir, mailMigrations));
+        const a = sqliteStore(openPlatformDb(dir, MIGRATIONS));
         stores.push(a);
         return { a, b: a, dir };
       },
@@ -69,8 +100,8 @@ const engines: Array<[string, Engine]> = [
         const a = postgresStore({ url });
         const b = postgresStore({ url });
         stores.push(a, b);
-        const ran = await Promise.all([migratePostgres(a, mailMigrations), migratePostgres(b, mailMigrations)]);
-        expect(ran.flat()).toEqual(mailMigrations.map((m) => m.id)); // one replica applied them, the other found them done
+        const ran = await Promise.all([migratePostgres(a, MIGRATIONS), migratePostgres(b, MIGRATIONS)]);
+        expect(ran.flat()).toEqual(MIGRATIONS.map((m) => m.id)); // one replica applied them, the other found them done
         return { a, b, dir };
       },
     },
@@ -305,6 +336,43 @@ for (const [engine, e] of engines) {
       expect(await attachments.expire()).toBe(0);
       expect(await attachments.release(put.ids)).toBe(true);
       expect(await attachments.usedBytes()).toBe(0);
+    });
+
+    it("deliver through two replicas: Core mail once, and a bulk batch once per message at the profile's pace", async () => {
+      const { a, b, dir } = await e.open();
+      const peer = await startPeer();
+      let replicas: MailService[] = [];
+      try {
+        await createProfileStore(a).insert(profile('main', { smtp_port: peer.port, pace_per_minute: 600 }), true, T0);
+        const attempts: Array<[string, string]> = [];
+        replicas = [mailService(a, dir, (id, w) => attempts.push([id, w])), mailService(b, dir, (id, w) => attempts.push([id, w]))];
+        await Promise.all(replicas.map((m) => m.start()));
+
+        const core = (await replicas[1]!.sendAsCore({ to: ['ann@example.test'], subject: 'Reset', text: 'link' })) as { id: string };
+        const batch = await replicas[0]!.notifyBatch({
+          messages: ['a', 'b', 'c', 'd', 'e', 'f'].map((x) => ({ to: [`${x}@example.test`], subject: `News ${x}`, text: 'Hello' })),
+        });
+        const ids = [core.id, ...batch.messages.map((m) => m.id)];
+        const log = createLogStore(a);
+        let rows: Array<Awaited<ReturnType<LogStore['get']>>> = [];
+        await until(
+          async () => (rows = await Promise.all(ids.map((id) => log.get(id)))).every((r) => r?.status === 'sent'),
+          () => `every message sent (${rows.map((r) => `${r?.status} ${r?.last_error ?? ''}`).join(', ')})`,
+        );
+        await Promise.all(replicas.map((m) => m.idle()));
+
+        // Each message went out once (one attempt, one arrival), whichever replica took it.
+        expect(attempts.map(([id]) => id).sort()).toEqual([...ids].sort());
+        const arrived = (await peer.waitFor(ids.length)).map((r) => r.parsed.messageId);
+        expect(arrived).toHaveLength(ids.length);
+        expect(new Set(arrived).size).toBe(ids.length);
+        // The bulk claims took one slot each: their claim times are a full interval (100 ms at 600 a minute) apart or more.
+        const claims = (await Promise.all(batch.messages.map((m) => log.get(m.id)))).map((r) => r!.claimed_at!).sort((x, y) => x - y);
+        for (let i = 1; i < claims.length; i++) expect(claims[i]! - claims[i - 1]!).toBeGreaterThanOrEqual(100);
+      } finally {
+        for (const m of replicas) await m.close(); // their SMTP connections first: the peer waits for open sessions
+        await peer.close();
+      }
     });
   });
 }
