@@ -103,12 +103,13 @@ function write(ref: number, fd: number, position: number): { size: number; sha25
 parentPort!.on('message', (job: SnapshotJob) => {
   let answer: SnapshotAnswer;
   try {
-    const done =
-      job.kind === 'copy'
-        ? copy(job)
-        : job.kind === 'write'
-          ? write(job.ref, job.fd, job.position)
-          : (held.delete(job.ref), { size: 0, sha256: null, held: false });
+    let done: { size: number; sha256: string | null; held: boolean };
+    if (job.kind === 'copy') done = copy(job);
+    else if (job.kind === 'write') done = write(job.ref, job.fd, job.position);
+    else {
+      held.delete(job.ref);
+      done = { size: 0, sha256: null, held: false };
+    }
     answer = { id: job.id, ok: true, ...done };
   } catch (err) {
     answer = { id: job.id, ok: false, message: (err as Error).message, code: (err as { code?: string }).code ?? null };
