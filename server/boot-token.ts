@@ -13,15 +13,15 @@ export const INITIAL_TOKEN_FILE = 'initial-admin-token';
  * On a fresh data folder (no active admin token, no HEARTH_ADMIN_TOKEN) Hearth creates one admin token and
  * writes it to `<data>/initial-admin-token` (mode 0600) so the first sign-in needs nothing else. It is never logged.
  */
-export function ensureInitialAdminToken(config: HearthConfig, tokens: TokenService): string | null {
+export async function ensureInitialAdminToken(config: HearthConfig, tokens: TokenService): Promise<string | null> {
   const file = path.join(config.dataDir, INITIAL_TOKEN_FILE);
   if (fs.existsSync(file)) {
     const stored = fs.readFileSync(file, 'utf8').trim();
-    if (tokens.authenticate(stored)?.kind === 'admin') return file;
+    if ((await tokens.authenticate(stored))?.kind === 'admin') return file;
     fs.rmSync(file, { force: true }); // revoked or expired: do not point anyone at it
   }
-  if (tokens.hasActiveAdminToken() || config.adminToken) return null;
-  const { token } = tokens.create({ name: 'initial-admin', scope: 'admin' });
+  if ((await tokens.hasActiveAdminToken()) || config.adminToken) return null;
+  const { token } = await tokens.create({ name: 'initial-admin', scope: 'admin' });
   fs.writeFileSync(file, `${token}\n`, { mode: 0o600 });
   fs.chmodSync(file, 0o600);
   return file;

@@ -142,7 +142,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   // The core store over platform.db (issue 18: the domains move onto it one by one; PostgreSQL implements the same).
   const store = sqliteStore(platformDb);
   const audit = createAuditLog(store);
-  const tokens = createTokenService(createTokenStore(platformDb), { adminToken: config.adminToken });
+  const tokens = createTokenService(createTokenStore(store), { adminToken: config.adminToken });
   const db = createDbService({
     platformDb,
     audit,
@@ -238,7 +238,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     },
   });
 
-  const initialTokenFile = ensureInitialAdminToken(config, tokens);
+  const initialTokenFile = await ensureInitialAdminToken(config, tokens);
   try {
     await identity.start();
   } catch (err) {

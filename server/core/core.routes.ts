@@ -160,9 +160,9 @@ export function registerCoreRoutes(
     summary: 'List API tokens',
     description: 'Never returns token secrets.',
     responses: { 200: { description: 'All tokens, revoked ones included.', schema: z.object({ data: z.array(TokenInfo) }) } },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       ctx.set('Cache-Control', 'no-store');
-      return { data: deps.tokens.list() };
+      return { data: await deps.tokens.list() };
     },
   });
 
@@ -177,8 +177,8 @@ export function registerCoreRoutes(
     body: CreateTokenBody,
     bodyLimit: { max: TOKEN_BODY_LIMIT },
     responses: { 201: { description: 'Created.', schema: TokenInfo.extend({ token: z.string() }).meta({ id: 'CreatedApiToken' }) } },
-    handler: (ctx, { body }) => {
-      const { token, info } = deps.tokens.create({
+    handler: async (ctx, { body }) => {
+      const { token, info } = await deps.tokens.create({
         name: body.name,
         scope: body.scope,
         namespaces: body.namespaces,
@@ -209,12 +209,12 @@ export function registerCoreRoutes(
     description: 'The record stays (with `revoked_at`) for the audit trail.',
     params: z.object({ id: z.string() }),
     responses: { 204: { description: 'Revoked.' }, 404: { description: 'No such token (`token_not_found`).' } },
-    handler: (ctx, { params }) => {
-      const before = deps.tokens.get(params.id);
-      const info = deps.tokens.revoke(params.id);
+    handler: async (ctx, { params }) => {
+      const before = await deps.tokens.get(params.id);
+      const info = await deps.tokens.revoke(params.id);
       const a = actorFor(ctx);
       if (!before.revoked_at)
-        deps.audit.record({ actor: a.actor, action: 'token.revoke', target: info.id, detail: { name: info.name }, requestId: a.requestId });
+        await deps.audit.record({ actor: a.actor, action: 'token.revoke', target: info.id, detail: { name: info.name }, requestId: a.requestId });
       ctx.status = 204;
     },
   });

@@ -107,11 +107,11 @@ async function serve(channel: Channel): Promise<void> {
     process.exit(2);
   }, START_MESSAGE_TIMEOUT_MS);
 
-  const revokeIssued = () => {
+  const revokeIssued = async () => {
     if (!running) return;
     for (const id of issued.splice(0)) {
       try {
-        running.services.tokens.revoke(id);
+        await running.services.tokens.revoke(id);
       } catch {
         // already gone
       }
@@ -126,7 +126,7 @@ async function serve(channel: Channel): Promise<void> {
       try {
         if (running) {
           running.logger.info({ why }, 'shutting down');
-          revokeIssued();
+          await revokeIssued();
           await running.close();
         }
       } catch (err) {
@@ -207,11 +207,11 @@ async function serve(channel: Channel): Promise<void> {
           return { ...moved, caFingerprint: running!.tls.status().ca?.fingerprintSha256 ?? null };
         });
       case 'issue-login-token':
-        return reply(msg.id, (): LoginToken => {
+        return reply(msg.id, async (): Promise<LoginToken> => {
           const ttl = Math.min(msg.ttlMs ?? LOGIN_TOKEN_TTL_MS, LOGIN_TOKEN_MAX_TTL_MS);
           const expiresAt = new Date(Date.now() + ttl).toISOString();
-          revokeIssued();
-          const { token, info } = running!.services.tokens.create({ name: 'desktop', scope: 'admin', expiresAt });
+          await revokeIssued();
+          const { token, info } = await running!.services.tokens.create({ name: 'desktop', scope: 'admin', expiresAt });
           issued.push(info.id);
           return { token, expiresAt: info.expires_at ?? expiresAt };
         });

@@ -24,7 +24,8 @@ export function registerTokens(tokens: Command): void {
       import('../../core/storage/store.ts'),
     ]);
     const db = openDataDir(dir);
-    return { db, service: createTokenService(createTokenStore(db), {}), audit: createAuditLog(sqliteStore(db)) };
+    const store = sqliteStore(db);
+    return { db, service: createTokenService(createTokenStore(store), {}), audit: createAuditLog(store) };
   };
 
   withData(tokens.command('create'))
@@ -55,7 +56,7 @@ export function registerTokens(tokens: Command): void {
       const { db, service, audit } = await open(opts.data, false);
       try {
         const b = parsed.data;
-        const { token, info } = service.create({
+        const { token, info } = await service.create({
           name: b.name,
           scope: b.scope,
           namespaces: b.namespaces,
@@ -84,7 +85,7 @@ export function registerTokens(tokens: Command): void {
     .action(async (opts: { json?: boolean; data?: string }) => {
       const { db, service } = await open(opts.data);
       try {
-        const list = service.list();
+        const list = await service.list();
         if (opts.json) printJson(list);
         else
           printTable(
@@ -106,13 +107,13 @@ export function registerTokens(tokens: Command): void {
     .action(async (id: string, opts: { json?: boolean; data?: string }) => {
       const { db, service, audit } = await open(opts.data);
       try {
-        let info: ReturnType<typeof service.revoke>;
+        let info: Awaited<ReturnType<typeof service.revoke>>;
         try {
-          info = service.revoke(id);
+          info = await service.revoke(id);
         } catch (err) {
           throw new CliError((err as Error).message);
         }
-        audit.record({ actor: 'cli', action: 'token.revoke', target: info.id, detail: { name: info.name } });
+        await audit.record({ actor: 'cli', action: 'token.revoke', target: info.id, detail: { name: info.name } });
         if (opts.json) printJson(info);
         else process.stdout.write(`Revoked token "${info.name}" (${info.id}).\n`);
       } finally {

@@ -64,9 +64,10 @@ export function createAuthenticator(tokens: TokenService, sessions?: SessionAuth
         finish(ctx, access, p);
       });
     }
-    principal = tokens.authenticate(token);
-    if (!principal) throw new HearthError('unauthorized', 'the bearer token is invalid, expired or revoked');
-    finish(ctx, access, principal);
+    return tokens.authenticate(token).then((p) => {
+      if (!p) throw new HearthError('unauthorized', 'the bearer token is invalid, expired or revoked');
+      finish(ctx, access, p);
+    });
   };
 }
 

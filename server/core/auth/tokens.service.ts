@@ -91,7 +91,7 @@ export function createTokenService(store: TokenStore, opts: { adminToken?: strin
 
   return {
     /** Creates a token; the secret is returned exactly once and only its SHA-256 is stored. */
-    create(input: CreateTokenInput): { token: string; info: TokenInfo } {
+    async create(input: CreateTokenInput): Promise<{ token: string; info: TokenInfo }> {
       const secret = TOKEN_PREFIX + crypto.randomBytes(32).toString('base64url');
       const row = {
         id: crypto.randomUUID(),
@@ -104,33 +104,33 @@ export function createTokenService(store: TokenStore, opts: { adminToken?: strin
         created_at: now().toISOString(),
         expires_at: input.expiresAt ? new Date(input.expiresAt).toISOString() : null,
       };
-      store.insert(row);
+      await store.insert(row);
       return { token: secret, info: presentToken({ ...row, last_used_at: null, revoked_at: null }) };
     },
 
-    list(): TokenInfo[] {
-      return store.list().map(presentToken);
+    async list(): Promise<TokenInfo[]> {
+      return (await store.list()).map(presentToken);
     },
 
-    get(id: string): TokenInfo {
-      const row = store.findById(id);
+    async get(id: string): Promise<TokenInfo> {
+      const row = await store.findById(id);
       if (!row) throw new HearthError('token_not_found', `no API token with id ${id}`);
       return presentToken(row);
     },
 
-    revoke(id: string): TokenInfo {
-      const row = store.findById(id);
+    async revoke(id: string): Promise<TokenInfo> {
+      const row = await store.findById(id);
       if (!row) throw new HearthError('token_not_found', `no API token with id ${id}`);
-      store.revoke(id, now().toISOString());
-      return presentToken(store.findById(id)!);
+      await store.revoke(id, now().toISOString());
+      return presentToken((await store.findById(id))!);
     },
 
-    hasActiveAdminToken(): boolean {
-      return store.countActiveAdmin(now().toISOString()) > 0;
+    async hasActiveAdminToken(): Promise<boolean> {
+      return (await store.countActiveAdmin(now().toISOString())) > 0;
     },
 
     /** Resolves a bearer token to a principal, or null when it is unknown, revoked or expired. */
-    authenticate(token: string): Principal | null {
+    async authenticate(token: string): Promise<Principal | null> {
       if (adminToken) {
         // Constant time for equal lengths; the length of the token is not a secret.
         const given = Buffer.from(token);
@@ -139,14 +139,14 @@ export function createTokenService(store: TokenStore, opts: { adminToken?: strin
       }
       if (!token.startsWith(TOKEN_PREFIX)) return null;
       // Looked up on every request (no cache): a revocation, also from `hearth tokens revoke`, takes effect at once.
-      const row = store.findByHash(hashToken(token));
+      const row = await store.findByHash(hashToken(token));
       if (!row || row.revoked_at) return null;
       const at = now();
       if (row.expires_at && Date.parse(row.expires_at) <= at.getTime()) return null;
       const last = lastTouched.get(row.id) ?? 0;
       if (at.getTime() - last >= TOUCH_INTERVAL_MS) {
         lastTouched.set(row.id, at.getTime());
-        store.touch(row.id, at.toISOString());
+        await store.touch(row.id, at.toISOString());
       }
       if (row.scope === 'admin') return { kind: 'admin', tokenId: row.id, name: row.name };
       return {

@@ -1,4 +1,8 @@
-import type { Db } from '../storage/platform-db.ts';
+/**
+ * API tokens in the core store (`api_tokens`): only each token's SHA-256 is kept, never the token. Async because
+ * the core store may be PostgreSQL (core/storage/store.ts); on SQLite each call answers at once.
+ */
+import type { Store } from '../storage/store.ts';
 
 export interface TokenRow {
   id: string;
@@ -14,27 +18,27 @@ export interface TokenRow {
   revoked_at: string | null;
 }
 
-export function createTokenStore(db: Db) {
-  const byHash = db.prepare('SELECT * FROM api_tokens WHERE token_hash = ?');
-  const byId = db.prepare('SELECT * FROM api_tokens WHERE id = ?');
-  const all = db.prepare('SELECT * FROM api_tokens ORDER BY created_at, id');
-  const insert = db.prepare(
-    `INSERT INTO api_tokens (id, name, token_hash, prefix, scope, namespaces, read_only, created_at, expires_at)
-     VALUES (@id, @name, @token_hash, @prefix, @scope, @namespaces, @read_only, @created_at, @expires_at)`,
-  );
-  const revoke = db.prepare('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
-  const touch = db.prepare('UPDATE api_tokens SET last_used_at = ? WHERE id = ?');
-  const countActiveAdmin = db.prepare(
-    "SELECT count(*) FROM api_tokens WHERE scope = 'admin' AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)",
-  );
+export function createTokenStore(store: Store) {
   return {
-    findByHash: (hash: string) => byHash.get(hash) as TokenRow | undefined,
-    findById: (id: string) => byId.get(id) as TokenRow | undefined,
-    list: () => all.all() as TokenRow[],
-    insert: (row: Omit<TokenRow, 'last_used_at' | 'revoked_at'>) => void insert.run(row),
-    revoke: (id: string, at: string) => revoke.run(at, id).changes > 0,
-    touch: (id: string, at: string) => void touch.run(at, id),
-    countActiveAdmin: (now: string) => countActiveAdmin.pluck().get(now) as number,
+    findByHash: (hash: string) => store.get<TokenRow>('SELECT * FROM api_tokens WHERE token_hash = ?', [hash]),
+    findById: (id: string) => store.get<TokenRow>('SELECT * FROM api_tokens WHERE id = ?', [id]),
+    list: () => store.all<TokenRow>('SELECT * FROM api_tokens ORDER BY created_at, id'),
+    insert: async (row: Omit<TokenRow, 'last_used_at' | 'revoked_at'>) => {
+      await store.run(
+        `INSERT INTO api_tokens (id, name, token_hash, prefix, scope, namespaces, read_only, created_at, expires_at)
+         VALUES (@id, @name, @token_hash, @prefix, @scope, @namespaces, @read_only, @created_at, @expires_at)`,
+        row,
+      );
+    },
+    revoke: async (id: string, at: string) =>
+      (await store.run('UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL', [at, id])).changes > 0,
+    touch: async (id: string, at: string) => {
+      await store.run('UPDATE api_tokens SET last_used_at = ? WHERE id = ?', [at, id]);
+    },
+    countActiveAdmin: async (now: string) =>
+      (await store.value<number>("SELECT count(*) FROM api_tokens WHERE scope = 'admin' AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > ?)", [
+        now,
+      ])) ?? 0,
   };
 }
 

@@ -162,7 +162,7 @@ describe('API tokens', () => {
   });
 
   it('an expired token is refused', async () => {
-    const created = s.services.tokens.create({ name: 'old', scope: 'admin', expiresAt: new Date(Date.now() + 50).toISOString() });
+    const created = await s.services.tokens.create({ name: 'old', scope: 'admin', expiresAt: new Date(Date.now() + 50).toISOString() });
     await new Promise((r) => setTimeout(r, 80));
     await expectEnvelope(await s.api('/v1/namespaces', { token: created.token }), 401, 'unauthorized');
   });
@@ -185,7 +185,7 @@ describe('API tokens', () => {
     const ro = (
       await (await s.api('/api/admin/tokens', { method: 'POST', json: { name: 'ro', scope: 'namespaces', namespaces: ['shop'], read_only: true } })).json()
     ).token;
-    const p = s.services.tokens.authenticate(ro)!;
+    const p = (await s.services.tokens.authenticate(ro))!;
     expect(p).toMatchObject({ kind: 'namespaces', namespaces: ['shop'], readOnly: true });
     const ctx = { state: { principal: p } } as never;
     expect(requireNamespaceAccess(ctx, 'shop', 'read')).toBe(p);

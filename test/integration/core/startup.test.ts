@@ -96,14 +96,14 @@ describe('data folder', () => {
       expect(fs.readFileSync(path.join(dir, 'secrets', 'app-secret'), 'utf8')).toBe(secretBefore);
       const token = fs.readFileSync(s2.initialTokenFile!, 'utf8').trim();
       // once revoked, the file goes away at the next start instead of pointing at a dead token
-      const id = s2.services.tokens.list().find((t) => t.name === 'initial-admin')!.id;
+      const id = (await s2.services.tokens.list()).find((t) => t.name === 'initial-admin')!.id;
       await fetch(`${s2.url}/v1/namespaces`, {
         method: 'POST',
         headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
         body: '{"name":"kept"}',
       });
-      s2.services.tokens.create({ name: 'replacement', scope: 'admin' });
-      s2.services.tokens.revoke(id);
+      await s2.services.tokens.create({ name: 'replacement', scope: 'admin' });
+      await s2.services.tokens.revoke(id);
     } finally {
       await s2.close();
     }

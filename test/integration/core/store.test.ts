@@ -8,6 +8,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuditLog } from '../../../server/core/audit/audit.ts';
+import { createTokenService } from '../../../server/core/auth/tokens.service.ts';
+import { createTokenStore } from '../../../server/core/auth/tokens.store.ts';
 import { coreMigrations, type Migration, MigrationError, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
 import { migratePostgres, postgresStore } from '../../../server/core/storage/postgres-store.ts';
 import { type Store, sqliteStore, translate } from '../../../server/core/storage/store.ts';
@@ -219,6 +221,35 @@ describe('the core domain on both engines', () => {
       expect(typeof all[2]!.id).toBe('number');
       expect((await audit.list({ limit: 10, action: 'namespace.delete' })).map((r) => r.target)).toEqual(['crm']);
       expect((await audit.list({ limit: 1, before: all[0]!.id })).map((r) => r.action)).toEqual(['namespace.delete']);
+    }
+  });
+});
+
+describe('API tokens on both engines', () => {
+  it('create, authenticate (touching last use), list, revoke and count active admin tokens alike', async () => {
+    for (const s of [sqliteStore(openPlatformDb(tempDir('hearth-store-'), coreMigrations)), postgresStore({ url: await pgCluster.createDatabase() })]) {
+      stores.push(s);
+      if (s.dialect === 'postgres') await migratePostgres(s, coreMigrations);
+      const tokens = createTokenService(createTokenStore(s), {});
+      expect(await tokens.hasActiveAdminToken()).toBe(false);
+      const admin = await tokens.create({ name: 'admin', scope: 'admin' });
+      const reader = await tokens.create({ name: 'reader', scope: 'namespaces', namespaces: ['crm', 'crm', 'shop'], readOnly: true });
+      expect(await tokens.hasActiveAdminToken()).toBe(true);
+      expect(await tokens.authenticate(admin.token)).toEqual({ kind: 'admin', tokenId: admin.info.id, name: 'admin' });
+      expect(await tokens.authenticate(reader.token)).toEqual({
+        kind: 'namespaces',
+        tokenId: reader.info.id,
+        name: 'reader',
+        namespaces: ['crm', 'shop'],
+        readOnly: true,
+      });
+      expect(await tokens.authenticate(`${admin.token}x`)).toBeNull();
+      expect((await tokens.get(admin.info.id)).last_used_at).not.toBeNull();
+      expect((await tokens.list()).map((t) => t.name).sort()).toEqual(['admin', 'reader']);
+      expect((await tokens.revoke(admin.info.id)).revoked_at).not.toBeNull();
+      expect(await tokens.authenticate(admin.token)).toBeNull();
+      expect(await tokens.hasActiveAdminToken()).toBe(false);
+      await expect(tokens.get('nope')).rejects.toMatchObject({ code: 'token_not_found' });
     }
   });
 });

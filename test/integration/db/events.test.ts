@@ -266,7 +266,7 @@ describe('errors use the JSON envelope', () => {
   });
 
   it('403 for a token of another namespace', async () => {
-    const { token } = s.services.tokens.create({ name: 'other-only', scope: 'namespaces', namespaces: ['other'] });
+    const { token } = await s.services.tokens.create({ name: 'other-only', scope: 'namespaces', namespaces: ['other'] });
     await expectEnvelope(await s.api('/v1/shop/subscribe', { token, headers: { accept: 'text/event-stream' } }), 403, 'forbidden');
     // …which does reach its own namespace, read-only or not
     const abort = new AbortController();

@@ -55,7 +55,7 @@ function mailService(store: Store, dir: string, onAttempt: (id: string, worker: 
     dataDir: dir,
     appSecret: 'a'.repeat(64),
     audit: createAuditLog(store),
-    tokens: createTokenService(createTokenStore(db), {}),
+    tokens: createTokenService(createTokenStore(store), {}),
     logger: createLogger({ level: 'silent' }),
     options: { onAttempt },
   });
