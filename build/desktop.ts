@@ -6,6 +6,7 @@
  *   build/out/desktop/status.html + status.js   the splash / restart / error page
  *   build/out/desktop/server.cjs   the server entry for the utility process (server/entry/utility.ts), with
  *                                  better-sqlite3 left out: it is loaded from node_modules, rebuilt for Electron
+ *   build/out/desktop/helpers/     the server's helpers (worker threads, query processes), one small bundle each
  *
  * Run it with `npx electron build/out/desktop/main.cjs` (downloads Electron on first use), package it with
  * `npm run package:desktop` (see README, "Desktop packages").
@@ -13,7 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import esbuild from 'esbuild';
-import { bundleServer, log, OUT, ROOT, requireUi } from './lib.ts';
+import { bundleHelpers, bundleServer, log, OUT, ROOT, requireUi } from './lib.ts';
 
 const DIR = path.join(OUT, 'desktop');
 const t0 = Date.now();
@@ -57,6 +58,10 @@ await esbuild.build({
 });
 fs.copyFileSync(path.join(ROOT, 'electron', 'status.html'), path.join(DIR, 'status.html'));
 await bundleServer({ entry: 'server/entry/utility.ts', outfile: path.join(DIR, 'server.cjs'), external: ['better-sqlite3'] });
+await bundleHelpers({ dir: DIR, external: ['better-sqlite3'] });
 
-const files = fs.readdirSync(DIR).map((f) => `${f} ${(fs.statSync(path.join(DIR, f)).size / 1024).toFixed(0)} KB`);
+const files = fs
+  .readdirSync(DIR)
+  .filter((f) => fs.statSync(path.join(DIR, f)).isFile())
+  .map((f) => `${f} ${(fs.statSync(path.join(DIR, f)).size / 1024).toFixed(0)} KB`);
 log(`build/out/desktop: ${files.join(', ')} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);

@@ -1,9 +1,10 @@
 /**
  * `npm run build:headless`: the headless `hearth` binary for Linux x64, a Node 24 single-executable application.
  *
- *   build/out/headless/        the bundle (hearth.cjs) with the addon and the UI beside it: `node hearth.cjs serve`
- *   build/out/hearth-linux-x64 the binary: Node + the bundle + SEA assets (the bundle again for worker threads,
- *                              SQLite's addon, the admin UI, a manifest)
+ *   build/out/headless/        the bundle (hearth.cjs) with the helpers' own bundles (helpers/<role>.cjs), the addon
+ *                              and the UI beside it: `node hearth.cjs serve`
+ *   build/out/hearth-linux-x64 the binary: Node + the bundle + SEA assets (the helpers' bundles for worker threads,
+ *                              the bundle again as their fallback, SQLite's addon, the admin UI, a manifest)
  *   build/out/hearth-<version>-linux-x64.tar.gz   the binary (as `hearth`), hearth.service, INSTALL.md
  *
  * Steps: esbuild → `node --experimental-sea-config` → copy this Node binary → strip it (before injecting: stripping
@@ -14,7 +15,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BUNDLE_ASSET, MANIFEST_ASSET, type SeaManifest } from '../server/entry/sea-assets.ts';
-import { bundleServer, copyDir, fail, listFiles, log, OUT, ROOT, require, requireUi, UI_DIST, VERSION } from './lib.ts';
+import { bundleHelpers, bundleServer, copyDir, fail, listFiles, log, OUT, ROOT, require, requireUi, UI_DIST, VERSION } from './lib.ts';
 
 const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 const BUNDLE_DIR = path.join(OUT, 'headless');
@@ -32,6 +33,7 @@ fs.rmSync(BUNDLE_DIR, { recursive: true, force: true });
 fs.mkdirSync(BUNDLE_DIR, { recursive: true });
 const bundle = path.join(BUNDLE_DIR, BUNDLE_ASSET);
 await bundleServer({ entry: 'server/entry/headless.ts', outfile: bundle });
+const helpers = await bundleHelpers({ dir: BUNDLE_DIR });
 const addonSource = sqliteAddon();
 const addon = path.join(BUNDLE_DIR, 'better_sqlite3.node');
 fs.copyFileSync(addonSource, addon);
@@ -42,6 +44,7 @@ log(`bundle ${rel(bundle)} (${mb(fs.statSync(bundle).size)}), addon from ${rel(a
 const uiFiles = listFiles(path.join(BUNDLE_DIR, 'ui'));
 const assets: Record<string, string> = { [BUNDLE_ASSET]: bundle, 'better_sqlite3.node': addon };
 for (const f of uiFiles) assets[`ui/${f}`] = path.join(BUNDLE_DIR, 'ui', f);
+for (const file of Object.values(helpers)) assets[path.relative(BUNDLE_DIR, file).split(path.sep).join('/')] = file;
 const hash = crypto.createHash('sha256');
 for (const key of Object.keys(assets).sort()) hash.update(key).update('\0').update(fs.readFileSync(assets[key]!));
 const manifest: SeaManifest = { id: `${VERSION}-${hash.digest('hex').slice(0, 12)}`, addon: 'better_sqlite3.node', ui: uiFiles.map((f) => `ui/${f}`) };

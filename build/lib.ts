@@ -7,6 +7,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import esbuild from 'esbuild';
 import pkg from '../package.json' with { type: 'json' };
+import { helperBundleName } from '../server/core/runtime.ts';
+import { ROLE_NAMES } from '../server/entry/roles.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT = path.join(ROOT, 'build', 'out');
@@ -44,6 +46,31 @@ export function listFiles(dir: string): string[] {
 export function copyDir(from: string, to: string): void {
   fs.rmSync(to, { recursive: true, force: true });
   fs.cpSync(from, to, { recursive: true });
+}
+
+/**
+ * The module of each helper role (server/entry/roles.ts lists the same roles; `bundleHelpers` refuses to build when
+ * the two disagree). Each becomes its own small bundle, so a worker thread compiles only what it runs.
+ */
+export const HELPER_MODULES: Record<string, string> = {
+  'db-check': 'server/db/namespaces/check.worker.ts',
+  'db-snapshot': 'server/core/storage/snapshot.worker.ts',
+  'db-checkpoint': 'server/core/storage/checkpoint.worker.ts',
+  'mail-smtp': 'server/mail/delivery/smtp.worker.ts',
+  'sql-child': 'server/db/sql/sql.child.ts',
+};
+
+/** Bundles every helper role's module into `<dir>/helpers/<role>.cjs` (core/runtime.ts finds them there); returns the files by role. */
+export async function bundleHelpers(opts: { dir: string; external?: string[] }): Promise<Record<string, string>> {
+  const roles = Object.keys(HELPER_MODULES).sort();
+  if (roles.join() !== [...ROLE_NAMES].sort().join())
+    fail(`build/lib.ts HELPER_MODULES (${roles.join(', ')}) and server/entry/roles.ts (${ROLE_NAMES.join(', ')}) list different roles`);
+  const files: Record<string, string> = {};
+  for (const role of roles) {
+    files[role] = path.join(opts.dir, helperBundleName(role));
+    await bundleServer({ entry: HELPER_MODULES[role]!, outfile: files[role], external: opts.external });
+  }
+  return files;
 }
 
 /**

@@ -4,15 +4,22 @@
  * - `source` (npm start, the tests, the CLI from a checkout): Node runs the TypeScript files, and a helper is its
  *   own `.ts` file (the `devModule` URL each call site passes).
  * - `bundle` (`node hearth.cjs`, the Electron utility process): everything is one CommonJS file built by esbuild;
- *   a helper is that same file started again with a hidden role argument (`--hearth-role=<name>`).
+ *   a helper is its own small bundle beside it (`helpers/<role>.cjs`, build/lib.ts `bundleHelpers`), or, when that
+ *   file is missing, the server's bundle started again with a hidden role argument (`--hearth-role=<name>`).
  * - `sea` (the headless single-executable binary): there are no script files at all. A child process is the binary
- *   itself started again with the role argument; a worker thread evaluates the bundle, which the binary also carries
- *   as an asset, with the role in its argv.
+ *   itself started again with the role argument; a worker thread evaluates the helper's own bundle, which the binary
+ *   carries as the asset `helpers/<role>.cjs` (or, without it, the whole bundle asset), with the role in its argv.
+ *
+ * A helper's own bundle holds only its module and what that imports: a thread that checkpoints platform.db no longer
+ * compiles the whole server (its start took a core for ~150 ms beside the server's own start, and ~20 MB).
  *
  * The bundle's entries (`server/entry/headless.ts`, `server/entry/utility.ts`) call `configureRuntime()` and, when
  * `requestedRole()` names one, run that helper instead of the server (`server/entry/roles.ts`).
  */
 import { type ChildProcess, type ForkOptions, fork } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { getAssetKeys, isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
@@ -36,6 +43,30 @@ export function bundledUiDir(): string | null {
   return current.kind === 'source' ? null : (current.uiDir ?? null);
 }
 
+/** Where a helper's own bundle lives: beside the server's bundle, and under this key among the binary's assets. */
+export function helperBundleName(role: string): string {
+  return `helpers/${role}.cjs`;
+}
+
+const helperFiles = new Map<string, string | null>();
+
+/** The helper's own bundle file beside `bundleFile`, or null when the build did not make one. */
+function helperFile(bundleFile: string, role: string): string | null {
+  let file = helperFiles.get(role);
+  if (file === undefined) {
+    const candidate = path.join(path.dirname(bundleFile), helperBundleName(role));
+    file = fs.existsSync(candidate) ? candidate : null;
+    helperFiles.set(role, file);
+  }
+  return file;
+}
+
+/** The helper's own bundle among the binary's assets, or null. */
+function helperAsset(role: string): string | null {
+  const key = helperBundleName(role);
+  return isSea() && getAssetKeys().includes(key) ? key : null;
+}
+
 /** The helper role this process or thread was started for, if any. */
 export function requestedRole(argv: readonly string[] = process.argv): string | null {
   const arg = argv.find((a) => a.startsWith(ROLE_FLAG));
@@ -52,9 +83,9 @@ export function spawnWorker(role: string, devModule: URL, options: WorkerOptions
     case 'source':
       return new Worker(devModule, options);
     case 'bundle':
-      return new Worker(current.file, { ...options, argv });
+      return new Worker(helperFile(current.file, role) ?? current.file, { ...options, argv });
     case 'sea':
-      return new Worker(seaWorkerBootstrap(current.bundleAsset), { ...options, eval: true, argv });
+      return new Worker(seaWorkerBootstrap(helperAsset(role) ?? current.bundleAsset), { ...options, eval: true, argv });
   }
 }
 
@@ -67,7 +98,7 @@ export function forkChild(role: string, devModule: URL, args: readonly string[],
     case 'source':
       return fork(fileURLToPath(devModule), [...args], options);
     case 'bundle':
-      return fork(current.file, [ROLE_FLAG + role, ...args], options);
+      return fork(helperFile(current.file, role) ?? current.file, [ROLE_FLAG + role, ...args], options);
     case 'sea':
       // The binary ignores its first argument as a script name: the role flag stands there, and Node options have
       // no meaning for it.
@@ -75,7 +106,7 @@ export function forkChild(role: string, devModule: URL, args: readonly string[],
   }
 }
 
-/** Code for an `eval` worker inside the binary: evaluates the bundle asset as a CommonJS module. */
+/** Code for an `eval` worker inside the binary: evaluates a bundle asset (a helper's own, or the server's) as a CommonJS module. */
 function seaWorkerBootstrap(asset: string): string {
   return `'use strict';
 const { getAsset } = require('node:sea');

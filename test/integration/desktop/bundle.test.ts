@@ -123,6 +123,8 @@ describe('desktop packaging (electron-builder, stand-in Electron)', () => {
       const unpacked = path.join(resources, 'app.asar.unpacked');
       for (const f of [
         'build/out/desktop/server.cjs',
+        'build/out/desktop/helpers/db-check.cjs',
+        'build/out/desktop/helpers/sql-child.cjs',
         'ui/dist/index.html',
         'node_modules/better-sqlite3/lib/index.js',
         'node_modules/better-sqlite3/prebuilds/linux-x64.node',
