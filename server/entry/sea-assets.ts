@@ -1,7 +1,9 @@
 /**
  * The headless binary's files: SQLite's native addon and the admin UI travel inside the executable as SEA assets.
- * At start they are written to a private cache folder (once per build; later starts only compare the bytes) so the
- * addon can be loaded with `process.dlopen` and the UI served from disk.
+ * At start they are written to a private cache folder (once per build) so the addon can be loaded with `process.dlopen`
+ * and the UI served from disk. Later starts compare only each file's size with its asset's: reading every asset back
+ * to compare its bytes cost each start ~4 MB of the binary's pages, which then stayed resident. A file of the wrong
+ * size (a crash half-way, a truncated copy) is written again.
  *
  * The cache folder, first that applies: HEARTH_CACHE_DIR; systemd's CACHE_DIRECTORY (`CacheDirectory=` in the
  * unit); `$XDG_CACHE_HOME/hearth`; `~/.cache/hearth`; `<tmp>/hearth-<uid>`. It must be a real folder owned by this
@@ -12,7 +14,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { getAsset } from 'node:sea';
+import { getAsset, getRawAsset } from 'node:sea';
 import { processEnvironment } from '../core/config/environment.ts';
 
 /** Written by build/headless.ts into the binary. */
@@ -67,14 +69,19 @@ export function ensurePrivateDir(dir: string): void {
   if (problem) throw new Error(`refusing to use the cache folder ${dir}: ${problem}; set HEARTH_CACHE_DIR to a private folder`);
 }
 
-/** Writes `data` to `file` unless it already holds exactly that, atomically (several processes may start at once). */
-function writeIfDifferent(file: string, data: Buffer, mode: number): void {
+/**
+ * Writes asset `key` to `file` unless the file already has the asset's size, atomically (several processes may start
+ * at once). The asset's bytes are read only when written: `getRawAsset` maps them without copying.
+ */
+function extractAsset(key: string, file: string, mode: number): void {
+  const raw = getRawAsset(key);
   try {
-    const have = fs.readFileSync(file);
-    if (have.equals(data)) return;
+    if (fs.statSync(file).size === raw.byteLength) return;
   } catch {
     // missing: write it
   }
+  // A read-only view of the binary's own pages: written out as it is, never modified.
+  const data = new Uint8Array(raw);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
   fs.writeFileSync(tmp, data, { mode });
@@ -89,13 +96,13 @@ export function extractSeaAssets(env: NodeJS.ProcessEnv = processEnvironment()):
   const dir = path.join(root, manifest.id);
   ensurePrivateDir(dir);
   const addon = path.join(dir, 'better_sqlite3.node');
-  writeIfDifferent(addon, Buffer.from(getAsset(manifest.addon)), 0o700);
+  extractAsset(manifest.addon, addon, 0o700);
   const uiDir = path.join(dir, 'ui');
   for (const key of manifest.ui) {
     const rel = key.slice('ui/'.length);
     const file = path.join(uiDir, rel);
     if (!file.startsWith(uiDir + path.sep)) continue;
-    writeIfDifferent(file, Buffer.from(getAsset(key)), 0o600);
+    extractAsset(key, file, 0o600);
   }
   return { addon, uiDir, dir };
 }
