@@ -30,7 +30,7 @@ import type { AppContext, HotContext } from './core/http/context.ts';
 import { hotDispatcher } from './core/http/hot.ts';
 import { createLogger, type Logger } from './core/logging/logger.ts';
 import { createMetrics } from './core/metrics/metrics.ts';
-import { advertise, type MdnsAdvertisement } from './core/net/mdns.ts';
+import type { MdnsAdvertisement } from './core/net/mdns.ts';
 import { isLoopback, lanLabel } from './core/net/names.ts';
 import { bundledUiDir } from './core/runtime.ts';
 import { resolveAppSecret, SecretStore } from './core/secrets/secrets.ts';
@@ -366,6 +366,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       mdns = null;
     }
     if (want && !mdns) {
+      // The mDNS library loads only when the server announces itself (beyond loopback, or --mdns).
+      const { advertise } = await import('./core/net/mdns.ts');
       mdns = advertise({
         name: label,
         port: address.port,

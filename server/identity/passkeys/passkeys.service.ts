@@ -8,21 +8,18 @@
  * - Attestation is not requested (`none`): Hearth does not restrict authenticator models.
  */
 import crypto from 'node:crypto';
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-} from '@simplewebauthn/server';
+import type { AuthenticationResponseJSON, RegistrationResponseJSON, verifyAuthenticationResponse, verifyRegistrationResponse } from '@simplewebauthn/server';
 import type { AuditLog } from '../../core/audit/audit.ts';
 import type { SessionInfo } from '../../core/auth/tokens.service.ts';
 import { HearthError } from '../../core/http/errors.ts';
+import { lazy } from '../../core/lazy.ts';
 import type { Actor } from '../accounts/accounts.service.ts';
 import type { AccountStore } from '../accounts/accounts.store.ts';
 import type { SessionsService } from '../sessions/sessions.service.ts';
 import type { PasskeyRow, PasskeyStore } from './passkeys.store.ts';
+
+/** The WebAuthn library (with its ASN.1 and X.509 parsers), loaded at the first passkey ceremony. */
+const webauthn = lazy(() => import('@simplewebauthn/server'));
 
 export const CHALLENGE_LIFETIME_MS = 5 * 60_000;
 export const MAX_PASSKEYS_PER_ACCOUNT = 20;
@@ -86,7 +83,7 @@ export function createPasskeysService(deps: {
     const { origin, rpID } = rp();
     let result: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
-      result = await verifyAuthenticationResponse({
+      result = await (await webauthn()).verifyAuthenticationResponse({
         response: input.response,
         expectedChallenge: c.challenge,
         expectedOrigin: origin,
@@ -108,7 +105,7 @@ export function createPasskeysService(deps: {
       const row = accountStore.getAccount(session.sub)!;
       const existing = store.ofSub(session.sub);
       if (existing.length >= MAX_PASSKEYS_PER_ACCOUNT) throw new HearthError('conflict', `an account holds at most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys`);
-      const options = await generateRegistrationOptions({
+      const options = await (await webauthn()).generateRegistrationOptions({
         rpName: 'Hearth',
         rpID: rp().rpID,
         userName: row.login!,
@@ -128,7 +125,7 @@ export function createPasskeysService(deps: {
       const { origin, rpID } = rp();
       let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
       try {
-        verified = await verifyRegistrationResponse({
+        verified = await (await webauthn()).verifyRegistrationResponse({
           response: input.response,
           expectedChallenge: c.challenge,
           expectedOrigin: origin,
@@ -159,7 +156,7 @@ export function createPasskeysService(deps: {
     },
 
     async loginOptions() {
-      const options = await generateAuthenticationOptions({ rpID: rp().rpID, userVerification: 'required', timeout: CHALLENGE_LIFETIME_MS });
+      const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rp().rpID, userVerification: 'required', timeout: CHALLENGE_LIFETIME_MS });
       return { challengeId: newChallenge('login', null, options.challenge), options };
     },
 
@@ -184,7 +181,7 @@ export function createPasskeysService(deps: {
     async reauthOptions(session: SessionInfo) {
       const mine = store.ofSub(session.sub);
       if (mine.length === 0) throw new HearthError('passkey_not_found', 'this account has no passkey: confirm with the password instead');
-      const options = await generateAuthenticationOptions({
+      const options = await (await webauthn()).generateAuthenticationOptions({
         rpID: rp().rpID,
         userVerification: 'required',
         timeout: CHALLENGE_LIFETIME_MS,

@@ -12,7 +12,8 @@
  */
 import net from 'node:net';
 import type tls from 'node:tls';
-import { ImapFlow, type MessageStructureObject } from 'imapflow';
+import type { ImapFlow, MessageStructureObject } from 'imapflow';
+import { lazy } from '../../core/lazy.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { MailClock } from '../clock.ts';
 import type { SecretBox } from '../crypto.ts';
@@ -21,6 +22,9 @@ import type { ProfileRow } from '../profiles/profiles.store.ts';
 import { describeTlsFailure, withTrustedCa } from '../tls-ca.ts';
 import type { BounceStore, MailboxIdentity } from './bounces.store.ts';
 import { headerValue, parseDeliveryStatus } from './dsn.ts';
+
+/** The IMAP client (and its mail parsing), loaded at the first bounce check: a server without IMAP settings never needs it. */
+const imapflow = lazy(() => import('imapflow'));
 
 export type BounceError = 'open_failed' | 'search_failed' | 'apply_failed' | 'save_failed' | 'interrupted';
 
@@ -138,7 +142,8 @@ export function createBouncePoller(deps: {
   /** The pass in progress of each profile: whoever asks meanwhile joins it. */
   const inflight = new Map<string, Promise<CheckOutcome>>();
 
-  function client(p: ProfileRow): ImapFlow {
+  async function client(p: ProfileRow): Promise<ImapFlow> {
+    const { ImapFlow } = await imapflow();
     const pass = p.imap_password === null ? '' : (box.open(p.imap_password, p.key, 'imap') ?? '');
     const c = new ImapFlow({
       host: p.imap_host!,
@@ -159,7 +164,7 @@ export function createBouncePoller(deps: {
 
   /** Connects and opens the folder read-only; the UIDVALIDITY as a string. */
   async function open(p: ProfileRow, expectValidity: string | null): Promise<{ c: ImapFlow; validity: string; uidNext: number; esearch: boolean }> {
-    const c = client(p);
+    const c = await client(p);
     try {
       await c.connect();
       const box = await c.mailboxOpen(p.imap_folder!, { readOnly: true });

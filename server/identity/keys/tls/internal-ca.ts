@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import crypto from 'node:crypto';
 import net from 'node:net';
 import * as x509 from '@peculiar/x509';
-import type { CertificateSource, TlsMaterial } from './source.ts';
+import { type CertificateSource, canonicalName, sanList, type TlsMaterial } from './source.ts';
 import type { TlsStore } from './tls.store.ts';
 
 x509.cryptoProvider.set(globalThis.crypto);
@@ -136,18 +136,6 @@ export function createInternalCa(opts: InternalCaOptions): InternalCa {
 }
 
 /** The subject alternative names of a certificate, as plain names and addresses. */
-export function sanList(cert: crypto.X509Certificate): string[] {
-  return (cert.subjectAltName ?? '')
-    .split(', ')
-    .map((s) => s.replace(/^(DNS|IP Address):/, ''))
-    .filter(Boolean);
-}
-
-/** A name or address in one spelling (IPv6 compressed, lower case), for comparing lists of names. */
-export function canonicalName(n: string): string {
-  return net.isIPv6(n) ? new URL(`http://[${n}]`).hostname.slice(1, -1) : n.toLowerCase();
-}
-
 const sameSet = (a: string[], b: string[]) => {
   const x = new Set(a.map(canonicalName));
   const y = new Set(b.map(canonicalName));

@@ -1,4 +1,9 @@
-/** What a certificate source (internal CA, ACME, files) gives the TLS service (tls.service.ts), and the modes. */
+/**
+ * What a certificate source (internal CA, ACME, files) gives the TLS service (tls.service.ts), the modes, and the
+ * name helpers both use. The internal CA (X.509 library) and ACME (its client) are loaded when their mode starts.
+ */
+import type crypto from 'node:crypto';
+import net from 'node:net';
 
 export type TlsMode = 'off' | 'internal' | 'acme' | 'files';
 
@@ -18,4 +23,17 @@ export interface CertificateSource {
   /** Source-specific status (ACME directory and last order, the files' paths). */
   status(): Record<string, unknown>;
   close(): Promise<void>;
+}
+
+/** The names and addresses a certificate covers (its subjectAltName). */
+export function sanList(cert: crypto.X509Certificate): string[] {
+  return (cert.subjectAltName ?? '')
+    .split(', ')
+    .map((s) => s.replace(/^(DNS|IP Address):/, ''))
+    .filter(Boolean);
+}
+
+/** A name or address in one spelling (IPv6 compressed, lower case), for comparing lists of names. */
+export function canonicalName(n: string): string {
+  return net.isIPv6(n) ? new URL(`http://[${n}]`).hostname.slice(1, -1) : n.toLowerCase();
 }

@@ -11,10 +11,10 @@ import type tls from 'node:tls';
 import type { Logger } from '../../../core/logging/logger.ts';
 import type { SecretStore } from '../../../core/secrets/secrets.ts';
 import type { KekSettings } from '../keys.crypto.ts';
-import { type AcmeSource, createAcmeSource } from './acme.ts';
+import type { AcmeSource } from './acme.ts';
 import { createFilesSource } from './files.ts';
-import { canonicalName, createInternalCa, type InternalCa, sanList } from './internal-ca.ts';
-import type { CertificateSource, TlsMaterial, TlsMode } from './source.ts';
+import type { InternalCa } from './internal-ca.ts';
+import { type CertificateSource, canonicalName, sanList, type TlsMaterial, type TlsMode } from './source.ts';
 import { TlsStore } from './tls.store.ts';
 
 export type { CertificateSource, TlsMaterial, TlsMode } from './source.ts';
@@ -88,14 +88,24 @@ export function createTlsService(opts: TlsServiceOptions) {
   let mode: TlsMode = opts.mode;
   let rootCache: { pem: string; cert: crypto.X509Certificate } | null = null;
 
-  function makeSource(mode: Exclude<TlsMode, 'off'>): CertificateSource {
+  /** The source of a mode; the internal CA's X.509 library and the ACME client load only when their mode starts. */
+  async function makeSource(mode: Exclude<TlsMode, 'off'>): Promise<CertificateSource> {
     const store = (area: string) => new TlsStore(opts.dataDir, area, opts.kekSettings, opts.secrets);
-    if (mode === 'internal') return createInternalCa({ store: store('internal'), names: opts.names, now, leafLifetimeMs: opts.leafLifetimeMs });
+    if (mode === 'internal')
+      return (await import('./internal-ca.ts')).createInternalCa({ store: store('internal'), names: opts.names, now, leafLifetimeMs: opts.leafLifetimeMs });
     if (mode === 'files') {
       return createFilesSource({ certFile: opts.certFile!, keyFile: opts.keyFile!, now, onChange: () => void reload('the certificate files changed') });
     }
     const a = opts.acme!;
-    return createAcmeSource({ store: store('acme'), directory: a.directory, email: a.email, dnsHook: a.dnsHook, caFile: a.caFile, names: opts.names(), now });
+    return (await import('./acme.ts')).createAcmeSource({
+      store: store('acme'),
+      directory: a.directory,
+      email: a.email,
+      dnsHook: a.dnsHook,
+      caFile: a.caFile,
+      names: opts.names(),
+      now,
+    });
   }
 
   function describe(m: TlsMaterial): CertificateInfo {
@@ -169,7 +179,7 @@ export function createTlsService(opts: TlsServiceOptions) {
   async function start(): Promise<void> {
     if (mode === 'off') return;
     try {
-      source = makeSource(mode);
+      source = await makeSource(mode);
       install(await source.start());
     } catch (err) {
       await source?.close();
