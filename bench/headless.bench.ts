@@ -1,6 +1,7 @@
 /**
  * The headless binary: cold start to a healthy /healthz, size, and resident memory when idle, each against `node`
- * running the very same bundle (build/out/headless/hearth.cjs, with the addon and UI beside it) in the same run.
+ * running the very same bundle (build/out/headless/hearth.cjs, the launcher of hearth-server.cjs, with the code
+ * cache, the addon and UI beside it) in the same run.
  *
  *   start    spawn `serve --port 0 --data <empty folder>` → first 200 from /healthz; median of BENCH_HEADLESS_RUNS
  *            runs (7), each with a new data folder. The binary's first start (empty cache folder, so it unpacks the
@@ -58,14 +59,17 @@ const stripped = path.join(work.dir, 'node-stripped');
 fs.copyFileSync(process.execPath, stripped);
 const canStrip = spawnSync('strip', [stripped], { stdio: 'ignore' }).status === 0;
 const bundleDir = path.dirname(BUNDLE);
-const bundleBytes = fs.statSync(BUNDLE).size;
+const bundleBytes = fs.statSync(path.join(bundleDir, 'hearth-server.cjs')).size;
+const cacheFile = path.join(bundleDir, 'hearth-server.cache');
+const cacheBytes = fs.existsSync(cacheFile) ? fs.statSync(cacheFile).size : 0;
 const addonBytes = fs.statSync(path.join(bundleDir, 'better_sqlite3.node')).size;
 printTable([
   ['', 'size'],
   ['binary', mb(fs.statSync(BINARY).size)],
   ...(tarball ? [['tarball (gzip)', mb(fs.statSync(path.join(path.dirname(BINARY), tarball)).size)]] : []),
   [canStrip ? 'node 24, stripped (baseline)' : 'node 24 (baseline, not stripped)', mb(fs.statSync(stripped).size)],
-  ['bundle (hearth.cjs)', mb(bundleBytes)],
+  ['server bundle (hearth-server.cjs)', mb(bundleBytes)],
+  ['its V8 code cache (hearth-server.cache)', mb(cacheBytes)],
   ['SQLite addon', mb(addonBytes)],
 ]);
 console.log(`  binary / stripped node: ${ratio(fs.statSync(BINARY).size, fs.statSync(stripped).size)}`);

@@ -1,20 +1,22 @@
 /**
  * `npm run build:headless`: the headless `hearth` binary for Linux x64, a Node 24 single-executable application.
  *
- *   build/out/headless/        the bundle (hearth.cjs) with the helpers' own bundles (helpers/<role>.cjs), the addon
- *                              and the UI beside it: `node hearth.cjs serve`
- *   build/out/hearth-linux-x64 the binary: Node + the bundle + SEA assets (the helpers' bundles for worker threads,
- *                              the bundle again as their fallback, SQLite's addon, the admin UI, a manifest)
+ *   build/out/headless/        `node hearth.cjs serve`: the launcher (hearth.cjs, server/entry/launch.ts), the server's
+ *                              bundle (hearth-server.cjs) and its V8 code cache (hearth-server.cache), the helpers' own
+ *                              bundles (helpers/<role>.cjs), the addon and the UI
+ *   build/out/hearth-linux-x64 the binary: Node + the launcher as its main script + SEA assets (the server's bundle and
+ *                              its code cache, the helpers' bundles, SQLite's addon, the admin UI, a manifest)
  *   build/out/hearth-<version>-linux-x64.tar.gz   the binary (as `hearth`), hearth.service, INSTALL.md
  *
- * Steps: esbuild → `node --experimental-sea-config` → copy this Node binary → strip it (before injecting: stripping
- * afterwards would remove the blob) → postject → smoke test (`--version`) → tarball.
+ * Steps: esbuild → one `node hearth.cjs serve` to a healthy /healthz, whose exit writes the code cache (launch.ts) →
+ * `node --experimental-sea-config` → copy this Node binary → strip it (before injecting: stripping afterwards would
+ * remove the blob) → postject → smoke test (`--version`) → tarball.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BUNDLE_ASSET, MANIFEST_ASSET, type SeaManifest } from '../server/entry/sea-assets.ts';
+import { BUNDLE_ASSET, CODE_CACHE_ASSET, CODE_CACHE_OUT_ENV, MANIFEST_ASSET, SERVER_BUNDLE_FILE, type SeaManifest } from '../server/entry/sea-assets.ts';
 import { bundleHelpers, bundleServer, copyDir, fail, listFiles, log, OUT, ROOT, require, requireUi, UI_DIST, VERSION } from './lib.ts';
 
 const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
@@ -31,18 +33,22 @@ requireUi();
 // 1. The bundle, with SQLite's addon and the UI beside it.
 fs.rmSync(BUNDLE_DIR, { recursive: true, force: true });
 fs.mkdirSync(BUNDLE_DIR, { recursive: true });
-const bundle = path.join(BUNDLE_DIR, BUNDLE_ASSET);
+const bundle = path.join(BUNDLE_DIR, SERVER_BUNDLE_FILE);
 await bundleServer({ entry: 'server/entry/headless.ts', outfile: bundle });
+const launcher = path.join(BUNDLE_DIR, 'hearth.cjs');
+await bundleServer({ entry: 'server/entry/launch.ts', outfile: launcher });
 const helpers = await bundleHelpers({ dir: BUNDLE_DIR });
 const addonSource = sqliteAddon();
 const addon = path.join(BUNDLE_DIR, 'better_sqlite3.node');
 fs.copyFileSync(addonSource, addon);
 copyDir(UI_DIST, path.join(BUNDLE_DIR, 'ui'));
-log(`bundle ${rel(bundle)} (${mb(fs.statSync(bundle).size)}), addon from ${rel(addonSource)}`);
+const codeCache = path.join(BUNDLE_DIR, CODE_CACHE_ASSET);
+await makeCodeCache(codeCache);
+log(`bundle ${rel(bundle)} (${mb(fs.statSync(bundle).size)}, code cache ${mb(fs.statSync(codeCache).size)}), addon from ${rel(addonSource)}`);
 
 // 2. The SEA blob: the bundle as the main script and as an asset, the addon, the UI files, the manifest.
 const uiFiles = listFiles(path.join(BUNDLE_DIR, 'ui'));
-const assets: Record<string, string> = { [BUNDLE_ASSET]: bundle, 'better_sqlite3.node': addon };
+const assets: Record<string, string> = { [BUNDLE_ASSET]: bundle, [CODE_CACHE_ASSET]: codeCache, 'better_sqlite3.node': addon };
 for (const f of uiFiles) assets[`ui/${f}`] = path.join(BUNDLE_DIR, 'ui', f);
 for (const file of Object.values(helpers)) assets[path.relative(BUNDLE_DIR, file).split(path.sep).join('/')] = file;
 const hash = crypto.createHash('sha256');
@@ -55,7 +61,7 @@ const blob = path.join(OUT, 'sea-prep.blob');
 const seaConfig = path.join(OUT, 'sea-config.json');
 fs.writeFileSync(
   seaConfig,
-  JSON.stringify({ main: bundle, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, useSnapshot: false, assets }, null, 2),
+  JSON.stringify({ main: launcher, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, useSnapshot: false, assets }, null, 2),
 );
 run(process.execPath, ['--experimental-sea-config', seaConfig]);
 
@@ -84,6 +90,42 @@ fs.rmSync(stage, { recursive: true, force: true });
 for (const f of [blob, seaConfig, manifestFile]) fs.rmSync(f, { force: true });
 
 log(`${rel(BINARY)} ${mb(fs.statSync(BINARY).size)}, ${rel(TARBALL)} ${mb(fs.statSync(TARBALL).size)} (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+
+/**
+ * V8's code cache of the server's bundle as a start leaves it: `node hearth.cjs serve` on an empty data folder until
+ * /healthz answers, then SIGTERM; launch.ts writes the cache as the process exits. This Node is the one the binary
+ * embeds, so the binary accepts the cache (and `node hearth.cjs` under this same Node).
+ */
+async function makeCodeCache(out: string): Promise<void> {
+  fs.rmSync(out, { force: true });
+  const data = fs.mkdtempSync(path.join(OUT, '.code-cache-'));
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: data, LANG: 'C.UTF-8', [CODE_CACHE_OUT_ENV]: out };
+  const child = spawn(process.execPath, [launcher, 'serve', '--port', '0', '--data', path.join(data, 'data')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (output += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    const t0 = Date.now();
+    for (;;) {
+      if (child.exitCode !== null || Date.now() - t0 > 60_000) fail(`the code-cache run did not become healthy: ${output}`);
+      const url = /listening on (http:\/\/[\d.:]+)/.exec(output)?.[1];
+      const healthy = url
+        ? await fetch(`${url}/healthz`).then(
+            (r) => r.ok,
+            () => false,
+          )
+        : false;
+      if (healthy) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  } finally {
+    child.kill('SIGTERM');
+  }
+  const code = await exited;
+  fs.rmSync(data, { recursive: true, force: true });
+  if (code !== 0 || !fs.existsSync(out)) fail(`the code-cache run ended with ${code} and no cache: ${output}`);
+}
 
 function sqliteAddon(): string {
   const dir = path.dirname(require.resolve('better-sqlite3/package.json'));

@@ -1,7 +1,8 @@
 /**
- * The headless binary's files: SQLite's native addon and the admin UI travel inside the executable as SEA assets.
- * At start they are written to a private cache folder (once per build) so the addon can be loaded with `process.dlopen`
- * and the UI served from disk. Later starts compare only each file's size with its asset's: reading every asset back
+ * The headless binary's files: the server's bundle and its code cache, SQLite's native addon and the admin UI travel
+ * inside the executable as SEA assets. At start they are written to a private cache folder (once per build) so the
+ * bundle is read from a file (launch.ts: the binary's own pages it would touch stay resident), the addon can be loaded
+ * with `process.dlopen` and the UI served from disk. Later starts compare only each file's size with its asset's: reading every asset back
  * to compare its bytes cost each start ~4 MB of the binary's pages, which then stayed resident. A file of the wrong
  * size (a crash half-way, a truncated copy) is written again.
  *
@@ -28,8 +29,17 @@ export interface SeaManifest {
 }
 
 export const MANIFEST_ASSET = 'manifest.json';
-/** The bundle itself, again, as an asset: worker threads evaluate it (core/runtime.ts). */
+/**
+ * The server's bundle (server/entry/headless.ts) as an asset: the binary's main script (launch.ts) compiles it, and
+ * a worker thread evaluates it when the build made no bundle of the helper's own (core/runtime.ts).
+ */
 export const BUNDLE_ASSET = 'hearth.cjs';
+/** The server's bundle as a file beside `hearth.cjs` (launch.ts), which `node hearth.cjs` runs. */
+export const SERVER_BUNDLE_FILE = 'hearth-server.cjs';
+/** V8's code cache of the server's bundle, made at build time: an asset of the binary, and a file beside the bundle. */
+export const CODE_CACHE_ASSET = 'hearth-server.cache';
+/** Build time only: where launch.ts writes the code cache when the process exits. */
+export const CODE_CACHE_OUT_ENV = 'HEARTH_CODE_CACHE_OUT';
 
 export function cacheRoot(env: NodeJS.ProcessEnv = processEnvironment()): string {
   if (env.HEARTH_CACHE_DIR) return path.resolve(env.HEARTH_CACHE_DIR);
@@ -73,7 +83,7 @@ export function ensurePrivateDir(dir: string): void {
  * Writes asset `key` to `file` unless the file already has the asset's size, atomically (several processes may start
  * at once). The asset's bytes are read only when written: `getRawAsset` maps them without copying.
  */
-function extractAsset(key: string, file: string, mode: number): void {
+export function extractAsset(key: string, file: string, mode: number): void {
   const raw = getRawAsset(key);
   try {
     if (fs.statSync(file).size === raw.byteLength) return;
@@ -88,13 +98,19 @@ function extractAsset(key: string, file: string, mode: number): void {
   fs.renameSync(tmp, file);
 }
 
-/** Extracts this build's assets into the cache folder; returns the addon file and the UI folder. */
-export function extractSeaAssets(env: NodeJS.ProcessEnv = processEnvironment()): { addon: string; uiDir: string; dir: string } {
+/** This build's private cache folder, `<cache root>/<manifest id>` (created when missing), and the manifest. */
+export function buildCacheDir(env: NodeJS.ProcessEnv = processEnvironment()): { dir: string; manifest: SeaManifest } {
   const manifest = JSON.parse(getAsset(MANIFEST_ASSET, 'utf8')) as SeaManifest;
   const root = cacheRoot(env);
   ensurePrivateDir(root);
   const dir = path.join(root, manifest.id);
   ensurePrivateDir(dir);
+  return { dir, manifest };
+}
+
+/** Extracts this build's assets into the cache folder; returns the addon file and the UI folder. */
+export function extractSeaAssets(env: NodeJS.ProcessEnv = processEnvironment()): { addon: string; uiDir: string; dir: string } {
+  const { dir, manifest } = buildCacheDir(env);
   const addon = path.join(dir, 'better_sqlite3.node');
   extractAsset(manifest.addon, addon, 0o700);
   const uiDir = path.join(dir, 'ui');

@@ -98,6 +98,9 @@ describe('headless binary', () => {
     expect(cache).toHaveLength(1);
     expect(cache[0]).toMatch(new RegExp(`^${pkg.version.replace(/\./g, '\\.')}-[0-9a-f]{12}$`));
     expect((fs.statSync(env.HEARTH_CACHE_DIR!).mode & 0o777).toString(8)).toBe('700');
+    // So were the server's bundle and its build-time code cache, which the binary's launcher reads from there.
+    const files = fs.readdirSync(path.join(env.HEARTH_CACHE_DIR!, cache[0]!)).sort();
+    expect(files).toEqual(['better_sqlite3.node', 'hearth-server.cache', 'hearth-server.cjs', 'ui']);
   });
 
   it('answers /healthz', async () => {
