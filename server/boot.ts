@@ -2,8 +2,10 @@
  * The one boot: `startServer` is how Hearth starts, for `hearth serve`, the Electron utility process, the tests and
  * the benchmarks. In order: configuration and the private data folder, the platform database, the domains (db, mail,
  * identity, each through its index.ts), the `Api` with every route, the TLS service, the HTTP handler (hot routes,
- * then the Koa app), the listeners (server/boot-listeners.ts), mDNS; then the running server's `rebind` and `close`,
- * which stop everything in the reverse order. A start that fails half-way closes what it opened before throwing.
+ * then the Koa app), the listeners (server/boot-listeners.ts), platform.db's checkpointer thread, mDNS; then the
+ * running server's `rebind` and `close`, which stop everything in the reverse order. A start that fails half-way closes
+ * what it opened before throwing. What only some paths need loads on first use (core/lazy.ts), and background threads
+ * start after the listener is up, so a start spends its time on answering the first request.
  */
 
 import http from 'node:http';
@@ -137,7 +139,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   let authenticatorOrigin: string | null = config.authenticatorOrigin ?? null;
 
   const platformDb = openPlatformDb(config.dataDir, allMigrations);
-  const checkpointer = startCheckpointer(platformDb);
+  /** platform.db's checkpointer thread: started once the listener is up (commits checkpoint themselves until then). */
+  let checkpointer: { close(): Promise<void> } | null = null;
   const metrics = createMetrics();
   // The core store over platform.db (issue 18: the domains move onto it one by one; PostgreSQL implements the same).
   const store = sqliteStore(platformDb);
@@ -243,7 +246,6 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     await identity.start();
   } catch (err) {
     await db.close();
-    await checkpointer.close();
     platformDb.close();
     throw err;
   }
@@ -298,7 +300,6 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     await mail.close();
     await db.close();
     await identity.close();
-    await checkpointer.close();
     platformDb.close();
     throw err;
   };
@@ -343,6 +344,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   /** Listeners the server has moved away from whose connections are still finishing. */
   const leaving = new Set<Promise<void>>();
   await listen(server, config.port, config.host).catch((err) => abortStart(err, started));
+  checkpointer = startCheckpointer(platformDb);
   let address = describe(server, tls.enabled);
   // The public address is a name, never an IP: WebAuthn refuses IP addresses, and `localhost` is a secure context.
   const derivePublicUrl = () => {
@@ -478,7 +480,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         await mail.close();
         await db.close();
         await identity.close();
-        await checkpointer.close();
+        await checkpointer?.close();
         platformDb.close();
         releasePid();
         logger.info('hearth stopped');

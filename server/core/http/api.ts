@@ -5,6 +5,7 @@ import { formatBytes, readJsonBody } from './body.ts';
 import type { AppContext, AppState, HotContext } from './context.ts';
 import { HearthError } from './errors.ts';
 import { HotRoutes } from './hot.ts';
+import { setBody } from './json-body.ts';
 
 export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -170,7 +171,7 @@ export class Api {
         throw err;
       }
       const result = await def.handler(c, { params, query, body } as never);
-      if (result !== undefined) ctx.body = result;
+      if (result !== undefined) setBody(ctx, result);
     });
   }
 

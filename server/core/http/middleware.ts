@@ -5,6 +5,7 @@ import type { Logger } from '../logging/logger.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { AppContext, AppMiddleware } from './context.ts';
 import { type ErrorCode, HearthError } from './errors.ts';
+import { setBody } from './json-body.ts';
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 
@@ -142,7 +143,7 @@ function renderError(ctx: AppContext, err: unknown): void {
   for (const [k, v] of Object.entries(answer.headers)) ctx.set(k, v);
   ctx.status = answer.status;
   ctx.type = 'application/json';
-  ctx.body = answer.body;
+  setBody(ctx, answer.body);
 }
 
 function isHttpError(err: unknown): err is { status: number; message: string; expose?: boolean } {
