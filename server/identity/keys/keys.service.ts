@@ -193,14 +193,15 @@ export function createKeysService(deps: KeysServiceDeps) {
       } catch (err) {
         throw new Error(`identity signing keys: ${oneLine((err as Error).message)}`);
       }
+      // Every stored key is opened and proved at once (the probe signatures run side by side on libuv's pool).
+      const rows = store.listSealed();
+      const opened = await Promise.allSettled(rows.map((row) => material.unseal(row)));
       const failures: string[] = [];
-      for (const row of store.listSealed()) {
-        try {
-          await material.unseal(row);
-        } catch (err) {
-          if (!(err instanceof KeyIntegrityError)) throw err;
-          failures.push(err.message);
-        }
+      const validated = new Map<string, CryptoKey>();
+      for (const [i, r] of opened.entries()) {
+        if (r.status === 'fulfilled') validated.set(rows[i]!.kid, r.value.key);
+        else if (r.reason instanceof KeyIntegrityError) failures.push(r.reason.message);
+        else throw r.reason;
       }
       if (failures.length) {
         problem = failures[0]!;
@@ -211,7 +212,13 @@ export function createKeysService(deps: KeysServiceDeps) {
         await rotation.rewrapNow('previous', null);
         await rotation.maintainNow();
       });
-      for (const p of PURPOSES) await signerFor(p, true);
+      // The active key of each purpose was just proved, unless maintenance replaced it: it signs without a second opening.
+      for (const p of PURPOSES) {
+        const row = store.findActive(p);
+        const key = row ? validated.get(row.kid) : undefined;
+        if (row && key) signing.adopt(p, row.kid, key);
+        else await signerFor(p, true);
+      }
       problem = null;
       log.info({ kek: kekInfo() }, 'signing keys ready');
       timer = setInterval(() => void tick(), MAINTENANCE_INTERVAL_MS);

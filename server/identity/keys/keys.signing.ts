@@ -121,6 +121,10 @@ export function createSigning(deps: SigningDeps) {
   return {
     signerFor,
     sign,
+    /** Caches a signer the caller has just opened and proved (start-up validates every key before it signs). */
+    adopt(purpose: Purpose, kid: string, key: CryptoKey): void {
+      signers.set(purpose, { kid, key, loadedAt: now() });
+    },
     /** Drops the cached signers of purposes whose keys changed (the next signature reloads). */
     forget(purposes: Iterable<Purpose>): void {
       for (const p of purposes) signers.delete(p);
