@@ -8,7 +8,7 @@
  *                              its code cache, the helpers' bundles, SQLite's addon, the admin UI, a manifest)
  *   build/out/hearth-<version>-linux-x64.tar.gz   the binary (as `hearth`), hearth.service, INSTALL.md
  *
- * Steps: esbuild → one `node hearth.cjs serve` to a healthy /healthz, whose exit writes the code cache (launch.ts) →
+ * Steps: esbuild → one `node hearth.cjs serve` to a healthy /healthz, then SIGUSR2: it writes the code cache (launch.ts) →
  * `node --experimental-sea-config` → copy this Node binary → strip it (before injecting: stripping afterwards would
  * remove the blob) → postject → smoke test (`--version`) → tarball.
  */
@@ -93,7 +93,7 @@ log(`${rel(BINARY)} ${mb(fs.statSync(BINARY).size)}, ${rel(TARBALL)} ${mb(fs.sta
 
 /**
  * V8's code cache of the server's bundle as a start leaves it: `node hearth.cjs serve` on an empty data folder until
- * /healthz answers, then SIGTERM; launch.ts writes the cache as the process exits. This Node is the one the binary
+ * /healthz answers, then SIGUSR2, on which launch.ts writes the cache, then SIGTERM. This Node is the one the binary
  * embeds, so the binary accepts the cache (and `node hearth.cjs` under this same Node).
  */
 async function makeCodeCache(out: string): Promise<void> {
@@ -119,6 +119,8 @@ async function makeCodeCache(out: string): Promise<void> {
       if (healthy) break;
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
+    child.kill('SIGUSR2');
+    while (!fs.existsSync(out) && child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 20));
   } finally {
     child.kill('SIGTERM');
   }

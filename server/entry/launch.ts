@@ -5,7 +5,8 @@
  * sea-assets.ts) with V8's code cache, then runs it as a CommonJS module, exactly as Node would have run it.
  *
  * The code cache is made at build time (build/headless.ts starts `node hearth.cjs serve` once with
- * CODE_CACHE_OUT_ENV set; this file writes the cache when that process exits), so it holds the bytecode of
+ * CODE_CACHE_OUT_ENV set; this file writes the cache when the build signals SIGUSR2 after the first healthy
+ * /healthz), so it holds the bytecode of
  * everything a start compiled, not only the top level that SEA's own `useCodeCache` or Node's compile cache would
  * keep: the binary then skips most of compiling and lazy compiling during start. V8 refuses a cache made by another
  * V8 or with other flags (`cachedDataRejected`); the bundle then compiles from source as before, so `node hearth.cjs`
@@ -33,7 +34,9 @@ function launch(): void {
     filename,
     cachedData: out ? undefined : readCache(cache),
   });
-  if (out) process.once('exit', () => fs.writeFileSync(out, script.createCachedData()));
+  // Build time: the build signals once the server has answered its first /healthz, so the cache holds what a start
+  // compiles and not the shutdown's code too.
+  if (out) process.once('SIGUSR2', () => fs.writeFileSync(out, script.createCachedData()));
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   const mod = { exports: {}, filename, id: '.', loaded: false };
   const req = sea ? require : createRequire(filename);
