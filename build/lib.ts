@@ -2,7 +2,7 @@
  * Shared by the build scripts: paths, the esbuild settings for server bundles, small file helpers.
  */
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
+import { builtinModules, createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import esbuild from 'esbuild';
@@ -74,9 +74,28 @@ export async function bundleHelpers(opts: { dir: string; external?: string[] }):
 }
 
 /**
+ * `import('node:…')` of a built-in module becomes a `require` inside the bundle. The bundles run as compiled scripts
+ * (server/entry/launch.ts compiles the server's with its code cache; the binary's workers evaluate theirs), and a
+ * script compiled that way has no loader for a real `import()`: the CLI's confirmation prompt, which loads
+ * node:readline/promises on first use, failed with ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING.
+ */
+const BUILTIN = new RegExp(`^(node:.+|${builtinModules.map((m) => m.replace(/[/]/g, '\\/')).join('|')})$`);
+const dynamicBuiltins: esbuild.Plugin = {
+  name: 'dynamic-builtins',
+  setup(build) {
+    build.onResolve({ filter: BUILTIN }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, namespace: 'dynamic-builtin' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'dynamic-builtin' }, (args) => ({
+      contents: `module.exports = require(${JSON.stringify(args.path)});`,
+      loader: 'js',
+    }));
+  },
+};
+
+/**
  * Bundles a server entry into one CommonJS file for Node 24. `import.meta.url` becomes the bundle's own file URL
  * (it names helper modules that the runtime seam replaces, and the default UI folder, which entries override);
- * `supports-color` (pulled in by `debug`) is replaced by an empty module.
+ * `supports-color` (pulled in by `debug`) is replaced by an empty module; a dynamic import of a built-in module is a
+ * `require` (see `dynamicBuiltins`).
  */
 export async function bundleServer(opts: { entry: string; outfile: string; external?: string[] }): Promise<esbuild.Metafile> {
   const empty = path.join(OUT, '.empty-module.cjs');
@@ -100,6 +119,7 @@ export async function bundleServer(opts: { entry: string; outfile: string; exter
     metafile: true,
     logLevel: 'warning',
     logOverride: { 'empty-import-meta': 'silent' },
+    plugins: [dynamicBuiltins],
   });
   return result.metafile;
 }

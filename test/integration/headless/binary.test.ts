@@ -173,6 +173,20 @@ describe('headless binary', () => {
     const list = run(['ns', 'list', '--json', '--url', url, '--token', token]);
     expect(list.status, list.stderr).toBe(0);
     expect(list.stdout).toContain('"sales"');
+
+    // On a terminal, delete asks first (the prompt loads node:readline/promises when it is needed); another answer than
+    // the name deletes nothing.
+    const asked = spawnSync('script', ['-qec', `${bin} ns delete sales --url ${url} --token ${token}`, '/dev/null'], {
+      cwd: path.dirname(bin),
+      env,
+      encoding: 'utf8',
+      input: 'nope\n',
+      timeout: 20_000,
+    });
+    expect(asked.stdout).toContain('Type its name to confirm');
+    expect(asked.stdout).toContain('hearth: not deleted');
+    expect(asked.status).toBe(1);
+    expect(run(['ns', 'list', '--json', '--url', url, '--token', token]).stdout).toContain('"sales"');
   });
 
   it('sends mail through its SMTP thread, and its checkpointer thread writes the send log back into platform.db', async () => {
