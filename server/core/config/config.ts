@@ -300,7 +300,9 @@ export function loadConfig(options: ConfigInput = {}, env: NodeJS.ProcessEnv = p
   for (const [key, value] of Object.entries(options)) {
     if (value !== undefined) merged[key] = value;
   }
-  const parsed = configSchema.safeParse(merged);
+  // Parsed once per start: zod's JIT would compile a fast path for this large object (`new Function`, which no code
+  // cache keeps) that costs the start several milliseconds and is never used again.
+  const parsed = configSchema.safeParse(merged, { jitless: true });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? '');
