@@ -2,13 +2,15 @@
  * `npm run build:headless`: the headless `hearth` binary for Linux x64, a Node 24 single-executable application.
  *
  *   build/out/headless/        `node hearth.cjs serve`: the launcher (hearth.cjs, server/entry/launch.ts), the server's
- *                              bundle (hearth-server.cjs) and its V8 code cache (hearth-server.cache), the helpers' own
- *                              bundles (helpers/<role>.cjs), the addon and the UI
+ *                              bundle (hearth-server.cjs) and its V8 code caches (hearth-server.cache for serve,
+ *                              hearth-cli.cache for the other commands), the helpers' own bundles (helpers/<role>.cjs),
+ *                              the addon and the UI
  *   build/out/hearth-linux-x64 the binary: Node + the launcher as its main script + SEA assets (the server's bundle and
- *                              its code cache, the helpers' bundles, SQLite's addon, the admin UI, a manifest)
+ *                              its code caches, the helpers' bundles, SQLite's addon, the admin UI, a manifest)
  *   build/out/hearth-<version>-linux-x64.tar.gz   the binary (as `hearth`), hearth.service, INSTALL.md
  *
- * Steps: esbuild → one `node hearth.cjs serve` to a healthy /healthz, then SIGUSR2: it writes the code cache (launch.ts) →
+ * Steps: esbuild → one `node hearth.cjs serve` to a healthy /healthz, then SIGUSR2: it writes the server's code cache
+ * (launch.ts), and one `node hearth.cjs --help`, whose exit writes the CLI's →
  * `node --experimental-sea-config` → copy this Node binary → strip it (before injecting: stripping afterwards would
  * remove the blob) → postject → smoke test (`--version`) → tarball.
  */
@@ -16,7 +18,15 @@ import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BUNDLE_ASSET, CODE_CACHE_ASSET, CODE_CACHE_OUT_ENV, MANIFEST_ASSET, SERVER_BUNDLE_FILE, type SeaManifest } from '../server/entry/sea-assets.ts';
+import {
+  BUNDLE_ASSET,
+  CLI_CODE_CACHE_ASSET,
+  CODE_CACHE_ASSET,
+  CODE_CACHE_OUT_ENV,
+  MANIFEST_ASSET,
+  SERVER_BUNDLE_FILE,
+  type SeaManifest,
+} from '../server/entry/sea-assets.ts';
 import { bundleHelpers, bundleServer, copyDir, fail, listFiles, log, OUT, ROOT, require, requireUi, UI_DIST, VERSION } from './lib.ts';
 
 const SENTINEL_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
@@ -44,11 +54,22 @@ fs.copyFileSync(addonSource, addon);
 copyDir(UI_DIST, path.join(BUNDLE_DIR, 'ui'));
 const codeCache = path.join(BUNDLE_DIR, CODE_CACHE_ASSET);
 await makeCodeCache(codeCache);
+const cliCodeCache = path.join(BUNDLE_DIR, CLI_CODE_CACHE_ASSET);
+const help = spawnSync(process.execPath, [launcher, '--help'], {
+  env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [CODE_CACHE_OUT_ENV]: cliCodeCache },
+  encoding: 'utf8',
+});
+if (help.status !== 0 || !fs.existsSync(cliCodeCache)) fail(`the CLI's code-cache run failed: ${help.stderr}`);
 log(`bundle ${rel(bundle)} (${mb(fs.statSync(bundle).size)}, code cache ${mb(fs.statSync(codeCache).size)}), addon from ${rel(addonSource)}`);
 
 // 2. The SEA blob: the bundle as the main script and as an asset, the addon, the UI files, the manifest.
 const uiFiles = listFiles(path.join(BUNDLE_DIR, 'ui'));
-const assets: Record<string, string> = { [BUNDLE_ASSET]: bundle, [CODE_CACHE_ASSET]: codeCache, 'better_sqlite3.node': addon };
+const assets: Record<string, string> = {
+  [BUNDLE_ASSET]: bundle,
+  [CODE_CACHE_ASSET]: codeCache,
+  [CLI_CODE_CACHE_ASSET]: cliCodeCache,
+  'better_sqlite3.node': addon,
+};
 for (const f of uiFiles) assets[`ui/${f}`] = path.join(BUNDLE_DIR, 'ui', f);
 for (const file of Object.values(helpers)) assets[path.relative(BUNDLE_DIR, file).split(path.sep).join('/')] = file;
 const hash = crypto.createHash('sha256');

@@ -4,9 +4,9 @@
  * `hearth-server.cjs` beside it; the binary carries it as an asset and writes it to its private cache folder,
  * sea-assets.ts) with V8's code cache, then runs it as a CommonJS module, exactly as Node would have run it.
  *
- * The code cache is made at build time (build/headless.ts starts `node hearth.cjs serve` once with
- * CODE_CACHE_OUT_ENV set; this file writes the cache when the build signals SIGUSR2 after the first healthy
- * /healthz), so it holds the bytecode of
+ * Two code caches are made at build time (build/headless.ts runs `node hearth.cjs serve` to its first healthy
+ * /healthz, then `node hearth.cjs --help`, each with CODE_CACHE_OUT_ENV set; this file writes the cache), and a
+ * process takes the one of its kind (`serving`). The server's holds the bytecode of
  * everything a start compiled, not only the top level that SEA's own `useCodeCache` or Node's compile cache would
  * keep: the binary then skips most of compiling and lazy compiling during start. V8 refuses a cache made by another
  * V8 or with other flags (`cachedDataRejected`); the bundle then compiles from source as before, so `node hearth.cjs`
@@ -21,22 +21,46 @@ import path from 'node:path';
 import { getAsset, getRawAsset, isSea } from 'node:sea';
 import vm from 'node:vm';
 import { handoff } from '../core/config/environment.ts';
-import { BUNDLE_ASSET, buildCacheDir, CODE_CACHE_ASSET, CODE_CACHE_OUT_ENV, extractAsset, SERVER_BUNDLE_FILE } from './sea-assets.ts';
+import { ROLE_FLAG } from '../core/runtime.ts';
+import { BUNDLE_ASSET, buildCacheDir, CLI_CODE_CACHE_ASSET, CODE_CACHE_ASSET, CODE_CACHE_OUT_ENV, extractAsset, SERVER_BUNDLE_FILE } from './sea-assets.ts';
+
+/**
+ * Which cache fits this process: a server (`serve`) or a helper runs the server's start, any other command only the
+ * CLI's (a cache holding the whole start would cost `--version` more to read than it saves).
+ */
+function serving(): boolean {
+  return process.argv[2] === 'serve' || process.argv.some((a) => a.startsWith(ROLE_FLAG));
+}
 
 function launch(): void {
   const sea = isSea();
+  const server = serving();
+  const cacheName = server ? CODE_CACHE_ASSET : CLI_CODE_CACHE_ASSET;
+  // The binary's server reads its bundle from the cache folder; a CLI command reads it in place and unpacks nothing.
+  const { file, cache } = !sea
+    ? { file: path.join(__dirname, SERVER_BUNDLE_FILE), cache: path.join(__dirname, cacheName) }
+    : server
+      ? seaFiles()
+      : { file: null, cache: null };
   // In the binary `require` loads built-in modules only, as for SEA's own main script.
-  const { file, cache } = sea ? seaFiles() : { file: path.join(__dirname, SERVER_BUNDLE_FILE), cache: path.join(__dirname, CODE_CACHE_ASSET) };
   const filename = sea ? process.execPath : file!;
   const source = file ? fs.readFileSync(file, 'utf8') : getAsset(BUNDLE_ASSET, 'utf8');
   const out = handoff(CODE_CACHE_OUT_ENV);
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename,
-    cachedData: out ? undefined : readCache(cache),
+    cachedData: out ? undefined : readCache(cache, cacheName),
   });
-  // Build time: the build signals once the server has answered its first /healthz, so the cache holds what a start
-  // compiles and not the shutdown's code too.
-  if (out) process.once('SIGUSR2', () => fs.writeFileSync(out, script.createCachedData()));
+  if (out) {
+    // Build time: a server's cache is written when the build signals that its first /healthz has answered (not the
+    // shutdown's code too); a command's when it exits.
+    let written = false;
+    const write = () => {
+      if (!written) fs.writeFileSync(out, script.createCachedData());
+      written = true;
+    };
+    process.once('SIGUSR2', write);
+    process.once('exit', write);
+  }
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   const mod = { exports: {}, filename, id: '.', loaded: false };
   const req = sea ? require : createRequire(filename);
@@ -44,9 +68,10 @@ function launch(): void {
 }
 
 /**
- * The binary's bundle and code cache as files of the private cache folder (written at the first start of a build).
- * Reading them from the binary itself would leave ~9 MB of its pages resident for the life of the process. When the
- * folder cannot be used, the assets are read in place (the server's own start then says what is wrong with it).
+ * The binary's bundle and the server's code cache as files of the private cache folder (written at the first start
+ * of a build). Reading them from the binary itself would leave ~9 MB of its pages resident for the life of the
+ * server. When the folder cannot be used, the assets are read in place (the server's own start then says what is
+ * wrong with it).
  */
 function seaFiles(): { file: string | null; cache: string | null } {
   try {
@@ -61,10 +86,10 @@ function seaFiles(): { file: string | null; cache: string | null } {
   }
 }
 
-/** The code cache made at build time, or none (a build without one, an unusable cache folder). */
-function readCache(file: string | null): Buffer | undefined {
+/** The code cache made at build time (a file, or the binary's asset `name`), or none (a build without one). */
+function readCache(file: string | null, name: string): Buffer | undefined {
   try {
-    return file ? fs.readFileSync(file) : Buffer.from(getRawAsset(CODE_CACHE_ASSET));
+    return file ? fs.readFileSync(file) : Buffer.from(getRawAsset(name));
   } catch {
     return undefined;
   }

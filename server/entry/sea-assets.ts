@@ -11,7 +11,6 @@
  * user that nobody else can write to, or Hearth refuses to load code from it.
  */
 
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -36,9 +35,11 @@ export const MANIFEST_ASSET = 'manifest.json';
 export const BUNDLE_ASSET = 'hearth.cjs';
 /** The server's bundle as a file beside `hearth.cjs` (launch.ts), which `node hearth.cjs` runs. */
 export const SERVER_BUNDLE_FILE = 'hearth-server.cjs';
-/** V8's code cache of the server's bundle, made at build time: an asset of the binary, and a file beside the bundle. */
+/** V8's code cache of the server's start, made at build time: an asset of the binary, and a file beside the bundle. */
 export const CODE_CACHE_ASSET = 'hearth-server.cache';
-/** Build time only: where launch.ts writes the code cache when the process exits. */
+/** V8's code cache of a CLI command's start (`--help`), for every command but `serve`: asset and file as above. */
+export const CLI_CODE_CACHE_ASSET = 'hearth-cli.cache';
+/** Build time only: where launch.ts writes the code cache (on SIGUSR2, or when the process exits). */
 export const CODE_CACHE_OUT_ENV = 'HEARTH_CODE_CACHE_OUT';
 
 export function cacheRoot(env: NodeJS.ProcessEnv = processEnvironment()): string {
@@ -93,7 +94,8 @@ export function extractAsset(key: string, file: string, mode: number): void {
   // A read-only view of the binary's own pages: written out as it is, never modified.
   const data = new Uint8Array(raw);
   fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
-  const tmp = `${file}.${process.pid}.${crypto.randomBytes(4).toString('hex')}.tmp`;
+  // Unique per process and call (no node:crypto: the launcher, which imports this file, stays light for `--version`).
+  const tmp = `${file}.${process.pid}.${process.hrtime.bigint()}.tmp`;
   fs.writeFileSync(tmp, data, { mode });
   fs.renameSync(tmp, file);
 }
