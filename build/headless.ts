@@ -45,6 +45,8 @@ fs.rmSync(BUNDLE_DIR, { recursive: true, force: true });
 fs.mkdirSync(BUNDLE_DIR, { recursive: true });
 const bundle = path.join(BUNDLE_DIR, SERVER_BUNDLE_FILE);
 await bundleServer({ entry: 'server/entry/headless.ts', outfile: bundle });
+// launch.ts reads the bundle as latin1, one byte a character: it must be ASCII (esbuild's default charset).
+if (fs.readFileSync(bundle).some((b) => b > 0x7f)) fail(`${rel(bundle)} is not ASCII`);
 const launcher = path.join(BUNDLE_DIR, 'hearth.cjs');
 await bundleServer({ entry: 'server/entry/launch.ts', outfile: launcher });
 const helpers = await bundleHelpers({ dir: BUNDLE_DIR });

@@ -18,7 +18,7 @@
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { getAsset, getRawAsset, isSea } from 'node:sea';
+import { getRawAsset, isSea } from 'node:sea';
 import vm from 'node:vm';
 import { handoff } from '../core/config/environment.ts';
 import { ROLE_FLAG } from '../core/runtime.ts';
@@ -44,7 +44,9 @@ function launch(): void {
       : { file: null, cache: null };
   // In the binary `require` loads built-in modules only, as for SEA's own main script.
   const filename = sea ? process.execPath : file!;
-  const source = file ? fs.readFileSync(file, 'utf8') : getAsset(BUNDLE_ASSET, 'utf8');
+  // The bundle is ASCII (esbuild escapes the rest; build/headless.ts checks): latin1 is one copy, straight from the
+  // binary's pages for a command.
+  const source = file ? fs.readFileSync(file, 'latin1') : Buffer.from(getRawAsset(BUNDLE_ASSET)).toString('latin1');
   const out = handoff(CODE_CACHE_OUT_ENV);
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename,
