@@ -179,6 +179,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
 
   const identity = createIdentityService({
     platformDb,
+    store,
     secrets,
     audit,
     logger: logger.child({ domain: 'identity' }),

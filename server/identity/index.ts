@@ -11,6 +11,7 @@ import type { Api } from '../core/http/api.ts';
 import { createLogger, type Logger } from '../core/logging/logger.ts';
 import type { SecretStore } from '../core/secrets/secrets.ts';
 import type { Db, Migration } from '../core/storage/platform-db.ts';
+import type { Store } from '../core/storage/store.ts';
 import { registerAccountRoutes } from './accounts/accounts.routes.ts';
 import { type AccountsService, createAccountsService, presentAccount } from './accounts/accounts.service.ts';
 import type { AccountRow } from './accounts/accounts.store.ts';
@@ -82,6 +83,8 @@ export { createSessionStore } from './sessions/sessions.store.ts';
 
 export interface IdentityDeps {
   platformDb: Db;
+  /** The core store (platform.db's `sqliteStore`, or PostgreSQL): the same instance the audit log writes through. */
+  store: Store;
   secrets: SecretStore;
   audit: AuditLog;
   logger: Logger;
@@ -173,7 +176,7 @@ export function openIdentityOffline(deps: { platformDb: Db; audit: AuditLog }): 
  */
 export function createIdentityService(deps: IdentityDeps) {
   const keys = createKeysService({
-    store: createKeyStore(deps.platformDb),
+    store: createKeyStore(deps.store),
     secrets: deps.secrets,
     audit: deps.audit,
     logger: deps.logger.child({ part: 'keys' }),

@@ -15,7 +15,7 @@
  * throws. The transaction is ambient (AsyncLocalStorage): every statement made through the store from code `fn`
  * awaits runs inside it, so the domains' stores need no transaction handle passed down. A `tx` inside a `tx` joins
  * the outer one. SQLite: one connection, so a transaction holds the connection: statements from outside it wait
- * until it ends (an async mutex), and `BEGIN IMMEDIATE` takes the write lock at once (other processes on the same
+ * until it ends (an async mutex, shared by the stores over the same file in this process), and `BEGIN IMMEDIATE` takes the write lock at once (other processes on the same
  * file wait `busy_timeout`). Keep transactions short and never await the network inside one. PostgreSQL: one pooled
  * client per transaction, READ COMMITTED; take row locks with `SELECT … ${store.forUpdate}` where replicas may race.
  *
@@ -163,6 +163,22 @@ class Mutex {
 }
 
 /**
+ * One mutex per database file in this process: two stores over two connections to the same file (two servers in one
+ * test process) would otherwise interleave their transactions' statements on one thread, and a BEGIN IMMEDIATE
+ * waiting on the other connection's lock would block the very thread that has to release it (busy_timeout).
+ */
+const fileMutexes = new Map<string, Mutex>();
+function fileMutex(db: SqliteDb): Mutex {
+  if (db.memory || !db.name) return new Mutex();
+  let m = fileMutexes.get(db.name);
+  if (!m) {
+    m = new Mutex();
+    fileMutexes.set(db.name, m);
+  }
+  return m;
+}
+
+/**
  * The core store over an open platform.db connection (WAL; opened and migrated by platform-db.ts). Statements are
  * prepared once per SQL text. Outside a transaction a statement runs at once, unless a transaction holds the
  * connection: then it waits for that transaction to end.
@@ -192,7 +208,7 @@ export function sqliteStore(db: SqliteDb): Store & { readonly db: SqliteDb } {
       }
     },
   };
-  const mutex = new Mutex();
+  const mutex = fileMutex(db);
   /** The open transaction's pending notifications, for code running inside it. */
   const ambient = new AsyncLocalStorage<Array<[string, string]>>();
   // Inside this store's transaction, or with no transaction open: at once, and an error is thrown to the caller

@@ -49,7 +49,7 @@ export function createJwks(deps: JwksDeps) {
   async function loadVerifierSet(purpose: Purpose): Promise<VerifierSet> {
     const t = now();
     const keys: VerifierSet['keys'] = new Map();
-    for (const row of store.listPublished(purpose, t)) {
+    for (const row of await store.listPublished(purpose, t)) {
       keys.set(row.kid, { key: await deps.publicKeyOf(row), withdrawsAt: row.state === 'retired' ? row.withdraws_at : null });
     }
     const set = { version, loadedAt: t, refreshedAt: performance.now(), keys };
@@ -95,8 +95,8 @@ export function createJwks(deps: JwksDeps) {
     },
 
     /** The JWKS document of one purpose: pending, active and not yet withdrawn retired public keys. */
-    document(purpose: Purpose): { body: string; etag: string } {
-      const keys = store.listPublished(purpose, now()).map((r) => {
+    async document(purpose: Purpose): Promise<{ body: string; etag: string }> {
+      const keys = (await store.listPublished(purpose, now())).map((r) => {
         const jwk = JSON.parse(r.public_jwk) as Record<string, unknown>;
         return Object.fromEntries(PUBLIC_MEMBERS.map((m) => [m, jwk[m]]));
       });

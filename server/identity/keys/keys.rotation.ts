@@ -5,9 +5,10 @@
  * a private key.
  *
  * - Keys are generated outside the database transaction (RSA generation is slow); the transaction then plans again
- *   on the rows as they are (BEGIN IMMEDIATE: processes sharing a data folder never create two active keys; the
- *   table's partial unique indexes enforce one active and one pending key per purpose as well) and retries, at most
- *   three rounds, when another process moved the keys meanwhile.
+ *   on the rows as they are (SQLite's BEGIN IMMEDIATE, PostgreSQL's table lock `lockKeys`: replicas never create two
+ *   active keys; the table's partial unique indexes enforce one active and one pending key per purpose as well) and
+ *   retries, at most three rounds, when another replica moved the keys meanwhile. A change notifies every replica at
+ *   commit (`notifyChanged`), so their signers and verifiers reload at once.
  * - Revocation takes a key out of the JWKS at once; an active key is replaced by an immediately active one.
  * - Re-encryption opens each envelope under its own KEK and seals it under the current one, writing a row only if
  *   its envelope is still the one that was read.
@@ -60,7 +61,7 @@ export function createRotation(deps: RotationDeps) {
   const { store, log, now, material } = deps;
 
   function insertMaterial(m: Material, state: 'active' | 'pending', at: number, activatesAt: number) {
-    store.insert({
+    return store.insert({
       kid: m.kid,
       purpose: m.purpose,
       state,
@@ -77,21 +78,21 @@ export function createRotation(deps: RotationDeps) {
   }
 
   /** Applies planned actions; returns one log entry per change. */
-  function apply(actions: LifecycleAction[], pool: Map<Purpose, Material[]>, t: number) {
+  async function apply(actions: LifecycleAction[], pool: Map<Purpose, Material[]>, t: number) {
     const done: Array<{ purpose: Purpose; kid: string; change: string; reason?: string }> = [];
     for (const a of actions) {
       if (a.type === 'retire') {
-        store.retire(a.kid, t, a.reason, t + verificationWindowMs(a.purpose));
+        await store.retire(a.kid, t, a.reason, t + verificationWindowMs(a.purpose));
         done.push({ purpose: a.purpose, kid: a.kid, change: 'retired', reason: a.reason });
       } else if (a.type === 'activate') {
-        store.activate(a.kid, t, t + SIGNING_LIFETIME_MS);
+        await store.activate(a.kid, t, t + SIGNING_LIFETIME_MS);
         done.push({ purpose: a.purpose, kid: a.kid, change: 'activated' });
       } else if (a.type === 'withdraw') {
-        store.withdraw(a.kid, t);
+        await store.withdraw(a.kid, t);
         done.push({ purpose: a.purpose, kid: a.kid, change: 'withdrawn from the JWKS' });
       } else {
         const m = pool.get(a.purpose)!.shift()!;
-        insertMaterial(m, a.state, t, a.activatesAt);
+        await insertMaterial(m, a.state, t, a.activatesAt);
         done.push({ purpose: a.purpose, kid: m.kid, change: a.state === 'active' ? 'created active' : 'created pending (published)' });
       }
     }
@@ -101,21 +102,24 @@ export function createRotation(deps: RotationDeps) {
   /** Applies what the lifecycle plans for now (generating keys outside the transaction). Call inside `exclusive`. */
   async function maintainNow() {
     for (let round = 0; round < 3; round++) {
-      const planned = planMaintenance(store.listLive().map(toLifecycle), now());
+      const planned = planMaintenance((await store.listLive()).map(toLifecycle), now());
       if (planned.length === 0) return [];
       const pool = new Map<Purpose, Material[]>();
       const creates = planned.filter((a) => a.type === 'create');
       const made = await Promise.all(creates.map((a) => material.generate(a.purpose)));
       for (const m of made) pool.set(m.purpose, [...(pool.get(m.purpose) ?? []), m]);
-      const applied = store.transaction(() => {
+      const applied = await store.transaction(async () => {
+        await store.lockKeys();
         const t = now();
         // Plan again inside the transaction: another process may have moved the keys meanwhile.
-        const fresh = planMaintenance(store.listLive().map(toLifecycle), t);
+        const fresh = planMaintenance((await store.listLive()).map(toLifecycle), t);
         for (const p of PURPOSES) {
           const need = fresh.filter((a) => a.type === 'create' && a.purpose === p).length;
           if (need > (pool.get(p)?.length ?? 0)) return null;
         }
-        return apply(fresh, pool, t);
+        const done = await apply(fresh, pool, t);
+        if (done.length) await store.notifyChanged(new Set(done.map((a) => a.purpose)));
+        return done;
       });
       if (applied) {
         if (applied.length) deps.changed(new Set(applied.map((a) => a.purpose)));
@@ -129,25 +133,27 @@ export function createRotation(deps: RotationDeps) {
   /** Emergency revocation of a pending or active key; the kid of its replacement (an active key's), else null. Call inside `exclusive`. */
   async function revokeNow(kid: string, reason: string, actor: Actor): Promise<string | null> {
     for (let round = 0; round < 3; round++) {
-      const row = store.get(kid);
+      const row = await store.get(kid);
       if (!row) throw new HearthError('key_not_found', `no signing key ${JSON.stringify(kid)}`);
       if (row.state !== 'active' && row.state !== 'pending') throw new HearthError('key_not_revocable', `signing key ${kid} is already ${row.state}`);
       const made = row.state === 'active' ? await material.generate(row.purpose) : null;
-      const outcome = store.transaction(() => {
-        const cur = store.get(kid)!;
+      const outcome = await store.transaction(async () => {
+        await store.lockKeys();
+        const cur = (await store.get(kid))!;
         if (cur.state !== 'active' && cur.state !== 'pending') return { retry: false as const, conflict: cur.state };
         if (cur.state === 'active' && !made) return { retry: true as const };
         const t = now();
-        store.revoke(kid, t, reason, actor.actor);
-        if (cur.state === 'active') insertMaterial(made!, 'active', t, t);
+        await store.revoke(kid, t, reason, actor.actor);
+        if (cur.state === 'active') await insertMaterial(made!, 'active', t, t);
         const replacementKid = cur.state === 'active' ? made!.kid : null;
-        deps.audit.record({
+        await deps.audit.record({
           actor: actor.actor,
           action: 'identity.key.revoke',
           target: kid,
           detail: { purpose: cur.purpose, previousState: cur.state, reason, replacementKid },
           requestId: actor.requestId ?? null,
         });
+        await store.notifyChanged([cur.purpose]);
         return { retry: false as const, replacementKid, purpose: cur.purpose };
       });
       if ('conflict' in outcome) throw new HearthError('key_not_revocable', `signing key ${kid} is already ${outcome.conflict}`);
@@ -166,19 +172,19 @@ export function createRotation(deps: RotationDeps) {
    */
   async function rewrapNow(only: 'previous' | 'all', actor: Actor | null) {
     const k = deps.requireKeks();
-    const rows = store.listSealed();
+    const rows = await store.listSealed();
     const todo = rows.filter((r) => r.encryption_key_id !== k.current.id && (only === 'all' || (k.previous !== null && r.encryption_key_id === k.previous.id)));
     const updates: Array<{ row: KeyRow; envelope: string }> = [];
     for (const row of todo) {
       const { jwkText } = await material.unseal(row);
       updates.push({ row, envelope: seal(k.current, jwkText, row.kid, row.purpose) });
     }
-    const rewrapped = store.transaction(() => {
+    const rewrapped = await store.transaction(async () => {
       const t = now();
       let n = 0;
-      for (const u of updates) if (store.rewrap(u.row.kid, u.row.private_key_envelope!, u.envelope, k.current.id, t)) n++;
+      for (const u of updates) if (await store.rewrap(u.row.kid, u.row.private_key_envelope!, u.envelope, k.current.id, t)) n++;
       if (actor || n > 0) {
-        deps.audit.record({
+        await deps.audit.record({
           actor: actor?.actor ?? 'system',
           action: 'identity.keys.rewrap',
           target: k.current.id,

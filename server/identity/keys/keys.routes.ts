@@ -36,8 +36,8 @@ export function registerKeyRoutes(api: Api, keys: KeysService): void {
         200: { description: 'The JWK set.', schema: Jwks, contentType: 'application/jwk-set+json' },
         304: { description: 'Not modified (the `If-None-Match` ETag is current).' },
       },
-      handler: (ctx: AppContext) => {
-        const { body, etag } = keys.jwks(purpose);
+      handler: async (ctx: AppContext) => {
+        const { body, etag } = await keys.jwks(purpose);
         ctx.set('ETag', etag);
         ctx.set('Cache-Control', `public, max-age=${JWKS_MAX_AGE_S}`);
         const inm = ctx.get('if-none-match');

@@ -4,9 +4,9 @@
  *
  * - Keys are RSA 2048 (RS256) JWKs, one set per purpose (session, invocation, oauth). Private JWKs are sealed under
  *   the KEK (keys.crypto.ts) and opened only in keys.material.ts, into non-extractable WebCrypto keys.
- * - Lifecycle (keys.lifecycle.ts plans it, keys.rotation.ts applies it) runs at start and every minute, in BEGIN
- *   IMMEDIATE transactions with a fresh plan; the periodic tick also takes a lease so only one process does the work
- *   each minute. Revocation and the KEK rewrap are in keys.rotation.ts too; in this process all three run one at a
+ * - Lifecycle (keys.lifecycle.ts plans it, keys.rotation.ts applies it) runs at start and every minute, in core-store
+ *   transactions that keep other replicas' key writers out, with a fresh plan; the periodic tick also takes a lease so
+ *   only one replica does the work each minute. Revocation and the KEK rewrap are in keys.rotation.ts too; in this process all three run one at a
  *   time (`exclusive`).
  * - Signers (keys.signing.ts): cached at most one minute, the key's state read before every signature, failing closed
  *   (`signing_unavailable`) with no fallback signer.
@@ -74,8 +74,9 @@ export function createKeysService(deps: KeysServiceDeps) {
   let started = false;
   let closed = false;
   let timer: NodeJS.Timeout | null = null;
+  let unlisten: (() => void) | null = null;
 
-  // ---- one thing at a time in this process (other processes: IMMEDIATE transactions) ----
+  // ---- one thing at a time in this process (other replicas: the key store's transactions and lock) ----
   let chain: Promise<unknown> = Promise.resolve();
   function exclusive<T>(fn: () => Promise<T>): Promise<T> {
     const run = chain.then(fn, fn);
@@ -121,12 +122,12 @@ export function createKeysService(deps: KeysServiceDeps) {
     if (!started || closed) return;
     try {
       await exclusive(async () => {
-        const mine = store.transaction(() => store.takeLease(LEASE, holder, now(), 2 * MAINTENANCE_INTERVAL_MS));
+        const mine = await store.takeLease(LEASE, holder, now(), 2 * MAINTENANCE_INTERVAL_MS);
         if (mine) await rotation.maintainNow();
       });
       for (const p of PURPOSES) await signerFor(p);
       // Pending keys are validated too, so a damaged one fails readiness before it is due to sign.
-      for (const row of store.listSealed()) if (row.state === 'pending') await material.unseal(row);
+      for (const row of await store.listSealed()) if (row.state === 'pending') await material.unseal(row);
       problem = null;
     } catch (err) {
       problem = oneLine(
@@ -194,7 +195,7 @@ export function createKeysService(deps: KeysServiceDeps) {
         throw new Error(`identity signing keys: ${oneLine((err as Error).message)}`);
       }
       // Every stored key is opened and proved at once (the probe signatures run side by side on libuv's pool).
-      const rows = store.listSealed();
+      const rows = await store.listSealed();
       const opened = await Promise.allSettled(rows.map((row) => material.unseal(row)));
       const failures: string[] = [];
       const validated = new Map<string, CryptoKey>();
@@ -207,6 +208,12 @@ export function createKeysService(deps: KeysServiceDeps) {
         problem = failures[0]!;
         throw new Error(`identity signing keys are not usable: ${failures[0]}${failures.length > 1 ? ` (and ${failures.length - 1} more)` : ''}`);
       }
+      // Keys changed by another replica (revoked, rotated): drop the cached signers and verifier sets at once. The
+      // state read before every signature and the one-minute caches stay the fallback when a notification is lost.
+      unlisten = await store.onChanged((purposes) => {
+        publication.changed();
+        signing.forget(purposes);
+      });
       started = true;
       await exclusive(async () => {
         await rotation.rewrapNow('previous', null);
@@ -214,7 +221,7 @@ export function createKeysService(deps: KeysServiceDeps) {
       });
       // The active key of each purpose was just proved, unless maintenance replaced it: it signs without a second opening.
       for (const p of PURPOSES) {
-        const row = store.findActive(p);
+        const row = await store.findActive(p);
         const key = row ? validated.get(row.kid) : undefined;
         if (row && key) signing.adopt(p, row.kid, key);
         else await signerFor(p, true);
@@ -235,9 +242,11 @@ export function createKeysService(deps: KeysServiceDeps) {
       closed = true;
       if (timer) clearInterval(timer);
       timer = null;
+      unlisten?.();
+      unlisten = null;
       await chain;
       try {
-        store.releaseLease(LEASE, holder);
+        await store.releaseLease(LEASE, holder);
       } catch {
         // the database may already be closing; the lease expires by itself
       }
@@ -248,13 +257,14 @@ export function createKeysService(deps: KeysServiceDeps) {
     /** The JWKS document of one purpose: pending, active and not yet withdrawn retired public keys. */
     jwks: publication.document,
 
-    list() {
+    async list() {
       const t = now();
+      const rows = await store.listAll();
       return {
         kekFingerprint: requireKeks().current.id,
         kek: kekInfo(),
         verifierJwks: publication.verifierJwks(),
-        keys: store.listAll().map((r) => present(r, t)),
+        keys: rows.map((r) => present(r, t)),
       };
     },
 
@@ -278,7 +288,7 @@ export function createKeysService(deps: KeysServiceDeps) {
     revoke(kid: string, reason: string, actor: Actor) {
       return exclusive(async () => {
         const replacementKid = await rotation.revokeNow(kid, reason, actor);
-        return { revoked: present(store.get(kid)!, now()), replacementKid };
+        return { revoked: present((await store.get(kid))!, now()), replacementKid };
       });
     },
 

@@ -50,7 +50,7 @@ export function createSigning(deps: SigningDeps) {
   const loadingSigners = new Map<Purpose, Promise<Signer>>();
 
   async function loadSigner(purpose: Purpose): Promise<Signer> {
-    const row = store.findActive(purpose);
+    const row = await store.findActive(purpose);
     if (!row) throw signingUnavailable(`no active ${purpose} signing key`);
     let key: CryptoKey;
     try {
@@ -105,9 +105,9 @@ export function createSigning(deps: SigningDeps) {
     if (!iss) throw signingUnavailable('the issuer is not known yet');
     let signer = freshSigner(purpose) ?? (await signerFor(purpose));
     // A key retired or revoked by another process since it was cached: reload once, else fail closed.
-    if (store.stateOf(signer.kid) !== 'active') {
+    if ((await store.stateOf(signer.kid)) !== 'active') {
       signer = await signerFor(purpose, true);
-      if (store.stateOf(signer.kid) !== 'active') throw signingUnavailable(`no active ${purpose} signing key`);
+      if ((await store.stateOf(signer.kid)) !== 'active') throw signingUnavailable(`no active ${purpose} signing key`);
     }
     const draft = build(iss, Math.floor(now() / 1000));
     // Compact JWS by hand (RFC 7515 §7.1) rather than jose's SignJWT: the protected header is encoded once per key and

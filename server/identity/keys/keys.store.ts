@@ -1,4 +1,10 @@
-import type { Db, Migration } from '../../core/storage/platform-db.ts';
+/**
+ * The signing-key table and the maintenance lease, in the core store (SQLite's platform.db or PostgreSQL; one SQL text
+ * for both, store.ts). Epoch-millisecond columns are BIGINT on PostgreSQL. The partial unique indexes keep one active
+ * and one pending key per purpose on both engines; the service owns the transactions (`transaction`, `lockKeys`).
+ */
+import type { Migration } from '../../core/storage/platform-db.ts';
+import type { Store } from '../../core/storage/store.ts';
 import type { KeyState, Purpose } from './keys.lifecycle.ts';
 
 export const keyMigrations: Migration[] = [
@@ -34,6 +40,37 @@ export const keyMigrations: Migration[] = [
         holder TEXT NOT NULL,
         expires_at INTEGER NOT NULL
       ) STRICT;
+    `,
+    pg: `
+      CREATE TABLE identity_signing_keys (
+        kid TEXT PRIMARY KEY,
+        purpose TEXT NOT NULL CHECK (purpose IN ('session', 'invocation', 'oauth')),
+        state TEXT NOT NULL CHECK (state IN ('pending', 'active', 'retired', 'revoked')),
+        algorithm TEXT NOT NULL,
+        public_jwk TEXT NOT NULL,
+        thumbprint TEXT NOT NULL,
+        private_key_envelope TEXT,
+        encryption_key_id TEXT,
+        created_at BIGINT NOT NULL,
+        activates_at BIGINT NOT NULL,
+        activated_at BIGINT,
+        retires_at BIGINT,
+        retired_at BIGINT,
+        retirement TEXT,
+        withdraws_at BIGINT,
+        withdrawn_at BIGINT,
+        revoked_at BIGINT,
+        revoked_by TEXT,
+        revocation_reason TEXT,
+        rewrapped_at BIGINT
+      );
+      CREATE UNIQUE INDEX identity_signing_keys_one_active ON identity_signing_keys (purpose) WHERE state = 'active';
+      CREATE UNIQUE INDEX identity_signing_keys_one_pending ON identity_signing_keys (purpose) WHERE state = 'pending';
+      CREATE TABLE identity_leases (
+        name TEXT PRIMARY KEY,
+        holder TEXT NOT NULL,
+        expires_at BIGINT NOT NULL
+      );
     `,
   },
 ];
@@ -102,72 +139,85 @@ export const METADATA_COLUMNS = [
 
 const ORDER = `ORDER BY CASE state WHEN 'active' THEN 0 WHEN 'pending' THEN 1 WHEN 'retired' THEN 2 ELSE 3 END, created_at DESC, kid`;
 
-/** SQL of the signing-key table. Transactions belong to the service (`transaction`, BEGIN IMMEDIATE). */
-export function createKeyStore(db: Db) {
-  const all = db.prepare(`SELECT * FROM identity_signing_keys ${ORDER}`);
-  const get = db.prepare('SELECT * FROM identity_signing_keys WHERE kid = ?');
-  const stateOf = db.prepare('SELECT state FROM identity_signing_keys WHERE kid = ?').pluck();
-  const active = db.prepare("SELECT * FROM identity_signing_keys WHERE purpose = ? AND state = 'active'");
-  const live = db.prepare("SELECT * FROM identity_signing_keys WHERE state IN ('pending', 'active') OR (state = 'retired' AND withdrawn_at IS NULL)");
-  const published = db.prepare(
-    `SELECT * FROM identity_signing_keys WHERE purpose = @purpose AND (state IN ('pending', 'active') OR (state = 'retired' AND withdraws_at > @now)) ${ORDER}`,
-  );
-  const sealed = db.prepare(`SELECT * FROM identity_signing_keys WHERE private_key_envelope IS NOT NULL ${ORDER}`);
-  const insert = db.prepare(`INSERT INTO identity_signing_keys
+/**
+ * SQL of the signing-key table, in the core store (SQLite or PostgreSQL, server/core/storage/store.ts). Transactions
+ * belong to the service (`transaction`, the store's ambient transaction); `lockKeys` inside one serialises the
+ * writers of every replica (SQLite's BEGIN IMMEDIATE does it already; PostgreSQL takes a table lock that readers
+ * pass through), so two replicas never plan and apply on the same rows at once.
+ */
+export function createKeyStore(store: Store) {
+  const insert = `INSERT INTO identity_signing_keys
     (kid, purpose, state, algorithm, public_jwk, thumbprint, private_key_envelope, encryption_key_id, created_at, activates_at, activated_at, retires_at)
-    VALUES (@kid, @purpose, @state, @algorithm, @public_jwk, @thumbprint, @private_key_envelope, @encryption_key_id, @created_at, @activates_at, @activated_at, @retires_at)`);
-  const activate = db.prepare(
-    "UPDATE identity_signing_keys SET state = 'active', activated_at = @at, retires_at = @retiresAt WHERE kid = @kid AND state = 'pending'",
-  );
+    VALUES (@kid, @purpose, @state, @algorithm, @public_jwk, @thumbprint, @private_key_envelope, @encryption_key_id, @created_at, @activates_at, @activated_at, @retires_at)`;
   // A retired key never signs again: its private half is destroyed with the transition.
-  const retire = db.prepare(`UPDATE identity_signing_keys
+  const retire = `UPDATE identity_signing_keys
     SET state = 'retired', retired_at = @at, retirement = @reason, withdraws_at = @withdrawsAt,
         private_key_envelope = NULL, encryption_key_id = NULL
-    WHERE kid = @kid AND state IN ('pending', 'active')`);
-  const revoke = db.prepare(`UPDATE identity_signing_keys
+    WHERE kid = @kid AND state IN ('pending', 'active')`;
+  const revoke = `UPDATE identity_signing_keys
     SET state = 'revoked', retired_at = @at, retirement = 'revoked', withdraws_at = @at, withdrawn_at = @at,
         revoked_at = @at, revoked_by = @by, revocation_reason = @reason, private_key_envelope = NULL, encryption_key_id = NULL
-    WHERE kid = @kid AND state IN ('pending', 'active')`);
-  const withdraw = db.prepare("UPDATE identity_signing_keys SET withdrawn_at = @at WHERE kid = @kid AND state = 'retired' AND withdrawn_at IS NULL");
-  const rewrap = db.prepare(`UPDATE identity_signing_keys
+    WHERE kid = @kid AND state IN ('pending', 'active')`;
+  const rewrap = `UPDATE identity_signing_keys
     SET private_key_envelope = @envelope, encryption_key_id = @encryptionKeyId, rewrapped_at = @at
-    WHERE kid = @kid AND private_key_envelope = @previous`);
-  const getLease = db.prepare('SELECT holder, expires_at FROM identity_leases WHERE name = ?');
-  const putLease = db.prepare(
-    'INSERT INTO identity_leases (name, holder, expires_at) VALUES (@name, @holder, @expiresAt) ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at',
-  );
-  const dropLease = db.prepare('DELETE FROM identity_leases WHERE name = ? AND holder = ?');
+    WHERE kid = @kid AND private_key_envelope = @previous`;
+  // One statement: the lease is taken when it is free, expired or already ours; answers a row only then.
+  const takeLease = `INSERT INTO identity_leases (name, holder, expires_at) VALUES (@name, @holder, @expiresAt)
+    ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+    WHERE identity_leases.holder = excluded.holder OR identity_leases.expires_at <= @now
+    RETURNING holder`;
+  const changed = async (r: Promise<{ changes: number }>) => (await r).changes === 1;
 
   return {
-    listAll: () => all.all() as KeyRow[],
-    get: (kid: string) => get.get(kid) as KeyRow | undefined,
-    stateOf: (kid: string) => stateOf.get(kid) as KeyState | undefined,
-    findActive: (purpose: Purpose) => active.get(purpose) as KeyRow | undefined,
+    listAll: () => store.all<KeyRow>(`SELECT * FROM identity_signing_keys ${ORDER}`),
+    get: (kid: string) => store.get<KeyRow>('SELECT * FROM identity_signing_keys WHERE kid = ?', [kid]),
+    stateOf: (kid: string) => store.value<KeyState>('SELECT state FROM identity_signing_keys WHERE kid = ?', [kid]),
+    findActive: (purpose: Purpose) => store.get<KeyRow>("SELECT * FROM identity_signing_keys WHERE purpose = ? AND state = 'active'", [purpose]),
     /** Pending, active and not yet withdrawn retired keys (what maintenance looks at). */
-    listLive: () => live.all() as KeyRow[],
+    listLive: () =>
+      store.all<KeyRow>("SELECT * FROM identity_signing_keys WHERE state IN ('pending', 'active') OR (state = 'retired' AND withdrawn_at IS NULL)"),
     /** What a purpose's JWKS holds at `now`. */
-    listPublished: (purpose: Purpose, now: number) => published.all({ purpose, now }) as KeyRow[],
+    listPublished: (purpose: Purpose, now: number) =>
+      store.all<KeyRow>(
+        `SELECT * FROM identity_signing_keys WHERE purpose = @purpose AND (state IN ('pending', 'active') OR (state = 'retired' AND withdraws_at > @now)) ${ORDER}`,
+        { purpose, now },
+      ),
     /** Keys that still hold an encrypted private half. */
-    listSealed: () => sealed.all() as KeyRow[],
-    insert: (row: NewKeyRow) => void insert.run(row),
-    activate: (kid: string, at: number, retiresAt: number) => activate.run({ kid, at, retiresAt }).changes === 1,
-    retire: (kid: string, at: number, reason: string, withdrawsAt: number) => retire.run({ kid, at, reason, withdrawsAt }).changes === 1,
-    revoke: (kid: string, at: number, reason: string, by: string) => revoke.run({ kid, at, reason, by }).changes === 1,
-    withdraw: (kid: string, at: number) => withdraw.run({ kid, at }).changes === 1,
+    listSealed: () => store.all<KeyRow>(`SELECT * FROM identity_signing_keys WHERE private_key_envelope IS NOT NULL ${ORDER}`),
+    insert: async (row: NewKeyRow) => void (await store.run(insert, row)),
+    activate: (kid: string, at: number, retiresAt: number) =>
+      changed(
+        store.run("UPDATE identity_signing_keys SET state = 'active', activated_at = @at, retires_at = @retiresAt WHERE kid = @kid AND state = 'pending'", {
+          kid,
+          at,
+          retiresAt,
+        }),
+      ),
+    retire: (kid: string, at: number, reason: string, withdrawsAt: number) => changed(store.run(retire, { kid, at, reason, withdrawsAt })),
+    revoke: (kid: string, at: number, reason: string, by: string) => changed(store.run(revoke, { kid, at, reason, by })),
+    withdraw: (kid: string, at: number) =>
+      changed(store.run("UPDATE identity_signing_keys SET withdrawn_at = @at WHERE kid = @kid AND state = 'retired' AND withdrawn_at IS NULL", { kid, at })),
     /** Replaces an envelope only if it is still `previous` (another process may have rewrapped it first). */
     rewrap: (kid: string, previous: string, envelope: string, encryptionKeyId: string, at: number) =>
-      rewrap.run({ kid, previous, envelope, encryptionKeyId, at }).changes === 1,
-    /** Takes or renews the named lease unless another holder has an unexpired one. Call inside `transaction`. */
-    takeLease(name: string, holder: string, now: number, ttlMs: number): boolean {
-      const cur = getLease.get(name) as { holder: string; expires_at: number } | undefined;
-      if (cur && cur.holder !== holder && cur.expires_at > now) return false;
-      putLease.run({ name, holder, expiresAt: now + ttlMs });
-      return true;
+      changed(store.run(rewrap, { kid, previous, envelope, encryptionKeyId, at })),
+    /** Takes or renews the named lease unless another holder has an unexpired one (one statement: atomic on both engines). */
+    takeLease: async (name: string, holder: string, now: number, ttlMs: number): Promise<boolean> =>
+      (await store.get(takeLease, { name, holder, now, expiresAt: now + ttlMs })) !== undefined,
+    releaseLease: async (name: string, holder: string) => void (await store.run('DELETE FROM identity_leases WHERE name = ? AND holder = ?', [name, holder])),
+    /** Inside `transaction`: keeps other replicas' key writers out until it ends (readers go on). */
+    lockKeys: async (): Promise<void> => {
+      if (store.dialect === 'postgres') await store.run('LOCK TABLE identity_signing_keys IN SHARE ROW EXCLUSIVE MODE');
     },
-    releaseLease: (name: string, holder: string) => void dropLease.run(name, holder),
-    /** Runs `fn` in a BEGIN IMMEDIATE transaction: writers on the same data folder queue behind each other. */
-    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+    /** Runs `fn` in one transaction of the core store (SQLite: BEGIN IMMEDIATE, writers on the same data folder queue). */
+    transaction: <T>(fn: () => Promise<T>): Promise<T> => store.tx(fn, { name: 'identity keys' }),
+    /** Tells every replica that keys changed (at commit when inside `transaction`): their signers and verifiers reload. */
+    notifyChanged: (purposes: Iterable<Purpose>) => store.notify(KEYS_CHANNEL, [...purposes].join(',')),
+    /** Calls `fn` with the purposes another replica (or this one) changed; resolves to the unsubscribe. */
+    onChanged: (fn: (purposes: Purpose[]) => void) => store.listen(KEYS_CHANNEL, (p) => fn(p.split(',').filter(Boolean) as Purpose[])),
   };
 }
+
+/** The notification channel of key changes (revocation, rotation): replicas drop their cached signers and key sets. */
+export const KEYS_CHANNEL = 'hearth_identity_keys';
 
 export type KeyStore = ReturnType<typeof createKeyStore>;

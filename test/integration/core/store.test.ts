@@ -201,6 +201,30 @@ describe('the core store on SQLite', () => {
   });
 });
 
+describe('two stores over one platform.db in one process (two servers in a test)', () => {
+  it('queue their transactions instead of blocking the thread on the file lock', async () => {
+    const dir = tempDir('hearth-store-');
+    dirs.push(dir);
+    const a = sqliteStore(openPlatformDb(dir, [ITEMS]));
+    const b = sqliteStore(openPlatformDb(dir, [ITEMS]));
+    stores.push(a, b);
+    const spans = (s: Store, name: string) =>
+      s.tx(async () => {
+        await s.run('INSERT INTO items (name) VALUES (?)', [`${name} 1`]);
+        await new Promise((r) => setImmediate(r)); // the other store's turn comes while this one is open
+        await s.run('INSERT INTO items (name) VALUES (?)', [`${name} 2`]);
+      });
+    await Promise.all([spans(a, 'a'), spans(b, 'b'), b.run('INSERT INTO items (name) VALUES (?)', ['b outside'])]);
+    expect(await a.all('SELECT name FROM items ORDER BY name')).toEqual([
+      { name: 'a 1' },
+      { name: 'a 2' },
+      { name: 'b 1' },
+      { name: 'b 2' },
+      { name: 'b outside' },
+    ]);
+  });
+});
+
 describe('the core domain on both engines', () => {
   it('keeps the audit log the same way: records in order, filtered and paged, and inside a rolled-back transaction not at all', async () => {
     for (const s of [sqliteStore(openPlatformDb(tempDir('hearth-store-'), coreMigrations)), postgresStore({ url: await pgCluster.createDatabase() })]) {
