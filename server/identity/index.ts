@@ -247,7 +247,7 @@ export function createIdentityService(deps: IdentityDeps) {
   // the approval protocol (terminal sign-in, RFC 8628 with login_hint) through the approval's terminal broker.
   const oauthAuthority = keys.oauthBroker(brokerSecret);
   const oauth = createOAuthService({
-    store: createOAuthStore(deps.platformDb),
+    store: createOAuthStore(deps.store),
     accounts,
     accountStore,
     authority: oauthAuthority,
@@ -294,7 +294,7 @@ export function createIdentityService(deps: IdentityDeps) {
       await keys.start();
       // Readiness: a validated active OAuth signer must load, or start-up fails (no fallback signer).
       await oauthAuthority.ready();
-      oauth.seed();
+      await oauth.seed();
       // Every minute (and now): OAuth and sign-in-history cleanup; authenticator approval rows leave after their
       // readable window and enrolment notices are retried. One failing job does not stop the others.
       const jobs: Array<[string, () => unknown]> = [

@@ -5,12 +5,10 @@
  */
 import type { Migration } from '../../core/storage/platform-db.ts';
 import type { Store } from '../../core/storage/store.ts';
+import { postgresDdl } from '../postgres-ddl.ts';
 import type { KeyState, Purpose } from './keys.lifecycle.ts';
 
-export const keyMigrations: Migration[] = [
-  {
-    id: 'identity-001-signing-keys',
-    up: `
+const SIGNING_KEYS_001 = `
       CREATE TABLE identity_signing_keys (
         kid TEXT PRIMARY KEY,
         purpose TEXT NOT NULL CHECK (purpose IN ('session', 'invocation', 'oauth')),
@@ -40,40 +38,9 @@ export const keyMigrations: Migration[] = [
         holder TEXT NOT NULL,
         expires_at INTEGER NOT NULL
       ) STRICT;
-    `,
-    pg: `
-      CREATE TABLE identity_signing_keys (
-        kid TEXT PRIMARY KEY,
-        purpose TEXT NOT NULL CHECK (purpose IN ('session', 'invocation', 'oauth')),
-        state TEXT NOT NULL CHECK (state IN ('pending', 'active', 'retired', 'revoked')),
-        algorithm TEXT NOT NULL,
-        public_jwk TEXT NOT NULL,
-        thumbprint TEXT NOT NULL,
-        private_key_envelope TEXT,
-        encryption_key_id TEXT,
-        created_at BIGINT NOT NULL,
-        activates_at BIGINT NOT NULL,
-        activated_at BIGINT,
-        retires_at BIGINT,
-        retired_at BIGINT,
-        retirement TEXT,
-        withdraws_at BIGINT,
-        withdrawn_at BIGINT,
-        revoked_at BIGINT,
-        revoked_by TEXT,
-        revocation_reason TEXT,
-        rewrapped_at BIGINT
-      );
-      CREATE UNIQUE INDEX identity_signing_keys_one_active ON identity_signing_keys (purpose) WHERE state = 'active';
-      CREATE UNIQUE INDEX identity_signing_keys_one_pending ON identity_signing_keys (purpose) WHERE state = 'pending';
-      CREATE TABLE identity_leases (
-        name TEXT PRIMARY KEY,
-        holder TEXT NOT NULL,
-        expires_at BIGINT NOT NULL
-      );
-    `,
-  },
-];
+    `;
+
+export const keyMigrations: Migration[] = [{ id: 'identity-001-signing-keys', up: SIGNING_KEYS_001, pg: postgresDdl(SIGNING_KEYS_001) }];
 
 export interface KeyRow {
   kid: string;

@@ -65,16 +65,23 @@ export function createAuthorize(ctx: OAuthContext) {
     return authorizationResponse(params.redirectUri, params.state, { error, error_description: description });
   }
 
-  function newInteraction(params: AuthorizationParams, sub: string | null, expiresAt: number): string {
+  async function newInteraction(params: AuthorizationParams, sub: string | null, expiresAt: number): Promise<string> {
     const id = random(32);
-    store.insertInteraction({ id_hash: sha256(id), client_id: params.clientId, params: JSON.stringify(params), sub, created_at: now(), expires_at: expiresAt });
+    await store.insertInteraction({
+      id_hash: sha256(id),
+      client_id: params.clientId,
+      params: JSON.stringify(params),
+      sub,
+      created_at: now(),
+      expires_at: expiresAt,
+    });
     return id;
   }
 
-  function issueCode(params: AuthorizationParams, client: Client, session: SessionView): string {
+  async function issueCode(params: AuthorizationParams, client: Client, session: SessionView): Promise<string> {
     const code = random(32);
     const at = now();
-    store.insertCode({
+    await store.insertCode({
       code_hash: sha256(code),
       client_id: client.clientId,
       sub: session.account.sub,
@@ -97,9 +104,9 @@ export function createAuthorize(ctx: OAuthContext) {
      * Validates an authorization request. Errors before the client and redirect URI are known are shown as a page
      * (never redirected); later errors are redirected with `state` and `iss` (RFC 9207).
      */
-    validateAuthorization(
+    async validateAuthorization(
       q: Record<string, unknown>,
-    ): { ok: AuthorizationParams; client: Client } | { page: { status: number; title: string; message: string } } | { redirect: string } {
+    ): Promise<{ ok: AuthorizationParams; client: Client } | { page: { status: number; title: string; message: string } } | { redirect: string }> {
       const one = (k: string): string | undefined | null => {
         const v = q[k];
         if (v === undefined) return undefined;
@@ -109,7 +116,7 @@ export function createAuthorize(ctx: OAuthContext) {
       const clientId = one('client_id');
       const redirectUri = one('redirect_uri');
       if (!clientId) return { page: { status: 400, title: 'Invalid request', message: 'The application did not send a client_id.' } };
-      const client = getClient(clientId);
+      const client = await getClient(clientId);
       if (!client || client.revokedAt !== null)
         return { page: { status: 400, title: 'Unknown application', message: 'This application is not registered with Hearth, or it was revoked.' } };
       if (!redirectUri || !client.redirectUris.some((r) => redirectMatches(r, redirectUri))) {
@@ -181,7 +188,7 @@ export function createAuthorize(ctx: OAuthContext) {
         if (!/^\d{1,9}$/.test(rawMaxAge)) return fail('invalid_request', 'max_age must be a non-negative integer');
         maxAge = Number(rawMaxAge);
       }
-      if (client.firstUsedAt === null) store.markClientUsed(client.clientId, now());
+      if (client.firstUsedAt === null) await store.markClientUsed(client.clientId, now());
       return {
         ok: { clientId: client.clientId, redirectUri, scope, resource, state: state ?? null, nonce, codeChallenge: challenge ?? null, prompt, maxAge },
         client,
@@ -189,12 +196,12 @@ export function createAuthorize(ctx: OAuthContext) {
     },
 
     /** Continues a validated request for the browser's session (null: not signed in). */
-    decide(
+    async decide(
       params: AuthorizationParams,
       client: Client,
       session: SessionView | null,
       opts: { interactionId?: string; freshSince?: number } = {},
-    ): AuthorizeOutcome {
+    ): Promise<AuthorizeOutcome> {
       const fail = (error: string, description: string): AuthorizeOutcome => ({ kind: 'redirect', location: errorLocation(params, error, description) });
       const at = now();
       const fresh = (s: SessionView) => opts.freshSince !== undefined && s.issuedAt >= opts.freshSince;
@@ -205,7 +212,7 @@ export function createAuthorize(ctx: OAuthContext) {
       }
       if (needLogin) {
         if (params.prompt.includes('none')) return fail('login_required', 'the user is not signed in');
-        const interactionId = opts.interactionId ?? newInteraction(params, null, at + SIGN_IN_INTERACTION_MS);
+        const interactionId = opts.interactionId ?? (await newInteraction(params, null, at + SIGN_IN_INTERACTION_MS));
         return { kind: 'sign_in', interactionId, client };
       }
       const row = session!.account;
@@ -213,26 +220,26 @@ export function createAuthorize(ctx: OAuthContext) {
       const needConsent = client.origin === 'dynamic' || params.prompt.includes('consent');
       if (needConsent) {
         if (params.prompt.includes('none')) return fail('consent_required', 'the user must approve this application');
-        const id = opts.interactionId ?? newInteraction(params, null, at + CONSENT_LIFETIME_MS);
-        store.bindInteraction(sha256(id), row.sub, at + CONSENT_LIFETIME_MS);
+        const id = opts.interactionId ?? (await newInteraction(params, null, at + CONSENT_LIFETIME_MS));
+        await store.bindInteraction(sha256(id), row.sub, at + CONSENT_LIFETIME_MS);
         return { kind: 'consent', interactionId: id, client, params, account: row };
       }
-      return { kind: 'redirect', location: issueCode(params, client, session!) };
+      return { kind: 'redirect', location: await issueCode(params, client, session!) };
     },
 
     /** The stored request of an interaction (sign-in or consent), or null when unknown, used or expired. */
-    interaction(id: string) {
-      const row = store.getInteraction(sha256(id));
+    async interaction(id: string) {
+      const row = await store.getInteraction(sha256(id));
       if (!row || row.used_at !== null || row.expires_at <= now()) return null;
-      const client = getClient(row.client_id);
+      const client = await getClient(row.client_id);
       if (!client || client.revokedAt !== null) return null;
       return { params: json<AuthorizationParams>(row.params), client, sub: row.sub, createdAt: row.created_at };
     },
 
     /** Approval or denial: single use, five minutes, bound to the account the consent page was shown to. */
-    consent(id: string, session: SessionView, approve: boolean, a: Actor): AuthorizeOutcome {
+    async consent(id: string, session: SessionView, approve: boolean, a: Actor): Promise<AuthorizeOutcome> {
       const hash = sha256(id);
-      const row = store.getInteraction(hash);
+      const row = await store.getInteraction(hash);
       const gone: AuthorizeOutcome = {
         kind: 'error_page',
         status: 409,
@@ -242,12 +249,12 @@ export function createAuthorize(ctx: OAuthContext) {
       if (!row || row.sub === null) return gone;
       if (row.sub !== session.account.sub)
         return { kind: 'error_page', status: 403, title: 'Wrong account', message: 'This approval request was shown to another account.' };
-      if (!store.useInteraction(hash, now())) return gone;
+      if (!(await store.useInteraction(hash, now()))) return gone;
       const params = json<AuthorizationParams>(row.params);
-      const client = getClient(row.client_id);
+      const client = await getClient(row.client_id);
       if (!client || client.revokedAt !== null)
         return { kind: 'error_page', status: 400, title: 'Unknown application', message: 'This application is no longer registered.' };
-      ctx.record(a, approve ? 'oauth.consent.approve' : 'oauth.consent.deny', client.clientId, {
+      await ctx.record(a, approve ? 'oauth.consent.approve' : 'oauth.consent.deny', client.clientId, {
         sub: session.account.sub,
         scope: params.scope,
         resource: params.resource,
@@ -255,7 +262,7 @@ export function createAuthorize(ctx: OAuthContext) {
       if (!approve) return { kind: 'redirect', location: errorLocation(params, 'access_denied', 'the user denied the request') };
       if (!ctx.mayAuthorize(client, session.account))
         return { kind: 'redirect', location: errorLocation(params, 'access_denied', 'this account may not use this application') };
-      return { kind: 'redirect', location: issueCode(params, client, session) };
+      return { kind: 'redirect', location: await issueCode(params, client, session) };
     },
   };
 }

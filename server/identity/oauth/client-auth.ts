@@ -15,7 +15,7 @@ export interface ClientCredentials {
   clientSecret?: string;
 }
 
-export function authenticateClient(ctx: Pick<OAuthContext, 'getClient'>, input: ClientCredentials): Client {
+export async function authenticateClient(ctx: Pick<OAuthContext, 'getClient'>, input: ClientCredentials): Promise<Client> {
   let id = input.clientId;
   let secret = input.clientSecret;
   if (input.authorization) {
@@ -40,7 +40,7 @@ export function authenticateClient(ctx: Pick<OAuthContext, 'getClient'>, input: 
   }
   const fail = (why: string) => oauthError('invalid_client', why);
   if (!id) throw fail('client authentication failed: no client_id');
-  const client = ctx.getClient(id);
+  const client = await ctx.getClient(id);
   if (!client || client.revokedAt !== null) throw fail('client authentication failed');
   if (client.isPublic) {
     if (secret) throw fail('client authentication failed: a public client has no secret');

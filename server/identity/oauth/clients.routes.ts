@@ -33,9 +33,9 @@ export function registerOAuthClientRoutes(api: Api, oauth: OAuthService): void {
       'Confidential clients get a secret (`hcs_…`), shown only in this answer. A client bound to a service account must be confidential; it may then use `client_credentials`. Lists hold at most 50 entries. Audited as `oauth.client.create`.',
     body: CreateClientBody,
     responses: { 201: { description: 'The client and its secret.', schema: ClientWithSecret } },
-    handler: (ctx, { body }) => {
+    handler: async (ctx, { body }) => {
       ctx.set('Cache-Control', 'no-store');
-      const r = oauth.createClient(body, actorFor(ctx));
+      const r = await oauth.createClient(body, actorFor(ctx));
       ctx.status = 201;
       return r;
     },
@@ -49,7 +49,7 @@ export function registerOAuthClientRoutes(api: Api, oauth: OAuthService): void {
     summary: 'Get an OAuth client',
     params: ClientParams,
     responses: { 200: { description: 'The client.', schema: z.object({ client: OAuthClient }) }, 404: { description: '`client_not_found`.' } },
-    handler: (_ctx, { params }) => ({ client: oauth.getClientInfo(params.clientId) }),
+    handler: async (_ctx, { params }) => ({ client: await oauth.getClientInfo(params.clientId) }),
   });
   api.route({
     method: 'patch',
@@ -110,8 +110,8 @@ export function registerOAuthClientRoutes(api: Api, oauth: OAuthService): void {
     description: 'Removes the client with its codes and grants. Audited as `oauth.client.delete`.',
     params: ClientParams,
     responses: { 204: { description: 'Deleted.' }, 409: { description: '`client_protected`.' } },
-    handler: (ctx, { params }) => {
-      oauth.deleteClient(params.clientId, actorFor(ctx));
+    handler: async (ctx, { params }) => {
+      await oauth.deleteClient(params.clientId, actorFor(ctx));
       ctx.status = 204;
     },
   });

@@ -77,8 +77,8 @@ function protect(c: Client, action: string) {
 export function createClients(ctx: OAuthContext) {
   const { store, accounts, accountStore, now, record, getClient } = ctx;
 
-  const clientOrThrow = (id: string): Client => {
-    const c = getClient(id);
+  const clientOrThrow = async (id: string): Promise<Client> => {
+    const c = await getClient(id);
     if (!c) throw new HearthError('client_not_found', `no OAuth client with id ${id}`);
     return c;
   };
@@ -106,9 +106,9 @@ export function createClients(ctx: OAuthContext) {
   }
 
   /** Removes dynamic registrations that never started an authorization within 24 hours; returns how many. */
-  function purgeAbandoned(at: number) {
-    const ids = store.abandonedClients(at - ABANDONED_REGISTRATION_MS);
-    for (const id of ids) store.deleteClient(id);
+  async function purgeAbandoned(at: number) {
+    const ids = await store.abandonedClients(at - ABANDONED_REGISTRATION_MS);
+    for (const id of ids) await store.deleteClient(id);
     return ids.length;
   }
 
@@ -116,9 +116,9 @@ export function createClients(ctx: OAuthContext) {
     purgeAbandoned,
 
     /** Seeds the protected first-party client used by `hearth login` (idempotent). */
-    seed() {
+    async seed() {
       const at = now();
-      const existing = getClient(FIRST_PARTY_CLI);
+      const existing = await getClient(FIRST_PARTY_CLI);
       const base: Client = {
         clientId: FIRST_PARTY_CLI,
         origin: 'first_party',
@@ -143,27 +143,27 @@ export function createClients(ctx: OAuthContext) {
         firstUsedAt: existing?.firstUsedAt ?? null,
         revokedAt: null,
       };
-      if (!existing) store.insertClient(rowOf(base));
+      if (!existing) await store.insertClient(rowOf(base));
       else if (
         JSON.stringify({ ...rowOf(existing), updated_at: 0, first_used_at: 0 }) !== JSON.stringify({ ...rowOf(base), updated_at: 0, first_used_at: 0 })
       ) {
-        store.updateClient(rowOf({ ...base, updatedAt: at }));
+        await store.updateClient(rowOf({ ...base, updatedAt: at }));
       }
     },
 
     // ---- client administration ----
-    listClients(p: { page: number; per_page: number; search?: string }) {
+    async listClients(p: { page: number; per_page: number; search?: string }) {
       const search = p.search ? p.search.toLowerCase() : null;
       return {
-        data: store.listClients(search, p.per_page, (p.page - 1) * p.per_page).map((r) => presentClient(clientOf(r))),
+        data: (await store.listClients(search, p.per_page, (p.page - 1) * p.per_page)).map((r) => presentClient(clientOf(r))),
         page: p.page,
         per_page: p.per_page,
-        total: store.countClients(search),
+        total: await store.countClients(search),
       };
     },
-    getClientInfo: (id: string) => presentClient(clientOrThrow(id)),
+    getClientInfo: async (id: string) => presentClient(await clientOrThrow(id)),
 
-    createClient(input: z.infer<typeof CreateClientBody>, a: Actor) {
+    async createClient(input: z.infer<typeof CreateClientBody>, a: Actor) {
       validateBinding(input.serviceAccountId, input.isPublic);
       validateAccessLists(input.allowedUserIds, input.allowedGroupIds);
       const at = now();
@@ -193,16 +193,21 @@ export function createClients(ctx: OAuthContext) {
         revokedAt: null,
       };
       client.grantTypes = grantTypesFor(client);
-      store.transaction(() => {
-        store.insertClient(rowOf(client));
-        record(a, 'oauth.client.create', client.clientId, { name: client.name, isPublic: client.isPublic, scopes: client.scopes, audiences: client.audiences });
+      await store.transaction(async () => {
+        await store.insertClient(rowOf(client));
+        await record(a, 'oauth.client.create', client.clientId, {
+          name: client.name,
+          isPublic: client.isPublic,
+          scopes: client.scopes,
+          audiences: client.audiences,
+        });
       });
       return { client: presentClient(client), clientSecret: secret?.secret ?? null };
     },
 
     updateClient(id: string, input: z.infer<typeof UpdateClientBody>, a: Actor) {
-      return store.transaction(() => {
-        const c = clientOrThrow(id);
+      return store.transaction(async () => {
+        const c = await clientOrThrow(id);
         protect(c, 'edited');
         if (c.origin === 'dynamic') throw new HearthError('client_protected', 'a dynamically registered client cannot be edited: revoke or delete it');
         if (c.revokedAt !== null) throw new HearthError('client_revoked', 'the client is revoked');
@@ -212,53 +217,53 @@ export function createClients(ctx: OAuthContext) {
         if (input.allowedUserIds || input.allowedGroupIds) validateAccessLists(input.allowedUserIds ?? [], input.allowedGroupIds ?? []);
         next.grantTypes = grantTypesFor(next);
         next.updatedAt = now();
-        store.updateClient(rowOf(next));
-        record(a, 'oauth.client.update', id, { fields: Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined) });
+        await store.updateClient(rowOf(next));
+        await record(a, 'oauth.client.update', id, { fields: Object.keys(input).filter((k) => (input as Record<string, unknown>)[k] !== undefined) });
         return { client: presentClient(next) };
       });
     },
 
     rotateSecret(id: string, a: Actor) {
-      return store.transaction(() => {
-        const c = clientOrThrow(id);
+      return store.transaction(async () => {
+        const c = await clientOrThrow(id);
         protect(c, 'given a secret');
         if (c.isPublic) throw new HearthError('client_is_public', 'a public client has no secret to rotate');
         if (c.revokedAt !== null) throw new HearthError('client_revoked', 'the client is revoked');
         const secret = newSecret();
         const at = now();
         const next = { ...c, secretHash: secret.hash, secretRotatedAt: at, updatedAt: at };
-        store.updateClient(rowOf(next));
-        record(a, 'oauth.client.secret.rotate', id, {});
+        await store.updateClient(rowOf(next));
+        await record(a, 'oauth.client.secret.rotate', id, {});
         return { client: presentClient(next), clientSecret: secret.secret };
       });
     },
 
     /** Revokes a client: it cannot authenticate or authorize any more, its refresh grants end and its access tokens stop verifying. */
     revokeClient(id: string, a: Actor) {
-      return store.transaction(() => {
-        const c = clientOrThrow(id);
+      return store.transaction(async () => {
+        const c = await clientOrThrow(id);
         protect(c, 'revoked');
         if (c.revokedAt !== null) return { client: presentClient(c) };
         const at = now();
         const next = { ...c, revokedAt: at, updatedAt: at };
-        store.updateClient(rowOf(next));
-        const ended = store.revokeClientFamilies(id, at, 'client_revoked');
-        record(a, 'oauth.client.revoke', id, { origin: c.origin, endedGrants: ended });
+        await store.updateClient(rowOf(next));
+        const ended = await store.revokeClientFamilies(id, at, 'client_revoked');
+        await record(a, 'oauth.client.revoke', id, { origin: c.origin, endedGrants: ended });
         return { client: presentClient(next) };
       });
     },
 
-    deleteClient(id: string, a: Actor) {
-      store.transaction(() => {
-        const c = clientOrThrow(id);
+    async deleteClient(id: string, a: Actor) {
+      await store.transaction(async () => {
+        const c = await clientOrThrow(id);
         protect(c, 'deleted');
-        store.deleteClient(id);
-        record(a, 'oauth.client.delete', id, { origin: c.origin, name: c.name });
+        await store.deleteClient(id);
+        await record(a, 'oauth.client.delete', id, { origin: c.origin, name: c.name });
       });
     },
 
     // ---- RFC 7591 ----
-    register(body: z.infer<typeof RegisterBody>, a: Actor) {
+    async register(body: z.infer<typeof RegisterBody>, a: Actor) {
       for (const uri of body.redirect_uris) {
         const u = absoluteUri(uri);
         if (!u) throw oauthError('invalid_redirect_uri', `redirect URI ${JSON.stringify(uri)} is not an absolute URI without fragment`);
@@ -312,10 +317,10 @@ export function createClients(ctx: OAuthContext) {
         firstUsedAt: null,
         revokedAt: null,
       };
-      store.transaction(() => {
-        purgeAbandoned(at);
-        store.insertClient(rowOf(client));
-        record(a, 'oauth.client.register', client.clientId, { name, redirectUris: client.redirectUris, scopes });
+      await store.transaction(async () => {
+        await purgeAbandoned(at);
+        await store.insertClient(rowOf(client));
+        await record(a, 'oauth.client.register', client.clientId, { name, redirectUris: client.redirectUris, scopes });
       });
       return {
         client_id: client.clientId,

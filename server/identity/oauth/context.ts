@@ -153,8 +153,8 @@ export function createOAuthContext(deps: OAuthContextDeps) {
   const record = (a: Actor, action: string, target: string, detail?: Record<string, unknown>) =>
     deps.audit.record({ actor: a.actor, action, target, detail: detail ?? null, requestId: a.requestId ?? null });
 
-  const getClient = (id: string): Client | null => {
-    const r = store.getClient(id);
+  const getClient = async (id: string): Promise<Client | null> => {
+    const r = await store.getClient(id);
     return r ? clientOf(r) : null;
   };
 
@@ -184,8 +184,8 @@ export function createOAuthContext(deps: OAuthContextDeps) {
   }
 
   /** Grant rule 2: account, client scopes and audiences, profile or explicit access, client existence. */
-  function recheck(clientId: string, sub: string, scope: string[], audiences: string[]): { client: Client; row: AccountRow } | string {
-    const client = getClient(clientId);
+  async function recheck(clientId: string, sub: string, scope: string[], audiences: string[]): Promise<{ client: Client; row: AccountRow } | string> {
+    const client = await getClient(clientId);
     if (!client || client.revokedAt !== null) return 'the client no longer exists';
     const row = accountStore.getAccount(sub);
     if (!accountUsable(row)) return 'the account is disabled, expired, removed or not allowed to use credential flows';
@@ -253,7 +253,7 @@ export function createOAuthContext(deps: OAuthContextDeps) {
   });
 
   /** A new refresh family with its first token (inside the caller's transaction); returns the family id and the token. */
-  function startRefreshFamily(f: {
+  async function startRefreshFamily(f: {
     clientId: string;
     sub: string;
     scope: string;
@@ -266,7 +266,7 @@ export function createOAuthContext(deps: OAuthContextDeps) {
   }) {
     const familyId = random(16);
     const refreshToken = `hrt_${random(32)}`;
-    store.insertFamily({
+    await store.insertFamily({
       id: familyId,
       client_id: f.clientId,
       sub: f.sub,
@@ -278,7 +278,7 @@ export function createOAuthContext(deps: OAuthContextDeps) {
       created_at: f.at,
       expires_at: f.expiresAt,
     });
-    store.insertRefreshToken(sha256(refreshToken), familyId, 0, f.at);
+    await store.insertRefreshToken(sha256(refreshToken), familyId, 0, f.at);
     return { familyId, refreshToken };
   }
 

@@ -79,9 +79,9 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
   };
 
   /** The approval page for a typed code, or the code page again with the reason. */
-  const showCode = (ctx: AppContext, userCode: string, login: string, account: NonNullable<ReturnType<SessionsService['sessionView']>>['account']) => {
+  const showCode = async (ctx: AppContext, userCode: string, login: string, account: NonNullable<ReturnType<SessionsService['sessionView']>>['account']) => {
     if (tooMany(ctx)) return deviceCodePage(ctx, { login, userCode, status: 429, error: 'Too many wrong codes. Wait a minute and try again.' });
-    const found = oauth.device.lookupUserCode(userCode, getClient);
+    const found = await oauth.device.lookupUserCode(userCode, getClient);
     if (!found) {
       wrongCodes.fail(sessions.clientIp(ctx));
       return deviceCodePage(ctx, {
@@ -197,7 +197,7 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
       if (form.decision !== 'approve' && form.decision !== 'deny') throw new HearthError('invalid_request', 'decision must be approve or deny');
       const session = sessions.sessionView(ctx);
       if (!session) return errorPage(ctx, 401, 'Signed out', 'Your session ended. Open the address the terminal shows and sign in again.');
-      const r = oauth.device.decide(form.user_code ?? '', session.account, form.decision === 'approve', getClient, {
+      const r = await oauth.device.decide(form.user_code ?? '', session.account, form.decision === 'approve', getClient, {
         actor: `account:${session.account.login}`,
         requestId: ctx.state.requestId,
       });

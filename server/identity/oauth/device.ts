@@ -115,7 +115,7 @@ export function createDeviceFlow(deps: {
   store: OAuthStore;
   now: () => number;
   issuer: () => string;
-  record: (a: Actor, action: string, target: string, detail?: Record<string, unknown>) => void;
+  record: (a: Actor, action: string, target: string, detail?: Record<string, unknown>) => Promise<void>;
   accessTokenLifetimeS: number;
   /** Rechecks client, account, scopes, audiences and access, then mints the tokens (string: why not). */
   /** Mints the tokens; `onIssued` runs in the transaction that stores the refresh family. */
@@ -127,15 +127,15 @@ export function createDeviceFlow(deps: {
       audiences: string[];
       authTime: number;
       lifetimeMs: number;
-      onIssued: (familyId: string | null, jti: string, accessExpiresAt: number) => void;
+      onIssued: (familyId: string | null, jti: string, accessExpiresAt: number) => Promise<void>;
     },
   ) => Promise<IssueResult | string>;
   /** Revokes what a replayed device code had minted. */
-  revokeIssued: (row: DeviceAuthorizationRow) => void;
+  revokeIssued: (row: DeviceAuthorizationRow) => Promise<void>;
   /** The approval protocol's terminal broker (app mode); null: sign-in with the authenticator app answers 503. */
   broker: TerminalBroker | null;
   /** Whether the account may use the client (profiles, specific lists): checked before a browser approval. */
-  mayAuthorize: (client: DeviceClient, row: AccountRow) => boolean;
+  mayAuthorize: (client: DeviceClient, row: AccountRow) => Promise<boolean>;
 }) {
   const { store, now, record, broker } = deps;
 
@@ -174,8 +174,8 @@ export function createDeviceFlow(deps: {
     }
   }
 
-  function finishExpired(hash: string): never {
-    store.expireDeviceAuthorization(hash);
+  async function finishExpired(hash: string): Promise<never> {
+    await store.expireDeviceAuthorization(hash);
     throw pollError('expired_token', 'the device code has expired: start the sign-in again');
   }
 
@@ -203,7 +203,7 @@ export function createDeviceFlow(deps: {
         const r = await callBroker((b) =>
           b.create({ identifier, client: { id: client.clientId, name: client.name }, scopes: scope, lifetimeSeconds, ip: req.ip, userAgent: req.userAgent }),
         );
-        store.insertDeviceAuthorization({
+        await store.insertDeviceAuthorization({
           device_code_hash: sha256(deviceCode),
           client_id: client.clientId,
           mode: 'app',
@@ -216,7 +216,7 @@ export function createDeviceFlow(deps: {
           created_at: at,
           expires_at: r.expiresAt,
         });
-        record(a, 'oauth.device_authorization.create', client.clientId, {
+        await record(a, 'oauth.device_authorization.create', client.clientId, {
           mode: 'app',
           loginHint: identifier,
           scope,
@@ -235,7 +235,7 @@ export function createDeviceFlow(deps: {
       for (let attempt = 0; ; attempt++) {
         const userCode = newUserCode();
         try {
-          store.insertDeviceAuthorization({
+          await store.insertDeviceAuthorization({
             device_code_hash: sha256(deviceCode),
             client_id: client.clientId,
             mode: 'browser',
@@ -249,10 +249,10 @@ export function createDeviceFlow(deps: {
             expires_at: at + BROWSER_DEVICE_LIFETIME_MS,
           });
         } catch (err) {
-          if (attempt < 3 && /UNIQUE/.test((err as Error).message)) continue;
+          if (attempt < 3 && /UNIQUE|duplicate key/.test((err as Error).message)) continue;
           throw err;
         }
-        record(a, 'oauth.device_authorization.create', client.clientId, { mode: 'browser', scope, lifetimeSeconds });
+        await record(a, 'oauth.device_authorization.create', client.clientId, { mode: 'browser', scope, lifetimeSeconds });
         const display = formatUserCode(userCode);
         return {
           device_code: deviceCode,
@@ -270,21 +270,21 @@ export function createDeviceFlow(deps: {
       requireFirstParty(client);
       if (!form.device_code) throw oauthError('invalid_request', 'device_code is required');
       const hash = sha256(form.device_code);
-      const row = store.getDeviceAuthorization(hash);
+      const row = await store.getDeviceAuthorization(hash);
       const at = now();
       if (!row || row.client_id !== client.clientId) throw oauthError('invalid_grant', 'the device code is invalid, expired or was issued to another client');
       if (row.state === 'consumed') {
-        deps.revokeIssued(row);
-        record(a, 'oauth.device_code.replay', client.clientId, { sub: row.sub, mode: row.mode });
+        await deps.revokeIssued(row);
+        await record(a, 'oauth.device_code.replay', client.clientId, { sub: row.sub, mode: row.mode });
         throw oauthError('invalid_grant', 'the device code was already used; the tokens issued from it are revoked');
       }
       if (row.state === 'denied') throw pollError('access_denied', 'the sign-in was denied');
-      if (row.state === 'expired' || row.expires_at <= at) finishExpired(hash);
+      if (row.state === 'expired' || row.expires_at <= at) await finishExpired(hash);
       if (row.last_poll_at !== null && at - row.last_poll_at < row.interval_s * 1000 - POLL_TOLERANCE_MS) {
-        store.deviceAuthorizationPolled(hash, at, row.interval_s + SLOW_DOWN_STEP_S);
+        await store.deviceAuthorizationPolled(hash, at, row.interval_s + SLOW_DOWN_STEP_S);
         throw pollError('slow_down', `polling too fast: wait at least ${row.interval_s + SLOW_DOWN_STEP_S} seconds between requests`);
       }
-      store.deviceAuthorizationPolled(hash, at, row.interval_s);
+      await store.deviceAuthorizationPolled(hash, at, row.interval_s);
 
       let sub: string;
       let authTime: number;
@@ -293,31 +293,31 @@ export function createDeviceFlow(deps: {
         const state = await callBroker((b) => b.state(requestId));
         if (state === 'pending') throw pollError('authorization_pending', 'waiting for the approval in the authenticator app');
         if (state === 'denied') {
-          if (store.decideDeviceAuthorization(hash, 'denied', at, null, null)) {
-            record(a, 'oauth.device_authorization.deny', client.clientId, { mode: 'app', approvalRequestId: requestId });
+          if (await store.decideDeviceAuthorization(hash, 'denied', at, null, null)) {
+            await record(a, 'oauth.device_authorization.deny', client.clientId, { mode: 'app', approvalRequestId: requestId });
           }
           throw pollError('access_denied', 'the sign-in was denied in the authenticator app');
         }
-        if (state === 'expired' || state === 'unavailable') finishExpired(hash);
+        if (state === 'expired' || state === 'unavailable') await finishExpired(hash);
         if (state !== 'approved') {
-          store.expireDeviceAuthorization(hash);
+          await store.expireDeviceAuthorization(hash);
           throw oauthError('invalid_grant', 'the approval was already used');
         }
         // ours first (one exchange per device code), then the approval (one use, with the device and account rechecks)
-        if (!store.consumeDeviceAuthorization(hash, 'pending', at, null, Math.floor(at / 1000))) {
+        if (!(await store.consumeDeviceAuthorization(hash, 'pending', at, null, Math.floor(at / 1000)))) {
           throw oauthError('invalid_grant', 'the device code was used concurrently');
         }
         const consumed = await callBroker((b) => b.consume(requestId));
         if (!consumed) {
-          record(a, 'oauth.device_authorization.refused', client.clientId, { mode: 'app', approvalRequestId: requestId, reason: 'approval_unusable' });
+          await record(a, 'oauth.device_authorization.refused', client.clientId, { mode: 'app', approvalRequestId: requestId, reason: 'approval_unusable' });
           throw oauthError('invalid_grant', 'the approval can no longer be used (the device was revoked, or the account changed): start the sign-in again');
         }
         sub = consumed.sub;
         authTime = Math.floor(at / 1000);
-        record(a, 'oauth.device_authorization.approve', client.clientId, { mode: 'app', sub, approvalRequestId: requestId });
+        await record(a, 'oauth.device_authorization.approve', client.clientId, { mode: 'app', sub, approvalRequestId: requestId });
       } else {
         if (row.state === 'pending') throw pollError('authorization_pending', 'waiting for the user to enter the code and approve');
-        if (!store.consumeDeviceAuthorization(hash, 'approved', at, null, row.auth_time ?? Math.floor(at / 1000))) {
+        if (!(await store.consumeDeviceAuthorization(hash, 'approved', at, null, row.auth_time ?? Math.floor(at / 1000)))) {
           throw oauthError('invalid_grant', 'the device code was used concurrently');
         }
         sub = row.sub!;
@@ -334,10 +334,10 @@ export function createDeviceFlow(deps: {
         onIssued: (familyId, jti, accessExpiresAt) => store.setDeviceAuthorizationIssued(hash, who, familyId, jti, accessExpiresAt),
       });
       if (typeof r === 'string') {
-        record(a, 'oauth.device_authorization.refused', client.clientId, { mode: row.mode, sub, reason: r });
+        await record(a, 'oauth.device_authorization.refused', client.clientId, { mode: row.mode, sub, reason: r });
         throw oauthError('invalid_grant', r);
       }
-      record(a, 'oauth.device_authorization.token', client.clientId, {
+      await record(a, 'oauth.device_authorization.token', client.clientId, {
         mode: row.mode,
         sub,
         scope,
@@ -350,36 +350,41 @@ export function createDeviceFlow(deps: {
     // ---- browser verification (/oauth/device) ----
 
     /** The pending browser-mode request of a typed user code, or null (unknown, used, expired, or malformed). */
-    lookupUserCode(input: string, getClient: (id: string) => DeviceClient | null) {
+    async lookupUserCode(input: string, getClient: (id: string) => Promise<DeviceClient | null>) {
       const code = normalizeUserCode(input);
       if (!code) return null;
-      const row = store.getDeviceAuthorizationByUserCode(sha256(code));
+      const row = await store.getDeviceAuthorizationByUserCode(sha256(code));
       if (row?.mode !== 'browser' || row.state !== 'pending' || row.expires_at <= now()) return null;
-      const client = getClient(row.client_id);
+      const client = await getClient(row.client_id);
       if (!client || client.revokedAt !== null) return null;
       return { userCode: formatUserCode(code), client, scope: json<string[]>(row.scope), lifetimeSeconds: row.lifetime_s, expiresAt: row.expires_at };
     },
 
     /** Approves or denies a browser-mode request for the signed-in account (once, before expiry). */
-    decide(
+    async decide(
       input: string,
       account: AccountRow,
       approve: boolean,
-      getClient: (id: string) => DeviceClient | null,
+      getClient: (id: string) => Promise<DeviceClient | null>,
       a: Actor,
-    ): 'approved' | 'denied' | 'gone' | 'not_allowed' {
+    ): Promise<'approved' | 'denied' | 'gone' | 'not_allowed'> {
       const code = normalizeUserCode(input);
       if (!code) return 'gone';
       const hash = sha256(code);
-      const row = store.getDeviceAuthorizationByUserCode(hash);
+      const row = await store.getDeviceAuthorizationByUserCode(hash);
       if (row?.mode !== 'browser') return 'gone';
-      const client = getClient(row.client_id);
+      const client = await getClient(row.client_id);
       if (!client || client.revokedAt !== null) return 'gone';
       const at = now();
-      if (approve && !deps.mayAuthorize(client, account)) return 'not_allowed';
-      if (!store.decideDeviceAuthorization(row.device_code_hash, approve ? 'approved' : 'denied', at, approve ? account.sub : null, Math.floor(at / 1000)))
+      if (approve && !(await deps.mayAuthorize(client, account))) return 'not_allowed';
+      if (
+        !(await store.decideDeviceAuthorization(row.device_code_hash, approve ? 'approved' : 'denied', at, approve ? account.sub : null, Math.floor(at / 1000)))
+      )
         return 'gone';
-      record(a, approve ? 'oauth.device_authorization.approve' : 'oauth.device_authorization.deny', client.clientId, { mode: 'browser', sub: account.sub });
+      await record(a, approve ? 'oauth.device_authorization.approve' : 'oauth.device_authorization.deny', client.clientId, {
+        mode: 'browser',
+        sub: account.sub,
+      });
       return approve ? 'approved' : 'denied';
     },
   };

@@ -77,14 +77,14 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     return consentPage(ctx, o);
   };
 
-  const authorize = (ctx: AppContext, q: Record<string, unknown>) => {
-    const v = oauth.validateAuthorization(q);
+  const authorize = async (ctx: AppContext, q: Record<string, unknown>) => {
+    const v = await oauth.validateAuthorization(q);
     if ('page' in v) {
       noStore(ctx);
       return errorPage(ctx, v.page.status, v.page.title, v.page.message);
     }
     if ('redirect' in v) return render(ctx, { kind: 'redirect', location: v.redirect });
-    render(ctx, oauth.decide(v.ok, v.client, sessions.sessionView(ctx)));
+    render(ctx, await oauth.decide(v.ok, v.client, sessions.sessionView(ctx)));
   };
 
   // ---- discovery ----
@@ -157,10 +157,10 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       200: { description: 'The consent page or the sign-in page.', schema: Html, contentType: 'text/html' },
       303: { description: 'Redirect to the client.' },
     },
-    handler: (ctx, { params }) => {
-      const i = oauth.interaction(params.id);
+    handler: async (ctx, { params }) => {
+      const i = await oauth.interaction(params.id);
       if (!i) return render(ctx, { kind: 'error_page', status: 400, title: 'This sign-in has expired', message: 'Return to the application and start again.' });
-      render(ctx, oauth.decide(i.params, i.client, sessions.sessionView(ctx), { interactionId: params.id, freshSince: i.createdAt }));
+      render(ctx, await oauth.decide(i.params, i.client, sessions.sessionView(ctx), { interactionId: params.id, freshSince: i.createdAt }));
     },
   });
 
@@ -184,7 +184,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     handler: async (ctx, { params }) => {
       requireOrigin(ctx);
       const form = await readFormBody(ctx, FORM_LIMIT);
-      const i = oauth.interaction(params.id);
+      const i = await oauth.interaction(params.id);
       if (!i) return render(ctx, { kind: 'error_page', status: 400, title: 'This sign-in has expired', message: 'Return to the application and start again.' });
       try {
         const r = await sessions.login(form.login ?? '', form.password ?? '', sessions.clientIp(ctx), ctx.state.requestId);
@@ -235,7 +235,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
         return render(ctx, { kind: 'error_page', status: 401, title: 'Signed out', message: 'Your session ended. Return to the application and start again.' });
       render(
         ctx,
-        oauth.consent(params.id, session, form.decision === 'approve', { actor: `account:${session.account.login}`, requestId: ctx.state.requestId }),
+        await oauth.consent(params.id, session, form.decision === 'approve', { actor: `account:${session.account.login}`, requestId: ctx.state.requestId }),
       );
     },
   });
@@ -378,7 +378,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
         throw oauthError(field.startsWith('redirect_uris') ? 'invalid_redirect_uri' : 'invalid_client_metadata', `${field ? `${field}: ` : ''}${i.message}`);
       }
       registrations.fail(ip);
-      const r = oauth.register(parsed.data, { actor: 'anonymous', requestId: ctx.state.requestId });
+      const r = await oauth.register(parsed.data, { actor: 'anonymous', requestId: ctx.state.requestId });
       ctx.status = 201;
       return r;
     },
@@ -437,9 +437,9 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
         }
       }
       const session = sessions.sessionView(ctx);
-      const client = clientId ? oauth.getClient(clientId) : null;
+      const client = clientId ? await oauth.getClient(clientId) : null;
       if (session && client)
-        oauth.endClientGrants(client.clientId, session.account.sub, { actor: `account:${session.account.login}`, requestId: ctx.state.requestId });
+        await oauth.endClientGrants(client.clientId, session.account.sub, { actor: `account:${session.account.login}`, requestId: ctx.state.requestId });
       ctx.append('Set-Cookie', sessions.logout(ctx));
       noStore(ctx);
       if (client && form.post_logout_redirect_uri && client.logoutUri === form.post_logout_redirect_uri) {

@@ -71,8 +71,8 @@ export function createOAuthService(
     device: device.flow,
 
     /** POST /oauth/device_authorization: client authentication, then the device flow. */
-    deviceAuthorization(form: Form, authorization: string, req: { ip: string; userAgent: string }, a: Actor) {
-      const client = authenticateClient(ctx, credentialsOf(form, authorization));
+    async deviceAuthorization(form: Form, authorization: string, req: { ip: string; userAgent: string }, a: Actor) {
+      const client = await authenticateClient(ctx, credentialsOf(form, authorization));
       return device.flow.authorize(client, form, req, { ...a, actor: `oauth-client:${client.clientId}` });
     },
 
@@ -95,7 +95,7 @@ export function createOAuthService(
     async token(form: Form, authorization: string, a: Actor) {
       const grant = form.grant_type;
       if (!grant) throw oauthError('invalid_request', 'grant_type is required');
-      const client = authenticateClient(ctx, credentialsOf(form, authorization));
+      const client = await authenticateClient(ctx, credentialsOf(form, authorization));
       const handler = grants.get(grant);
       if (!handler) throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(grant)} is not supported`);
       return handler(client, form, { ...a, actor: `oauth-client:${client.clientId}` });
@@ -107,10 +107,10 @@ export function createOAuthService(
     principalFor: bearer.principalFor,
 
     /** Background cleanup: expired codes, interactions and refresh families; abandoned dynamic registrations. */
-    cleanup() {
+    async cleanup() {
       const at = ctx.now();
-      const purged = ctx.store.purge(at, KEEP_REVOKED_MS);
-      const abandoned = ctx.store.transaction(() => clients.purgeAbandoned(at));
+      const purged = await ctx.store.purge(at, KEEP_REVOKED_MS);
+      const abandoned = await ctx.store.transaction(() => clients.purgeAbandoned(at));
       return { ...purged, abandoned };
     },
   };

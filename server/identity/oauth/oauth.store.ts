@@ -1,4 +1,6 @@
-import type { Db, Migration } from '../../core/storage/platform-db.ts';
+import type { Migration } from '../../core/storage/platform-db.ts';
+import type { RunResult, Store } from '../../core/storage/store.ts';
+import { postgresDdl } from '../postgres-ddl.ts';
 
 /**
  * OAuth storage. Secrets are never stored: client secrets, authorization codes and refresh tokens are kept as
@@ -13,10 +15,7 @@ import type { Db, Migration } from '../../core/storage/platform-db.ts';
  *   `pending` (app mode: the approval is held by the authenticator) or `approved` → `consumed` (the one token
  *   exchange) ; see device.ts.
  */
-export const oauthMigrations: Migration[] = [
-  {
-    id: 'identity-004-oauth',
-    up: `
+const OAUTH_004 = `
       CREATE TABLE oauth_clients (
         client_id TEXT PRIMARY KEY,
         origin TEXT NOT NULL CHECK (origin IN ('managed', 'first_party', 'dynamic')),
@@ -100,12 +99,9 @@ export const oauthMigrations: Migration[] = [
         jti TEXT PRIMARY KEY,
         expires_at INTEGER NOT NULL
       ) STRICT;
-    `,
-  },
-  {
-    // Device authorization grant (RFC 8628): terminal sign-in approved in the paired authenticator app, or in a browser.
-    id: 'identity-010-device-authorizations',
-    up: `
+    `;
+// Device authorization grant (RFC 8628): terminal sign-in approved in the paired authenticator app, or in a browser.
+const DEVICE_AUTHORIZATIONS_010 = `
       CREATE TABLE oauth_device_authorizations (
         device_code_hash TEXT PRIMARY KEY,    -- SHA-256 of the device code (hdc_ + 32 random bytes)
         client_id TEXT NOT NULL REFERENCES oauth_clients (client_id) ON DELETE CASCADE,
@@ -130,8 +126,11 @@ export const oauthMigrations: Migration[] = [
       ) STRICT;
       CREATE UNIQUE INDEX oauth_device_authorizations_by_user_code ON oauth_device_authorizations (user_code_hash) WHERE user_code_hash IS NOT NULL;
       CREATE INDEX oauth_device_authorizations_by_expiry ON oauth_device_authorizations (expires_at);
-    `,
-  },
+    `;
+
+export const oauthMigrations: Migration[] = [
+  { id: 'identity-004-oauth', up: OAUTH_004, pg: postgresDdl(OAUTH_004) },
+  { id: 'identity-010-device-authorizations', up: DEVICE_AUTHORIZATIONS_010, pg: postgresDdl(DEVICE_AUTHORIZATIONS_010) },
 ];
 
 export interface ClientRow {
@@ -264,114 +263,134 @@ const CLIENT_COLUMNS = [
   'revoked_at',
 ] as const;
 
-export function createOAuthStore(db: Db) {
-  const q = {
-    client: db.prepare('SELECT * FROM oauth_clients WHERE client_id = ?'),
-    insertClient: db.prepare(`INSERT INTO oauth_clients (${CLIENT_COLUMNS.join(', ')}) VALUES (${CLIENT_COLUMNS.map((c) => `@${c}`).join(', ')})`),
-    updateClient: db.prepare(
-      `UPDATE oauth_clients SET ${CLIENT_COLUMNS.filter((c) => c !== 'client_id')
-        .map((c) => `${c} = @${c}`)
-        .join(', ')} WHERE client_id = @client_id`,
-    ),
-    deleteClient: db.prepare('DELETE FROM oauth_clients WHERE client_id = ?'),
-    countClients: db.prepare(`SELECT count(*) FROM oauth_clients WHERE (@search IS NULL OR instr(lower(name), @search) > 0
-      OR instr(lower(client_id), @search) > 0 OR instr(lower(coalesce(description, '')), @search) > 0)`),
-    listClients: db.prepare(`SELECT * FROM oauth_clients WHERE (@search IS NULL OR instr(lower(name), @search) > 0
-      OR instr(lower(client_id), @search) > 0 OR instr(lower(coalesce(description, '')), @search) > 0)
-      ORDER BY created_at, client_id LIMIT @limit OFFSET @offset`),
-    markUsed: db.prepare('UPDATE oauth_clients SET first_used_at = ? WHERE client_id = ? AND first_used_at IS NULL'),
-    abandoned: db.prepare(`SELECT client_id FROM oauth_clients WHERE origin = 'dynamic' AND first_used_at IS NULL AND created_at < ?`),
-
-    insertInteraction: db.prepare('INSERT INTO oauth_interactions (id_hash, client_id, params, sub, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)'),
-    interaction: db.prepare('SELECT * FROM oauth_interactions WHERE id_hash = ?'),
-    bindInteraction: db.prepare('UPDATE oauth_interactions SET sub = ?, expires_at = ? WHERE id_hash = ? AND used_at IS NULL AND sub IS NULL'),
-    useInteraction: db.prepare('UPDATE oauth_interactions SET used_at = ? WHERE id_hash = ? AND used_at IS NULL AND expires_at > ?'),
-
-    insertCode:
-      db.prepare(`INSERT INTO oauth_codes (code_hash, client_id, sub, redirect_uri, scope, audiences, resource, nonce, code_challenge, auth_time, sid, created_at, expires_at)
-      VALUES (@code_hash, @client_id, @sub, @redirect_uri, @scope, @audiences, @resource, @nonce, @code_challenge, @auth_time, @sid, @created_at, @expires_at)`),
-    code: db.prepare('SELECT * FROM oauth_codes WHERE code_hash = ?'),
-    redeemCode: db.prepare('UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL'),
-    codeIssued: db.prepare('UPDATE oauth_codes SET family_id = ?, access_jti = ?, access_expires_at = ? WHERE code_hash = ?'),
-
-    insertFamily:
-      db.prepare(`INSERT INTO oauth_refresh_families (id, client_id, sub, scope, audiences, resource, auth_time, sid, created_at, expires_at, generation)
-      VALUES (@id, @client_id, @sub, @scope, @audiences, @resource, @auth_time, @sid, @created_at, @expires_at, 0)`),
-    family: db.prepare('SELECT * FROM oauth_refresh_families WHERE id = ?'),
-    revokeFamily: db.prepare('UPDATE oauth_refresh_families SET revoked_at = ?, revoked_reason = ?, reservation = NULL WHERE id = ? AND revoked_at IS NULL'),
-    revokeFamiliesOfClient: db.prepare('UPDATE oauth_refresh_families SET revoked_at = ?, revoked_reason = ? WHERE client_id = ? AND revoked_at IS NULL'),
-    revokeFamiliesOfSession: db.prepare(
-      'UPDATE oauth_refresh_families SET revoked_at = ?, revoked_reason = ? WHERE client_id = ? AND sub = ? AND revoked_at IS NULL',
-    ),
-    setReservation: db.prepare('UPDATE oauth_refresh_families SET reservation = ? WHERE id = ?'),
-    narrowFamily: db.prepare('UPDATE oauth_refresh_families SET scope = ?, generation = generation + 1, reservation = NULL WHERE id = ?'),
-
-    insertRefresh: db.prepare('INSERT INTO oauth_refresh_tokens (token_hash, family_id, generation, created_at) VALUES (?, ?, ?, ?)'),
-    refresh: db.prepare('SELECT * FROM oauth_refresh_tokens WHERE token_hash = ?'),
-    rotateRefresh: db.prepare('UPDATE oauth_refresh_tokens SET rotated_at = ? WHERE token_hash = ? AND rotated_at IS NULL'),
-
-    revokeAccess: db.prepare('INSERT OR IGNORE INTO oauth_revoked_access (jti, expires_at) VALUES (?, ?)'),
-    accessRevoked: db.prepare('SELECT 1 FROM oauth_revoked_access WHERE jti = ?'),
-
-    insertDevice: db.prepare(`INSERT INTO oauth_device_authorizations (device_code_hash, client_id, mode, approval_request_id, user_code_hash, scope, audiences,
+/**
+ * The OAuth tables in the core store (SQLite or PostgreSQL; one SQL text, store.ts). One-shot steps are single
+ * guarded statements, so that two replicas racing on one code, refresh token, interaction or device code get exactly
+ * one success on either engine: `redeemCode`, `useInteraction`, `reserveFamily`, `rotateRefreshToken`,
+ * `consumeDeviceAuthorization`, `decideDeviceAuthorization` answer whether this caller won. `lockFamily` reads a
+ * refresh family with a row lock (PostgreSQL; SQLite's transaction holds the write lock) inside `transaction`.
+ */
+export function createOAuthStore(store: Store) {
+  const instr = store.dialect === 'postgres' ? 'strpos' : 'instr';
+  const searchSql = `(CAST(@search AS TEXT) IS NULL OR ${instr}(lower(name), @search) > 0
+      OR ${instr}(lower(client_id), @search) > 0 OR ${instr}(lower(coalesce(description, '')), @search) > 0)`;
+  const sql = {
+    insertClient: `INSERT INTO oauth_clients (${CLIENT_COLUMNS.join(', ')}) VALUES (${CLIENT_COLUMNS.map((c) => `@${c}`).join(', ')})`,
+    updateClient: `UPDATE oauth_clients SET ${CLIENT_COLUMNS.filter((c) => c !== 'client_id')
+      .map((c) => `${c} = @${c}`)
+      .join(', ')} WHERE client_id = @client_id`,
+    insertCode: `INSERT INTO oauth_codes (code_hash, client_id, sub, redirect_uri, scope, audiences, resource, nonce, code_challenge, auth_time, sid, created_at, expires_at)
+      VALUES (@code_hash, @client_id, @sub, @redirect_uri, @scope, @audiences, @resource, @nonce, @code_challenge, @auth_time, @sid, @created_at, @expires_at)`,
+    insertFamily: `INSERT INTO oauth_refresh_families (id, client_id, sub, scope, audiences, resource, auth_time, sid, created_at, expires_at, generation)
+      VALUES (@id, @client_id, @sub, @scope, @audiences, @resource, @auth_time, @sid, @created_at, @expires_at, 0)`,
+    // The reservation is taken only while the family is live, unreserved and the presented token is current.
+    reserveFamily: `UPDATE oauth_refresh_families SET reservation = @value
+      WHERE id = @id AND revoked_at IS NULL AND reservation IS NULL
+        AND EXISTS (SELECT 1 FROM oauth_refresh_tokens WHERE token_hash = @hash AND family_id = @id AND rotated_at IS NULL)`,
+    insertDevice: `INSERT INTO oauth_device_authorizations (device_code_hash, client_id, mode, approval_request_id, user_code_hash, scope, audiences,
       lifetime_s, state, interval_s, created_at, expires_at)
-      VALUES (@device_code_hash, @client_id, @mode, @approval_request_id, @user_code_hash, @scope, @audiences, @lifetime_s, 'pending', @interval_s, @created_at, @expires_at)`),
-    device: db.prepare('SELECT * FROM oauth_device_authorizations WHERE device_code_hash = ?'),
-    deviceByUserCode: db.prepare('SELECT * FROM oauth_device_authorizations WHERE user_code_hash = ?'),
-    devicePolled: db.prepare('UPDATE oauth_device_authorizations SET last_poll_at = ?, interval_s = ? WHERE device_code_hash = ?'),
-    deviceDecide:
-      db.prepare(`UPDATE oauth_device_authorizations SET state = @state, sub = coalesce(@sub, sub), auth_time = coalesce(@auth_time, auth_time), decided_at = @at
-      WHERE device_code_hash = @hash AND state = 'pending' AND expires_at > @at`),
-    deviceExpire: db.prepare(`UPDATE oauth_device_authorizations SET state = 'expired' WHERE device_code_hash = ? AND state IN ('pending', 'approved')`),
-    deviceConsume:
-      db.prepare(`UPDATE oauth_device_authorizations SET state = 'consumed', consumed_at = @at, sub = coalesce(@sub, sub), auth_time = coalesce(auth_time, @auth_time)
-      WHERE device_code_hash = @hash AND state = @from AND expires_at > @at`),
-    deviceIssued: db.prepare('UPDATE oauth_device_authorizations SET sub = ?, family_id = ?, access_jti = ?, access_expires_at = ? WHERE device_code_hash = ?'),
-    purgeDevices: db.prepare('DELETE FROM oauth_device_authorizations WHERE expires_at < ?'),
-
-    purgeInteractions: db.prepare('DELETE FROM oauth_interactions WHERE expires_at < ?'),
-    purgeCodes: db.prepare('DELETE FROM oauth_codes WHERE expires_at < ?'),
-    purgeFamilies: db.prepare('DELETE FROM oauth_refresh_families WHERE expires_at < ? OR (revoked_at IS NOT NULL AND revoked_at < ?)'),
-    purgeRevokedAccess: db.prepare('DELETE FROM oauth_revoked_access WHERE expires_at < ?'),
+      VALUES (@device_code_hash, @client_id, @mode, @approval_request_id, @user_code_hash, @scope, @audiences, @lifetime_s, 'pending', @interval_s, @created_at, @expires_at)`,
+    deviceDecide: `UPDATE oauth_device_authorizations SET state = @state, sub = coalesce(CAST(@sub AS TEXT), sub),
+      auth_time = coalesce(CAST(@auth_time AS BIGINT), auth_time), decided_at = @at
+      WHERE device_code_hash = @hash AND state = 'pending' AND expires_at > @at`,
+    deviceConsume: `UPDATE oauth_device_authorizations SET state = 'consumed', consumed_at = @at, sub = coalesce(CAST(@sub AS TEXT), sub),
+      auth_time = coalesce(auth_time, CAST(@auth_time AS BIGINT))
+      WHERE device_code_hash = @hash AND state = @from AND expires_at > @at`,
   };
+  const changes = async (r: Promise<RunResult>) => (await r).changes;
+  const changed = async (r: Promise<RunResult>) => (await r).changes > 0;
+  const done = async (r: Promise<RunResult>) => void (await r);
 
   return {
-    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
-    getClient: (id: string) => q.client.get(id) as ClientRow | undefined,
-    insertClient: (row: ClientRow) => void q.insertClient.run(row),
-    updateClient: (row: ClientRow) => void q.updateClient.run(row),
-    deleteClient: (id: string) => q.deleteClient.run(id).changes > 0,
-    countClients: (search: string | null) => q.countClients.pluck().get({ search }) as number,
-    listClients: (search: string | null, limit: number, offset: number) => q.listClients.all({ search, limit, offset }) as ClientRow[],
-    markClientUsed: (id: string, at: number) => void q.markUsed.run(at, id),
-    abandonedClients: (before: number) => q.abandoned.pluck().all(before) as string[],
+    /** Runs `fn` in one transaction of the core store (ambient: the store's calls inside join it). */
+    transaction: <T>(fn: () => Promise<T>): Promise<T> => store.tx(fn, { name: 'oauth' }),
+    getClient: (id: string) => store.get<ClientRow>('SELECT * FROM oauth_clients WHERE client_id = ?', [id]),
+    insertClient: (row: ClientRow) => done(store.run(sql.insertClient, { ...row })),
+    updateClient: (row: ClientRow) => done(store.run(sql.updateClient, { ...row })),
+    deleteClient: (id: string) => changed(store.run('DELETE FROM oauth_clients WHERE client_id = ?', [id])),
+    countClients: async (search: string | null) => (await store.value<number>(`SELECT count(*) FROM oauth_clients WHERE ${searchSql}`, { search })) ?? 0,
+    listClients: (search: string | null, limit: number, offset: number) =>
+      store.all<ClientRow>(`SELECT * FROM oauth_clients WHERE ${searchSql} ORDER BY created_at, client_id LIMIT @limit OFFSET @offset`, {
+        search,
+        limit,
+        offset,
+      }),
+    markClientUsed: (id: string, at: number) =>
+      done(store.run('UPDATE oauth_clients SET first_used_at = ? WHERE client_id = ? AND first_used_at IS NULL', [at, id])),
+    abandonedClients: async (before: number) =>
+      (
+        await store.all<{ client_id: string }>("SELECT client_id FROM oauth_clients WHERE origin = 'dynamic' AND first_used_at IS NULL AND created_at < ?", [
+          before,
+        ])
+      ).map((r) => r.client_id),
 
     insertInteraction: (r: Omit<InteractionRow, 'used_at'>) =>
-      void q.insertInteraction.run(r.id_hash, r.client_id, r.params, r.sub, r.created_at, r.expires_at),
-    getInteraction: (idHash: string) => q.interaction.get(idHash) as InteractionRow | undefined,
+      done(
+        store.run('INSERT INTO oauth_interactions (id_hash, client_id, params, sub, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)', [
+          r.id_hash,
+          r.client_id,
+          r.params,
+          r.sub,
+          r.created_at,
+          r.expires_at,
+        ]),
+      ),
+    getInteraction: (idHash: string) => store.get<InteractionRow>('SELECT * FROM oauth_interactions WHERE id_hash = ?', [idHash]),
     /** Binds a consent interaction to the account it is shown to, once; its five minutes start now. */
-    bindInteraction: (idHash: string, sub: string, expiresAt: number) => void q.bindInteraction.run(sub, expiresAt, idHash),
-    useInteraction: (idHash: string, at: number) => q.useInteraction.run(at, idHash, at).changes > 0,
+    bindInteraction: (idHash: string, sub: string, expiresAt: number) =>
+      done(store.run('UPDATE oauth_interactions SET sub = ?, expires_at = ? WHERE id_hash = ? AND used_at IS NULL AND sub IS NULL', [sub, expiresAt, idHash])),
+    useInteraction: (idHash: string, at: number) =>
+      changed(store.run('UPDATE oauth_interactions SET used_at = ? WHERE id_hash = ? AND used_at IS NULL AND expires_at > ?', [at, idHash, at])),
 
-    insertCode: (r: Omit<CodeRow, 'used_at' | 'family_id' | 'access_jti' | 'access_expires_at'>) => void q.insertCode.run(r),
-    getCode: (hash: string) => q.code.get(hash) as CodeRow | undefined,
-    redeemCode: (hash: string, at: number) => q.redeemCode.run(at, hash).changes > 0,
-    setCodeIssued: (hash: string, familyId: string | null, jti: string, accessExpiresAt: number) => void q.codeIssued.run(familyId, jti, accessExpiresAt, hash),
+    insertCode: (r: Omit<CodeRow, 'used_at' | 'family_id' | 'access_jti' | 'access_expires_at'>) => done(store.run(sql.insertCode, r)),
+    getCode: (hash: string) => store.get<CodeRow>('SELECT * FROM oauth_codes WHERE code_hash = ?', [hash]),
+    /** The one redemption of a code (a guarded UPDATE: of two replicas redeeming it at once, one wins). */
+    redeemCode: (hash: string, at: number) => changed(store.run('UPDATE oauth_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL', [at, hash])),
+    setCodeIssued: (hash: string, familyId: string | null, jti: string, accessExpiresAt: number) =>
+      done(
+        store.run('UPDATE oauth_codes SET family_id = ?, access_jti = ?, access_expires_at = ? WHERE code_hash = ?', [familyId, jti, accessExpiresAt, hash]),
+      ),
 
-    insertFamily: (r: Omit<FamilyRow, 'revoked_at' | 'revoked_reason' | 'reservation' | 'generation'>) => void q.insertFamily.run(r),
-    getFamily: (id: string) => q.family.get(id) as FamilyRow | undefined,
-    revokeFamily: (id: string, at: number, reason: string) => q.revokeFamily.run(at, reason, id).changes > 0,
-    revokeClientFamilies: (clientId: string, at: number, reason: string) => q.revokeFamiliesOfClient.run(at, reason, clientId).changes,
-    revokeUserClientFamilies: (clientId: string, sub: string, at: number, reason: string) => q.revokeFamiliesOfSession.run(at, reason, clientId, sub).changes,
-    setReservation: (id: string, value: string | null) => void q.setReservation.run(value, id),
-    advanceFamily: (id: string, scope: string) => void q.narrowFamily.run(scope, id),
+    insertFamily: (r: Omit<FamilyRow, 'revoked_at' | 'revoked_reason' | 'reservation' | 'generation'>) => done(store.run(sql.insertFamily, r)),
+    getFamily: (id: string) => store.get<FamilyRow>('SELECT * FROM oauth_refresh_families WHERE id = ?', [id]),
+    /** The family with a row lock until the transaction ends (call inside `transaction`). */
+    lockFamily: (id: string) => store.get<FamilyRow>(`SELECT * FROM oauth_refresh_families WHERE id = ?${store.forUpdate}`, [id]),
+    revokeFamily: (id: string, at: number, reason: string) =>
+      changed(
+        store.run('UPDATE oauth_refresh_families SET revoked_at = ?, revoked_reason = ?, reservation = NULL WHERE id = ? AND revoked_at IS NULL', [
+          at,
+          reason,
+          id,
+        ]),
+      ),
+    revokeClientFamilies: (clientId: string, at: number, reason: string) =>
+      changes(
+        store.run('UPDATE oauth_refresh_families SET revoked_at = ?, revoked_reason = ? WHERE client_id = ? AND revoked_at IS NULL', [at, reason, clientId]),
+      ),
+    revokeUserClientFamilies: (clientId: string, sub: string, at: number, reason: string) =>
+      changes(
+        store.run('UPDATE oauth_refresh_families SET revoked_at = ?, revoked_reason = ? WHERE client_id = ? AND sub = ? AND revoked_at IS NULL', [
+          at,
+          reason,
+          clientId,
+          sub,
+        ]),
+      ),
+    /** Rule 4's one-shot reservation: true when this caller reserved the family for the refresh token `hash`. */
+    reserveFamily: (id: string, hash: string, value: string) => changed(store.run(sql.reserveFamily, { id, hash, value })),
+    setReservation: (id: string, value: string | null) => done(store.run('UPDATE oauth_refresh_families SET reservation = ? WHERE id = ?', [value, id])),
+    advanceFamily: (id: string, scope: string) =>
+      done(store.run('UPDATE oauth_refresh_families SET scope = ?, generation = generation + 1, reservation = NULL WHERE id = ?', [scope, id])),
 
-    insertRefreshToken: (hash: string, familyId: string, generation: number, at: number) => void q.insertRefresh.run(hash, familyId, generation, at),
-    getRefreshToken: (hash: string) => q.refresh.get(hash) as RefreshTokenRow | undefined,
-    rotateRefreshToken: (hash: string, at: number) => q.rotateRefresh.run(at, hash).changes > 0,
+    insertRefreshToken: (hash: string, familyId: string, generation: number, at: number) =>
+      done(store.run('INSERT INTO oauth_refresh_tokens (token_hash, family_id, generation, created_at) VALUES (?, ?, ?, ?)', [hash, familyId, generation, at])),
+    getRefreshToken: (hash: string) => store.get<RefreshTokenRow>('SELECT * FROM oauth_refresh_tokens WHERE token_hash = ?', [hash]),
+    rotateRefreshToken: (hash: string, at: number) =>
+      changed(store.run('UPDATE oauth_refresh_tokens SET rotated_at = ? WHERE token_hash = ? AND rotated_at IS NULL', [at, hash])),
 
-    revokeAccessToken: (jti: string, expiresAt: number) => void q.revokeAccess.run(jti, expiresAt),
-    isAccessRevoked: (jti: string) => q.accessRevoked.get(jti) !== undefined,
+    revokeAccessToken: (jti: string, expiresAt: number) =>
+      done(store.run('INSERT INTO oauth_revoked_access (jti, expires_at) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING', [jti, expiresAt])),
+    isAccessRevoked: async (jti: string) => (await store.value('SELECT 1 FROM oauth_revoked_access WHERE jti = ?', [jti])) !== undefined,
 
     insertDeviceAuthorization: (
       r: Pick<
@@ -388,32 +407,43 @@ export function createOAuthStore(db: Db) {
         | 'created_at'
         | 'expires_at'
       >,
-    ) => void q.insertDevice.run(r),
-    getDeviceAuthorization: (hash: string) => q.device.get(hash) as DeviceAuthorizationRow | undefined,
-    getDeviceAuthorizationByUserCode: (hash: string) => q.deviceByUserCode.get(hash) as DeviceAuthorizationRow | undefined,
-    deviceAuthorizationPolled: (hash: string, at: number, intervalS: number) => void q.devicePolled.run(at, intervalS, hash),
+    ) => done(store.run(sql.insertDevice, r)),
+    getDeviceAuthorization: (hash: string) => store.get<DeviceAuthorizationRow>('SELECT * FROM oauth_device_authorizations WHERE device_code_hash = ?', [hash]),
+    getDeviceAuthorizationByUserCode: (hash: string) =>
+      store.get<DeviceAuthorizationRow>('SELECT * FROM oauth_device_authorizations WHERE user_code_hash = ?', [hash]),
+    deviceAuthorizationPolled: (hash: string, at: number, intervalS: number) =>
+      done(store.run('UPDATE oauth_device_authorizations SET last_poll_at = ?, interval_s = ? WHERE device_code_hash = ?', [at, intervalS, hash])),
     /** pending → approved | denied, once, before expiry. */
     decideDeviceAuthorization: (hash: string, state: 'approved' | 'denied', at: number, sub: string | null, authTime: number | null) =>
-      q.deviceDecide.run({ hash, state, at, sub, auth_time: authTime }).changes > 0,
-    expireDeviceAuthorization: (hash: string) => q.deviceExpire.run(hash).changes > 0,
+      changed(store.run(sql.deviceDecide, { hash, state, at, sub, auth_time: authTime })),
+    expireDeviceAuthorization: (hash: string) =>
+      changed(store.run("UPDATE oauth_device_authorizations SET state = 'expired' WHERE device_code_hash = ? AND state IN ('pending', 'approved')", [hash])),
     /** `from` → consumed, once, before expiry (app mode consumes from pending: the approval is held by the authenticator). */
     consumeDeviceAuthorization: (hash: string, from: 'pending' | 'approved', at: number, sub: string | null, authTime: number) =>
-      q.deviceConsume.run({ hash, from, at, sub, auth_time: authTime }).changes > 0,
+      changed(store.run(sql.deviceConsume, { hash, from, at, sub, auth_time: authTime })),
     setDeviceAuthorizationIssued: (hash: string, sub: string, familyId: string | null, jti: string, accessExpiresAt: number) =>
-      void q.deviceIssued.run(sub, familyId, jti, accessExpiresAt, hash),
+      done(
+        store.run('UPDATE oauth_device_authorizations SET sub = ?, family_id = ?, access_jti = ?, access_expires_at = ? WHERE device_code_hash = ?', [
+          sub,
+          familyId,
+          jti,
+          accessExpiresAt,
+          hash,
+        ]),
+      ),
 
     /** Background cleanup: expired interactions, codes, refresh families and access-token denials. */
     purge(at: number, keepRevokedMs: number) {
-      return db
-        .transaction(() => ({
-          interactions: q.purgeInteractions.run(at - 60_000).changes,
-          codes: q.purgeCodes.run(at - 60 * 60_000).changes,
-          families: q.purgeFamilies.run(at, at - keepRevokedMs).changes,
-          revokedAccess: q.purgeRevokedAccess.run(at).changes,
-          // kept an hour after expiry, like codes, so that a replayed device code is recognised (and its tokens revoked)
-          deviceAuthorizations: q.purgeDevices.run(at - 60 * 60_000).changes,
-        }))
-        .immediate();
+      return store.tx(async () => ({
+        interactions: await changes(store.run('DELETE FROM oauth_interactions WHERE expires_at < ?', [at - 60_000])),
+        codes: await changes(store.run('DELETE FROM oauth_codes WHERE expires_at < ?', [at - 60 * 60_000])),
+        families: await changes(
+          store.run('DELETE FROM oauth_refresh_families WHERE expires_at < ? OR (revoked_at IS NOT NULL AND revoked_at < ?)', [at, at - keepRevokedMs]),
+        ),
+        revokedAccess: await changes(store.run('DELETE FROM oauth_revoked_access WHERE expires_at < ?', [at])),
+        // kept an hour after expiry, like codes, so that a replayed device code is recognised (and its tokens revoked)
+        deviceAuthorizations: await changes(store.run('DELETE FROM oauth_device_authorizations WHERE expires_at < ?', [at - 60 * 60_000])),
+      }));
     },
   };
 }

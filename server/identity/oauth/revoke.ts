@@ -16,14 +16,14 @@ export function createRevocation(ctx: OAuthContext) {
   return {
     /** POST /oauth/revoke: client authentication, then the token (refresh token first, then an access token). */
     async revoke(form: Form, authorization: string, a: Actor) {
-      const client = authenticateClient(ctx, credentialsOf(form, authorization));
+      const client = await authenticateClient(ctx, credentialsOf(form, authorization));
       const token = form.token;
       if (!token) throw oauthError('invalid_request', 'token is required');
-      const rt = store.getRefreshToken(sha256(token));
+      const rt = await store.getRefreshToken(sha256(token));
       if (rt) {
-        const f = store.getFamily(rt.family_id);
-        if (f && f.client_id === client.clientId && store.revokeFamily(f.id, now(), 'revoked')) {
-          record({ ...a, actor: `oauth-client:${client.clientId}` }, 'oauth.grant.revoke', client.clientId, { sub: f.sub, family: f.id });
+        const f = await store.getFamily(rt.family_id);
+        if (f && f.client_id === client.clientId && (await store.revokeFamily(f.id, now(), 'revoked'))) {
+          await record({ ...a, actor: `oauth-client:${client.clientId}` }, 'oauth.grant.revoke', client.clientId, { sub: f.sub, family: f.id });
         }
         return;
       }
@@ -37,14 +37,14 @@ export function createRevocation(ctx: OAuthContext) {
         }
         if (aud.length === 0) return;
         const v = await ctx.authority.verifyAccessToken(token, { audience: aud }).catch(() => null);
-        if (v && v.clientId === client.clientId) store.revokeAccessToken(v.jti, v.expiresAt * 1000);
+        if (v && v.clientId === client.clientId) await store.revokeAccessToken(v.jti, v.expiresAt * 1000);
       }
     },
 
     /** RP-initiated logout: ends the client's refresh grants for the account. */
-    endClientGrants(clientId: string, sub: string, a: Actor) {
-      const n = store.revokeUserClientFamilies(clientId, sub, now(), 'logout');
-      if (n > 0) record(a, 'oauth.grant.logout', clientId, { sub, endedGrants: n });
+    async endClientGrants(clientId: string, sub: string, a: Actor) {
+      const n = await store.revokeUserClientFamilies(clientId, sub, now(), 'logout');
+      if (n > 0) await record(a, 'oauth.grant.logout', clientId, { sub, endedGrants: n });
       return n;
     },
   };

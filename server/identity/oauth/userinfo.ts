@@ -14,8 +14,8 @@ export function createBearer(ctx: OAuthContext) {
   const { store, accountStore, accounts } = ctx;
 
   /** One query for the warm path: the client and the actor. */
-  function resolveActor(v: VerifiedAccessToken) {
-    const client = store.getClient(v.clientId);
+  async function resolveActor(v: VerifiedAccessToken) {
+    const client = await store.getClient(v.clientId);
     if (!client || client.revoked_at !== null) return null;
     if (v.actorKind === 'user') {
       const row = accountStore.getAccount(v.sub);
@@ -33,8 +33,8 @@ export function createBearer(ctx: OAuthContext) {
       if (err instanceof InvalidTokenError) return null;
       throw err;
     }
-    if (store.isAccessRevoked(v.jti)) return null;
-    const who = resolveActor(v);
+    if (await store.isAccessRevoked(v.jti)) return null;
+    const who = await resolveActor(v);
     return who ? { v, ...who } : null;
   }
 

@@ -843,7 +843,7 @@ describe('lifetimes, cleanup and the fail-closed refresh reservation', () => {
     );
     const dayAgo = Date.now() - 25 * 3600_000;
     db().prepare('UPDATE oauth_clients SET created_at = ? WHERE client_id IN (?, ?)').run(dayAgo, abandoned.json.client_id, used.json.client_id);
-    const r = s.services.identity.oauth.cleanup();
+    const r = await s.services.identity.oauth.cleanup();
     expect(r.abandoned).toBeGreaterThanOrEqual(1);
     expect((await admin(`/api/admin/oauth/clients/${abandoned.json.client_id}`)).status).toBe(404);
     expect((await admin(`/api/admin/oauth/clients/${used.json.client_id}`)).status).toBe(200);

@@ -3,7 +3,8 @@
  * same rows and answers on SQLite (platform.db through `sqliteStore`) and on a private PostgreSQL cluster
  * (`postgresStore`, migrated by `migratePostgres`), and the seed's multi-replica rules hold between two Store
  * instances over one database (two replicas; on SQLite, two connections to one platform.db in this process): one
- * key writer at a time, one lease holder, key changes notified at commit.
+ * key writer at a time, one lease holder, key changes notified at commit; an authorization code redeemed, a refresh
+ * token reserved and rotated, a device code consumed by both replicas at once succeeds once.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,12 +12,13 @@ import { coreMigrations, type Migration, openPlatformDb } from '../../../server/
 import { migratePostgres, postgresStore } from '../../../server/core/storage/postgres-store.ts';
 import { type Store, sqliteStore } from '../../../server/core/storage/store.ts';
 import { createKeyStore, keyMigrations, type NewKeyRow } from '../../../server/identity/keys/keys.store.ts';
+import { type ClientRow, createOAuthStore, oauthMigrations } from '../../../server/identity/oauth/oauth.store.ts';
 import { type Postgres, startPostgres } from '../../helpers/postgres.ts';
 import { tempDir } from '../../helpers/temp.ts';
 import { until } from '../../helpers/wait.ts';
 
 /** The identity migrations converted so far, in boot order (the core's first: identity's tables reference none of them). */
-const MIGRATIONS: Migration[] = [...coreMigrations, ...keyMigrations];
+const MIGRATIONS: Migration[] = [...coreMigrations, ...keyMigrations, ...oauthMigrations];
 
 let pgCluster: Postgres;
 const dirs: string[] = [];
@@ -136,6 +138,178 @@ for (const engine of ['sqlite', 'postgres'] as const) {
         expect(got).toEqual([['session']]);
         stop();
       }
+    });
+  });
+}
+
+function clientRow(clientId: string, name: string, description: string | null, createdAt: number): ClientRow {
+  return {
+    client_id: clientId,
+    origin: 'managed',
+    name,
+    description,
+    redirect_uris: '["https://app.example/cb"]',
+    logout_uri: null,
+    scopes: '["openid","offline_access"]',
+    audiences: '["hearth"]',
+    service_account_id: null,
+    allowed_profiles: '["user"]',
+    access_mode: 'profiles',
+    allowed_user_ids: '[]',
+    allowed_group_ids: '[]',
+    is_public: 1,
+    secret_hash: null,
+    grant_types: '["authorization_code","refresh_token"]',
+    application_type: null,
+    created_at: createdAt,
+    updated_at: createdAt,
+    secret_rotated_at: null,
+    first_used_at: null,
+    revoked_at: null,
+  };
+}
+
+const ROUNDS = 20;
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  describe(`OAuth store on ${engine}`, () => {
+    it('clients: insert, search (case-insensitive, literal), page, update, delete and the abandoned registrations', async () => {
+      const [a] = await replicas(engine);
+      const oauth = createOAuthStore(a);
+      await oauth.insertClient(clientRow('c-wiki', 'Team Wiki', 'Docs 100%', T0));
+      await oauth.insertClient(clientRow('c-mail', 'Webmail', null, T0 + 1));
+      await oauth.insertClient({ ...clientRow('c-dyn', 'Dynamic', null, T0 + 2), origin: 'dynamic' });
+      expect(await oauth.countClients(null)).toBe(3);
+      expect(await oauth.countClients('wiki')).toBe(1);
+      expect(await oauth.countClients('100%')).toBe(1); // no LIKE wildcards: the text itself
+      expect(await oauth.countClients('_')).toBe(0);
+      expect((await oauth.listClients('web', 10, 0)).map((c) => c.client_id)).toEqual(['c-mail']);
+      expect((await oauth.listClients(null, 2, 1)).map((c) => c.client_id)).toEqual(['c-mail', 'c-dyn']);
+      const wiki = (await oauth.getClient('c-wiki'))!;
+      expect(wiki).toMatchObject({ is_public: 1, created_at: T0 });
+      await oauth.updateClient({ ...wiki, name: 'Wiki', updated_at: T0 + 5 });
+      expect((await oauth.getClient('c-wiki'))?.name).toBe('Wiki');
+      expect(await oauth.abandonedClients(T0 + 3)).toEqual(['c-dyn']);
+      await oauth.markClientUsed('c-dyn', T0 + 3);
+      expect(await oauth.abandonedClients(T0 + 3)).toEqual([]);
+      expect(await oauth.deleteClient('c-dyn')).toBe(true);
+      expect(await oauth.deleteClient('c-dyn')).toBe(false);
+      await oauth.revokeAccessToken('jti-1', T0 + 10);
+      await oauth.revokeAccessToken('jti-1', T0 + 10); // again: no error (ON CONFLICT DO NOTHING)
+      expect(await oauth.isAccessRevoked('jti-1')).toBe(true);
+      expect(await oauth.isAccessRevoked('jti-2')).toBe(false);
+      expect(await oauth.purge(T0 + 11, 0)).toMatchObject({ revokedAccess: 1 });
+      expect(await oauth.isAccessRevoked('jti-1')).toBe(false);
+    });
+
+    it('an authorization code redeemed by two replicas at once succeeds once (every round)', async () => {
+      const [a, b] = await replicas(engine);
+      const [oa, ob] = [createOAuthStore(a), createOAuthStore(b)];
+      await oa.insertClient(clientRow('c', 'App', null, T0));
+      const wins: number[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        const hash = `code-${i}`;
+        await oa.insertCode({
+          code_hash: hash,
+          client_id: 'c',
+          sub: 'alice',
+          redirect_uri: 'https://app.example/cb',
+          scope: '["openid"]',
+          audiences: '["hearth"]',
+          resource: null,
+          nonce: null,
+          code_challenge: null,
+          auth_time: Math.floor(T0 / 1000),
+          sid: null,
+          created_at: T0,
+          expires_at: T0 + 60_000,
+        });
+        const results = await Promise.all([oa.redeemCode(hash, T0 + 1), ob.redeemCode(hash, T0 + 2)]);
+        wins.push(results.filter(Boolean).length);
+      }
+      expect(wins).toEqual(Array(ROUNDS).fill(1));
+      expect(await a.value('SELECT count(*) FROM oauth_codes WHERE used_at IS NULL')).toBe(0);
+    });
+
+    it('a refresh token presented to two replicas at once is reserved and rotated once (every round)', async () => {
+      const [a, b] = await replicas(engine);
+      const [oa, ob] = [createOAuthStore(a), createOAuthStore(b)];
+      await oa.insertClient(clientRow('c', 'App', null, T0));
+      // The grant's steps (grants/refresh-token.ts): the one-shot reservation, then the rotation under the family's lock.
+      const refresh = async (oauth: typeof oa, familyId: string, hash: string, next: string, nonce: string) => {
+        if (!(await oauth.reserveFamily(familyId, hash, JSON.stringify({ nonce, status: 'reserved', at: T0 })))) return false;
+        return oauth.transaction(async () => {
+          const f = await oauth.lockFamily(familyId);
+          if (!f || f.revoked_at !== null || JSON.parse(f.reservation ?? 'null')?.nonce !== nonce) return false;
+          if (!(await oauth.rotateRefreshToken(hash, T0 + 1))) return false;
+          await oauth.insertRefreshToken(next, familyId, f.generation + 1, T0 + 1);
+          await oauth.advanceFamily(familyId, f.scope);
+          return true;
+        });
+      };
+      const wins: number[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        const familyId = `fam-${i}`;
+        await oa.transaction(async () => {
+          await oa.insertFamily({
+            id: familyId,
+            client_id: 'c',
+            sub: 'alice',
+            scope: '["offline_access"]',
+            audiences: '["hearth"]',
+            resource: null,
+            auth_time: Math.floor(T0 / 1000),
+            sid: null,
+            created_at: T0,
+            expires_at: T0 + 86_400_000,
+          });
+          await oa.insertRefreshToken(`rt-${i}`, familyId, 0, T0);
+        });
+        const results = await Promise.all([refresh(oa, familyId, `rt-${i}`, `rt-${i}-a`, 'na'), refresh(ob, familyId, `rt-${i}`, `rt-${i}-b`, 'nb')]);
+        wins.push(results.filter(Boolean).length);
+        const family = (await oa.getFamily(familyId))!;
+        expect(family).toMatchObject({ generation: 1, reservation: null });
+      }
+      expect(wins).toEqual(Array(ROUNDS).fill(1));
+      expect(await a.value('SELECT count(*) FROM oauth_refresh_tokens WHERE generation = 1')).toBe(ROUNDS);
+      // Two replicas rotating the same token directly (the last step alone): once.
+      await oa.insertRefreshToken('rt-x', 'fam-0', 5, T0);
+      expect((await Promise.all([oa.rotateRefreshToken('rt-x', T0 + 2), ob.rotateRefreshToken('rt-x', T0 + 3)])).filter(Boolean)).toHaveLength(1);
+      // A rotated token reserves nothing; a revoked family neither.
+      expect(await oa.reserveFamily('fam-0', 'rt-0', '{}')).toBe(false);
+      expect(await oa.revokeFamily('fam-1', T0 + 4, 'reuse')).toBe(true);
+      expect(await oa.reserveFamily('fam-1', 'rt-1-a', '{}')).toBe(false);
+      expect(await oa.reserveFamily('fam-1', 'rt-1-b', '{}')).toBe(false);
+    });
+
+    it('a device code is consumed once by two replicas, and a user code is unique', async () => {
+      const [a, b] = await replicas(engine);
+      const [oa, ob] = [createOAuthStore(a), createOAuthStore(b)];
+      await oa.insertClient(clientRow('c', 'App', null, T0));
+      const device = (hash: string, userCode: string | null) =>
+        oa.insertDeviceAuthorization({
+          device_code_hash: hash,
+          client_id: 'c',
+          mode: 'browser',
+          approval_request_id: null,
+          user_code_hash: userCode,
+          scope: '["openid"]',
+          audiences: '["hearth"]',
+          lifetime_s: 3600,
+          interval_s: 5,
+          created_at: T0,
+          expires_at: T0 + 600_000,
+        });
+      await device('d1', 'u1');
+      await expect((async () => device('d2', 'u1'))()).rejects.toThrow(/UNIQUE|duplicate key/);
+      expect(await oa.decideDeviceAuthorization('d1', 'approved', T0 + 1, 'alice', Math.floor(T0 / 1000))).toBe(true);
+      expect(await ob.decideDeviceAuthorization('d1', 'denied', T0 + 2, null, null)).toBe(false);
+      const consumed = await Promise.all([
+        oa.consumeDeviceAuthorization('d1', 'approved', T0 + 3, null, 1),
+        ob.consumeDeviceAuthorization('d1', 'approved', T0 + 3, null, 1),
+      ]);
+      expect(consumed.filter(Boolean)).toHaveLength(1);
+      expect(await oa.getDeviceAuthorizationByUserCode('u1')).toMatchObject({ state: 'consumed', sub: 'alice', auth_time: Math.floor(T0 / 1000) });
     });
   });
 }

@@ -135,7 +135,13 @@ export function registerTlsRoutes(api: Api, tls: TlsService, deps: { publicUrl: 
         throw new HearthError('renewal_failed', `the certificate was not renewed (the current one stays in use): ${(err as Error).message}`);
       } finally {
         const a = actorFor(ctx);
-        deps.audit.record({ actor: a.actor, action: 'tls.renew', target: tls.mode, detail: { ok: tls.status().lastError === null }, requestId: a.requestId });
+        await deps.audit.record({
+          actor: a.actor,
+          action: 'tls.renew',
+          target: tls.mode,
+          detail: { ok: tls.status().lastError === null },
+          requestId: a.requestId,
+        });
       }
       return { ...tls.status(), publicUrl: deps.publicUrl() };
     },

@@ -29,15 +29,15 @@ function pkceOk(verifier: string, challenge: string) {
 export function authorizationCodeGrant(ctx: OAuthContext): GrantHandler {
   const { store, now, record } = ctx;
 
-  function replayed(code: CodeRow, a: Actor) {
+  async function replayed(code: CodeRow, a: Actor) {
     const at = now();
-    store.transaction(() => {
-      if (code.family_id) store.revokeFamily(code.family_id, at, 'code_replay');
-      const fresh = store.getCode(code.code_hash);
-      if (fresh?.access_jti) store.revokeAccessToken(fresh.access_jti, fresh.access_expires_at ?? at + ACCESS_TOKEN_LIFETIME_S * 1000);
-      if (fresh?.family_id && fresh.family_id !== code.family_id) store.revokeFamily(fresh.family_id, at, 'code_replay');
+    await store.transaction(async () => {
+      if (code.family_id) await store.revokeFamily(code.family_id, at, 'code_replay');
+      const fresh = await store.getCode(code.code_hash);
+      if (fresh?.access_jti) await store.revokeAccessToken(fresh.access_jti, fresh.access_expires_at ?? at + ACCESS_TOKEN_LIFETIME_S * 1000);
+      if (fresh?.family_id && fresh.family_id !== code.family_id) await store.revokeFamily(fresh.family_id, at, 'code_replay');
+      await record(a, 'oauth.code.replay', code.client_id, { sub: code.sub });
     });
-    record(a, 'oauth.code.replay', code.client_id, { sub: code.sub });
   }
 
   return async (client, form, a) => {
@@ -45,12 +45,12 @@ export function authorizationCodeGrant(ctx: OAuthContext): GrantHandler {
     if (!form.code) throw oauthError('invalid_request', 'code is required');
     if (!form.redirect_uri) throw oauthError('invalid_request', 'redirect_uri is required');
     const hash = sha256(form.code);
-    const code = store.getCode(hash);
+    const code = await store.getCode(hash);
     const at = now();
     if (!code || code.client_id !== client.clientId)
       throw oauthError('invalid_grant', 'the authorization code is invalid, expired or was issued to another client');
     if (code.used_at !== null) {
-      replayed(code, a);
+      await replayed(code, a);
       throw oauthError('invalid_grant', 'the authorization code was already used; the tokens issued from it are revoked');
     }
     if (code.expires_at <= at) throw oauthError('invalid_grant', 'the authorization code has expired');
@@ -70,19 +70,20 @@ export function authorizationCodeGrant(ctx: OAuthContext): GrantHandler {
     }
     const scope = json<string[]>(code.scope);
     const audiences = json<string[]>(code.audiences);
-    const checked = ctx.recheck(client.clientId, code.sub, scope, audiences);
-    if (!store.redeemCode(hash, at)) {
-      replayed(code, a);
+    const checked = await ctx.recheck(client.clientId, code.sub, scope, audiences);
+    // The one redemption (a guarded UPDATE): of two replicas redeeming the same code at once, exactly one gets here.
+    if (!(await store.redeemCode(hash, at))) {
+      await replayed(code, a);
       throw oauthError('invalid_grant', 'the authorization code was already used; the tokens issued from it are revoked');
     }
     if (typeof checked === 'string') throw oauthError('invalid_grant', checked);
     const { row } = checked;
     const tokens = await ctx.mintUserTokens(client, row, { scope, audiences, authTime: code.auth_time, sid: code.sid, nonce: code.nonce });
     let refreshToken: string | undefined;
-    store.transaction(() => {
+    await store.transaction(async () => {
       const jti = decodeJwt(tokens.accessToken).jti!;
       if (scope.includes('offline_access') && client.grantTypes.includes('refresh_token')) {
-        const family = ctx.startRefreshFamily({
+        const family = await ctx.startRefreshFamily({
           clientId: client.clientId,
           sub: row.sub,
           scope: code.scope,
@@ -94,8 +95,8 @@ export function authorizationCodeGrant(ctx: OAuthContext): GrantHandler {
           expiresAt: at + REFRESH_FAMILY_LIFETIME_MS,
         });
         refreshToken = family.refreshToken;
-        store.setCodeIssued(hash, family.familyId, jti, at + ACCESS_TOKEN_LIFETIME_S * 1000);
-      } else store.setCodeIssued(hash, null, jti, at + ACCESS_TOKEN_LIFETIME_S * 1000);
+        await store.setCodeIssued(hash, family.familyId, jti, at + ACCESS_TOKEN_LIFETIME_S * 1000);
+      } else await store.setCodeIssued(hash, null, jti, at + ACCESS_TOKEN_LIFETIME_S * 1000);
     });
     return ctx.tokenResponse(tokens.accessToken, scope, refreshToken, tokens.idToken);
   };

@@ -23,10 +23,10 @@ export function deviceCodeGrant(ctx: OAuthContext, broker: TerminalBroker | null
       audiences: string[];
       authTime: number;
       lifetimeMs: number;
-      onIssued: (familyId: string | null, jti: string, accessExpiresAt: number) => void;
+      onIssued: (familyId: string | null, jti: string, accessExpiresAt: number) => Promise<void>;
     },
   ): Promise<IssueResult | string> {
-    const checked = ctx.recheck(c.clientId, sub, g.scope, g.audiences);
+    const checked = await ctx.recheck(c.clientId, sub, g.scope, g.audiences);
     if (typeof checked === 'string') return checked;
     const { client, row } = checked;
     const tokens = await ctx.mintUserTokens(client, row, { scope: g.scope, audiences: g.audiences, authTime: g.authTime, sid: null });
@@ -34,9 +34,9 @@ export function deviceCodeGrant(ctx: OAuthContext, broker: TerminalBroker | null
     const jti = decodeJwt(tokens.accessToken).jti!;
     const accessExpiresAt = at + ACCESS_TOKEN_LIFETIME_S * 1000;
     const offline = g.scope.includes('offline_access') && client.grantTypes.includes('refresh_token');
-    const family = store.transaction(() => {
+    const family = await store.transaction(async () => {
       const f = offline
-        ? ctx.startRefreshFamily({
+        ? await ctx.startRefreshFamily({
             clientId: client.clientId,
             sub: row.sub,
             scope: JSON.stringify(g.scope),
@@ -48,7 +48,7 @@ export function deviceCodeGrant(ctx: OAuthContext, broker: TerminalBroker | null
             expiresAt: at + Math.min(g.lifetimeMs, REFRESH_FAMILY_LIFETIME_MS),
           })
         : null;
-      g.onIssued(f?.familyId ?? null, jti, accessExpiresAt);
+      await g.onIssued(f?.familyId ?? null, jti, accessExpiresAt);
       return f;
     });
     const familyId = family?.familyId ?? null;
@@ -63,15 +63,15 @@ export function deviceCodeGrant(ctx: OAuthContext, broker: TerminalBroker | null
     accessTokenLifetimeS: ACCESS_TOKEN_LIFETIME_S,
     issue,
     broker,
-    mayAuthorize: (c, row) => {
-      const client = ctx.getClient(c.clientId);
+    mayAuthorize: async (c, row) => {
+      const client = await ctx.getClient(c.clientId);
       return !!client && ctx.accountUsable(row) && ctx.mayAuthorize(client, row);
     },
-    revokeIssued: (d: DeviceAuthorizationRow) => {
+    revokeIssued: async (d: DeviceAuthorizationRow) => {
       const at = now();
-      store.transaction(() => {
-        if (d.family_id) store.revokeFamily(d.family_id, at, 'code_replay');
-        if (d.access_jti) store.revokeAccessToken(d.access_jti, d.access_expires_at ?? at + ACCESS_TOKEN_LIFETIME_S * 1000);
+      await store.transaction(async () => {
+        if (d.family_id) await store.revokeFamily(d.family_id, at, 'code_replay');
+        if (d.access_jti) await store.revokeAccessToken(d.access_jti, d.access_expires_at ?? at + ACCESS_TOKEN_LIFETIME_S * 1000);
       });
     },
   });

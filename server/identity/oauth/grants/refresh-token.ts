@@ -17,13 +17,13 @@ export function refreshTokenGrant(ctx: OAuthContext): GrantHandler {
     if (!client.grantTypes.includes('refresh_token')) throw oauthError('unauthorized_client', 'this client may not use the refresh_token grant');
     if (!form.refresh_token) throw oauthError('invalid_request', 'refresh_token is required');
     const hash = sha256(form.refresh_token);
-    const token = store.getRefreshToken(hash);
-    const family = token ? store.getFamily(token.family_id) : undefined;
+    const token = await store.getRefreshToken(hash);
+    const family = token ? await store.getFamily(token.family_id) : undefined;
     const at = now();
     const invalid = (why = 'the refresh token is invalid, expired or revoked') => oauthError('invalid_grant', why);
     if (!token || !family || family.client_id !== client.clientId) throw invalid();
     if (token.rotated_at !== null) {
-      if (store.revokeFamily(family.id, at, 'reuse')) record(a, 'oauth.refresh.reuse', client.clientId, { sub: family.sub, family: family.id });
+      if (await store.revokeFamily(family.id, at, 'reuse')) await record(a, 'oauth.refresh.reuse', client.clientId, { sub: family.sub, family: family.id });
       throw invalid('the refresh token was already used; its grant is revoked');
     }
     if (family.revoked_at !== null || family.expires_at <= at) throw invalid();
@@ -45,33 +45,28 @@ export function refreshTokenGrant(ctx: OAuthContext): GrantHandler {
       if (!familyAudiences.includes(resource)) throw oauthError('invalid_target', 'resource is not one of the audiences of this grant');
       audiences = [resource];
     }
-    const checked = ctx.recheck(client.clientId, family.sub, scope, familyAudiences);
+    const checked = await ctx.recheck(client.clientId, family.sub, scope, familyAudiences);
     if (typeof checked === 'string') {
-      store.revokeFamily(family.id, at, 'recheck_failed');
+      await store.revokeFamily(family.id, at, 'recheck_failed');
       throw invalid(`the grant can no longer be used: ${checked}`);
     }
-    // Rule 4: a one-shot reservation. Only a reservation proven not to have issued tokens is released.
+    // Rule 4: a one-shot reservation (one guarded UPDATE: of two replicas refreshing at once, one reserves). Only a
+    // reservation proven not to have issued tokens is released.
     const nonce = random(12);
-    const reserved = store.transaction(() => {
-      const f = store.getFamily(family.id);
-      const t = store.getRefreshToken(hash);
-      if (!f || f.revoked_at !== null || f.reservation !== null || !t || t.rotated_at !== null) return false;
-      store.setReservation(f.id, JSON.stringify({ nonce, status: 'reserved', at }));
-      return true;
-    });
+    const reserved = await store.reserveFamily(family.id, hash, JSON.stringify({ nonce, status: 'reserved', at }));
     if (!reserved) throw invalid('the refresh token was used concurrently');
     let tokens: { accessToken: string; idToken?: string };
     try {
       tokens = await ctx.mintUserTokens(checked.client, checked.row, { scope, audiences, authTime: family.auth_time, sid: family.sid });
     } catch (err) {
-      const released = store.transaction(() => {
-        const f = store.getFamily(family.id);
+      const released = await store.transaction(async () => {
+        const f = await store.lockFamily(family.id);
         const r = f?.reservation ? json<{ nonce: string; status: string }>(f.reservation) : null;
         if (r && r.nonce === nonce && r.status === 'reserved') {
-          store.setReservation(family.id, null);
+          await store.setReservation(family.id, null);
           return true;
         }
-        store.revokeFamily(family.id, now(), 'fail_closed');
+        await store.revokeFamily(family.id, now(), 'fail_closed');
         return false;
       });
       ctx.logger.warn({ err: (err as Error).message, released }, 'refresh: the signing authority failed');
@@ -81,13 +76,13 @@ export function refreshTokenGrant(ctx: OAuthContext): GrantHandler {
       );
     }
     const next = `hrt_${random(32)}`;
-    const issued = store.transaction(() => {
-      const f = store.getFamily(family.id);
+    const issued = await store.transaction(async () => {
+      const f = await store.lockFamily(family.id);
       const r = f?.reservation ? json<{ nonce: string; status: string }>(f.reservation) : null;
       if (!f || f.revoked_at !== null || !r || r.nonce !== nonce || r.status !== 'reserved') return false;
-      if (!store.rotateRefreshToken(hash, now())) return false;
-      store.insertRefreshToken(sha256(next), f.id, f.generation + 1, now());
-      store.advanceFamily(f.id, JSON.stringify(scope));
+      if (!(await store.rotateRefreshToken(hash, now()))) return false;
+      await store.insertRefreshToken(sha256(next), f.id, f.generation + 1, now());
+      await store.advanceFamily(f.id, JSON.stringify(scope));
       return true;
     });
     if (!issued) throw invalid('the grant was revoked while the refresh was issued');
