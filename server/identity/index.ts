@@ -206,7 +206,7 @@ export function createIdentityService(deps: IdentityDeps) {
     onSignedIn,
   });
   const passkeys = createPasskeysService({
-    store: createPasskeyStore(deps.platformDb),
+    store: createPasskeyStore(deps.store),
     accountStore,
     sessions,
     audit: deps.audit,

@@ -1,9 +1,7 @@
 import type { Db, Migration } from '../../core/storage/platform-db.ts';
+import { postgresDdl } from '../postgres-ddl.ts';
 
-export const accountMigrations: Migration[] = [
-  {
-    id: 'identity-002-accounts',
-    up: `
+const ACCOUNTS_002 = `
       CREATE TABLE identity_accounts (
         sub TEXT PRIMARY KEY,                -- immutable UUID
         kind TEXT NOT NULL CHECK (kind IN ('person', 'service')),
@@ -51,9 +49,9 @@ export const accountMigrations: Migration[] = [
         value TEXT NOT NULL,                 -- JSON, validated when read
         updated_at INTEGER NOT NULL
       ) STRICT;
-    `,
-  },
-];
+    `;
+
+export const accountMigrations: Migration[] = [{ id: 'identity-002-accounts', up: ACCOUNTS_002, pg: postgresDdl(ACCOUNTS_002) }];
 
 export interface AccountRow {
   sub: string;

@@ -87,9 +87,9 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     access: 'authenticated',
     summary: "The signed-in account's passkeys",
     responses: { 200: { description: 'Passkeys.', schema: z.object({ data: z.array(Passkey) }) } },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       noStore(ctx);
-      return { data: passkeys.list(session(ctx).sub) };
+      return { data: await passkeys.list(session(ctx).sub) };
     },
   });
   api.route({
@@ -115,10 +115,10 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     description: 'Needs a session signed in within ten minutes. Audited as `passkey.remove`.',
     params: IdParams,
     responses: { 204: { description: 'Removed.' }, 404: { description: '`passkey_not_found`.' } },
-    handler: (ctx, { params }) => {
+    handler: async (ctx, { params }) => {
       const s = session(ctx);
       sessions.requireRecentAuth(ctx);
-      passkeys.remove(s.sub, params.id, actorFor(ctx));
+      await passkeys.remove(s.sub, params.id, actorFor(ctx));
       ctx.status = 204;
     },
   });

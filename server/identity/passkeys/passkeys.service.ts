@@ -54,18 +54,18 @@ export function createPasskeysService(deps: {
     const origin = deps.issuer();
     return { origin, rpID: new URL(origin).hostname };
   };
-  const newChallenge = (purpose: 'register' | 'login', sub: string | null, challenge: string) => {
+  const newChallenge = async (purpose: 'register' | 'login', sub: string | null, challenge: string) => {
     const at = now();
-    store.purgeChallenges(at);
-    if (store.countChallenges() >= MAX_PENDING_CHALLENGES) {
+    await store.purgeChallenges(at);
+    if ((await store.countChallenges()) >= MAX_PENDING_CHALLENGES) {
       throw new HearthError('rate_limited', 'too many passkey ceremonies are waiting; try again in a minute', { headers: { 'Retry-After': '60' } });
     }
     const id = crypto.randomBytes(16).toString('base64url');
-    store.putChallenge(id, purpose, sub, challenge, at + CHALLENGE_LIFETIME_MS);
+    await store.putChallenge(id, purpose, sub, challenge, at + CHALLENGE_LIFETIME_MS);
     return id;
   };
-  const takeChallenge = (id: string, purpose: 'register' | 'login') => {
-    const c = store.takeChallenge(id, purpose);
+  const takeChallenge = async (id: string, purpose: 'register' | 'login') => {
+    const c = await store.takeChallenge(id, purpose);
     if (!c || c.expires_at <= now()) throw new HearthError('invalid_request', 'the passkey request expired or was already used: start again');
     return c;
   };
@@ -76,9 +76,9 @@ export function createPasskeysService(deps: {
    * must be verified, and a user handle, when sent, must name the passkey's owner. Null on any refusal.
    */
   async function verifyAssertion(input: { challengeId: string; response: AuthenticationResponseJSON }, sub: string | null) {
-    const c = store.takeChallenge(input.challengeId, 'login');
+    const c = await store.takeChallenge(input.challengeId, 'login');
     if (!c || c.expires_at <= now() || c.sub !== sub) return null;
-    const key = typeof input.response?.id === 'string' ? store.get(input.response.id) : undefined;
+    const key = typeof input.response?.id === 'string' ? await store.get(input.response.id) : undefined;
     if (!key || (sub !== null && key.sub !== sub)) return null;
     const { origin, rpID } = rp();
     let result: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
@@ -103,7 +103,7 @@ export function createPasskeysService(deps: {
   return {
     async registrationOptions(session: SessionInfo) {
       const row = accountStore.getAccount(session.sub)!;
-      const existing = store.ofSub(session.sub);
+      const existing = await store.ofSub(session.sub);
       if (existing.length >= MAX_PASSKEYS_PER_ACCOUNT) throw new HearthError('conflict', `an account holds at most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys`);
       const options = await (await webauthn()).generateRegistrationOptions({
         rpName: 'Hearth',
@@ -116,11 +116,11 @@ export function createPasskeysService(deps: {
         authenticatorSelection: { residentKey: 'required', userVerification: 'required' },
         timeout: CHALLENGE_LIFETIME_MS,
       });
-      return { challengeId: newChallenge('register', session.sub, options.challenge), options };
+      return { challengeId: await newChallenge('register', session.sub, options.challenge), options };
     },
 
     async register(session: SessionInfo, input: { challengeId: string; response: RegistrationResponseJSON; name?: string }, a: Actor) {
-      const c = takeChallenge(input.challengeId, 'register');
+      const c = await takeChallenge(input.challengeId, 'register');
       if (c.sub !== session.sub) throw new HearthError('invalid_request', 'this passkey request belongs to another session');
       const { origin, rpID } = rp();
       let verified: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
@@ -137,11 +137,11 @@ export function createPasskeysService(deps: {
       }
       if (!verified.verified) throw new HearthError('invalid_request', 'the passkey could not be verified');
       const info = verified.registrationInfo;
-      if (store.get(info.credential.id)) throw new HearthError('conflict', 'this passkey is already registered');
+      if (await store.get(info.credential.id)) throw new HearthError('conflict', 'this passkey is already registered');
       const row: Omit<PasskeyRow, 'last_used_at'> = {
         id: info.credential.id,
         sub: session.sub,
-        name: input.name?.trim() || `Passkey ${store.count(session.sub) + 1}`,
+        name: input.name?.trim() || `Passkey ${(await store.count(session.sub)) + 1}`,
         public_key: info.credential.publicKey,
         counter: info.credential.counter,
         transports: JSON.stringify(info.credential.transports ?? []),
@@ -149,15 +149,15 @@ export function createPasskeysService(deps: {
         backed_up: info.credentialBackedUp ? 1 : 0,
         created_at: now(),
       };
-      store.insert(row);
-      record(a, 'passkey.register', session.sub, { login: session.login, passkey: row.id, name: row.name });
+      await store.insert(row);
+      await record(a, 'passkey.register', session.sub, { login: session.login, passkey: row.id, name: row.name });
       deps.notice?.send(session.sub, 'A passkey was added to your Hearth account', `A passkey named "${row.name}" can now sign in to your Hearth account.`);
       return presentPasskey({ ...row, last_used_at: null });
     },
 
     async loginOptions() {
       const options = await (await webauthn()).generateAuthenticationOptions({ rpID: rp().rpID, userVerification: 'required', timeout: CHALLENGE_LIFETIME_MS });
-      return { challengeId: newChallenge('login', null, options.challenge), options };
+      return { challengeId: await newChallenge('login', null, options.challenge), options };
     },
 
     /** Sign-in: every refusal is the same 401 `invalid_credentials` and counts towards the address's budget. */
@@ -173,13 +173,13 @@ export function createPasskeysService(deps: {
       const { key, newCounter } = verified;
       const row = accountStore.getAccount(key.sub);
       if (!sessions.maySignIn(row)) throw refuse();
-      store.markUsed(key.id, newCounter, now());
+      await store.markUsed(key.id, newCounter, now());
       return sessions.startSession(row, requestId, 'passkey');
     },
 
     /** Re-authentication of a live session with one of its account's passkeys: a challenge bound to that account. */
     async reauthOptions(session: SessionInfo) {
-      const mine = store.ofSub(session.sub);
+      const mine = await store.ofSub(session.sub);
       if (mine.length === 0) throw new HearthError('passkey_not_found', 'this account has no passkey: confirm with the password instead');
       const options = await (await webauthn()).generateAuthenticationOptions({
         rpID: rp().rpID,
@@ -187,7 +187,7 @@ export function createPasskeysService(deps: {
         timeout: CHALLENGE_LIFETIME_MS,
         allowCredentials: mine.map((k) => ({ id: k.id, transports: JSON.parse(k.transports) })),
       });
-      return { challengeId: newChallenge('login', session.sub, options.challenge), options };
+      return { challengeId: await newChallenge('login', session.sub, options.challenge), options };
     },
 
     /**
@@ -198,21 +198,21 @@ export function createPasskeysService(deps: {
       const refuse = () => new HearthError('invalid_credentials', 'the passkey was not accepted: try again, or confirm with the password');
       const verified = await verifyAssertion(input, session.sub);
       if (!verified) throw refuse();
-      store.markUsed(verified.key.id, verified.newCounter, now());
+      await store.markUsed(verified.key.id, verified.newCounter, now());
       return sessions.confirmedRecently(session, 'passkey', a);
     },
 
-    list: (sub: string) => store.ofSub(sub).map(presentPasskey),
+    list: async (sub: string) => (await store.ofSub(sub)).map(presentPasskey),
 
-    rename(sub: string, id: string, name: string, a: Actor) {
-      if (!store.rename(id, sub, name)) throw new HearthError('passkey_not_found', 'no such passkey on this account');
-      record(a, 'passkey.rename', sub, { passkey: id, name });
-      return presentPasskey(store.get(id)!);
+    async rename(sub: string, id: string, name: string, a: Actor) {
+      if (!(await store.rename(id, sub, name))) throw new HearthError('passkey_not_found', 'no such passkey on this account');
+      await record(a, 'passkey.rename', sub, { passkey: id, name });
+      return presentPasskey((await store.get(id))!);
     },
 
-    remove(sub: string, id: string, a: Actor) {
-      if (!store.remove(id, sub)) throw new HearthError('passkey_not_found', 'no such passkey on this account');
-      record(a, 'passkey.remove', sub, { passkey: id });
+    async remove(sub: string, id: string, a: Actor) {
+      if (!(await store.remove(id, sub))) throw new HearthError('passkey_not_found', 'no such passkey on this account');
+      await record(a, 'passkey.remove', sub, { passkey: id });
       deps.notice?.send(sub, 'A passkey was removed from your Hearth account', 'A passkey was removed from your Hearth account; it can no longer sign in.');
     },
   };

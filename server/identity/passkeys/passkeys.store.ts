@@ -1,9 +1,8 @@
-import type { Db, Migration } from '../../core/storage/platform-db.ts';
+import type { Migration } from '../../core/storage/platform-db.ts';
+import type { RunResult, Store } from '../../core/storage/store.ts';
+import { postgresDdl } from '../postgres-ddl.ts';
 
-export const passkeyMigrations: Migration[] = [
-  {
-    id: 'identity-006-passkeys',
-    up: `
+const PASSKEYS_006 = `
       CREATE TABLE identity_passkeys (
         id TEXT PRIMARY KEY,                 -- the credential ID (base64url)
         sub TEXT NOT NULL REFERENCES identity_accounts (sub) ON DELETE CASCADE,
@@ -24,9 +23,9 @@ export const passkeyMigrations: Migration[] = [
         challenge TEXT NOT NULL,
         expires_at INTEGER NOT NULL
       ) STRICT;
-    `,
-  },
-];
+    `;
+
+export const passkeyMigrations: Migration[] = [{ id: 'identity-006-passkeys', up: PASSKEYS_006, pg: postgresDdl(PASSKEYS_006) }];
 
 export interface PasskeyRow {
   id: string;
@@ -41,36 +40,47 @@ export interface PasskeyRow {
   last_used_at: number | null;
 }
 
-export function createPasskeyStore(db: Db) {
-  const q = {
-    insert: db.prepare(`INSERT INTO identity_passkeys (id, sub, name, public_key, counter, transports, device_type, backed_up, created_at)
-      VALUES (@id, @sub, @name, @public_key, @counter, @transports, @device_type, @backed_up, @created_at)`),
-    get: db.prepare('SELECT * FROM identity_passkeys WHERE id = ?'),
-    ofSub: db.prepare('SELECT * FROM identity_passkeys WHERE sub = ? ORDER BY created_at, id'),
-    count: db.prepare('SELECT count(*) FROM identity_passkeys WHERE sub = ?').pluck(),
-    used: db.prepare('UPDATE identity_passkeys SET counter = ?, last_used_at = ? WHERE id = ?'),
-    rename: db.prepare('UPDATE identity_passkeys SET name = ? WHERE id = ? AND sub = ?'),
-    remove: db.prepare('DELETE FROM identity_passkeys WHERE id = ? AND sub = ?'),
-    putChallenge: db.prepare('INSERT INTO identity_webauthn_challenges (id, purpose, sub, challenge, expires_at) VALUES (?, ?, ?, ?, ?)'),
-    takeChallenge: db.prepare('DELETE FROM identity_webauthn_challenges WHERE id = ? AND purpose = ? RETURNING sub, challenge, expires_at'),
-    purgeChallenges: db.prepare('DELETE FROM identity_webauthn_challenges WHERE expires_at < ?'),
-    countChallenges: db.prepare('SELECT count(*) FROM identity_webauthn_challenges').pluck(),
-  };
+/**
+ * Passkeys and WebAuthn challenges in the core store (SQLite or PostgreSQL; one SQL text, store.ts). A challenge is
+ * taken by one `DELETE … RETURNING`: of two replicas answering the same ceremony, one gets it.
+ */
+export function createPasskeyStore(store: Store) {
+  const done = async (r: Promise<RunResult>) => void (await r);
+  const changed = async (r: Promise<RunResult>) => (await r).changes > 0;
   return {
-    insert: (r: Omit<PasskeyRow, 'last_used_at'>) => void q.insert.run(r),
-    get: (id: string) => q.get.get(id) as PasskeyRow | undefined,
-    ofSub: (sub: string) => q.ofSub.all(sub) as PasskeyRow[],
-    count: (sub: string) => q.count.get(sub) as number,
-    markUsed: (id: string, counter: number, at: number) => void q.used.run(counter, at, id),
-    rename: (id: string, sub: string, name: string) => q.rename.run(name, id, sub).changes > 0,
-    remove: (id: string, sub: string) => q.remove.run(id, sub).changes > 0,
+    insert: (r: Omit<PasskeyRow, 'last_used_at'>) =>
+      done(
+        store.run(
+          `INSERT INTO identity_passkeys (id, sub, name, public_key, counter, transports, device_type, backed_up, created_at)
+          VALUES (@id, @sub, @name, @public_key, @counter, @transports, @device_type, @backed_up, @created_at)`,
+          { ...r },
+        ),
+      ),
+    get: (id: string) => store.get<PasskeyRow>('SELECT * FROM identity_passkeys WHERE id = ?', [id]),
+    ofSub: (sub: string) => store.all<PasskeyRow>('SELECT * FROM identity_passkeys WHERE sub = ? ORDER BY created_at, id', [sub]),
+    count: async (sub: string) => (await store.value<number>('SELECT count(*) FROM identity_passkeys WHERE sub = ?', [sub])) ?? 0,
+    markUsed: (id: string, counter: number, at: number) =>
+      done(store.run('UPDATE identity_passkeys SET counter = ?, last_used_at = ? WHERE id = ?', [counter, at, id])),
+    rename: (id: string, sub: string, name: string) => changed(store.run('UPDATE identity_passkeys SET name = ? WHERE id = ? AND sub = ?', [name, id, sub])),
+    remove: (id: string, sub: string) => changed(store.run('DELETE FROM identity_passkeys WHERE id = ? AND sub = ?', [id, sub])),
     putChallenge: (id: string, purpose: 'register' | 'login', sub: string | null, challenge: string, expiresAt: number) =>
-      void q.putChallenge.run(id, purpose, sub, challenge, expiresAt),
+      done(
+        store.run('INSERT INTO identity_webauthn_challenges (id, purpose, sub, challenge, expires_at) VALUES (?, ?, ?, ?, ?)', [
+          id,
+          purpose,
+          sub,
+          challenge,
+          expiresAt,
+        ]),
+      ),
     /** Single use: the challenge is deleted as it is read. */
     takeChallenge: (id: string, purpose: 'register' | 'login') =>
-      q.takeChallenge.get(id, purpose) as { sub: string | null; challenge: string; expires_at: number } | undefined,
-    purgeChallenges: (at: number) => q.purgeChallenges.run(at).changes,
-    countChallenges: () => q.countChallenges.get() as number,
+      store.get<{ sub: string | null; challenge: string; expires_at: number }>(
+        'DELETE FROM identity_webauthn_challenges WHERE id = ? AND purpose = ? RETURNING sub, challenge, expires_at',
+        [id, purpose],
+      ),
+    purgeChallenges: async (at: number) => (await store.run('DELETE FROM identity_webauthn_challenges WHERE expires_at < ?', [at])).changes,
+    countChallenges: async () => (await store.value<number>('SELECT count(*) FROM identity_webauthn_challenges')) ?? 0,
   };
 }
 

@@ -11,14 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { coreMigrations, type Migration, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
 import { migratePostgres, postgresStore } from '../../../server/core/storage/postgres-store.ts';
 import { type Store, sqliteStore } from '../../../server/core/storage/store.ts';
+import { accountMigrations } from '../../../server/identity/accounts/accounts.store.ts';
 import { createKeyStore, keyMigrations, type NewKeyRow } from '../../../server/identity/keys/keys.store.ts';
 import { type ClientRow, createOAuthStore, oauthMigrations } from '../../../server/identity/oauth/oauth.store.ts';
+import { createPasskeyStore, passkeyMigrations } from '../../../server/identity/passkeys/passkeys.store.ts';
 import { type Postgres, startPostgres } from '../../helpers/postgres.ts';
 import { tempDir } from '../../helpers/temp.ts';
 import { until } from '../../helpers/wait.ts';
 
 /** The identity migrations converted so far, in boot order (the core's first: identity's tables reference none of them). */
-const MIGRATIONS: Migration[] = [...coreMigrations, ...keyMigrations, ...oauthMigrations];
+const MIGRATIONS: Migration[] = [...coreMigrations, ...keyMigrations, ...accountMigrations, ...oauthMigrations, ...passkeyMigrations];
 
 let pgCluster: Postgres;
 const dirs: string[] = [];
@@ -310,6 +312,63 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       ]);
       expect(consumed.filter(Boolean)).toHaveLength(1);
       expect(await oa.getDeviceAuthorizationByUserCode('u1')).toMatchObject({ state: 'consumed', sub: 'alice', auth_time: Math.floor(T0 / 1000) });
+    });
+  });
+}
+
+/** An account row as the accounts store writes it (the tables of later stores reference it). */
+async function person(s: Store, sub: string, login: string) {
+  await s.run("INSERT INTO identity_accounts (sub, kind, login, profile, created_at, updated_at) VALUES (?, 'person', ?, 'user', ?, ?)", [sub, login, T0, T0]);
+}
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  describe(`passkey store on ${engine}`, () => {
+    it('stores a passkey with its public key bytes, lists, counts, renames, removes, and a challenge is taken once by two replicas', async () => {
+      const [a, b] = await replicas(engine);
+      const [pa, pb] = [createPasskeyStore(a), createPasskeyStore(b)];
+      await person(a, 'alice', 'alice');
+      const key = new Uint8Array([165, 1, 2, 3, 38, 0, 255]);
+      await pa.insert({
+        id: 'cred-1',
+        sub: 'alice',
+        name: 'Laptop',
+        public_key: key,
+        counter: 0,
+        transports: '["internal"]',
+        device_type: 'multiDevice',
+        backed_up: 1,
+        created_at: T0,
+      });
+      await pa.insert({
+        id: 'cred-2',
+        sub: 'alice',
+        name: 'Phone',
+        public_key: key,
+        counter: 0,
+        transports: '[]',
+        device_type: 'singleDevice',
+        backed_up: 0,
+        created_at: T0 + 1,
+      });
+      const got = (await pb.get('cred-1'))!;
+      expect(Buffer.from(got.public_key).equals(Buffer.from(key))).toBe(true);
+      expect(await pb.count('alice')).toBe(2);
+      expect((await pb.ofSub('alice')).map((p) => p.id)).toEqual(['cred-1', 'cred-2']);
+      await pa.markUsed('cred-1', 7, T0 + 5);
+      expect(await pb.get('cred-1')).toMatchObject({ counter: 7, last_used_at: T0 + 5 });
+      expect(await pa.rename('cred-2', 'bob', 'x')).toBe(false);
+      expect(await pa.rename('cred-2', 'alice', 'Old phone')).toBe(true);
+      expect(await pa.remove('cred-2', 'alice')).toBe(true);
+      expect(await pa.remove('cred-2', 'alice')).toBe(false);
+
+      await pa.putChallenge('ch-1', 'login', null, 'nonce', T0 + 60_000);
+      await pa.putChallenge('ch-old', 'register', 'alice', 'n', T0 - 1);
+      expect(await pa.countChallenges()).toBe(2);
+      expect(await pa.takeChallenge('ch-1', 'register')).toBeUndefined(); // another ceremony's purpose
+      const taken = await Promise.all([pa.takeChallenge('ch-1', 'login'), pb.takeChallenge('ch-1', 'login')]);
+      expect(taken.filter(Boolean)).toEqual([{ sub: null, challenge: 'nonce', expires_at: T0 + 60_000 }]);
+      expect(await pb.purgeChallenges(T0)).toBe(1);
+      expect(await pa.countChallenges()).toBe(0);
     });
   });
 }
