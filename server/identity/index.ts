@@ -215,7 +215,7 @@ export function createIdentityService(deps: IdentityDeps) {
     notice,
   });
   const emailLinks = createEmailLinks({
-    db: deps.platformDb,
+    store: deps.store,
     accountStore,
     maySignIn: sessions.maySignIn,
     audit: deps.audit,

@@ -125,8 +125,8 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
       200: { description: 'Page.', schema: Html, contentType: 'text/html' },
       400: { description: 'Expired link page.', schema: Html, contentType: 'text/html' },
     },
-    handler: (ctx, { query }) => {
-      const row = query.token ? links.peek('reset', query.token) : null;
+    handler: async (ctx, { query }) => {
+      const row = query.token ? await links.peek('reset', query.token) : null;
       if (!row) return expired(ctx);
       sendPage(
         ctx,
@@ -164,7 +164,7 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
           `A password has ${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters. Open the link again to try once more.`,
         );
       }
-      const row = links.consume('reset', form.token ?? '');
+      const row = await links.consume('reset', form.token ?? '');
       if (!row) return expired(ctx);
       await sessions.setPassword(row.sub, password, { actor: `account:${row.login}`, requestId: ctx.state.requestId });
       const fresh = sessions.startSession(row, ctx.state.requestId, 'reset_link');
@@ -188,8 +188,8 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
       200: { description: 'Page.', schema: Html, contentType: 'text/html' },
       400: { description: 'Expired link page.', schema: Html, contentType: 'text/html' },
     },
-    handler: (ctx, { query }) => {
-      const row = query.token ? links.peek('magic', query.token) : null;
+    handler: async (ctx, { query }) => {
+      const row = query.token ? await links.peek('magic', query.token) : null;
       if (!row) return expired(ctx);
       sendPage(
         ctx,
@@ -215,7 +215,7 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
     handler: async (ctx) => {
       requireOrigin(ctx);
       const form = await readFormBody(ctx, FORM_LIMIT);
-      const row = links.consume('magic', form.token ?? '');
+      const row = await links.consume('magic', form.token ?? '');
       if (!row) return expired(ctx);
       const fresh = sessions.startSession(row, ctx.state.requestId, 'email_link');
       sessions.signedIn(ctx, fresh);

@@ -9,19 +9,20 @@
  *   15 minutes (sign-in). Opening a link shows a page; only its form (POST, exact Origin) uses the token, so mail
  *   scanners that fetch links cannot consume them.
  * - A reset ends every session of the account and signs the browser in; a used sign-in link opens a session.
+ * - The links live in the core store (SQLite or PostgreSQL); a link is used by one guarded UPDATE, so of two
+ *   replicas consuming it at once one succeeds.
  */
 import crypto from 'node:crypto';
 import type { AuditLog } from '../../core/audit/audit.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
-import type { Db, Migration } from '../../core/storage/platform-db.ts';
+import type { Migration } from '../../core/storage/platform-db.ts';
+import type { Store } from '../../core/storage/store.ts';
 import type { AccountRow, AccountStore } from '../accounts/accounts.store.ts';
+import { postgresDdl } from '../postgres-ddl.ts';
 import { createFailureLimiter } from './rate-limit.ts';
 
-export const emailLinkMigrations: Migration[] = [
-  {
-    id: 'identity-007-email-links',
-    up: `
+const EMAIL_LINKS_007 = `
       CREATE TABLE identity_email_links (
         token_hash TEXT PRIMARY KEY,
         purpose TEXT NOT NULL CHECK (purpose IN ('reset', 'magic')),
@@ -31,9 +32,9 @@ export const emailLinkMigrations: Migration[] = [
         used_at INTEGER
       ) STRICT;
       CREATE INDEX identity_email_links_by_sub ON identity_email_links (sub, purpose);
-    `,
-  },
-];
+    `;
+
+export const emailLinkMigrations: Migration[] = [{ id: 'identity-007-email-links', up: EMAIL_LINKS_007, pg: postgresDdl(EMAIL_LINKS_007) }];
 
 export const LINK_LIFETIME_MS = { reset: 30 * 60_000, magic: 15 * 60_000 } as const;
 export const LIVE_LINKS_PER_ACCOUNT = 3;
@@ -53,7 +54,7 @@ export interface CoreMailer {
 const sha256 = (s: string) => crypto.hash('sha256', s, 'hex');
 
 export function createEmailLinks(deps: {
-  db: Db;
+  store: Store;
   accountStore: AccountStore;
   maySignIn: (row: AccountRow | undefined) => row is AccountRow;
   audit: AuditLog;
@@ -62,13 +63,10 @@ export function createEmailLinks(deps: {
   now?: () => number;
 }) {
   const now = deps.now ?? Date.now;
-  const q = {
-    insert: deps.db.prepare('INSERT INTO identity_email_links (token_hash, purpose, sub, created_at, expires_at) VALUES (?, ?, ?, ?, ?)'),
-    live: deps.db.prepare('SELECT count(*) FROM identity_email_links WHERE sub = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?').pluck(),
-    get: deps.db.prepare('SELECT * FROM identity_email_links WHERE token_hash = ? AND purpose = ?'),
-    use: deps.db.prepare('UPDATE identity_email_links SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?'),
-    purge: deps.db.prepare('DELETE FROM identity_email_links WHERE expires_at < ?'),
-  };
+  const { store } = deps;
+  type LinkRow = { sub: string; used_at: number | null; expires_at: number };
+  const getLink = (hash: string, purpose: LinkPurpose) =>
+    store.get<LinkRow>('SELECT * FROM identity_email_links WHERE token_hash = ? AND purpose = ?', [hash, purpose]);
   const limiter = createFailureLimiter({ limit: LINK_REQUESTS_PER_MINUTE, windowMs: 60_000, now });
   let mailer: CoreMailer | null = null;
 
@@ -108,14 +106,25 @@ export function createEmailLinks(deps: {
       const row = findAccount(loginOrEmail);
       if (!deps.maySignIn(row) || !row.email) return;
       const at = now();
-      q.purge.run(at - 24 * 3600_000);
-      if ((q.live.get(row.sub, purpose, at) as number) >= LIVE_LINKS_PER_ACCOUNT) return;
+      await store.run('DELETE FROM identity_email_links WHERE expires_at < ?', [at - 24 * 3600_000]);
+      const live = await store.value<number>('SELECT count(*) FROM identity_email_links WHERE sub = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?', [
+        row.sub,
+        purpose,
+        at,
+      ]);
+      if ((live ?? 0) >= LIVE_LINKS_PER_ACCOUNT) return;
       if (!mailer) {
         deps.logger.warn({ purpose }, 'an email link was requested but outgoing mail is not available');
         return;
       }
       const token = crypto.randomBytes(32).toString('base64url');
-      q.insert.run(sha256(token), purpose, row.sub, at, at + LINK_LIFETIME_MS[purpose]);
+      await store.run('INSERT INTO identity_email_links (token_hash, purpose, sub, created_at, expires_at) VALUES (?, ?, ?, ?, ?)', [
+        sha256(token),
+        purpose,
+        row.sub,
+        at,
+        at + LINK_LIFETIME_MS[purpose],
+      ]);
       const url = `${deps.issuer()}/auth/${purpose === 'reset' ? 'reset-password' : 'email-sign-in'}?token=${token}`;
       try {
         await mailer.sendAsCore({ to: [row.email], ...message(purpose, row, url), ref: `account:${row.sub}` });
@@ -124,7 +133,7 @@ export function createEmailLinks(deps: {
         deps.logger.warn({ purpose, code: (err as HearthError).code, err: (err as Error).message }, 'an email link could not be sent');
         return;
       }
-      deps.audit.record({
+      await deps.audit.record({
         actor: `account:${row.login}`,
         action: purpose === 'reset' ? 'account.password.reset_link' : 'session.email_link',
         target: row.sub,
@@ -134,21 +143,26 @@ export function createEmailLinks(deps: {
     },
 
     /** The account of a live link, without using it (to show the page), or null. */
-    peek(purpose: LinkPurpose, token: string): AccountRow | null {
-      const r = q.get.get(sha256(token), purpose) as { sub: string; used_at: number | null; expires_at: number } | undefined;
+    async peek(purpose: LinkPurpose, token: string): Promise<AccountRow | null> {
+      const r = await getLink(sha256(token), purpose);
       if (!r || r.used_at !== null || r.expires_at <= now()) return null;
       const row = deps.accountStore.getAccount(r.sub);
       return deps.maySignIn(row) ? row : null;
     },
 
     /** Uses a link once; null when unknown, used, expired, or the account may not sign in. */
-    consume(purpose: LinkPurpose, token: string): AccountRow | null {
+    async consume(purpose: LinkPurpose, token: string): Promise<AccountRow | null> {
       const hash = sha256(token);
-      const r = q.get.get(hash, purpose) as { sub: string } | undefined;
+      const r = await getLink(hash, purpose);
       if (!r) return null;
       const row = deps.accountStore.getAccount(r.sub);
       if (!deps.maySignIn(row)) return null;
-      return q.use.run(now(), hash, now()).changes > 0 ? row : null;
+      const used = await store.run('UPDATE identity_email_links SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?', [
+        now(),
+        hash,
+        now(),
+      ]);
+      return used.changes > 0 ? row : null;
     },
   };
 }

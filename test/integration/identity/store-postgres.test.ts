@@ -4,23 +4,27 @@
  * (`postgresStore`, migrated by `migratePostgres`), and the seed's multi-replica rules hold between two Store
  * instances over one database (two replicas; on SQLite, two connections to one platform.db in this process): one
  * key writer at a time, one lease holder, key changes notified at commit; an authorization code redeemed, a refresh
- * token reserved and rotated, a device code consumed by both replicas at once succeeds once.
+ * token reserved and rotated, a device code, a WebAuthn challenge or an email link used by both replicas at once
+ * succeeds once.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAuditLog } from '../../../server/core/audit/audit.ts';
+import { createLogger } from '../../../server/core/logging/logger.ts';
 import { coreMigrations, type Migration, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
 import { migratePostgres, postgresStore } from '../../../server/core/storage/postgres-store.ts';
 import { type Store, sqliteStore } from '../../../server/core/storage/store.ts';
-import { accountMigrations } from '../../../server/identity/accounts/accounts.store.ts';
+import { type AccountRow, type AccountStore, accountMigrations } from '../../../server/identity/accounts/accounts.store.ts';
 import { createKeyStore, keyMigrations, type NewKeyRow } from '../../../server/identity/keys/keys.store.ts';
 import { type ClientRow, createOAuthStore, oauthMigrations } from '../../../server/identity/oauth/oauth.store.ts';
 import { createPasskeyStore, passkeyMigrations } from '../../../server/identity/passkeys/passkeys.store.ts';
+import { createEmailLinks, emailLinkMigrations } from '../../../server/identity/sessions/email-links.ts';
 import { type Postgres, startPostgres } from '../../helpers/postgres.ts';
 import { tempDir } from '../../helpers/temp.ts';
 import { until } from '../../helpers/wait.ts';
 
 /** The identity migrations converted so far, in boot order (the core's first: identity's tables reference none of them). */
-const MIGRATIONS: Migration[] = [...coreMigrations, ...keyMigrations, ...accountMigrations, ...oauthMigrations, ...passkeyMigrations];
+const MIGRATIONS: Migration[] = [...coreMigrations, ...keyMigrations, ...accountMigrations, ...oauthMigrations, ...passkeyMigrations, ...emailLinkMigrations];
 
 let pgCluster: Postgres;
 const dirs: string[] = [];
@@ -369,6 +373,40 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       expect(taken.filter(Boolean)).toEqual([{ sub: null, challenge: 'nonce', expires_at: T0 + 60_000 }]);
       expect(await pb.purgeChallenges(T0)).toBe(1);
       expect(await pa.countChallenges()).toBe(0);
+    });
+  });
+}
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  describe(`email links on ${engine}`, () => {
+    it('sends a link, keeps three live per account, shows it, and a link used at two replicas at once signs in once', async () => {
+      const [a, b] = await replicas(engine);
+      await person(a, 'alice', 'alice');
+      const alice = { sub: 'alice', kind: 'person', login: 'alice', email: 'alice@example.org', display_name: 'Alice' } as AccountRow;
+      // The account lookups of the accounts store (not converted yet): alice, by login or address.
+      const accountStore = { findSubByLogin: () => 'alice', findSubByEmailKey: () => 'alice', getAccount: () => alice } as unknown as AccountStore;
+      const sent: string[] = [];
+      const links = [a, b].map((store) => {
+        const l = createEmailLinks({
+          store,
+          accountStore,
+          maySignIn: (row): row is AccountRow => !!row,
+          audit: createAuditLog(store),
+          logger: createLogger({ level: 'silent', destination: { write: () => {} } }),
+          issuer: () => 'https://hearth.example',
+        });
+        l.useMailer({ sendAsCore: async (m) => sent.push(m.text), notify: async () => {}, notifyBatch: async () => ({ batchId: 'b' }) });
+        return l;
+      });
+      for (let i = 0; i < 4; i++) await links[i % 2]!.request('magic', 'alice', `10.0.0.${i}`, `r${i}`);
+      expect(sent).toHaveLength(3); // three live links per account and purpose
+      expect(await a.value("SELECT count(*) FROM audit_log WHERE action = 'session.email_link'")).toBe(3);
+      const token = /token=([\w-]+)/.exec(sent[0]!)![1]!;
+      expect((await links[1]!.peek('magic', token))?.sub).toBe('alice');
+      expect(await links[1]!.peek('reset', token)).toBeNull();
+      const used = await Promise.all([links[0]!.consume('magic', token), links[1]!.consume('magic', token)]);
+      expect(used.filter(Boolean)).toHaveLength(1);
+      expect(await links[0]!.peek('magic', token)).toBeNull();
     });
   });
 }
