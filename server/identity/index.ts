@@ -241,6 +241,7 @@ export function createIdentityService(deps: IdentityDeps) {
     authenticatorOrigin: deps.authenticatorOrigin ?? (() => null),
     mailer,
     loginContext,
+    notifications: deps.store,
     now: deps.now,
   });
   // The OAuth module gets Core's closed authority through the broker, with the shared deployment secret, and reaches

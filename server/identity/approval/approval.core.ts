@@ -13,6 +13,7 @@ import type { IdentitySecretsConfig } from '../../core/config/config.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { SecretStore } from '../../core/secrets/secrets.ts';
+import type { Store } from '../../core/storage/store.ts';
 import type { AccountRow, AccountStore } from '../accounts/accounts.store.ts';
 import type { CoreMailer } from '../sessions/email-links.ts';
 import type { SessionsService } from '../sessions/sessions.service.ts';
@@ -48,6 +49,11 @@ export type ApprovalDeps = {
   authenticatorOrigin: () => string | null;
   mailer: () => CoreMailer | null;
   loginContext?: LoginContextProvider;
+  /**
+   * The core store's notifications (store.ts `notify`/`listen`): a decision wakes the held `/login/status` of every
+   * replica through them (PostgreSQL LISTEN/NOTIFY; on SQLite this process only). Absent: this process only.
+   */
+  notifications?: Pick<Store, 'notify' | 'listen'>;
   now?: () => number;
 };
 

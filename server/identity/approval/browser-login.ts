@@ -57,8 +57,9 @@ export function createBrowserLogin(core: ApprovalCore, requests: SignInRequests)
 
     async loginStatus(requestId: string, secret: string, signal: AbortSignal) {
       let r = login.browserLogin(requestId, secret);
-      // Held until decided, expired or pollAfterSeconds: a decision in this process wakes it at once; one made by
-      // another process sharing the data folder (the CLI, a second server) is seen by re-reading the row each second.
+      // Held until decided, expired or pollAfterSeconds: a decision in this process, or in another replica on
+      // PostgreSQL (the core store's notifications), wakes it at once; one made by another process sharing the data
+      // folder (the CLI, a second server on SQLite) is seen by re-reading the row each second.
       const until = Math.min(now() + L.pollAfterSeconds * 1000, r.expires_at);
       while (loginState(r) === 'pending' && !signal.aborted && now() < until) {
         await requests.waitFor(requestId, Math.min(HELD_RECHECK_MS, until - now()), signal);

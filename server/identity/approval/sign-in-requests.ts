@@ -2,7 +2,8 @@
  * The sign-in request rows that browser sign-in (browser-login.ts) and terminal sign-in (terminal-broker.ts) share:
  * their creation (an account that may not be approved gets a request that can never be approved, made with the same
  * statements), whether an approved request may still be used (device, account, category and authentication epoch),
- * and the in-process wake-up of a held `/login/status` when the device channel records a decision.
+ * and the wake-up of a held `/login/status` when the device channel records a decision (in this process, and on
+ * every replica through the core store's notifications).
  */
 import crypto from 'node:crypto';
 import type { AccountRow } from '../accounts/accounts.store.ts';
@@ -13,13 +14,20 @@ import type { LoginRow } from './approval.store.ts';
 export function createSignInRequests(core: ApprovalCore) {
   const { store, accountStore, now, maySignIn } = core;
 
-  // ---- in-process wake-up of held /login/status requests ----
+  // ---- wake-up of held /login/status requests: in this process, and through the core store's notifications ----
   const waiters = new Map<string, Set<() => void>>();
-  const wake = (requestId: string) => {
+  const wakeHere = (requestId: string) => {
     const set = waiters.get(requestId);
     if (!set) return;
     waiters.delete(requestId);
     for (const fn of set) fn();
+  };
+  const notifications = core.deps.notifications;
+  // Every replica's decisions arrive here (this one's too); a lost notification leaves the once-a-second re-read.
+  notifications?.listen(LOGIN_DECIDED_CHANNEL, wakeHere).catch(() => {});
+  const wake = (requestId: string) => {
+    if (!notifications) return wakeHere(requestId);
+    notifications.notify(LOGIN_DECIDED_CHANNEL, requestId).catch(() => wakeHere(requestId));
   };
   const waitFor = (requestId: string, ms: number, signal: AbortSignal) =>
     new Promise<void>((resolve) => {
@@ -99,3 +107,6 @@ export function createSignInRequests(core: ApprovalCore) {
 }
 
 export type SignInRequests = ReturnType<typeof createSignInRequests>;
+
+/** The core store's channel of decided sign-in requests (the payload is the request id). */
+export const LOGIN_DECIDED_CHANNEL = 'hearth_identity_login_decided';

@@ -5,7 +5,7 @@
  * instances over one database (two replicas; on SQLite, two connections to one platform.db in this process): one
  * key writer at a time, one lease holder, key changes notified at commit; an authorization code redeemed, a refresh
  * token reserved and rotated, a device code, a WebAuthn challenge or an email link used by both replicas at once
- * succeeds once.
+ * succeeds once; a sign-in decided at one replica wakes the `/login/status` held at the other.
  */
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +15,8 @@ import { coreMigrations, type Migration, openPlatformDb } from '../../../server/
 import { migratePostgres, postgresStore } from '../../../server/core/storage/postgres-store.ts';
 import { type Store, sqliteStore } from '../../../server/core/storage/store.ts';
 import { type AccountRow, type AccountStore, accountMigrations } from '../../../server/identity/accounts/accounts.store.ts';
+import type { ApprovalCore } from '../../../server/identity/approval/approval.core.ts';
+import { createSignInRequests } from '../../../server/identity/approval/sign-in-requests.ts';
 import { createKeyStore, keyMigrations, type NewKeyRow } from '../../../server/identity/keys/keys.store.ts';
 import { type ClientRow, createOAuthStore, oauthMigrations } from '../../../server/identity/oauth/oauth.store.ts';
 import { createPasskeyStore, passkeyMigrations } from '../../../server/identity/passkeys/passkeys.store.ts';
@@ -410,3 +412,20 @@ for (const engine of ['sqlite', 'postgres'] as const) {
     });
   });
 }
+
+describe('held sign-in status between replicas (PostgreSQL)', () => {
+  it('a decision woken at replica A releases the /login/status held at replica B', async () => {
+    const [a, b] = await replicas('postgres');
+    // Only the wake-up part of the sign-in requests is used here: it needs the core store's notifications.
+    const requestsAt = (store: Store) => createSignInRequests({ deps: { notifications: store } } as unknown as ApprovalCore);
+    const [ra, rb] = [requestsAt(a), requestsAt(b)];
+    await until(async () => (await b.value<number>("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'LISTEN%'")) === 2, 'both replicas listening');
+    const never = new AbortController().signal;
+    let released = false;
+    // Held for an hour unless woken: only the notification from A can release it within the test.
+    const held = rb.waitFor('req-1', 3_600_000, never).then(() => (released = true));
+    ra.wake('req-1');
+    await held;
+    expect(released).toBe(true);
+  });
+});
