@@ -3,11 +3,9 @@
  * sign-in requests, consumed proof nonces and the durable enrolment-notice outbox. Times are epoch ms.
  */
 import type { Db, Migration } from '../../core/storage/platform-db.ts';
+import { postgresDdl } from '../postgres-ddl.ts';
 
-export const approvalMigrations: Migration[] = [
-  {
-    id: 'identity-008-app-approval',
-    up: `
+const APP_APPROVAL_008 = `
       CREATE TABLE identity_app_devices (
         id TEXT PRIMARY KEY,                 -- UUID, announced at claim
         sub TEXT NOT NULL REFERENCES identity_accounts (sub) ON DELETE CASCADE,
@@ -93,9 +91,9 @@ export const approvalMigrations: Migration[] = [
         last_attempt_at INTEGER,
         sent_at INTEGER
       ) STRICT;
-    `,
-  },
-];
+    `;
+
+export const approvalMigrations: Migration[] = [{ id: 'identity-008-app-approval', up: APP_APPROVAL_008, pg: postgresDdl(APP_APPROVAL_008) }];
 
 export interface DeviceRow {
   id: string;

@@ -32,6 +32,7 @@
 import crypto from 'node:crypto';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { Db, Migration } from '../../core/storage/platform-db.ts';
+import { postgresDdl } from '../postgres-ddl.ts';
 import { type GeoIpReader, NO_GEO, parseIp } from './geoip.ts';
 import { type Browser, type OperatingSystem, parseUserAgent } from './user-agent.ts';
 
@@ -47,11 +48,7 @@ const SETTING_GEOIP_SINCE = 'login_context.geoip_since';
 const SETTING_HISTORY_STARTED = 'signin_history.started_at';
 const SETTING_INTRODUCTION = 'signin_history.introduction_started_at';
 
-export const loginContextMigrations: Migration[] = [
-  {
-    id: 'identity-009-signin-history',
-    up: (db) => {
-      db.exec(`
+const SIGNIN_HISTORY_009 = `
         CREATE TABLE identity_signin_history (
           id INTEGER PRIMARY KEY,
           sub TEXT NOT NULL REFERENCES identity_accounts (sub) ON DELETE CASCADE,
@@ -69,9 +66,23 @@ export const loginContextMigrations: Migration[] = [
           PRIMARY KEY (sub, browser_hash)
         ) STRICT, WITHOUT ROWID;
         CREATE INDEX identity_signin_browsers_last ON identity_signin_browsers (last_at);
-      `);
+      `;
+/** When the history started (the settings row written once, by the migration). */
+const HISTORY_STARTED_SQL = 'INSERT INTO identity_settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING';
+
+export const loginContextMigrations: Migration[] = [
+  {
+    id: 'identity-009-signin-history',
+    up: (db) => {
+      db.exec(SIGNIN_HISTORY_009);
       const at = Date.now();
-      db.prepare('INSERT OR IGNORE INTO identity_settings (name, value, updated_at) VALUES (?, ?, ?)').run(SETTING_HISTORY_STARTED, JSON.stringify(at), at);
+      db.prepare(HISTORY_STARTED_SQL).run(SETTING_HISTORY_STARTED, JSON.stringify(at), at);
+    },
+    // The history's id is a rowid the database assigns: an identity column on PostgreSQL.
+    pg: async (q) => {
+      await q.run(postgresDdl(SIGNIN_HISTORY_009.replace('id INTEGER PRIMARY KEY,', 'id INTEGER PRIMARY KEY AUTOINCREMENT,')));
+      const at = Date.now();
+      await q.run(HISTORY_STARTED_SQL, [SETTING_HISTORY_STARTED, JSON.stringify(at), at]);
     },
   },
 ];

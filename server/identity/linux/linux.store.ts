@@ -1,13 +1,11 @@
 import type { Db, Migration } from '../../core/storage/platform-db.ts';
+import { postgresDdl } from '../postgres-ddl.ts';
 
 /**
  * Linux identity data. `linux_numbers` records every number ever handed out (UIDs and GIDs share one pool), and
  * is never deleted from: deleting an account or a group never frees its number.
  */
-export const linuxMigrations: Migration[] = [
-  {
-    id: 'identity-005-linux',
-    up: `
+const LINUX_005 = `
       CREATE TABLE linux_numbers (
         number INTEGER PRIMARY KEY CHECK (number BETWEEN 1000 AND 2147483647),
         kind TEXT NOT NULL CHECK (kind IN ('user', 'group')),
@@ -29,9 +27,9 @@ export const linuxMigrations: Migration[] = [
         gid INTEGER NOT NULL UNIQUE,
         created_at INTEGER NOT NULL
       ) STRICT;
-    `,
-  },
-];
+    `;
+
+export const linuxMigrations: Migration[] = [{ id: 'identity-005-linux', up: LINUX_005, pg: postgresDdl(LINUX_005) }];
 
 export interface LinuxIdentityRow {
   sub: string;

@@ -1,9 +1,7 @@
 import type { Db, Migration } from '../../core/storage/platform-db.ts';
+import { postgresDdl } from '../postgres-ddl.ts';
 
-export const sessionMigrations: Migration[] = [
-  {
-    id: 'identity-003-passwords-sessions',
-    up: `
+const SESSIONS_003 = `
       CREATE TABLE identity_passwords (
         sub TEXT PRIMARY KEY REFERENCES identity_accounts (sub) ON DELETE CASCADE,
         hash TEXT NOT NULL,                  -- Argon2id PHC string
@@ -22,9 +20,9 @@ export const sessionMigrations: Migration[] = [
       ) STRICT;
       CREATE INDEX identity_session_families_by_sub ON identity_session_families (sub);
       CREATE INDEX identity_session_families_by_expiry ON identity_session_families (expires_at);
-    `,
-  },
-];
+    `;
+
+export const sessionMigrations: Migration[] = [{ id: 'identity-003-passwords-sessions', up: SESSIONS_003, pg: postgresDdl(SESSIONS_003) }];
 
 export interface SessionFamilyRow {
   id: string;

@@ -17,6 +17,7 @@ import { type Store, sqliteStore } from '../../../server/core/storage/store.ts';
 import { type AccountRow, type AccountStore, accountMigrations } from '../../../server/identity/accounts/accounts.store.ts';
 import type { ApprovalCore } from '../../../server/identity/approval/approval.core.ts';
 import { createSignInRequests } from '../../../server/identity/approval/sign-in-requests.ts';
+import { identityMigrations } from '../../../server/identity/index.ts';
 import { createKeyStore, keyMigrations, type NewKeyRow } from '../../../server/identity/keys/keys.store.ts';
 import { type ClientRow, createOAuthStore, oauthMigrations } from '../../../server/identity/oauth/oauth.store.ts';
 import { createPasskeyStore, passkeyMigrations } from '../../../server/identity/passkeys/passkeys.store.ts';
@@ -427,5 +428,29 @@ describe('held sign-in status between replicas (PostgreSQL)', () => {
     ra.wake('req-1');
     await held;
     expect(released).toBe(true);
+  });
+});
+
+describe('the identity schema on both engines', () => {
+  it('every identity migration has its PostgreSQL form, and both engines get the same tables and columns', async () => {
+    const dir = tempDir('hearth-identity-schema-');
+    dirs.push(dir);
+    const sqlite = sqliteStore(openPlatformDb(dir, [...coreMigrations, ...identityMigrations]));
+    const postgres = postgresStore({ url: await pgCluster.createDatabase() });
+    stores.push(sqlite, postgres);
+    expect(await migratePostgres(postgres, [...coreMigrations, ...identityMigrations])).toHaveLength(coreMigrations.length + identityMigrations.length);
+    const onSqlite = await sqlite.all<{ t: string; c: string }>(
+      "SELECT m.name AS t, p.name AS c FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' AND (m.name LIKE 'identity%' OR m.name LIKE 'oauth%' OR m.name LIKE 'linux%') ORDER BY 1, 2",
+    );
+    const onPostgres = await postgres.all<{ t: string; c: string }>(
+      "SELECT table_name AS t, column_name AS c FROM information_schema.columns WHERE table_schema = 'public' AND (table_name LIKE 'identity%' OR table_name LIKE 'oauth%' OR table_name LIKE 'linux%') ORDER BY 1, 2",
+    );
+    expect(onSqlite.length).toBeGreaterThan(100);
+    expect(onPostgres).toEqual(onSqlite);
+    // The sign-in history's id is assigned by the database on both.
+    await person(postgres, 'alice', 'alice');
+    await postgres.run("INSERT INTO identity_signin_history (sub, browser_hash, country, at) VALUES ('alice', 'h', NULL, ?)", [T0]);
+    expect(await postgres.value('SELECT id FROM identity_signin_history')).toBe(1);
+    expect(await postgres.value("SELECT count(*) FROM identity_settings WHERE name = 'signin_history.started_at'")).toBe(1);
   });
 });
