@@ -7,8 +7,7 @@
  * token reserved and rotated, a device code, a WebAuthn challenge or an email link used by both replicas at once
  * succeeds once; a sign-in decided at one replica wakes the `/login/status` held at the other.
  */
-import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createAuditLog } from '../../../server/core/audit/audit.ts';
 import { createLogger } from '../../../server/core/logging/logger.ts';
 import { coreMigrations, type Migration, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
@@ -22,38 +21,27 @@ import { createKeyStore, keyMigrations, type NewKeyRow } from '../../../server/i
 import { type ClientRow, createOAuthStore, oauthMigrations } from '../../../server/identity/oauth/oauth.store.ts';
 import { createPasskeyStore, passkeyMigrations } from '../../../server/identity/passkeys/passkeys.store.ts';
 import { createEmailLinks, emailLinkMigrations } from '../../../server/identity/sessions/email-links.ts';
-import { type Postgres, startPostgres } from '../../helpers/postgres.ts';
+import { coreStoreFixtures } from '../../helpers/core-stores.ts';
 import { tempDir } from '../../helpers/temp.ts';
 import { until } from '../../helpers/wait.ts';
 
 /** The identity migrations converted so far, in boot order (the core's first: identity's tables reference none of them). */
 const MIGRATIONS: Migration[] = [...coreMigrations, ...keyMigrations, ...accountMigrations, ...oauthMigrations, ...passkeyMigrations, ...emailLinkMigrations];
 
-let pgCluster: Postgres;
-const dirs: string[] = [];
-const stores: Store[] = [];
-
-beforeAll(async () => {
-  pgCluster = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  for (const s of stores.splice(0)) await s.close();
-  await pgCluster?.stop();
-  for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
-});
+const fx = coreStoreFixtures();
 
 /** Two replicas over one fresh core store of the engine: two connections to one platform.db, or two pools. */
 async function replicas(engine: 'sqlite' | 'postgres'): Promise<[Store, Store]> {
   if (engine === 'sqlite') {
     const dir = tempDir('hearth-identity-store-');
-    dirs.push(dir);
+    fx.dirs.push(dir);
     const pair: [Store, Store] = [sqliteStore(openPlatformDb(dir, MIGRATIONS)), sqliteStore(openPlatformDb(dir, MIGRATIONS))];
-    stores.push(...pair);
+    fx.stores.push(...pair);
     return pair;
   }
-  const url = await pgCluster.createDatabase();
+  const url = await fx.cluster.createDatabase();
   const pair: [Store, Store] = [postgresStore({ url }), postgresStore({ url })];
-  stores.push(...pair);
+  fx.stores.push(...pair);
   await Promise.all(pair.map((s) => migratePostgres(s, MIGRATIONS)));
   return pair;
 }
@@ -434,10 +422,10 @@ describe('held sign-in status between replicas (PostgreSQL)', () => {
 describe('the identity schema on both engines', () => {
   it('every identity migration has its PostgreSQL form, and both engines get the same tables and columns', async () => {
     const dir = tempDir('hearth-identity-schema-');
-    dirs.push(dir);
+    fx.dirs.push(dir);
     const sqlite = sqliteStore(openPlatformDb(dir, [...coreMigrations, ...identityMigrations]));
-    const postgres = postgresStore({ url: await pgCluster.createDatabase() });
-    stores.push(sqlite, postgres);
+    const postgres = postgresStore({ url: await fx.cluster.createDatabase() });
+    fx.stores.push(sqlite, postgres);
     expect(await migratePostgres(postgres, [...coreMigrations, ...identityMigrations])).toHaveLength(coreMigrations.length + identityMigrations.length);
     const onSqlite = await sqlite.all<{ t: string; c: string }>(
       "SELECT m.name AS t, p.name AS c FROM sqlite_master m, pragma_table_info(m.name) p WHERE m.type = 'table' AND (m.name LIKE 'identity%' OR m.name LIKE 'oauth%' OR m.name LIKE 'linux%') ORDER BY 1, 2",
