@@ -15,9 +15,10 @@
  * throws. The transaction is ambient (AsyncLocalStorage): every statement made through the store from code `fn`
  * awaits runs inside it, so the domains' stores need no transaction handle passed down. A `tx` inside a `tx` joins
  * the outer one. SQLite: one connection, so a transaction holds the connection: statements from outside it wait
- * until it ends (an async mutex, shared by the stores over the same file in this process), and `BEGIN IMMEDIATE` takes the write lock at once (other processes on the same
- * file wait `busy_timeout`). Keep transactions short and never await the network inside one. PostgreSQL: one pooled
- * client per transaction, READ COMMITTED; take row locks with `SELECT … ${store.forUpdate}` where replicas may race.
+ * until it ends (an async mutex, shared by the stores over the same file in this process), and `BEGIN IMMEDIATE`
+ * takes the write lock at once (other processes on the same file wait `busy_timeout`). Keep transactions short and
+ * never await the network inside one. PostgreSQL: one pooled client per transaction, READ COMMITTED; take row locks
+ * with `SELECT … ${store.forUpdate}` where replicas may race.
  *
  * Notifications: `listen(channel, fn)` / `notify(channel, payload)` wake other replicas (PostgreSQL LISTEN/NOTIFY;
  * a notify inside a transaction is delivered at commit, and not at all on rollback). On SQLite they reach the
