@@ -1,5 +1,5 @@
 import type { Db, Migration } from '../../core/storage/platform-db.ts';
-import { postgresDdl } from '../postgres-ddl.ts';
+import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
 
 const ACCOUNTS_002 = `
       CREATE TABLE identity_accounts (

@@ -3,7 +3,7 @@
  * sign-in requests, consumed proof nonces and the durable enrolment-notice outbox. Times are epoch ms.
  */
 import type { Db, Migration } from '../../core/storage/platform-db.ts';
-import { postgresDdl } from '../postgres-ddl.ts';
+import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
 
 const APP_APPROVAL_008 = `
       CREATE TABLE identity_app_devices (

@@ -32,7 +32,7 @@
 import crypto from 'node:crypto';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { Db, Migration } from '../../core/storage/platform-db.ts';
-import { postgresDdl } from '../postgres-ddl.ts';
+import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
 import { type GeoIpReader, NO_GEO, parseIp } from './geoip.ts';
 import { type Browser, type OperatingSystem, parseUserAgent } from './user-agent.ts';
 

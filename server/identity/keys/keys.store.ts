@@ -4,8 +4,8 @@
  * and one pending key per purpose on both engines; the service owns the transactions (`transaction`, `lockKeys`).
  */
 import type { Migration } from '../../core/storage/platform-db.ts';
+import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
 import type { Store } from '../../core/storage/store.ts';
-import { postgresDdl } from '../postgres-ddl.ts';
 import type { KeyState, Purpose } from './keys.lifecycle.ts';
 
 const SIGNING_KEYS_001 = `

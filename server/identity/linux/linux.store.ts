@@ -1,5 +1,5 @@
 import type { Db, Migration } from '../../core/storage/platform-db.ts';
-import { postgresDdl } from '../postgres-ddl.ts';
+import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
 
 /**
  * Linux identity data. `linux_numbers` records every number ever handed out (UIDs and GIDs share one pool), and

@@ -1,6 +1,6 @@
 import type { Migration } from '../../core/storage/platform-db.ts';
+import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
 import type { RunResult, Store } from '../../core/storage/store.ts';
-import { postgresDdl } from '../postgres-ddl.ts';
 
 /**
  * OAuth storage. Secrets are never stored: client secrets, authorization codes and refresh tokens are kept as

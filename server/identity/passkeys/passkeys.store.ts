@@ -1,6 +1,6 @@
 import type { Migration } from '../../core/storage/platform-db.ts';
+import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
 import type { RunResult, Store } from '../../core/storage/store.ts';
-import { postgresDdl } from '../postgres-ddl.ts';
 
 const PASSKEYS_006 = `
       CREATE TABLE identity_passkeys (

@@ -17,9 +17,9 @@ import type { AuditLog } from '../../core/audit/audit.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { Migration } from '../../core/storage/platform-db.ts';
+import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
 import type { Store } from '../../core/storage/store.ts';
 import type { AccountRow, AccountStore } from '../accounts/accounts.store.ts';
-import { postgresDdl } from '../postgres-ddl.ts';
 import { createFailureLimiter } from './rate-limit.ts';
 
 const EMAIL_LINKS_007 = `
