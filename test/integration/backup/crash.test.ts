@@ -46,7 +46,12 @@ function start(name: string, opts: { hold?: boolean; fileSizeLimitKiB?: number }
 describe('backup crash safety', () => {
   it('kill -9 in the middle leaves no file under the final name and no lock; the leftovers are cleaned and the next backup works', async () => {
     const { fx, backups, out, child, events, exited } = start('nightly.hearth-backup', { hold: true });
-    await until(() => events.some((e) => e.event === 'holding'), 'the child to reach its last part');
+    // The held part's snapshot starts while the parts before it are still written (one ahead): wait until they are in.
+    const partialSize = () => {
+      const [name] = fs.readdirSync(backups);
+      return name ? fs.statSync(path.join(backups, name)).size : 0;
+    };
+    await until(() => events.some((e) => e.event === 'holding') && partialSize() > 300_000, 'the child to hold its last part, the others written');
     const [partial] = fs.readdirSync(backups);
     expect(partial).toMatch(new RegExp(`^nightly\\.hearth-backup\\.partial-${child.pid}-[0-9a-f]{8}$`));
     expect(fs.statSync(path.join(backups, partial!)).size).toBeGreaterThan(300_000); // the databases and the attachment are in
