@@ -2,7 +2,7 @@
  * Crash safety of a backup, with a process of its own (backup-child.ts): killed with SIGKILL in the middle, and
  * running under a file size limit so that writing the backup really fails.
  */
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,7 +13,10 @@ import { makeDataFolder } from './fixture.ts';
 
 const CHILD = path.join(import.meta.dirname, 'backup-child.ts');
 const dirs: string[] = [];
+const children: ChildProcess[] = [];
 afterEach(() => {
+  // A test that fails before it kills its child must not leave it holding its part forever (and vitest with it).
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   for (const d of dirs.splice(0)) fs.rmSync(d, { recursive: true, force: true });
 });
 
@@ -32,6 +35,7 @@ function start(name: string, opts: { hold?: boolean; fileSizeLimitKiB?: number }
       : spawn('/bin/sh', ['-c', `ulimit -f ${opts.fileSizeLimitKiB * 2} && exec "$0" "$@"`, process.execPath, ...argv], {
           stdio: ['ignore', 'pipe', 'inherit'],
         });
+  children.push(child);
   const events: Array<Record<string, unknown>> = [];
   let rest = '';
   child.stdout!.on('data', (d: Buffer) => {
