@@ -120,10 +120,10 @@ export function registerBackupRoutes(api: Api, deps: { backups: BackupService; a
       404: NOT_FOUND,
       409: { description: 'The backup is being written (`backup_running`).' },
     },
-    handler: (ctx, { params }) => {
-      backups.remove(params.name);
+    handler: async (ctx, { params }) => {
+      await backups.remove(params.name);
       const a = actorFor(ctx);
-      audit.record({ actor: a.actor, action: 'backup.delete', target: params.name, detail: null, requestId: a.requestId });
+      await audit.record({ actor: a.actor, action: 'backup.delete', target: params.name, detail: null, requestId: a.requestId });
       ctx.status = 204;
     },
   });

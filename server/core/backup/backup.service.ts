@@ -17,6 +17,7 @@
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { HearthError } from '../http/errors.ts';
 import type { Logger } from '../logging/logger.ts';
@@ -262,10 +263,11 @@ export function createBackupService(deps: BackupServiceDeps) {
     /** The file of a complete backup to download. */
     file: existing,
 
-    remove(name: string): void {
+    /** Deletes a complete backup; on the libuv pool: unlinking gigabytes with their cached pages takes a while. */
+    async remove(name: string): Promise<void> {
       checkBackupName(name);
       if (current?.view.name === name) throw new HearthError('backup_running', `${name} is being written; delete it once the backup has finished`);
-      fs.rmSync(existing(name).file, { force: true });
+      await fsp.rm(existing(name).file, { force: true });
     },
 
     health(): BackupHealth {

@@ -7,6 +7,7 @@
  * same anywhere.
  */
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { HearthError } from '../http/errors.ts';
 import { BACKUP_EXTENSION, type BackupManifest } from './format.ts';
@@ -89,7 +90,7 @@ export async function pruneBackups(dir: string, keep: number, only?: (name: stri
   if (kept.length === keep && oldestKept) {
     for (const b of all) {
       if (kept.includes(b) || b.createdAt.getTime() > oldestKept.createdAt.getTime()) continue;
-      fs.rmSync(b.file, { force: true });
+      await fsp.rm(b.file, { force: true }); // off the event loop: a backup is gigabytes of cached pages to drop
       removed.push(b.file);
     }
   }

@@ -292,7 +292,7 @@ export async function createBackup(opts: CreateBackupOptions): Promise<BackupRes
   } catch (err) {
     writer?.abort();
     await fh?.close().catch(() => {});
-    fs.rmSync(partial, { force: true });
+    await fsp.rm(partial, { force: true }).catch(() => {});
     // A snapshot still being taken is let finish before its copy goes, so that nothing writes it afterwards.
     for (const t of [...taking]) {
       await t.settled;
