@@ -1,18 +1,16 @@
 /**
  * Outgoing mail tables (seed 002), for both engines of the core store (issue 18): `up` on SQLite (platform.db), `pg`
  * the same step on PostgreSQL, same id. Times are epoch milliseconds (BIGINT on PostgreSQL), flags INTEGER 0/1.
- * PostgreSQL forms map types faithfully: INTEGER counters and times → BIGINT, BLOB → BYTEA, TEXT stays, STRICT
- * dropped, partial indexes and CHECKs kept; `COLLATE NOCASE` (ASCII case folding) becomes an index on `lower(…)`,
- * and the settled-status trigger a PL/pgSQL function that also notifies `hearth_mail_settled` (at commit) so waiters
+ * PostgreSQL forms are derived from the SQLite text (core/storage/postgres-ddl.ts: INTEGER → BIGINT, BLOB → BYTEA,
+ * STRICT dropped, partial indexes and CHECKs kept); `COLLATE NOCASE` (ASCII case folding) becomes an index on
+ * `lower(…)`, and the settled-status trigger is written by hand as a PL/pgSQL function that also notifies `hearth_mail_settled` (at commit) so waiters
  * on every replica wake at once (settled/settled.service.ts). No `?` or `@` in the PostgreSQL texts: they would be
  * taken for parameters.
  */
 import type { Migration } from '../core/storage/platform-db.ts';
+import { postgresDdl } from '../core/storage/postgres-ddl.ts';
 
-export const mailMigrations: Migration[] = [
-  {
-    id: 'mail-001-outgoing-mail',
-    up: `
+const MAIL_001 = `
       CREATE TABLE mail_profiles (
         key TEXT PRIMARY KEY,
         name TEXT NOT NULL,
@@ -126,155 +124,53 @@ export const mailMigrations: Migration[] = [
         value TEXT NOT NULL,
         updated_at INTEGER NOT NULL
       ) STRICT;
-    `,
-    pg: `
-      CREATE TABLE mail_profiles (
-        key TEXT PRIMARY KEY,
-        name TEXT NOT NULL,
-        from_address TEXT NOT NULL,
-        from_name TEXT,
-        smtp_host TEXT NOT NULL,
-        smtp_port INTEGER NOT NULL,
-        smtp_secure INTEGER NOT NULL CHECK (smtp_secure IN (0, 1)),
-        smtp_user TEXT,
-        smtp_password TEXT,
-        pace_per_minute BIGINT NOT NULL,
-        daily_recipient_limit BIGINT,
-        max_attachment_bytes BIGINT NOT NULL,
-        is_default INTEGER NOT NULL DEFAULT 0 CHECK (is_default IN (0, 1)),
-        revision BIGINT NOT NULL DEFAULT 1,
-        imap_host TEXT,
-        imap_port INTEGER,
-        imap_secure INTEGER,
-        imap_user TEXT,
-        imap_password TEXT,
-        imap_folder TEXT,
-        imap_uidvalidity TEXT,
-        imap_cursor BIGINT,
-        bounces_checked_at BIGINT,
-        bounces_error TEXT,
-        next_slot_at BIGINT NOT NULL DEFAULT 0,
-        created_at BIGINT NOT NULL,
-        updated_at BIGINT NOT NULL
-      );
-      CREATE UNIQUE INDEX mail_profiles_one_default ON mail_profiles (is_default) WHERE is_default = 1;
+    `;
 
-      CREATE TABLE mail_apps (
-        app_id TEXT PRIMARY KEY,
-        name TEXT NOT NULL,
-        platform_permissions TEXT NOT NULL,
-        token_id TEXT UNIQUE,
-        created_at BIGINT NOT NULL,
-        updated_at BIGINT NOT NULL
-      );
-      CREATE TABLE mail_app_policies (
-        app_id TEXT PRIMARY KEY,
-        updated_at BIGINT NOT NULL
-      );
-      CREATE TABLE mail_app_grants (
-        app_id TEXT NOT NULL REFERENCES mail_app_policies (app_id) ON DELETE CASCADE,
-        profile_key TEXT NOT NULL REFERENCES mail_profiles (key) ON DELETE CASCADE,
-        PRIMARY KEY (app_id, profile_key)
-      );
+const MAIL_002 = `
+      ALTER TABLE mail_messages ADD COLUMN kind TEXT NOT NULL DEFAULT 'message' CHECK (kind IN ('message', 'notification'));
+      ALTER TABLE mail_messages ADD COLUMN window_at INTEGER;
+      UPDATE mail_messages SET window_at = created_at;
+      CREATE INDEX mail_messages_window ON mail_messages (profile_key, window_at);
+    `;
 
-      CREATE TABLE mail_messages (
-        id TEXT PRIMARY KEY,
-        lane TEXT NOT NULL CHECK (lane IN ('immediate', 'bulk')),
-        app_id TEXT NOT NULL,
-        actor TEXT NOT NULL,
-        profile_key TEXT NOT NULL,
-        from_address TEXT NOT NULL,
-        from_name TEXT NOT NULL,
-        recipients TEXT NOT NULL,
-        recipient_count BIGINT NOT NULL,
-        subject TEXT NOT NULL,
-        status TEXT NOT NULL CHECK (status IN ('queued', 'sending', 'sent', 'failed', 'cancelled', 'bounced')),
-        cancel_reason TEXT,
-        attachments TEXT NOT NULL,
-        attachments_released INTEGER NOT NULL DEFAULT 0,
-        attempts BIGINT NOT NULL DEFAULT 0,
-        last_error TEXT,
-        smtp_response TEXT,
-        failures TEXT NOT NULL DEFAULT '[]',
-        batch_id TEXT,
-        ref TEXT,
-        idempotency_key TEXT,
-        message_id TEXT NOT NULL,
-        due_at BIGINT NOT NULL,
-        deadline_at BIGINT NOT NULL,
-        claimed_by TEXT,
-        claimed_at BIGINT,
-        created_at BIGINT NOT NULL,
-        updated_at BIGINT NOT NULL,
-        sent_at BIGINT,
-        content_purged_at BIGINT
-      );
-      CREATE INDEX mail_messages_created ON mail_messages (created_at DESC, id DESC);
-      CREATE INDEX mail_messages_batch ON mail_messages (batch_id) WHERE batch_id IS NOT NULL;
-      CREATE INDEX mail_messages_bulk_due ON mail_messages (profile_key, due_at, created_at) WHERE status = 'queued' AND lane = 'bulk';
-      CREATE INDEX mail_messages_bulk_deadline ON mail_messages (deadline_at) WHERE status = 'queued' AND lane = 'bulk';
-      CREATE INDEX mail_messages_immediate_due ON mail_messages (due_at, created_at) WHERE status = 'queued' AND lane = 'immediate';
-      CREATE INDEX mail_messages_sending ON mail_messages (claimed_at) WHERE status = 'sending';
-      CREATE INDEX mail_messages_unreleased ON mail_messages (updated_at) WHERE attachments_released = 0;
-      CREATE INDEX mail_messages_profile_window ON mail_messages (profile_key, created_at);
-      CREATE INDEX mail_messages_message_id ON mail_messages (lower(message_id));
-      CREATE UNIQUE INDEX mail_messages_idempotency ON mail_messages (app_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+const MAIL_003 = `
+      CREATE INDEX mail_messages_queued_app ON mail_messages (app_id, profile_key) WHERE status = 'queued';
+      CREATE INDEX mail_messages_queued_profile_lane ON mail_messages (profile_key, lane) WHERE status = 'queued';
+      CREATE INDEX mail_messages_queued_deadline ON mail_messages (deadline_at) WHERE status = 'queued';
+      DROP INDEX mail_messages_profile_window; -- the daily window counts window_at now (mail_messages_window)
+    `;
 
-      CREATE TABLE mail_message_content (
-        message_id TEXT PRIMARY KEY REFERENCES mail_messages (id) ON DELETE CASCADE,
-        text TEXT,
-        html TEXT,
-        headers TEXT NOT NULL
-      );
+const MAIL_005 = `
+      ALTER TABLE mail_profiles ADD COLUMN tls_ca TEXT;
+    `;
 
-      CREATE TABLE mail_attachment_objects (
-        id TEXT PRIMARY KEY,
-        size BIGINT NOT NULL,
-        created_at BIGINT NOT NULL,
-        expires_at BIGINT NOT NULL
-      );
-      CREATE INDEX mail_attachment_objects_expiry ON mail_attachment_objects (expires_at);
+const MAIL_006 = `
+      ALTER TABLE mail_profiles ADD COLUMN last_test_at INTEGER;
+      ALTER TABLE mail_profiles ADD COLUMN last_test_ok INTEGER CHECK (last_test_ok IN (0, 1));
+      ALTER TABLE mail_profiles ADD COLUMN last_test_code TEXT;
+      ALTER TABLE mail_profiles ADD COLUMN last_test_summary TEXT;
+      ALTER TABLE mail_profiles ADD COLUMN last_test_detail TEXT;
+    `;
 
-      CREATE TABLE mail_settings (
-        name TEXT PRIMARY KEY,
-        value TEXT NOT NULL,
-        updated_at BIGINT NOT NULL
-      );
-    `,
+export const mailMigrations: Migration[] = [
+  {
+    id: 'mail-001-outgoing-mail',
+    up: MAIL_001,
+    pg: postgresDdl(MAIL_001).replace('(message_id COLLATE NOCASE)', '(lower(message_id))'),
   },
   {
     // Core's notifications (seed 002, behaviour rule 5): `kind`, and `window_at`, the moment a row counts in its
     // profile's rolling 24-hour recipient window (NULL: a notification-batch row still waiting for capacity).
     id: 'mail-002-notifications',
-    up: `
-      ALTER TABLE mail_messages ADD COLUMN kind TEXT NOT NULL DEFAULT 'message' CHECK (kind IN ('message', 'notification'));
-      ALTER TABLE mail_messages ADD COLUMN window_at INTEGER;
-      UPDATE mail_messages SET window_at = created_at;
-      CREATE INDEX mail_messages_window ON mail_messages (profile_key, window_at);
-    `,
-    pg: `
-      ALTER TABLE mail_messages ADD COLUMN kind TEXT NOT NULL DEFAULT 'message' CHECK (kind IN ('message', 'notification'));
-      ALTER TABLE mail_messages ADD COLUMN window_at BIGINT;
-      UPDATE mail_messages SET window_at = created_at;
-      CREATE INDEX mail_messages_window ON mail_messages (profile_key, window_at);
-    `,
+    up: MAIL_002,
+    pg: postgresDdl(MAIL_002),
   },
   {
     // Recovery and the backlog check look only at queued or sending rows: partial indexes keep them independent of the
     // kept send history (a full scan of 100,000 rows held the write lock for about half a second).
     id: 'mail-003-queue-indexes',
-    up: `
-      CREATE INDEX mail_messages_queued_app ON mail_messages (app_id, profile_key) WHERE status = 'queued';
-      CREATE INDEX mail_messages_queued_profile_lane ON mail_messages (profile_key, lane) WHERE status = 'queued';
-      CREATE INDEX mail_messages_queued_deadline ON mail_messages (deadline_at) WHERE status = 'queued';
-      DROP INDEX mail_messages_profile_window; -- the daily window counts window_at now (mail_messages_window)
-    `,
-    pg: `
-      CREATE INDEX mail_messages_queued_app ON mail_messages (app_id, profile_key) WHERE status = 'queued';
-      CREATE INDEX mail_messages_queued_profile_lane ON mail_messages (profile_key, lane) WHERE status = 'queued';
-      CREATE INDEX mail_messages_queued_deadline ON mail_messages (deadline_at) WHERE status = 'queued';
-      DROP INDEX mail_messages_profile_window;
-    `,
+    up: MAIL_003,
+    pg: postgresDdl(MAIL_003),
   },
   {
     // The settled-status topic (seed 002, internal wake-ups): one entry per move of a message into a settled status,
@@ -321,31 +217,15 @@ export const mailMigrations: Migration[] = [
     // A profile's trusted CA (server/mail/tls-ca.ts): PEM certificates trusted, besides Node's default CAs, for the
     // profile's SMTP and IMAP connections. NULL: the default CAs only (existing profiles).
     id: 'mail-005-profile-tls-ca',
-    up: `
-      ALTER TABLE mail_profiles ADD COLUMN tls_ca TEXT;
-    `,
-    pg: `
-      ALTER TABLE mail_profiles ADD COLUMN tls_ca TEXT;
-    `,
+    up: MAIL_005,
+    pg: postgresDdl(MAIL_005),
   },
   {
     // The last test send of a profile (issue 15): when, whether the server accepted it, the classified reason of a
     // failure (server/mail/delivery/smtp-failure.ts), the one-sentence summary and the server's raw answer
     // (credentials redacted). NULL `last_test_at`: never tested. Profile writes keep it.
     id: 'mail-006-profile-last-test',
-    up: `
-      ALTER TABLE mail_profiles ADD COLUMN last_test_at INTEGER;
-      ALTER TABLE mail_profiles ADD COLUMN last_test_ok INTEGER CHECK (last_test_ok IN (0, 1));
-      ALTER TABLE mail_profiles ADD COLUMN last_test_code TEXT;
-      ALTER TABLE mail_profiles ADD COLUMN last_test_summary TEXT;
-      ALTER TABLE mail_profiles ADD COLUMN last_test_detail TEXT;
-    `,
-    pg: `
-      ALTER TABLE mail_profiles ADD COLUMN last_test_at BIGINT;
-      ALTER TABLE mail_profiles ADD COLUMN last_test_ok INTEGER CHECK (last_test_ok IN (0, 1));
-      ALTER TABLE mail_profiles ADD COLUMN last_test_code TEXT;
-      ALTER TABLE mail_profiles ADD COLUMN last_test_summary TEXT;
-      ALTER TABLE mail_profiles ADD COLUMN last_test_detail TEXT;
-    `,
+    up: MAIL_006,
+    pg: postgresDdl(MAIL_006),
   },
 ];
