@@ -38,8 +38,9 @@ import { bundledUiDir } from './core/runtime.ts';
 import { resolveAppSecret, SecretStore } from './core/secrets/secrets.ts';
 import { privateDir, securePermissions } from './core/storage/data-dir.ts';
 import { coreMigrations, type Db, openPlatformDb, startCheckpointer } from './core/storage/platform-db.ts';
+import { migratePostgres, postgresStore } from './core/storage/postgres-store.ts';
 import { recordServerPid } from './core/storage/server-pid.ts';
-import { sqliteStore } from './core/storage/store.ts';
+import { type Store, sqliteStore } from './core/storage/store.ts';
 import { createDbService, type DbOptions, type DbService, dbMigrations } from './db/index.ts';
 import { createIdentityService, createTlsService, type IdentityService, identityMigrations, registerTlsRoutes, type TlsService } from './identity/index.ts';
 import { createMailService, type MailOptions, type MailService, mailMigrations } from './mail/index.ts';
@@ -85,7 +86,15 @@ export interface RunningServer {
   logger: Logger;
   /** Path of the file holding the first admin token, when Hearth created one. */
   initialTokenFile: string | null;
-  services: { db: DbService; identity: IdentityService; mail: MailService; tokens: TokenService; platformDb: Db };
+  services: {
+    db: DbService;
+    identity: IdentityService;
+    mail: MailService;
+    tokens: TokenService;
+    platformDb: Db;
+    /** The core store (platform.db's, or PostgreSQL with HEARTH_DATABASE_URL). */
+    store: Store;
+  };
   /**
    * Moves the HTTP listener to another address (the desktop's "Share on the local network") without touching the
    * databases. Connections to the old address get a short grace to finish, then are closed. On failure the server
@@ -106,6 +115,22 @@ export const allMigrations = [...coreMigrations, ...dbMigrations, ...identityMig
 export function openDataDir(dataDir: string) {
   const db = openPlatformDb(dataDir, allMigrations);
   return db;
+}
+
+/**
+ * The core store on PostgreSQL: the pool, and every domain's migrations applied (replicas starting together take
+ * turns under an advisory lock; a database written by a newer Hearth is refused).
+ */
+async function openPostgres(url: string, max: number, logger: Logger): Promise<Store> {
+  const store = postgresStore({ url, max, warn: (message, err) => logger.warn({ err }, message) });
+  try {
+    const ran = await migratePostgres(store, allMigrations);
+    if (ran.length) logger.info({ migrations: ran }, 'core store (PostgreSQL) migrated');
+    return store;
+  } catch (err) {
+    await store.close().catch(() => {});
+    throw new Error(`the core store (PostgreSQL) could not be opened: ${(err as Error).message}`, { cause: err });
+  }
 }
 
 /** The one boot function: used by `hearth serve`, the Electron utility process and the tests. */
@@ -142,8 +167,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   /** platform.db's checkpointer thread: started once the listener is up (commits checkpoint themselves until then). */
   let checkpointer: { close(): Promise<void> } | null = null;
   const metrics = createMetrics();
-  // The core store over platform.db (issue 18: the domains move onto it one by one; PostgreSQL implements the same).
-  const store = sqliteStore(platformDb);
+  // The core store: platform.db, or PostgreSQL shared by the replicas (HEARTH_DATABASE_URL).
+  const store = config.databaseUrl ? await openPostgres(config.databaseUrl, config.databasePool, logger) : sqliteStore(platformDb);
   const audit = createAuditLog(store);
   const tokens = createTokenService(createTokenStore(store), { adminToken: config.adminToken });
   const db = createDbService({
@@ -200,7 +225,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     prefilter: routing?.prefilter,
   });
   registerCoreRoutes(api, {
-    db: platformDb,
+    store,
     metrics,
     tokens,
     audit,
@@ -247,6 +272,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     await identity.start();
   } catch (err) {
     await db.close();
+    await store.close();
     platformDb.close();
     throw err;
   }
@@ -301,6 +327,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     await mail.close();
     await db.close();
     await identity.close();
+    await store.close();
     platformDb.close();
     throw err;
   };
@@ -345,7 +372,8 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   /** Listeners the server has moved away from whose connections are still finishing. */
   const leaving = new Set<Promise<void>>();
   await listen(server, config.port, config.host).catch((err) => abortStart(err, started));
-  checkpointer = startCheckpointer(platformDb);
+  // The checkpointer is SQLite's: on PostgreSQL the server does its own.
+  if (store.dialect === 'sqlite') checkpointer = startCheckpointer(platformDb);
   let address = describe(server, tls.enabled);
   // The public address is a name, never an IP: WebAuthn refuses IP addresses, and `localhost` is a secure context.
   const derivePublicUrl = () => {
@@ -404,7 +432,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     config,
     logger,
     initialTokenFile,
-    services: { db, identity, mail, tokens, platformDb },
+    services: { db, identity, mail, tokens, platformDb, store },
     async rebind(host, port, opts = {}) {
       if (closed) throw new Error('the server is shutting down');
       const wanted = z.coerce.number().int().min(0).max(65535).parse(port);
@@ -482,6 +510,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         await db.close();
         await identity.close();
         await checkpointer?.close();
+        await store.close();
         platformDb.close();
         releasePid();
         logger.info('hearth stopped');

@@ -7,7 +7,20 @@ import type { Api } from './http/api.ts';
 import { SMALL_BODY_LIMIT } from './http/body.ts';
 import { HearthError } from './http/errors.ts';
 import type { Metrics } from './metrics/metrics.ts';
-import type { Db } from './storage/platform-db.ts';
+import type { Store } from './storage/store.ts';
+
+/** How long /healthz waits for the core store's probe write before it answers 503 (a hung PostgreSQL). */
+const PROBE_TIMEOUT_MS = 3000;
+
+/** `p`, or a rejection with `message` after `ms` (the timer never holds the process open). */
+function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms);
+    timer.unref();
+  });
+  return Promise.race([p, late]).finally(() => clearTimeout(timer));
+}
 
 const Health = z
   .object({
@@ -84,7 +97,8 @@ export const CreateTokenBody = z
 export function registerCoreRoutes(
   api: Api,
   deps: {
-    db: Db;
+    /** The core store (platform.db or PostgreSQL): /healthz writes a probe row through it. */
+    store: Store;
     metrics: Metrics;
     tokens: TokenService;
     audit: AuditLog;
@@ -97,7 +111,7 @@ export function registerCoreRoutes(
     backup?: () => Health['backup'];
   },
 ): void {
-  const probe = deps.db.prepare('INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at');
+  const probe = (at: string) => deps.store.run('INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at', [at]);
 
   api.route({
     method: 'get',
@@ -108,13 +122,15 @@ export function registerCoreRoutes(
     summary: 'Health',
     description: 'Answers 200 when the server can serve requests, 503 when the platform database cannot be written or the server is shutting down.',
     responses: { 200: { description: 'Healthy.', schema: Health }, 503: { description: 'Unhealthy (same body, `status: unavailable`).', schema: Health } },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       const checks: Record<string, { ok: boolean; message?: string }> = {};
+      // The key keeps its name on PostgreSQL too (monitors match on it); the message names the engine.
+      const what = deps.store.dialect === 'postgres' ? 'core store (PostgreSQL)' : 'platform database';
       try {
-        probe.run(new Date().toISOString());
+        await withTimeout(probe(new Date().toISOString()), PROBE_TIMEOUT_MS, `no answer within ${PROBE_TIMEOUT_MS} ms`);
         checks.platform_db = { ok: true };
       } catch (err) {
-        checks.platform_db = { ok: false, message: `platform database cannot be written: ${(err as Error).message}` };
+        checks.platform_db = { ok: false, message: `${what} cannot be written: ${(err as Error).message}` };
       }
       for (const [name, problem] of Object.entries(deps.readiness?.() ?? {})) checks[name] = problem === null ? { ok: true } : { ok: false, message: problem };
       if (deps.isClosing()) checks.server = { ok: false, message: 'shutting down' };

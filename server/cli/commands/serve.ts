@@ -23,6 +23,9 @@ interface ServeOptions {
   publicUrl?: string;
   mdns?: boolean;
   mdnsName?: string;
+  databaseUrl?: string;
+  nodeId?: string;
+  nodeUrl?: string;
 }
 
 /** `hearth serve` (its name and description are in cli/index.ts). */
@@ -52,6 +55,9 @@ export function registerServe(serve: Command): void {
     .option('--public-url <url>', 'the address clients use, if not the listening one (HEARTH_PUBLIC_URL)')
     .option('--no-mdns', 'do not announce <name>.local on the network (HEARTH_MDNS=false)')
     .option('--mdns-name <label>', 'the .local name to announce (HEARTH_MDNS_NAME; default the host name)')
+    .option('--database-url <url>', 'keep the core store in PostgreSQL, shared by replicas: postgres://user:pass@host/db (HEARTH_DATABASE_URL)')
+    .option('--node-id <name>', "this node's name among the replicas (HEARTH_NODE_ID; default generated once)")
+    .option('--node-url <origin>', 'where the other replicas reach this node (HEARTH_NODE_URL; default the listening address)')
     .action(async (opts: ServeOptions) => {
       // loaded here, not at the top: other commands never load the server
       const [{ VERSION, startServer }, { ConfigError }] = await Promise.all([import('../../boot.ts'), import('../../core/config/config.ts')]);
@@ -79,6 +85,9 @@ export function registerServe(serve: Command): void {
           // commander sets mdns: true unless --no-mdns; only the explicit "no" overrides the default (on beyond loopback)
           mdns: opts.mdns === false ? false : undefined,
           mdnsName: opts.mdnsName,
+          databaseUrl: opts.databaseUrl,
+          nodeId: opts.nodeId,
+          nodeUrl: opts.nodeUrl,
         });
       } catch (err) {
         if (err instanceof ConfigError) throw new CliError(err.message);

@@ -188,6 +188,39 @@ export const configSchema = z
     backupKeep: z.coerce.number().int().min(1).max(10_000),
     /** The passphrase scheduled backups seal their secrets with (at least 8 characters); unset: they leave the secrets out. */
     backupPassphrase: z.string().min(8, 'must be at least 8 characters').optional(),
+    /**
+     * The core store on PostgreSQL 15+ (`HEARTH_DATABASE_URL`, `postgres://user:password@host:port/database`, libpq's
+     * `sslmode` and friends in the query): everything platform.db holds lives there instead, and several replicas may
+     * share it. Unset: platform.db in the data folder. See docs/operations/replicas.md.
+     */
+    databaseUrl: z
+      .string()
+      .trim()
+      .refine((v) => {
+        try {
+          const u = new URL(v);
+          return (u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.pathname.length > 1;
+        } catch {
+          return false;
+        }
+      }, 'must be a PostgreSQL URL such as postgres://hearth:secret@db.internal:5432/hearth (with the database name)')
+      .optional(),
+    /** Connections to PostgreSQL each replica keeps at most (`HEARTH_DATABASE_POOL`). */
+    databasePool: z.coerce.number().int().min(2).max(1000),
+    /**
+     * This node's name among the replicas (`HEARTH_NODE_ID`; letters, digits, `-`, `_`, `.`): the namespaces whose
+     * SQLite files live in this data folder are placed on it. Unset: a name generated once and kept in the data folder.
+     */
+    nodeId: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be 1–63 letters, digits, dots, dashes or underscores, starting with a letter or digit')
+      .optional(),
+    /**
+     * The address other replicas reach this node at (`HEARTH_NODE_URL`, an origin such as `https://node-b.internal:8787`):
+     * where they forward requests for the namespaces placed here. Unset: the listening address.
+     */
+    nodeUrl: origin('http://node-b.internal:8787').optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -197,6 +230,7 @@ export const configSchema = z
     if (c.tls === 'acme' && c.tlsNames.length === 0) issue('tlsNames', '--tls acme needs at least one --tls-name that the ACME server can reach');
     if (c.hsts !== undefined && c.tls !== 'acme' && c.tls !== 'files')
       issue('hsts', 'is only sent with --tls acme or --tls files (a certificate every device trusts)');
+    if (c.nodeUrl !== undefined && c.databaseUrl === undefined) issue('nodeUrl', 'is only used with --database-url (replicas sharing one core store)');
     if (c.httpRedirectPort !== undefined && c.tls === 'off') issue('httpRedirectPort', 'needs TLS on (--tls internal|acme|files)');
   });
 
@@ -225,6 +259,7 @@ export const DEFAULTS = {
   acmeDirectory: 'https://acme-v02.api.letsencrypt.org/directory',
   acmeHttpPort: 80,
   backupKeep: 7,
+  databasePool: 10,
 } satisfies Partial<HearthConfig>;
 
 /** Environment variable for each setting. */
@@ -276,10 +311,23 @@ export const ENV_NAMES: Record<keyof HearthConfig, string> = {
   backupSchedule: 'HEARTH_BACKUP_SCHEDULE',
   backupKeep: 'HEARTH_BACKUP_KEEP',
   backupPassphrase: 'HEARTH_BACKUP_PASSPHRASE',
+  databaseUrl: 'HEARTH_DATABASE_URL',
+  databasePool: 'HEARTH_DATABASE_POOL',
+  nodeId: 'HEARTH_NODE_ID',
+  nodeUrl: 'HEARTH_NODE_URL',
 };
 
 /** Settings whose values are never echoed in an error. */
-const SECRET_SETTINGS = new Set(['adminToken', 'appSecret', 'identityKek', 'identityNextKek', 'identityPreviousKek', 'oauthBrokerSecret', 'backupPassphrase']);
+const SECRET_SETTINGS = new Set([
+  'adminToken',
+  'appSecret',
+  'identityKek',
+  'identityNextKek',
+  'identityPreviousKek',
+  'oauthBrokerSecret',
+  'backupPassphrase',
+  'databaseUrl',
+]);
 
 /** The identity domain's secrets from the configuration (each unset one is generated into the secret store). */
 export type IdentitySecretsConfig = Pick<HearthConfig, 'identityKek' | 'identityNextKek' | 'identityPreviousKek' | 'oauthBrokerSecret'>;

@@ -3,6 +3,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Principal } from '../auth/tokens.service.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Metrics } from '../metrics/metrics.ts';
+import { StoreUnavailableError } from '../storage/store.ts';
 import type { AppContext, AppMiddleware } from './context.ts';
 import { type ErrorCode, HearthError } from './errors.ts';
 import { setBody } from './json-body.ts';
@@ -105,7 +106,10 @@ export function plumbing(deps: { logger: Logger; metrics: Metrics; onFinished?: 
 export function errorAnswer(path: string, err: unknown, log: Logger): { status: number; headers: Record<string, string>; body: Record<string, unknown> } {
   let e: HearthError;
   if (err instanceof HearthError) e = err;
-  else if (isHttpError(err) && err.status < 500) {
+  else if (err instanceof StoreUnavailableError) {
+    log.warn({ error: err.message }, 'core store unavailable');
+    e = new HearthError('service_unavailable', 'the core store cannot be reached; try again shortly', { headers: { 'Retry-After': '2' } });
+  } else if (isHttpError(err) && err.status < 500) {
     // The code's status is the table's: a 4xx without a code of its own (none of the body parsers throws one) is 400.
     e = new HearthError(codeForStatus(err.status), err.expose ? err.message : (STATUS_CODES[err.status] ?? 'error'));
   } else {

@@ -17,7 +17,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import { type Migration, MigrationError } from './platform-db.ts';
-import { bindNamed, checkChannel, type Params, type RunResult, type Store, translate } from './store.ts';
+import { bindNamed, checkChannel, type Params, type RunResult, type Store, StoreUnavailableError, translate } from './store.ts';
 
 const INT8_OID = 20;
 const RETRY_CODES = new Set(['40001', '40P01']);
@@ -32,6 +32,27 @@ export interface PostgresStoreOptions {
   warn?: (message: string, err?: unknown) => void;
   /** `application_name` the server shows in pg_stat_activity (default `hearth`). */
   applicationName?: string;
+  /** How long getting a connection may take, waiting for a free one in the pool included (default 10 s). */
+  connectTimeoutMs?: number;
+}
+
+const CONNECT_TIMEOUT_MS = 10_000;
+
+/** SQLSTATE classes and codes meaning "the server is not there (now)": 08 connection exception, 57P0x shutdowns. */
+const UNAVAILABLE_CODES = /^(08|57P0[1-3]|53300)/;
+
+/** `err` as a StoreUnavailableError when it says the server cannot be reached; otherwise `err` itself. */
+function classify(err: unknown): unknown {
+  if (err instanceof StoreUnavailableError) return err;
+  const e = err as { code?: string; message?: string };
+  const network = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EPIPE', 'EAI_AGAIN'];
+  if (
+    (e.code && (UNAVAILABLE_CODES.test(e.code) || network.includes(e.code))) ||
+    /timeout exceeded when trying to connect|Connection terminated|connection timeout/i.test(e.message ?? '')
+  ) {
+    return new StoreUnavailableError(`the core store (PostgreSQL) cannot be reached: ${e.message ?? e.code}`, { cause: err });
+  }
+  return err;
 }
 
 type Client = pg.PoolClient | pg.Pool;
@@ -41,7 +62,14 @@ export function postgresStore(opts: PostgresStoreOptions): Store & { readonly po
     getTypeParser: ((oid: number, format?: string) =>
       oid === INT8_OID ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
   };
-  const pool = new pg.Pool({ connectionString: opts.url, max: opts.max ?? 10, application_name: opts.applicationName ?? 'hearth', types });
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.max ?? 10,
+    application_name: opts.applicationName ?? 'hearth',
+    types,
+    // A server that does not answer (down, or a network partition) fails requests with 503 instead of holding them.
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+  });
   // An idle client's error (the server restarted) must not crash the process: the pool drops that client.
   pool.on('error', (err) => opts.warn?.('core store: an idle PostgreSQL connection failed', err));
   const translated = new Map<string, ReturnType<typeof translate>>();
@@ -55,7 +83,11 @@ export function postgresStore(opts: PostgresStoreOptions): Store & { readonly po
     }
     const values = t.names ? bindNamed(t.names, params, sql) : ((params ?? []) as unknown[]);
     const client: Client = ambient.getStore() ?? pool;
-    return client.query({ text: t.text, values });
+    try {
+      return await client.query({ text: t.text, values });
+    } catch (err) {
+      throw classify(err);
+    }
   };
 
   const events = new EventEmitter();
@@ -79,7 +111,9 @@ export function postgresStore(opts: PostgresStoreOptions): Store & { readonly po
     async tx(fn) {
       if (ambient.getStore()) return fn();
       for (let attempt = 1; ; attempt++) {
-        const client = await pool.connect();
+        const client = await pool.connect().catch((err: unknown) => {
+          throw classify(err);
+        });
         let broken: Error | undefined;
         try {
           await client.query('BEGIN');
@@ -91,7 +125,7 @@ export function postgresStore(opts: PostgresStoreOptions): Store & { readonly po
             broken = e;
           });
           if (attempt < TX_ATTEMPTS && RETRY_CODES.has((err as { code?: string }).code ?? '')) continue;
-          throw err;
+          throw classify(err);
         } finally {
           client.release(broken);
         }

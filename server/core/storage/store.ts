@@ -71,6 +71,17 @@ export interface Store extends Queryable {
   close(): Promise<void>;
 }
 
+/**
+ * The core store cannot be reached (PostgreSQL down, restarting, out of connections, or a network partition): the
+ * request answers 503 `service_unavailable` with `Retry-After` (core/http/middleware.ts), never a 500.
+ */
+export class StoreUnavailableError extends Error {
+  constructor(message: string, opts?: { cause?: unknown }) {
+    super(message, opts);
+    this.name = 'StoreUnavailableError';
+  }
+}
+
 /** Channel names: lowercase words and underscores (PostgreSQL identifiers, unquoted). */
 export function checkChannel(channel: string): void {
   if (!/^[a-z][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`invalid notification channel ${JSON.stringify(channel)}`);

@@ -10,10 +10,13 @@ import { describe, expect, it } from 'vitest';
 import { createAuditLog } from '../../../server/core/audit/audit.ts';
 import { createTokenService } from '../../../server/core/auth/tokens.service.ts';
 import { createTokenStore } from '../../../server/core/auth/tokens.store.ts';
+import { errorAnswer } from '../../../server/core/http/middleware.ts';
+import type { Logger } from '../../../server/core/logging/logger.ts';
 import { coreMigrations, type Migration, MigrationError, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
 import { migratePostgres, postgresStore } from '../../../server/core/storage/postgres-store.ts';
-import { type Store, sqliteStore, translate } from '../../../server/core/storage/store.ts';
+import { type Store, StoreUnavailableError, sqliteStore, translate } from '../../../server/core/storage/store.ts';
 import { coreStoreFixtures } from '../../helpers/core-stores.ts';
+import { startPostgres } from '../../helpers/postgres.ts';
 import { tempDir } from '../../helpers/temp.ts';
 import { until } from '../../helpers/wait.ts';
 
@@ -178,6 +181,31 @@ describe('the core store on PostgreSQL, between replicas', () => {
     );
     const noPg = await migratePostgres(await postgres(), [ITEMS, { id: 'test-003-sqlite-only', up: 'SELECT 1' }]).catch((e: unknown) => e);
     expect((noPg as Error).message).toBe('the migration test-003-sqlite-only has no PostgreSQL form: this part of Hearth cannot run on PostgreSQL yet');
+  });
+});
+
+describe('the core store on PostgreSQL, unreachable', () => {
+  it('fails a query and a transaction with StoreUnavailableError, which a request answers as 503 with Retry-After', async () => {
+    // A port nothing listens on: the cluster's, once that server has stopped.
+    const other = await startPostgres();
+    const url = other.url;
+    await other.stop();
+    const store = postgresStore({ url, connectTimeoutMs: 2000 });
+    fx.stores.push(store);
+    const q = await store.value('SELECT 1').catch((e: unknown) => e);
+    expect(q).toBeInstanceOf(StoreUnavailableError);
+    expect((q as Error).message).toMatch(/^the core store \(PostgreSQL\) cannot be reached: /);
+    const t = await store.tx(async () => store.value('SELECT 1')).catch((e: unknown) => e);
+    expect(t).toBeInstanceOf(StoreUnavailableError);
+    const warned: unknown[] = [];
+    const log = { warn: (o: unknown) => warned.push(o), error: () => expect.unreachable('logged as an unhandled error') } as unknown as Logger;
+    const answer = errorAnswer('/v1/namespaces', q, log);
+    expect(answer).toEqual({
+      status: 503,
+      headers: { 'Retry-After': '2' },
+      body: { error: 'service_unavailable', message: 'the core store cannot be reached; try again shortly' },
+    });
+    expect(warned.length).toBeGreaterThan(0);
   });
 });
 
