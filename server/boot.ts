@@ -35,14 +35,23 @@ import { createMetrics } from './core/metrics/metrics.ts';
 import type { MdnsAdvertisement } from './core/net/mdns.ts';
 import { isLoopback, lanLabel } from './core/net/names.ts';
 import { bundledUiDir } from './core/runtime.ts';
-import { resolveAppSecret, SecretStore } from './core/secrets/secrets.ts';
+import { checkSharedSecrets, resolveAppSecret, SecretStore, secretFingerprint } from './core/secrets/secrets.ts';
 import { privateDir, securePermissions } from './core/storage/data-dir.ts';
 import { coreMigrations, type Db, openPlatformDb, startCheckpointer } from './core/storage/platform-db.ts';
 import { migratePostgres, postgresStore } from './core/storage/postgres-store.ts';
 import { recordServerPid } from './core/storage/server-pid.ts';
 import { type Store, sqliteStore } from './core/storage/store.ts';
 import { createDbService, type DbOptions, type DbService, dbMigrations } from './db/index.ts';
-import { createIdentityService, createTlsService, type IdentityService, identityMigrations, registerTlsRoutes, type TlsService } from './identity/index.ts';
+import {
+  createIdentityService,
+  createTlsService,
+  type IdentityService,
+  identityMigrations,
+  registerTlsRoutes,
+  resolveBrokerSecret,
+  resolveKeks,
+  type TlsService,
+} from './identity/index.ts';
 import { createMailService, type MailOptions, type MailService, mailMigrations } from './mail/index.ts';
 import { VERSION } from './version.ts';
 
@@ -169,6 +178,30 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const metrics = createMetrics();
   // The core store: platform.db, or PostgreSQL shared by the replicas (HEARTH_DATABASE_URL).
   const store = config.databaseUrl ? await openPostgres(config.databaseUrl, config.databasePool, logger) : sqliteStore(platformDb);
+  if (store.dialect === 'postgres') {
+    try {
+      const keks = resolveKeks(config, secrets);
+      await checkSharedSecrets(store, [
+        { variable: 'APP_SECRET', fingerprint: secretFingerprint(appSecret), source: config.appSecret ? 'environment' : 'secret-store' },
+        {
+          variable: 'HEARTH_IDENTITY_KEY_ENCRYPTION_KEY',
+          fingerprint: keks.current.id,
+          source: keks.source,
+          accepts: [keks.next?.id, keks.previous?.id].filter((id): id is string => !!id),
+          supersedes: keks.previous?.id ?? null,
+        },
+        {
+          variable: 'HEARTH_OAUTH_BROKER_SECRET',
+          fingerprint: secretFingerprint(resolveBrokerSecret(config, secrets)),
+          source: config.oauthBrokerSecret ? 'environment' : 'secret-store',
+        },
+      ]);
+    } catch (err) {
+      await store.close();
+      platformDb.close();
+      throw err;
+    }
+  }
   const audit = createAuditLog(store);
   const tokens = createTokenService(createTokenStore(store), { adminToken: config.adminToken });
   const db = createDbService({

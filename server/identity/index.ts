@@ -59,7 +59,9 @@ export type { Account, AccountsService, PolicySubject, ServiceAccount } from './
 export { DEFAULT_ACCOUNT_CATEGORY_POLICY } from './accounts/accounts.service.ts';
 export type { AccountCategory, CategorizedAccount } from './accounts/categories.ts';
 export { ACCOUNT_CATEGORIES, accountCategory, accountCategoryLabel } from './accounts/categories.ts';
+export { resolveKeks } from './keys/keys.crypto.ts';
 export { TOKEN_POLICY, verificationWindowMs } from './keys/keys.lifecycle.ts';
+export { resolveBrokerSecret } from './keys/keys.service.ts';
 export type {
   AccessTokenInput,
   IdTokenInput,

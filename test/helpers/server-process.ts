@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { StartOptions } from '../../server/boot.ts';
-import { apiFetch, tempDir } from './server.ts';
+import { apiFetch, tempDir, testDatabaseUrl } from './server.ts';
 
 export interface ServerProcess {
   url: string;
@@ -40,7 +40,10 @@ export async function startServerProcess(opts: Omit<StartOptions, 'logDestinatio
       if (m.type === 'ready') resolve(m.url!);
       else if (m.type === 'error') reject(new Error(m.message));
     });
-    proc.send({ type: 'start', ...opts, dataDir, adminToken: token });
+    void (async () => {
+      const databaseUrl = opts.databaseUrl ?? (await testDatabaseUrl());
+      proc.send({ type: 'start', ...opts, dataDir, adminToken: token, databaseUrl });
+    })().catch(reject);
   });
   return {
     url,

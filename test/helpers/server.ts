@@ -1,9 +1,25 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import { type RunningServer, type StartOptions, startServer } from '../../server/boot.ts';
+import { type Postgres, startPostgres } from './postgres.ts';
 import { tempDir } from './temp.ts';
 
 export { tempDir };
+
+/**
+ * `HEARTH_TEST_STORE=postgres` (`npm run test:postgres`): every server a test starts keeps its core store in a fresh
+ * database of one private PostgreSQL cluster per test process (started on first use; it ends with the process), so
+ * the integration suite runs unchanged against both engines. Otherwise (the default) platform.db, as in production.
+ */
+export const TEST_STORE: 'sqlite' | 'postgres' = process.env.HEARTH_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
+let cluster: Promise<Postgres> | null = null;
+
+/** A fresh core-store database for a test server under `HEARTH_TEST_STORE=postgres`; undefined on SQLite. */
+export async function testDatabaseUrl(): Promise<string | undefined> {
+  if (TEST_STORE !== 'postgres') return undefined;
+  cluster ??= startPostgres({ settings: { max_connections: 400 } });
+  return (await cluster).createDatabase();
+}
 
 export interface TestServer extends RunningServer {
   token: string;
@@ -34,7 +50,8 @@ export function apiFetch(url: string, token: string): TestServer['api'] {
 export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
   const dataDir = (opts.dataDir as string | undefined) ?? tempDir();
   const token = (opts.adminToken as string | undefined) ?? `test-admin-${crypto.randomBytes(16).toString('hex')}`;
-  const server = await startServer({ host: '127.0.0.1', port: 0, logLevel: 'silent', env: {}, ...opts, dataDir, adminToken: token });
+  const databaseUrl = opts.databaseUrl ?? (await testDatabaseUrl());
+  const server = await startServer({ host: '127.0.0.1', port: 0, logLevel: 'silent', env: {}, ...opts, dataDir, adminToken: token, databaseUrl });
   return {
     ...server,
     // Tests reach the server at its public address (http://localhost:<port> on loopback): the origin that sign-in,

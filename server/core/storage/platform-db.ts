@@ -125,10 +125,20 @@ const CORE_001 = `
       CREATE TABLE health_probe (id INTEGER PRIMARY KEY, at TEXT NOT NULL) STRICT;
 `;
 
+/** Replicas on one core store record the fingerprints of the secrets they must share (core/secrets: checkSharedSecrets). */
+const CORE_002 = `
+      CREATE TABLE shared_secrets (name TEXT PRIMARY KEY, fingerprint TEXT NOT NULL, recorded_at TEXT NOT NULL) STRICT;
+`;
+
 export const coreMigrations: Migration[] = [
   {
     id: 'core-001-tokens-audit',
     up: CORE_001,
     pg: postgresDdl(CORE_001),
+  },
+  {
+    id: 'core-002-shared-secrets',
+    up: CORE_002,
+    pg: postgresDdl(CORE_002),
   },
 ];
