@@ -130,11 +130,12 @@ export async function manage(
   return post(`${base}${APPROVAL_PATH}${path}`, body, { origin: base, ...(cookie ? { cookie } : {}) });
 }
 
-/** Full first-device pairing for a signed-in account (start, claim, confirm). */
-export async function pairDevice(server: { url: string }, cookie: string, name = 'Test phone'): Promise<ScriptedAuthenticator> {
+/** Full first-device pairing for a signed-in account (start, claim, confirm); the device talks to `deviceUrl`. */
+export async function pairDevice(server: { url: string }, cookie: string, name = 'Test phone', deviceUrl = server.url): Promise<ScriptedAuthenticator> {
   const start = await manage(server, cookie, '/manage/pairings/start', {});
   if (start.status !== 201) throw new Error(`pairing start failed: ${start.status} ${JSON.stringify(start.body)}`);
-  const device = await ScriptedAuthenticator.create(server.url);
+  // `deviceUrl`: where the device sends its calls (one replica of several, say); the issuer stays the server's.
+  const device = await ScriptedAuthenticator.create(deviceUrl);
   const claim = await device.claim(start.body, name);
   if (claim.status !== 200) throw new Error(`claim failed: ${claim.status} ${JSON.stringify(claim.body)}`);
   const confirm = await manage(server, cookie, '/manage/pairings/confirm', { pairingId: start.body.pairingId, comparison: claim.body.comparison });

@@ -28,7 +28,7 @@ export interface ProcessOptions {
  * Starts the real server in a child process on 127.0.0.1, port 0, with its own temporary data folder (see
  * server-child.ts). Options must be plain data (they cross the IPC channel).
  */
-export async function startServerProcess(opts: Omit<StartOptions, 'logDestination' | 'mail'> = {}, how: ProcessOptions = {}): Promise<ServerProcess> {
+export async function startServerProcess(opts: Omit<StartOptions, 'logDestination'> = {}, how: ProcessOptions = {}): Promise<ServerProcess> {
   const dataDir = (opts.dataDir as string | undefined) ?? tempDir();
   const token = (opts.adminToken as string | undefined) ?? `test-admin-${crypto.randomBytes(16).toString('hex')}`;
   const wrap = how.wrap?.length ? { execPath: how.wrap[0], execArgv: [...how.wrap.slice(1), process.execPath, ...process.execArgv] } : {};
