@@ -9,6 +9,7 @@ import esbuild from 'esbuild';
 import pkg from '../package.json' with { type: 'json' };
 import { helperBundleName } from '../server/core/runtime.ts';
 import { ROLE_NAMES } from '../server/entry/roles.ts';
+import { startShims } from './shims.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const OUT = path.join(ROOT, 'build', 'out');
@@ -95,7 +96,7 @@ const dynamicBuiltins: esbuild.Plugin = {
  * Bundles a server entry into one CommonJS file for Node 24. `import.meta.url` becomes the bundle's own file URL
  * (it names helper modules that the runtime seam replaces, and the default UI folder, which entries override);
  * `supports-color` (pulled in by `debug`) is replaced by an empty module; a dynamic import of a built-in module is a
- * `require` (see `dynamicBuiltins`).
+ * `require` (see `dynamicBuiltins`); `depd` and `mime-types` are replaced by what build/shims.ts says.
  */
 export async function bundleServer(opts: { entry: string; outfile: string; external?: string[] }): Promise<esbuild.Metafile> {
   const empty = path.join(OUT, '.empty-module.cjs');
@@ -119,7 +120,7 @@ export async function bundleServer(opts: { entry: string; outfile: string; exter
     metafile: true,
     logLevel: 'warning',
     logOverride: { 'empty-import-meta': 'silent' },
-    plugins: [dynamicBuiltins],
+    plugins: [dynamicBuiltins, startShims],
   });
   return result.metafile;
 }

@@ -15,13 +15,16 @@
  *
  * The bundle's entries (`server/entry/headless.ts`, `server/entry/utility.ts`) call `configureRuntime()` and, when
  * `requestedRole()` names one, run that helper instead of the server (`server/entry/roles.ts`).
+ *
+ * node:worker_threads and node:child_process load when the first helper starts (after the listener is up), not with
+ * this module, which every start imports.
  */
-import { type ChildProcess, type ForkOptions, fork } from 'node:child_process';
+import type { ChildProcess, ForkOptions } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { getAssetKeys, isSea } from 'node:sea';
 import { fileURLToPath } from 'node:url';
-import { Worker, type WorkerOptions } from 'node:worker_threads';
+import type { Worker, WorkerOptions } from 'node:worker_threads';
 
 export type Runtime = { kind: 'source' } | { kind: 'bundle'; file: string; uiDir?: string } | { kind: 'sea'; bundleAsset: string; uiDir?: string };
 
@@ -79,6 +82,7 @@ export function requestedRole(argv: readonly string[] = process.argv): string | 
  */
 export function spawnWorker(role: string, devModule: URL, options: WorkerOptions = {}): Worker {
   const argv = [ROLE_FLAG + role, ...(options.argv ?? [])];
+  const { Worker } = process.getBuiltinModule('node:worker_threads');
   switch (current.kind) {
     case 'source':
       return new Worker(devModule, options);
@@ -94,6 +98,7 @@ export function spawnWorker(role: string, devModule: URL, options: WorkerOptions
  * `role` names it in a bundle (see `server/entry/roles.ts`). Options are child_process.fork's.
  */
 export function forkChild(role: string, devModule: URL, args: readonly string[], options: ForkOptions = {}): ChildProcess {
+  const { fork } = process.getBuiltinModule('node:child_process');
   switch (current.kind) {
     case 'source':
       return fork(fileURLToPath(devModule), [...args], options);
