@@ -3,14 +3,16 @@
  *
  *   build/out/headless/        `node hearth.cjs serve`: the launcher (hearth.cjs, server/entry/launch.ts), the server's
  *                              bundle (hearth-server.cjs) and its V8 code caches (hearth-server.cache for serve,
- *                              hearth-cli.cache for the other commands), the helpers' own bundles (helpers/<role>.cjs),
+ *                              hearth-cli.cache for the other commands), the recorded answers of `--version` and the
+ *                              help texts (hearth-cli-answers.json), the helpers' own bundles (helpers/<role>.cjs),
  *                              the addon and the UI
  *   build/out/hearth-linux-x64 the binary: Node + the launcher as its main script + SEA assets (the server's bundle and
  *                              its code caches, the helpers' bundles, SQLite's addon, the admin UI, a manifest)
  *   build/out/hearth-<version>-linux-x64.tar.gz   the binary (as `hearth`), hearth.service, INSTALL.md
  *
  * Steps: esbuild → one `node hearth.cjs serve` to a healthy /healthz, then SIGUSR2: it writes the server's code cache
- * (launch.ts), and one `node hearth.cjs --help`, whose exit writes the CLI's →
+ * (launch.ts), and one `node hearth.cjs --help`, whose exit writes the CLI's → the recorded answers of the static
+ * command lines (`--version`, `--help`, `<command> --help`; launch.ts answers them without loading the bundle) →
  * `node --experimental-sea-config` → copy this Node binary → strip it (before injecting: stripping afterwards would
  * remove the blob) → postject → smoke test (`--version`) → tarball.
  */
@@ -18,9 +20,12 @@ import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { TOP_COMMANDS } from '../server/cli/index.ts';
 import {
   BUNDLE_ASSET,
+  CLI_ANSWERS_ASSET,
   CLI_CODE_CACHE_ASSET,
+  type CliAnswer,
   CODE_CACHE_ASSET,
   CODE_CACHE_OUT_ENV,
   MANIFEST_ASSET,
@@ -62,6 +67,8 @@ const help = spawnSync(process.execPath, [launcher, '--help'], {
   encoding: 'utf8',
 });
 if (help.status !== 0 || !fs.existsSync(cliCodeCache)) fail(`the CLI's code-cache run failed: ${help.stderr}`);
+const cliAnswers = path.join(BUNDLE_DIR, CLI_ANSWERS_ASSET);
+recordAnswers(cliAnswers);
 log(`bundle ${rel(bundle)} (${mb(fs.statSync(bundle).size)}, code cache ${mb(fs.statSync(codeCache).size)}), addon from ${rel(addonSource)}`);
 
 // 2. The SEA blob: the bundle as the main script and as an asset, the addon, the UI files, the manifest.
@@ -70,6 +77,7 @@ const assets: Record<string, string> = {
   [BUNDLE_ASSET]: bundle,
   [CODE_CACHE_ASSET]: codeCache,
   [CLI_CODE_CACHE_ASSET]: cliCodeCache,
+  [CLI_ANSWERS_ASSET]: cliAnswers,
   'better_sqlite3.node': addon,
 };
 for (const f of uiFiles) assets[`ui/${f}`] = path.join(BUNDLE_DIR, 'ui', f);
@@ -150,6 +158,28 @@ async function makeCodeCache(out: string): Promise<void> {
   const code = await exited;
   fs.rmSync(data, { recursive: true, force: true });
   if (code !== 0 || !fs.existsSync(out)) fail(`the code-cache run ended with ${code} and no cache: ${output}`);
+}
+
+/**
+ * The answers launch.ts gives without loading the bundle: what the bundle prints for `--version`, `--help`, no
+ * command, and each top-level command's help, each run as a child with pipes for its output (no terminal, so 80
+ * columns and no colours, the only case launch.ts answers from the table).
+ */
+function recordAnswers(out: string): void {
+  const lines: string[][] = [[], ['--help'], ['-h'], ['help'], ['--version'], ['-v']];
+  for (const { name } of TOP_COMMANDS) lines.push([name, '--help'], [name, '-h'], ['help', name]);
+  const home = fs.mkdtempSync(path.join(OUT, '.cli-answers-'));
+  const table: Record<string, CliAnswer> = {};
+  for (const args of lines) {
+    const r = spawnSync(process.execPath, [launcher, ...args], {
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LANG: 'C.UTF-8' },
+      encoding: 'utf8',
+    });
+    if (r.error || r.status === null) fail(`recording \`hearth ${args.join(' ')}\` failed: ${r.error?.message ?? r.signal}`);
+    table[args.join('\0')] = { stdout: r.stdout, stderr: r.stderr, status: r.status };
+  }
+  fs.rmSync(home, { recursive: true, force: true });
+  fs.writeFileSync(out, JSON.stringify(table));
 }
 
 function sqliteAddon(): string {

@@ -12,6 +12,13 @@
  * V8 or with other flags (`cachedDataRejected`); the bundle then compiles from source as before, so `node hearth.cjs`
  * works under any Node 24. Nothing is written at run time.
  *
+ * Before any of that, a command line whose whole answer is static (`--version`, `--help`, `<command> --help`, `help
+ * <command>`, no command) is answered from a table recorded from the bundle at build time (CLI_ANSWERS_ASSET): the
+ * same bytes on the same streams and the same exit status, without reading or compiling the bundle. Only when the
+ * answer cannot differ from the recording: neither stdout nor stderr is a terminal (commander then wraps at 80
+ * columns, without colours) and no colour variable is set (NO_COLOR, FORCE_COLOR, CLICOLOR_FORCE); from Node older
+ * than 24 the bundle runs and refuses as before.
+ *
  * CommonJS once bundled: no top-level await here; nothing else of the server is imported, so this stays small.
  */
 
@@ -20,9 +27,20 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { getRawAsset, isSea } from 'node:sea';
 import vm from 'node:vm';
-import { handoff } from '../core/config/environment.ts';
+import { nodeVersionProblem } from '../../bin/node-check.mjs';
+import { handoff, inherit } from '../core/config/environment.ts';
 import { ROLE_FLAG } from '../core/runtime.ts';
-import { BUNDLE_ASSET, buildCacheDir, CLI_CODE_CACHE_ASSET, CODE_CACHE_ASSET, CODE_CACHE_OUT_ENV, extractAsset, SERVER_BUNDLE_FILE } from './sea-assets.ts';
+import {
+  BUNDLE_ASSET,
+  buildCacheDir,
+  CLI_ANSWERS_ASSET,
+  CLI_CODE_CACHE_ASSET,
+  type CliAnswer,
+  CODE_CACHE_ASSET,
+  CODE_CACHE_OUT_ENV,
+  extractAsset,
+  SERVER_BUNDLE_FILE,
+} from './sea-assets.ts';
 
 /**
  * Which cache fits this process: a server (`serve`) or a helper runs the server's start, any other command only the
@@ -32,9 +50,31 @@ function serving(): boolean {
   return process.argv[2] === 'serve' || process.argv.some((a) => a.startsWith(ROLE_FLAG));
 }
 
+/** Answers the command line from the build's recorded table (see above); false when it is not there or may differ. */
+function answerRecorded(sea: boolean): boolean {
+  if (handoff(CODE_CACHE_OUT_ENV) !== undefined || process.stdout.isTTY || process.stderr.isTTY) return false;
+  if (Object.keys(inherit(['NO_COLOR', 'FORCE_COLOR', 'CLICOLOR_FORCE'])).length > 0) return false;
+  if (!sea && nodeVersionProblem(process.versions.node)) return false;
+  let table: Record<string, CliAnswer>;
+  try {
+    const text = sea ? Buffer.from(getRawAsset(CLI_ANSWERS_ASSET)).toString('utf8') : fs.readFileSync(path.join(__dirname, CLI_ANSWERS_ASSET), 'utf8');
+    table = JSON.parse(text) as Record<string, CliAnswer>;
+  } catch {
+    return false;
+  }
+  const key = process.argv.slice(2).join('\0');
+  const answer = Object.hasOwn(table, key) ? table[key] : undefined;
+  if (!answer) return false;
+  if (answer.stdout) process.stdout.write(answer.stdout);
+  if (answer.stderr) process.stderr.write(answer.stderr);
+  process.exitCode = answer.status;
+  return true;
+}
+
 function launch(): void {
   const sea = isSea();
   const server = serving();
+  if (!server && answerRecorded(sea)) return;
   const cacheName = server ? CODE_CACHE_ASSET : CLI_CODE_CACHE_ASSET;
   // The binary's server reads its bundle from the cache folder; a CLI command reads it in place and unpacks nothing.
   const { file, cache } = !sea

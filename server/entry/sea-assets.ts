@@ -39,6 +39,18 @@ export const SERVER_BUNDLE_FILE = 'hearth-server.cjs';
 export const CODE_CACHE_ASSET = 'hearth-server.cache';
 /** V8's code cache of a CLI command's start (`--help`), for every command but `serve`: asset and file as above. */
 export const CLI_CODE_CACHE_ASSET = 'hearth-cli.cache';
+/**
+ * What `hearth --version`, `hearth --help` and each top-level command's `--help` print, recorded at build time from the
+ * bundle itself (build/headless.ts `recordAnswers`): launch.ts answers those command lines from it without loading the
+ * bundle. An asset of the binary, and a file beside the bundle.
+ */
+export const CLI_ANSWERS_ASSET = 'hearth-cli-answers.json';
+/** One recorded command line (its arguments after `hearth`, joined by NUL) and what it printed. */
+export interface CliAnswer {
+  stdout: string;
+  stderr: string;
+  status: number;
+}
 /** Build time only: where launch.ts writes the code cache (on SIGUSR2, or when the process exits). */
 export const CODE_CACHE_OUT_ENV = 'HEARTH_CODE_CACHE_OUT';
 

@@ -103,6 +103,20 @@ describe('headless binary', () => {
     expect(files).toEqual(['better_sqlite3.node', 'hearth-server.cache', 'hearth-server.cjs', 'ui']);
   });
 
+  it('answers --version and the help texts from its build-time table exactly as its bundle prints them', () => {
+    // NO_COLOR makes the launcher run the bundle (a colour variable may change commander's output; here it does not).
+    const real = (args: string[]) => spawnSync(bin, args, { cwd: path.dirname(bin), env: { ...env, NO_COLOR: '1' }, encoding: 'utf8', timeout: 30_000 });
+    for (const args of [[], ['--version'], ['-h'], ['help'], ['ns', '--help'], ['help', 'admin'], ['backup', '-h'], ['serve', '--help']]) {
+      const [recorded, bundle] = [run(args), real(args)];
+      expect({ stdout: recorded.stdout, stderr: recorded.stderr, status: recorded.status }, args.join(' ')).toEqual({
+        stdout: bundle.stdout,
+        stderr: bundle.stderr,
+        status: bundle.status,
+      });
+      expect(`${recorded.stdout}${recorded.stderr}`, args.join(' ')).toMatch(args[0] === '--version' ? /^\d+\.\d+\.\d+\n$/ : /^Usage: hearth/);
+    }
+  });
+
   it('answers /healthz', async () => {
     const res = await fetch(`${url}/healthz`);
     expect(res.status).toBe(200);
