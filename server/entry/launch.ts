@@ -52,7 +52,8 @@ function serving(): boolean {
 
 /** Answers the command line from the build's recorded table (see above); false when it is not there or may differ. */
 function answerRecorded(sea: boolean): boolean {
-  if (handoff(CODE_CACHE_OUT_ENV) !== undefined || process.stdout.isTTY || process.stderr.isTTY) return false;
+  // Every recorded command line has at most two arguments (build/headless.ts `recordAnswers`).
+  if (process.argv.length > 4 || handoff(CODE_CACHE_OUT_ENV) !== undefined || process.stdout.isTTY || process.stderr.isTTY) return false;
   if (Object.keys(inherit(['NO_COLOR', 'FORCE_COLOR', 'CLICOLOR_FORCE'])).length > 0) return false;
   if (!sea && nodeVersionProblem(process.versions.node)) return false;
   let table: Record<string, CliAnswer>;
