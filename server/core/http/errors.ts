@@ -51,6 +51,7 @@ export const ERROR_CODES = {
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
+  namespace_unavailable: 503,
   query_timeout: 504,
   quota_exceeded: 507,
   key_not_found: 404,
