@@ -8,13 +8,9 @@ import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import net, { type AddressInfo } from 'node:net';
-import Koa from 'koa';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { AppState } from '../../../server/core/http/context.ts';
-import { plumbing } from '../../../server/core/http/middleware.ts';
-import { createLogger } from '../../../server/core/logging/logger.ts';
-import { createMetrics } from '../../../server/core/metrics/metrics.ts';
-import { FORWARDED_BY, ForwardAgents, type ForwardResult, forward, forwardedClient } from '../../../server/core/net/forward.ts';
+import { FORWARDED_BY, forwardedClient } from '../../../server/core/net/forward.ts';
+import { type Front, startFront } from '../../helpers/forward-front.ts';
 import { freePort } from '../../helpers/ports.ts';
 import { until } from '../../helpers/wait.ts';
 import { selfSigned } from '../mail/peer.ts';
@@ -49,30 +45,6 @@ async function startUpstream(tls?: { key: string; cert: string }) {
   };
 }
 
-/** A front replica: the house plumbing, then forward() of every request to `target()` as node `self`. */
-async function startFront(self: string, target: () => { url: string; node: string }, opts: { ca?: string; connectTimeoutMs?: number } = {}) {
-  const agents = new ForwardAgents({ ca: opts.ca });
-  const results: ForwardResult[] = [];
-  const app = new Koa<AppState>({ proxy: false });
-  app.silent = true;
-  app.use(plumbing({ logger: createLogger({ level: 'silent' }), metrics: createMetrics() }));
-  app.use(async (ctx) => {
-    results.push(await forward(ctx, target(), { self, agents, connectTimeoutMs: opts.connectTimeoutMs, retryAfterSeconds: 7 }));
-  });
-  const server = http.createServer(app.callback());
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    results,
-    close: () =>
-      new Promise<void>((r) => {
-        agents.close();
-        server.closeAllConnections();
-        server.close(() => r());
-      }),
-  };
-}
-
 /** A raw node:http call (fetch may not send hop-by-hop headers); resolves at the answer's head. */
 function rawRequest(url: string, opts: { method?: string; headers?: Record<string, string>; body?: Buffer | string } = {}) {
   return new Promise<IncomingMessage>((resolve, reject) => {
@@ -95,7 +67,7 @@ function readAll(res: IncomingMessage): Promise<string> {
 }
 
 let up: Awaited<ReturnType<typeof startUpstream>>;
-let front: Awaited<ReturnType<typeof startFront>>;
+let front: Front;
 beforeAll(async () => {
   up = await startUpstream();
   front = await startFront('node-a', () => ({ url: up.url, node: 'node-b' }));
@@ -391,7 +363,7 @@ describe('forward', () => {
   });
 
   it('never forwards twice: two replicas that each think the other owns a namespace answer 503, not a loop', async () => {
-    let b: Awaited<ReturnType<typeof startFront>> | undefined;
+    let b: Front | undefined;
     const a = await startFront('node-a', () => ({ url: b!.url, node: 'node-b' }));
     b = await startFront('node-b', () => ({ url: a.url, node: 'node-a' }));
     try {
