@@ -17,9 +17,10 @@
  *   again (forward() refuses it with 503 `namespace_unavailable`; the owner answers it itself), so placements that
  *   disagree for a moment make a 503, never a loop. Trust those headers only from a peer: see `forwardedClient`.
  * - Before the owner's answer has begun, any failure (refused, reset, unreachable, no connection within
- *   `connectTimeoutMs`, a TLS failure) is 503 `namespace_unavailable` with `Retry-After`: never a 500, never another
- *   node's data. A bodiless GET/HEAD/OPTIONS that failed on a reused keep-alive socket (the owner closed it as idle) is
- *   tried once more on a new one; a request with a body is never replayed.
+ *   `connectTimeoutMs`, no answer within `answerTimeoutMs`, a TLS failure, the owner's connections dropped with
+ *   `ForwardAgents.drop` when its heartbeat stops) is 503 `namespace_unavailable` with `Retry-After`: never a 500,
+ *   never another node's data. A bodiless GET/HEAD/OPTIONS reset on a reused keep-alive socket (the owner closed it as
+ *   idle) is tried once more on a new one; a request with a body is never replayed.
  * - After the answer has begun, a failure on either side ends both: the owner dying mid-answer cuts the client's
  *   connection (an incomplete body is never dressed up as complete), and a client that goes away (an SSE subscriber
  *   closing, an upload cancelled) aborts the request to the owner, which sees its connection close.
@@ -51,6 +52,12 @@ export interface ForwardOptions {
   connectTimeoutMs?: number;
   /** `Retry-After` of a 503 `namespace_unavailable`, in seconds; default 5. */
   retryAfterSeconds?: number;
+  /**
+   * How long the owner may take to begin its answer once the request has been sent whole, before 503 (the write may
+   * or may not have happened there, as with any connection lost before an answer); default none. A caller sets it above
+   * the namespace's `query_timeout`: it catches an owner that stopped answering on a connection kept alive.
+   */
+  answerTimeoutMs?: number;
 }
 
 /** What forward() needs of a request context: a Koa context has it, and so has a hot route's. */
@@ -102,6 +109,21 @@ export class ForwardAgents {
       this.#agents.set(url.origin, agent);
     }
     return agent;
+  }
+
+  /**
+   * Drops every connection to one owner (its open exchanges are cut: before an answer 503, during one the client's
+   * connection): when its heartbeat stops, so no request waits on a connection to a node that went dark.
+   */
+  drop(url: string): void {
+    const origin = new URL(url).origin;
+    const agent = this.#agents.get(origin);
+    if (!agent) return;
+    this.#agents.delete(origin);
+    // Each socket fails with a code of its own, so a request cut here is not taken for an idle reset and sent again.
+    const dropped = () => Object.assign(new Error(`the connections to ${origin} were dropped`), { code: 'ERR_NODE_DROPPED' });
+    for (const list of [...Object.values(agent.sockets), ...Object.values(agent.freeSockets)]) for (const socket of list ?? []) socket.destroy(dropped());
+    agent.destroy();
   }
 
   /** Drops every connection (open exchanges are cut): at shutdown. */
@@ -207,7 +229,8 @@ function send(
       detach();
       out.destroy();
       // The owner closed an idle keep-alive connection as we reused it: nothing reached it, so a bodiless safe request is sent again once.
-      if (!retried && !withBody && out.reusedSocket && REPLAYABLE.has(req.method ?? '') && !clientGone(req, res)) {
+      const reset = (err as NodeJS.ErrnoException).code === 'ECONNRESET' || (err as NodeJS.ErrnoException).code === 'EPIPE';
+      if (reset && !retried && !withBody && out.reusedSocket && REPLAYABLE.has(req.method ?? '') && !clientGone(req, res)) {
         send({ req, res }, url, headers, withBody, opts, true).then(resolve, reject);
       } else reject(err);
     };
@@ -228,6 +251,15 @@ function send(
       socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(timer));
       socket.once('close', () => clearTimeout(timer));
     });
+    if (opts.answerTimeoutMs !== undefined) {
+      const ms = opts.answerTimeoutMs;
+      out.once('finish', () => {
+        const timer = setTimeout(() => out.destroy(Object.assign(new Error(`no answer within ${ms} ms`), { code: 'ETIMEDOUT' })), ms);
+        timer.unref();
+        out.once('response', () => clearTimeout(timer));
+        out.once('close', () => clearTimeout(timer));
+      });
+    }
     out.on('error', fail);
     out.once('response', (upstream: IncomingMessage) => {
       if (settled) {

@@ -411,6 +411,61 @@ describe('forward', () => {
     }
   });
 
+  it('answers 503 when an owner stops answering on a kept-alive connection, and drop() cuts what waits on a dark node', async () => {
+    const owner = await startUpstream();
+    owner.handlers.set('/v1/shop/warm', (_req, res) => res.end('warm'));
+    owner.handlers.set('/v1/shop/hang', () => {}); // received, never answered
+    let streamClosed = false;
+    owner.handlers.set('/v1/shop/events', (_req, res) => {
+      res.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      res.write(': connected\n\n');
+      res.on('close', () => {
+        streamClosed = true;
+      });
+    });
+    const timed = await startFront('node-a', () => ({ url: owner.url, node: 'node-dark' }), { answerTimeoutMs: 300 });
+    const plain = await startFront('node-a', () => ({ url: owner.url, node: 'node-dark' }));
+    try {
+      expect(await (await fetch(`${timed.url}/v1/shop/warm`)).text()).toBe('warm');
+      const late = await fetch(`${timed.url}/v1/shop/hang`);
+      expect(late.status).toBe(503);
+      expect((await late.json()).error).toBe('namespace_unavailable');
+      expect(owner.seen.filter((s) => s.url === '/v1/shop/hang')).toHaveLength(1); // a timeout is not replayed
+
+      // Without a timeout, dropping the node's connections ends both a request waiting for its answer and a stream.
+      expect(await (await fetch(`${plain.url}/v1/shop/warm`)).text()).toBe('warm');
+      const waiting = fetch(`${plain.url}/v1/shop/hang`);
+      const sse = await rawRequest(`${plain.url}/v1/shop/events`);
+      let got = '';
+      let cut = false;
+      sse.on('data', (c: Buffer) => {
+        got += c.toString();
+      });
+      sse.on('error', () => {});
+      sse.on('aborted', () => {
+        cut = true;
+      });
+      sse.on('close', () => {
+        cut ||= !sse.complete;
+      });
+      await until(
+        () => got.includes(': connected') && owner.seen.filter((s) => s.url === '/v1/shop/hang').length === 2,
+        'the stream open and the request at the owner',
+      );
+      plain.agents.drop(owner.url);
+      const res = await waiting;
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('7');
+      await until(() => cut, 'the stream cut at the client');
+      await until(() => streamClosed, 'the owner seeing the stream closed');
+      expect(owner.seen.filter((s) => s.url === '/v1/shop/hang')).toHaveLength(2);
+    } finally {
+      await timed.close();
+      await plain.close();
+      await owner.close();
+    }
+  });
+
   it('cuts the client connection when the owner dies mid-answer (sized and chunked)', async () => {
     for (const sized of [true, false]) {
       let upstreamRes: ServerResponse | undefined;
