@@ -5,7 +5,7 @@
  * this one holds that Hearth's own answers (envelopes, Content-Range, SSE frames, streamed CSV) pass whole.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Front, startFront } from '../../helpers/forward-front.ts';
+import { type Front, startFront } from '../../helpers/forward-rig.ts';
 import { multipart, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
 
