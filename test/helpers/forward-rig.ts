@@ -8,6 +8,7 @@ import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { AppState } from '../../server/core/http/context.ts';
 import { plumbing } from '../../server/core/http/middleware.ts';
 import { createLogger } from '../../server/core/logging/logger.ts';
@@ -15,6 +16,7 @@ import { createMetrics } from '../../server/core/metrics/metrics.ts';
 import { ForwardAgents, type ForwardResult, forward } from '../../server/core/net/forward.ts';
 
 export type Front = Awaited<ReturnType<typeof startFront>>;
+export type Upstream = Awaited<ReturnType<typeof startUpstream>>;
 
 /** Starts the front on 127.0.0.1, port 0; its 503s carry `Retry-After: 7`. */
 export async function startFront(
@@ -134,4 +136,36 @@ export function echo(status: number): Handler {
       );
     });
   };
+}
+
+/** One owner and one front (node-a forwarding to node-b) for a whole test file; each test sets its owner's handlers. */
+export function sharedRig(): { up: Upstream; front: Front } {
+  const rig = {} as { up: Upstream; front: Front };
+  beforeAll(async () => {
+    rig.up = await startUpstream();
+    rig.front = await startFront('node-a', () => ({ url: rig.up.url, node: 'node-b' }));
+  });
+  afterAll(async () => {
+    await rig.front.close();
+    await rig.up.close();
+  });
+  afterEach(() => {
+    rig.up.handlers.clear();
+    rig.up.seen.length = 0;
+  });
+  return rig;
+}
+
+/** Reads a fetch answer's body as text as it arrives (an SSE stream): `text` so far, `ended` when it ends or is cut. */
+export function readText(res: Response): { readonly text: string; ended: Promise<void> } {
+  const out = { text: '', ended: Promise.resolve() };
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  out.ended = (async () => {
+    for (;;) {
+      const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
+      if (done) return;
+      out.text += value;
+    }
+  })();
+  return out;
 }

@@ -6,26 +6,13 @@
  */
 import type { ServerResponse } from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { echo, type Front, rawRequest, startFront, startUpstream } from '../../helpers/forward-rig.ts';
+import { describe, expect, it } from 'vitest';
+import { echo, rawRequest, sharedRig, startFront, startUpstream } from '../../helpers/forward-rig.ts';
 import { freePort } from '../../helpers/ports.ts';
 import { until } from '../../helpers/wait.ts';
 import { selfSigned } from '../mail/peer.ts';
 
-let up: Awaited<ReturnType<typeof startUpstream>>;
-let front: Front;
-beforeAll(async () => {
-  up = await startUpstream();
-  front = await startFront('node-a', () => ({ url: up.url, node: 'node-b' }));
-});
-afterAll(async () => {
-  await front.close();
-  await up.close();
-});
-afterEach(() => {
-  up.handlers.clear();
-  up.seen.length = 0;
-});
+const rig = sharedRig();
 
 describe('forward, when the owner fails', () => {
   it('sends a bodiless GET again once when a kept-alive connection was closed under it, never a request with a body', async () => {
@@ -146,12 +133,12 @@ describe('forward, when the owner fails', () => {
   it('cuts the client connection when the owner dies mid-answer (sized and chunked)', async () => {
     for (const sized of [true, false]) {
       let upstreamRes: ServerResponse | undefined;
-      up.handlers.set('/v1/shop/export', (_req, res) => {
+      rig.up.handlers.set('/v1/shop/export', (_req, res) => {
         res.writeHead(200, sized ? { 'Content-Type': 'text/csv', 'Content-Length': '1000' } : { 'Content-Type': 'text/csv' });
         res.write('id,name\n1,chair\n');
         upstreamRes = res;
       });
-      const res = await rawRequest(`${front.url}/v1/shop/export`);
+      const res = await rawRequest(`${rig.front.url}/v1/shop/export`);
       expect(res.statusCode).toBe(200);
       let got = '';
       let ended = false;

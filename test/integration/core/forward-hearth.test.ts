@@ -5,7 +5,7 @@
  * this one holds that Hearth's own answers (envelopes, Content-Range, SSE frames, streamed CSV) pass whole.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Front, startFront } from '../../helpers/forward-rig.ts';
+import { type Front, readText, startFront } from '../../helpers/forward-rig.ts';
 import { multipart, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
 
@@ -90,27 +90,19 @@ describe('forward to a Hearth', () => {
     const res = await call('/v1/shop/subscribe?tables=items', { headers: { accept: 'text/event-stream' }, signal: abort.signal });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-    let text = '';
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    const pump = (async () => {
-      for (;;) {
-        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-        if (done) return;
-        text += value;
-      }
-    })();
-    await until(() => text.includes(': connected'), 'the connected comment');
+    const sse = readText(res);
+    await until(() => sse.text.includes(': connected'), 'the connected comment');
     for (const name of ['lamp', 'desk']) {
       expect((await call('/v1/shop/tables/items/rows', { method: 'POST', json: { rows: [{ name, qty: 1 }] } })).status).toBe(201);
       await until(
-        () => text.includes(`"${name}"`),
-        () => `the insert of ${name} at the subscriber (has ${JSON.stringify(text)})`,
+        () => sse.text.includes(`"${name}"`),
+        () => `the insert of ${name} at the subscriber (has ${JSON.stringify(sse.text)})`,
       );
     }
-    expect(text).toMatch(/event: insert\ndata: .*"lamp"/);
+    expect(sse.text).toMatch(/event: insert\ndata: .*"lamp"/);
     expect(owner.services.db.events.subscribers('shop')).toBe(1);
     abort.abort();
-    await pump;
+    await sse.ended;
     expect(await front.results[forwarded]!.done).toBe('aborted');
     await until(() => owner.services.db.events.subscribers('shop') === 0, 'the owner dropping the subscriber that left');
   });

@@ -7,36 +7,23 @@
  */
 import { createHash } from 'node:crypto';
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FORWARDED_BY, forwardedClient } from '../../../server/core/net/forward.ts';
-import { echo, type Front, rawRequest, readAll, startFront, startUpstream } from '../../helpers/forward-rig.ts';
+import { echo, type Front, rawRequest, readAll, readText, sharedRig, startFront } from '../../helpers/forward-rig.ts';
 import { until } from '../../helpers/wait.ts';
 
-let up: Awaited<ReturnType<typeof startUpstream>>;
-let front: Front;
-beforeAll(async () => {
-  up = await startUpstream();
-  front = await startFront('node-a', () => ({ url: up.url, node: 'node-b' }));
-});
-afterAll(async () => {
-  await front.close();
-  await up.close();
-});
-afterEach(() => {
-  up.handlers.clear();
-  up.seen.length = 0;
-});
+const rig = sharedRig();
 
 describe('forward', () => {
   it('passes a JSON GET, POST and PATCH with their status, end-to-end headers and bodies both ways', async () => {
-    up.handlers.set('/v1/shop/tables/items/rows', echo(200));
+    rig.up.handlers.set('/v1/shop/tables/items/rows', echo(200));
     const headers = { Authorization: 'Bearer tok', Prefer: 'return=representation', Range: '0-0', Accept: 'application/json', 'If-Match': '"v1"' };
     for (const [method, status, body] of [
       ['GET', 200, undefined],
       ['POST', 200, '{"name":"chair"}'],
       ['PATCH', 200, '{"name":"table"}'],
     ] as const) {
-      const res = await fetch(`${front.url}/v1/shop/tables/items/rows?name=eq.chair&limit=1`, {
+      const res = await fetch(`${rig.front.url}/v1/shop/tables/items/rows?name=eq.chair&limit=1`, {
         method,
         headers: body ? { ...headers, 'Content-Type': 'application/json' } : headers,
         body,
@@ -59,11 +46,11 @@ describe('forward', () => {
       });
     }
     // One kept-alive connection carried the three requests to the owner.
-    expect(new Set(up.seen.map((s) => s.socketPort)).size).toBe(1);
+    expect(new Set(rig.up.seen.map((s) => s.socketPort)).size).toBe(1);
   });
 
   it("passes the owner's error answers as they are (a 404 with its envelope is not the front's own 404)", async () => {
-    const res = await fetch(`${front.url}/v1/shop/tables/nope/rows`);
+    const res = await fetch(`${rig.front.url}/v1/shop/tables/nope/rows`);
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ error: 'table_not_found', message: 'no such table: nope' });
   });
@@ -72,7 +59,7 @@ describe('forward', () => {
     const MIB = 1024 * 1024;
     let received = 0;
     const hash = createHash('sha256');
-    up.handlers.set('/v1/shop/import', (req, res) => {
+    rig.up.handlers.set('/v1/shop/import', (req, res) => {
       req.on('data', (c: Buffer) => {
         received += c.length;
         hash.update(c);
@@ -84,7 +71,7 @@ describe('forward', () => {
     });
     const sent = createHash('sha256');
     const answer = new Promise<IncomingMessage>((resolve, reject) => {
-      const req = http.request(`${front.url}/v1/shop/import`, { method: 'POST', headers: { 'Content-Type': 'text/csv' }, agent: false }, resolve);
+      const req = http.request(`${rig.front.url}/v1/shop/import`, { method: 'POST', headers: { 'Content-Type': 'text/csv' }, agent: false }, resolve);
       req.on('error', reject);
       (async () => {
         for (let i = 0; i < 50; i++) {
@@ -107,7 +94,7 @@ describe('forward', () => {
   it('aborts the request to the owner when the client stops mid-upload: the owner never sees a whole body', async () => {
     let received = 0;
     let outcome: 'complete' | 'aborted' | undefined;
-    up.handlers.set('/v1/shop/import', (req, res) => {
+    rig.up.handlers.set('/v1/shop/import', (req, res) => {
       req.on('data', (c: Buffer) => {
         received += c.length;
       });
@@ -119,7 +106,7 @@ describe('forward', () => {
         outcome ??= 'aborted';
       });
     });
-    const client = http.request(`${front.url}/v1/shop/import`, { method: 'POST', headers: { 'Content-Length': String(8 * 1024 * 1024) }, agent: false });
+    const client = http.request(`${rig.front.url}/v1/shop/import`, { method: 'POST', headers: { 'Content-Length': String(8 * 1024 * 1024) }, agent: false });
     client.on('error', () => {});
     client.write(Buffer.alloc(1024 * 1024));
     await until(() => received >= 1024 * 1024, 'the first MiB at the owner');
@@ -129,12 +116,12 @@ describe('forward', () => {
   });
 
   it('the owner may answer before reading the whole body (413, as readRawBody does): the client gets that answer', async () => {
-    up.handlers.set('/v1/shop/import', (req, res) => {
+    rig.up.handlers.set('/v1/shop/import', (req, res) => {
       req.resume(); // what Hearth does with a body it refuses (server/core/http/body.ts), and Node with one nobody reads
       res.writeHead(413, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ error: 'payload_too_large', message: 'too large' }));
     });
-    const res = await rawRequest(`${front.url}/v1/shop/import`, {
+    const res = await rawRequest(`${rig.front.url}/v1/shop/import`, {
       method: 'POST',
       headers: { 'Content-Type': 'text/csv' },
       body: Buffer.alloc(4 * 1024 * 1024),
@@ -146,7 +133,7 @@ describe('forward', () => {
   it('passes Server-Sent Events one by one while the owner is open, and the owner sees the client leave', async () => {
     let stream: ServerResponse | undefined;
     let upstreamClosed = false;
-    up.handlers.set('/v1/shop/events', (_req, res) => {
+    rig.up.handlers.set('/v1/shop/events', (_req, res) => {
       res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store' });
       res.write(': connected\n\n');
       stream = res;
@@ -155,38 +142,30 @@ describe('forward', () => {
       });
     });
     const abort = new AbortController();
-    const res = await fetch(`${front.url}/v1/shop/events`, { headers: { Accept: 'text/event-stream', 'Last-Event-ID': '41' }, signal: abort.signal });
+    const res = await fetch(`${rig.front.url}/v1/shop/events`, { headers: { Accept: 'text/event-stream', 'Last-Event-ID': '41' }, signal: abort.signal });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
-    expect(up.seen[0]?.headers['last-event-id']).toBe('41');
-    let text = '';
-    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
-    const pump = (async () => {
-      for (;;) {
-        const { value, done } = await reader.read().catch(() => ({ value: undefined, done: true }));
-        if (done) return;
-        text += value;
-      }
-    })();
-    await until(() => text.includes(': connected'), 'the connected comment');
+    expect(rig.up.seen[0]?.headers['last-event-id']).toBe('41');
+    const sse = readText(res);
+    await until(() => sse.text.includes(': connected'), 'the connected comment');
     for (const id of [42, 43, 44]) {
       stream!.write(`id: ${id}\nevent: insert\ndata: {"id":${id}}\n\n`);
       await until(
-        () => text.includes(`id: ${id}\n`),
-        () => `event ${id} at the client (has ${JSON.stringify(text)})`,
+        () => sse.text.includes(`id: ${id}\n`),
+        () => `event ${id} at the client (has ${JSON.stringify(sse.text)})`,
       );
-      expect(text).not.toContain(`id: ${id + 1}`);
+      expect(sse.text).not.toContain(`id: ${id + 1}`);
       expect(upstreamClosed).toBe(false);
     }
     abort.abort();
-    await pump;
+    await sse.ended;
     await until(() => upstreamClosed, 'the owner seeing the subscriber leave');
-    const result = front.results.at(-1)!;
+    const result = rig.front.results.at(-1)!;
     expect(await result.done).toBe('aborted');
   });
 
   it('drops hop-by-hop headers both ways and tells the owner who the client is', async () => {
-    up.handlers.set('/v1/shop/hops', (_req, res) => {
+    rig.up.handlers.set('/v1/shop/hops', (_req, res) => {
       res.writeHead(200, {
         'Content-Type': 'text/plain',
         Connection: 'X-Up-Hop',
@@ -197,7 +176,7 @@ describe('forward', () => {
       });
       res.end('ok');
     });
-    const res = await rawRequest(`${front.url}/v1/shop/hops`, {
+    const res = await rawRequest(`${rig.front.url}/v1/shop/hops`, {
       headers: {
         Connection: 'keep-alive, X-Client-Hop',
         'X-Client-Hop': 'secret',
@@ -214,12 +193,12 @@ describe('forward', () => {
     expect(res.headers['proxy-authenticate']).toBeUndefined();
     expect(res.headers['keep-alive'] ?? '').not.toContain('77');
     expect(res.headers.via).toBe('1.1 node-a');
-    const h = up.seen[0]!.headers;
+    const h = rig.up.seen[0]!.headers;
     expect(h['x-client-end']).toBe('kept');
     for (const name of ['x-client-hop', 'te', 'proxy-authorization', 'transfer-encoding', 'upgrade']) expect(h[name]).toBeUndefined();
     expect(h['keep-alive'] ?? '').not.toContain('77');
-    const frontHost = new URL(front.url).host;
-    expect(h.host).toBe(new URL(up.url).host);
+    const frontHost = new URL(rig.front.url).host;
+    expect(h.host).toBe(new URL(rig.up.url).host);
     expect(h.forwarded).toBe(`for=127.0.0.1;host="${frontHost}";proto=http`);
     expect(h['x-forwarded-for']).toBe('203.0.113.9, 127.0.0.1');
     expect(h['x-forwarded-proto']).toBe('http');
@@ -250,9 +229,9 @@ describe('forward', () => {
       expect(a.results).toHaveLength(1); // A forwarded once; B refused
       expect(b.results).toHaveLength(0);
       // A request that arrives marked is refused at once.
-      const marked = await fetch(`${front.url}/v1/shop/tables`, { headers: { [FORWARDED_BY]: 'node-c' } });
+      const marked = await fetch(`${rig.front.url}/v1/shop/tables`, { headers: { [FORWARDED_BY]: 'node-c' } });
       expect(marked.status).toBe(503);
-      expect(up.seen).toHaveLength(0);
+      expect(rig.up.seen).toHaveLength(0);
     } finally {
       await a.close();
       await b.close();
