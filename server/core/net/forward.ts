@@ -155,7 +155,9 @@ export function forwardedClient(req: IncomingMessage, isPeer: (address: string) 
 /**
  * Sends the request of `ctx` to `target.url` + the same path and query, and streams the owner's answer back. Resolves
  * once the answer's head is written (the body keeps streaming; `done` tells its end); throws 503
- * `namespace_unavailable` when the request was already forwarded once or the owner could not be reached.
+ * `namespace_unavailable` when the request was already forwarded once or the owner could not be reached. Call it from
+ * a Koa middleware before anything reads the request's body; a hot route (core/http/hot.ts) writes its own answer, so
+ * a request for a namespace held elsewhere must go to Koa instead.
  */
 export async function forward(ctx: ForwardContext, target: ForwardTarget, opts: ForwardOptions): Promise<ForwardResult> {
   const { req, res } = ctx;
@@ -175,7 +177,9 @@ export async function forward(ctx: ForwardContext, target: ForwardTarget, opts: 
     upstream = await send(ctx, url, headers, withBody, opts);
   } catch (err) {
     if (clientGone(req, res)) {
-      ctx.respond = false; // nobody to answer
+      // Nobody to answer; 499 (nginx's "client closed request") is what the access log shows.
+      ctx.respond = false;
+      res.statusCode = 499;
       return { status: 499, done: Promise.resolve('aborted') };
     }
     const code = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
