@@ -97,6 +97,12 @@ export const TOP_COMMANDS: readonly TopCommand[] = [
     description: 'back up the whole instance, and check or restore a backup',
     load: () => all(import('./commands/backup.ts').then((m) => m.registerBackup)),
   },
+  {
+    name: 'migrate-store',
+    description: 'move the core store (platform.db) of a data folder into an empty PostgreSQL database, online',
+    options: true,
+    load: () => all(import('./commands/migrate-store.ts').then((m) => m.registerMigrateStore)),
+  },
 ];
 
 /**
