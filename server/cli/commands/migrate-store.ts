@@ -80,10 +80,11 @@ export function registerMigrateStore(cmd: Command): void {
     .action(async (opts: Opts) => {
       const dataDir = path.resolve(opts.from);
       const target = redact(opts.to);
-      const [{ migrateStore, MigrateStoreError }, { allMigrations }, { runningServerPid }] = await Promise.all([
+      const [{ migrateStore, MigrateStoreError }, { allMigrations }, { runningServerPid }, { BUSY_TIMEOUT_MS }] = await Promise.all([
         import('../../core/storage/migrate-store.ts'),
         import('../../boot.ts'),
         import('../../core/storage/server-pid.ts'),
+        import('../../core/storage/platform-db.ts'),
       ]);
       const progress = await reporter(opts.quiet || opts.json);
       let r: MigrateStoreResult;
@@ -102,10 +103,16 @@ export function registerMigrateStore(cmd: Command): void {
           : 'Next:',
         `start Hearth with HEARTH_DATABASE_URL=${target} (or --database-url) and the same data folder (namespaces, secrets and TLS stay there).`,
       ].join(' ');
+      // A server's write waits BUSY_TIMEOUT_MS for the lock, then fails: a longer pause may have failed some of its writes.
+      const warning =
+        r.pauseMs > BUSY_TIMEOUT_MS
+          ? `the pause (${ms(r.pauseMs)}) was longer than a server's ${ms(BUSY_TIMEOUT_MS)} wait for platform.db's lock: writes a running server tried then failed (see its log); for a store this large, stop the server and use --resume`
+          : null;
       if (opts.json) {
-        printJson({ dataDir, target, ...r, serverRunning: server, next });
+        printJson({ dataDir, target, ...r, serverRunning: server, warning, next });
         return;
       }
+      if (warning) process.stderr.write(`warning: ${warning}\n`);
       const recopied = r.caughtUp.length ? `; changed during the copy and caught up: ${r.caughtUp.join(', ')}` : '';
       const tail = r.changedInPause.length ? ` (copied in the pause: ${r.changedInPause.join(', ')})` : '';
       process.stdout.write(

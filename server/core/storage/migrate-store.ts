@@ -38,7 +38,7 @@ import {
   type Table,
   toParam,
 } from './migrate-tables.ts';
-import type { Migration } from './platform-db.ts';
+import { type Migration, MigrationError } from './platform-db.ts';
 import { migratePostgres, postgresStore } from './postgres-store.ts';
 import { Database, type SqliteDb } from './sqlite.ts';
 
@@ -195,6 +195,10 @@ async function run(opts: MigrateStoreOptions, db: SqliteDb, pool: pg.Pool, clien
   let applied: string[];
   try {
     applied = await migratePostgres(store, opts.migrations);
+  } catch (err) {
+    // One transaction: a failed migration leaves the target as it was.
+    if (err instanceof MigrationError) throw new MigrateStoreError('schema_mismatch', err.message);
+    throw new MigrateStoreError('copy_failed', `creating the schema on the target failed: ${(err as Error).message}`);
   } finally {
     await store.close();
   }

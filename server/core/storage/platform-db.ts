@@ -20,6 +20,9 @@ export interface Migration {
 
 export class MigrationError extends Error {}
 
+/** How long a write on platform.db waits for another connection's write lock (another process, `hearth migrate-store`'s tail). */
+export const BUSY_TIMEOUT_MS = 5000;
+
 export function openPlatformDb(dataDir: string, migrations: Migration[]): Db {
   privateDir(dataDir);
   const file = path.join(dataDir, 'platform.db');
@@ -27,7 +30,7 @@ export function openPlatformDb(dataDir: string, migrations: Migration[]): Db {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma('foreign_keys = ON');
   // Checkpoints run in the checkpointer thread (`startCheckpointer`); this connection only checkpoints when that
   // thread falls far behind (or is not running, e.g. the CLI), at ten times SQLite's default WAL size.

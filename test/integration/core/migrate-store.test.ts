@@ -123,6 +123,10 @@ describe('migrate-store with the server stopped', () => {
   }, 60_000);
 
   it('copies every table: the same rows on both sides, counts and checksums verified, sequences past the copied ids', async () => {
+    // The newest audit entry deleted: its id stays used (AUTOINCREMENT), on PostgreSQL too.
+    const db = new Database(path.join(dataDir, 'platform.db'));
+    const removed = db.prepare('DELETE FROM audit_log WHERE id = (SELECT max(id) FROM audit_log) RETURNING id').pluck().get() as number;
+    db.close();
     const url = await cluster.createDatabase();
     const events: MigrateProgress[] = [];
     const r = await migrateStore({ dataDir, url, migrations, onProgress: (p) => events.push(p) });
@@ -150,7 +154,8 @@ describe('migrate-store with the server stopped', () => {
       url,
       "INSERT INTO audit_log (at, actor, action) VALUES ('2026-01-01T00:00:00Z', 'test', 'probe') RETURNING id",
     );
-    expect(Number(next!.id)).toBeGreaterThan(maxAudit);
+    expect(maxAudit).toBeLessThan(removed);
+    expect(Number(next!.id)).toBeGreaterThan(removed);
   });
 
   it('the checksum is SHA-256 over the rows in key order, each value written with its type', async () => {
@@ -183,6 +188,28 @@ describe('migrate-store with the server stopped', () => {
       message: expect.stringContaining('other tables (invoices)'),
     });
     expect(await targetQuery(other, "SELECT 1 FROM information_schema.tables WHERE table_name = 'schema_migrations'")).toEqual([]);
+  });
+
+  it('a platform.db of another Hearth version is refused', async () => {
+    const copy = tempDir('hearth-migrate-version-');
+    dirs.push(copy);
+    const src = new Database(path.join(dataDir, 'platform.db'), { readonly: true });
+    src.prepare('VACUUM INTO ?').run(path.join(copy, 'platform.db'));
+    src.close();
+    const db = new Database(path.join(copy, 'platform.db'));
+    db.pragma('journal_mode = WAL');
+    db.prepare("INSERT INTO schema_migrations VALUES ('zz-999-future', '2030-01-01T00:00:00Z')").run();
+    const url = await cluster.createDatabase();
+    await expect(migrateStore({ dataDir: copy, url, migrations })).rejects.toMatchObject({
+      code: 'schema_mismatch',
+      message: expect.stringContaining('newer Hearth (unknown migrations: zz-999-future)'),
+    });
+    db.prepare("DELETE FROM schema_migrations WHERE id IN ('zz-999-future', 'mail-006-profile-last-test')").run();
+    db.close();
+    await expect(migrateStore({ dataDir: copy, url, migrations })).rejects.toMatchObject({
+      code: 'schema_mismatch',
+      message: expect.stringContaining('has not applied mail-006-profile-last-test'),
+    });
   });
 
   it('a migration without a PostgreSQL form is named, and nothing is written', async () => {
