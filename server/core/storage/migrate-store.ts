@@ -176,7 +176,14 @@ async function run(opts: MigrateStoreOptions, db: SqliteDb, pool: pg.Pool, clien
   const batch = opts.batchRows ?? 1000;
   const started = performance.now();
 
-  // 1. The target: empty (or, resuming, Hearth's), then the schema.
+  // 1. The target: UTF-8 (SQLite's text is), empty (or, resuming, Hearth's), then the schema.
+  const encoding = (await client.query<{ server_encoding: string }>('SHOW server_encoding')).rows[0]?.server_encoding;
+  if (encoding !== 'UTF8') {
+    throw new MigrateStoreError(
+      'schema_mismatch',
+      `the target database's encoding is ${encoding}: create it with ENCODING 'UTF8' (platform.db's text is UTF-8)`,
+    );
+  }
   const existing = (await client.query<{ t: string }>('SELECT table_name AS t FROM information_schema.tables WHERE table_schema = current_schema()')).rows.map(
     (r) => r.t,
   );
@@ -221,7 +228,7 @@ async function run(opts: MigrateStoreOptions, db: SqliteDb, pool: pg.Pool, clien
     const totalRows = counts.reduce((a, b) => a + b, 0);
     if (resuming) {
       await readTx(client, async () => {
-        for (const t of tables) known.set(t.name, await postgresDigest(client, t, batch));
+        for (const t of tables) known.set(t.name, await postgresDigest(client, t));
       });
     } else {
       let copied = 0;
@@ -266,7 +273,7 @@ async function run(opts: MigrateStoreOptions, db: SqliteDb, pool: pg.Pool, clien
       for (const n of changedInPause) recopied.add(n);
       progress({ phase: 'pause', step: 'recopied', changed: changedInPause, ms: since() });
       await opts.beforeVerify?.(pool);
-      mismatches = await verify(client, tables, known, batch);
+      mismatches = await verify(client, tables, known);
       progress({ phase: 'pause', step: 'verified', ms: since() });
     } finally {
       db.exec('ROLLBACK'); // nothing was written: this releases the lock
@@ -448,12 +455,12 @@ const rowDigest = (r: readonly unknown[]) => {
 };
 
 /** Every table's row count and checksum on the target against platform.db's (`known`, current under the lock). */
-async function verify(client: pg.PoolClient, tables: Table[], known: Map<string, Digest>, batch: number): Promise<string[]> {
+async function verify(client: pg.PoolClient, tables: Table[], known: Map<string, Digest>): Promise<string[]> {
   const problems: string[] = [];
   await readTx(client, async () => {
     for (const t of tables) {
       const want = known.get(t.name)!;
-      const got = await postgresDigest(client, t, batch, want.rows);
+      const got = await postgresDigest(client, t);
       if (got.rows !== want.rows) problems.push(`${t.name}: ${got.rows} rows on PostgreSQL, ${want.rows} in platform.db`);
       else if (got.checksum !== want.checksum) problems.push(`${t.name}: checksums differ (${got.checksum.slice(0, 12)}… ≠ ${want.checksum.slice(0, 12)}…)`);
     }

@@ -7,10 +7,13 @@
  * Values travel as SQLite stores them: INTEGER as a 64-bit integer (better-sqlite3 `safeIntegers`, so nothing above
  * 2^53 is rounded; PostgreSQL's integers are read back as BigInt too), REAL as a double, TEXT as text, BLOB as bytea.
  *
- * The checksum of a table is SHA-256 over its rows in primary-key order (every column, in SQLite's column order, for
- * a table without one), each value written with its type: `n` NULL, `i<decimal>;` integer, `r<shortest double>;`
- * real, `t<bytes>:<utf-8>` text, `b<bytes>:<bytes>` blob. Both engines order the same way: SQLite by BINARY
- * collation, PostgreSQL by `COLLATE "C"` (byte order of UTF-8, whatever the database's locale) with NULLs first.
+ * The checksum of a table: its rows in primary-key order (every column, in SQLite's column order, for a table
+ * without one), each value written with its type — `n` NULL, `i<decimal>;` integer, `r` and the 8 bytes of the double
+ * (big-endian) for a real, `t<bytes>:<utf-8>` text, `b<bytes>:<bytes>` blob — and a newline after each row; SHA-256 of
+ * each run of CHUNK_ROWS rows, and SHA-256 over those digests in order. Both engines order the same way: SQLite by
+ * BINARY collation, PostgreSQL by `COLLATE "C"` (byte order of UTF-8, whatever the database's locale) with NULLs
+ * first. platform.db's side is computed here, row by row; PostgreSQL computes its side itself (`postgresDigest`: one
+ * SQL statement per table, answering a digest per chunk), so the verification does not carry the rows to this process.
  */
 import crypto from 'node:crypto';
 import type pg from 'pg';
@@ -117,43 +120,61 @@ export function postgresOrder(t: Table): string {
   return cols.map((c) => `${q(c)}${/^(text|character)/.test(type.get(c) ?? '') ? ' COLLATE "C"' : ''} NULLS FIRST`).join(', ');
 }
 
+/** Rows per chunk of a checksum (see the header): a chunk's rows are one value in PostgreSQL's memory. */
+export const CHUNK_ROWS = 10_000;
+
 /** A running checksum over rows (see the header). */
 export class RowHasher {
-  private readonly hash = crypto.createHash('sha256');
+  private readonly outer = crypto.createHash('sha256');
+  private chunk = crypto.createHash('sha256');
+  private inChunk = 0;
   rows = 0;
   bytes = 0;
   add(row: readonly unknown[]): void {
     let s = '';
+    const h = this.chunk;
     for (const v of row) {
       if (v === null || v === undefined) s += 'n';
       else if (typeof v === 'bigint') {
         s += `i${v};`;
         this.bytes += 8;
-      } else if (typeof v === 'number') {
-        s += `r${Object.is(v, -0) ? '-0' : String(v)};`;
-        this.bytes += 8;
       } else if (typeof v === 'string') {
         const n = Buffer.byteLength(v);
         s += `t${n}:${v}`;
         this.bytes += n;
-      } else if (v instanceof Uint8Array) {
-        this.hash.update(s);
+      } else if (typeof v === 'number' || v instanceof Uint8Array) {
+        h.update(s);
         s = '';
-        this.hash.update(`b${v.byteLength}:`);
-        this.hash.update(v);
-        this.bytes += v.byteLength;
+        if (typeof v === 'number') {
+          const b = Buffer.allocUnsafe(9);
+          b.write('r');
+          b.writeDoubleBE(v, 1);
+          h.update(b);
+          this.bytes += 8;
+        } else {
+          h.update(`b${v.byteLength}:`);
+          h.update(v);
+          this.bytes += v.byteLength;
+        }
       } else throw new Error(`a value of type ${typeof v} cannot be checksummed`);
     }
-    this.hash.update(`${s}\n`);
+    h.update(`${s}\n`);
     this.rows++;
+    if (++this.inChunk === CHUNK_ROWS) this.endChunk();
+  }
+  private endChunk(): void {
+    this.outer.update(this.chunk.digest());
+    this.chunk = crypto.createHash('sha256');
+    this.inChunk = 0;
   }
   digest(): Digest {
-    return { rows: this.rows, bytes: this.bytes, checksum: this.hash.digest('hex') };
+    if (this.inChunk > 0) this.endChunk();
+    return { rows: this.rows, bytes: this.bytes, checksum: this.outer.digest('hex') };
   }
 }
 
-/** A value as a PostgreSQL parameter: integers as their decimal text (exact), the rest as they are. */
-export const toParam = (v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
+/** A value as a PostgreSQL parameter: integers as their decimal text (exact), -0 as '-0' (pg would send 0), the rest as they are. */
+export const toParam = (v: unknown) => (typeof v === 'bigint' ? v.toString() : Object.is(v, -0) ? '-0' : v);
 
 /** PostgreSQL allows 65535 parameters per statement. */
 export const rowsPerStatement = (columns: number, batch: number) => Math.max(1, Math.min(batch, Math.floor(65_000 / Math.max(1, columns))));
@@ -198,12 +219,33 @@ export async function* postgresRows(client: pg.ClientBase, sql: string, batch: n
   }
 }
 
-/** The checksum of a table on PostgreSQL (inside the caller's transaction on `client`); `expected` rows as in `postgresRows`. */
-export async function postgresDigest(client: pg.ClientBase, t: Table, batch: number, expected?: number): Promise<Digest> {
-  const h = new RowHasher();
-  const sql = `SELECT ${t.columns.map((c) => q(c.name)).join(', ')} FROM ${q(t.name)} ORDER BY ${postgresOrder(t)}`;
-  for await (const rows of postgresRows(client, sql, batch, expected)) for (const r of rows) h.add(r);
-  return h.digest();
+/** A column's value as its checksum bytes (see the header), and its size, in PostgreSQL's SQL. */
+function encodeColumn(c: Column): { value: string; size: string } {
+  const n = q(c.name);
+  if (/^(bigint|integer|smallint)$/.test(c.pgType))
+    return { value: `convert_to('i' || ${n}::text || ';', 'UTF8')`, size: `CASE WHEN ${n} IS NULL THEN 0 ELSE 8 END` };
+  if (/^(double precision|real)$/.test(c.pgType))
+    return { value: `'\\x72'::bytea || float8send(${n}::float8)`, size: `CASE WHEN ${n} IS NULL THEN 0 ELSE 8 END` };
+  if (c.pgType === 'bytea') return { value: `convert_to('b' || length(${n}) || ':', 'UTF8') || ${n}`, size: `coalesce(length(${n}), 0)` };
+  return { value: `convert_to('t' || octet_length(${n}::text) || ':' || ${n}::text, 'UTF8')`, size: `coalesce(octet_length(${n}::text), 0)` };
+}
+
+/**
+ * The checksum of a table on PostgreSQL (inside the caller's transaction on `client`), computed by PostgreSQL: the
+ * rows encoded and digested per chunk in SQL, the chunks' digests combined here. The database must be UTF-8.
+ */
+export async function postgresDigest(client: pg.ClientBase, t: Table): Promise<Digest> {
+  const cols = t.columns.map(encodeColumn);
+  const row = `${cols.map((c) => `coalesce(${c.value}, '\\x6e'::bytea)`).join(' || ')} || '\\x0a'::bytea`;
+  const size = cols.map((c) => c.size).join(' + ');
+  const { rows } = await client.query<{ d: Buffer; n: bigint; b: string }>(
+    `SELECT sha256(string_agg(r, ''::bytea ORDER BY i)) AS d, count(*) AS n, sum(b) AS b
+     FROM (SELECT ${row} AS r, ${size} AS b, row_number() OVER (ORDER BY ${postgresOrder(t)}) - 1 AS i FROM ${q(t.name)}) s
+     GROUP BY i / ${CHUNK_ROWS} ORDER BY i / ${CHUNK_ROWS}`,
+  );
+  const outer = crypto.createHash('sha256');
+  for (const r of rows) outer.update(r.d);
+  return { rows: rows.reduce((a, r) => a + Number(r.n), 0), bytes: rows.reduce((a, r) => a + Number(r.b), 0), checksum: outer.digest('hex') };
 }
 
 /** The checksum of a table on SQLite (inside the caller's read or write transaction on `db`). */

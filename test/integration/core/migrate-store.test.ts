@@ -126,6 +126,11 @@ describe('migrate-store with the server stopped', () => {
     // The newest audit entry deleted: its id stays used (AUTOINCREMENT), on PostgreSQL too.
     const db = new Database(path.join(dataDir, 'platform.db'));
     const removed = db.prepare('DELETE FROM audit_log WHERE id = (SELECT max(id) FROM audit_log) RETURNING id').pluck().get() as number;
+    // Values at the edges: an integer above 2^53, doubles (the smallest, one that prints with an exponent), a blob.
+    const hist = crypto.randomBytes(64);
+    db.prepare(
+      "INSERT INTO ns_telemetry_minute VALUES ('stopped-crm', 1, 9007199254740993, 1, 0, 0, 0, 0, 0.1, 1.0 / 3.0, ?), ('stopped-crm', 2, 1, 1, 0, 0, 0, 0, 5e-324, 1e21, ?)",
+    ).run(hist, hist);
     db.close();
     const url = await cluster.createDatabase();
     const events: MigrateProgress[] = [];
@@ -154,6 +159,15 @@ describe('migrate-store with the server stopped', () => {
       url,
       "INSERT INTO audit_log (at, actor, action) VALUES ('2026-01-01T00:00:00Z', 'test', 'probe') RETURNING id",
     );
+    expect(
+      await targetQuery(
+        url,
+        'SELECT slot, bucket_start::text AS b, latency_sum_ms AS s, latency_max_ms AS m, latency_hist AS h FROM ns_telemetry_minute ORDER BY slot',
+      ),
+    ).toEqual([
+      { slot: '1', b: '9007199254740993', s: 0.1, m: 1 / 3, h: hist },
+      { slot: '2', b: '1', s: 5e-324, m: 1e21, h: hist },
+    ]);
     expect(maxAudit).toBeLessThan(removed);
     expect(Number(next!.id)).toBeGreaterThan(removed);
   });
@@ -164,17 +178,17 @@ describe('migrate-store with the server stopped', () => {
     const db = new Database(path.join(dataDir, 'platform.db'), { readonly: true });
     const rows = db.prepare('SELECT * FROM api_tokens ORDER BY id').raw(true).safeIntegers(true).all() as unknown[][];
     db.close();
+    // api_tokens has text and integers (and fewer rows than a chunk): SHA-256 over the one chunk's SHA-256.
     const h = crypto.createHash('sha256');
     for (const row of rows) {
-      const enc = row.map((v) =>
-        v === null ? 'n' : typeof v === 'bigint' ? `i${v};` : typeof v === 'number' ? `r${v};` : `t${Buffer.byteLength(String(v))}:${v}`,
-      );
+      const enc = row.map((v) => (v === null ? 'n' : typeof v === 'bigint' ? `i${v};` : `t${Buffer.byteLength(String(v))}:${v}`));
       h.update(`${enc.join('')}\n`);
     }
-    expect(r.tables.find((t) => t.name === 'api_tokens')).toMatchObject({ rows: rows.length, checksum: h.digest('hex') });
+    const checksum = crypto.createHash('sha256').update(h.digest()).digest('hex');
+    expect(r.tables.find((t) => t.name === 'api_tokens')).toMatchObject({ rows: rows.length, checksum });
   });
 
-  it('refuses a target that already holds Hearth data, or any table', async () => {
+  it('refuses a target that already holds Hearth data, or any table, or is not UTF-8', async () => {
     const url = await cluster.createDatabase();
     await migrateStore({ dataDir, url, migrations });
     const again = await migrateStore({ dataDir, url, migrations }).catch((e: unknown) => e);
@@ -188,6 +202,13 @@ describe('migrate-store with the server stopped', () => {
       message: expect.stringContaining('other tables (invoices)'),
     });
     expect(await targetQuery(other, "SELECT 1 FROM information_schema.tables WHERE table_name = 'schema_migrations'")).toEqual([]);
+
+    await targetQuery(cluster.adminUrl, "CREATE DATABASE latin OWNER hearth ENCODING 'LATIN1' TEMPLATE template0 LC_COLLATE 'C' LC_CTYPE 'C'");
+    const latin = Object.assign(new URL(cluster.url), { pathname: '/latin' }).toString();
+    await expect(migrateStore({ dataDir, url: latin, migrations })).rejects.toMatchObject({
+      code: 'schema_mismatch',
+      message: expect.stringContaining("encoding is LATIN1: create it with ENCODING 'UTF8'"),
+    });
   });
 
   it('a platform.db of another Hearth version is refused', async () => {
