@@ -274,12 +274,14 @@ describe('migrate-store while the server runs', () => {
     // A writer that keeps creating tokens until the migration ends; each finished write is recorded with when it ended.
     let writing = true;
     let lockedAt = Number.POSITIVE_INFINITY;
-    const written: Array<{ id: string; at: number; status: number }> = [];
+    let verifiedAt = Number.POSITIVE_INFINITY;
+    const written: Array<{ id: string; started: number; at: number; status: number }> = [];
     const writer = (async () => {
       for (let i = 0; writing; i++) {
+        const started = performance.now();
         const res = await s.api('/api/admin/tokens', { method: 'POST', json: { name: `during-${i}`, scope: 'admin' } });
         const body = (await res.json()) as { info?: { id: string }; id?: string };
-        written.push({ id: body.info?.id ?? body.id ?? '', at: performance.now(), status: res.status });
+        written.push({ id: body.info?.id ?? body.id ?? '', started, at: performance.now(), status: res.status });
       }
     })();
     const r = await migrateStore({
@@ -291,6 +293,7 @@ describe('migrate-store while the server runs', () => {
       },
       onProgress: (p) => {
         if (p.phase === 'pause' && p.step === 'locked') lockedAt = performance.now();
+        if (p.phase === 'pause' && p.step === 'verified') verifiedAt = performance.now();
       },
     }).finally(async () => {
       writing = false;
@@ -299,6 +302,9 @@ describe('migrate-store while the server runs', () => {
 
     expect(r.caughtUp).toEqual(expect.arrayContaining(['identity_accounts', 'api_tokens', 'oauth_clients', 'mail_profiles', 'mail_messages', 'audit_log']));
     expect(written.every((w) => w.status === 201)).toBe(true);
+    // The write in flight when the pause ended waited for it, then succeeded.
+    const waited = written.find((w) => w.started < verifiedAt && w.at > verifiedAt);
+    expect(waited?.status).toBe(201);
     const before = written.filter((w) => w.at < lockedAt);
     expect(before.length).toBeGreaterThan(0);
     const ids = new Set((await targetQuery<{ id: string }>(url, 'SELECT id FROM api_tokens')).map((t) => t.id));
@@ -306,7 +312,7 @@ describe('migrate-store while the server runs', () => {
     const accounts = await targetQuery<{ login: string }>(url, "SELECT login FROM identity_accounts WHERE login LIKE 'after-copy-%'");
     expect(accounts).toHaveLength(3);
     console.log(
-      `migrate-store while serving: ${r.rows} rows, copy ${r.copyMs.toFixed(0)} ms, pause ${r.pauseMs.toFixed(1)} ms, lock wait ${r.lockWaitMs.toFixed(1)} ms`,
+      `migrate-store while serving: ${r.rows} rows, copy ${r.copyMs.toFixed(0)} ms, pause ${r.pauseMs.toFixed(1)} ms (the write that waited: ${(waited!.at - waited!.started).toFixed(0)} ms), lock wait ${r.lockWaitMs.toFixed(1)} ms`,
     );
 
     // The switch: the server stops, a resumed run copies what it wrote after the pause; the target equals platform.db.
