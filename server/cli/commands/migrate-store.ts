@@ -59,7 +59,7 @@ async function reporter(quiet: boolean | undefined): Promise<{ on: (p: MigratePr
           if (!barStarted) bar.start(Math.max(1, p.totalRows), 0, { table: p.table });
           barStarted = true;
           bar.update(p.copied, { table: `${p.table} (${p.index + 1}/${p.tables})` });
-        } else if (p.done) say(`copied ${p.table}: ${p.tableRows} rows (${p.index + 1}/${p.tables} tables)`);
+        } else if (p.done) say(`copied ${p.table}: ${p.tableRows} row${p.tableRows === 1 ? '' : 's'} (${p.index + 1}/${p.tables} tables)`);
       } else if (p.phase === 'catch-up') {
         stopBar();
         say(p.changed.length ? `changed during the copy, brought up to date: ${p.changed.join(', ')}` : 'nothing changed during the copy');
@@ -101,7 +101,7 @@ export function registerMigrateStore(cmd: Command): void {
         server !== null
           ? `A Hearth server (process ${server}) is still running on ${opts.from}: what it writes from now on is in platform.db only. Stop it, run this command again with --resume (it copies what changed), then`
           : 'Next:',
-        `start Hearth with HEARTH_DATABASE_URL=${target} (or --database-url) and the same data folder (namespaces, secrets and TLS stay there).`,
+        `start Hearth with HEARTH_DATABASE_URL (or --database-url) set to the URL given to --to (${target}) and the same data folder (namespaces, secrets and TLS stay there).`,
       ].join(' ');
       // A server's write waits BUSY_TIMEOUT_MS for the lock, then fails: a longer pause may have failed some of its writes.
       const warning =
