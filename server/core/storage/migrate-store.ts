@@ -231,12 +231,15 @@ async function run(opts: MigrateStoreOptions, db: SqliteDb, pool: pg.Pool, clien
         for (const t of tables) known.set(t.name, await postgresDigest(client, t));
       });
     } else {
+      // Rows the migrations seeded (settings) give way to platform.db's: emptied children first.
+      await writeTx(client, [], async () => {
+        for (const t of [...tables].reverse()) await client.query(`DELETE FROM ${q(t.name)}`);
+      });
       let copied = 0;
       for (const [index, t] of tables.entries()) {
         const base = { phase: 'copy' as const, table: t.name, index, tables: tables.length, tableRows: counts[index]!, totalRows };
         progress({ ...base, copied, done: false });
         await writeTx(client, [t], async () => {
-          await client.query(`DELETE FROM ${q(t.name)}`); // rows a migration seeded (settings) give way to platform.db's
           const h = new RowHasher();
           await insertRows(client, t, sqliteSelect(db, t).iterate() as Iterable<unknown[]>, false, batch, (r) => {
             h.add(r);
