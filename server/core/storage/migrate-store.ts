@@ -14,7 +14,11 @@
  *    primary key: deletes children first, then inserts and updates parents first, in one PostgreSQL transaction).
  * 4. The tail: `BEGIN IMMEDIATE` on platform.db takes its write lock (a running server's writes wait, up to its
  *    busy_timeout of 5 s); the tables changed since step 3 are brought up to date the same way; then every table is
- *    verified — row count and checksum on both sides — and only then is the lock released. The pause is measured.
+ *    verified — row count and checksum on both sides, PostgreSQL's computed by PostgreSQL — and only then is the lock
+ *    released. The pause is measured. Run this in a process of its own: a server in the same process would wait for
+ *    the lock on the very thread that has to release it (better-sqlite3 waits synchronously).
+ * With `resume` the target's own checksums stand for the snapshot: steps 3 and 4 make it equal to platform.db (for
+ * the switch: the server stopped, what it wrote since the first run copied over).
  * A mismatch, or any failure once the schema exists, leaves the target to be dropped (MigrateStoreError says so).
  * Target triggers (user triggers, e.g. mail's settled trigger) are disabled inside the copying transactions: the rows
  * arrive as they are, and what the source's triggers wrote is copied as it is.
