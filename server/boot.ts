@@ -205,7 +205,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const audit = createAuditLog(store);
   const tokens = createTokenService(createTokenStore(store), { adminToken: config.adminToken });
   const db = createDbService({
-    platformDb,
+    store,
     audit,
     logger: logger.child({ domain: 'db' }),
     metrics,
@@ -309,7 +309,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     platformDb.close();
     throw err;
   }
-  db.start();
+  await db.start();
   await mail.start();
   backups.start();
   const releasePid = recordServerPid(config.dataDir);

@@ -6,7 +6,7 @@ import type { Api } from '../core/http/api.ts';
 import type { AppContext, HotContext } from '../core/http/context.ts';
 import type { Logger } from '../core/logging/logger.ts';
 import type { Metrics } from '../core/metrics/metrics.ts';
-import type { Db } from '../core/storage/platform-db.ts';
+import type { Store } from '../core/storage/store.ts';
 import { EventBus } from './events/bus.ts';
 import { registerEventRoutes } from './events/events.routes.ts';
 import { registerNamespaceRoutes } from './namespaces/namespaces.routes.ts';
@@ -25,7 +25,8 @@ import { createSqlService, registerSqlRoutes } from './sql/sql.routes.ts';
 export const dbMigrations = [...namespaceMigrations, ...telemetryMigrations];
 
 export interface DbServiceDeps {
-  platformDb: Db;
+  /** The core store (platform.db or PostgreSQL): the namespace registry and the telemetry rollups. */
+  store: Store;
   audit: AuditLog;
   logger: Logger;
   metrics: Metrics;
@@ -50,9 +51,10 @@ export interface DbOptions {
 
 export function createDbService(deps: DbServiceDeps) {
   const events = new EventBus({ bufferSize: deps.events?.bufferEvents, bufferBytes: deps.events?.bufferBytes });
-  const telemetry = createTelemetry({ platformDb: deps.platformDb, logger: deps.logger.child({ part: 'telemetry' }) });
+  const telemetry = createTelemetry({ store: deps.store, logger: deps.logger.child({ part: 'telemetry' }) });
+  const registry = createNamespaceStore(deps.store, { logger: deps.logger.child({ part: 'registry' }) });
   const namespaces = createNamespaceService({
-    store: createNamespaceStore(deps.platformDb),
+    store: registry,
     audit: deps.audit,
     logger: deps.logger,
     dataDir: deps.dataDir,
@@ -65,7 +67,7 @@ export function createDbService(deps: DbServiceDeps) {
     // A deleted or replaced database: end its event streams (old ids now read as lost) and forget pending telemetry.
     onGone: (ns, why) => {
       events.drop(ns);
-      if (why === 'deleted') telemetry.forget(ns);
+      if (why === 'deleted') void telemetry.forget(ns);
     },
   });
   const schema = createSchemaService({ events });
@@ -139,8 +141,10 @@ export function createDbService(deps: DbServiceDeps) {
       if (!ns || !ctx.path.startsWith(`/v1/${ns}/`)) return;
       telemetry.observe({ ns, status: ctx.status, seconds, rowsRead: ctx.state.rowsRead ?? 0, rowsWritten: ctx.state.rowsWritten ?? 0 });
     },
-    start() {
-      const removed = namespaces.sweepOrphans();
+    /** Loads the namespace registry (before the first request), removes orphaned files, starts the jobs. */
+    async start() {
+      await registry.start();
+      const removed = await namespaces.sweepOrphans();
       if (removed) deps.logger.warn({ removed }, 'removed orphaned namespace files');
       stopJobs = namespaces.startJobs();
       telemetry.start();
@@ -149,7 +153,7 @@ export function createDbService(deps: DbServiceDeps) {
       stopJobs?.();
       eventRoutes?.close();
       await sql.close();
-      telemetry.close();
+      await telemetry.close();
       await namespaces.close();
     },
   };

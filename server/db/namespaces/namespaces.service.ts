@@ -11,7 +11,7 @@ import { BACKUP_IMAGE_MAX, copyWalDatabase, type SnapshotCopy } from '../../core
 import { Database } from '../../core/storage/sqlite.ts';
 import { applyConfig, dbFile, HandleManager, measureStorage, removeDbFiles, type StorageInfo, type TenantDb } from './handles.ts';
 import { NAMESPACE_NAME, NamespaceConfig, type NamespaceRecord } from './namespaces.schemas.ts';
-import type { NamespaceRow, NamespaceStore } from './namespaces.store.ts';
+import { isUniqueViolation, type NamespaceRow, type NamespaceStore } from './namespaces.store.ts';
 
 export interface Actor {
   actor: string;
@@ -82,6 +82,8 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
   const tmpDir = path.join(deps.dataDir, 'tmp');
   privateDir(tmpDir);
   const locks = new Locks();
+  /** Storage measurements being written (a closing handle measures its file): `close()` waits for them. */
+  const storageWrites = new Set<Promise<void>>();
 
   const handles = new HandleManager({
     dir,
@@ -93,8 +95,20 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
       return row ? { fileId: row.file_id, config: JSON.parse(row.config) as NamespaceConfig } : null;
     },
     onStorage(name, fileId, info) {
-      store.setStorage(name, fileId, JSON.stringify(info));
+      const write = store.setStorage(name, fileId, JSON.stringify(info)).catch((err) => logger.warn({ err, ns: name }, 'could not record namespace storage'));
+      storageWrites.add(write);
+      void write.finally(() => storageWrites.delete(write));
     },
+  });
+
+  // Another process created, changed or deleted a namespace: drop this process's connection to it (the next request
+  // opens the current file with the current configuration) and end what belonged to the old database.
+  store.onRemoteChange((name, before, after) => {
+    if (!before) return;
+    void handles.close(name).then(() => {
+      if (!after) deps.onGone?.(name, 'deleted');
+      else if (after.file_id !== before.file_id) deps.onGone?.(name, 'replaced');
+    });
   });
 
   const requireRow = (name: string) => {
@@ -208,8 +222,11 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
 
     exists: (name: string) => NAMESPACE_NAME.test(name) && store.get(name) !== undefined,
 
-    get(name: string): NamespaceRecord {
-      return presentNamespace(requireRow(name));
+    /** The stored record (read from the core store: activity and storage as its node last wrote them). */
+    async get(name: string): Promise<NamespaceRecord> {
+      const row = NAMESPACE_NAME.test(name) ? await store.fetch(name) : undefined;
+      if (!row) throw notFound(name);
+      return presentNamespace(row);
     },
 
     /** The tenant connection for the data plane; 404 when the namespace does not exist. */
@@ -230,9 +247,9 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
       return JSON.parse(requireRow(name).config) as NamespaceConfig;
     },
 
-    list(opts: { limit: number; cursor?: string }): { data: NamespaceRecord[]; next_cursor: string | null } {
+    async list(opts: { limit: number; cursor?: string }): Promise<{ data: NamespaceRecord[]; next_cursor: string | null }> {
       const after = opts.cursor ? decodeCursor(opts.cursor) : null;
-      const rows = store.page(after, opts.limit + 1);
+      const rows = await store.page(after, opts.limit + 1);
       const page = rows.slice(0, opts.limit);
       return {
         data: page.map(presentNamespace),
@@ -241,7 +258,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     },
 
     async create(input: { name: string; config?: NamespaceConfig }, actor: Actor): Promise<NamespaceRecord> {
-      return locks.run(input.name, () => {
+      return locks.run(input.name, async () => {
         const config = input.config ?? defaultConfig();
         if (store.get(input.name)) throw new HearthError('namespace_exists', `namespace ${JSON.stringify(input.name)} already exists`);
         const fileId = crypto.randomUUID();
@@ -254,15 +271,14 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
           throw err;
         }
         try {
-          store.transaction(() => {
-            store.insert({ name: input.name, file_id: fileId, created_at, config: JSON.stringify(config) });
-            store.setStorage(input.name, fileId, JSON.stringify(storage));
-            store.flushActivity([[input.name, created_at]]);
-            record({ actor, action: 'namespace.create', target: input.name, detail: { config } });
+          await store.tx(async () => {
+            const row = { name: input.name, file_id: fileId, created_at, config: JSON.stringify(config) };
+            await store.insert({ ...row, storage: JSON.stringify(storage), last_activity_at: created_at });
+            await record({ actor, action: 'namespace.create', target: input.name, detail: { config } });
           });
         } catch (err) {
           removeDbFiles(dir, fileId);
-          if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+          if (isUniqueViolation(err)) {
             throw new HearthError('namespace_exists', `namespace ${JSON.stringify(input.name)} already exists`);
           }
           throw err;
@@ -272,7 +288,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     },
 
     async updateConfig(name: string, config: NamespaceConfig, actor: Actor): Promise<NamespaceRecord> {
-      return locks.run(name, () => {
+      return locks.run(name, async () => {
         const row = requireRow(name);
         const before = JSON.parse(row.config) as NamespaceConfig;
         try {
@@ -286,9 +302,9 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
           }
           throw new HearthError('conflict', `configuration could not be applied: ${(err as Error).message}`);
         }
-        store.transaction(() => {
-          store.setConfig(name, JSON.stringify(config));
-          record({ actor, action: 'namespace.config', target: name, detail: { before, after: config } });
+        await store.tx(async () => {
+          await store.setConfig(name, JSON.stringify(config));
+          await record({ actor, action: 'namespace.config', target: name, detail: { before, after: config } });
         });
         return presentNamespace(store.get(name)!);
       });
@@ -298,9 +314,9 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
       await locks.run(name, async () => {
         const row = requireRow(name);
         await handles.close(name);
-        store.transaction(() => {
-          store.remove(name);
-          record({ actor, action: 'namespace.delete', target: name });
+        await store.tx(async () => {
+          await store.remove(name);
+          await record({ actor, action: 'namespace.delete', target: name });
         });
         removeDbFiles(dir, row.file_id);
         deps.onGone?.(name, 'deleted');
@@ -317,15 +333,21 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
         try {
           await snapshot(name, file, { durable: true });
           const storage = createFile(fileId, config);
-          store.transaction(() => {
-            if (store.get(target)) throw new HearthError('namespace_exists', `namespace ${JSON.stringify(target)} already exists`);
-            store.insert({ name: target, file_id: fileId, created_at: new Date().toISOString(), config: source.config });
-            store.setStorage(target, fileId, JSON.stringify(storage));
-            store.flushActivity([[target, new Date().toISOString()]]);
-            record({ actor, action: 'namespace.duplicate', target, detail: { source: name } });
+          const at = new Date().toISOString();
+          await store.tx(async () => {
+            await store.insert({
+              name: target,
+              file_id: fileId,
+              created_at: at,
+              config: source.config,
+              storage: JSON.stringify(storage),
+              last_activity_at: at,
+            });
+            await record({ actor, action: 'namespace.duplicate', target, detail: { source: name } });
           });
         } catch (err) {
           removeDbFiles(dir, fileId);
+          if (isUniqueViolation(err)) throw new HearthError('namespace_exists', `namespace ${JSON.stringify(target)} already exists`);
           throw err;
         }
         return presentNamespace(store.get(target)!);
@@ -344,7 +366,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
         db.pragma('journal_mode = DELETE');
         db.close();
         record({ actor, action: 'namespace.export', target: name });
-        store.flushActivity([[name, new Date().toISOString()]]);
+        await store.flushActivity([[name, new Date().toISOString()]]);
         return { file, size: fs.statSync(file).size, cleanup };
       } catch (err) {
         cleanup();
@@ -381,10 +403,10 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
         }
         await handles.close(name);
         try {
-          store.transaction(() => {
-            store.setFile(name, fileId, JSON.stringify(storage));
-            store.flushActivity([[name, new Date().toISOString()]]);
-            record({ actor, action: 'namespace.import', target: name, detail: { bytes: upload.size, sha256: upload.sha256, tables: info.tables } });
+          await store.tx(async () => {
+            await store.setFile(name, fileId, JSON.stringify(storage));
+            await store.flushActivity([[name, new Date().toISOString()]]);
+            await record({ actor, action: 'namespace.import', target: name, detail: { bytes: upload.size, sha256: upload.sha256, tables: info.tables } });
           });
         } catch (err) {
           removeDbFiles(dir, fileId);
@@ -397,8 +419,8 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     },
 
     /** Removes database files no registry row points at (left by a crash between steps) and stale temporary files. */
-    sweepOrphans(): number {
-      const known = store.fileIds();
+    async sweepOrphans(): Promise<number> {
+      const known = await store.fileIds();
       let removed = 0;
       for (const f of fs.readdirSync(dir)) {
         const m = /^([0-9a-f-]{36})\.db(-wal|-shm|-journal)?$/.exec(f);
@@ -411,9 +433,9 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
       return removed;
     },
 
-    flushActivity(): void {
+    async flushActivity(): Promise<void> {
       const entries = handles.drainActivity();
-      if (entries.length) store.flushActivity(entries);
+      if (entries.length) await store.flushActivity(entries);
     },
 
     count: () => store.count(),
@@ -428,11 +450,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     /** Starts the periodic activity flush and storage measurement; returns a stop function. */
     startJobs(): () => void {
       const flush = setInterval(() => {
-        try {
-          service.flushActivity();
-        } catch (err) {
-          logger.warn({ err }, 'could not flush namespace activity');
-        }
+        service.flushActivity().catch((err) => logger.warn({ err }, 'could not flush namespace activity'));
       }, ACTIVITY_FLUSH_MS);
       const measure = setInterval(() => handles.measureOpen(), STORAGE_MEASURE_MS);
       flush.unref();
@@ -444,8 +462,10 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     },
 
     async close(): Promise<void> {
-      service.flushActivity();
+      await service.flushActivity();
       await handles.closeAll();
+      await Promise.all(storageWrites);
+      store.stop();
     },
   };
   return service;

@@ -1,20 +1,44 @@
-import type { Db, Migration } from '../../core/storage/platform-db.ts';
+/**
+ * The namespace registry in the core store (issue 18: platform.db or PostgreSQL). It never opens a tenant database.
+ *
+ * Every data-plane request looks its namespace up (`get`), so the registry keeps a per-process cache of every row
+ * and answers `get` from it synchronously. The cache is loaded by `start()` and kept current by:
+ * - this process's writes (`insert`, `remove`, `setConfig`, `setFile`, `setStorage`, `flushActivity`): each runs in
+ *   a transaction of its own or joins the one `tx()` opened around it, and the rows it wrote (`RETURNING *`) enter the
+ *   cache when that transaction commits (never before, never on rollback). Do not wrap them in a plain `store.tx`:
+ *   the registry could not tell when it commits (refused);
+ * - other replicas' writes: every registry write notifies `hearth_namespaces` (payload: the name) at commit, and each
+ *   process re-reads the named row when notified (PostgreSQL LISTEN/NOTIFY; on SQLite the notification reaches this
+ *   process only, which is all one process needs). Re-reads run one after another in arrival order, so a later
+ *   notification's read is applied last;
+ * - a full re-read every `resyncMs` (default 30 s), for notifications lost while the listening connection was down
+ *   and for processes sharing one platform.db.
+ * Activity times and storage measurements are written without a notification (they change often and only the
+ * namespace's own node writes them): other processes see them at their next re-read; control-plane reads that must
+ * be current (`fetch`, `page`) read the store.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Logger } from '../../core/logging/logger.ts';
+import type { Migration } from '../../core/storage/platform-db.ts';
+import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
+import type { Store } from '../../core/storage/store.ts';
 
-export const namespaceMigrations: Migration[] = [
-  {
-    id: 'db-001-namespaces',
-    up: `
-      CREATE TABLE namespaces (
-        name TEXT PRIMARY KEY,
-        file_id TEXT NOT NULL UNIQUE,
-        created_at TEXT NOT NULL,
-        config TEXT NOT NULL,
-        last_activity_at TEXT,
-        storage TEXT
-      ) STRICT;
-    `,
-  },
-];
+const NAMESPACES_001 = `
+  CREATE TABLE namespaces (
+    name TEXT PRIMARY KEY,
+    file_id TEXT NOT NULL UNIQUE,
+    created_at TEXT NOT NULL,
+    config TEXT NOT NULL,
+    last_activity_at TEXT,
+    storage TEXT
+  ) STRICT;
+`;
+
+export const namespaceMigrations: Migration[] = [{ id: 'db-001-namespaces', up: NAMESPACES_001, pg: postgresDdl(NAMESPACES_001) }];
+
+/** The channel every registry write notifies at commit (payload: the namespace's name). */
+export const REGISTRY_CHANNEL = 'hearth_namespaces';
+const RESYNC_MS = 30_000;
 
 export interface NamespaceRow {
   name: string;
@@ -25,37 +49,162 @@ export interface NamespaceRow {
   storage: string | null;
 }
 
-/** The namespace registry in platform.db. It never opens a tenant database. */
-export function createNamespaceStore(db: Db) {
-  const get = db.prepare('SELECT * FROM namespaces WHERE name = ?');
-  // Keyset paging: `name > ?` lets SQLite seek in the primary-key index ('' precedes every valid name).
-  const page = db.prepare('SELECT * FROM namespaces WHERE name > ? ORDER BY name LIMIT ?');
-  const insert = db.prepare('INSERT INTO namespaces (name, file_id, created_at, config) VALUES (@name, @file_id, @created_at, @config)');
-  const remove = db.prepare('DELETE FROM namespaces WHERE name = ?');
-  const setConfig = db.prepare('UPDATE namespaces SET config = ? WHERE name = ?');
-  const setFile = db.prepare('UPDATE namespaces SET file_id = ?, storage = ? WHERE name = ?');
-  const setActivity = db.prepare('UPDATE namespaces SET last_activity_at = ? WHERE name = ? AND (last_activity_at IS NULL OR last_activity_at < ?)');
-  const setStorage = db.prepare('UPDATE namespaces SET storage = ? WHERE name = ? AND file_id = ?');
-  const count = db.prepare('SELECT count(*) FROM namespaces').pluck();
-  const fileIds = db.prepare('SELECT file_id FROM namespaces').pluck();
-  const files = db.prepare('SELECT name, file_id AS fileId FROM namespaces ORDER BY name');
+export interface NamespaceStoreOptions {
+  logger?: Logger;
+  /** Full re-read of the registry (ms; 0: never). */
+  resyncMs?: number;
+}
+
+/** Whether an error is a unique-key violation (SQLite's or PostgreSQL's). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: string }).code ?? '';
+  return code === '23505' || code.startsWith('SQLITE_CONSTRAINT_PRIMARYKEY') || code.startsWith('SQLITE_CONSTRAINT_UNIQUE');
+}
+
+export function createNamespaceStore(store: Store, opts: NamespaceStoreOptions = {}) {
+  const cache = new Map<string, NamespaceRow>();
+  /** The rows the open registry transaction wrote (null: deleted), applied to the cache when it commits. */
+  const staged = new AsyncLocalStorage<Map<string, NamespaceRow | null>>();
+  const listeners: Array<(name: string, before: NamespaceRow | undefined, after: NamespaceRow | undefined) => void> = [];
+  let refreshing: Promise<unknown> = Promise.resolve();
+  let unlisten: (() => void) | null = null;
+  let timer: NodeJS.Timeout | null = null;
+
+  /** Sets a cached row; tells the listeners when another process changed it. */
+  const apply = (name: string, row: NamespaceRow | null, remote: boolean) => {
+    const before = cache.get(name);
+    if (row) cache.set(name, row);
+    else cache.delete(name);
+    if (remote && (before?.file_id !== row?.file_id || before?.config !== row?.config)) {
+      for (const fn of listeners) fn(name, before, row ?? undefined);
+    }
+  };
+
+  /** Runs `fn` in a registry transaction (joining the open one); the rows written enter the cache at commit. */
+  async function tx<T>(fn: () => Promise<T>): Promise<T> {
+    if (staged.getStore()) return fn();
+    if (store.inTx()) throw new Error('registry writes run in the registry’s own transaction (registry.tx), not inside store.tx');
+    const rows = new Map<string, NamespaceRow | null>();
+    const result = await staged.run(rows, () => store.tx(fn));
+    for (const [name, row] of rows) apply(name, row, false);
+    return result;
+  }
+
+  /** Records a written row (or a deletion) for the cache; `notify` wakes the other processes at commit. */
+  const wrote = async (name: string, row: NamespaceRow | null, notify: boolean) => {
+    staged.getStore()!.set(name, row);
+    if (notify) await store.notify(REGISTRY_CHANNEL, name);
+  };
+
+  /** Queues a re-read of one row (from a notification) or of all of them, after those queued before. */
+  const queue = (fn: () => Promise<void>) => {
+    const next = refreshing.then(fn).catch((err) => opts.logger?.warn({ err }, 'could not re-read the namespace registry'));
+    refreshing = next;
+    return next;
+  };
+  const reread = (name: string) =>
+    queue(async () => {
+      const row = await store.get<NamespaceRow>('SELECT * FROM namespaces WHERE name = ?', [name]);
+      apply(name, row ?? null, true);
+    });
+  const reload = () =>
+    queue(async () => {
+      const rows = await store.all<NamespaceRow>('SELECT * FROM namespaces');
+      const seen = new Set<string>();
+      for (const r of rows) {
+        seen.add(r.name);
+        apply(r.name, r, true);
+      }
+      for (const name of [...cache.keys()]) if (!seen.has(name)) apply(name, null, true);
+    });
+
+  const returning = async (sql: string, params: unknown[]) => store.get<NamespaceRow>(`${sql} RETURNING *`, params);
 
   return {
-    get: (name: string) => get.get(name) as NamespaceRow | undefined,
-    page: (after: string | null, limit: number) => page.all(after ?? '', limit) as NamespaceRow[],
-    insert: (row: Omit<NamespaceRow, 'last_activity_at' | 'storage'>) => void insert.run(row),
-    remove: (name: string) => remove.run(name).changes > 0,
-    setConfig: (name: string, config: string) => void setConfig.run(config, name),
-    setFile: (name: string, fileId: string, storage: string | null) => void setFile.run(fileId, storage, name),
-    setStorage: (name: string, fileId: string, storage: string) => void setStorage.run(storage, name, fileId),
+    /** Loads the registry and starts following other processes' writes. */
+    async start(): Promise<void> {
+      unlisten ??= await store.listen(REGISTRY_CHANNEL, (name) => void reread(name));
+      await reload();
+      const every = opts.resyncMs ?? RESYNC_MS;
+      if (every > 0 && !timer) {
+        timer = setInterval(() => void reload(), every);
+        timer.unref();
+      }
+    },
+    /** Waits for the re-reads queued so far (tests). */
+    settled: () => refreshing.then(() => {}),
+    /** Stops following other processes' writes. */
+    stop(): void {
+      unlisten?.();
+      unlisten = null;
+      if (timer) clearInterval(timer);
+      timer = null;
+    },
+    /** Called when another process created, changed (file or configuration) or deleted a namespace. */
+    onRemoteChange(fn: (name: string, before: NamespaceRow | undefined, after: NamespaceRow | undefined) => void): void {
+      listeners.push(fn);
+    },
+    tx,
+
+    /** The cached row (the data plane's lookup). */
+    get: (name: string): NamespaceRow | undefined => cache.get(name),
+    /** The stored row, read now (the control plane's record, with another node's activity and storage). */
+    fetch: (name: string) => store.get<NamespaceRow>('SELECT * FROM namespaces WHERE name = ?', [name]),
+    // Keyset paging: `name > ?` seeks in the primary-key index ('' precedes every valid name).
+    page: (after: string | null, limit: number) =>
+      store.all<NamespaceRow>('SELECT * FROM namespaces WHERE name > ? ORDER BY name LIMIT ?', [after ?? '', limit]),
+    count: () => cache.size,
+    names: () => [...cache.keys()],
+    /** Every stored file id (the orphan sweep compares the folder against the store, not the cache). */
+    fileIds: async () => new Set((await store.all<{ file_id: string }>('SELECT file_id FROM namespaces')).map((r) => r.file_id)),
+    files: () => [...cache.values()].map((r) => ({ name: r.name, fileId: r.file_id })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+
+    insert: (row: Omit<NamespaceRow, 'last_activity_at' | 'storage'> & { last_activity_at?: string | null; storage?: string | null }) =>
+      tx(async () => {
+        const r = await returning('INSERT INTO namespaces (name, file_id, created_at, config, last_activity_at, storage) VALUES (?, ?, ?, ?, ?, ?)', [
+          row.name,
+          row.file_id,
+          row.created_at,
+          row.config,
+          row.last_activity_at ?? null,
+          row.storage ?? null,
+        ]);
+        await wrote(row.name, r!, true);
+      }),
+    remove: (name: string) =>
+      tx(async () => {
+        const { changes } = await store.run('DELETE FROM namespaces WHERE name = ?', [name]);
+        await wrote(name, null, true);
+        return changes > 0;
+      }),
+    setConfig: (name: string, config: string) =>
+      tx(async () => {
+        const r = await returning('UPDATE namespaces SET config = ? WHERE name = ?', [config, name]);
+        await wrote(name, r ?? null, true);
+      }),
+    /** Points a namespace at another database file (an import). */
+    setFile: (name: string, fileId: string, storage: string | null) =>
+      tx(async () => {
+        const r = await returning('UPDATE namespaces SET file_id = ?, storage = ? WHERE name = ?', [fileId, storage, name]);
+        await wrote(name, r ?? null, true);
+      }),
+    setStorage: (name: string, fileId: string, storage: string) =>
+      tx(async () => {
+        const r = await returning('UPDATE namespaces SET storage = ? WHERE name = ? AND file_id = ?', [storage, name, fileId]);
+        if (r) await wrote(name, r, false);
+      }),
     /** Writes last-activity times in one transaction (never moves a time backwards). */
-    flushActivity: db.transaction((entries: Array<[string, string]>) => {
-      for (const [name, at] of entries) setActivity.run(at, name, at);
-    }),
-    count: () => count.get() as number,
-    fileIds: () => new Set(fileIds.all() as string[]),
-    files: () => files.all() as Array<{ name: string; fileId: string }>,
-    transaction: <T>(fn: () => T) => db.transaction(fn)(),
+    flushActivity: (entries: Array<[string, string]>) =>
+      tx(async () => {
+        for (const [name, at] of entries) {
+          const r = await returning('UPDATE namespaces SET last_activity_at = ? WHERE name = ? AND (last_activity_at IS NULL OR last_activity_at < ?)', [
+            at,
+            name,
+            at,
+          ]);
+          if (r) await wrote(name, r, false);
+        }
+      }),
   };
 }
 

@@ -108,10 +108,11 @@ export function registerOverviewRoutes(api: Api, deps: { namespaces: NamespaceSe
       403: { description: 'The token may not use this namespace (`forbidden`).' },
       404: { description: 'No such namespace (`namespace_not_found`).' },
     },
-    handler: (ctx, { params, query }): Overview => {
+    handler: async (ctx, { params, query }): Promise<Overview> => {
       const t = openTenant(ctx, namespaces, params.ns, 'read');
       const file = namespaces.handles.fileOf(t.ns);
       const st = measureStorage(t.db, file ?? '');
+      const traffic = await telemetry.window(t.ns, query.window);
       return {
         namespace: t.ns,
         window: query.window,
@@ -126,7 +127,7 @@ export function registerOverviewRoutes(api: Api, deps: { namespaces: NamespaceSe
           max_db_size: t.config.max_db_size ?? null,
         },
         schema: schemaCounts(t.db),
-        telemetry: telemetry.window(t.ns, query.window),
+        telemetry: traffic,
       };
     },
   });

@@ -1,13 +1,7 @@
-import type Database from 'better-sqlite3';
-import type { Logger } from '../../core/logging/logger.ts';
-import type { Db, Migration } from '../../core/storage/platform-db.ts';
-
-type Stmt = Database.Statement<unknown[]>;
-
-/*
+/**
  * Bounded per-namespace telemetry.
  *
- * Two ring tables in platform.db hold rollups with a FIXED number of rows per namespace:
+ * Two ring tables in the core store (platform.db or PostgreSQL, issue 18) hold rollups with a FIXED number of rows per namespace:
  *   ns_telemetry_minute: 60 slots of one minute (the `1h` window),
  *   ns_telemetry_hour:  720 slots of one hour   (the `24h`, `7d` and `30d` windows).
  * A bucket starting at `bucket_start` (unix seconds) lives in slot `(bucket_start / bucket) % slots`; when a slot is
@@ -15,8 +9,14 @@ type Stmt = Database.Statement<unknown[]>;
  * enforces it). Rows reference the registry (ON DELETE CASCADE): deleting a namespace drops its telemetry.
  *
  * `observe()` only aggregates in memory; `flush()` (every few seconds and on `close()`) writes all pending buckets
- * in one transaction. Reads merge the pending buckets in, so the overview is current.
+ * in one transaction. Reads merge the pending buckets in, so the overview is current. Flushes and reads run one at a
+ * time (a read never sees a batch half written, nor counts one twice). A slot's row is read and written back under
+ * a row lock on PostgreSQL (two replicas flushing the same namespace add up instead of overwriting each other).
  */
+import type { Logger } from '../../core/logging/logger.ts';
+import type { Migration } from '../../core/storage/platform-db.ts';
+import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
+import type { Store } from '../../core/storage/store.ts';
 
 export const MINUTE_SLOTS = 60;
 export const HOUR_SLOTS = 24 * 30;
@@ -31,12 +31,9 @@ const DAY = 86_400;
 export const LATENCY_BOUNDS_MS: readonly number[] = Array.from({ length: 23 }, (_, i) => 0.25 * 2 ** i);
 export const HISTOGRAM_BUCKETS = LATENCY_BOUNDS_MS.length + 1;
 
-export const telemetryMigrations: Migration[] = [
-  {
-    id: 'db-002-telemetry',
-    up: ['ns_telemetry_minute', 'ns_telemetry_hour']
-      .map(
-        (table, i) => `
+const TELEMETRY_002 = ['ns_telemetry_minute', 'ns_telemetry_hour']
+  .map(
+    (table, i) => `
       CREATE TABLE ${table} (
         ns TEXT NOT NULL REFERENCES namespaces (name) ON DELETE CASCADE,
         slot INTEGER NOT NULL CHECK (slot >= 0 AND slot < ${i === 0 ? MINUTE_SLOTS : HOUR_SLOTS}),
@@ -51,10 +48,10 @@ export const telemetryMigrations: Migration[] = [
         latency_hist BLOB NOT NULL,       -- ${HISTOGRAM_BUCKETS} x uint32 LE, see LATENCY_BOUNDS_MS
         PRIMARY KEY (ns, slot)
       ) STRICT, WITHOUT ROWID;`,
-      )
-      .join('\n'),
-  },
-];
+  )
+  .join('\n');
+
+export const telemetryMigrations: Migration[] = [{ id: 'db-002-telemetry', up: TELEMETRY_002, pg: postgresDdl(TELEMETRY_002) }];
 
 /** One finished data-plane request, as the HTTP layer saw it. */
 export interface RequestSample {
@@ -234,8 +231,8 @@ const WINDOWS: Record<OverviewWindow, { resolution: 'minute' | 'hour' | 'day'; s
 const MAX_PENDING_NAMESPACES = 10_000;
 
 /** Bounded per-namespace telemetry rollups in platform.db. */
-export function createTelemetry(deps: { platformDb: Db; logger: Logger; now?: () => number; flushIntervalMs?: number }) {
-  const { platformDb: db, logger } = deps;
+export function createTelemetry(deps: { store: Store; logger: Logger; now?: () => number; flushIntervalMs?: number }) {
+  const { store, logger } = deps;
   const now = deps.now ?? Date.now;
   const flushIntervalMs = deps.flushIntervalMs ?? 5000;
 
@@ -245,28 +242,34 @@ export function createTelemetry(deps: { platformDb: Db; logger: Logger; now?: ()
   } as const;
   type Kind = keyof typeof tables;
 
-  const stmts = Object.fromEntries(
+  const sql = Object.fromEntries(
     (Object.keys(tables) as Kind[]).map((k) => {
       const t = tables[k].name;
+      const columns = 'ns, slot, bucket_start, requests, client_errors, server_errors, rows_read, rows_written, latency_sum_ms, latency_max_ms, latency_hist';
+      const values =
+        '@ns, @slot, @bucket_start, @requests, @client_errors, @server_errors, @rows_read, @rows_written, @latency_sum_ms, @latency_max_ms, @latency_hist';
       return [
         k,
         {
-          get: db.prepare(`SELECT * FROM ${t} WHERE ns = ? AND slot = ?`),
-          put: db.prepare(
-            `INSERT INTO ${t} (ns, slot, bucket_start, requests, client_errors, server_errors, rows_read, rows_written, latency_sum_ms, latency_max_ms, latency_hist)
-             VALUES (@ns, @slot, @bucket_start, @requests, @client_errors, @server_errors, @rows_read, @rows_written, @latency_sum_ms, @latency_max_ms, @latency_hist)
-             ON CONFLICT (ns, slot) DO UPDATE SET bucket_start = excluded.bucket_start, requests = excluded.requests,
-               client_errors = excluded.client_errors, server_errors = excluded.server_errors, rows_read = excluded.rows_read,
-               rows_written = excluded.rows_written, latency_sum_ms = excluded.latency_sum_ms, latency_max_ms = excluded.latency_max_ms,
-               latency_hist = excluded.latency_hist`,
-          ),
-          range: db.prepare(`SELECT * FROM ${t} WHERE ns = ? AND bucket_start >= ? AND bucket_start <= ?`),
-          forget: db.prepare(`DELETE FROM ${t} WHERE ns = ?`),
+          get: `SELECT * FROM ${t} WHERE ns = ? AND slot = ?${store.forUpdate}`,
+          add: `INSERT INTO ${t} (${columns}) VALUES (${values}) ON CONFLICT (ns, slot) DO NOTHING`,
+          put: `UPDATE ${t} SET bucket_start = @bucket_start, requests = @requests, client_errors = @client_errors, server_errors = @server_errors,
+                  rows_read = @rows_read, rows_written = @rows_written, latency_sum_ms = @latency_sum_ms, latency_max_ms = @latency_max_ms,
+                  latency_hist = @latency_hist
+                WHERE ns = @ns AND slot = @slot`,
+          range: `SELECT * FROM ${t} WHERE ns = ? AND bucket_start >= ? AND bucket_start <= ?`,
+          forget: `DELETE FROM ${t} WHERE ns = ?`,
         },
       ];
     }),
-  ) as Record<Kind, { get: Stmt; put: Stmt; range: Stmt; forget: Stmt }>;
-  const nsExists = db.prepare('SELECT 1 FROM namespaces WHERE name = ?').pluck();
+  ) as Record<Kind, { get: string; add: string; put: string; range: string; forget: string }>;
+  /** Flushes and reads, one at a time. */
+  let serial: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = serial.then(fn, fn);
+    serial = next.catch(() => {});
+    return next;
+  };
 
   /** ns → kind → bucket_start → not-yet-flushed aggregate. */
   let pending = new Map<string, Record<Kind, Map<number, Agg>>>();
@@ -308,67 +311,89 @@ export function createTelemetry(deps: { platformDb: Db; logger: Logger; now?: ()
     }
   }
 
-  const writeAll = db.transaction((batch: Map<string, Record<Kind, Map<number, Agg>>>) => {
-    let rows = 0;
-    for (const [ns, kinds] of batch) {
-      if (!nsExists.get(ns)) continue; // unknown or deleted namespace: nothing to keep
-      for (const kind of ['minute', 'hour'] as const) {
-        const { bucket, slots } = tables[kind];
-        const st = stmts[kind];
-        for (const [start, agg] of kinds[kind]) {
-          const slot = Math.floor(start / bucket) % slots;
-          const existing = st.get.get(ns, slot) as StoredRow | undefined;
-          let next = agg;
-          if (existing) {
-            if (existing.bucket_start > start) continue; // the slot already holds a newer bucket: this one is gone
-            if (existing.bucket_start === start) {
-              next = rowToAgg(existing);
-              mergeInto(next, agg);
-            }
-          }
-          st.put.run({
-            ns,
-            slot,
-            bucket_start: start,
-            requests: next.requests,
-            client_errors: next.clientErrors,
-            server_errors: next.serverErrors,
-            rows_read: next.rowsRead,
-            rows_written: next.rowsWritten,
-            latency_sum_ms: next.latencySumMs,
-            latency_max_ms: next.latencyMaxMs,
-            latency_hist: encodeHistogram(next.hist),
-          });
-          rows++;
-        }
-      }
-    }
-    return rows;
+  const stored = (ns: string, slot: number, start: number, a: Agg) => ({
+    ns,
+    slot,
+    bucket_start: start,
+    requests: a.requests,
+    client_errors: a.clientErrors,
+    server_errors: a.serverErrors,
+    rows_read: a.rowsRead,
+    rows_written: a.rowsWritten,
+    latency_sum_ms: a.latencySumMs,
+    latency_max_ms: a.latencyMaxMs,
+    latency_hist: encodeHistogram(a.hist),
   });
 
-  /** Writes every pending bucket in one transaction. On failure the samples stay pending for the next attempt. */
-  function flush(): void {
-    if (pending.size === 0) return;
-    const batch = pending;
-    try {
-      writeAll(batch);
+  const writeAll = (batch: Map<string, Record<Kind, Map<number, Agg>>>) =>
+    store.tx(
+      async () => {
+        let rows = 0;
+        for (const [ns, kinds] of batch) {
+          if (!(await store.value('SELECT 1 FROM namespaces WHERE name = ?', [ns]))) continue; // unknown or deleted namespace: nothing to keep
+          for (const kind of ['minute', 'hour'] as const) {
+            const { bucket, slots } = tables[kind];
+            const q = sql[kind];
+            for (const [start, agg] of kinds[kind]) {
+              const slot = Math.floor(start / bucket) % slots;
+              let existing = await store.get<StoredRow>(q.get, [ns, slot]);
+              if (!existing) {
+                // A new slot: inserted, unless another replica inserted it meanwhile (then read and merged, locked).
+                if ((await store.run(q.add, stored(ns, slot, start, agg))).changes > 0) {
+                  rows++;
+                  continue;
+                }
+                existing = await store.get<StoredRow>(q.get, [ns, slot]);
+              }
+              let next = agg;
+              if (existing) {
+                if (existing.bucket_start > start) continue; // the slot already holds a newer bucket: this one is gone
+                if (existing.bucket_start === start) {
+                  next = rowToAgg(existing);
+                  mergeInto(next, agg);
+                }
+              }
+              await store.run(q.put, stored(ns, slot, start, next));
+              rows++;
+            }
+          }
+        }
+        return rows;
+      },
+      { name: 'telemetry flush' },
+    );
+
+  /**
+   * Writes every pending bucket in one transaction. Samples observed meanwhile wait for the next flush; on failure the
+   * batch goes back to pending for the next attempt.
+   */
+  function flush(): Promise<void> {
+    return oneAtATime(async () => {
+      if (pending.size === 0) return;
+      const batch = pending;
       pending = new Map();
-      warnedFull = false;
-    } catch (err) {
-      logger.warn({ err }, 'could not write namespace telemetry; will retry');
-      // Keep only what could still be shown, so a persistent failure cannot grow memory without bound.
-      const t = Math.floor(now() / 1000);
-      for (const kinds of batch.values()) {
-        for (const kind of ['minute', 'hour'] as const) {
-          const { bucket, slots } = tables[kind];
-          for (const start of kinds[kind].keys()) if (start <= t - bucket * slots) kinds[kind].delete(start);
+      try {
+        await writeAll(batch);
+        warnedFull = false;
+      } catch (err) {
+        logger.warn({ err }, 'could not write namespace telemetry; will retry');
+        // Keep only what could still be shown, so a persistent failure cannot grow memory without bound.
+        const t = Math.floor(now() / 1000);
+        for (const [ns, kinds] of batch) {
+          let p = pending.get(ns);
+          if (!p) pending.set(ns, (p = { minute: new Map(), hour: new Map() }));
+          for (const kind of ['minute', 'hour'] as const) {
+            const { bucket, slots } = tables[kind];
+            for (const [start, agg] of kinds[kind]) if (start > t - bucket * slots) mergeInto(bucketOf(p[kind], start), agg);
+          }
         }
       }
-    }
+    });
   }
 
   /** Telemetry of one namespace over a window, with not-yet-flushed samples included. */
-  function window(ns: string, w: OverviewWindow): WindowTelemetry {
+  const window = (ns: string, w: OverviewWindow): Promise<WindowTelemetry> => oneAtATime(() => windowNow(ns, w));
+  async function windowNow(ns: string, w: OverviewWindow): Promise<WindowTelemetry> {
     const def = WINDOWS[w];
     const t = Math.floor(now() / 1000);
     const { bucket } = tables[def.table];
@@ -380,7 +405,7 @@ export function createTelemetry(deps: { platformDb: Db; logger: Logger; now?: ()
       const i = Math.floor((start - firstPoint) / def.step);
       if (i >= 0 && i < points.length) mergeInto(points[i]!, agg);
     };
-    for (const r of stmts[def.table].range.all(ns, firstPoint, current) as StoredRow[]) add(r.bucket_start, rowToAgg(r));
+    for (const r of await store.all<StoredRow>(sql[def.table].range, [ns, firstPoint, current])) add(r.bucket_start, rowToAgg(r));
     const p = pending.get(ns);
     if (p) for (const [start, agg] of p[def.table]) add(start, agg);
 
@@ -418,25 +443,28 @@ export function createTelemetry(deps: { platformDb: Db; logger: Logger; now?: ()
   return {
     observe,
     /** Drops a namespace's telemetry, stored and pending (registry deletion also cascades to the stored rows). */
-    forget(ns: string): void {
+    forget(ns: string): Promise<void> {
       pending.delete(ns);
-      try {
-        for (const kind of ['minute', 'hour'] as const) stmts[kind].forget.run(ns);
-      } catch (err) {
-        logger.warn({ err, ns }, 'could not drop namespace telemetry');
-      }
+      return oneAtATime(async () => {
+        pending.delete(ns);
+        try {
+          for (const kind of ['minute', 'hour'] as const) await store.run(sql[kind].forget, [ns]);
+        } catch (err) {
+          logger.warn({ err, ns }, 'could not drop namespace telemetry');
+        }
+      });
     },
     flush,
     window,
     start(): void {
       if (timer) return;
-      timer = setInterval(flush, flushIntervalMs);
+      timer = setInterval(() => void flush(), flushIntervalMs);
       timer.unref();
     },
-    close(): void {
+    close(): Promise<void> {
       if (timer) clearInterval(timer);
       timer = null;
-      flush();
+      return flush();
     },
   };
 }

@@ -111,7 +111,7 @@ describe('data folder', () => {
     try {
       expect(s3.initialTokenFile).toBeNull();
       expect(fs.existsSync(path.join(dir, 'initial-admin-token'))).toBe(false);
-      expect(s3.services.db.namespaces.get('kept').name).toBe('kept');
+      expect((await s3.services.db.namespaces.get('kept')).name).toBe('kept');
     } finally {
       await s3.close();
       fs.rmSync(dir, { recursive: true, force: true });

@@ -342,7 +342,7 @@ describe('handles, activity and storage', () => {
     const db = svc.connection('act');
     db.exec('CREATE TABLE t (x BLOB)');
     db.prepare('INSERT INTO t VALUES (randomblob(100000))').run();
-    svc.flushActivity();
+    await svc.flushActivity();
     svc.handles.measureOpen();
     const rec = await (await s.api('/v1/namespaces/act')).json();
     expect(Date.parse(rec.last_activity_at)).toBeGreaterThan(Date.now() - 60_000);

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allMigrations, startServer } from '../../../server/boot.ts';
 import { createLogger } from '../../../server/core/logging/logger.ts';
 import { type Db, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
+import { sqliteStore } from '../../../server/core/storage/store.ts';
 import {
   createTelemetry,
   decodeHistogram,
@@ -101,7 +102,7 @@ describe('rollups (injected clock)', () => {
   let db: Db;
   let clock = 0;
   const logger = createLogger({ level: 'silent' });
-  const make = () => createTelemetry({ platformDb: db, logger, now: () => clock });
+  const make = () => createTelemetry({ store: sqliteStore(db), logger, now: () => clock });
   const rows = (table: 'minute' | 'hour', ns: string) => db.prepare(`SELECT count(*) FROM ns_telemetry_${table} WHERE ns = ?`).pluck().get(ns) as number;
   const addNs = (name: string) =>
     db.prepare('INSERT INTO namespaces (name, file_id, created_at, config) VALUES (?, ?, ?, ?)').run(name, `f-${name}`, new Date().toISOString(), '{}');
@@ -119,18 +120,18 @@ describe('rollups (injected clock)', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  it('the minute ring never holds more than 60 rows per namespace; old minutes leave the 1h window', () => {
+  it('the minute ring never holds more than 60 rows per namespace; old minutes leave the 1h window', async () => {
     const t = make();
     for (let m = 0; m < 150; m++) {
       clock = T0 + m * MIN;
       t.observe(sample('a'));
-      if (m % 7 === 0) t.flush();
+      if (m % 7 === 0) await t.flush();
       expect(rows('minute', 'a')).toBeLessThanOrEqual(MINUTE_SLOTS);
     }
-    t.flush();
+    await t.flush();
     expect(rows('minute', 'a')).toBe(MINUTE_SLOTS);
     expect(rows('hour', 'a')).toBe(3);
-    const w = t.window('a', '1h');
+    const w = await t.window('a', '1h');
     expect(w.resolution).toBe('minute');
     expect(w.series).toHaveLength(60);
     expect(w.requests).toBe(60); // minutes 90…149 only
@@ -138,35 +139,35 @@ describe('rollups (injected clock)', () => {
     expect(w.series.at(-1)!.start).toBe(new Date(T0 - 30_000 + 149 * MIN).toISOString());
     expect(w.rows_read).toBe(120);
     expect(w.rows_written).toBe(60);
-    expect(t.window('a', '24h').requests).toBe(150);
+    expect((await t.window('a', '24h')).requests).toBe(150);
   });
 
-  it('the hour ring never holds more than 720 rows per namespace; 24h, 7d and 30d count only their buckets', () => {
+  it('the hour ring never holds more than 720 rows per namespace; 24h, 7d and 30d count only their buckets', async () => {
     const t = make();
     const last = 799;
     for (let h = 0; h <= last; h++) {
       clock = T0 + h * HOUR;
       t.observe(sample('b'));
       t.observe(sample('b', 500, 0.2));
-      if (h % 50 === 0) t.flush();
+      if (h % 50 === 0) await t.flush();
       expect(rows('hour', 'b')).toBeLessThanOrEqual(HOUR_SLOTS);
       expect(rows('minute', 'b')).toBeLessThanOrEqual(MINUTE_SLOTS);
     }
-    t.flush();
+    await t.flush();
     expect(rows('hour', 'b')).toBe(HOUR_SLOTS);
     const total = db.prepare('SELECT count(*) FROM ns_telemetry_hour').pluck().get() as number;
     expect(total).toBeLessThanOrEqual(5 * HOUR_SLOTS);
 
-    const d24 = t.window('b', '24h');
+    const d24 = await t.window('b', '24h');
     expect(d24.series).toHaveLength(24);
     expect(d24.requests).toBe(48);
     expect(d24.server_errors).toBe(24);
     expect(d24.client_errors).toBe(0);
     expect(d24.errors).toBe(24);
-    const d7 = t.window('b', '7d');
+    const d7 = await t.window('b', '7d');
     expect(d7.series).toHaveLength(168);
     expect(d7.requests).toBe(168 * 2);
-    const d30 = t.window('b', '30d');
+    const d30 = await t.window('b', '30d');
     expect(d30.resolution).toBe('day');
     expect(d30.series).toHaveLength(30);
     const lastDay = Math.floor(last / 24);
@@ -181,61 +182,61 @@ describe('rollups (injected clock)', () => {
     expect(l.p95!).toBeLessThanOrEqual(l.p99!);
     expect(l.max).toBe(200);
     expect(l.avg).toBeCloseTo(105, 6);
-    const h1 = t.window('b', '1h');
+    const h1 = await t.window('b', '1h');
     expect(h1.requests).toBe(2); // only the current hour's minute
   });
 
-  it('a stale slot is ignored by reads and reset when reused; an older bucket never overwrites a newer one', () => {
+  it('a stale slot is ignored by reads and reset when reused; an older bucket never overwrites a newer one', async () => {
     const t = make();
     clock = T0;
     for (let i = 0; i < 5; i++) t.observe(sample('c', 404));
-    t.flush();
+    await t.flush();
     clock = T0 + 61 * MIN; // the row is still stored but out of the window
     expect(rows('minute', 'c')).toBe(1);
-    expect(t.window('c', '1h').requests).toBe(0);
-    expect(t.window('c', '24h')).toMatchObject({ requests: 5, client_errors: 5 });
+    expect((await t.window('c', '1h')).requests).toBe(0);
+    expect(await t.window('c', '24h')).toMatchObject({ requests: 5, client_errors: 5 });
     clock = T0 + 60 * MIN; // same slot as T0
     t.observe(sample('c'));
-    t.flush();
+    await t.flush();
     expect(rows('minute', 'c')).toBe(1);
     const stored = db.prepare('SELECT bucket_start, requests FROM ns_telemetry_minute WHERE ns = ?').get('c') as { bucket_start: number; requests: number };
     expect(stored).toEqual({ bucket_start: (T0 - 30_000 + 60 * MIN) / 1000, requests: 1 });
     clock = T0; // a late sample for the bucket that slot used to hold
     t.observe(sample('c'));
-    t.flush();
+    await t.flush();
     expect(db.prepare('SELECT bucket_start, requests FROM ns_telemetry_minute WHERE ns = ?').get('c')).toEqual(stored);
   });
 
-  it('includes samples not yet flushed, and merges them with stored ones', () => {
+  it('includes samples not yet flushed, and merges them with stored ones', async () => {
     const t = make();
     clock = T0 + 3 * DAY;
     t.observe(sample('d'));
-    t.flush();
+    await t.flush();
     t.observe(sample('d', 503));
     expect(rows('minute', 'd')).toBe(1);
-    expect(t.window('d', '1h')).toMatchObject({ requests: 2, server_errors: 1 });
-    t.close();
+    expect(await t.window('d', '1h')).toMatchObject({ requests: 2, server_errors: 1 });
+    await t.close();
     const r = db.prepare('SELECT requests, server_errors FROM ns_telemetry_minute WHERE ns = ?').get('d');
     expect(r).toEqual({ requests: 2, server_errors: 1 });
   });
 
-  it('keeps nothing for unknown namespaces; forget drops stored and pending telemetry', () => {
+  it('keeps nothing for unknown namespaces; forget drops stored and pending telemetry', async () => {
     const t = make();
     clock = T0 + 5 * DAY;
     t.observe(sample('ghost'));
     t.observe(sample('e'));
-    t.flush();
+    await t.flush();
     expect(rows('minute', 'ghost') + rows('hour', 'ghost')).toBe(0);
     expect(rows('minute', 'e')).toBe(1);
     t.observe(sample('e'));
-    t.forget('e');
+    await t.forget('e');
     expect(rows('minute', 'e') + rows('hour', 'e')).toBe(0);
-    expect(t.window('e', '24h').requests).toBe(0);
-    t.flush();
+    expect((await t.window('e', '24h')).requests).toBe(0);
+    await t.flush();
     expect(rows('minute', 'e') + rows('hour', 'e')).toBe(0);
   });
 
-  it('the database refuses a slot outside the ring', () => {
+  it('the database refuses a slot outside the ring', async () => {
     expect(() => db.prepare(`INSERT INTO ns_telemetry_minute VALUES ('a', 60, 0, 0, 0, 0, 0, 0, 0, 0, x'')`).run()).toThrow(/CHECK/);
     expect(() => db.prepare(`INSERT INTO ns_telemetry_hour VALUES ('a', 720, 0, 0, 0, 0, 0, 0, 0, 0, x'')`).run()).toThrow(/CHECK/);
   });

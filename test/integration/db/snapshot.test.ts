@@ -28,9 +28,10 @@ const actor = { actor: 'test' };
 beforeAll(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-snapshot-'));
   platformDb = openPlatformDb(root, [...coreMigrations, ...namespaceMigrations]);
+  const store = sqliteStore(platformDb);
   svc = createNamespaceService({
-    store: createNamespaceStore(platformDb),
-    audit: createAuditLog(sqliteStore(platformDb)),
+    store: createNamespaceStore(store),
+    audit: createAuditLog(store),
     logger: createLogger({ level: 'silent' }),
     dataDir: root,
     maxOpen: 8,
