@@ -1,0 +1,185 @@
+/**
+ * The database service's core-store parts on both engines (issue 18): the namespace registry and the telemetry
+ * rollups give the same answers on SQLite (platform.db through `sqliteStore`) and on a private PostgreSQL cluster
+ * (`postgresStore`, migrated by `migratePostgres`); and two registries on one PostgreSQL database (two replicas)
+ * keep their caches current from each other's notifications: a namespace created, reconfigured or deleted through
+ * one is seen by the other's cache (the periodic re-read is off, so only the notification can bring it).
+ */
+import { describe, expect, it } from 'vitest';
+import { createAuditLog } from '../../../server/core/audit/audit.ts';
+import { createLogger } from '../../../server/core/logging/logger.ts';
+import { coreMigrations, type Migration, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
+import { migratePostgres, postgresStore } from '../../../server/core/storage/postgres-store.ts';
+import { type Store, sqliteStore } from '../../../server/core/storage/store.ts';
+import { dbMigrations } from '../../../server/db/index.ts';
+import { createNamespaceService, defaultConfig } from '../../../server/db/namespaces/namespaces.service.ts';
+import { createNamespaceStore, type NamespaceStore } from '../../../server/db/namespaces/namespaces.store.ts';
+import { createTelemetry } from '../../../server/db/overview/telemetry.ts';
+import { coreStoreFixtures } from '../../helpers/core-stores.ts';
+import { tempDir } from '../../helpers/temp.ts';
+import { until } from '../../helpers/wait.ts';
+
+const MIGRATIONS: Migration[] = [...coreMigrations, ...dbMigrations];
+const logger = createLogger({ level: 'silent' });
+const actor = { actor: 'test' };
+
+const fx = coreStoreFixtures();
+const registries: NamespaceStore[] = [];
+
+/** Two replicas over one fresh core store of the engine: two connections to one platform.db, or two pools. */
+async function replicas(engine: 'sqlite' | 'postgres'): Promise<[Store, Store]> {
+  if (engine === 'sqlite') {
+    const dir = tempDir('hearth-db-store-');
+    fx.dirs.push(dir);
+    const pair: [Store, Store] = [sqliteStore(openPlatformDb(dir, MIGRATIONS)), sqliteStore(openPlatformDb(dir, MIGRATIONS))];
+    fx.stores.push(...pair);
+    return pair;
+  }
+  const url = await fx.cluster.createDatabase();
+  const pair: [Store, Store] = [postgresStore({ url }), postgresStore({ url })];
+  fx.stores.push(...pair);
+  const ran = await Promise.all(pair.map((s) => migratePostgres(s, MIGRATIONS)));
+  expect(ran.flat()).toEqual(MIGRATIONS.map((m) => m.id)); // one replica applied them, the other found them done
+  return pair;
+}
+
+/** A registry that follows other replicas by notification only. */
+async function registry(store: Store): Promise<NamespaceStore> {
+  const r = createNamespaceStore(store, { logger, resyncMs: 0 });
+  registries.push(r);
+  await r.start();
+  return r;
+}
+
+/** A namespace service (one replica's control plane) with its namespace files in a folder of its own. */
+function service(store: Store, reg: NamespaceStore) {
+  const dataDir = tempDir('hearth-db-files-');
+  fx.dirs.push(dataDir);
+  return createNamespaceService({ store: reg, audit: createAuditLog(store), logger, dataDir, maxOpen: 4 });
+}
+
+for (const engine of ['sqlite', 'postgres'] as const) {
+  describe(`the namespace registry on ${engine}`, () => {
+    it('creates, lists, reconfigures, duplicates and deletes namespaces, each with its audit record', async () => {
+      const [a] = await replicas(engine);
+      const reg = await registry(a);
+      const svc = service(a, reg);
+      try {
+        const created = await svc.create({ name: 'shop' }, actor);
+        expect(created).toMatchObject({ name: 'shop', config: defaultConfig(), last_activity_at: created.created_at });
+        expect(created.storage?.page_size).toBeGreaterThan(0);
+        expect(reg.get('shop')?.name).toBe('shop');
+        await expect(svc.create({ name: 'shop' }, actor)).rejects.toMatchObject({ code: 'namespace_exists' });
+
+        svc.connection('shop').exec('CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (7)');
+        const copy = await svc.duplicate('shop', 'shop_copy', actor);
+        expect(copy.name).toBe('shop_copy');
+        expect(svc.connection('shop_copy').prepare('SELECT x FROM t').pluck().get()).toBe(7);
+
+        const config = { ...defaultConfig(), read_only: true };
+        expect((await svc.updateConfig('shop', config, actor)).config).toEqual(config);
+        expect(svc.config('shop')).toEqual(config);
+        expect((await svc.get('shop')).config).toEqual(config);
+
+        const page = await svc.list({ limit: 1 });
+        expect(page.data.map((n) => n.name)).toEqual(['shop']);
+        expect((await svc.list({ limit: 5, cursor: page.next_cursor! })).data.map((n) => n.name)).toEqual(['shop_copy']);
+        expect(svc.count()).toBe(2);
+
+        await svc.delete('shop', actor);
+        expect(svc.exists('shop')).toBe(false);
+        await expect(svc.get('shop')).rejects.toMatchObject({ code: 'namespace_not_found' });
+        expect(await svc.sweepOrphans()).toBe(0);
+        const actions = await a.all<{ action: string; target: string }>('SELECT action, target FROM audit_log ORDER BY id');
+        expect(actions).toEqual([
+          { action: 'namespace.create', target: 'shop' },
+          { action: 'namespace.duplicate', target: 'shop_copy' },
+          { action: 'namespace.config', target: 'shop' },
+          { action: 'namespace.delete', target: 'shop' },
+        ]);
+      } finally {
+        await svc.close();
+      }
+    });
+
+    it('a registry write that fails leaves neither the row nor the cache changed', async () => {
+      const [a] = await replicas(engine);
+      const reg = await registry(a);
+      await expect(
+        reg.tx(async () => {
+          await reg.insert({ name: 'gone', file_id: 'f-gone', created_at: new Date().toISOString(), config: '{}' });
+          throw new Error('after the insert');
+        }),
+      ).rejects.toThrow('after the insert');
+      expect(reg.get('gone')).toBeUndefined();
+      expect(await reg.fetch('gone')).toBeUndefined();
+      await expect(a.tx(() => reg.remove('gone'))).rejects.toThrow(/registry/);
+    });
+
+    it('telemetry rollups: flushed, read back with their latency histogram, dropped with the namespace', async () => {
+      const [a] = await replicas(engine);
+      const reg = await registry(a);
+      await reg.insert({ name: 'tel', file_id: 'f-tel', created_at: new Date().toISOString(), config: '{}' });
+      const t = createTelemetry({ store: a, logger });
+      for (let i = 0; i < 10; i++) t.observe({ ns: 'tel', status: i < 8 ? 200 : 500, seconds: 0.002 * (i + 1), rowsRead: 3, rowsWritten: 1 });
+      t.observe({ ns: 'ghost', status: 200, seconds: 0.001, rowsRead: 0, rowsWritten: 0 });
+      await t.flush();
+      expect(await a.value('SELECT count(*) FROM ns_telemetry_minute')).toBe(1);
+      const w = await t.window('tel', '1h');
+      expect(w).toMatchObject({ requests: 10, server_errors: 2, rows_read: 30, rows_written: 10 });
+      expect(w.latency_ms.max).toBeCloseTo(20, 6);
+      expect(w.latency_ms.avg).toBeCloseTo(11, 6);
+      await reg.remove('tel');
+      expect(await a.value('SELECT count(*) FROM ns_telemetry_hour')).toBe(0);
+      await t.close();
+    });
+
+    it('two replicas flushing the same minute add up', async () => {
+      const [a, b] = await replicas(engine);
+      const reg = await registry(a);
+      await reg.insert({ name: 'both', file_id: 'f-both', created_at: new Date().toISOString(), config: '{}' });
+      const now = () => Date.UTC(2030, 0, 1, 0, 0, 30);
+      const ta = createTelemetry({ store: a, logger, now });
+      const tb = createTelemetry({ store: b, logger, now });
+      for (let round = 0; round < 5; round++) {
+        for (let i = 0; i < 3; i++) ta.observe({ ns: 'both', status: 200, seconds: 0.001, rowsRead: 1, rowsWritten: 0 });
+        for (let i = 0; i < 4; i++) tb.observe({ ns: 'both', status: 200, seconds: 0.001, rowsRead: 1, rowsWritten: 0 });
+        await Promise.all([ta.flush(), tb.flush()]);
+      }
+      expect(await a.value('SELECT requests FROM ns_telemetry_minute WHERE ns = ?', ['both'])).toBe(35);
+      expect((await ta.window('both', '24h')).requests).toBe(35);
+    });
+  });
+}
+
+describe('two registries on one PostgreSQL (two replicas)', () => {
+  it("a namespace created, reconfigured or deleted through one is seen by the other's cache", async () => {
+    const [a, b] = await replicas('postgres');
+    const ra = await registry(a);
+    const rb = await registry(b);
+    const svc = service(a, ra);
+    try {
+      await svc.create({ name: 'seen' }, actor);
+      const row = await until(() => rb.get('seen'), "replica B's cache to hold the namespace created at A");
+      expect(row.file_id).toBe(ra.get('seen')!.file_id);
+      expect(rb.count()).toBe(1);
+
+      await svc.updateConfig('seen', { ...defaultConfig(), busy_timeout: 1234 }, actor);
+      await until(() => rb.get('seen')?.config.includes('1234'), "replica B's cache to hold the new configuration");
+
+      const changes: string[] = [];
+      rb.onRemoteChange((name, _before, after) => changes.push(`${name}:${after ? 'changed' : 'gone'}`));
+      await svc.delete('seen', actor);
+      await until(() => rb.get('seen') === undefined, "replica B's cache to drop the namespace deleted at A");
+      expect(rb.count()).toBe(0);
+      expect(changes).toEqual(['seen:gone']);
+
+      // And the other way round: a write at B reaches A.
+      await rb.insert({ name: 'from_b', file_id: 'f-from-b', created_at: new Date().toISOString(), config: '{}' });
+      await until(() => ra.get('from_b'), "replica A's cache to hold the namespace created at B");
+    } finally {
+      await svc.close();
+      for (const r of registries.splice(0)) r.stop();
+    }
+  });
+});
