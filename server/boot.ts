@@ -214,6 +214,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     queryProcesses: config.queryProcesses,
     queryMemoryLimit: config.queryMemoryLimit,
     options: dbOptions,
+    node: { id: config.nodeId, healthyMs: config.nodeHealthyMs, version: VERSION },
     uploadLimit: config.uploadLimit,
     uploadMemoryLimit: config.uploadMemoryLimit,
     events: {
@@ -265,6 +266,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     version: VERSION,
     startedAt,
     counts: () => ({ count: db.namespaces.count(), open: db.namespaces.handles.size }),
+    nodes: () => db.nodes(),
     isClosing: () => closing,
     readiness: () => ({ identity_keys: identity.readiness() }),
     tls: () => {
@@ -416,6 +418,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     return `${scheme}://${publicHost()}${port}`;
   };
   publicUrl = derivePublicUrl();
+  void db.setNodeUrl(config.nodeUrl ?? address.url);
   const plain = plainServer ? describe(plainServer, false) : null;
   logger.info(
     { url: address.url, publicUrl, tls: config.tls, caFingerprint: tls.status().ca?.fingerprintSha256, dataDir: config.dataDir, version: VERSION },
@@ -518,6 +521,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       address = describe(server, tls.enabled);
       publicUrl = derivePublicUrl();
       Object.assign(running, address, { publicUrl });
+      if (!config.nodeUrl) void db.setNodeUrl(address.url);
       await updateMdns().catch((err) => logger.warn({ err: (err as Error).message }, 'mDNS: could not follow the new address'));
       logger.info({ url: address.url, host: address.host, port: address.port, publicUrl, tls: tls.mode }, 'hearth listening on a new address');
       return { ...address, publicUrl };

@@ -43,6 +43,21 @@ const Health = z
       })
       .optional(),
     backup: BackupHealth.optional().meta({ description: 'The last backup, the last failure and the next scheduled run.' }),
+    nodes: z
+      .array(
+        z.object({
+          id: z.string(),
+          url: z.string().meta({ description: 'Where the other replicas reach it.' }),
+          healthy: z.boolean().meta({ description: 'Its heartbeat is younger than HEARTH_NODE_HEALTHY_MS and it has not stopped.' }),
+          heartbeat_age_ms: z.number().int(),
+          namespaces: z.number().int().meta({ description: 'Namespaces placed on it.' }),
+          started_at: z.string(),
+          version: z.string(),
+          self: z.boolean().meta({ description: 'The node that answered.' }),
+        }),
+      )
+      .optional()
+      .meta({ description: 'The nodes sharing the core store, each holding the databases of the namespaces placed on it.' }),
   })
   .meta({ id: 'Health' });
 /** The `/healthz` answer (the admin UI reads it before any sign-in). */
@@ -109,6 +124,7 @@ export function registerCoreRoutes(
     readiness?: () => Record<string, string | null>;
     tls?: () => Health['tls'];
     backup?: () => Health['backup'];
+    nodes?: () => Health['nodes'];
   },
 ): void {
   const probe = (at: string) => deps.store.run('INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at', [at]);
@@ -146,6 +162,7 @@ export function registerCoreRoutes(
         namespaces: counts,
         tls: deps.tls?.(),
         backup: deps.backup?.(),
+        nodes: deps.nodes?.(),
       };
     },
   });
@@ -158,7 +175,7 @@ export function registerCoreRoutes(
     access: 'public',
     summary: 'Prometheus metrics',
     description:
-      'Prometheus text format: `hearth_http_requests_total` and `hearth_http_request_duration_seconds` by method, route and status; `hearth_namespaces`; `hearth_namespace_handles_open`; `hearth_backup_last_success_timestamp_seconds`, `hearth_backup_last_failure_timestamp_seconds`, `hearth_backup_running` and `hearth_backup_duration_seconds`; Node.js process metrics including `hearth_nodejs_eventloop_lag_seconds`.',
+      'Prometheus text format: `hearth_http_requests_total` and `hearth_http_request_duration_seconds` by method, route and status; `hearth_namespaces`; `hearth_namespace_handles_open`; `hearth_nodes_healthy` and `hearth_node_namespaces` by node; `hearth_backup_last_success_timestamp_seconds`, `hearth_backup_last_failure_timestamp_seconds`, `hearth_backup_running` and `hearth_backup_duration_seconds`; Node.js process metrics including `hearth_nodejs_eventloop_lag_seconds`.',
     responses: { 200: { description: 'Metrics.', contentType: 'text/plain; version=0.0.4', schema: z.string() } },
     handler: async (ctx) => {
       ctx.type = deps.metrics.registry.contentType;

@@ -12,6 +12,7 @@ import { registerEventRoutes } from './events/events.routes.ts';
 import { registerNamespaceRoutes } from './namespaces/namespaces.routes.ts';
 import { createNamespaceService, type NamespaceService } from './namespaces/namespaces.service.ts';
 import { createNamespaceStore, namespaceMigrations } from './namespaces/namespaces.store.ts';
+import { createNodes, type NodeHealth, nodeIdOf, nodeMigrations, type Owner } from './nodes/nodes.ts';
 import { registerOverviewRoutes } from './overview/overview.routes.ts';
 import { createTelemetry, telemetryMigrations } from './overview/telemetry.ts';
 import { csvImportHandler } from './rows/csv.routes.ts';
@@ -22,7 +23,8 @@ import { registerSchemaRoutes } from './schema/schema.routes.ts';
 import { createSchemaService } from './schema/schema.service.ts';
 import { createSqlService, registerSqlRoutes } from './sql/sql.routes.ts';
 
-export const dbMigrations = [...namespaceMigrations, ...telemetryMigrations];
+export const dbMigrations = [...namespaceMigrations, ...telemetryMigrations, ...nodeMigrations];
+export type { NodeHealth, Owner };
 
 export interface DbServiceDeps {
   /** The core store (platform.db or PostgreSQL): the namespace registry and the telemetry rollups. */
@@ -40,6 +42,8 @@ export interface DbServiceDeps {
   queryMemoryLimit?: number;
   /** Change events (HEARTH_SSE_*, declared in server/core/config): keepalive, retry hint, per-subscriber backlog, replay buffer. */
   events?: { keepaliveMs?: number; retryMs?: number; maxQueueBytes?: number; bufferEvents?: number; bufferBytes?: number };
+  /** This node among the replicas sharing the core store (HEARTH_NODE_*, declared in server/core/config). */
+  node?: { id?: string; healthyMs?: number; version?: string };
   /** Knobs for tests and benchmarks (defaults otherwise). */
   options?: DbOptions;
 }
@@ -53,8 +57,20 @@ export function createDbService(deps: DbServiceDeps) {
   const events = new EventBus({ bufferSize: deps.events?.bufferEvents, bufferBytes: deps.events?.bufferBytes });
   const telemetry = createTelemetry({ store: deps.store, logger: deps.logger.child({ part: 'telemetry' }) });
   const registry = createNamespaceStore(deps.store, { logger: deps.logger.child({ part: 'registry' }) });
+  const nodeId = nodeIdOf(deps.dataDir, deps.node?.id);
+  const nodes = createNodes({
+    store: deps.store,
+    logger: deps.logger.child({ part: 'nodes' }),
+    id: nodeId,
+    version: deps.node?.version ?? 'unknown',
+    healthyMs: deps.node?.healthyMs ?? 15_000,
+    namespacesOn: () => registry.perNode(),
+    openHere: () => namespaces.handles.size,
+  });
   const namespaces = createNamespaceService({
     store: registry,
+    node: nodeId,
+    place: (requested) => nodes.place(requested),
     audit: deps.audit,
     logger: deps.logger,
     dataDir: deps.dataDir,
@@ -80,6 +96,10 @@ export function createDbService(deps: DbServiceDeps) {
   const rows = createRowsService({ events, queries: sql, inline: deps.options?.inlineReads });
   let eventRoutes: { close(): void } | null = null;
   deps.metrics.gauge('hearth_namespaces', 'Namespaces in the registry', () => namespaces.count());
+  deps.metrics.gauge('hearth_nodes_healthy', 'Nodes whose heartbeat is recent (replicas sharing the core store)', () =>
+    nodes.list().reduce((n, x) => n + Number(x.healthy), 0),
+  );
+  deps.metrics.labelledGauge('hearth_node_namespaces', 'Namespaces placed on each node', 'node', () => [...registry.perNode()]);
   deps.metrics.gauge('hearth_namespace_handles_open', 'Tenant databases currently open', () => namespaces.handles.size);
   deps.metrics.gauge('hearth_sql_children', 'Query processes running (tenant reads: read-only SQL, listings, exports)', () => sql.pool.stats.children);
   deps.metrics.gauge('hearth_sql_busy', 'Query processes running a read', () => sql.pool.stats.busy);
@@ -97,6 +117,17 @@ export function createDbService(deps: DbServiceDeps) {
     rows,
     /** Tenant reads in query processes (the pool's stats are read by tests and diagnostics). */
     queries: sql,
+    /** The nodes sharing the core store, as `/healthz` shows them. */
+    nodes: (): NodeHealth[] => nodes.list(),
+    /** Where a namespace's database lives (whom to forward its requests to); null when there is no such namespace. */
+    ownerOf(ns: string): Owner | null {
+      const row = registry.get(ns);
+      if (!row) return null;
+      const node = row.node ?? nodeId;
+      return nodes.owner(node) ?? { node, url: '', healthy: false };
+    },
+    /** The URL other replicas reach this node at (once listening, and after the listener moves). */
+    setNodeUrl: (url: string) => nodes.setUrl(url),
     registerRoutes(api: Api) {
       registerNamespaceRoutes(api, {
         namespaces,
@@ -144,6 +175,10 @@ export function createDbService(deps: DbServiceDeps) {
     /** Loads the namespace registry (before the first request), removes orphaned files, starts the jobs. */
     async start() {
       await registry.start();
+      const claimed = await registry.claim(nodeId, deps.store.dialect === 'sqlite');
+      if (claimed) deps.logger.info({ node: nodeId, claimed }, 'namespaces placed on this node');
+      await nodes.start();
+      namespaces.materializePlaced();
       const removed = await namespaces.sweepOrphans();
       if (removed) deps.logger.warn({ removed }, 'removed orphaned namespace files');
       stopJobs = namespaces.startJobs();
@@ -151,6 +186,7 @@ export function createDbService(deps: DbServiceDeps) {
     },
     async close() {
       stopJobs?.();
+      await nodes.stop();
       eventRoutes?.close();
       await sql.close();
       await telemetry.close();

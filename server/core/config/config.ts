@@ -45,6 +45,11 @@ export const configSchema = z
     /** Most tenant databases kept open at once (least recently used closed first). */
     maxOpenNamespaces: z.coerce.number().int().min(1).max(100_000),
     /**
+     * Replicas sharing one core store: a node counts as healthy while its last heartbeat (written every third of this,
+     * at most every 5 s) is younger than this many milliseconds; new namespaces are placed on healthy nodes only.
+     */
+    nodeHealthyMs: z.coerce.number().int().min(300).max(600_000),
+    /**
      * Query processes at most: every tenant read that could take long (read-only SQL, listings, aggregates, views,
      * CSV exports) runs in one, under the namespace's query_timeout. One namespace may use all but one of them at once.
      */
@@ -243,6 +248,7 @@ export const DEFAULTS = {
   port: 8787,
   logLevel: 'info',
   maxOpenNamespaces: 256,
+  nodeHealthyMs: 15_000,
   queryProcesses: 4,
   queryMemoryLimit: 256 * 1024 * 1024,
   jsonBodyLimit: 16 * 1024 * 1024,
@@ -269,6 +275,7 @@ export const ENV_NAMES: Record<keyof HearthConfig, string> = {
   port: 'HEARTH_PORT',
   logLevel: 'HEARTH_LOG_LEVEL',
   maxOpenNamespaces: 'HEARTH_MAX_OPEN_NAMESPACES',
+  nodeHealthyMs: 'HEARTH_NODE_HEALTHY_MS',
   queryProcesses: 'HEARTH_QUERY_PROCESSES',
   queryMemoryLimit: 'HEARTH_QUERY_MEMORY_LIMIT',
   jsonBodyLimit: 'HEARTH_JSON_BODY_LIMIT',

@@ -77,6 +77,10 @@ export const ERROR_CODES = {
   linux_identity_not_found: 404,
   range_not_confirmed: 400,
   passkey_not_found: 404,
+  // Namespaces on nodes (server/db/nodes).
+  node_unknown: 400,
+  node_unavailable: 409,
+  namespace_elsewhere: 421,
   // OAuth 2.0 (RFC 6749 §5.2, RFC 6750 §3.1, RFC 7009, RFC 7591, RFC 8707); these bodies also carry `error_description`.
   invalid_client: 401,
   invalid_grant: 400,

@@ -45,6 +45,19 @@ export function createMetrics() {
         },
       });
     },
+    /** Registers a gauge with one label, its series read when /metrics is scraped (label value → value). */
+    labelledGauge(name: string, help: string, label: string, read: () => Array<[string, number]>) {
+      new client.Gauge({
+        name,
+        help,
+        labelNames: [label],
+        registers: [registry],
+        collect() {
+          this.reset();
+          for (const [value, n] of read()) this.set({ [label]: value }, n);
+        },
+      });
+    },
   };
 }
 

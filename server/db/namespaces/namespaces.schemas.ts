@@ -66,6 +66,7 @@ export const NamespaceRecord = z
       .nullable()
       .meta({ description: 'Last time the namespace was used (UTC ISO 8601); flushed every few seconds; `null` if never.' }),
     storage: StorageSnapshot.nullable(),
+    node: z.string().nullable().meta({ description: 'The node its database file lives on (replicas sharing one core store: see the nodes in `/healthz`).' }),
   })
   .meta({ id: 'Namespace' });
 
@@ -73,7 +74,17 @@ export type NamespaceRecord = z.infer<typeof NamespaceRecord>;
 
 export const NamespaceParams = z.object({ ns: z.string().meta({ description: 'Namespace name.' }) });
 
-export const CreateNamespaceBody = z.object({ name: NamespaceName, config: NamespaceConfig.optional() }).strict().meta({ id: 'CreateNamespace' });
+export const CreateNamespaceBody = z
+  .object({
+    name: NamespaceName,
+    config: NamespaceConfig.optional(),
+    node: z.string().min(1).max(64).optional().meta({
+      description:
+        'The node to place it on (an id from the nodes in `/healthz`); it must be registered (else 400 `node_unknown`) and healthy (else 409 `node_unavailable`). Omitted: the healthy node holding the fewest namespaces.',
+    }),
+  })
+  .strict()
+  .meta({ id: 'CreateNamespace' });
 
 export const UpdateNamespaceBody = z.object({ config: NamespaceConfig }).strict().meta({ id: 'UpdateNamespace' });
 

@@ -1,3 +1,11 @@
+/**
+ * The namespace control plane: create, configure, list, duplicate, export, import and delete namespaces, each a
+ * SQLite database in `<data>/namespaces/<fileId>.db` recorded in the registry (namespaces.store.ts, in the core
+ * store). Changes to one name run one after another (`Locks`); a registry write and its audit record commit together.
+ * With several nodes (issue 18) a namespace's file lives on its row's `node`: this node opens only its own namespaces
+ * (another's answers 421 `namespace_elsewhere`), creates the database of one placed here by another node when it
+ * hears of it, and removes the files of one of its own deleted elsewhere.
+ */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -9,7 +17,8 @@ import { spawnWorker } from '../../core/runtime.ts';
 import { privateDir, privateFile } from '../../core/storage/data-dir.ts';
 import { BACKUP_IMAGE_MAX, copyWalDatabase, type SnapshotCopy } from '../../core/storage/snapshot-thread.ts';
 import { Database } from '../../core/storage/sqlite.ts';
-import { applyConfig, dbFile, HandleManager, measureStorage, removeDbFiles, type StorageInfo, type TenantDb } from './handles.ts';
+import { dbFile, HandleManager, removeDbFiles, type StorageInfo, type TenantDb } from './handles.ts';
+import { checkUploadHead, createDatabaseFile, Locks } from './namespaces.files.ts';
 import { NAMESPACE_NAME, NamespaceConfig, type NamespaceRecord } from './namespaces.schemas.ts';
 import { isUniqueViolation, type NamespaceRow, type NamespaceStore } from './namespaces.store.ts';
 
@@ -18,7 +27,6 @@ export interface Actor {
   requestId?: string;
 }
 
-const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 const ACTIVITY_FLUSH_MS = 5_000;
 const STORAGE_MEASURE_MS = 5 * 60_000;
 
@@ -31,6 +39,7 @@ function presentNamespace(row: NamespaceRow): NamespaceRecord {
     config: JSON.parse(row.config) as NamespaceConfig,
     last_activity_at: row.last_activity_at,
     storage: row.storage ? (JSON.parse(row.storage) as StorageInfo) : null,
+    node: row.node,
   };
 }
 
@@ -49,27 +58,16 @@ const notFound = (name: string) => new HearthError('namespace_not_found', `names
 const quotaExceeded = (bytes: number, max: number) =>
   new HearthError('quota_exceeded', `the database (${bytes} bytes) exceeds the namespace quota max_db_size of ${max} bytes`);
 
-/** Serialises control-plane operations per namespace name. */
-class Locks {
-  private readonly tails = new Map<string, Promise<unknown>>();
-  async run<T>(key: string, fn: () => Promise<T> | T): Promise<T> {
-    const prev = this.tails.get(key) ?? Promise.resolve();
-    const next = prev.catch(() => {}).then(fn);
-    this.tails.set(key, next);
-    try {
-      return await next;
-    } finally {
-      if (this.tails.get(key) === next) this.tails.delete(key);
-    }
-  }
-}
-
 export interface NamespaceServiceDeps {
   store: NamespaceStore;
   audit: AuditLog;
   logger: Logger;
   dataDir: string;
   maxOpen: number;
+  /** This process's node: the namespaces placed on it have their files in `dataDir` (default `local`). */
+  node?: string;
+  /** The node a new namespace goes to (the requested one, checked, or the least loaded); default: this node. */
+  place?: (requested?: string) => Promise<string>;
   /** Called on every tenant connection after it is opened (SQL functions). */
   onOpen?: (db: TenantDb) => void;
   /** Called after a namespace's database is deleted or replaced by an import. */
@@ -78,6 +76,9 @@ export interface NamespaceServiceDeps {
 
 export function createNamespaceService(deps: NamespaceServiceDeps) {
   const { store, audit, logger } = deps;
+  const self = deps.node ?? 'local';
+  /** Whether a row's database file lives on this node (a row no node claimed yet is a single node's). */
+  const here = (row: NamespaceRow) => row.node === null || row.node === self;
   const dir = path.join(deps.dataDir, 'namespaces');
   const tmpDir = path.join(deps.dataDir, 'tmp');
   privateDir(tmpDir);
@@ -92,7 +93,14 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     onOpen: deps.onOpen,
     lookup(name) {
       const row = store.get(name);
-      return row ? { fileId: row.file_id, config: JSON.parse(row.config) as NamespaceConfig } : null;
+      if (!row) return null;
+      if (!here(row)) {
+        throw new HearthError('namespace_elsewhere', `namespace ${JSON.stringify(name)} lives on node ${JSON.stringify(row.node)}: send its requests there`);
+      }
+      const config = JSON.parse(row.config) as NamespaceConfig;
+      // Placed here by another node and not created yet (no storage measured): create its empty database now.
+      if (row.storage === null && !fs.existsSync(dbFile(dir, row.file_id))) materialize(row);
+      return { fileId: row.file_id, config };
     },
     onStorage(name, fileId, info) {
       const write = store.setStorage(name, fileId, JSON.stringify(info)).catch((err) => logger.warn({ err, ns: name }, 'could not record namespace storage'));
@@ -101,13 +109,30 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     },
   });
 
+  /** Creates the empty database of a namespace another node placed here, and records its storage. */
+  function materialize(row: NamespaceRow): void {
+    const storage = createDatabaseFile(dir, row.file_id, JSON.parse(row.config) as NamespaceConfig);
+    store.setStorage(row.name, row.file_id, JSON.stringify(storage)).catch((err) => logger.warn({ err, ns: row.name }, 'could not record namespace storage'));
+  }
+  const materializeSafely = (row: NamespaceRow) => {
+    try {
+      if (!fs.existsSync(dbFile(dir, row.file_id))) materialize(row);
+    } catch (err) {
+      logger.error({ err, ns: row.name }, 'could not create the database of a namespace placed on this node');
+    }
+  };
+
   // Another process created, changed or deleted a namespace: drop this process's connection to it (the next request
-  // opens the current file with the current configuration) and end what belonged to the old database.
+  // opens the current file with the current configuration) and end what belonged to the old database. A namespace
+  // placed here by another node gets its empty database; one of this node's deleted elsewhere loses its files.
   store.onRemoteChange((name, before, after) => {
+    if (after && !before && after.node === self && after.storage === null) materializeSafely(after);
     if (!before) return;
     void handles.close(name).then(() => {
-      if (!after) deps.onGone?.(name, 'deleted');
-      else if (after.file_id !== before.file_id) deps.onGone?.(name, 'replaced');
+      if (!after) {
+        if (here(before)) removeDbFiles(dir, before.file_id);
+        deps.onGone?.(name, 'deleted');
+      } else if (after.file_id !== before.file_id) deps.onGone?.(name, 'replaced');
     });
   });
 
@@ -169,26 +194,6 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     return ok === true ? undefined : ok;
   }
 
-  function createFile(fileId: string, config: NamespaceConfig): StorageInfo {
-    const file = dbFile(dir, fileId);
-    privateFile(file); // a new database 0600, and so its -wal, -shm and -journal
-    const db = new Database(file, { timeout: config.busy_timeout });
-    try {
-      applyConfig(db, config);
-      return measureStorage(db, file);
-    } finally {
-      db.close();
-    }
-  }
-
-  /** The uploaded bytes start like a SQLite database (before anything is written to disk). */
-  function checkHead(upload: Upload): void {
-    const head = upload.kind === 'memory' ? upload.buffer.subarray(0, 16) : readHead(upload.path);
-    if (upload.size < 512 || !head.equals(SQLITE_MAGIC)) {
-      throw new HearthError('invalid_database', 'the uploaded file is not a SQLite database (its header is not "SQLite format 3")');
-    }
-  }
-
   /**
    * Checks a database file already in its place (in a worker thread): SQLite opens it as a file, so every journal
    * mode works, including WAL, which an in-memory copy cannot be opened in.
@@ -202,17 +207,6 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     });
     if (!result.ok) throw new HearthError('invalid_database', result.reason ?? 'the uploaded file is not a healthy SQLite database');
     return result;
-  }
-
-  function readHead(file: string): Buffer {
-    const fd = fs.openSync(file, 'r');
-    try {
-      const buf = Buffer.alloc(16);
-      fs.readSync(fd, buf, 0, 16, 0);
-      return buf;
-    } finally {
-      fs.closeSync(fd);
-    }
   }
 
   const service = {
@@ -257,24 +251,41 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
       };
     },
 
-    async create(input: { name: string; config?: NamespaceConfig }, actor: Actor): Promise<NamespaceRecord> {
+    /**
+     * Creates a namespace on the node `place` picks. On this node its database is created now; on another node the
+     * row is the placement, and that node creates the empty database when it hears of it (or at its first request).
+     */
+    async create(input: { name: string; config?: NamespaceConfig; node?: string }, actor: Actor): Promise<NamespaceRecord> {
       return locks.run(input.name, async () => {
         const config = input.config ?? defaultConfig();
         if (store.get(input.name)) throw new HearthError('namespace_exists', `namespace ${JSON.stringify(input.name)} already exists`);
+        const node = deps.place ? await deps.place(input.node) : self;
         const fileId = crypto.randomUUID();
         const created_at = new Date().toISOString();
+        if (node !== self) {
+          try {
+            await store.tx(async () => {
+              await store.insert({ name: input.name, file_id: fileId, created_at, config: JSON.stringify(config), last_activity_at: created_at, node });
+              await record({ actor, action: 'namespace.create', target: input.name, detail: { config, node } });
+            });
+          } catch (err) {
+            if (isUniqueViolation(err)) throw new HearthError('namespace_exists', `namespace ${JSON.stringify(input.name)} already exists`);
+            throw err;
+          }
+          return presentNamespace(store.get(input.name)!);
+        }
         let storage: StorageInfo;
         try {
-          storage = createFile(fileId, config);
+          storage = createDatabaseFile(dir, fileId, config);
         } catch (err) {
           removeDbFiles(dir, fileId);
           throw err;
         }
         try {
           await store.tx(async () => {
-            const row = { name: input.name, file_id: fileId, created_at, config: JSON.stringify(config) };
+            const row = { name: input.name, file_id: fileId, created_at, config: JSON.stringify(config), node };
             await store.insert({ ...row, storage: JSON.stringify(storage), last_activity_at: created_at });
-            await record({ actor, action: 'namespace.create', target: input.name, detail: { config } });
+            await record({ actor, action: 'namespace.create', target: input.name, detail: { config, node } });
           });
         } catch (err) {
           removeDbFiles(dir, fileId);
@@ -332,7 +343,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
         const config = JSON.parse(source.config) as NamespaceConfig;
         try {
           await snapshot(name, file, { durable: true });
-          const storage = createFile(fileId, config);
+          const storage = createDatabaseFile(dir, fileId, config);
           const at = new Date().toISOString();
           await store.tx(async () => {
             await store.insert({
@@ -340,6 +351,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
               file_id: fileId,
               created_at: at,
               config: source.config,
+              node: self,
               storage: JSON.stringify(storage),
               last_activity_at: at,
             });
@@ -381,7 +393,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
         const row = requireRow(name);
         const config = JSON.parse(row.config) as NamespaceConfig;
         if (config.max_db_size !== null && upload.size > config.max_db_size) throw quotaExceeded(upload.size, config.max_db_size);
-        checkHead(upload);
+        checkUploadHead(upload);
 
         // The upload is put under its new file name first and checked there: one path for uploads held in memory
         // and spilled ones, whatever journal mode the file was saved in. A refused file is removed with its -wal/-shm.
@@ -396,7 +408,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
           const logical = info.pageSize * info.pageCount;
           if (config.max_db_size !== null && logical > config.max_db_size) throw quotaExceeded(logical, config.max_db_size);
           // The namespace's configuration (journal mode included) replaces whatever the file was saved with.
-          storage = createFile(fileId, config);
+          storage = createDatabaseFile(dir, fileId, config);
         } catch (err) {
           removeDbFiles(dir, fileId);
           throw err;
@@ -441,7 +453,15 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     count: () => store.count(),
 
     /** Every namespace with its database file's id (for a backup's parts). */
-    files: (): Array<{ name: string; fileId: string }> => store.files(),
+    files: (): Array<{ name: string; fileId: string }> => store.files(self),
+
+    /** This node's id. */
+    node: self,
+
+    /** Creates the missing databases of namespaces other nodes placed here while this node was away. */
+    materializePlaced(): void {
+      for (const row of store.on(self)) if (row.storage === null) materializeSafely(row);
+    },
 
     /** A namespace's snapshot for a backup: 'vanished' when it was deleted or replaced since it was listed. */
     snapshot: (name: string, fileId: string, dest: string, onProgress: (done: number, total: number) => void) =>

@@ -47,6 +47,8 @@ export interface NamespaceRow {
   config: string;
   last_activity_at: string | null;
   storage: string | null;
+  /** The node its database file lives on (db-003; null only before a node claimed the rows of a single node). */
+  node: string | null;
 }
 
 export interface NamespaceStoreOptions {
@@ -75,7 +77,7 @@ export function createNamespaceStore(store: Store, opts: NamespaceStoreOptions =
     const before = cache.get(name);
     if (row) cache.set(name, row);
     else cache.delete(name);
-    if (remote && (before?.file_id !== row?.file_id || before?.config !== row?.config)) {
+    if (remote && (before?.file_id !== row?.file_id || before?.config !== row?.config || before?.node !== row?.node)) {
       for (const fn of listeners) fn(name, before, row ?? undefined);
     }
   };
@@ -154,22 +156,51 @@ export function createNamespaceStore(store: Store, opts: NamespaceStoreOptions =
     page: (after: string | null, limit: number) =>
       store.all<NamespaceRow>('SELECT * FROM namespaces WHERE name > ? ORDER BY name LIMIT ?', [after ?? '', limit]),
     count: () => cache.size,
-    names: () => [...cache.keys()],
+    /** Namespaces per node (cached rows). */
+    perNode(): Map<string, number> {
+      const counts = new Map<string, number>();
+      for (const r of cache.values()) if (r.node !== null) counts.set(r.node, (counts.get(r.node) ?? 0) + 1);
+      return counts;
+    },
+    /** The cached rows of the namespaces on `node`. */
+    on: (node: string) => [...cache.values()].filter((r) => r.node === node),
     /** Every stored file id (the orphan sweep compares the folder against the store, not the cache). */
     fileIds: async () => new Set((await store.all<{ file_id: string }>('SELECT file_id FROM namespaces')).map((r) => r.file_id)),
-    files: () => [...cache.values()].map((r) => ({ name: r.name, fileId: r.file_id })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
+    /** The namespaces whose files live on `node`, with their file ids, by name (a backup's parts). */
+    files: (node: string) =>
+      [...cache.values()]
+        .filter((r) => r.node === node)
+        .map((r) => ({ name: r.name, fileId: r.file_id }))
+        .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)),
 
-    insert: (row: Omit<NamespaceRow, 'last_activity_at' | 'storage'> & { last_activity_at?: string | null; storage?: string | null }) =>
+    insert: (
+      row: Omit<NamespaceRow, 'last_activity_at' | 'storage' | 'node'> & { last_activity_at?: string | null; storage?: string | null; node?: string | null },
+    ) =>
       tx(async () => {
-        const r = await returning('INSERT INTO namespaces (name, file_id, created_at, config, last_activity_at, storage) VALUES (?, ?, ?, ?, ?, ?)', [
+        const r = await returning('INSERT INTO namespaces (name, file_id, created_at, config, last_activity_at, storage, node) VALUES (?, ?, ?, ?, ?, ?, ?)', [
           row.name,
           row.file_id,
           row.created_at,
           row.config,
           row.last_activity_at ?? null,
           row.storage ?? null,
+          row.node ?? null,
         ]);
         await wrote(row.name, r!, true);
+      }),
+    /**
+     * Places the namespaces no node holds yet on `node` (those of a single node from before db-003); with `all`, every
+     * namespace not on it (a core store in platform.db belongs to one data folder, which holds every namespace's file:
+     * a restored backup or a copied folder gets a new node id, and its namespaces follow it).
+     */
+    claim: (node: string, all = false) =>
+      tx(async () => {
+        const rows = await store.all<NamespaceRow>(
+          `UPDATE namespaces SET node = ? WHERE node IS NULL${all ? ' OR node <> ?' : ''} RETURNING *`,
+          all ? [node, node] : [node],
+        );
+        for (const r of rows) await wrote(r.name, r, true);
+        return rows.length;
       }),
     remove: (name: string) =>
       tx(async () => {

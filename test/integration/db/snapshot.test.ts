@@ -19,6 +19,7 @@ import { Database } from '../../../server/core/storage/sqlite.ts';
 import { sqliteStore } from '../../../server/core/storage/store.ts';
 import { createNamespaceService, defaultConfig } from '../../../server/db/namespaces/namespaces.service.ts';
 import { createNamespaceStore, namespaceMigrations } from '../../../server/db/namespaces/namespaces.store.ts';
+import { nodeMigrations } from '../../../server/db/nodes/nodes.ts';
 
 let root: string;
 let platformDb: Db;
@@ -27,7 +28,7 @@ const actor = { actor: 'test' };
 
 beforeAll(() => {
   root = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-snapshot-'));
-  platformDb = openPlatformDb(root, [...coreMigrations, ...namespaceMigrations]);
+  platformDb = openPlatformDb(root, [...coreMigrations, ...namespaceMigrations, ...nodeMigrations]);
   const store = sqliteStore(platformDb);
   svc = createNamespaceService({
     store: createNamespaceStore(store),
