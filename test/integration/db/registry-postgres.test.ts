@@ -8,14 +8,13 @@
 import { describe, expect, it } from 'vitest';
 import { createAuditLog } from '../../../server/core/audit/audit.ts';
 import { createLogger } from '../../../server/core/logging/logger.ts';
-import { coreMigrations, type Migration, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
-import { migratePostgres, postgresStore } from '../../../server/core/storage/postgres-store.ts';
-import { type Store, sqliteStore } from '../../../server/core/storage/store.ts';
+import { coreMigrations, type Migration } from '../../../server/core/storage/platform-db.ts';
+import type { Store } from '../../../server/core/storage/store.ts';
 import { dbMigrations } from '../../../server/db/index.ts';
 import { createNamespaceService, defaultConfig } from '../../../server/db/namespaces/namespaces.service.ts';
 import { createNamespaceStore, type NamespaceStore } from '../../../server/db/namespaces/namespaces.store.ts';
 import { createTelemetry } from '../../../server/db/overview/telemetry.ts';
-import { coreStoreFixtures } from '../../helpers/core-stores.ts';
+import { coreStoreFixtures, replicaStores } from '../../helpers/core-stores.ts';
 import { tempDir } from '../../helpers/temp.ts';
 import { until } from '../../helpers/wait.ts';
 
@@ -26,22 +25,8 @@ const actor = { actor: 'test' };
 const fx = coreStoreFixtures();
 const registries: NamespaceStore[] = [];
 
-/** Two replicas over one fresh core store of the engine: two connections to one platform.db, or two pools. */
-async function replicas(engine: 'sqlite' | 'postgres'): Promise<[Store, Store]> {
-  if (engine === 'sqlite') {
-    const dir = tempDir('hearth-db-store-');
-    fx.dirs.push(dir);
-    const pair: [Store, Store] = [sqliteStore(openPlatformDb(dir, MIGRATIONS)), sqliteStore(openPlatformDb(dir, MIGRATIONS))];
-    fx.stores.push(...pair);
-    return pair;
-  }
-  const url = await fx.cluster.createDatabase();
-  const pair: [Store, Store] = [postgresStore({ url }), postgresStore({ url })];
-  fx.stores.push(...pair);
-  const ran = await Promise.all(pair.map((s) => migratePostgres(s, MIGRATIONS)));
-  expect(ran.flat()).toEqual(MIGRATIONS.map((m) => m.id)); // one replica applied them, the other found them done
-  return pair;
-}
+/** Two replicas over one fresh core store of the engine (test/helpers/core-stores.ts). */
+const replicas = (engine: 'sqlite' | 'postgres') => replicaStores(fx, engine, MIGRATIONS);
 
 /** A registry that follows other replicas by notification only. */
 async function registry(store: Store): Promise<NamespaceStore> {
