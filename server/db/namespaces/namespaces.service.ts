@@ -218,6 +218,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
 
     /** The stored record (read from the core store: activity and storage as its node last wrote them). */
     async get(name: string): Promise<NamespaceRecord> {
+      await Promise.all(storageWrites); // this node's measurements in flight are part of the answer
       const row = NAMESPACE_NAME.test(name) ? await store.fetch(name) : undefined;
       if (!row) throw notFound(name);
       return presentNamespace(row);
@@ -243,6 +244,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
 
     async list(opts: { limit: number; cursor?: string }): Promise<{ data: NamespaceRecord[]; next_cursor: string | null }> {
       const after = opts.cursor ? decodeCursor(opts.cursor) : null;
+      await Promise.all(storageWrites);
       const rows = await store.page(after, opts.limit + 1);
       const page = rows.slice(0, opts.limit);
       return {
