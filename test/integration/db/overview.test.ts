@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allMigrations, startServer } from '../../../server/boot.ts';
 import { createLogger } from '../../../server/core/logging/logger.ts';
 import { type Db, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
+import { postgresStore } from '../../../server/core/storage/postgres-store.ts';
 import { sqliteStore } from '../../../server/core/storage/store.ts';
 import {
   createTelemetry,
@@ -378,25 +379,27 @@ describe('persistence', () => {
       expect((await s.api('/v1/ghost/tables')).status).toBe(404);
       await s.close();
 
-      const raw = new Database(path.join(s.dataDir, 'platform.db'), { readonly: true });
+      // The core store as the stopped server left it: platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres.
+      const { databaseUrl } = s.config;
+      const raw = databaseUrl ? postgresStore({ url: databaseUrl }) : sqliteStore(new Database(path.join(s.dataDir, 'platform.db'), { readonly: true }));
       try {
-        expect(raw.prepare("SELECT sum(requests) FROM ns_telemetry_minute WHERE ns = 'keep'").pluck().get()).toBe(5);
-        expect(raw.prepare("SELECT sum(requests) FROM ns_telemetry_hour WHERE ns = 'keep'").pluck().get()).toBe(5);
-        expect(raw.prepare("SELECT count(*) FROM ns_telemetry_minute WHERE ns = 'ghost'").pluck().get()).toBe(0);
+        expect(await raw.value("SELECT CAST(sum(requests) AS BIGINT) FROM ns_telemetry_minute WHERE ns = 'keep'")).toBe(5);
+        expect(await raw.value("SELECT CAST(sum(requests) AS BIGINT) FROM ns_telemetry_hour WHERE ns = 'keep'")).toBe(5);
+        expect(await raw.value("SELECT count(*) FROM ns_telemetry_minute WHERE ns = 'ghost'")).toBe(0);
       } finally {
-        raw.close();
+        await raw.close();
+        if (!databaseUrl) (raw as ReturnType<typeof sqliteStore>).db.close();
       }
 
-      s2 = await startServer({ host: '127.0.0.1', port: 0, logLevel: 'silent', env: {}, dataDir: s.dataDir, adminToken: s.token });
+      s2 = await startServer({ host: '127.0.0.1', port: 0, logLevel: 'silent', env: {}, dataDir: s.dataDir, adminToken: s.token, databaseUrl });
       const auth = { authorization: `Bearer ${s.token}` };
       const o = await (await fetch(`${s2.url}/v1/keep/overview?window=1h`, { headers: auth })).json();
       expect(o.telemetry).toMatchObject({ requests: 5, client_errors: 1 });
 
       expect((await fetch(`${s2.url}/v1/namespaces/keep`, { method: 'DELETE', headers: auth })).status).toBe(204);
-      const left = s2.services.platformDb
-        .prepare("SELECT (SELECT count(*) FROM ns_telemetry_minute WHERE ns = 'keep') + (SELECT count(*) FROM ns_telemetry_hour WHERE ns = 'keep')")
-        .pluck()
-        .get();
+      const left = await s2.services.store.value(
+        "SELECT (SELECT count(*) FROM ns_telemetry_minute WHERE ns = 'keep') + (SELECT count(*) FROM ns_telemetry_hour WHERE ns = 'keep')",
+      );
       expect(left).toBe(0);
     } finally {
       await s2?.close();
