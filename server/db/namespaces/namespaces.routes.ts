@@ -33,9 +33,14 @@ export function registerNamespaceRoutes(
     tags,
     access: 'admin',
     summary: 'Create a namespace',
-    description: 'Creates an empty SQLite database. Omitted settings take their defaults.',
+    description:
+      'Creates an empty SQLite database. Omitted settings take their defaults. With several nodes (replicas sharing one core store) it is placed on `node`, or on the healthy node holding the fewest namespaces; on another node `storage` is `null` until that node has created the database.',
     body: CreateNamespaceBody,
-    responses: { 201: { description: 'Created.', schema: NamespaceRecord }, 409: { description: 'The name is taken (`namespace_exists`).' } },
+    responses: {
+      201: { description: 'Created.', schema: NamespaceRecord },
+      400: { description: 'A bad name or setting (`invalid_request`), or `node` names no registered node (`node_unknown`).' },
+      409: { description: 'The name is taken (`namespace_exists`), or `node` is not healthy (`node_unavailable`).' },
+    },
     handler: async (ctx, { body }) => {
       ctx.state.namespace = body.name;
       const rec = await svc.create(body, actorFor(ctx));

@@ -101,6 +101,22 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       await expect(a.tx(() => reg.remove('gone'))).rejects.toThrow(/registry/);
     });
 
+    it('namespaces from before nodes are claimed by the first node; on platform.db every row follows its node', async () => {
+      const [a] = await replicas(engine);
+      const reg = await registry(a);
+      const at = new Date().toISOString();
+      await reg.insert({ name: 'old', file_id: 'f-old', created_at: at, config: '{}' });
+      await reg.insert({ name: 'elsewhere', file_id: 'f-else', created_at: at, config: '{}', node: 'node-x' });
+      expect(reg.get('old')?.node).toBeNull();
+      expect(await reg.claim('node-a')).toBe(1);
+      expect(reg.get('old')?.node).toBe('node-a');
+      expect(reg.get('elsewhere')?.node).toBe('node-x');
+      expect(await reg.claim('node-a')).toBe(0);
+      expect(await reg.claim('node-b', true)).toBe(2);
+      expect([...reg.perNode()]).toEqual([['node-b', 2]]);
+      expect(reg.files('node-b').map((f) => f.name)).toEqual(['elsewhere', 'old']);
+    });
+
     it('telemetry rollups: flushed, read back with their latency histogram, dropped with the namespace', async () => {
       const [a] = await replicas(engine);
       const reg = await registry(a);
