@@ -126,6 +126,8 @@ export function createDbService(deps: DbServiceDeps) {
       const node = row.node ?? nodeId;
       return nodes.owner(node) ?? { node, url: '', healthy: false };
     },
+    /** Calls `fn` when another node turns unhealthy (stopped, or its heartbeat too old). */
+    onNodeDown: (fn: (node: Owner) => void) => nodes.onDown(fn),
     /** The URL other replicas reach this node at (once listening, and after the listener moves). */
     setNodeUrl: (url: string) => nodes.setUrl(url),
     registerRoutes(api: Api) {

@@ -115,9 +115,31 @@ export function createNodes(deps: NodesDeps) {
   let rows: NodeRow[] = [];
   let timer: NodeJS.Timeout | null = null;
   let beating: Promise<void> | null = null;
+  const downListeners: Array<(node: Owner) => void> = [];
 
   const healthy = (r: NodeRow, at: number) => r.stopped_at === null && at - r.heartbeat_at < deps.healthyMs;
-  const readAll = () => store.all<NodeRow>('SELECT * FROM nodes ORDER BY id');
+  /** The other nodes healthy at the last read. */
+  let up = new Set<string>();
+  /** Reads every node; tells the listeners of each other node that was healthy at the last read and is not now. */
+  const readAll = async () => {
+    const next = await store.all<NodeRow>('SELECT * FROM nodes ORDER BY id');
+    const at = now();
+    rows = next;
+    const was = up;
+    up = new Set(next.filter((r) => r.id !== id && healthy(r, at)).map((r) => r.id));
+    for (const node of was) {
+      if (up.has(node)) continue;
+      const url = next.find((r) => r.id === node)?.url ?? '';
+      for (const fn of downListeners) {
+        try {
+          fn({ node, url, healthy: false });
+        } catch (err) {
+          logger.warn({ err, node }, 'a node-down listener failed');
+        }
+      }
+    }
+    return next;
+  };
 
   /** Writes this node's heartbeat and load, then reads every node's. */
   async function beat(): Promise<void> {
@@ -129,7 +151,7 @@ export function createNodes(deps: NodesDeps) {
          heartbeat_at = excluded.heartbeat_at, stopped_at = NULL, namespaces = excluded.namespaces, open_namespaces = excluded.open_namespaces`,
       { id, url, version: deps.version, started_at: startedAt, at: now(), namespaces: counts.get(id) ?? 0, open: deps.openHere() },
     );
-    rows = await readAll();
+    await readAll();
   }
   /** One heartbeat at a time; a failed one is logged (the node turns unhealthy to the others if they keep failing). */
   const heartbeat = (): Promise<void> => {
@@ -155,6 +177,13 @@ export function createNodes(deps: NodesDeps) {
       return heartbeat();
     },
     heartbeat,
+    /**
+     * Calls `fn` when another node turns unhealthy (seen at a heartbeat, or at a placement): its heartbeat got too
+     * old or it stopped. The forwarding proxy drops its connections to that node.
+     */
+    onDown(fn: (node: Owner) => void): void {
+      downListeners.push(fn);
+    },
     /** Every registered node, as read at the last heartbeat. */
     list(): NodeHealth[] {
       const at = now();
@@ -179,7 +208,6 @@ export function createNodes(deps: NodesDeps) {
     /** The node a new namespace goes to (see the header). */
     async place(requested?: string): Promise<string> {
       const all = await readAll();
-      rows = all;
       const at = now();
       if (requested !== undefined) {
         const r = all.find((n) => n.id === requested);

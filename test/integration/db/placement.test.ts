@@ -3,8 +3,8 @@
  * one PostgreSQL core store. Each registers itself and shows both nodes in `/healthz` and `/metrics`; a namespace
  * created without `node` goes to the node holding the fewest, which creates its database on hearing of it and serves
  * it, while the other node refuses to open it (421 `namespace_elsewhere`) and answers `ownerOf` with the owner's URL;
- * `node` in the request is checked (unknown: 400, stopped: 409); a namespace deleted through the other node loses its
- * files on its own.
+ * `node` in the request is checked (unknown: 400, stopped: 409, and the stop is told to `onNodeDown` listeners); a
+ * namespace deleted through the other node loses its files on its own.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -17,6 +17,8 @@ import { until } from '../../helpers/wait.ts';
 let cluster: Postgres;
 let a: TestServer;
 let b: TestServer;
+/** The nodes A saw turn unhealthy. */
+const down: string[] = [];
 
 /** The secrets every replica of one core store shares. */
 const shared = {
@@ -29,8 +31,9 @@ beforeAll(async () => {
   cluster = await startPostgres();
   const databaseUrl = await cluster.createDatabase();
   const token = `test-admin-${crypto.randomBytes(16).toString('hex')}`;
-  a = await startTestServer({ databaseUrl, adminToken: token, nodeId: 'node-a', nodeHealthyMs: 1500, ...shared });
-  b = await startTestServer({ databaseUrl, adminToken: token, nodeId: 'node-b', nodeHealthyMs: 1500, ...shared });
+  a = await startTestServer({ databaseUrl, adminToken: token, nodeId: 'node-a', nodeHealthyMs: 5000, ...shared });
+  b = await startTestServer({ databaseUrl, adminToken: token, nodeId: 'node-b', nodeHealthyMs: 5000, ...shared });
+  a.services.db.onNodeDown((n) => down.push(n.node));
 }, 120_000);
 afterAll(async () => {
   await b?.stop();
@@ -60,7 +63,7 @@ describe('namespaces on nodes', () => {
       ['node-b', false],
     ]);
     expect(new URL(nodes[1]!.url).port).toBe(String(b.port));
-    expect(nodes[1]!.heartbeat_age_ms).toBeLessThan(1500);
+    expect(nodes[1]!.heartbeat_age_ms).toBeLessThan(5000); // healthy: younger than HEARTH_NODE_HEALTHY_MS
     const metrics = await (await b.api('/metrics', { token: null })).text();
     expect(metrics).toMatch(/^hearth_nodes_healthy 2$/m);
   });
@@ -114,10 +117,11 @@ describe('namespaces on nodes', () => {
     expect(unknown.status).toBe(400);
     expect(await unknown.json()).toMatchObject({ error: 'node_unknown' });
 
+    expect(down).toEqual([]);
     await b.close();
-    const down = await a.api('/v1/namespaces', { method: 'POST', json: { name: 'x2', node: 'node-b' } });
-    expect(down.status).toBe(409);
-    const body = await down.json();
+    const refused = await a.api('/v1/namespaces', { method: 'POST', json: { name: 'x2', node: 'node-b' } });
+    expect(refused.status).toBe(409);
+    const body = await refused.json();
     expect(body).toMatchObject({ error: 'node_unavailable' });
     expect(body.message).toContain('node-b');
     // Without `node`, only healthy nodes are candidates: B holds none and still is not chosen.
@@ -125,6 +129,7 @@ describe('namespaces on nodes', () => {
     expect(placed.node).toBe('node-a');
     const nodes = await nodesOf(a);
     expect(nodes.find((n) => n.id === 'node-b')?.healthy).toBe(false);
+    expect(down).toEqual(['node-b']); // told once, for the forwarding proxy to drop its connections
     expect((await (await a.api('/metrics', { token: null })).text()).match(/^hearth_nodes_healthy (\d+)$/m)?.[1]).toBe('1');
   });
 });
