@@ -10,7 +10,8 @@
  * - other replicas' writes: every registry write notifies `hearth_namespaces` (payload: the name) at commit, and each
  *   process re-reads the named row when notified (PostgreSQL LISTEN/NOTIFY; on SQLite the notification reaches this
  *   process only, which is all one process needs). Re-reads run one after another in arrival order, so a later
- *   notification's read is applied last;
+ *   notification's read is applied last; a read that began before one of this process's writes committed leaves
+ *   that name's row alone (the write's own notification re-reads it);
  * - a full re-read every `resyncMs` (default 30 s), for notifications lost while the listening connection was down
  *   and for processes sharing one platform.db.
  * Activity times and storage measurements are written without a notification (they change often and only the
@@ -69,6 +70,12 @@ export function createNamespaceStore(store: Store, opts: NamespaceStoreOptions =
   const staged = new AsyncLocalStorage<Map<string, NamespaceRow | null>>();
   const listeners: Array<(name: string, before: NamespaceRow | undefined, after: NamespaceRow | undefined) => void> = [];
   let refreshing: Promise<unknown> = Promise.resolve();
+  /**
+   * This process's committed registry writes, counted, and the count at each name's latest: a re-read that began
+   * before a local write committed must not put its older row back (on PostgreSQL a read and a commit interleave).
+   */
+  let writes = 0;
+  const writtenAt = new Map<string, number>();
   let unlisten: (() => void) | null = null;
   let timer: NodeJS.Timeout | null = null;
 
@@ -88,7 +95,10 @@ export function createNamespaceStore(store: Store, opts: NamespaceStoreOptions =
     if (store.inTx()) throw new Error('registry writes run in the registry’s own transaction (registry.tx), not inside store.tx');
     const rows = new Map<string, NamespaceRow | null>();
     const result = await staged.run(rows, () => store.tx(fn));
-    for (const [name, row] of rows) apply(name, row, false);
+    for (const [name, row] of rows) {
+      writtenAt.set(name, ++writes);
+      apply(name, row, false);
+    }
     return result;
   }
 
@@ -104,20 +114,26 @@ export function createNamespaceStore(store: Store, opts: NamespaceStoreOptions =
     refreshing = next;
     return next;
   };
+  /** Applies a row read by a re-read that began when `since` local writes had committed, unless one wrote it since. */
+  const applyRead = (name: string, row: NamespaceRow | null, since: number) => {
+    if ((writtenAt.get(name) ?? 0) <= since) apply(name, row, true);
+  };
   const reread = (name: string) =>
     queue(async () => {
+      const since = writes;
       const row = await store.get<NamespaceRow>('SELECT * FROM namespaces WHERE name = ?', [name]);
-      apply(name, row ?? null, true);
+      applyRead(name, row ?? null, since);
     });
   const reload = () =>
     queue(async () => {
+      const since = writes;
       const rows = await store.all<NamespaceRow>('SELECT * FROM namespaces');
       const seen = new Set<string>();
       for (const r of rows) {
         seen.add(r.name);
-        apply(r.name, r, true);
+        applyRead(r.name, r, since);
       }
-      for (const name of [...cache.keys()]) if (!seen.has(name)) apply(name, null, true);
+      for (const name of [...cache.keys()]) if (!seen.has(name)) applyRead(name, null, since);
     });
 
   const returning = async (sql: string, params: unknown[]) => store.get<NamespaceRow>(`${sql} RETURNING *`, params);
