@@ -2,8 +2,9 @@
  * Nodes: the machines whose replicas share one core store, each holding the SQLite files of the namespaces placed on
  * it (issue 18, "Namespaces on nodes"). Every node registers itself in the core store's `nodes` table and writes a
  * heartbeat every third of `healthyMs` (at most every 5 s) with its URL and load figures; a node is healthy while
- * its heartbeat is younger than `healthyMs` and it has not stopped (a graceful stop records `stopped_at`, so the
- * others stop placing namespaces on it at once).
+ * its heartbeat is younger than `healthyMs`, it has not stopped (a graceful stop records `stopped_at`, so the
+ * others stop placing namespaces on it at once) and it has a URL (it registers at start, and gets its URL once it
+ * listens).
  *
  * Placement (`place`): a new namespace goes to the node asked for (unknown: 400 `node_unknown`; not healthy: 409
  * `node_unavailable`), else to the healthy node holding the fewest namespaces (this node first among equals, then by
@@ -117,7 +118,8 @@ export function createNodes(deps: NodesDeps) {
   let beating: Promise<void> | null = null;
   const downListeners: Array<(node: Owner) => void> = [];
 
-  const healthy = (r: NodeRow, at: number) => r.stopped_at === null && at - r.heartbeat_at < deps.healthyMs;
+  /** Heartbeat young enough, not stopped, and reachable (a node has no URL until it listens). */
+  const healthy = (r: NodeRow, at: number) => r.stopped_at === null && r.url !== '' && at - r.heartbeat_at < deps.healthyMs;
   /** The other nodes healthy at the last read. */
   let up = new Set<string>();
   /** Reads every node; tells the listeners of each other node that was healthy at the last read and is not now. */
