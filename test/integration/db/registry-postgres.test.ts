@@ -1,7 +1,8 @@
 /**
  * The database service's core-store parts on both engines (issue 18): the namespace registry and the telemetry
  * rollups give the same answers on SQLite (platform.db through `sqliteStore`) and on a private PostgreSQL cluster
- * (`postgresStore`, migrated by `migratePostgres`); and two registries on one PostgreSQL database (two replicas)
+ * (`postgresStore`, migrated by `migratePostgres`), and so does node placement (by load, checked, a node going down
+ * told once; an injected clock ages the heartbeats); and two registries on one PostgreSQL database (two replicas)
  * keep their caches current from each other's notifications: a namespace created, reconfigured or deleted through
  * one is seen by the other's cache (the periodic re-read is off, so only the notification can bring it).
  */
@@ -13,6 +14,7 @@ import type { Store } from '../../../server/core/storage/store.ts';
 import { dbMigrations } from '../../../server/db/index.ts';
 import { createNamespaceService, defaultConfig } from '../../../server/db/namespaces/namespaces.service.ts';
 import { createNamespaceStore, type NamespaceStore } from '../../../server/db/namespaces/namespaces.store.ts';
+import { createNodes } from '../../../server/db/nodes/nodes.ts';
 import { createTelemetry } from '../../../server/db/overview/telemetry.ts';
 import { coreStoreFixtures, replicaStores } from '../../helpers/core-stores.ts';
 import { tempDir } from '../../helpers/temp.ts';
@@ -115,6 +117,43 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       expect(await reg.claim('node-b', true)).toBe(2);
       expect([...reg.perNode()]).toEqual([['node-b', 2]]);
       expect(reg.files('node-b').map((f) => f.name)).toEqual(['elsewhere', 'old']);
+    });
+
+    it('nodes: placement by load (this node first among equals), a requested node checked, a node going down told once', async () => {
+      const [a, b] = await replicas(engine);
+      const reg = await registry(a);
+      let clock = Date.UTC(2030, 0, 1);
+      const make = (store: Store, id: string) =>
+        createNodes({ store, logger, id, version: 't', healthyMs: 3000, namespacesOn: () => reg.perNode(), openHere: () => 0, now: () => clock });
+      const na = make(a, 'node-a');
+      const nb = make(b, 'node-b');
+      await na.setUrl('http://a.test');
+      await nb.setUrl('http://b.test');
+      const down: string[] = [];
+      na.onDown((n) => down.push(`${n.node}@${n.url}`));
+      expect(await na.place()).toBe('node-a'); // both hold none: this node
+      expect(await nb.place()).toBe('node-b');
+      await reg.insert({ name: 'n1', file_id: 'f-n1', created_at: new Date().toISOString(), config: '{}', node: 'node-a' });
+      expect(await na.place()).toBe('node-b');
+      expect(await na.place('node-a')).toBe('node-a');
+      await expect(na.place('node-z')).rejects.toMatchObject({ code: 'node_unknown' });
+      expect(na.list().map((n) => [n.id, n.healthy, n.namespaces, n.self])).toEqual([
+        ['node-a', true, 1, true],
+        ['node-b', true, 0, false],
+      ]);
+
+      clock += 3000; // node-b's heartbeat is now as old as the limit; node-a beats again
+      await na.heartbeat();
+      expect(down).toEqual(['node-b@http://b.test']);
+      await expect(na.place('node-b')).rejects.toMatchObject({ code: 'node_unavailable' });
+      expect(await na.place()).toBe('node-a'); // the only healthy node, though it holds more
+      expect(na.owner('node-b')).toEqual({ node: 'node-b', url: 'http://b.test', healthy: false });
+      await nb.heartbeat();
+      expect(await na.place()).toBe('node-b');
+      await nb.stop(); // a stop counts at once
+      await na.heartbeat();
+      expect(down).toEqual(['node-b@http://b.test', 'node-b@http://b.test']);
+      await na.stop();
     });
 
     it('telemetry rollups: flushed, read back with their latency histogram, dropped with the namespace', async () => {
