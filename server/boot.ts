@@ -32,6 +32,7 @@ import type { AppContext, HotContext } from './core/http/context.ts';
 import { hotDispatcher } from './core/http/hot.ts';
 import { createLogger, type Logger } from './core/logging/logger.ts';
 import { createMetrics } from './core/metrics/metrics.ts';
+import { nodeCa } from './core/net/forward.ts';
 import type { MdnsAdvertisement } from './core/net/mdns.ts';
 import { isLoopback, lanLabel } from './core/net/names.ts';
 import { bundledUiDir } from './core/runtime.ts';
@@ -214,7 +215,10 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     queryProcesses: config.queryProcesses,
     queryMemoryLimit: config.queryMemoryLimit,
     options: dbOptions,
-    node: { id: config.nodeId, healthyMs: config.nodeHealthyMs, version: VERSION },
+    node: {
+      ...{ id: config.nodeId, healthyMs: config.nodeHealthyMs, version: VERSION, secret: appSecret },
+      ...{ connectTimeoutMs: config.nodeConnectTimeoutMs, answerTimeoutMs: config.nodeAnswerTimeoutMs, ca: nodeCa(config.nodeCaFile) },
+    },
     uploadLimit: config.uploadLimit,
     uploadMemoryLimit: config.uploadMemoryLimit,
     events: {
@@ -338,7 +342,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
 
   const uiDir = config.uiDir ?? bundledUiDir() ?? DEFAULT_UI_DIR;
   const onFinished = (ctx: AppContext | HotContext, seconds: number) => db.observeRequest(ctx, seconds);
-  const app = buildApp({ api, logger, metrics, uiDir, onFinished });
+  const app = buildApp({ api, logger, metrics, uiDir, onFinished, forwarding: db.forwarding });
   // Hot routes (the OAuth token endpoint, one row by id) are answered before Koa; everything else goes to the Koa app.
   const callback =
     routing?.hot === false ? app.callback() : hotDispatcher(api.hot, { logger, metrics, authenticate: api.authenticate, onFinished }, app.callback());

@@ -6,12 +6,15 @@ import type { Api } from '../core/http/api.ts';
 import type { AppContext, HotContext } from '../core/http/context.ts';
 import type { Logger } from '../core/logging/logger.ts';
 import type { Metrics } from '../core/metrics/metrics.ts';
+import { ForwardAgents } from '../core/net/forward.ts';
 import type { Store } from '../core/storage/store.ts';
 import { EventBus } from './events/bus.ts';
 import { registerEventRoutes } from './events/events.routes.ts';
 import { registerNamespaceRoutes } from './namespaces/namespaces.routes.ts';
 import { createNamespaceService, type NamespaceService } from './namespaces/namespaces.service.ts';
 import { createNamespaceStore, namespaceMigrations } from './namespaces/namespaces.store.ts';
+import { createForwarding, WriteGate } from './nodes/forwarding.ts';
+import { createMover } from './nodes/move.ts';
 import { createNodes, type NodeHealth, nodeIdOf, nodeMigrations, type Owner } from './nodes/nodes.ts';
 import { registerOverviewRoutes } from './overview/overview.routes.ts';
 import { createTelemetry, telemetryMigrations } from './overview/telemetry.ts';
@@ -43,7 +46,17 @@ export interface DbServiceDeps {
   /** Change events (HEARTH_SSE_*, declared in server/core/config): keepalive, retry hint, per-subscriber backlog, replay buffer. */
   events?: { keepaliveMs?: number; retryMs?: number; maxQueueBytes?: number; bufferEvents?: number; bufferBytes?: number };
   /** This node among the replicas sharing the core store (HEARTH_NODE_*, declared in server/core/config). */
-  node?: { id?: string; healthyMs?: number; version?: string };
+  node?: {
+    id?: string;
+    healthyMs?: number;
+    version?: string;
+    /** Forwarding to the node holding a namespace (HEARTH_NODE_CONNECT_TIMEOUT_MS, …_ANSWER_TIMEOUT_MS, …_CA_FILE's PEM). */
+    connectTimeoutMs?: number;
+    answerTimeoutMs?: number;
+    ca?: string | Buffer | Array<string | Buffer>;
+    /** APP_SECRET, the same on every replica: node-to-node requests (a namespace's move) are signed under it. */
+    secret?: string;
+  };
   /** Knobs for tests and benchmarks (defaults otherwise). */
   options?: DbOptions;
 }
@@ -86,6 +99,44 @@ export function createDbService(deps: DbServiceDeps) {
       if (why === 'deleted') void telemetry.forget(ns);
     },
   });
+  const agents = new ForwardAgents({ ca: deps.node?.ca });
+  const gate = new WriteGate();
+  const ownerOf = (ns: string): Owner | null => {
+    const row = registry.get(ns);
+    if (!row) return null;
+    const node = row.node ?? nodeId;
+    return nodes.owner(node) ?? { node, url: '', healthy: false };
+  };
+  const forwarding = createForwarding({
+    self: nodeId,
+    agents,
+    ownerOf,
+    refresh: (ns) => registry.refresh(ns),
+    writeWaitMs: (ns) => {
+      const row = registry.get(ns);
+      return Math.max(1000, row ? (JSON.parse(row.config) as { busy_timeout: number }).busy_timeout : 0);
+    },
+    nodeUrls: () => nodes.list().map((n) => n.url),
+    gate,
+    connectTimeoutMs: deps.node?.connectTimeoutMs,
+    answerTimeoutMs: deps.node?.answerTimeoutMs,
+  });
+  // A node gone dark: its connections are dropped, so no request waits on them.
+  nodes.onDown((n) => {
+    if (n.url) agents.drop(n.url);
+  });
+  const mover = createMover({
+    self: nodeId,
+    secret: deps.node?.secret,
+    agents,
+    nodes,
+    registry,
+    namespaces,
+    audit: deps.audit,
+    gate,
+    logger: deps.logger.child({ part: 'move' }),
+    connectTimeoutMs: deps.node?.connectTimeoutMs,
+  });
   const schema = createSchemaService({ events });
   const sql = createSqlService({
     namespaces,
@@ -120,12 +171,11 @@ export function createDbService(deps: DbServiceDeps) {
     /** The nodes sharing the core store, as `/healthz` shows them. */
     nodes: (): NodeHealth[] => nodes.list(),
     /** Where a namespace's database lives (whom to forward its requests to); null when there is no such namespace. */
-    ownerOf(ns: string): Owner | null {
-      const row = registry.get(ns);
-      if (!row) return null;
-      const node = row.node ?? nodeId;
-      return nodes.owner(node) ?? { node, url: '', healthy: false };
-    },
+    ownerOf,
+    /** The Koa middleware that forwards a request for a namespace held by another node there (nodes/forwarding.ts). */
+    forwarding: forwarding.middleware,
+    /** Moves a namespace to another node (nodes/move.ts). */
+    move: mover.move,
     /** Calls `fn` when another node turns unhealthy (stopped, or its heartbeat too old). */
     onNodeDown: (fn: (node: Owner) => void) => nodes.onDown(fn),
     /** The URL other replicas reach this node at (once listening, and after the listener moves). */
@@ -139,7 +189,8 @@ export function createDbService(deps: DbServiceDeps) {
         importTable: csvImportHandler({ namespaces, rows, uploadLimit: deps.uploadLimit, uploadMemoryLimit: deps.uploadMemoryLimit }),
       });
       registerSchemaRoutes(api, { namespaces, schema });
-      registerRowRoutes(api, { namespaces, rows, queries: sql });
+      registerRowRoutes(api, { namespaces, rows, queries: sql, elsewhere: forwarding.elsewhere });
+      mover.registerRoutes(api);
       registerRestRoutes(api, { namespaces, rows });
       registerSqlRoutes(api, { namespaces, sql });
       eventRoutes = registerEventRoutes(api, {
@@ -189,6 +240,7 @@ export function createDbService(deps: DbServiceDeps) {
     async close() {
       stopJobs?.();
       await nodes.stop();
+      agents.close();
       eventRoutes?.close();
       await sql.close();
       await telemetry.close();

@@ -226,6 +226,15 @@ export const configSchema = z
      * where they forward requests for the namespaces placed here. Unset: the listening address.
      */
     nodeUrl: origin('http://node-b.internal:8787').optional(),
+    /** How long a replica waits for the TCP (and TLS) connection to a namespace's node before answering 503. */
+    nodeConnectTimeoutMs: z.coerce.number().int().min(100).max(60_000),
+    /**
+     * How long a forwarded request may wait for the owner to begin its answer before 503: above the largest
+     * `query_timeout` (one hour), so only a node that stopped answering is caught.
+     */
+    nodeAnswerTimeoutMs: z.coerce.number().int().min(1000).max(86_400_000),
+    /** PEM file of the certificate authorities trusted (besides the system's) for https between replicas. */
+    nodeCaFile: z.string().min(1, 'must not be empty').optional(),
   })
   .strict()
   .superRefine((c, ctx) => {
@@ -266,6 +275,8 @@ export const DEFAULTS = {
   acmeHttpPort: 80,
   backupKeep: 7,
   databasePool: 10,
+  nodeConnectTimeoutMs: 3000,
+  nodeAnswerTimeoutMs: 3_660_000,
 } satisfies Partial<HearthConfig>;
 
 /** Environment variable for each setting. */
@@ -322,6 +333,9 @@ export const ENV_NAMES: Record<keyof HearthConfig, string> = {
   databasePool: 'HEARTH_DATABASE_POOL',
   nodeId: 'HEARTH_NODE_ID',
   nodeUrl: 'HEARTH_NODE_URL',
+  nodeConnectTimeoutMs: 'HEARTH_NODE_CONNECT_TIMEOUT_MS',
+  nodeAnswerTimeoutMs: 'HEARTH_NODE_ANSWER_TIMEOUT_MS',
+  nodeCaFile: 'HEARTH_NODE_CA_FILE',
 };
 
 /** Settings whose values are never echoed in an error. */

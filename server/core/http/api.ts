@@ -62,6 +62,8 @@ export type NoParams = z.ZodObject<Record<never, never>>;
 export type HotRouteDef<P extends z.ZodType = NoParams> = Omit<RouteDef<P, z.ZodType, z.ZodType>, 'access' | 'query' | 'body' | 'bodyLimit' | 'handler'> & {
   access?: Access;
   handler: (ctx: HotContext, params: z.infer<P>) => Promise<unknown>;
+  /** Leave this request to Koa (see `HotEntry.handOff`). */
+  handOff?: (params: Record<string, string>) => boolean;
 };
 
 export const ErrorSchema = z
@@ -204,6 +206,7 @@ export class Api {
       path: def.path,
       access,
       handler: def.handler as (ctx: HotContext, params: Record<string, string>) => Promise<unknown>,
+      handOff: def.handOff,
     });
   }
 

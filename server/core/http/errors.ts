@@ -81,6 +81,9 @@ export const ERROR_CODES = {
   node_unknown: 400,
   node_unavailable: 409,
   namespace_elsewhere: 421,
+  already_on_node: 409,
+  move_in_progress: 409,
+  move_failed: 502,
   // OAuth 2.0 (RFC 6749 §5.2, RFC 6750 §3.1, RFC 7009, RFC 7591, RFC 8707); these bodies also carry `error_description`.
   invalid_client: 401,
   invalid_grant: 400,

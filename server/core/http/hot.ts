@@ -11,8 +11,9 @@
  * The dispatcher takes only the exact method and path of a hot route (any query string): literal segments as
  * written (case-sensitive, no trailing slash) and `:param` segments holding one non-empty segment, decoded as the
  * router decodes them. A hot route that needs a credential takes only requests that carry an `Authorization`
- * header; a request signed in by session cookie goes through Koa, where cookies and Origin checks live. Anything
- * else goes to Koa too, which answers it the same way.
+ * header; a request signed in by session cookie goes through Koa, where cookies and Origin checks live. A route may
+ * hand a request to Koa (`handOff`: a namespace held by another node, forwarded there from Koa). Anything else goes
+ * to Koa too, which answers it the same way.
  *
  * What it earns (bench/routing.bench.ts: `BENCH_ROUTING_ROUNDS=11 npm run bench -- routing`, hot on ÷ off, median of
  * the per-round ratios, 2-core machine shared with other work, three runs of 7–11 rounds): one row by id 1.38–1.47×
@@ -37,6 +38,8 @@ export interface HotEntry {
   path: string;
   access: HotAccess;
   handler: HotHandler;
+  /** True for a request this route must leave to Koa (a namespace held by another node, which Koa forwards). */
+  handOff?: (params: Record<string, string>) => boolean;
 }
 
 /** Hot routes by `METHOD /path` for literal paths, and the routes with `:param` segments. */
@@ -136,7 +139,7 @@ export function hotDispatcher(routes: HotRoutes, deps: HotDeps, next: RequestLis
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const found = routes.match(req.method ?? '', path);
-    if (!found || (found.entry.access !== 'public' && req.headers.authorization === undefined)) return next(req, res);
+    if (!found || (found.entry.access !== 'public' && req.headers.authorization === undefined) || found.entry.handOff?.(found.params)) return next(req, res);
     void serve(found.entry, found.params, req, res, path, deps);
   };
 }

@@ -15,7 +15,10 @@
  *   `X-Forwarded-Proto` and `-Host` are set, `Via` names the hop, and `X-Request-ID` carries this request's id so both
  *   access logs share it. `Hearth-Forwarded-By: <node id>` marks the hop: a request that carries it is never forwarded
  *   again (forward() refuses it with 503 `namespace_unavailable`; the owner answers it itself), so placements that
- *   disagree for a moment make a 503, never a loop. Trust those headers only from a peer: see `forwardedClient`.
+ *   disagree for a moment make a 503, never a loop. One exception, asked for with `again`: a node a namespace just
+ *   moved away from passes a request forwarded to it on to the new owner once more (the header then names both
+ *   hops, and a request that carries two is never forwarded again). Trust those headers only from a peer: see
+ *   `forwardedClient`.
  * - Before the owner's answer has begun, any failure (refused, reset, unreachable, no connection within
  *   `connectTimeoutMs`, no answer within `answerTimeoutMs`, a TLS failure, the owner's connections dropped with
  *   `ForwardAgents.drop` when its heartbeat stops) is 503 `namespace_unavailable` with `Retry-After`: never a 500,
@@ -27,11 +30,12 @@
  * - One keep-alive agent per owner origin (`ForwardAgents`), http or https; https trusts the given CA certificates
  *   (Hearth's internal CA) and the system's when none are given.
  */
+import fs from 'node:fs';
 import http, { type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import type { Socket } from 'node:net';
 import { pipeline } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
+import { rootCertificates, type TLSSocket } from 'node:tls';
 import { HearthError } from '../http/errors.ts';
 
 /** The header that marks a request as forwarded once, naming the node that forwarded it. */
@@ -58,6 +62,8 @@ export interface ForwardOptions {
    * the namespace's `query_timeout`: it catches an owner that stopped answering on a connection kept alive.
    */
   answerTimeoutMs?: number;
+  /** Pass on a request that was forwarded once already (a namespace that moved meanwhile): at most two hops in all. */
+  again?: boolean;
 }
 
 /** What forward() needs of a request context: a Koa context has it, and so has a hot route's. */
@@ -133,6 +139,12 @@ export class ForwardAgents {
   }
 }
 
+/** The certificate authorities for https between nodes: the system's and those of a PEM file (HEARTH_NODE_CA_FILE); undefined: the system's. */
+export function nodeCa(file: string | undefined): string[] | undefined {
+  if (!file) return undefined;
+  return [...rootCertificates, fs.readFileSync(file, 'utf8')];
+}
+
 /** The node that forwarded this request (its `Hearth-Forwarded-By`), if any: such a request is answered here or refused. */
 export function forwardedBy(req: IncomingMessage): string | undefined {
   const v = req.headers[FORWARDED_BY];
@@ -142,14 +154,18 @@ export function forwardedBy(req: IncomingMessage): string | undefined {
 /**
  * The real client's address of a request: when it was forwarded (`Hearth-Forwarded-By`) by a peer this node trusts
  * (`isPeer(socket address)`, e.g. an address of a registered node), the last `X-Forwarded-For` element (the one that
- * peer appended); otherwise the socket's address. A client cannot choose its rate-limit bucket by sending the headers.
+ * peer appended), or the one before it when that one is a peer too and the request made two hops; otherwise the
+ * socket's address. A client cannot choose its rate-limit bucket by sending the headers.
  */
 export function forwardedClient(req: IncomingMessage, isPeer: (address: string) => boolean): string {
   const socketAddress = plainAddress(req.socket.remoteAddress ?? '');
-  if (forwardedBy(req) === undefined || !isPeer(socketAddress)) return socketAddress;
+  const by = forwardedBy(req);
+  if (by === undefined || !isPeer(socketAddress)) return socketAddress;
   const xff = req.headers['x-forwarded-for'];
-  const last = (Array.isArray(xff) ? xff.join(',') : (xff ?? '')).split(',').at(-1)?.trim();
-  return last ? last : socketAddress;
+  const chain = (Array.isArray(xff) ? xff.join(',') : (xff ?? '')).split(',').map((a) => a.trim());
+  let client = chain.at(-1) || socketAddress;
+  if (by.includes(',') && chain.length >= 2 && isPeer(client)) client = chain.at(-2) || client;
+  return client;
 }
 
 /**
@@ -163,7 +179,7 @@ export async function forward(ctx: ForwardContext, target: ForwardTarget, opts: 
   const { req, res } = ctx;
   const retryAfter = String(opts.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_S);
   const by = forwardedBy(req);
-  if (by !== undefined) {
+  if (by !== undefined && (!opts.again || by.includes(','))) {
     throw new HearthError('namespace_unavailable', `this request was forwarded by node ${by} to a node that does not hold its namespace; try again shortly`, {
       headers: { 'Retry-After': retryAfter },
       details: { from: by, to: target.node },
@@ -304,7 +320,7 @@ function requestHeaders(ctx: ForwardContext, self: string): OutgoingHttpHeaders 
   out['x-forwarded-proto'] = proto;
   if (host) out['x-forwarded-host'] = host;
   out.via = appendVia(req.headers.via, self);
-  out[FORWARDED_BY] = self;
+  out[FORWARDED_BY] = forwardedBy(req) ? `${forwardedBy(req)}, ${self}` : self;
   const requestId = ctx.state?.requestId ?? req.headers['x-request-id'];
   if (requestId) out['x-request-id'] = requestId;
   return out;

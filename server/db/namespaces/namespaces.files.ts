@@ -1,11 +1,13 @@
 /**
  * The namespace service's file helpers: creating a tenant database file with its configuration applied, the first
- * check of an uploaded database (its header, before anything is written to disk), and the per-name queue that runs
+ * check of an uploaded database (its header, before anything is written to disk) and the full one (in a worker
+ * thread, once it is in place), and the per-name queue that runs
  * control-plane operations on one namespace one after another.
  */
 import fs from 'node:fs';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Upload } from '../../core/http/multipart.ts';
+import { spawnWorker } from '../../core/runtime.ts';
 import { privateFile } from '../../core/storage/data-dir.ts';
 import { Database } from '../../core/storage/sqlite.ts';
 import { applyConfig, dbFile, measureStorage, type StorageInfo } from './handles.ts';
@@ -24,6 +26,21 @@ export function createDatabaseFile(dir: string, fileId: string, config: Namespac
   } finally {
     db.close();
   }
+}
+
+/**
+ * Checks a database file already in its place (in a worker thread): SQLite opens it as a file, so every journal
+ * mode works, including WAL, which an in-memory copy cannot be opened in.
+ */
+export async function checkFile(file: string): Promise<{ pageSize: number; pageCount: number; tables: number }> {
+  const result = await new Promise<{ ok: boolean; reason?: string; pageSize: number; pageCount: number; tables: number }>((resolve, reject) => {
+    const worker = spawnWorker('db-check', new URL('./check.worker.ts', import.meta.url), { workerData: { file } });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => code !== 0 && reject(new Error(`database check exited with code ${code}`)));
+  });
+  if (!result.ok) throw new HearthError('invalid_database', result.reason ?? 'the uploaded file is not a healthy SQLite database');
+  return result;
 }
 
 /** The uploaded bytes start like a SQLite database (before anything is written to disk). */

@@ -90,6 +90,20 @@ export const UpdateNamespaceBody = z.object({ config: NamespaceConfig }).strict(
 
 export const DuplicateNamespaceBody = z.object({ name: NamespaceName }).strict().meta({ id: 'DuplicateNamespace' });
 
+export const MoveNamespaceBody = z
+  .object({ node: z.string().min(1).max(64).meta({ description: 'The node to move the namespace to (an id listed in `/healthz`).' }) })
+  .strict()
+  .meta({ id: 'MoveNamespace' });
+
+export const MovedNamespace = NamespaceRecord.extend({
+  moved: z.object({
+    from: z.string().meta({ description: 'The node that held it.' }),
+    to: z.string().meta({ description: 'The node that holds it now.' }),
+    bytes: z.number().int().meta({ description: 'Size of the database file copied.' }),
+    pause_ms: z.number().int().meta({ description: 'How long writes to it were paused (reads went on).' }),
+  }),
+}).meta({ id: 'MovedNamespace' });
+
 export const ListNamespacesQuery = z
   .object({
     limit: z.coerce.number().int().min(1).max(500).default(100).meta({ description: 'Page size, 1–500 (default 100).' }),

@@ -13,12 +13,11 @@ import type { AuditLog } from '../../core/audit/audit.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Upload } from '../../core/http/multipart.ts';
 import type { Logger } from '../../core/logging/logger.ts';
-import { spawnWorker } from '../../core/runtime.ts';
 import { privateDir, privateFile } from '../../core/storage/data-dir.ts';
 import { BACKUP_IMAGE_MAX, copyWalDatabase, type SnapshotCopy } from '../../core/storage/snapshot-thread.ts';
 import { Database } from '../../core/storage/sqlite.ts';
 import { dbFile, HandleManager, removeDbFiles, type StorageInfo, type TenantDb } from './handles.ts';
-import { checkUploadHead, createDatabaseFile, Locks } from './namespaces.files.ts';
+import { checkFile, checkUploadHead, createDatabaseFile, Locks } from './namespaces.files.ts';
 import { NAMESPACE_NAME, NamespaceConfig, type NamespaceRecord } from './namespaces.schemas.ts';
 import { isUniqueViolation, type NamespaceRow, type NamespaceStore } from './namespaces.store.ts';
 
@@ -194,21 +193,6 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     return ok === true ? undefined : ok;
   }
 
-  /**
-   * Checks a database file already in its place (in a worker thread): SQLite opens it as a file, so every journal
-   * mode works, including WAL, which an in-memory copy cannot be opened in.
-   */
-  async function checkFile(file: string): Promise<{ pageSize: number; pageCount: number; tables: number }> {
-    const result = await new Promise<{ ok: boolean; reason?: string; pageSize: number; pageCount: number; tables: number }>((resolve, reject) => {
-      const worker = spawnWorker('db-check', new URL('./check.worker.ts', import.meta.url), { workerData: { file } });
-      worker.once('message', resolve);
-      worker.once('error', reject);
-      worker.once('exit', (code) => code !== 0 && reject(new Error(`database check exited with code ${code}`)));
-    });
-    if (!result.ok) throw new HearthError('invalid_database', result.reason ?? 'the uploaded file is not a healthy SQLite database');
-    return result;
-  }
-
   const service = {
     handles,
     dir,
@@ -224,7 +208,6 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
       return presentNamespace(row);
     },
 
-    /** The tenant connection for the data plane; 404 when the namespace does not exist. */
     /** The tenant connection with its configuration; 404 when the namespace does not exist. */
     tenant(name: string): { db: TenantDb; config: NamespaceConfig } {
       const t = NAMESPACE_NAME.test(name) ? handles.lease(name) : null;
@@ -459,6 +442,17 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
 
     /** This node's id. */
     node: self,
+
+    /** Runs `fn` while no other control-plane operation on `name` runs here (a move). */
+    exclusive: <T>(name: string, fn: () => Promise<T>) => locks.run(name, fn),
+    /** A consistent copy of the namespace's database at `dest` with its size and SHA-256 ('vanished': replaced or deleted). */
+    copyOut: (name: string, fileId: string, dest: string) => snapshot(name, dest, { fileId, hash: true, durable: true }),
+    /** The namespace moved to another node: its connection closed, its event streams ended, its files here removed. */
+    async movedAway(name: string, fileId: string): Promise<void> {
+      await handles.close(name);
+      removeDbFiles(dir, fileId);
+      deps.onGone?.(name, 'replaced');
+    },
 
     /** Creates the missing databases of namespaces other nodes placed here while this node was away. */
     materializePlaced(): void {

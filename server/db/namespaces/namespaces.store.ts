@@ -149,6 +149,8 @@ export function createNamespaceStore(store: Store, opts: NamespaceStoreOptions =
         timer.unref();
       }
     },
+    /** Reads one row again now (after the re-reads queued before it): a move this process has not heard of yet. */
+    refresh: (name: string): Promise<void> => reread(name),
     /** Waits for the re-reads queued so far (tests). */
     settled: () => refreshing.then(() => {}),
     /** Stops following other processes' writes. */
@@ -234,6 +236,23 @@ export function createNamespaceStore(store: Store, opts: NamespaceStoreOptions =
       tx(async () => {
         const r = await returning('UPDATE namespaces SET file_id = ?, storage = ? WHERE name = ?', [fileId, storage, name]);
         await wrote(name, r ?? null, true);
+      }),
+    /**
+     * Places a namespace on another node with the database file installed there (a move): only while it is still on
+     * `from` with file `fileId`, so a namespace deleted or replaced meanwhile is left alone (false).
+     */
+    moveTo: (name: string, from: { node: string; fileId: string }, to: { node: string; fileId: string; storage: string | null }) =>
+      tx(async () => {
+        const r = await returning('UPDATE namespaces SET node = ?, file_id = ?, storage = ? WHERE name = ? AND node = ? AND file_id = ?', [
+          to.node,
+          to.fileId,
+          to.storage,
+          name,
+          from.node,
+          from.fileId,
+        ]);
+        if (r) await wrote(name, r, true);
+        return r !== undefined;
       }),
     setStorage: (name: string, fileId: string, storage: string) =>
       tx(async () => {

@@ -73,7 +73,10 @@ async function optionalBody(ctx: AppContext): Promise<{ _meta?: Meta } | undefin
   return parse(DeleteBody, body, 'body');
 }
 
-export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService; rows: RowsService; queries: SqlService }): void {
+export function registerRowRoutes(
+  api: Api,
+  deps: { namespaces: NamespaceService; rows: RowsService; queries: SqlService; elsewhere?: (ns: string) => boolean },
+): void {
   const { namespaces, rows, queries } = deps;
   const writer = (t: Tenant, meta: Meta) => ({ ns: t.ns, db: t.db, meta });
 
@@ -211,6 +214,8 @@ export function registerRowRoutes(api: Api, deps: { namespaces: NamespaceService
     summary: 'Get one row',
     params: RowParams,
     responses: { 200: { description: 'The row.', schema: Row }, 404: { description: 'No such namespace, table or row (`row_not_found`).' }, ...READ_ERRORS },
+    // A namespace held by another node: Koa forwards the request there.
+    handOff: deps.elsewhere ? (p) => deps.elsewhere!(p.ns!) : undefined,
     handler: async (ctx, p) => {
       const t = openTenant(ctx, namespaces, p.ns, 'read');
       const row = await rows.get(t, p.table, p.id, { signal: () => abandonSignal(ctx) });

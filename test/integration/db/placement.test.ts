@@ -2,7 +2,8 @@
  * Namespaces on nodes (issue 18): two Hearth servers (nodes `node-a` and `node-b`, each with its own data folder) on
  * one PostgreSQL core store. Each registers itself and shows both nodes in `/healthz` and `/metrics`; a namespace
  * created without `node` goes to the node holding the fewest, which creates its database on hearing of it and serves
- * it, while the other node refuses to open it (421 `namespace_elsewhere`) and answers `ownerOf` with the owner's URL;
+ * it, while the other node forwards its requests there, refuses to open it (421 `namespace_elsewhere`) and answers
+ * `ownerOf` with the owner's URL;
  * `node` in the request is checked (unknown: 400, stopped: 409, and the stop is told to `onNodeDown` listeners); a
  * namespace deleted through the other node loses its files on its own.
  */
@@ -85,9 +86,12 @@ describe('namespaces on nodes', () => {
       201,
     );
     expect((await b.api('/v1/placed/tables')).status).toBe(200);
+    // A forwards its requests to B (test/integration/db/forwarding.test.ts) and never opens a database of its own;
+    // its namespace service refuses to (421 namespace_elsewhere).
     const elsewhere = await a.api('/v1/placed/tables');
-    expect(elsewhere.status).toBe(421);
-    expect(await elsewhere.json()).toMatchObject({ error: 'namespace_elsewhere' });
+    expect(elsewhere.status).toBe(200);
+    expect(elsewhere.headers.get('via')).toBe('1.1 node-a');
+    expect(() => a.services.db.namespaces.tenant('placed')).toThrow(expect.objectContaining({ code: 'namespace_elsewhere' }));
     expect(fs.existsSync(fileOf(a, row.file_id))).toBe(false);
 
     const owner = a.services.db.ownerOf('placed');
