@@ -2,7 +2,7 @@
  * Forwarding between nodes and online moves (issue 18): two Hearth servers (`node-a`, `node-b`) on one PostgreSQL core
  * store. A namespace placed on B is used entirely through A — rows written and read (the hot one-row read included),
  * a CSV import and exports, a change-event stream, the control plane — as if A held it; B sees the real client and
- * the hop. `POST /v1/namespaces/{ns}/move` moves it to A online and back; its errors are in the envelope; the
+ * the hop; a browser session's cookie passes and its Origin check holds at the owner. `POST /v1/namespaces/{ns}/move` moves it to A online and back; its errors are in the envelope; the
  * node-to-node routes refuse an unsigned caller. With B stopped, its namespaces answer 503 `namespace_unavailable`
  * with `Retry-After` at A, while A's own keep working.
  */
@@ -14,6 +14,7 @@ import { type Postgres, startPostgres } from '../../helpers/postgres.ts';
 import { multipart, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
 
+const PUBLIC = 'http://hearth.test';
 let cluster: Postgres;
 let a: TestServer;
 let b: TestServer;
@@ -28,8 +29,9 @@ beforeAll(async () => {
   cluster = await startPostgres();
   const databaseUrl = await cluster.createDatabase();
   const token = `test-admin-${crypto.randomBytes(16).toString('hex')}`;
-  a = await startTestServer({ databaseUrl, adminToken: token, nodeId: 'node-a', nodeHealthyMs: 5000, ...shared });
-  b = await startTestServer({ databaseUrl, adminToken: token, nodeId: 'node-b', nodeHealthyMs: 5000, ...shared });
+  // All replicas share one public address (the Origin of browser requests); the tests reach each at its own.
+  a = await startTestServer({ databaseUrl, adminToken: token, nodeId: 'node-a', nodeHealthyMs: 5000, publicUrl: PUBLIC, ...shared });
+  b = await startTestServer({ databaseUrl, adminToken: token, nodeId: 'node-b', nodeHealthyMs: 5000, publicUrl: PUBLIC, ...shared });
   await until(async () => {
     const nodes = (await (await a.api('/healthz')).json()).nodes as Array<{ healthy: boolean }>;
     return nodes.length === 2 && nodes.every((n) => n.healthy);
@@ -148,6 +150,32 @@ describe('forwarding to the node holding a namespace', () => {
   });
 });
 
+describe('a browser session through the other node', () => {
+  it('the session cookie passes and its Origin check still holds at the owner', async () => {
+    const sendTo = (s: TestServer, p: string, body: unknown, headers: Record<string, string>) =>
+      fetch(s.url + p, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const send = (p: string, body: unknown, headers: Record<string, string>) => sendTo(a, p, body, headers);
+    const password = 'a long enough passphrase 42';
+    // Signed in at the owner (accounts and sessions are still in each node's platform.db), used through A.
+    expect((await sendTo(b, '/api/setup', { login: 'root', password }, { origin: PUBLIC })).status).toBe(201);
+    const login = await sendTo(b, '/api/auth/login', { login: 'root', password }, { origin: PUBLIC });
+    expect(login.status).toBe(200);
+    const cookie = login.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('hearth_session='))!
+      .split(';')[0]!;
+    const write = await send('/v1/fwd/tables/items/rows', { label: 'by cookie', qty: 7 }, { cookie, origin: PUBLIC });
+    expect(write.status).toBe(201);
+    expect(write.headers.get('via')).toBe('1.1 node-a');
+    const foreign = await send('/v1/fwd/tables/items/rows', { label: 'cross-site', qty: 8 }, { cookie, origin: 'http://evil.test' });
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toMatchObject({ error: 'origin_mismatch' });
+    expect((await send('/v1/fwd/tables/items/rows', { label: 'no origin', qty: 9 }, { cookie })).status).toBe(403);
+    const read = await fetch(`${a.url}/v1/fwd/tables/items/rows?select=label`, { headers: { cookie } });
+    expect(((await read.json()).data as Array<{ label: string }>).map((r) => r.label)).toContain('by cookie');
+  });
+});
+
 describe('moving a namespace online', () => {
   it('moves to another node and back, keeping every row; the old copy is removed', async () => {
     const before = await fileIdOf('fwd');
@@ -162,7 +190,7 @@ describe('moving a namespace online', () => {
     await until(() => !fs.existsSync(fileOf(b, before)), 'B to remove its copy');
     // A serves it now; B forwards to A.
     const viaB = await json(await b.api('/v1/fwd/tables/items/rows?order=label&select=label'));
-    expect(viaB.body.data.map((r: { label: string }) => r.label)).toEqual(['four', 'one', 'streamed', 'three', 'two']);
+    expect(viaB.body.data.map((r: { label: string }) => r.label)).toEqual(['by cookie', 'four', 'one', 'streamed', 'three', 'two']);
     expect((await a.api('/v1/fwd/tables/items/rows', { method: 'POST', json: { label: 'after', qty: 6 } })).status).toBe(201);
     const audit = await a.services.store.get<{ detail: string }>("SELECT detail FROM audit_log WHERE action = 'namespace.move' AND target = 'fwd'");
     expect(JSON.parse(audit!.detail)).toMatchObject({ from: 'node-b', to: 'node-a' });
@@ -170,7 +198,7 @@ describe('moving a namespace online', () => {
     // And back, asked at the node that does not hold it.
     const back = await json(await b.api('/v1/namespaces/fwd/move', { method: 'POST', json: { node: 'node-b' } }));
     expect(back).toMatchObject({ status: 200, body: { node: 'node-b', moved: { from: 'node-a', to: 'node-b' } } });
-    expect((await json(await a.api('/v1/fwd/tables/items/rows?select=label'))).body.data).toHaveLength(6);
+    expect((await json(await a.api('/v1/fwd/tables/items/rows?select=label'))).body.data).toHaveLength(7);
   });
 
   it('refuses a node that is unknown or holds it already, in the envelope', async () => {
