@@ -35,6 +35,15 @@ export interface ReplicaOptions {
   options?: (index: number) => Record<string, unknown>;
 }
 
+/** Fresh values of the secrets every replica of one core store must share (APP_SECRET, the identity KEK, the broker secret). */
+export function sharedSecrets() {
+  return {
+    appSecret: crypto.randomBytes(32).toString('hex'),
+    identityKek: crypto.randomBytes(32).toString('hex'),
+    oauthBrokerSecret: crypto.randomBytes(32).toString('hex'),
+  };
+}
+
 /** A round-robin HTTP balancer: each request (not each connection) goes to the next live replica, streamed both ways. */
 function balancer(targets: () => ServerProcess[], routed: number[]): http.Server {
   let next = 0;
@@ -65,11 +74,7 @@ export async function startReplicas(opts: ReplicaOptions = {}): Promise<Replicas
   const cluster = await startPostgres({ settings: { max_connections: 300 } });
   const databaseUrl = await cluster.createDatabase();
   const token = `test-admin-${crypto.randomBytes(16).toString('hex')}`;
-  const shared = {
-    appSecret: crypto.randomBytes(32).toString('hex'),
-    identityKek: crypto.randomBytes(32).toString('hex'),
-    oauthBrokerSecret: crypto.randomBytes(32).toString('hex'),
-  };
+  const shared = sharedSecrets();
   const replicas: ServerProcess[] = [];
   const routed: number[] = [];
   const lb = balancer(() => replicas, routed);

@@ -446,7 +446,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     /** Runs `fn` while no other control-plane operation on `name` runs here (a move). */
     exclusive: <T>(name: string, fn: () => Promise<T>) => locks.run(name, fn),
     /** A consistent copy of the namespace's database at `dest` with its size and SHA-256 ('vanished': replaced or deleted). */
-    copyOut: (name: string, fileId: string, dest: string) => snapshot(name, dest, { fileId, hash: true, durable: true }),
+    copyOut: (name: string, fileId: string, dest: string) => snapshot(name, dest, { fileId, hash: true }),
     /** The namespace moved to another node: its connection closed, its event streams ended, its files here removed. */
     async movedAway(name: string, fileId: string): Promise<void> {
       await handles.close(name);

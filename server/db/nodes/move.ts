@@ -2,7 +2,7 @@
  * Moving a namespace to another node online (issue 18): `POST /v1/namespaces/{ns}/move {node}`, run by the node that
  * holds it (other replicas forward the request there), and the node-to-node routes the target answers.
  *
- * The steps, on the owner, under the namespace's control-plane lock:
+ * The steps, on the owner (from step 3 under the namespace's control-plane lock):
  * 1. The target must be registered and healthy (400 `node_unknown`, 409 `node_unavailable`), not this node (409
  *    `already_on_node`), and no other move of the namespace may be running (409 `move_in_progress`).
  * 2. Writes pause (nodes/forwarding.ts's gate): new writes wait, the writes inside are waited for (at most 10 s, else
@@ -136,18 +136,23 @@ export function createMover(deps: MoverDeps) {
     if (moving.has(ns)) throw new HearthError('move_in_progress', `namespace ${JSON.stringify(ns)} is being moved already`);
     moving.add(ns);
     try {
-      return await namespaces.exclusive(ns, () => run(ns, target.url, to, actor));
+      // The writes inside first (an import holds the control-plane lock while it is inside the gate), then the lock.
+      const started = performance.now();
+      if (!(await gate.pause(ns, DRAIN_MS)))
+        throw new HearthError('conflict', `writes to ${JSON.stringify(ns)} were still running after ${DRAIN_MS / 1000} s: try again`);
+      try {
+        return await namespaces.exclusive(ns, () => run(ns, target.url, to, actor, started));
+      } finally {
+        gate.resume(ns);
+      }
     } finally {
       moving.delete(ns);
     }
   }
 
-  async function run(ns: string, url: string, to: string, actor: Actor) {
+  async function run(ns: string, url: string, to: string, actor: Actor, started: number) {
     const current = registry.get(ns);
     if (!current) throw new HearthError('namespace_not_found', `namespace ${JSON.stringify(ns)} does not exist`);
-    const started = performance.now();
-    if (!(await gate.pause(ns, DRAIN_MS)))
-      throw new HearthError('conflict', `writes to ${JSON.stringify(ns)} were still running after ${DRAIN_MS / 1000} s: try again`);
     const tmp = path.join(namespaces.tmpDir, `move-${crypto.randomUUID()}.db`);
     const fileId = crypto.randomUUID();
     let sent: Signed | null = null;
@@ -192,7 +197,6 @@ export function createMover(deps: MoverDeps) {
       if (sent && !switched) void call(url, 'DELETE', fileRoute(ns), sent).catch(() => {});
       throw err;
     } finally {
-      gate.resume(ns);
       removeDbFiles(path.dirname(tmp), path.basename(tmp, '.db'));
     }
   }

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Postgres, startPostgres } from '../../helpers/postgres.ts';
+import { sharedSecrets } from '../../helpers/replicas.ts';
 import { multipart, startTestServer, type TestServer } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
 
@@ -19,11 +20,8 @@ let cluster: Postgres;
 let a: TestServer;
 let b: TestServer;
 
-const shared = {
-  appSecret: crypto.randomBytes(32).toString('hex'),
-  identityKek: crypto.randomBytes(32).toString('hex'),
-  oauthBrokerSecret: crypto.randomBytes(32).toString('hex'),
-};
+/** The secrets every replica of one core store shares. */
+const shared = sharedSecrets();
 
 beforeAll(async () => {
   cluster = await startPostgres();

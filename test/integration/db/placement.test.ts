@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Postgres, startPostgres } from '../../helpers/postgres.ts';
+import { sharedSecrets } from '../../helpers/replicas.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
 
@@ -22,11 +23,7 @@ let b: TestServer;
 const down: string[] = [];
 
 /** The secrets every replica of one core store shares. */
-const shared = {
-  appSecret: crypto.randomBytes(32).toString('hex'),
-  identityKek: crypto.randomBytes(32).toString('hex'),
-  oauthBrokerSecret: crypto.randomBytes(32).toString('hex'),
-};
+const shared = sharedSecrets();
 
 beforeAll(async () => {
   cluster = await startPostgres();
