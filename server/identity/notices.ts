@@ -58,7 +58,7 @@ export function createNotices(deps: {
         });
         batches.push(r.batchId);
       }
-      deps.audit.record({
+      await deps.audit.record({
         actor: a.actor,
         action: 'announcement.send',
         target: input.groupId ?? null,

@@ -77,8 +77,9 @@ function protect(c: Client, action: string) {
 export function createClients(ctx: OAuthContext) {
   const { store, accounts, accountStore, now, record, getClient } = ctx;
 
-  const clientOrThrow = async (id: string): Promise<Client> => {
-    const c = await getClient(id);
+  /** The client; `lock` inside a transaction: row-locked until it ends, for callers that write it back changed. */
+  const clientOrThrow = async (id: string, lock = true): Promise<Client> => {
+    const c = await getClient(id, lock);
     if (!c) throw new HearthError('client_not_found', `no OAuth client with id ${id}`);
     return c;
   };
@@ -161,7 +162,7 @@ export function createClients(ctx: OAuthContext) {
         total: await store.countClients(search),
       };
     },
-    getClientInfo: async (id: string) => presentClient(await clientOrThrow(id)),
+    getClientInfo: async (id: string) => presentClient(await clientOrThrow(id, false)),
 
     async createClient(input: z.infer<typeof CreateClientBody>, a: Actor) {
       validateBinding(input.serviceAccountId, input.isPublic);

@@ -153,8 +153,9 @@ export function createOAuthContext(deps: OAuthContextDeps) {
   const record = (a: Actor, action: string, target: string, detail?: Record<string, unknown>) =>
     deps.audit.record({ actor: a.actor, action, target, detail: detail ?? null, requestId: a.requestId ?? null });
 
-  const getClient = async (id: string): Promise<Client | null> => {
-    const r = await store.getClient(id);
+  /** The client; with `lock`, row-locked until the caller's transaction ends (read-modify-write by two replicas). */
+  const getClient = async (id: string, lock = false): Promise<Client | null> => {
+    const r = await (lock ? store.lockClient(id) : store.getClient(id));
     return r ? clientOf(r) : null;
   };
 

@@ -267,8 +267,8 @@ const CLIENT_COLUMNS = [
  * The OAuth tables in the core store (SQLite or PostgreSQL; one SQL text, store.ts). One-shot steps are single
  * guarded statements, so that two replicas racing on one code, refresh token, interaction or device code get exactly
  * one success on either engine: `redeemCode`, `useInteraction`, `reserveFamily`, `rotateRefreshToken`,
- * `consumeDeviceAuthorization`, `decideDeviceAuthorization` answer whether this caller won. `lockFamily` reads a
- * refresh family with a row lock (PostgreSQL; SQLite's transaction holds the write lock) inside `transaction`.
+ * `consumeDeviceAuthorization`, `decideDeviceAuthorization` answer whether this caller won. `lockFamily` and
+ * `lockClient` read a refresh family or a client with a row lock (PostgreSQL; SQLite's transaction holds the write lock) inside `transaction`.
  */
 export function createOAuthStore(store: Store) {
   const instr = store.dialect === 'postgres' ? 'strpos' : 'instr';
@@ -305,6 +305,8 @@ export function createOAuthStore(store: Store) {
     /** Runs `fn` in one transaction of the core store (ambient: the store's calls inside join it). */
     transaction: <T>(fn: () => Promise<T>): Promise<T> => store.tx(fn, { name: 'oauth' }),
     getClient: (id: string) => store.get<ClientRow>('SELECT * FROM oauth_clients WHERE client_id = ?', [id]),
+    /** The client with a row lock until the transaction ends (call inside `transaction`): edits read, change, write it. */
+    lockClient: (id: string) => store.get<ClientRow>(`SELECT * FROM oauth_clients WHERE client_id = ?${store.forUpdate}`, [id]),
     insertClient: (row: ClientRow) => done(store.run(sql.insertClient, { ...row })),
     updateClient: (row: ClientRow) => done(store.run(sql.updateClient, { ...row })),
     deleteClient: (id: string) => changed(store.run('DELETE FROM oauth_clients WHERE client_id = ?', [id])),

@@ -18,6 +18,7 @@ import type { ApprovalCore } from '../../../server/identity/approval/approval.co
 import { createSignInRequests } from '../../../server/identity/approval/sign-in-requests.ts';
 import { identityMigrations } from '../../../server/identity/index.ts';
 import { createKeyStore, keyMigrations, type NewKeyRow } from '../../../server/identity/keys/keys.store.ts';
+import { createOAuthService } from '../../../server/identity/oauth/oauth.service.ts';
 import { type ClientRow, createOAuthStore, oauthMigrations } from '../../../server/identity/oauth/oauth.store.ts';
 import { createPasskeyStore, passkeyMigrations } from '../../../server/identity/passkeys/passkeys.store.ts';
 import { createEmailLinks, emailLinkMigrations } from '../../../server/identity/sessions/email-links.ts';
@@ -197,6 +198,26 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       expect(await oauth.isAccessRevoked('jti-2')).toBe(false);
       expect(await oauth.purge(T0 + 11, 0)).toMatchObject({ revokedAccess: 1 });
       expect(await oauth.isAccessRevoked('jti-1')).toBe(false);
+    });
+
+    it('two replicas editing one client at once keep both edits (every round)', async () => {
+      const [a, b] = await replicas(engine);
+      // Client edits touch no account (no service account, no access lists): the account parts are not needed.
+      const service = (store: Store) =>
+        createOAuthService({
+          store: createOAuthStore(store),
+          audit: createAuditLog(store),
+          logger: createLogger({ level: 'silent', destination: { write: () => {} } }),
+          issuer: () => 'https://hearth.example',
+          terminalBroker: null,
+        } as unknown as Parameters<typeof createOAuthService>[0]);
+      const [sa, sb] = [service(a), service(b)];
+      await createOAuthStore(a).insertClient(clientRow('c', 'App', null, T0));
+      for (let i = 0; i < ROUNDS; i++) {
+        const admin = { actor: 'token:admin' };
+        await Promise.all([sa.updateClient('c', { name: `name-${i}` }, admin), sb.updateClient('c', { description: `text-${i}` }, admin)]);
+        expect(await a.get('SELECT name, description FROM oauth_clients')).toEqual({ name: `name-${i}`, description: `text-${i}` });
+      }
     });
 
     it('an authorization code redeemed by two replicas at once succeeds once (every round)', async () => {
