@@ -189,10 +189,10 @@ export function createIdentityService(deps: IdentityDeps) {
   });
   // Sign-in context for the authenticator: GeoIP (optional files) and the sign-in history every sign-in records.
   const geoip = openGeoIp({ cityDb: deps.geoip?.cityDb, asnDb: deps.geoip?.asnDb, logger: deps.logger.child({ part: 'geoip' }), now: deps.now });
-  const loginContext = createLoginContext({ db: deps.platformDb, geoip, now: deps.now, logger: deps.logger.child({ part: 'login-context' }) });
-  const onSignedIn = (info: { sub: string; browserId: string; ip: string; at: number }) => {
+  const loginContext = createLoginContext({ store: deps.store, geoip, now: deps.now, logger: deps.logger.child({ part: 'login-context' }) });
+  const onSignedIn = async (info: { sub: string; browserId: string; ip: string; at: number }) => {
     try {
-      loginContext.recordSuccessfulSignIn(info);
+      await loginContext.recordSuccessfulSignIn(info);
     } catch (err) {
       deps.logger.warn({ err: (err as Error).message }, 'sign-in history not recorded');
     }
@@ -230,7 +230,7 @@ export function createIdentityService(deps: IdentityDeps) {
   // Authenticator approval (hearth-app-approval-v1), with the sign-in context service.
   const brokerSecret = resolveBrokerSecret(deps.secretsConfig, deps.secrets);
   const appApproval = createApprovalService({
-    store: createApprovalStore(deps.platformDb),
+    store: createApprovalStore(deps.store),
     accountStore,
     sessions,
     sessionStore,

@@ -19,6 +19,7 @@ import { appDeviceProofMessage, checkProofTimes, type DeviceCommand, DeviceProof
 import type { SignInRequests } from './sign-in-requests.ts';
 
 const L = APPROVAL_LIMITS;
+const notPending = () => new HearthError('change_not_pending', 'this device change was decided meanwhile');
 
 type LoginEntry = {
   requestId: string;
@@ -121,31 +122,26 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
     return { actor: `account:${account?.login ?? d.sub}`, requestId };
   };
 
-  function run(d: DeviceRow, c: DeviceCommand, ip: string, requestId: string): Record<string, unknown> {
+  /** Runs a command inside the channel's transaction; `afterCommit` collects what must wait until it committed. */
+  async function run(d: DeviceRow, c: DeviceCommand, ip: string, requestId: string, afterCommit: Array<() => void>): Promise<Record<string, unknown>> {
     const at = x.now();
     switch (c.operation) {
       case 'pending': {
         const context = (c.accept ?? []).includes('login-context') && !!x.loginContext;
-        const logins = store
-          .pendingLogins(d.sub, at)
-          .filter((r) => r.kind === 'browser')
-          .map((r) => loginEntry(r, context, ip));
+        const logins = (await store.pendingLogins(d.sub, at)).filter((r) => r.kind === 'browser').map((r) => loginEntry(r, context, ip));
         const fitted = fitInbox({ logins, actions: [], moreActions: 0, pollAfterSeconds: L.pollAfterSeconds }, 0);
         return { requests: fitted.logins, pollAfterSeconds: L.pollAfterSeconds };
       }
       case 'inbox': {
         const accept = [...new Set(c.accept ?? [])];
-        store.setAccept(d.id, accept);
+        await store.setAccept(d.id, accept);
         const context = accept.includes('login-context') && !!x.loginContext;
         const terminal = accept.includes('terminal-logins');
-        const logins = store
-          .pendingLogins(d.sub, at)
-          .filter((r) => r.kind === 'browser' || terminal)
-          .map((r) => loginEntry(r, context, ip));
+        const logins = (await store.pendingLogins(d.sub, at)).filter((r) => r.kind === 'browser' || terminal).map((r) => loginEntry(r, context, ip));
         const body: InboxBody = { logins, actions: [], moreActions: 0, pollAfterSeconds: L.pollAfterSeconds };
         let pending = 0;
         if (accept.includes('device-changes')) {
-          const all = store.pendingChanges(d.sub, at);
+          const all = await store.pendingChanges(d.sub, at);
           pending = all.length;
           body.changes = all.slice(0, L.changesPerInbox).map(changeEntry);
           body.moreChanges = 0;
@@ -161,7 +157,7 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
         };
       }
       case 'decide': {
-        const r = store.getLogin(c.requestId);
+        const r = await store.getLogin(c.requestId, true);
         if (!r || r.sub !== d.sub || !x.readable(r.expires_at)) throw err.notFound('the sign-in request');
         if (r.kind === 'terminal' && !x.optedIn(d, 'terminal-logins')) {
           throw new HearthError('not_opted_in', 'only a device whose latest inbox accepted terminal-logins can decide a terminal sign-in');
@@ -172,12 +168,13 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
         const state = x.loginState(r);
         if (state !== 'pending') throw new HearthError('request_not_pending', `this sign-in request is ${state}`);
         const next = c.decision === 'approve' ? 'approved' : 'denied';
-        if (!store.decideLogin(r.id, next, d.id, at)) throw new HearthError('request_not_pending', 'this sign-in request is no longer pending');
-        queueMicrotask(() => x.wake(r.id));
+        // One guarded UPDATE: of two replicas deciding it, one wins; the held /login/status wakes when this commits.
+        if (!(await store.decideLogin(r.id, next, d.id, at))) throw new HearthError('request_not_pending', 'this sign-in request is no longer pending');
+        await x.wake(r.id);
         return { state: next };
       }
       case 'change': {
-        const ch = store.getChange(c.changeId);
+        const ch = await store.getChange(c.changeId, true);
         if (!ch || ch.sub !== d.sub || !x.readable(ch.expires_at)) throw err.notFound('the device change');
         if (!x.optedIn(d, 'device-changes'))
           throw new HearthError('not_opted_in', 'only a device whose latest inbox accepted device-changes can decide a device change');
@@ -188,12 +185,7 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
         if (state !== 'pending') throw new HearthError('change_not_pending', `this device change is ${state}`);
         // Seed rule 5: an absent change is not decided while moreChanges is positive. Only a change the device's inbox
         // can list (the five oldest pending changes of the account) may be decided.
-        if (
-          !store
-            .pendingChanges(d.sub, at)
-            .slice(0, L.changesPerInbox)
-            .some((p) => p.id === ch.id)
-        ) {
+        if (!(await store.pendingChanges(d.sub, at)).slice(0, L.changesPerInbox).some((p) => p.id === ch.id)) {
           throw new HearthError(
             'change_not_listed',
             `only the ${L.changesPerInbox} oldest pending device changes (those the inbox lists) can be decided: decide or let expire the older ones first`,
@@ -205,34 +197,38 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
           if (ch.kind === 'revoke' && ch.target_id === d.id) {
             throw new HearthError('self_deny', 'the device being removed cannot deny its own removal; the request stays pending for other devices');
           }
-          store.decideChange(ch.id, 'denied', at, d.id, null);
-          if (ch.pairing_id) store.setPairingState(ch.pairing_id, 'cancelled');
-          x.record(a, 'auth.app.device_change.deny', ch.target_id, detail);
+          if (!(await store.decideChange(ch.id, 'denied', at, d.id, null))) throw notPending();
+          if (ch.pairing_id) await store.setPairingState(ch.pairing_id, 'cancelled');
+          await x.record(a, 'auth.app.device_change.deny', ch.target_id, detail);
           return { state: 'denied' };
         }
         let ended = 0;
         if (ch.kind === 'pair') {
-          const p = ch.pairing_id ? store.getPairing(ch.pairing_id) : undefined;
+          const p = ch.pairing_id ? await store.getPairing(ch.pairing_id, true) : undefined;
           if (!p || x.pairingState(p) !== 'claimed') throw new HearthError('change_not_pending', 'the pairing of this device change is no longer waiting');
-          store.decideChange(ch.id, 'approved', at, d.id, null);
-          x.enrol(p, a, { approvedBy: d.id, changeId: ch.id });
+          if (!(await store.decideChange(ch.id, 'approved', at, d.id, null))) throw notPending();
+          await x.enrol(p, a, { approvedBy: d.id, changeId: ch.id });
           // The enrolled device's notice goes to outgoing mail once this commits (the minute schedule retries).
-          queueMicrotask(() => void x.deliverNotices().catch(() => {}));
+          afterCommit.push(() => void x.deliverNotices().catch(() => {}));
         } else {
           // The requesting session family stays signed in (it asked); every other session of the account ends.
-          if (ch.end_sessions === 1) ended = x.sessionStore.revokeAll(ch.sub, at, 'app-device-removed', ch.family_id);
-          store.decideChange(ch.id, 'approved', at, d.id, ended);
-          const target = store.getDevice(ch.target_id);
-          if (target && target.revoked_at === null) x.revokeDevice(target, a, 'device-change', { changeId: ch.id, decidedBy: d.id });
+          // Decided first (one guarded UPDATE: of two replicas approving it, one goes on), then its effects.
+          if (!(await store.decideChange(ch.id, 'approved', at, d.id, null))) throw notPending();
+          if (ch.end_sessions === 1) {
+            ended = x.sessionStore.revokeAll(ch.sub, at, 'app-device-removed', ch.family_id);
+            await store.setChangeEnded(ch.id, ended);
+          }
+          const target = await store.getDevice(ch.target_id);
+          if (target && target.revoked_at === null) await x.revokeDevice(target, a, 'device-change', { changeId: ch.id, decidedBy: d.id });
         }
-        x.record(a, 'auth.app.device_change.approve', ch.target_id, { ...detail, endedSessions: ended });
+        await x.record(a, 'auth.app.device_change.approve', ch.target_id, { ...detail, endedSessions: ended });
         return { state: 'approved' };
       }
       case 'revoke':
-        x.revokeDevice(d, actor(d, requestId), 'device');
+        await x.revokeDevice(d, actor(d, requestId), 'device');
         return { state: 'revoked' };
       case 'push':
-        store.setPushToken(d.id, c.token);
+        await store.setPushToken(d.id, c.token);
         return { state: 'updated' };
       case 'account': {
         const account = x.accountStore.getAccount(d.sub);
@@ -247,7 +243,7 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
 
   return {
     /** Verifies a device body and runs its command. */
-    handle(body: { proof: unknown; signature: string }, ip: string, requestId: string): Record<string, unknown> {
+    async handle(body: { proof: unknown; signature: string }, ip: string, requestId: string): Promise<Record<string, unknown>> {
       const parsed = DeviceProof.safeParse(body.proof);
       if (!parsed.success) {
         const i = parsed.error.issues[0]!;
@@ -258,7 +254,7 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
       }
       const proof = parsed.data;
       if (proof.issuer !== x.issuer()) throw new HearthError('wrong_issuer', 'the proof is for another instance (issuer)');
-      const device = store.getDevice(proof.deviceId);
+      const device = await store.getDevice(proof.deviceId);
       if (!device) throw new HearthError('device_unknown', 'no such device on this instance');
       const at = x.now();
       try {
@@ -273,16 +269,19 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
         throw new HearthError('bad_signature', 'the signature does not verify with the device key');
       }
       if (device.revoked_at !== null) throw new HearthError('device_revoked', 'this device was revoked');
-      return store.transaction(() => {
-        if (!store.useNonce(device.id, proof.jti, proof.expiresAt * 1000))
+      const afterCommit: Array<() => void> = [];
+      const answer = await store.transaction(async () => {
+        if (!(await store.useNonce(device.id, proof.jti, proof.expiresAt * 1000)))
           throw new HearthError('proof_replayed', 'this proof (jti) was already used: inspect state instead of retrying');
-        const fresh = store.getDevice(device.id)!;
+        const fresh = (await store.getDevice(device.id))!;
         if (fresh.revoked_at !== null) throw new HearthError('device_revoked', 'this device was revoked');
-        const answer = run(fresh, proof.command, ip, requestId);
+        const answer = await run(fresh, proof.command, ip, requestId, afterCommit);
         // Only a command that succeeded counts as a use (refused, replayed and revoked-device commands do not).
-        store.touchDevice(device.id, at);
+        await store.touchDevice(device.id, at);
         return answer;
       });
+      for (const fn of afterCommit) fn();
+      return answer;
     },
   };
 }

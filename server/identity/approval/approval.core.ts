@@ -30,7 +30,7 @@ export const AUTH_FAILURES_PER_MINUTE = 60;
 
 /** The sign-in context service (server/identity/approval/context.ts), injected so this module does not depend on it. */
 export interface LoginContextProvider {
-  compute(input: { sub: string; userAgent: string; ip: string; browserId: string | null; at: number }): unknown;
+  compute(input: { sub: string; userAgent: string; ip: string; browserId: string | null; at: number }): Promise<unknown>;
   sameNetwork(ipA: string, ipB: string): boolean;
 }
 

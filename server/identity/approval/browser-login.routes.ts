@@ -28,7 +28,7 @@ export function registerBrowserLoginRoutes(k: RouteKit): void {
       throttle(ctx, starts);
       starts.fail(sessions.clientIp(ctx));
       const body = await readBody(ctx, LoginStartBody);
-      const r = approval.startLogin({
+      const r = await approval.startLogin({
         identifier: body.identifier,
         category: body.category,
         ip: sessions.clientIp(ctx),
@@ -93,7 +93,7 @@ export function registerBrowserLoginRoutes(k: RouteKit): void {
       requirePlatformOrigin(ctx, issuer());
       const body = await readBody(ctx, LoginRefBody);
       const r = await counted(ctx, () => approval.completeLogin(body.requestId, body.browserSecret, ctx.state.requestId));
-      sessions.signedIn(ctx, r);
+      await sessions.signedIn(ctx, r);
       ctx.status = 204;
     },
   });

@@ -19,15 +19,15 @@ export function createBrowserLogin(core: ApprovalCore, requests: SignInRequests)
   const { deps, store, now, readable, findAccount, loginState } = core;
 
   const login = {
-    startLogin(input: { identifier: string; category: string; ip: string; userAgent: string; browserId: string | null }) {
+    async startLogin(input: { identifier: string; category: string; ip: string; userAgent: string; browserId: string | null }) {
       const row = findAccount(input.identifier);
-      const usable = requests.approvable(row, input.category);
+      const usable = await requests.approvable(row, input.category);
       let context: unknown = null;
       if (deps.loginContext) {
         // Computed for every request (a throw-away subject when nobody could approve it, then discarded), so the time
         // taken does not tell eligible accounts from others.
         try {
-          const computed = deps.loginContext.compute({
+          const computed = await deps.loginContext.compute({
             sub: usable ? row!.sub : crypto.randomUUID(),
             userAgent: input.userAgent,
             ip: input.ip,
@@ -40,48 +40,48 @@ export function createBrowserLogin(core: ApprovalCore, requests: SignInRequests)
         }
       }
       const secret = crypto.randomBytes(32).toString('base64url');
-      const r = store.transaction(() => {
+      const r = await store.transaction(async () => {
         // Checked again inside the transaction, for every identifier (no short-circuit: the same statements run).
-        const still = requests.approvable(row, input.category);
+        const still = await requests.approvable(row, input.category);
         return requests.newLogin({ kind: 'browser', row, category: input.category, usable: usable && still, ip: input.ip, context, terminal: null, secret });
       });
       return { requestId: r.id, browserSecret: secret, comparison: r.comparison, expiresAt: iso(r.expiresAt), pollAfterSeconds: L.pollAfterSeconds };
     },
 
     /** The request behind a browser secret (404 otherwise, also past the readable window). */
-    browserLogin(requestId: string, secret: string): LoginRow {
-      const r = store.getLogin(requestId);
+    async browserLogin(requestId: string, secret: string, lock = false): Promise<LoginRow> {
+      const r = await store.getLogin(requestId, lock);
       if (r?.kind !== 'browser' || !readable(r.expires_at) || !sameHash(secret, r.secret_hash)) throw err.notFound('the sign-in request');
       return r;
     },
 
     async loginStatus(requestId: string, secret: string, signal: AbortSignal) {
-      let r = login.browserLogin(requestId, secret);
+      let r = await login.browserLogin(requestId, secret);
       // Held until decided, expired or pollAfterSeconds: a decision in this process, or in another replica on
       // PostgreSQL (the core store's notifications), wakes it at once; one made by another process sharing the data
       // folder (the CLI, a second server on SQLite) is seen by re-reading the row each second.
       const until = Math.min(now() + L.pollAfterSeconds * 1000, r.expires_at);
       while (loginState(r) === 'pending' && !signal.aborted && now() < until) {
         await requests.waitFor(requestId, Math.min(HELD_RECHECK_MS, until - now()), signal);
-        r = store.getLogin(requestId) ?? r;
+        r = (await store.getLogin(requestId)) ?? r;
       }
       return { state: loginState(r), expiresAt: iso(r.expires_at), pollAfterSeconds: L.pollAfterSeconds };
     },
 
     /** Completes an approved browser sign-in once; the session cookie header, or an error. */
     completeLogin(requestId: string, secret: string, httpRequestId: string) {
-      return store.transaction(() => {
-        const r = login.browserLogin(requestId, secret);
+      return store.transaction(async () => {
+        const r = await login.browserLogin(requestId, secret, true);
         const state = loginState(r);
         if (state === 'consumed') throw new HearthError('login_consumed', 'this sign-in request was already used: start a new sign-in');
         if (state !== 'approved') throw new HearthError('login_not_approved', `this sign-in request is ${state}`);
-        const row = requests.usableLogin(r);
+        const row = await requests.usableLogin(r);
         if (!row)
           throw new HearthError(
             'login_refused',
             'this sign-in can no longer complete (the device was revoked, or the account changed or may not sign in): start a new sign-in',
           );
-        if (!store.consumeLogin(r.id, now())) throw new HearthError('login_consumed', 'this sign-in request was already used: start a new sign-in');
+        if (!(await store.consumeLogin(r.id, now()))) throw new HearthError('login_consumed', 'this sign-in request was already used: start a new sign-in');
         return deps.sessions.startSession(row, httpRequestId, 'app-approval');
       });
     },

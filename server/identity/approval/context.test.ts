@@ -8,6 +8,7 @@ import { asnRecord, cityRecord, writeMmdb } from '../../../test/helpers/mmdb.ts'
 import { allMigrations } from '../../boot.ts';
 import { createLogger } from '../../core/logging/logger.ts';
 import { type Db, openPlatformDb } from '../../core/storage/platform-db.ts';
+import { sqliteStore } from '../../core/storage/store.ts';
 import { AppLoginContextSchema, BROWSER_RETENTION_MS, COUNTRY_WINDOW_MS, createLoginContext, INTRODUCTION_MS, sameNetwork } from './context.ts';
 import { openGeoIp } from './geoip.ts';
 
@@ -59,7 +60,7 @@ function setup(opts: { geoip?: boolean; asn?: boolean } = {}) {
   let t = T0;
   const now = () => t;
   const geoip = opts.geoip === false ? null : openGeoIp({ cityDb: geoFile(), asnDb: opts.asn ? asnFile() : null, logger, now });
-  const ctx = createLoginContext({ db, geoip, now });
+  const ctx = createLoginContext({ store: sqliteStore(db), geoip, now });
   return {
     db,
     ctx,
@@ -105,7 +106,7 @@ describe('sameNetwork', () => {
 });
 
 describe('sign-in history migration', () => {
-  it('creates the tables and records when history collection started', () => {
+  it('creates the tables and records when history collection started', async () => {
     const before = Date.now();
     const { db } = setup();
     const tables = db
@@ -120,11 +121,11 @@ describe('sign-in history migration', () => {
 });
 
 describe('createLoginContext().compute', () => {
-  it('always gives browser, OS and geo fields; history is null during the 14-day introduction phase', () => {
+  it('always gives browser, OS and geo fields; history is null during the 14-day introduction phase', async () => {
     const x = setup({ asn: true });
     // no account yet: the introduction phase has not begun
     const sub = crypto.randomUUID();
-    expect(compute(x, sub, DE, null, T0 + 400 * DAY)).toEqual({
+    expect(await compute(x, sub, DE, null, T0 + 400 * DAY)).toEqual({
       level: 'info',
       browser: 'firefox',
       os: 'linux',
@@ -133,12 +134,12 @@ describe('createLoginContext().compute', () => {
       network: 'Example Telecom GmbH',
       history: null,
     });
-    expect(x.ctx.introductionStart()).toBeNull();
+    expect(await x.ctx.introductionStart()).toBeNull();
 
     // the first account is created long after the migration ran: the phase starts with it
     const created = T0 + 30 * DAY;
     const alice = x.account('alice', created);
-    expect(compute(x, alice, AT, browserId(), created + INTRODUCTION_MS - 1)).toEqual({
+    expect(await compute(x, alice, AT, browserId(), created + INTRODUCTION_MS - 1)).toEqual({
       level: 'info',
       browser: 'firefox',
       os: 'linux',
@@ -147,38 +148,38 @@ describe('createLoginContext().compute', () => {
       network: null,
       history: null,
     });
-    expect(x.ctx.introductionStart()).toBe(created);
+    expect(await x.ctx.introductionStart()).toBe(created);
     expect(settings(x.db)['signin_history.introduction_started_at']).toBe(created);
     // stored once: a later, older account does not move it
     x.account('older', created - 100 * DAY);
-    expect(x.ctx.introductionStart()).toBe(created);
+    expect(await x.ctx.introductionStart()).toBe(created);
 
-    const after = compute(x, alice, AT, browserId(), created + INTRODUCTION_MS);
+    const after = await compute(x, alice, AT, browserId(), created + INTRODUCTION_MS);
     expect(after.history).toEqual({ knownSince: null, newCountry: true, countriesSince: new Date(T0).toISOString() });
     expect(AppLoginContextSchema.parse(after)).toEqual(after);
     expect(AppLoginContextSchema.safeParse({ ...after, extra: 1 }).success).toBe(false);
     expect(AppLoginContextSchema.parse({ ...after, sameNetwork: true })).toEqual({ ...after, sameNetwork: true });
   });
 
-  it('knownSince is the first successful sign-in of this account in this browser (cookie), per account', () => {
+  it('knownSince is the first successful sign-in of this account in this browser (cookie), per account', async () => {
     const x = setup();
     const installed = Date.now();
     const alice = x.account('alice', installed);
     const bob = x.account('bob', installed);
     const laptop = browserId();
     const t1 = installed + 20 * DAY;
-    x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: laptop, ip: DE, at: t1 });
-    x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: laptop, ip: DE, at: t1 + DAY });
+    await x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: laptop, ip: DE, at: t1 });
+    await x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: laptop, ip: DE, at: t1 + DAY });
     const at = t1 + 2 * DAY;
-    expect(compute(x, alice, DE, laptop, at).history!.knownSince).toBe(new Date(t1).toISOString());
-    expect(compute(x, alice, DE, laptop, at).level).toBe('info');
+    expect((await compute(x, alice, DE, laptop, at)).history!.knownSince).toBe(new Date(t1).toISOString());
+    expect((await compute(x, alice, DE, laptop, at)).level).toBe('info');
     // another browser, no cookie, or another account in the same browser: not known
     for (const [sub, b] of [
       [alice, browserId()],
       [alice, null],
       [bob, laptop],
     ] as const) {
-      const c = compute(x, sub, DE, b, at);
+      const c = await compute(x, sub, DE, b, at);
       expect(c.history!.knownSince).toBeNull();
       expect(c.level).toBe('hint');
     }
@@ -191,50 +192,50 @@ describe('createLoginContext().compute', () => {
     expect(x.db.prepare('SELECT * FROM identity_signin_browsers').all()).toEqual([{ sub: alice, browser_hash: hash, first_at: t1, last_at: t1 + DAY }]);
   });
 
-  it('newCountry and level: warn for a new country after another one, hint without a baseline, info for a known one', () => {
+  it('newCountry and level: warn for a new country after another one, hint without a baseline, info for a known one', async () => {
     const x = setup();
     const installed = Date.now();
-    const since = x.ctx.geoipSince()!;
+    const since = (await await x.ctx.geoipSince())!;
     expect(since).toBe(T0); // set when the context was created with a readable country database
     const alice = x.account('alice', installed);
     const carol = x.account('carol', installed);
     const laptop = browserId();
     const t1 = installed + 20 * DAY;
-    x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: laptop, ip: DE, at: t1 });
+    await x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: laptop, ip: DE, at: t1 });
 
-    const home = compute(x, alice, DE, laptop, t1 + DAY);
+    const home = await compute(x, alice, DE, laptop, t1 + DAY);
     expect(home).toMatchObject({ level: 'info', country: 'DE', history: { newCountry: false } });
-    const abroad = compute(x, alice, AT, laptop, t1 + DAY);
+    const abroad = await compute(x, alice, AT, laptop, t1 + DAY);
     expect(abroad).toMatchObject({ level: 'warn', country: 'AT', history: { knownSince: new Date(t1).toISOString(), newCountry: true } });
     // carol has no sign-in with a country: a new country is only a hint
-    expect(compute(x, carol, FR, null, t1 + DAY)).toMatchObject({ level: 'hint', history: { knownSince: null, newCountry: true } });
+    expect(await compute(x, carol, FR, null, t1 + DAY)).toMatchObject({ level: 'hint', history: { knownSince: null, newCountry: true } });
     // an address without a country makes no country claim
-    expect(compute(x, alice, '10.0.0.1', laptop, t1 + DAY)).toMatchObject({ level: 'info', country: null, history: { newCountry: false } });
+    expect(await compute(x, alice, '10.0.0.1', laptop, t1 + DAY)).toMatchObject({ level: 'info', country: null, history: { newCountry: false } });
 
     // 90 days: a country seen 90 days ago still counts, one more millisecond and it is new again
-    expect(compute(x, alice, DE, laptop, t1 + COUNTRY_WINDOW_MS).history!.newCountry).toBe(false);
-    expect(compute(x, alice, DE, laptop, t1 + COUNTRY_WINDOW_MS + 1).history!.newCountry).toBe(true);
+    expect((await compute(x, alice, DE, laptop, t1 + COUNTRY_WINDOW_MS)).history!.newCountry).toBe(false);
+    expect((await compute(x, alice, DE, laptop, t1 + COUNTRY_WINDOW_MS + 1)).history!.newCountry).toBe(true);
   });
 
-  it('countriesSince is geoip_since while that is less than 90 days ago; geoip_since is stored once', () => {
+  it('countriesSince is geoip_since while that is less than 90 days ago; geoip_since is stored once', async () => {
     const x = setup();
     const alice = x.account('alice', T0 - 400 * DAY);
     const iso = new Date(T0).toISOString();
-    expect(compute(x, alice, DE, null, T0 + DAY).history!.countriesSince).toBe(iso);
-    expect(compute(x, alice, DE, null, T0 + COUNTRY_WINDOW_MS - 1).history!.countriesSince).toBe(iso);
-    expect(compute(x, alice, DE, null, T0 + COUNTRY_WINDOW_MS).history!.countriesSince).toBeNull();
+    expect((await compute(x, alice, DE, null, T0 + DAY)).history!.countriesSince).toBe(iso);
+    expect((await compute(x, alice, DE, null, T0 + COUNTRY_WINDOW_MS - 1)).history!.countriesSince).toBe(iso);
+    expect((await compute(x, alice, DE, null, T0 + COUNTRY_WINDOW_MS)).history!.countriesSince).toBeNull();
 
     // a second start later (same database) keeps the first time
     x.set(T0 + 50 * DAY);
-    const again = createLoginContext({ db: x.db, geoip: x.geoip, now: x.at });
-    expect(again.geoipSince()).toBe(T0);
+    const again = createLoginContext({ store: sqliteStore(x.db), geoip: x.geoip, now: x.at });
+    expect(await again.geoipSince()).toBe(T0);
     expect(settings(x.db)['login_context.geoip_since']).toBe(T0);
   });
 
-  it('without GeoIP: no geo fields, no country claim, no geoip_since until a database is readable', () => {
+  it('without GeoIP: no geo fields, no country claim, no geoip_since until a database is readable', async () => {
     const x = setup({ geoip: false });
     const alice = x.account('alice', T0 - 400 * DAY);
-    expect(compute(x, alice, DE, null, T0)).toEqual({
+    expect(await compute(x, alice, DE, null, T0)).toEqual({
       level: 'hint',
       browser: 'firefox',
       os: 'linux',
@@ -243,44 +244,44 @@ describe('createLoginContext().compute', () => {
       network: null,
       history: { knownSince: null, newCountry: false, countriesSince: null },
     });
-    x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: browserId(), ip: DE, at: T0 });
+    await x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: browserId(), ip: DE, at: T0 });
     expect(x.db.prepare('SELECT country FROM identity_signin_history').pluck().all()).toEqual([null]);
-    expect(x.ctx.geoipSince()).toBeNull();
+    expect(await x.ctx.geoipSince()).toBeNull();
     // a configured file that cannot be read sets nothing either
     const broken = path.join(tmp(), 'broken.mmdb');
     fs.writeFileSync(broken, 'nope');
-    const none = createLoginContext({ db: x.db, geoip: openGeoIp({ cityDb: broken, logger }), now: x.at });
-    expect(none.geoipSince()).toBeNull();
-    expect(none.compute({ sub: alice, userAgent: '', ip: DE, browserId: null, at: T0 })).toMatchObject({ country: null, browser: 'other', os: 'other' });
+    const none = createLoginContext({ store: sqliteStore(x.db), geoip: openGeoIp({ cityDb: broken, logger }), now: x.at });
+    expect(await none.geoipSince()).toBeNull();
+    expect(await none.compute({ sub: alice, userAgent: '', ip: DE, browserId: null, at: T0 })).toMatchObject({ country: null, browser: 'other', os: 'other' });
   });
 });
 
 describe('cleanup', () => {
-  it('drops history after 90 days and browsers a year after their last sign-in; knownSince outlives the history rows', () => {
+  it('drops history after 90 days and browsers a year after their last sign-in; knownSince outlives the history rows', async () => {
     const x = setup();
     const alice = x.account('alice', T0 - 400 * DAY);
     const laptop = browserId();
     const old = browserId();
-    x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: old, ip: DE, at: T0 });
-    x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: laptop, ip: DE, at: T0 + 10 * DAY });
-    x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: laptop, ip: AT, at: T0 + 200 * DAY });
+    await x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: old, ip: DE, at: T0 });
+    await x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: laptop, ip: DE, at: T0 + 10 * DAY });
+    await x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: laptop, ip: AT, at: T0 + 200 * DAY });
 
-    expect(x.ctx.cleanup(T0 + 10 * DAY + COUNTRY_WINDOW_MS)).toEqual({ history: 1, browsers: 0 });
-    expect(x.ctx.cleanup(T0 + 10 * DAY + COUNTRY_WINDOW_MS + 1)).toEqual({ history: 1, browsers: 0 });
+    expect(await x.ctx.cleanup(T0 + 10 * DAY + COUNTRY_WINDOW_MS)).toEqual({ history: 1, browsers: 0 });
+    expect(await x.ctx.cleanup(T0 + 10 * DAY + COUNTRY_WINDOW_MS + 1)).toEqual({ history: 1, browsers: 0 });
     expect(x.db.prepare('SELECT country FROM identity_signin_history').pluck().all()).toEqual(['AT']);
     const at = T0 + 201 * DAY;
-    expect(compute(x, alice, AT, laptop, at).history!.knownSince).toBe(new Date(T0 + 10 * DAY).toISOString());
-    expect(compute(x, alice, DE, laptop, at)).toMatchObject({ level: 'warn', history: { newCountry: true } });
+    expect((await compute(x, alice, AT, laptop, at)).history!.knownSince).toBe(new Date(T0 + 10 * DAY).toISOString());
+    expect(await compute(x, alice, DE, laptop, at)).toMatchObject({ level: 'warn', history: { newCountry: true } });
 
-    expect(x.ctx.cleanup(T0 + BROWSER_RETENTION_MS + 1)).toEqual({ history: 1, browsers: 1 });
-    expect(compute(x, alice, AT, old, at).history!.knownSince).toBeNull();
-    expect(compute(x, alice, AT, laptop, at).history!.knownSince).not.toBeNull();
+    expect(await x.ctx.cleanup(T0 + BROWSER_RETENTION_MS + 1)).toEqual({ history: 1, browsers: 1 });
+    expect((await compute(x, alice, AT, old, at)).history!.knownSince).toBeNull();
+    expect((await compute(x, alice, AT, laptop, at)).history!.knownSince).not.toBeNull();
   });
 
-  it('an account deletion removes its history', () => {
+  it('an account deletion removes its history', async () => {
     const x = setup();
     const alice = x.account('alice');
-    x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: browserId(), ip: DE, at: T0 });
+    await x.ctx.recordSuccessfulSignIn({ sub: alice, browserId: browserId(), ip: DE, at: T0 });
     x.db.prepare('DELETE FROM identity_accounts WHERE sub = ?').run(alice);
     expect(x.db.prepare('SELECT count(*) FROM identity_signin_history').pluck().get()).toBe(0);
     expect(x.db.prepare('SELECT count(*) FROM identity_signin_browsers').pluck().get()).toBe(0);

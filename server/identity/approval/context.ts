@@ -31,8 +31,9 @@
  */
 import crypto from 'node:crypto';
 import type { Logger } from '../../core/logging/logger.ts';
-import type { Db, Migration } from '../../core/storage/platform-db.ts';
+import type { Migration } from '../../core/storage/platform-db.ts';
 import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
+import type { Store } from '../../core/storage/store.ts';
 import { type GeoIpReader, NO_GEO, parseIp } from './geoip.ts';
 import { type Browser, type OperatingSystem, parseUserAgent } from './user-agent.ts';
 
@@ -113,26 +114,29 @@ export function sameNetwork(ipA: string, ipB: string): boolean {
   return true;
 }
 
-export function createLoginContext(deps: { db: Db; geoip: GeoIpReader | null; now?: () => number; logger?: Logger }) {
-  const { db, geoip } = deps;
+export function createLoginContext(deps: { store: Store; geoip: GeoIpReader | null; now?: () => number; logger?: Logger }) {
+  const { store, geoip } = deps;
   const now = deps.now ?? Date.now;
 
+  // One SQL text for both engines (store.ts): the browser row keeps its earliest first and latest last sign-in.
   const q = {
-    getSetting: db.prepare('SELECT value FROM identity_settings WHERE name = ?').pluck(),
-    putSettingOnce: db.prepare('INSERT OR IGNORE INTO identity_settings (name, value, updated_at) VALUES (?, ?, ?)'),
-    firstPerson: db.prepare("SELECT min(created_at) FROM identity_accounts WHERE kind = 'person'").pluck(),
-    browser: db.prepare('SELECT first_at FROM identity_signin_browsers WHERE sub = ? AND browser_hash = ?').pluck(),
-    countrySeen: db.prepare('SELECT 1 FROM identity_signin_history WHERE sub = ? AND country = ? AND at >= ? LIMIT 1').pluck(),
-    otherCountrySeen: db.prepare('SELECT 1 FROM identity_signin_history WHERE sub = ? AND country IS NOT NULL AND country <> ? AND at >= ? LIMIT 1').pluck(),
-    insertHistory: db.prepare('INSERT INTO identity_signin_history (sub, browser_hash, country, at) VALUES (?, ?, ?, ?)'),
-    upsertBrowser: db.prepare(`INSERT INTO identity_signin_browsers (sub, browser_hash, first_at, last_at) VALUES (@sub, @hash, @at, @at)
-      ON CONFLICT (sub, browser_hash) DO UPDATE SET first_at = min(first_at, excluded.first_at), last_at = max(last_at, excluded.last_at)`),
-    pruneHistory: db.prepare('DELETE FROM identity_signin_history WHERE at < ?'),
-    pruneBrowsers: db.prepare('DELETE FROM identity_signin_browsers WHERE last_at < ?'),
+    getSetting: 'SELECT value FROM identity_settings WHERE name = ?',
+    putSettingOnce: 'INSERT INTO identity_settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
+    firstPerson: "SELECT min(created_at) FROM identity_accounts WHERE kind = 'person'",
+    browser: 'SELECT first_at FROM identity_signin_browsers WHERE sub = ? AND browser_hash = ?',
+    countrySeen: 'SELECT 1 FROM identity_signin_history WHERE sub = ? AND country = ? AND at >= ? LIMIT 1',
+    otherCountrySeen: 'SELECT 1 FROM identity_signin_history WHERE sub = ? AND country IS NOT NULL AND country <> ? AND at >= ? LIMIT 1',
+    insertHistory: 'INSERT INTO identity_signin_history (sub, browser_hash, country, at) VALUES (?, ?, ?, ?)',
+    upsertBrowser: `INSERT INTO identity_signin_browsers (sub, browser_hash, first_at, last_at) VALUES (@sub, @hash, @at, @at)
+      ON CONFLICT (sub, browser_hash) DO UPDATE SET
+        first_at = CASE WHEN excluded.first_at < identity_signin_browsers.first_at THEN excluded.first_at ELSE identity_signin_browsers.first_at END,
+        last_at = CASE WHEN excluded.last_at > identity_signin_browsers.last_at THEN excluded.last_at ELSE identity_signin_browsers.last_at END`,
+    pruneHistory: 'DELETE FROM identity_signin_history WHERE at < ?',
+    pruneBrowsers: 'DELETE FROM identity_signin_browsers WHERE last_at < ?',
   };
 
-  const readNumber = (name: string): number | null => {
-    const raw = q.getSetting.get(name) as string | undefined;
+  const readNumber = async (name: string): Promise<number | null> => {
+    const raw = await store.value<string>(q.getSetting, [name]);
     if (raw === undefined) return null;
     try {
       const v = JSON.parse(raw) as unknown;
@@ -141,33 +145,33 @@ export function createLoginContext(deps: { db: Db; geoip: GeoIpReader | null; no
       return null;
     }
   };
-  const storeOnce = (name: string, value: number) => {
-    q.putSettingOnce.run(name, JSON.stringify(value), now());
+  const storeOnce = async (name: string, value: number) => {
+    await store.run(q.putSettingOnce, [name, JSON.stringify(value), now()]);
     return readNumber(name);
   };
 
   /** `geoip_since`: stored the first time a country database is seen readable. */
-  function geoipSince(): number | null {
-    const stored = readNumber(SETTING_GEOIP_SINCE);
+  async function geoipSince(): Promise<number | null> {
+    const stored = await readNumber(SETTING_GEOIP_SINCE);
     if (stored !== null) return stored;
     return geoip?.hasCountries() ? storeOnce(SETTING_GEOIP_SINCE, now()) : null;
   }
 
   /** Start of the introduction phase, or null while no account exists (then the phase has not even begun). */
-  function introductionStart(): number | null {
-    const stored = readNumber(SETTING_INTRODUCTION);
+  async function introductionStart(): Promise<number | null> {
+    const stored = await readNumber(SETTING_INTRODUCTION);
     if (stored !== null) return stored;
-    const first = q.firstPerson.get() as number | null;
+    const first = (await store.value<number | null>(q.firstPerson)) ?? null;
     if (first === null) return null;
-    return storeOnce(SETTING_INTRODUCTION, Math.max(first, readNumber(SETTING_HISTORY_STARTED) ?? first));
+    return storeOnce(SETTING_INTRODUCTION, Math.max(first, (await readNumber(SETTING_HISTORY_STARTED)) ?? first));
   }
 
   // A database readable at start-up sets geoip_since now.
-  geoipSince();
+  geoipSince().catch((e: Error) => deps.logger?.warn({ err: e.message }, 'geoip_since could not be stored'));
 
   return {
     /** The sign-in context of a browser's app-approval request (a snapshot: the caller stores it). */
-    compute(input: { sub: string; userAgent: string; ip: string; browserId: string | null; at: number }): AppLoginContext {
+    async compute(input: { sub: string; userAgent: string; ip: string; browserId: string | null; at: number }): Promise<AppLoginContext> {
       const { browser, os } = parseUserAgent(input.userAgent);
       // GeoIP is optional: a broken database never fails the sign-in, it only yields null country, city and network.
       let geo = NO_GEO;
@@ -176,20 +180,20 @@ export function createLoginContext(deps: { db: Db; geoip: GeoIpReader | null; no
       } catch (e) {
         deps.logger?.warn({ err: (e as Error).message }, 'GeoIP lookup failed; the sign-in context has no country, city or network');
       }
-      const since = geoipSince();
-      const intro = introductionStart();
+      const since = await geoipSince();
+      const intro = await introductionStart();
       let history: AppLoginContext['history'] = null;
       let level: AppLoginContext['level'] = 'info';
       if (intro !== null && input.at >= intro + INTRODUCTION_MS) {
         const windowStart = input.at - COUNTRY_WINDOW_MS;
-        const first = input.browserId ? (q.browser.get(input.sub, browserHash(input.browserId)) as number | undefined) : undefined;
-        const newCountry = geo.country !== null && since !== null && q.countrySeen.get(input.sub, geo.country, windowStart) === undefined;
+        const first = input.browserId ? await store.value<number>(q.browser, [input.sub, browserHash(input.browserId)]) : undefined;
+        const newCountry = geo.country !== null && since !== null && (await store.value(q.countrySeen, [input.sub, geo.country, windowStart])) === undefined;
         history = {
           knownSince: first === undefined ? null : iso(first),
           newCountry,
           countriesSince: since !== null && input.at - since < COUNTRY_WINDOW_MS ? iso(since) : null,
         };
-        if (newCountry && q.otherCountrySeen.get(input.sub, geo.country, windowStart) !== undefined) level = 'warn';
+        if (newCountry && (await store.value(q.otherCountrySeen, [input.sub, geo.country, windowStart])) !== undefined) level = 'warn';
         else if (newCountry || history.knownSince === null) level = 'hint';
       }
       return { level, browser, os, country: geo.country, city: geo.city, network: geo.network, history };
@@ -198,21 +202,24 @@ export function createLoginContext(deps: { db: Db; geoip: GeoIpReader | null; no
     sameNetwork,
 
     /** Records a successful sign-in (country of the address, browser); called for every sign-in method. */
-    recordSuccessfulSignIn(input: { sub: string; browserId: string; ip: string; at: number }): void {
-      geoipSince();
+    async recordSuccessfulSignIn(input: { sub: string; browserId: string; ip: string; at: number }): Promise<void> {
+      await geoipSince();
       const country = geoip?.lookup(input.ip).country ?? null;
       const hash = browserHash(input.browserId);
-      db.transaction(() => {
-        q.insertHistory.run(input.sub, hash, country, input.at);
-        q.upsertBrowser.run({ sub: input.sub, hash, at: input.at });
-      })();
-      introductionStart();
+      await store.tx(
+        async () => {
+          await store.run(q.insertHistory, [input.sub, hash, country, input.at]);
+          await store.run(q.upsertBrowser, { sub: input.sub, hash, at: input.at });
+        },
+        { name: 'sign-in history' },
+      );
+      await introductionStart();
     },
 
     /** Removes history older than 90 days and browsers unused for a year; returns how many rows went. */
-    cleanup(at = now()): { history: number; browsers: number } {
-      const history = q.pruneHistory.run(at - COUNTRY_WINDOW_MS).changes;
-      const browsers = q.pruneBrowsers.run(at - BROWSER_RETENTION_MS).changes;
+    async cleanup(at = now()): Promise<{ history: number; browsers: number }> {
+      const history = (await store.run(q.pruneHistory, [at - COUNTRY_WINDOW_MS])).changes;
+      const browsers = (await store.run(q.pruneBrowsers, [at - BROWSER_RETENTION_MS])).changes;
       if (history + browsers > 0) deps.logger?.debug({ history, browsers }, 'sign-in history pruned');
       return { history, browsers };
     },

@@ -65,7 +65,7 @@ export function registerDeviceChangeRoutes(k: RouteKit): void {
     },
     handler: async (ctx) => {
       const s = write(ctx);
-      approval.cancelChange(s, await readBody(ctx, ChangeRefBody), actorFor(ctx));
+      await approval.cancelChange(s, await readBody(ctx, ChangeRefBody), actorFor(ctx));
       ctx.status = 204;
     },
   });

@@ -17,11 +17,11 @@ export function createDeviceChanges(core: ApprovalCore, devices: Devices) {
 
   const changes = {
     startRemoval(s: SessionInfo, deviceId: string, endSessions: boolean, a: Actor) {
-      return store.transaction(() => {
-        const d = devices.ownDevice(s.sub, deviceId);
+      return store.transaction(async () => {
+        const d = await devices.ownDevice(s.sub, deviceId);
         if (d.revoked_at !== null) throw new HearthError('device_already_revoked', 'this device is already revoked');
         const at = now();
-        const existing = store.newestRemoval(s.sub, s.familyId, d.id);
+        const existing = await store.newestRemoval(s.sub, s.familyId, d.id);
         if (existing && changeState(existing) === 'pending') {
           if ((existing.end_sessions === 1) === endSessions) {
             return {
@@ -33,18 +33,18 @@ export function createDeviceChanges(core: ApprovalCore, devices: Devices) {
               endSessions,
             };
           }
-          store.cancelChange(existing.id, at);
+          await store.cancelChange(existing.id, at);
         }
-        const deciders = store.activeDevices(s.sub).filter((x) => x.id !== d.id && optedIn(x, 'device-changes'));
+        const deciders = (await store.activeDevices(s.sub)).filter((x) => x.id !== d.id && optedIn(x, 'device-changes'));
         if (deciders.length === 0) {
           // Nobody else could approve: a plain revoke (the route already required recent authentication).
-          devices.revokeDevice(d, a, 'account');
+          await devices.revokeDevice(d, a, 'account');
           const ended = endSessions ? deps.sessionStore.revokeAll(s.sub, at, 'app-device-removed', s.familyId) : 0;
           return { changeId: null, state: 'revoked' as const, deviceId: d.id, endSessions, endedSessions: ended };
         }
         const id = crypto.randomUUID();
         const expiresAt = at + L.changeLifetimeSeconds * 1000;
-        store.insertChange({
+        await store.insertChange({
           id,
           sub: s.sub,
           kind: 'revoke',
@@ -56,7 +56,7 @@ export function createDeviceChanges(core: ApprovalCore, devices: Devices) {
           created_at: at,
           expires_at: expiresAt,
         });
-        record(a, 'auth.app.device_change.request', d.id, {
+        await record(a, 'auth.app.device_change.request', d.id, {
           changeId: id,
           kind: 'revoke',
           deviceId: d.id,
@@ -68,24 +68,30 @@ export function createDeviceChanges(core: ApprovalCore, devices: Devices) {
     },
 
     /** A change the session requested: by `changeId`, or the newest removal of `deviceId` by this session. */
-    ownChange(s: SessionInfo, ref: { changeId: string } | { deviceId: string }): ChangeRow {
-      const c = 'changeId' in ref ? store.getChange(ref.changeId) : store.newestRemoval(s.sub, s.familyId, ref.deviceId);
+    async ownChange(s: SessionInfo, ref: { changeId: string } | { deviceId: string }): Promise<ChangeRow> {
+      const c = 'changeId' in ref ? await store.getChange(ref.changeId) : await store.newestRemoval(s.sub, s.familyId, ref.deviceId);
       if (!c || c.sub !== s.sub || c.family_id !== s.familyId || !readable(c.expires_at)) throw err.notFound('the device change');
       return c;
     },
-    changeStatus(s: SessionInfo, ref: { changeId: string } | { deviceId: string }) {
-      const c = changes.ownChange(s, ref);
+    async changeStatus(s: SessionInfo, ref: { changeId: string } | { deviceId: string }) {
+      const c = await changes.ownChange(s, ref);
       return { changeId: c.id, state: changeState(c), expiresAt: iso(c.expires_at) };
     },
-    cancelChange(s: SessionInfo, ref: { changeId: string } | { deviceId: string }, a: Actor) {
-      store.transaction(() => {
-        const c = changes.ownChange(s, ref);
+    async cancelChange(s: SessionInfo, ref: { changeId: string } | { deviceId: string }, a: Actor) {
+      await store.transaction(async () => {
+        const c = await changes.ownChange(s, ref);
         const state = changeState(c);
         if (state === 'cancelled') return;
         if (state !== 'pending') throw new HearthError('change_not_pending', `this device change is ${state}`);
-        store.cancelChange(c.id, now());
-        if (c.pairing_id) store.setPairingState(c.pairing_id, 'cancelled');
-        record(a, 'auth.app.device_change.cancel', c.target_id, { changeId: c.id, kind: c.kind, deviceId: c.target_id, endSignIns: c.end_sessions === 1 });
+        // Guarded: a decision made meanwhile (another replica) wins, and this cancels nothing.
+        if (!(await store.cancelChange(c.id, now()))) throw new HearthError('change_not_pending', 'this device change was decided meanwhile');
+        if (c.pairing_id) await store.setPairingState(c.pairing_id, 'cancelled');
+        await record(a, 'auth.app.device_change.cancel', c.target_id, {
+          changeId: c.id,
+          kind: c.kind,
+          deviceId: c.target_id,
+          endSignIns: c.end_sessions === 1,
+        });
       });
     },
   };

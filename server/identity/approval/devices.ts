@@ -11,12 +11,17 @@ import type { DeviceRow } from './approval.store.ts';
 export function createDevices(core: ApprovalCore) {
   const { store, accountStore, now, record } = core;
 
-  function revokeDevice(d: DeviceRow, a: Actor, by: 'device' | 'account' | 'administrator' | 'device-change', extra: Record<string, unknown> = {}): boolean {
+  async function revokeDevice(
+    d: DeviceRow,
+    a: Actor,
+    by: 'device' | 'account' | 'administrator' | 'device-change',
+    extra: Record<string, unknown> = {},
+  ): Promise<boolean> {
     const at = now();
-    if (!store.revokeDevice(d.id, at)) return false;
-    store.cancelChangesOfTarget(d.id, at);
+    if (!(await store.revokeDevice(d.id, at))) return false;
+    await store.cancelChangesOfTarget(d.id, at);
     const account = accountStore.getAccount(d.sub);
-    record(a, 'auth.app.device.revoke', d.sub, { login: account?.login ?? null, deviceId: d.id, name: d.name, by, ...extra });
+    await record(a, 'auth.app.device.revoke', d.sub, { login: account?.login ?? null, deviceId: d.id, name: d.name, by, ...extra });
     return true;
   }
 
@@ -27,8 +32,8 @@ export function createDevices(core: ApprovalCore) {
      * A page of at most twenty devices in ID order that fits the 8 KiB response budget: when twenty would not fit
      * (long names of multi-byte characters), the page is shorter and `nextCursor` continues right after its last item.
      */
-    listDevices(sub: string, after: string | null) {
-      const rows = store.devicePage(sub, after, L.devicePageSize + 1);
+    async listDevices(sub: string, after: string | null) {
+      const rows = await store.devicePage(sub, after, L.devicePageSize + 1);
       const items = rows.slice(0, L.devicePageSize).map(presentDevice);
       let more = rows.length > L.devicePageSize;
       const page = () => ({ items, nextCursor: more ? items[items.length - 1]!.id : null });
@@ -40,37 +45,37 @@ export function createDevices(core: ApprovalCore) {
     },
 
     /** The device list of an account an administrator looks at (404 `account_not_found` for no person account). */
-    accountDevices(sub: string, after: string | null) {
+    async accountDevices(sub: string, after: string | null) {
       const row = accountStore.getAccount(sub);
       if (row?.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
       return devices.listDevices(row.sub, after);
     },
 
-    ownDevice(sub: string, deviceId: string): DeviceRow {
-      const d = store.getDevice(deviceId);
+    async ownDevice(sub: string, deviceId: string): Promise<DeviceRow> {
+      const d = await store.getDevice(deviceId);
       if (!d || d.sub !== sub) throw new HearthError('device_not_found', 'no such device of this account');
       return d;
     },
 
     updateDevice(sub: string, body: { operation: 'rename'; deviceId: string; name: string } | { operation: 'revoke'; deviceId: string }, a: Actor) {
-      return store.transaction(() => {
-        const d = devices.ownDevice(sub, body.deviceId);
+      return store.transaction(async () => {
+        const d = await devices.ownDevice(sub, body.deviceId);
         if (body.operation === 'rename') {
           const name = deviceName(body.name);
-          store.renameDevice(d.id, name);
-          record(a, 'auth.app.device.rename', sub, { deviceId: d.id, name });
+          await store.renameDevice(d.id, name);
+          await record(a, 'auth.app.device.rename', sub, { deviceId: d.id, name });
         } else {
-          revokeDevice(d, a, 'account');
+          await revokeDevice(d, a, 'account');
         }
-        return presentDevice(store.getDevice(d.id)!);
+        return presentDevice((await store.getDevice(d.id))!);
       });
     },
 
     adminRevoke(sub: string, deviceId: string, a: Actor) {
-      return store.transaction(() => {
-        const d = devices.ownDevice(sub, deviceId);
-        revokeDevice(d, a, 'administrator');
-        return presentDevice(store.getDevice(d.id)!);
+      return store.transaction(async () => {
+        const d = await devices.ownDevice(sub, deviceId);
+        await revokeDevice(d, a, 'administrator');
+        return presentDevice((await store.getDevice(d.id))!);
       });
     },
   };

@@ -25,17 +25,17 @@ export function createNoticeOutbox(core: ApprovalCore) {
     const mailer = deps.mailer();
     let sent = 0;
     const reasons = new Map<string, { code: string | undefined; err: string; waiting: number }>();
-    for (const n of store.unsentNotices()) {
+    for (const n of await store.unsentNotices()) {
       const at = now();
       const row = accountStore.getAccount(n.sub);
       if (!row?.email) {
         // Nowhere to deliver: the notice is settled (an account without an address gets no email notices at all).
-        store.noticeSent(n.device_id, at);
+        await store.noticeSent(n.device_id, at);
         deps.logger.warn({ deviceId: n.device_id }, 'a device enrolment notice has no email address to go to');
         continue;
       }
       if (!mailer) {
-        store.noticeAttempt(n.device_id, at);
+        await store.noticeAttempt(n.device_id, at);
         continue;
       }
       const name = row.display_name || row.login!;
@@ -51,11 +51,11 @@ export function createNoticeOutbox(core: ApprovalCore) {
           // Derived from the device: a crash between acceptance and noticeSent() makes the retry a duplicate, not a second mail.
           idempotencyKey: noticeIdempotencyKey(n.device_id),
         });
-        store.noticeSent(n.device_id, at);
+        await store.noticeSent(n.device_id, at);
         waitingLogged.delete(n.device_id);
         sent++;
       } catch (e) {
-        store.noticeAttempt(n.device_id, at);
+        await store.noticeAttempt(n.device_id, at);
         const code = (e as HearthError).code as string | undefined;
         const err = (e as Error).message;
         const key = `${code ?? ''}\n${err}`;

@@ -41,7 +41,7 @@ export function registerPairingRoutes(k: RouteKit): void {
     handler: async (ctx) => {
       const s = recent(ctx);
       const body = await readBody(ctx, PairingStartBody);
-      const r = approval.startPairing(s, ctx.state.principal!.kind === 'admin', body.userId, actorFor(ctx));
+      const r = await approval.startPairing(s, ctx.state.principal!.kind === 'admin', body.userId, actorFor(ctx));
       ctx.status = 201;
       return r;
     },
@@ -111,7 +111,7 @@ export function registerPairingRoutes(k: RouteKit): void {
     handler: async (ctx) => {
       const s = recent(ctx);
       const body = await readBody(ctx, ConfirmBody);
-      const r = approval.confirm(body.pairingId, body.comparison, s, actorFor(ctx), () => ctx.state.principal?.kind === 'admin');
+      const r = await approval.confirm(body.pairingId, body.comparison, s, actorFor(ctx), () => ctx.state.principal?.kind === 'admin');
       queueMicrotask(() => void approval.deliverNotices().catch(() => {})); // the minute schedule retries
       return r;
     },
@@ -158,7 +158,7 @@ export function registerPairingRoutes(k: RouteKit): void {
     },
     handler: async (ctx) => {
       const s = write(ctx);
-      approval.cancelPairing((await readBody(ctx, PairingIdBody)).pairingId, s, actorFor(ctx));
+      await approval.cancelPairing((await readBody(ctx, PairingIdBody)).pairingId, s, actorFor(ctx));
       ctx.status = 204;
     },
   });

@@ -20,33 +20,34 @@ export const WRONG_CODES_ALLOWED = 5;
 export function createPairing(core: ApprovalCore) {
   const { deps, store, accountStore, now, record, maySignIn, readable, pairingState, changeState } = core;
 
-  const approvalOf = (p: PairingRow) => {
+  const approvalOf = async (p: PairingRow) => {
     if (!p.change_id) return null;
-    const c = store.getChange(p.change_id);
+    const c = await store.getChange(p.change_id);
     return c ? { state: changeState(c), expiresAt: iso(c.expires_at) } : null;
   };
-  function ownPairing(pairingId: string, s: SessionInfo): PairingRow {
-    const p = store.getPairing(pairingId);
+  /** The session's pairing; `lock` inside a transaction that decides it (row-locked until it ends). */
+  async function ownPairing(pairingId: string, s: SessionInfo, lock = false): Promise<PairingRow> {
+    const p = await store.getPairing(pairingId, lock);
     if (!p || !readable(p.expires_at) || p.initiator_sub !== s.sub || p.family_id !== s.familyId) throw err.notFound('the pairing');
     return p;
   }
-  function pairingBySecret(pairingId: string, secret: string): PairingRow {
-    const p = store.getPairing(pairingId);
+  async function pairingBySecret(pairingId: string, secret: string): Promise<PairingRow> {
+    const p = await store.getPairing(pairingId);
     if (!p || !readable(p.expires_at)) throw err.notFound('the pairing');
     if (!sameHash(secret, p.secret_hash)) throw new HearthError('forbidden', 'the pairing secret does not match');
     return p;
   }
 
   /** Enrols the claimed device of a pairing (inside a transaction): device row, audit entry, notice outbox row. */
-  function enrol(p: PairingRow, a: Actor, via: Record<string, unknown> = {}): DeviceRow {
-    if (store.countActiveDevices(p.sub) >= L.activeDevicesPerAccount) {
+  async function enrol(p: PairingRow, a: Actor, via: Record<string, unknown> = {}): Promise<DeviceRow> {
+    if ((await store.countActiveDevices(p.sub)) >= L.activeDevicesPerAccount) {
       throw new HearthError('device_limit', `an account has at most ${L.activeDevicesPerAccount} active devices: revoke one first`);
     }
     const at = now();
-    store.insertDevice({ id: p.device_id!, sub: p.sub, name: p.name!, public_key: p.public_key!, assisted: p.assisted, created_at: at });
-    store.setPairingState(p.id, 'confirmed');
+    await store.insertDevice({ id: p.device_id!, sub: p.sub, name: p.name!, public_key: p.public_key!, assisted: p.assisted, created_at: at });
+    await store.setPairingState(p.id, 'confirmed');
     const account = accountStore.getAccount(p.sub)!;
-    record(a, 'auth.app.device.enroll', p.sub, {
+    await record(a, 'auth.app.device.enroll', p.sub, {
       login: account.login,
       deviceId: p.device_id,
       name: p.name,
@@ -54,14 +55,14 @@ export function createPairing(core: ApprovalCore) {
       pairingId: p.id,
       ...via,
     });
-    store.insertNotice(p.device_id!, p.sub, p.assisted === 1, p.name!, at);
-    return store.getDevice(p.device_id!)!;
+    await store.insertNotice(p.device_id!, p.sub, p.assisted === 1, p.name!, at);
+    return (await store.getDevice(p.device_id!))!;
   }
 
   return {
     enrol,
 
-    startPairing(s: SessionInfo, isAdmin: boolean, userId: string | undefined, a: Actor) {
+    async startPairing(s: SessionInfo, isAdmin: boolean, userId: string | undefined, a: Actor) {
       const assisted = userId !== undefined && userId !== s.sub;
       if (assisted && !isAdmin) throw new HearthError('forbidden', 'pairing a device for another account needs the administrator role');
       const sub = userId ?? s.sub;
@@ -78,16 +79,16 @@ export function createPairing(core: ApprovalCore) {
         );
       }
       const at = now();
-      return store.transaction(() => {
-        if (store.outstandingPairings(sub, at) >= L.outstandingPairingsPerAccount) {
+      return store.transaction(async () => {
+        if ((await store.outstandingPairings(sub, at)) >= L.outstandingPairingsPerAccount) {
           throw new HearthError('pairing_limit', `an account has at most ${L.outstandingPairingsPerAccount} outstanding pairings: finish or cancel one`);
         }
-        if (store.countActiveDevices(sub) >= L.activeDevicesPerAccount) {
+        if ((await store.countActiveDevices(sub)) >= L.activeDevicesPerAccount) {
           throw new HearthError('device_limit', `an account has at most ${L.activeDevicesPerAccount} active devices: revoke one first`);
         }
         const id = crypto.randomUUID();
         const secret = crypto.randomBytes(32).toString('base64url');
-        store.insertPairing({
+        await store.insertPairing({
           id,
           sub,
           initiator_sub: s.sub,
@@ -97,13 +98,13 @@ export function createPairing(core: ApprovalCore) {
           created_at: at,
           expires_at: at + LIFETIME_MS,
         });
-        if (assisted) record(a, 'auth.app.pairing.assist', sub, { login: row.login, pairingId: id });
+        if (assisted) await record(a, 'auth.app.pairing.assist', sub, { login: row.login, pairingId: id });
         return { protocol: APP_APPROVAL_PROTOCOL, issuer: deps.issuer(), pairingId: id, secret, expiresAt: iso(at + LIFETIME_MS) };
       });
     },
 
-    claim(input: { pairingId: string; secret: string; publicKey: DevicePublicKey; name: string; signature: string }) {
-      const p = pairingBySecret(input.pairingId, input.secret);
+    async claim(input: { pairingId: string; secret: string; publicKey: DevicePublicKey; name: string; signature: string }) {
+      const p = await pairingBySecret(input.pairingId, input.secret);
       const message = appPairingProofMessage({
         issuer: deps.issuer(),
         pairingId: input.pairingId,
@@ -122,13 +123,13 @@ export function createPairing(core: ApprovalCore) {
       if (p.expires_at <= now()) throw new HearthError('pairing_expired', 'this pairing expired: start a new pairing');
       const deviceId = crypto.randomUUID();
       const comparison = sixDigits();
-      const ok = store.claimPairing({ id: p.id, device_id: deviceId, public_key: JSON.stringify(input.publicKey), name, comparison, now: now() });
+      const ok = await store.claimPairing({ id: p.id, device_id: deviceId, public_key: JSON.stringify(input.publicKey), name, comparison, now: now() });
       if (!ok) throw new HearthError('pairing_claimed', 'this pairing was already claimed (or cancelled): start a new pairing');
       return { deviceId, comparison, expiresAt: iso(p.expires_at) };
     },
 
-    pairingStatus(pairingId: string, s: SessionInfo) {
-      const p = ownPairing(pairingId, s);
+    async pairingStatus(pairingId: string, s: SessionInfo) {
+      const p = await ownPairing(pairingId, s);
       return {
         pairingId: p.id,
         state: pairingState(p),
@@ -136,40 +137,40 @@ export function createPairing(core: ApprovalCore) {
         deviceId: p.device_id,
         name: p.name,
         assisted: p.assisted === 1,
-        approval: approvalOf(p),
+        approval: await approvalOf(p),
       };
     },
 
     /** Confirms with the comparison code; `recheckAdmin` is true when the initiator is still an administrator. */
-    confirm(pairingId: string, comparison: string, s: SessionInfo, a: Actor, recheckAdmin: () => boolean) {
-      const r = store.transaction(() => {
-        const p = ownPairing(pairingId, s);
+    async confirm(pairingId: string, comparison: string, s: SessionInfo, a: Actor, recheckAdmin: () => boolean) {
+      const r = await store.transaction(async () => {
+        const p = await ownPairing(pairingId, s, true);
         const state = pairingState(p);
-        if (state === 'confirmed') return { deviceId: p.device_id!, approval: approvalOf(p) };
+        if (state === 'confirmed') return { deviceId: p.device_id!, approval: await approvalOf(p) };
         if (state === 'expired') throw new HearthError('pairing_expired', 'this pairing expired: start a new pairing');
         if (state === 'cancelled') throw new HearthError('pairing_cancelled', 'this pairing was cancelled: start a new pairing');
         if (state === 'created') throw new HearthError('pairing_not_claimed', 'no device has claimed this pairing yet');
         if (!sameText(comparison, p.comparison!)) {
           // Counted (the transaction commits it); the fifth wrong code cancels the pairing and its pending change.
-          const wrong = store.wrongCode(p.id);
+          const wrong = await store.wrongCode(p.id);
           if (wrong >= WRONG_CODES_ALLOWED) {
-            store.setPairingState(p.id, 'cancelled');
-            if (p.change_id) store.cancelChange(p.change_id, now());
+            await store.setPairingState(p.id, 'cancelled');
+            if (p.change_id) await store.cancelChange(p.change_id, now());
           }
           return { wrong };
         }
-        if (p.change_id) return { deviceId: p.device_id!, approval: approvalOf(p) };
+        if (p.change_id) return { deviceId: p.device_id!, approval: await approvalOf(p) };
         if (p.assisted === 1) {
           if (!recheckAdmin()) throw new HearthError('forbidden', 'assisted pairing needs the administrator role');
           const target = accountStore.getAccount(p.sub);
           if (!maySignIn(target))
             throw new HearthError('account_not_eligible', 'this account may not sign in (disabled, expired or its category is not allowed)');
-          enrol(p, a);
+          await enrol(p, a);
           return { deviceId: p.device_id!, approval: null };
         }
-        const active = store.countActiveDevices(p.sub);
+        const active = await store.countActiveDevices(p.sub);
         if (active === 0) {
-          enrol(p, a);
+          await enrol(p, a);
           return { deviceId: p.device_id!, approval: null };
         }
         // A further device: an active paired device must approve (a device change of kind `pair`).
@@ -179,7 +180,7 @@ export function createPairing(core: ApprovalCore) {
         const at = now();
         const changeId = crypto.randomUUID();
         const expiresAt = at + L.changeLifetimeSeconds * 1000;
-        store.insertChange({
+        await store.insertChange({
           id: changeId,
           sub: p.sub,
           kind: 'pair',
@@ -191,8 +192,8 @@ export function createPairing(core: ApprovalCore) {
           created_at: at,
           expires_at: expiresAt,
         });
-        store.setPairingChange(p.id, changeId, Math.max(p.expires_at, expiresAt));
-        record(a, 'auth.app.device_change.request', p.device_id!, {
+        await store.setPairingChange(p.id, changeId, Math.max(p.expires_at, expiresAt));
+        await record(a, 'auth.app.device_change.request', p.device_id!, {
           changeId,
           kind: 'pair',
           deviceId: p.device_id,
@@ -212,8 +213,8 @@ export function createPairing(core: ApprovalCore) {
       return r as { deviceId: string; approval: { state: 'pending' | 'approved' | 'denied' | 'cancelled' | 'expired'; expiresAt: string } | null };
     },
 
-    pairingResult(input: { pairingId: string; secret: string; publicKey: DevicePublicKey }) {
-      const p = pairingBySecret(input.pairingId, input.secret);
+    async pairingResult(input: { pairingId: string; secret: string; publicKey: DevicePublicKey }) {
+      const p = await pairingBySecret(input.pairingId, input.secret);
       if (!p.public_key || p.state === 'created') throw new HearthError('pairing_not_claimed', 'this pairing has not been claimed');
       const k = JSON.parse(p.public_key) as DevicePublicKey;
       if (k.x !== input.publicKey.x || k.y !== input.publicKey.y)
@@ -222,14 +223,19 @@ export function createPairing(core: ApprovalCore) {
       return { state, deviceId: p.device_id!, ...(state === 'claimed' ? { comparison: p.comparison! } : {}) };
     },
 
-    cancelPairing(pairingId: string, s: SessionInfo, a: Actor) {
-      store.transaction(() => {
-        const p = ownPairing(pairingId, s);
+    async cancelPairing(pairingId: string, s: SessionInfo, a: Actor) {
+      await store.transaction(async () => {
+        const p = await ownPairing(pairingId, s, true);
         if (p.state === 'confirmed') throw new HearthError('pairing_confirmed', 'a confirmed device cannot be cancelled, only revoked');
         if (p.state === 'cancelled') return;
-        store.setPairingState(p.id, 'cancelled');
-        if (p.change_id && store.cancelChange(p.change_id, now())) {
-          record(a, 'auth.app.device_change.cancel', p.device_id ?? p.sub, { changeId: p.change_id, kind: 'pair', deviceId: p.device_id, endSignIns: false });
+        await store.setPairingState(p.id, 'cancelled');
+        if (p.change_id && (await store.cancelChange(p.change_id, now()))) {
+          await record(a, 'auth.app.device_change.cancel', p.device_id ?? p.sub, {
+            changeId: p.change_id,
+            kind: 'pair',
+            deviceId: p.device_id,
+            endSignIns: false,
+          });
         }
       });
     },

@@ -25,9 +25,10 @@ export function createSignInRequests(core: ApprovalCore) {
   const notifications = core.deps.notifications;
   // Every replica's decisions arrive here (this one's too); a lost notification leaves the once-a-second re-read.
   notifications?.listen(LOGIN_DECIDED_CHANNEL, wakeHere).catch(() => {});
-  const wake = (requestId: string) => {
+  /** Inside the deciding transaction: the notification goes out when (and only if) it commits. */
+  const wake = async (requestId: string): Promise<void> => {
     if (!notifications) return wakeHere(requestId);
-    notifications.notify(LOGIN_DECIDED_CHANNEL, requestId).catch(() => wakeHere(requestId));
+    await notifications.notify(LOGIN_DECIDED_CHANNEL, requestId).catch(() => wakeHere(requestId));
   };
   const waitFor = (requestId: string, ms: number, signal: AbortSignal) =>
     new Promise<void>((resolve) => {
@@ -48,7 +49,7 @@ export function createSignInRequests(core: ApprovalCore) {
       set.add(done);
     });
 
-  function newLogin(input: {
+  async function newLogin(input: {
     kind: 'browser' | 'terminal';
     row: AccountRow | undefined;
     category: string | null;
@@ -62,7 +63,7 @@ export function createSignInRequests(core: ApprovalCore) {
     const id = crypto.randomUUID();
     const comparison = sixDigits();
     const sub = input.usable && input.row ? input.row.sub : null;
-    store.insertLogin({
+    await store.insertLogin({
       id,
       kind: input.kind,
       sub,
@@ -81,9 +82,9 @@ export function createSignInRequests(core: ApprovalCore) {
   }
 
   /** Whether a login request may be used by an account now (device, account, category, epoch). */
-  function usableLogin(r: LoginRow): AccountRow | null {
+  async function usableLogin(r: LoginRow): Promise<AccountRow | null> {
     if (!r.sub || !r.device_id) return null;
-    const device = store.getDevice(r.device_id);
+    const device = await store.getDevice(r.device_id);
     if (!device || device.revoked_at !== null || device.sub !== r.sub) return null;
     const row = accountStore.getAccount(r.sub);
     if (!maySignIn(row) || row.epoch !== r.epoch) return null;
@@ -92,12 +93,12 @@ export function createSignInRequests(core: ApprovalCore) {
   }
 
   /** Accounts that may start a sign-in by approval: may sign in, have an active device, below the outstanding limit. */
-  function approvable(row: AccountRow | undefined, category: string | null): boolean {
+  async function approvable(row: AccountRow | undefined, category: string | null): Promise<boolean> {
     // The same statements run for every identifier (a throw-away subject stands in for an unknown account), so the
     // work done does not reveal whether an account exists, may sign in or has a device.
     const sub = row?.sub ?? crypto.randomUUID();
-    const devices = store.countActiveDevices(sub);
-    const outstanding = store.outstandingLogins(sub, now());
+    const devices = await store.countActiveDevices(sub);
+    const outstanding = await store.outstandingLogins(sub, now());
     if (!maySignIn(row)) return false;
     if (category !== null && accountCategory({ kind: 'person', profile: row.profile }) !== category) return false;
     return devices > 0 && outstanding < L.outstandingLoginsPerAccount;

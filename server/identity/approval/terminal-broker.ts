@@ -12,13 +12,20 @@ import type { SignInRequests } from './sign-in-requests.ts';
 
 /** For the OAuth device authorization (RFC 8628): terminal sign-in requests approved in the paired app. */
 export interface TerminalBroker {
-  create(input: { identifier: string; client: { id: string; name: string }; scopes: string[]; lifetimeSeconds: number; ip: string; userAgent: string }): {
+  create(input: {
+    identifier: string;
+    client: { id: string; name: string };
+    scopes: string[];
+    lifetimeSeconds: number;
+    ip: string;
+    userAgent: string;
+  }): Promise<{
     requestId: string;
     comparison: string;
     expiresAt: number;
-  };
-  state(requestId: string): 'pending' | 'approved' | 'denied' | 'consumed' | 'expired' | 'unavailable';
-  consume(requestId: string): { sub: string } | null;
+  }>;
+  state(requestId: string): Promise<'pending' | 'approved' | 'denied' | 'consumed' | 'expired' | 'unavailable'>;
+  consume(requestId: string): Promise<{ sub: string } | null>;
 }
 
 /** `terminalBroker(secret)`: the broker, once the secret is shown to be Core's. */
@@ -31,7 +38,7 @@ export function createTerminalBrokers(core: ApprovalCore, requests: SignInReques
       throw new Error(`identity terminal broker: the broker secret does not match Core's (${BROKER_SECRET_ENV})`);
     }
     return {
-      create(input) {
+      async create(input) {
         if (
           !Array.isArray(input.scopes) ||
           input.scopes.length < 1 ||
@@ -51,12 +58,12 @@ export function createTerminalBrokers(core: ApprovalCore, requests: SignInReques
           scopes: [...input.scopes],
           lifetimeSeconds: input.lifetimeSeconds,
         };
-        const r = store.transaction(() =>
+        const r = await store.transaction(async () =>
           requests.newLogin({
             kind: 'terminal',
             row,
             category: null,
-            usable: requests.approvable(row, null),
+            usable: await requests.approvable(row, null),
             ip: String(input.ip ?? ''),
             context: null,
             terminal,
@@ -65,16 +72,16 @@ export function createTerminalBrokers(core: ApprovalCore, requests: SignInReques
         );
         return { requestId: r.id, comparison: r.comparison, expiresAt: r.expiresAt };
       },
-      state(requestId) {
-        const r = store.getLogin(requestId);
+      async state(requestId) {
+        const r = await store.getLogin(requestId);
         return r?.kind !== 'terminal' ? 'unavailable' : loginState(r);
       },
       consume(requestId) {
-        return store.transaction(() => {
-          const r = store.getLogin(requestId);
+        return store.transaction(async () => {
+          const r = await store.getLogin(requestId, true);
           if (r?.kind !== 'terminal' || loginState(r) !== 'approved') return null;
-          const row = requests.usableLogin(r);
-          if (!row || !store.consumeLogin(r.id, now())) return null;
+          const row = await requests.usableLogin(r);
+          if (!row || !(await store.consumeLogin(r.id, now()))) return null;
           return { sub: row.sub };
         });
       },

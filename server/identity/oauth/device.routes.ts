@@ -153,7 +153,7 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
       if (!form.login || !form.password) return deviceCodePage(ctx, { login: null, userCode, status: 401, error: 'Sign in to continue.' });
       try {
         const r = await sessions.login(form.login, form.password, sessions.clientIp(ctx), ctx.state.requestId);
-        sessions.signedIn(ctx, r);
+        await sessions.signedIn(ctx, r);
       } catch (err) {
         if (err instanceof HearthError && (err.code === 'invalid_credentials' || err.code === 'rate_limited')) {
           for (const [k, v] of Object.entries(err.headers ?? {})) ctx.set(k, v);

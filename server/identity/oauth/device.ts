@@ -63,10 +63,10 @@ export interface TerminalBroker {
     lifetimeSeconds: number;
     ip: string;
     userAgent: string;
-  }): { requestId: string; comparison: string; expiresAt: number } | Promise<{ requestId: string; comparison: string; expiresAt: number }>;
-  state(requestId: string): 'pending' | 'approved' | 'denied' | 'consumed' | 'expired' | 'unavailable';
+  }): Promise<{ requestId: string; comparison: string; expiresAt: number }>;
+  state(requestId: string): Promise<'pending' | 'approved' | 'denied' | 'consumed' | 'expired' | 'unavailable'>;
   /** Atomic and once: rechecks the device (not revoked), the account (enabled, unexpired, category) and its epoch. */
-  consume(requestId: string): { sub: string } | null | Promise<{ sub: string } | null>;
+  consume(requestId: string): Promise<{ sub: string } | null>;
 }
 
 /** The client fields this module reads (a subset of context.ts's Client). */

@@ -188,7 +188,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       if (!i) return render(ctx, { kind: 'error_page', status: 400, title: 'This sign-in has expired', message: 'Return to the application and start again.' });
       try {
         const r = await sessions.login(form.login ?? '', form.password ?? '', sessions.clientIp(ctx), ctx.state.requestId);
-        sessions.signedIn(ctx, r);
+        await sessions.signedIn(ctx, r);
       } catch (err) {
         if (err instanceof HearthError && (err.code === 'invalid_credentials' || err.code === 'rate_limited')) {
           noStore(ctx);

@@ -205,7 +205,7 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
       const origin = ctx.get('origin');
       if (origin && origin !== opts.issuer()) throw new HearthError('origin_mismatch', wrongOrigin(origin, opts.issuer()));
       const r = await passkeys.login({ challengeId: body.challengeId, response: body.credential as never }, sessions.clientIp(ctx), ctx.state.requestId);
-      sessions.signedIn(ctx, r);
+      await sessions.signedIn(ctx, r);
       return { account: r.account };
     },
   });

@@ -168,7 +168,7 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
       if (!row) return expired(ctx);
       await sessions.setPassword(row.sub, password, { actor: `account:${row.login}`, requestId: ctx.state.requestId });
       const fresh = sessions.startSession(row, ctx.state.requestId, 'reset_link');
-      sessions.signedIn(ctx, fresh);
+      await sessions.signedIn(ctx, fresh);
       ctx.set('Cache-Control', 'no-store');
       ctx.status = 303;
       ctx.set('Location', '/');
@@ -218,7 +218,7 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
       const row = await links.consume('magic', form.token ?? '');
       if (!row) return expired(ctx);
       const fresh = sessions.startSession(row, ctx.state.requestId, 'email_link');
-      sessions.signedIn(ctx, fresh);
+      await sessions.signedIn(ctx, fresh);
       ctx.set('Cache-Control', 'no-store');
       ctx.status = 303;
       ctx.set('Location', '/');

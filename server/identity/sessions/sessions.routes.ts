@@ -125,7 +125,7 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
       noStore(ctx);
       originIfPresent(ctx);
       const r = await sessions.login(body.login, body.password, sessions.clientIp(ctx), ctx.state.requestId);
-      sessions.signedIn(ctx, r);
+      await sessions.signedIn(ctx, r);
       return { account: r.account };
     },
   });

@@ -106,7 +106,7 @@ export function createSessionsService(deps: {
   /** A security notice to the account's email address (set after construction by the identity domain). */
   notice?: { send(sub: string, subject: string, text: string): void };
   /** Called after every successful sign-in (the sign-in history of the login context). */
-  onSignedIn?: (info: { sub: string; browserId: string; ip: string; at: number }) => void;
+  onSignedIn?: (info: { sub: string; browserId: string; ip: string; at: number }) => Promise<void>;
 }) {
   const { store, accountStore, accounts, audit } = deps;
   const now = deps.now ?? Date.now;
@@ -295,10 +295,10 @@ export function createSessionsService(deps: {
      * Finishes a successful sign-in on the response: the session cookie, the `hearth_browser` cookie (a new id when
      * the browser has none; the same id with a fresh year otherwise), and the sign-in history (`onSignedIn`).
      */
-    signedIn(ctx: AppContext, r: { account: { sub: string }; setCookie: string }): void {
+    async signedIn(ctx: AppContext, r: { account: { sub: string }; setCookie: string }): Promise<void> {
       const id = browserId(ctx) ?? crypto.randomBytes(32).toString('base64url');
       ctx.append('Set-Cookie', [r.setCookie, cookieHeader(id, BROWSER_COOKIE_MAX_AGE_S, BROWSER_COOKIE)]);
-      deps.onSignedIn?.({ sub: r.account.sub, browserId: id, ip: clientIp(ctx), at: now() });
+      await deps.onSignedIn?.({ sub: r.account.sub, browserId: id, ip: clientIp(ctx), at: now() });
     },
     /** The request's `hearth_browser` id (browser recognition for the sign-in context), or null. */
     browserId,

@@ -84,7 +84,7 @@ describe('the 8 KiB response budget', () => {
     for (let i = 0; i < 20; i++) {
       const id = crypto.randomUUID();
       ids.add(id);
-      store.insertDevice({ id, sub, name, public_key: JSON.stringify({ kty: 'EC', crv: 'P-256', x: 'x', y: 'y' }), assisted: 0, created_at: Date.now() });
+      await store.insertDevice({ id, sub, name, public_key: JSON.stringify({ kty: 'EC', crv: 'P-256', x: 'x', y: 'y' }), assisted: 0, created_at: Date.now() });
     }
     for (const list of [
       (after: string | null) => fetch(`${s.url}${APPROVAL_PATH}/manage/devices${after ? `?after=${after}` : ''}`, { headers: { cookie } }),
@@ -364,9 +364,9 @@ describe('terminal broker and the account command', () => {
     const broker = s.services.identity.appApproval.terminalBroker(resolveBrokerSecret({}, new SecretStore(s.dataDir)));
     const input = { identifier: 'x', client: { id: 'hearth-cli', name: 'Hearth CLI' }, lifetimeSeconds: 60, ip: '127.0.0.1', userAgent: 'cli' };
     for (const scopes of [[], Array.from({ length: 17 }, (_, i) => `s${i}`)]) {
-      expect(() => broker.create({ ...input, scopes })).toThrow(/1–16 scope codes/);
+      await expect(broker.create({ ...input, scopes })).rejects.toThrow(/1–16 scope codes/);
     }
-    expect(broker.create({ ...input, scopes: Array.from({ length: 16 }, (_, i) => `s${i}`) }).requestId).toEqual(expect.any(String));
+    expect((await broker.create({ ...input, scopes: Array.from({ length: 16 }, (_, i) => `s${i}`) })).requestId).toEqual(expect.any(String));
   });
 
   it('answers account with an empty displayName and mail null', async () => {

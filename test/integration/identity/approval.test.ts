@@ -295,7 +295,7 @@ describe('pairing', () => {
       .run(Date.now() - 61_000, pairing.pairingId);
     expect((await call(cookie, '/manage/pairings/status', { pairingId: pairing.pairingId })).status).toBe(404);
     expect((await device.pairingResult(pairing)).status).toBe(404);
-    s.services.identity.appApproval.cleanup();
+    await s.services.identity.appApproval.cleanup();
     expect(db().prepare('SELECT count(*) FROM identity_app_pairings WHERE id = ?').pluck().get(pairing.pairingId)).toBe(0);
   });
 
@@ -714,7 +714,7 @@ describe('browser sign-in', () => {
       .prepare('UPDATE identity_app_logins SET expires_at = ? WHERE id = ?')
       .run(Date.now() - 61_000, old.requestId);
     expect((await call(null, '/login/status', { requestId: old.requestId, browserSecret: old.browserSecret })).status).toBe(404);
-    s.services.identity.appApproval.cleanup();
+    await s.services.identity.appApproval.cleanup();
     expect(db().prepare('SELECT count(*) FROM identity_app_logins WHERE id = ?').pluck().get(old.requestId)).toBe(0);
   });
 
@@ -970,7 +970,7 @@ describe('the inbox budget', () => {
     const { SecretStore } = await import('../../../server/core/secrets/secrets.ts');
     const broker = s.services.identity.appApproval.terminalBroker(resolveBrokerSecret({}, new SecretStore(s.dataDir)));
     for (let i = 0; i < 5; i++) {
-      broker.create({
+      await broker.create({
         identifier: 'quinn',
         client: { id: 'hearth-cli', name: '🖥'.repeat(80) },
         scopes: Array.from({ length: 16 }, (_, j) => `scope-${j}-${'x'.repeat(50)}`),
@@ -1014,11 +1014,11 @@ describe('terminal sign-in broker', () => {
       ip: '127.0.0.1',
       userAgent: 'hearth-cli',
     };
-    const t = broker.create(input);
+    const t = await broker.create(input);
     expect(t).toEqual({ requestId: expect.any(String), comparison: expect.stringMatching(/^\d{6}$/), expiresAt: expect.any(Number) });
-    const ghost = broker.create({ ...input, identifier: 'nobody-here' });
+    const ghost = await broker.create({ ...input, identifier: 'nobody-here' });
     expect(Object.keys(ghost)).toEqual(Object.keys(t));
-    expect(broker.state(ghost.requestId)).toBe('pending');
+    expect(await broker.state(ghost.requestId)).toBe('pending');
     // Not in `pending`, not in an inbox without the opt-in.
     expect(
       (await d.command({ operation: 'pending', accept: ['login-context', 'terminal-logins'] })).body.requests.find((r: any) => r.requestId === t.requestId),
@@ -1037,13 +1037,13 @@ describe('terminal sign-in broker', () => {
       expiresAt: new Date(t.expiresAt).toISOString(),
       terminal: { client: { id: 'hearth-cli', name: 'Hearth CLI' }, scopes: ['openid', 'offline_access'], lifetimeSeconds: 3600 },
     });
-    expect(broker.state(t.requestId)).toBe('pending');
-    expect(broker.consume(t.requestId)).toBeNull();
+    expect(await broker.state(t.requestId)).toBe('pending');
+    expect(await broker.consume(t.requestId)).toBeNull();
     expect((await decide()).body).toEqual({ state: 'approved' });
-    expect(broker.state(t.requestId)).toBe('approved');
-    expect(broker.consume(t.requestId)).toEqual({ sub });
-    expect(broker.consume(t.requestId)).toBeNull();
-    expect(broker.state(t.requestId)).toBe('consumed');
-    expect(broker.state(crypto.randomUUID())).toBe('unavailable');
+    expect(await broker.state(t.requestId)).toBe('approved');
+    expect(await broker.consume(t.requestId)).toEqual({ sub });
+    expect(await broker.consume(t.requestId)).toBeNull();
+    expect(await broker.state(t.requestId)).toBe('consumed');
+    expect(await broker.state(crypto.randomUUID())).toBe('unavailable');
   });
 });

@@ -82,7 +82,7 @@ describe('GeoIP settings', () => {
     expect(none.geoipAsnDb).toBeUndefined();
   });
 
-  it('a readable file is loaded at start and sets geoip_since once', () => {
+  it('a readable file is loaded at start and sets geoip_since once', async () => {
     expect(logLines.filter((l) => /^GeoIP database loaded/.test(l.msg)).map((l) => l.msg)).toEqual([
       'GeoIP database loaded (HEARTH_GEOIP_DB)',
       'GeoIP database loaded (HEARTH_GEOIP_ASN_DB)',
@@ -91,7 +91,7 @@ describe('GeoIP settings', () => {
     const since = setting('login_context.geoip_since');
     expect(since).toBeGreaterThan(Date.now() - 5 * 60_000);
     expect(since).toBeLessThanOrEqual(Date.now());
-    const c = s.services.identity.loginContext.compute({ sub, userAgent: CHROME_WINDOWS, ip: '203.0.113.9', browserId: null, at: Date.now() });
+    const c = await s.services.identity.loginContext.compute({ sub, userAgent: CHROME_WINDOWS, ip: '203.0.113.9', browserId: null, at: Date.now() });
     expect(c).toEqual({ level: 'info', browser: 'chrome', os: 'windows', country: 'DE', city: 'Berlin', network: 'Example Telecom GmbH', history: null });
   });
 
@@ -117,7 +117,7 @@ describe('GeoIP settings', () => {
       const quinn = (await made.json()).sub;
       expect((await t.api(`/api/admin/core/accounts/${quinn}/password`, { method: 'PUT', json: { password: PASSWORD } })).status).toBe(204);
       expect(
-        t.services.identity.loginContext.compute({ sub: quinn, userAgent: CHROME_WINDOWS, ip: '203.0.113.9', browserId: null, at: Date.now() }),
+        await t.services.identity.loginContext.compute({ sub: quinn, userAgent: CHROME_WINDOWS, ip: '203.0.113.9', browserId: null, at: Date.now() }),
       ).toMatchObject({ country: null, city: null, network: null });
 
       const r = await fetch(`${t.url}/api/auth/login`, {
@@ -208,12 +208,12 @@ describe('sign-in history', () => {
     const ctx = s.services.identity.loginContext;
     const at = Date.now();
     // still inside the introduction phase: no claims
-    expect(ctx.compute({ sub, userAgent: CHROME_WINDOWS, ip: '127.0.0.1', browserId: id, at }).history).toBeNull();
+    expect((await ctx.compute({ sub, userAgent: CHROME_WINDOWS, ip: '127.0.0.1', browserId: id, at })).history).toBeNull();
     // the installation began 15 days ago
     s.services.platformDb
       .prepare("UPDATE identity_settings SET value = ? WHERE name = 'signin_history.introduction_started_at'")
       .run(JSON.stringify(at - 15 * DAY));
-    expect(ctx.compute({ sub, userAgent: CHROME_WINDOWS, ip: '127.0.0.1', browserId: id, at })).toEqual({
+    expect(await ctx.compute({ sub, userAgent: CHROME_WINDOWS, ip: '127.0.0.1', browserId: id, at })).toEqual({
       level: 'info',
       browser: 'chrome',
       os: 'windows',
@@ -222,7 +222,7 @@ describe('sign-in history', () => {
       network: null,
       history: { knownSince: new Date(firstAt).toISOString(), newCountry: false, countriesSince: new Date(setting('login_context.geoip_since')).toISOString() },
     });
-    const unknown = ctx.compute({ sub, userAgent: CHROME_WINDOWS, ip: '203.0.113.9', browserId: crypto.randomBytes(32).toString('base64url'), at });
+    const unknown = await ctx.compute({ sub, userAgent: CHROME_WINDOWS, ip: '203.0.113.9', browserId: crypto.randomBytes(32).toString('base64url'), at });
     // a new browser from a country never seen (no earlier country to compare with): a hint
     expect(unknown).toMatchObject({ level: 'hint', country: 'DE', history: { knownSince: null, newCountry: true } });
   });
