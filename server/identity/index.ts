@@ -117,6 +117,7 @@ export interface IdentityDeps {
  */
 function createAccountsCore(deps: {
   platformDb: Db;
+  store: Store;
   audit: AuditLog;
   logger: Logger;
   issuer: () => string;
@@ -145,7 +146,7 @@ function createAccountsCore(deps: {
     mailer: () => deps.mailer ?? null,
   });
   const notice = { send: notices.securityNotice };
-  const sessionStore = createSessionStore(deps.platformDb);
+  const sessionStore = createSessionStore(deps.store);
   const sessions = createSessionsService({
     store: sessionStore,
     accountStore,
@@ -164,10 +165,10 @@ function createAccountsCore(deps: {
  * accounts and sessions built as the server builds them. The issuer only matters for cookies and Origin checks,
  * which such commands never use.
  */
-export function openIdentityOffline(deps: { platformDb: Db; audit: AuditLog }): { accounts: AccountsService; sessions: SessionsService } {
+export function openIdentityOffline(deps: { platformDb: Db; store: Store; audit: AuditLog }): { accounts: AccountsService; sessions: SessionsService } {
   // No mail offline: security notices are skipped, so this logger never has anything to say (and writes nowhere).
   const logger = createLogger({ level: 'silent', destination: { write: () => {} } });
-  const { accounts, sessions } = createAccountsCore({ platformDb: deps.platformDb, audit: deps.audit, logger, issuer: () => '' });
+  const { accounts, sessions } = createAccountsCore({ platformDb: deps.platformDb, store: deps.store, audit: deps.audit, logger, issuer: () => '' });
   return { accounts, sessions };
 }
 
@@ -200,6 +201,7 @@ export function createIdentityService(deps: IdentityDeps) {
   const mailer = () => deps.mailer ?? null;
   const { accountStore, linux, accounts, notices, notice, sessionStore, sessions } = createAccountsCore({
     platformDb: deps.platformDb,
+    store: deps.store,
     audit: deps.audit,
     logger: deps.logger,
     issuer: deps.issuer,

@@ -118,7 +118,7 @@ export function registerServe(serve: Command): void {
           `Sign in: open ${server.publicUrl} with an admin API token (create one: hearth tokens create --name <you> --admin --data ${server.config.dataDir})`,
         );
       }
-      if (server.services.identity.sessions.needsSetup()) {
+      if (await server.services.identity.sessions.needsSetup()) {
         lines.push(
           `First run: create the administrator account at ${server.publicUrl} or with: hearth setup --login <name> --password-stdin --data ${server.config.dataDir}`,
         );

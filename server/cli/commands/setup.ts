@@ -33,7 +33,8 @@ export function registerSetup(setup: Command): void {
       const db = openDataDir(dir);
       try {
         // accounts and sessions built exactly as the server builds them (the Linux-identity hook included)
-        const { sessions } = openIdentityOffline({ platformDb: db, audit: createAuditLog(sqliteStore(db)) });
+        const store = sqliteStore(db);
+        const { sessions } = openIdentityOffline({ platformDb: db, store, audit: createAuditLog(store) });
         let account: Awaited<ReturnType<typeof sessions.setup>>;
         try {
           account = await sessions.setup({ login: opts.login, password, displayName: opts.displayName, email: opts.email }, { actor: 'cli' });

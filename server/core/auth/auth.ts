@@ -8,10 +8,11 @@ import { actorOf, type Principal, type TokenService } from './tokens.service.ts'
 export const BEARER = /^Bearer[ \t]+([A-Za-z0-9._~+/=-]+)[ \t]*$/i;
 
 /**
- * Resolves a platform session cookie (identity domain): the principal, null when no session cookie was sent; it
- * throws 401 for an ended session and 403 `origin_mismatch` for a state-changing request from another origin.
+ * Resolves a platform session cookie (identity domain; the session lives in the core store, so it answers a
+ * Promise): the principal, null when no session cookie was sent; it rejects with 401 for an ended session and 403
+ * `origin_mismatch` for a state-changing request from another origin.
  */
-export type SessionAuthenticator = (ctx: AppContext) => Principal | null;
+export type SessionAuthenticator = (ctx: AppContext) => Promise<Principal | null>;
 
 /**
  * Resolves an OAuth access token (a JWT) for the request: the principal, or null when it does not verify for this
@@ -43,13 +44,14 @@ export function createAuthenticator(tokens: TokenService, sessions?: SessionAuth
   return (ctx: AppContext | HotContext, access: Access): void | Promise<void> => {
     if (access === 'public') return;
     const header = ctx.get('authorization');
-    let principal: Principal | null;
     if (!header) {
       // Session cookies are read on Koa's context only: the hot dispatcher sends requests without an Authorization
       // header to Koa (server/core/http/hot.ts).
-      principal = sessions ? sessions(ctx as AppContext) : null;
-      if (!principal) throw new HearthError('unauthorized', 'missing Authorization: Bearer <token> header');
-      return finish(ctx, access, principal);
+      if (!sessions) throw new HearthError('unauthorized', 'missing Authorization: Bearer <token> header');
+      return sessions(ctx as AppContext).then((p) => {
+        if (!p) throw new HearthError('unauthorized', 'missing Authorization: Bearer <token> header');
+        finish(ctx, access, p);
+      });
     }
     const m = BEARER.exec(header);
     if (!m) throw new HearthError('unauthorized', 'the Authorization header must be "Bearer <token>"');

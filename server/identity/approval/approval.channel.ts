@@ -215,7 +215,7 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
           // Decided first (one guarded UPDATE: of two replicas approving it, one goes on), then its effects.
           if (!(await store.decideChange(ch.id, 'approved', at, d.id, null))) throw notPending();
           if (ch.end_sessions === 1) {
-            ended = x.sessionStore.revokeAll(ch.sub, at, 'app-device-removed', ch.family_id);
+            ended = await x.sessionStore.revokeAll(ch.sub, at, 'app-device-removed', ch.family_id);
             await store.setChangeEnded(ch.id, ended);
           }
           const target = await store.getDevice(ch.target_id);

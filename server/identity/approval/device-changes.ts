@@ -39,7 +39,7 @@ export function createDeviceChanges(core: ApprovalCore, devices: Devices) {
         if (deciders.length === 0) {
           // Nobody else could approve: a plain revoke (the route already required recent authentication).
           await devices.revokeDevice(d, a, 'account');
-          const ended = endSessions ? deps.sessionStore.revokeAll(s.sub, at, 'app-device-removed', s.familyId) : 0;
+          const ended = endSessions ? await deps.sessionStore.revokeAll(s.sub, at, 'app-device-removed', s.familyId) : 0;
           return { changeId: null, state: 'revoked' as const, deviceId: d.id, endSessions, endedSessions: ended };
         }
         const id = crypto.randomUUID();

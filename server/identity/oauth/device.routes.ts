@@ -79,7 +79,12 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
   };
 
   /** The approval page for a typed code, or the code page again with the reason. */
-  const showCode = async (ctx: AppContext, userCode: string, login: string, account: NonNullable<ReturnType<SessionsService['sessionView']>>['account']) => {
+  const showCode = async (
+    ctx: AppContext,
+    userCode: string,
+    login: string,
+    account: NonNullable<Awaited<ReturnType<SessionsService['sessionView']>>>['account'],
+  ) => {
     if (tooMany(ctx)) return deviceCodePage(ctx, { login, userCode, status: 429, error: 'Too many wrong codes. Wait a minute and try again.' });
     const found = await oauth.device.lookupUserCode(userCode, getClient);
     if (!found) {
@@ -112,9 +117,9 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
       'With `user_code` and a session it shows the approval page at once (client, every scope, the sign-in lifetime); without a session the form also asks for the login name and password.',
     query: z.object({ user_code: z.string().max(64).optional() }).loose(),
     responses: { 200: { description: 'The code or approval page.', schema: Html, contentType: 'text/html' } },
-    handler: (ctx, { query }) => {
+    handler: async (ctx, { query }) => {
       noStore(ctx);
-      const session = sessions.sessionView(ctx);
+      const session = await sessions.sessionView(ctx);
       const userCode = typeof query.user_code === 'string' ? query.user_code : undefined;
       if (session && userCode) return showCode(ctx, userCode, session.account.login ?? '', session.account);
       deviceCodePage(ctx, { login: session?.account.login ?? null, userCode });
@@ -148,7 +153,7 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
       noStore(ctx);
       const form = await readFormBody(ctx, FORM_LIMIT);
       const userCode = (form.user_code ?? '').slice(0, 64);
-      const session = sessions.sessionView(ctx);
+      const session = await sessions.sessionView(ctx);
       if (session) return showCode(ctx, userCode, session.account.login ?? '', session.account);
       if (!form.login || !form.password) return deviceCodePage(ctx, { login: null, userCode, status: 401, error: 'Sign in to continue.' });
       try {
@@ -195,7 +200,7 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
       noStore(ctx);
       const form = await readFormBody(ctx, FORM_LIMIT);
       if (form.decision !== 'approve' && form.decision !== 'deny') throw new HearthError('invalid_request', 'decision must be approve or deny');
-      const session = sessions.sessionView(ctx);
+      const session = await sessions.sessionView(ctx);
       if (!session) return errorPage(ctx, 401, 'Signed out', 'Your session ended. Open the address the terminal shows and sign in again.');
       const r = await oauth.device.decide(form.user_code ?? '', session.account, form.decision === 'approve', getClient, {
         actor: `account:${session.account.login}`,

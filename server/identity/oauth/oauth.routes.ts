@@ -84,7 +84,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       return errorPage(ctx, v.page.status, v.page.title, v.page.message);
     }
     if ('redirect' in v) return render(ctx, { kind: 'redirect', location: v.redirect });
-    render(ctx, await oauth.decide(v.ok, v.client, sessions.sessionView(ctx)));
+    render(ctx, await oauth.decide(v.ok, v.client, await sessions.sessionView(ctx)));
   };
 
   // ---- discovery ----
@@ -160,7 +160,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     handler: async (ctx, { params }) => {
       const i = await oauth.interaction(params.id);
       if (!i) return render(ctx, { kind: 'error_page', status: 400, title: 'This sign-in has expired', message: 'Return to the application and start again.' });
-      render(ctx, await oauth.decide(i.params, i.client, sessions.sessionView(ctx), { interactionId: params.id, freshSince: i.createdAt }));
+      render(ctx, await oauth.decide(i.params, i.client, await sessions.sessionView(ctx), { interactionId: params.id, freshSince: i.createdAt }));
     },
   });
 
@@ -230,7 +230,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       requireOrigin(ctx);
       const form = await readFormBody(ctx, FORM_LIMIT);
       if (form.decision !== 'approve' && form.decision !== 'deny') throw new HearthError('invalid_request', 'decision must be approve or deny');
-      const session = sessions.sessionView(ctx);
+      const session = await sessions.sessionView(ctx);
       if (!session)
         return render(ctx, { kind: 'error_page', status: 401, title: 'Signed out', message: 'Your session ended. Return to the application and start again.' });
       render(
@@ -403,11 +403,11 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     description: 'Shows a confirmation page; the form posts to `POST /oauth/logout`.',
     query: LogoutFields,
     responses: { 200: { description: 'Confirmation page.', schema: Html, contentType: 'text/html' } },
-    handler: (ctx, { query }) => {
+    handler: async (ctx, { query }) => {
       noStore(ctx);
       const fields: Record<string, string> = {};
       for (const k of ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state'] as const) if (typeof query[k] === 'string') fields[k] = query[k]!;
-      signOutPage(ctx, { fields, login: sessions.sessionView(ctx)?.account.login ?? null });
+      signOutPage(ctx, { fields, login: (await sessions.sessionView(ctx))?.account.login ?? null });
     },
   });
   api.route({
@@ -436,11 +436,11 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
           /* an unreadable hint names no client */
         }
       }
-      const session = sessions.sessionView(ctx);
+      const session = await sessions.sessionView(ctx);
       const client = clientId ? await oauth.getClient(clientId) : null;
       if (session && client)
         await oauth.endClientGrants(client.clientId, session.account.sub, { actor: `account:${session.account.login}`, requestId: ctx.state.requestId });
-      ctx.append('Set-Cookie', sessions.logout(ctx));
+      ctx.append('Set-Cookie', await sessions.logout(ctx));
       noStore(ctx);
       if (client && form.post_logout_redirect_uri && client.logoutUri === form.post_logout_redirect_uri) {
         const u = new URL(client.logoutUri);

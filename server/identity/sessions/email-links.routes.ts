@@ -167,7 +167,7 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
       const row = await links.consume('reset', form.token ?? '');
       if (!row) return expired(ctx);
       await sessions.setPassword(row.sub, password, { actor: `account:${row.login}`, requestId: ctx.state.requestId });
-      const fresh = sessions.startSession(row, ctx.state.requestId, 'reset_link');
+      const fresh = await sessions.startSession(row, ctx.state.requestId, 'reset_link');
       await sessions.signedIn(ctx, fresh);
       ctx.set('Cache-Control', 'no-store');
       ctx.status = 303;
@@ -217,7 +217,7 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
       const form = await readFormBody(ctx, FORM_LIMIT);
       const row = await links.consume('magic', form.token ?? '');
       if (!row) return expired(ctx);
-      const fresh = sessions.startSession(row, ctx.state.requestId, 'email_link');
+      const fresh = await sessions.startSession(row, ctx.state.requestId, 'email_link');
       await sessions.signedIn(ctx, fresh);
       ctx.set('Cache-Control', 'no-store');
       ctx.status = 303;

@@ -75,9 +75,9 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
     summary: 'Whether first-run setup is needed',
     description: '`needed` is true while no account exists.',
     responses: { 200: { description: 'Setup state.', schema: z.object({ needed: z.boolean() }) } },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       noStore(ctx);
-      return { needed: sessions.needsSetup() };
+      return { needed: await sessions.needsSetup() };
     },
   });
   api.route({
@@ -139,9 +139,9 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
     description:
       'Revokes the session family of the cookie and clears the cookie. Needs the platform `Origin` when a session is live. Audited as `session.logout`.',
     responses: { 204: { description: 'Signed out.' }, 403: { description: 'Wrong or missing Origin (`origin_mismatch`).' } },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       noStore(ctx);
-      ctx.append('Set-Cookie', sessions.logout(ctx));
+      ctx.append('Set-Cookie', await sessions.logout(ctx));
       ctx.status = 204;
     },
   });
@@ -181,9 +181,9 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
     access: 'public',
     summary: 'The signed-in account',
     responses: { 200: { description: 'The current session.', schema: CurrentSession }, 401: { description: 'No valid session (`unauthorized`).' } },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       noStore(ctx);
-      const current = sessions.current(ctx);
+      const current = await sessions.current(ctx);
       if (!current) {
         if (ctx.get('cookie').includes('hearth_session=')) ctx.append('Set-Cookie', sessions.clearCookie());
         throw new HearthError('unauthorized', 'not signed in');

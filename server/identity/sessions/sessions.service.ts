@@ -118,7 +118,7 @@ export function createSessionsService(deps: {
   async function checkOwnPassword(sub: string, password: string): Promise<void> {
     const wait = passwordLimiter.retryAfter(sub);
     if (wait > 0) throw new HearthError('rate_limited', 'too many failed attempts; try again later', { headers: { 'Retry-After': String(wait) } });
-    const stored = store.getPassword(sub);
+    const stored = await store.getPassword(sub);
     const ok = stored ? await verifyPassword(password, stored) : await verifyDummy(password);
     if (!ok) {
       passwordLimiter.fail(sub);
@@ -136,10 +136,10 @@ export function createSessionsService(deps: {
   const allowed = (row: AccountRow) => accounts.isAccountCategoryAllowed(presentAccount(row));
 
   /** The family and account behind a cookie value, or null when any check fails. */
-  function validate(value: string): { family: SessionFamilyRow; account: AccountRow } | null {
+  async function validate(value: string): Promise<{ family: SessionFamilyRow; account: AccountRow } | null> {
     const m = COOKIE_VALUE.exec(value);
     if (!m) return null;
-    const family = store.getFamily(m[1]!);
+    const family = await store.getFamily(m[1]!);
     if (!family || family.revoked_at !== null) return null;
     const given = Buffer.from(sha256(m[2]!), 'hex');
     if (!crypto.timingSafeEqual(given, Buffer.from(family.secret_hash, 'hex'))) return null;
@@ -147,7 +147,7 @@ export function createSessionsService(deps: {
     if (family.expires_at <= at) return null;
     const account = accountStore.getAccount(family.sub);
     if (account?.kind !== 'person' || account.epoch !== family.epoch || !allowed(account)) return null;
-    if (at - family.last_seen >= TOUCH_INTERVAL_MS) store.touch(family.id, at);
+    if (at - family.last_seen >= TOUCH_INTERVAL_MS) await store.touch(family.id, at);
     return { family, account };
   }
 
@@ -170,22 +170,22 @@ export function createSessionsService(deps: {
     return v !== null && BROWSER_ID.test(v) ? v : null;
   }
 
-  function current(ctx: AppContext) {
+  async function current(ctx: AppContext) {
     const value = cookieOf(ctx.get('cookie'));
     if (value === null) return { present: false as const, session: null };
-    return { present: true as const, session: validate(value) };
+    return { present: true as const, session: await validate(value) };
   }
 
   const clientIp = (ctx: AppContext) => ctx.ip || 'unknown';
 
-  function startSession(row: AccountRow, requestId: string, method: string) {
+  async function startSession(row: AccountRow, requestId: string, method: string) {
     const at = now();
     const id = crypto.randomBytes(16).toString('base64url');
     const secret = crypto.randomBytes(32).toString('base64url');
-    store.transaction(() => {
-      store.purge(at - 24 * 60 * 60 * 1000);
-      store.insertFamily({ id, sub: row.sub, secret_hash: sha256(secret), epoch: row.epoch, issued_at: at, expires_at: at + SESSION_LIFETIME_MS });
-      record({ actor: `account:${row.login}`, requestId }, 'session.login', row.sub, {
+    await store.transaction(async () => {
+      await store.purge(at - 24 * 60 * 60 * 1000);
+      await store.insertFamily({ id, sub: row.sub, secret_hash: sha256(secret), epoch: row.epoch, issued_at: at, expires_at: at + SESSION_LIFETIME_MS });
+      await record({ actor: `account:${row.login}`, requestId }, 'session.login', row.sub, {
         login: row.login,
         session: id,
         ...(method === 'password' ? {} : { method }),
@@ -200,22 +200,22 @@ export function createSessionsService(deps: {
 
   return {
     /** True while no person account exists (first run). */
-    needsSetup: () => store.countPersons() === 0,
+    needsSetup: async () => (await store.countPersons()) === 0,
 
     /** Creates the first administrator with a password; 409 `already_set_up` once any account exists. */
     async setup(input: { login: string; password: string; displayName?: string; email?: string | null }, a: Actor) {
-      if (store.countPersons() > 0) throw new HearthError('already_set_up', 'Hearth is already set up: an account exists');
+      if ((await store.countPersons()) > 0) throw new HearthError('already_set_up', 'Hearth is already set up: an account exists');
       const body = valid(
         CreateAccountBody,
         { login: input.login, displayName: input.displayName, email: input.email, admin: true, profile: 'user' },
         'account',
       );
       const hash = await storePassword(input.password);
-      return store.transaction(() => {
-        if (store.countPersons() > 0) throw new HearthError('already_set_up', 'Hearth is already set up: an account exists');
+      return store.transaction(async () => {
+        if ((await store.countPersons()) > 0) throw new HearthError('already_set_up', 'Hearth is already set up: an account exists');
         const account = accounts.createAccount(body, a);
-        store.putPassword(account.sub, hash, now());
-        record(a, 'setup.complete', account.sub, { login: account.login });
+        await store.putPassword(account.sub, hash, now());
+        await record(a, 'setup.complete', account.sub, { login: account.login });
         return account;
       });
     },
@@ -223,12 +223,12 @@ export function createSessionsService(deps: {
     /** Sets an account's password (administration); every other session of the account ends. */
     async setPassword(sub: string, password: string, a: Actor, keepFamily: string | null = null) {
       const hash = await storePassword(password);
-      store.transaction(() => {
+      await store.transaction(async () => {
         const row = accountStore.getAccount(sub);
         if (row?.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
-        store.putPassword(sub, hash, now());
-        const ended = store.revokeAll(sub, now(), 'password', keepFamily);
-        record(a, 'account.password.set', sub, { login: row.login, endedSessions: ended });
+        await store.putPassword(sub, hash, now());
+        const ended = await store.revokeAll(sub, now(), 'password', keepFamily);
+        await record(a, 'account.password.set', sub, { login: row.login, endedSessions: ended });
       });
       deps.notice?.send(
         sub,
@@ -241,10 +241,10 @@ export function createSessionsService(deps: {
     async changeOwnPassword(session: SessionInfo, current: string, next: string, _ip: string, a: Actor) {
       await checkOwnPassword(session.sub, current);
       const hash = await storePassword(next);
-      store.transaction(() => {
-        store.putPassword(session.sub, hash, now());
-        const ended = store.revokeAll(session.sub, now(), 'password', session.familyId);
-        record(a, 'account.password.change', session.sub, { login: session.login, endedSessions: ended });
+      await store.transaction(async () => {
+        await store.putPassword(session.sub, hash, now());
+        const ended = await store.revokeAll(session.sub, now(), 'password', session.familyId);
+        await record(a, 'account.password.change', session.sub, { login: session.login, endedSessions: ended });
       });
       deps.notice?.send(session.sub, 'Your Hearth password was changed', 'You changed the password of your Hearth account; your other sign-ins were ended.');
     },
@@ -260,12 +260,12 @@ export function createSessionsService(deps: {
     },
 
     /** The session's account proved itself again (its password, or one of its passkeys): it counts as signed in now. */
-    confirmedRecently(session: SessionInfo, method: 'password' | 'passkey', a: Actor) {
+    async confirmedRecently(session: SessionInfo, method: 'password' | 'passkey', a: Actor) {
       const at = now();
-      store.transaction(() => {
-        if (!store.reauthenticated(session.familyId, at))
+      await store.transaction(async () => {
+        if (!(await store.reauthenticated(session.familyId, at)))
           throw new HearthError('unauthorized', 'the session has ended (signed out, revoked or expired): sign in again');
-        record(a, 'session.reauthenticate', session.sub, { login: session.login, session: session.familyId, method });
+        await record(a, 'session.reauthenticate', session.sub, { login: session.login, session: session.familyId, method });
       });
       return { issuedAt: at, recentAuthUntil: at + RECENT_AUTH_MS };
     },
@@ -278,7 +278,7 @@ export function createSessionsService(deps: {
       const wait = limiter.retryAfter(ip);
       if (wait > 0) throw new HearthError('rate_limited', 'too many failed sign-in attempts; try again later', { headers: { 'Retry-After': String(wait) } });
       const row = typeof login === 'string' ? personByLogin(login) : undefined;
-      const stored = row ? store.getPassword(row.sub) : undefined;
+      const stored = row ? await store.getPassword(row.sub) : undefined;
       const ok = stored ? await verifyPassword(password, stored) : await verifyDummy(password);
       // Re-read after the (slow) hash: the account may have changed meanwhile.
       const fresh = row ? accountStore.getAccount(row.sub) : undefined;
@@ -314,12 +314,12 @@ export function createSessionsService(deps: {
     maySignIn: (row: AccountRow | undefined): row is AccountRow => !!row && row.kind === 'person' && allowed(row),
 
     /** Ends the request's session family (when it has a valid one) and returns the header that clears the cookie. */
-    logout(ctx: AppContext): string {
-      const c = current(ctx);
+    async logout(ctx: AppContext): Promise<string> {
+      const c = await current(ctx);
       if (c.session) {
         checkOrigin(ctx);
-        store.revoke(c.session.family.id, now(), 'logout');
-        record({ actor: `account:${c.session.account.login}`, requestId: ctx.state.requestId }, 'session.logout', c.session.account.sub, {
+        await store.revoke(c.session.family.id, now(), 'logout');
+        await record({ actor: `account:${c.session.account.login}`, requestId: ctx.state.requestId }, 'session.logout', c.session.account.sub, {
           login: c.session.account.login,
           session: c.session.family.id,
         });
@@ -328,8 +328,8 @@ export function createSessionsService(deps: {
     },
 
     /** The request's valid session, or null. */
-    current(ctx: AppContext) {
-      const c = current(ctx);
+    async current(ctx: AppContext) {
+      const c = await current(ctx);
       if (!c.session) return null;
       const { family, account } = c.session;
       return {
@@ -341,8 +341,8 @@ export function createSessionsService(deps: {
     clearCookie: () => cookieHeader('', 0),
 
     /** For the OAuth authorization endpoint: the request's valid session family and account, or null. */
-    sessionView(ctx: AppContext): { familyId: string; issuedAt: number; account: AccountRow } | null {
-      const c = current(ctx);
+    async sessionView(ctx: AppContext): Promise<{ familyId: string; issuedAt: number; account: AccountRow } | null> {
+      const c = await current(ctx);
       return c.session ? { familyId: c.session.family.id, issuedAt: c.session.family.issued_at, account: c.session.account } : null;
     },
 
@@ -350,8 +350,8 @@ export function createSessionsService(deps: {
      * For the authenticator: the session principal, or null when no session cookie was sent. An invalid cookie is
      * 401; a state-changing request without the exact platform Origin is 403 `origin_mismatch`.
      */
-    authenticate(ctx: AppContext): Principal | null {
-      const c = current(ctx);
+    async authenticate(ctx: AppContext): Promise<Principal | null> {
+      const c = await current(ctx);
       if (!c.present) return null;
       if (!c.session) throw new HearthError('unauthorized', 'the session has ended (signed out, revoked or expired): sign in again');
       if (!SAFE_METHODS.has(ctx.method)) checkOrigin(ctx);

@@ -1,5 +1,6 @@
-import type { Db, Migration } from '../../core/storage/platform-db.ts';
+import type { Migration } from '../../core/storage/platform-db.ts';
 import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
+import type { RunResult, Store } from '../../core/storage/store.ts';
 
 const SESSIONS_003 = `
       CREATE TABLE identity_passwords (
@@ -36,36 +37,56 @@ export interface SessionFamilyRow {
   revocation: string | null;
 }
 
-export function createSessionStore(db: Db) {
-  const getPassword = db.prepare('SELECT hash FROM identity_passwords WHERE sub = ?').pluck();
-  const putPassword = db.prepare(`INSERT INTO identity_passwords (sub, hash, updated_at) VALUES (@sub, @hash, @at)
-    ON CONFLICT (sub) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`);
-  const insertFamily = db.prepare(`INSERT INTO identity_session_families (id, sub, secret_hash, epoch, issued_at, expires_at, last_seen)
-    VALUES (@id, @sub, @secret_hash, @epoch, @issued_at, @expires_at, @issued_at)`);
-  const getFamily = db.prepare('SELECT * FROM identity_session_families WHERE id = ?');
-  const touch = db.prepare('UPDATE identity_session_families SET last_seen = @at WHERE id = @id');
-  const reauthenticated = db.prepare('UPDATE identity_session_families SET issued_at = @at, last_seen = @at WHERE id = @id AND revoked_at IS NULL');
-  const revoke = db.prepare('UPDATE identity_session_families SET revoked_at = @at, revocation = @why WHERE id = @id AND revoked_at IS NULL');
-  const revokeAll = db.prepare(`UPDATE identity_session_families SET revoked_at = @at, revocation = @why
-    WHERE sub = @sub AND revoked_at IS NULL AND (@keep IS NULL OR id <> @keep)`);
-  const purge = db.prepare('DELETE FROM identity_session_families WHERE expires_at < ?');
-  const countPersons = db.prepare("SELECT count(*) FROM identity_accounts WHERE kind = 'person'").pluck();
-
+/**
+ * Passwords and session families in the core store (SQLite or PostgreSQL; one SQL text, store.ts). A session created
+ * at one replica is a row every replica reads, so its cookie is accepted by all of them; a revocation is one UPDATE
+ * every replica sees at its next request.
+ */
+export function createSessionStore(store: Store) {
+  const done = async (r: Promise<RunResult>) => void (await r);
+  const changes = async (r: Promise<RunResult>) => (await r).changes;
   return {
-    getPassword: (sub: string) => getPassword.get(sub) as string | undefined,
-    putPassword: (sub: string, hash: string, at: number) => void putPassword.run({ sub, hash, at }),
-    insertFamily: (row: Omit<SessionFamilyRow, 'last_seen' | 'revoked_at' | 'revocation'>) => void insertFamily.run(row),
-    getFamily: (id: string) => getFamily.get(id) as SessionFamilyRow | undefined,
-    touch: (id: string, at: number) => void touch.run({ id, at }),
+    getPassword: (sub: string) => store.value<string>('SELECT hash FROM identity_passwords WHERE sub = ?', [sub]),
+    putPassword: (sub: string, hash: string, at: number) =>
+      done(
+        store.run(
+          `INSERT INTO identity_passwords (sub, hash, updated_at) VALUES (@sub, @hash, @at)
+          ON CONFLICT (sub) DO UPDATE SET hash = excluded.hash, updated_at = excluded.updated_at`,
+          { sub, hash, at },
+        ),
+      ),
+    insertFamily: (row: Omit<SessionFamilyRow, 'last_seen' | 'revoked_at' | 'revocation'>) =>
+      done(
+        store.run(
+          `INSERT INTO identity_session_families (id, sub, secret_hash, epoch, issued_at, expires_at, last_seen)
+          VALUES (@id, @sub, @secret_hash, @epoch, @issued_at, @expires_at, @issued_at)`,
+          { ...row },
+        ),
+      ),
+    getFamily: (id: string) => store.get<SessionFamilyRow>('SELECT * FROM identity_session_families WHERE id = ?', [id]),
+    touch: (id: string, at: number) => done(store.run('UPDATE identity_session_families SET last_seen = @at WHERE id = @id', { id, at })),
     /** Re-authentication: the family counts as signed in at `at` (recent authentication, OAuth `auth_time`). */
-    reauthenticated: (id: string, at: number) => reauthenticated.run({ id, at }).changes === 1,
-    revoke: (id: string, at: number, why: string) => revoke.run({ id, at, why }).changes === 1,
+    reauthenticated: async (id: string, at: number) =>
+      (await changes(store.run('UPDATE identity_session_families SET issued_at = @at, last_seen = @at WHERE id = @id AND revoked_at IS NULL', { id, at }))) ===
+      1,
+    revoke: async (id: string, at: number, why: string) =>
+      (await changes(
+        store.run('UPDATE identity_session_families SET revoked_at = @at, revocation = @why WHERE id = @id AND revoked_at IS NULL', { id, at, why }),
+      )) === 1,
     /** Revokes every live family of the account except `keep`; returns how many. */
-    revokeAll: (sub: string, at: number, why: string, keep: string | null = null) => revokeAll.run({ sub, at, why, keep }).changes,
+    revokeAll: (sub: string, at: number, why: string, keep: string | null = null) =>
+      changes(
+        store.run(
+          `UPDATE identity_session_families SET revoked_at = @at, revocation = @why
+          WHERE sub = @sub AND revoked_at IS NULL AND (CAST(@keep AS TEXT) IS NULL OR id <> @keep)`,
+          { sub, at, why, keep },
+        ),
+      ),
     /** Removes families that expired before `before`. */
-    purge: (before: number) => purge.run(before).changes,
-    countPersons: () => countPersons.get() as number,
-    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+    purge: (before: number) => changes(store.run('DELETE FROM identity_session_families WHERE expires_at < ?', [before])),
+    countPersons: async () => (await store.value<number>("SELECT count(*) FROM identity_accounts WHERE kind = 'person'")) ?? 0,
+    /** Runs `fn` in one transaction of the core store (ambient: the store's calls inside join it). */
+    transaction: <T>(fn: () => Promise<T>): Promise<T> => store.tx(fn, { name: 'sessions' }),
   };
 }
 

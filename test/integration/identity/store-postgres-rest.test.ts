@@ -1,17 +1,23 @@
 /**
  * The rest of the identity domain's stores on both core-store engines (issue 18; store-postgres.test.ts has keys,
- * OAuth, passkeys and email links): authenticator approval and the sign-in history give the same rows and answers on
- * SQLite and on a private PostgreSQL cluster, and the seed's multi-replica rules hold between two Store instances over
- * one database (two replicas): a sign-in request or a device change decided at two replicas at once is decided once,
- * a pairing is claimed once, a proof nonce is used once, and pending rows keep their insertion order (`seq`).
+ * OAuth, passkeys and email links): authenticator approval, the sign-in history and sessions give the same rows and
+ * answers on SQLite and on a private PostgreSQL cluster, and the seed's multi-replica rules hold between two Store
+ * instances over one database (two replicas): a sign-in request or a device change decided at two replicas at once is
+ * decided once, a pairing is claimed once, a proof nonce is used once, pending rows keep their insertion order
+ * (`seq`), and a session created at one replica is accepted, re-authenticated and ended at the other.
  */
 import { describe, expect, it } from 'vitest';
+import { createAuditLog } from '../../../server/core/audit/audit.ts';
+import type { AppContext } from '../../../server/core/http/context.ts';
 import { coreMigrations, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
 import { migratePostgres, postgresStore } from '../../../server/core/storage/postgres-store.ts';
 import { type Store, sqliteStore } from '../../../server/core/storage/store.ts';
+import type { AccountRow } from '../../../server/identity/accounts/accounts.store.ts';
 import { createApprovalStore } from '../../../server/identity/approval/approval.store.ts';
 import { createLoginContext } from '../../../server/identity/approval/context.ts';
 import { identityMigrations } from '../../../server/identity/index.ts';
+import { createSessionsService } from '../../../server/identity/sessions/sessions.service.ts';
+import { createSessionStore } from '../../../server/identity/sessions/sessions.store.ts';
 import { coreStoreFixtures } from '../../helpers/core-stores.ts';
 import { tempDir } from '../../helpers/temp.ts';
 
@@ -191,6 +197,50 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       }
       expect(await cb!.cleanup(T0 + 11 + 90 * DAY)).toEqual({ history: 2, browsers: 0 });
       expect(await ca!.cleanup(T0 + DAY + 2 + 365 * DAY)).toEqual({ history: 2, browsers: 1 });
+    });
+  });
+
+  describe(`sessions on ${engine}`, () => {
+    it('a session created through one replica is accepted through the other, until it is signed out at either', async () => {
+      const [a, b] = await replicas(engine);
+      await person(a, 'alice', 'alice');
+      const alice = (await a.get<AccountRow>("SELECT * FROM identity_accounts WHERE sub = 'alice'"))!;
+      const issuer = 'https://hearth.example';
+      // The account parts (accounts store and service) answer alice as the accounts store would.
+      const [sa, sb] = [a, b].map((store) =>
+        createSessionsService({
+          store: createSessionStore(store),
+          accountStore: { getAccount: () => alice, findSubByLogin: () => 'alice' } as never,
+          accounts: { isAccountCategoryAllowed: () => true } as never,
+          audit: createAuditLog(store),
+          issuer: () => issuer,
+        }),
+      );
+      const request = (cookie: string, method = 'GET') =>
+        ({
+          get: (h: string) => (h === 'cookie' ? cookie : h === 'origin' ? issuer : ''),
+          method,
+          ip: '10.0.0.1',
+          state: { requestId: 'r' },
+        }) as unknown as AppContext;
+      const started = await sa!.startSession(alice, 'r1', 'password');
+      const cookie = started.setCookie.split(';')[0]!;
+      expect(await sb!.authenticate(request(cookie))).toMatchObject({ kind: 'namespaces', name: 'alice', session: { sub: 'alice' } });
+      expect(await sb!.sessionView(request(cookie))).toMatchObject({ account: { sub: 'alice' } });
+      expect(await sa!.needsSetup()).toBe(false);
+      // Re-authenticated at B: recent authentication counts at A too.
+      const familyId = cookie.split('=')[1]!.split('.')[0]!;
+      const { issuedAt } = await sb!.confirmedRecently({ sub: 'alice', login: 'alice', familyId, issuedAt: 0 }, 'password', { actor: 'account:alice' });
+      expect((await sa!.current(request(cookie)))?.session.issuedAt).toBe(issuedAt);
+      // A second session, then a password set at B ends every other one, seen at A.
+      const other = (await sb!.startSession(alice, 'r2', 'password')).setCookie.split(';')[0]!;
+      await sb!.setPassword('alice', 'a long enough password', { actor: 'token:admin' }, familyId);
+      await expect(sa!.authenticate(request(other))).rejects.toThrow(/session has ended/);
+      expect(await sa!.authenticate(request(cookie))).not.toBeNull();
+      // Signed out at A: refused at B.
+      await sa!.logout(request(cookie, 'POST'));
+      await expect(sb!.authenticate(request(cookie))).rejects.toThrow(/session has ended/);
+      expect(await a.value("SELECT count(*) FROM audit_log WHERE action IN ('session.login', 'session.logout', 'account.password.set')")).toBe(4);
     });
   });
 }
