@@ -241,7 +241,6 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   });
 
   const identity = createIdentityService({
-    platformDb,
     store,
     secrets,
     audit,

@@ -10,7 +10,7 @@ import type { IdentitySecretsConfig } from '../core/config/config.ts';
 import type { Api } from '../core/http/api.ts';
 import { createLogger, type Logger } from '../core/logging/logger.ts';
 import type { SecretStore } from '../core/secrets/secrets.ts';
-import type { Db, Migration } from '../core/storage/platform-db.ts';
+import type { Migration } from '../core/storage/platform-db.ts';
 import type { Store } from '../core/storage/store.ts';
 import { registerAccountRoutes } from './accounts/accounts.routes.ts';
 import { type AccountsService, createAccountsService, presentAccount } from './accounts/accounts.service.ts';
@@ -84,7 +84,6 @@ export { createSessionsService, RECENT_AUTH_MS, SESSION_COOKIE, SESSION_LIFETIME
 export { createSessionStore } from './sessions/sessions.store.ts';
 
 export interface IdentityDeps {
-  platformDb: Db;
   /** The core store (platform.db's `sqliteStore`, or PostgreSQL): the same instance the audit log writes through. */
   store: Store;
   secrets: SecretStore;
@@ -116,7 +115,6 @@ export interface IdentityDeps {
  * commands that work on the data folder directly, so no path makes an account the server would have made otherwise.
  */
 function createAccountsCore(deps: {
-  platformDb: Db;
   store: Store;
   audit: AuditLog;
   logger: Logger;
@@ -125,8 +123,8 @@ function createAccountsCore(deps: {
   mailer?: CoreMailer | null;
   onSignedIn?: Parameters<typeof createSessionsService>[0]['onSignedIn'];
 }) {
-  const accountStore = createAccountStore(deps.platformDb);
-  const linux = createLinuxService({ store: createLinuxStore(deps.platformDb), accountStore, audit: deps.audit, now: deps.now });
+  const accountStore = createAccountStore(deps.store);
+  const linux = createLinuxService({ store: createLinuxStore(deps.store), accountStore, audit: deps.audit, now: deps.now });
   const accounts = createAccountsService({
     store: accountStore,
     audit: deps.audit,
@@ -135,8 +133,8 @@ function createAccountsCore(deps: {
   });
   // Notices come before sessions, which send security notices through them. Who may sign in is the rule of
   // sessions.maySignIn: a person, not disabled or expired, whose category is allowed.
-  const maySignIn = (row: AccountRow | undefined): row is AccountRow =>
-    !!row && row.kind === 'person' && accounts.isAccountCategoryAllowed(presentAccount(row));
+  const maySignIn = async (row: AccountRow | undefined): Promise<boolean> =>
+    !!row && row.kind === 'person' && (await accounts.isAccountCategoryAllowed(presentAccount(row)));
   const notices = createNotices({
     accountStore,
     accounts,
@@ -165,10 +163,10 @@ function createAccountsCore(deps: {
  * accounts and sessions built as the server builds them. The issuer only matters for cookies and Origin checks,
  * which such commands never use.
  */
-export function openIdentityOffline(deps: { platformDb: Db; store: Store; audit: AuditLog }): { accounts: AccountsService; sessions: SessionsService } {
+export function openIdentityOffline(deps: { store: Store; audit: AuditLog }): { accounts: AccountsService; sessions: SessionsService } {
   // No mail offline: security notices are skipped, so this logger never has anything to say (and writes nowhere).
   const logger = createLogger({ level: 'silent', destination: { write: () => {} } });
-  const { accounts, sessions } = createAccountsCore({ platformDb: deps.platformDb, store: deps.store, audit: deps.audit, logger, issuer: () => '' });
+  const { accounts, sessions } = createAccountsCore({ store: deps.store, audit: deps.audit, logger, issuer: () => '' });
   return { accounts, sessions };
 }
 
@@ -200,7 +198,6 @@ export function createIdentityService(deps: IdentityDeps) {
   };
   const mailer = () => deps.mailer ?? null;
   const { accountStore, linux, accounts, notices, notice, sessionStore, sessions } = createAccountsCore({
-    platformDb: deps.platformDb,
     store: deps.store,
     audit: deps.audit,
     logger: deps.logger,

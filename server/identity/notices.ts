@@ -18,7 +18,7 @@ const BATCH = 1000;
 export function createNotices(deps: {
   accountStore: AccountStore;
   accounts: AccountsService;
-  maySignIn: (row: AccountRow | undefined) => row is AccountRow;
+  maySignIn: (row: AccountRow | undefined) => Promise<boolean>;
   audit: AuditLog;
   logger: Logger;
   mailer: () => CoreMailer | null;
@@ -27,15 +27,19 @@ export function createNotices(deps: {
     /** A security notice to the account's address (password changed, passkey added…); never fails the action. */
     securityNotice(sub: string, subject: string, text: string): void {
       const mailer = deps.mailer();
-      const row = deps.accountStore.getAccount(sub);
-      if (!mailer || !row || row.kind !== 'person' || !row.email) return;
-      // Not awaited: the action does not wait for its notice (outgoing mail commits it a moment later).
-      mailer
-        .notify({
-          to: [row.email],
-          subject,
-          text: `Hello ${row.display_name || row.login},\n\n${text}\n\nIf this was not you, tell your Hearth administrator at once.`,
-          ref: `account:${sub}`,
+      if (!mailer) return;
+      // Not awaited: the action does not wait for its notice (outgoing mail commits it a moment later). Called after
+      // the action's transaction has ended, so the account is read outside it.
+      deps.accountStore
+        .getAccount(sub)
+        .then((row) => {
+          if (row?.kind !== 'person' || !row.email) return;
+          return mailer.notify({
+            to: [row.email],
+            subject,
+            text: `Hello ${row.display_name || row.login},\n\n${text}\n\nIf this was not you, tell your Hearth administrator at once.`,
+            ref: `account:${sub}`,
+          });
         })
         .catch((err: unknown) => {
           deps.logger.warn({ code: (err as HearthError).code, err: (err as Error).message }, 'a security notice could not be queued');
@@ -46,9 +50,11 @@ export function createNotices(deps: {
     async announce(input: { subject: string; text: string; groupId?: string }, a: { actor: string; requestId?: string | null }) {
       const mailer = deps.mailer();
       if (!mailer) throw new HearthError('mail_not_configured', 'outgoing mail is not available');
-      if (input.groupId) deps.accounts.getGroup(input.groupId);
-      const rows = deps.accountStore.listAccounts(undefined, 1_000_000, 0).filter((r) => deps.maySignIn(r) && r.email);
-      const chosen = input.groupId ? rows.filter((r) => deps.accounts.memberships(r.sub).some((g) => g.id === input.groupId)) : rows;
+      if (input.groupId) await deps.accounts.getGroup(input.groupId);
+      const rows: AccountRow[] = [];
+      for (const r of await deps.accountStore.listAccounts(undefined, 1_000_000, 0)) if (r.email && (await deps.maySignIn(r))) rows.push(r);
+      const chosen: AccountRow[] = [];
+      for (const r of rows) if (!input.groupId || (await deps.accounts.memberships(r.sub)).some((g) => g.id === input.groupId)) chosen.push(r);
       const batches: string[] = [];
       for (let i = 0; i < chosen.length; i += BATCH) {
         const part = chosen.slice(i, i + BATCH);

@@ -34,7 +34,7 @@ export function registerSetup(setup: Command): void {
       try {
         // accounts and sessions built exactly as the server builds them (the Linux-identity hook included)
         const store = sqliteStore(db);
-        const { sessions } = openIdentityOffline({ platformDb: db, store, audit: createAuditLog(store) });
+        const { sessions } = openIdentityOffline({ store, audit: createAuditLog(store) });
         let account: Awaited<ReturnType<typeof sessions.setup>>;
         try {
           account = await sessions.setup({ login: opts.login, password, displayName: opts.displayName, email: opts.email }, { actor: 'cli' });

@@ -110,9 +110,9 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     description: 'Removes the account and its group memberships. Audited as `account.delete`.',
     params: SubParams,
     responses: { 204: { description: 'Deleted.' }, 404: { description: 'No such account (`account_not_found`).' } },
-    handler: (ctx, { params }) => {
+    handler: async (ctx, { params }) => {
       noStore(ctx);
-      accounts.deleteAccount(params.sub, actorFor(ctx));
+      await accounts.deleteAccount(params.sub, actorFor(ctx));
       ctx.status = 204;
     },
   });
@@ -217,9 +217,9 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     description: 'Its memberships (as container and as member) go with it. Audited as `group.delete`.',
     params: GroupParams,
     responses: { 204: { description: 'Deleted.' }, 404: { description: 'No such group (`group_not_found`).' } },
-    handler: (ctx, { params }) => {
+    handler: async (ctx, { params }) => {
       noStore(ctx);
-      accounts.deleteGroup(params.id, actorFor(ctx));
+      await accounts.deleteGroup(params.id, actorFor(ctx));
       ctx.status = 204;
     },
   });
@@ -306,9 +306,9 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     description: 'Audited as `service_account.delete`.',
     params: SubParams,
     responses: { 204: { description: 'Deleted.' }, 404: { description: 'No such service account (`service_account_not_found`).' } },
-    handler: (ctx, { params }) => {
+    handler: async (ctx, { params }) => {
       noStore(ctx);
-      accounts.deleteServiceAccount(params.sub, actorFor(ctx));
+      await accounts.deleteServiceAccount(params.sub, actorFor(ctx));
       ctx.status = 204;
     },
   });
@@ -323,9 +323,9 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     summary: 'Read the account-category policy',
     description: 'Which account categories may use platform credential flows. `valid: false` means the stored policy is unreadable and nothing is allowed.',
     responses: { 200: { description: 'The policy in force.', schema: AccountCategoryPolicyState } },
-    handler: (ctx) => {
+    handler: async (ctx) => {
       noStore(ctx);
-      return policyState(accounts.readAccountCategoryPolicy());
+      return policyState(await accounts.readAccountCategoryPolicy());
     },
   });
   api.route({
@@ -338,9 +338,9 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     description: 'Audited as `account_policy.update`.',
     body: AccountCategoryPolicy,
     responses: { 200: { description: 'The policy in force.', schema: AccountCategoryPolicyState } },
-    handler: (ctx, { body }) => {
+    handler: async (ctx, { body }) => {
       noStore(ctx);
-      return policyState(accounts.replaceAccountCategoryPolicy(body, actorFor(ctx)));
+      return policyState(await accounts.replaceAccountCategoryPolicy(body, actorFor(ctx)));
     },
   });
 }

@@ -74,9 +74,9 @@ export interface PolicySubject extends CategorizedAccount {
 
 export interface AccountHooks {
   /** Inside the account's transaction after a person account is created or updated; throwing undoes the change. */
-  personWritten?(before: AccountRow | null, after: AccountRow, a: Actor): void;
+  personWritten?(before: AccountRow | null, after: AccountRow, a: Actor): Promise<void>;
   /** Inside the group's transaction: why no group may take `name` (e.g. a Linux private group has it), or null. */
-  groupNameTaken?(name: string): string | null;
+  groupNameTaken?(name: string): Promise<string | null>;
 }
 
 export function createAccountsService(deps: { store: AccountStore; audit: AuditLog; now?: () => number; hooks?: AccountHooks }) {
@@ -85,46 +85,47 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
   const record = (a: Actor, action: string, target: string, detail?: Record<string, unknown>) =>
     audit.record({ actor: a.actor, action, target, detail: detail ?? null, requestId: a.requestId ?? null });
 
-  const personRow = (sub: string): AccountRow => {
-    const row = store.getAccount(sub);
+  /** A person account; `lock` inside a transaction that changes it (row-locked until it ends). */
+  const personRow = async (sub: string, lock = false): Promise<AccountRow> => {
+    const row = await (lock ? store.lockAccount(sub) : store.getAccount(sub));
     if (row?.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
     return row;
   };
-  const groupRow = (id: string): GroupRow => {
-    const row = store.getGroup(id);
+  const groupRow = async (id: string, lock = false): Promise<GroupRow> => {
+    const row = await (lock ? store.lockGroup(id) : store.getGroup(id));
     if (!row) throw new HearthError('group_not_found', `no group with id ${id}`);
     return row;
   };
-  const checkLogin = (login: string, self?: string) => {
-    const other = store.findSubByLogin(login);
+  const checkLogin = async (login: string, self?: string) => {
+    const other = await store.findSubByLogin(login);
     if (other !== undefined && other !== self) throw new HearthError('login_taken', `login "${login}" is already taken`);
   };
   const emailKey = (email: string | null | undefined) => (email ? email.toLowerCase() : null);
-  const checkEmail = (key: string | null, self?: string) => {
+  const checkEmail = async (key: string | null, self?: string) => {
     if (key === null) return;
-    const other = store.findSubByEmailKey(key);
+    const other = await store.findSubByEmailKey(key);
     if (other !== undefined && other !== self) throw new HearthError('email_taken', 'another account already uses this email address');
   };
   const page = <T>(p: Paging, count: number, data: T[]) => ({ data, page: p.page, per_page: p.per_page, total: count });
   /** A group name is taken by another group, or by a Linux private group (seed 001: conflicts are refused, never adopted). */
-  const checkGroupName = (name: string) => {
-    if (store.findGroupIdByName(name) !== undefined) throw new HearthError('group_exists', `a group named "${name}" already exists`);
-    const why = deps.hooks?.groupNameTaken?.(name);
+  const checkGroupName = async (name: string) => {
+    if ((await store.findGroupIdByName(name)) !== undefined) throw new HearthError('group_exists', `a group named "${name}" already exists`);
+    const why = await deps.hooks?.groupNameTaken?.(name);
     if (why) throw new HearthError('group_exists', why);
   };
 
-  function groupDetail(g: GroupRow) {
+  async function groupDetail(g: GroupRow) {
     return {
       ...presentGroup(g),
       members: {
-        accounts: store.memberAccounts(g.id).map((m) => ({ sub: m.sub, login: m.login, displayName: m.display_name, kind: m.kind })),
-        groups: store.memberGroups(g.id),
+        accounts: (await store.memberAccounts(g.id)).map((m) => ({ sub: m.sub, login: m.login, displayName: m.display_name, kind: m.kind })),
+        groups: await store.memberGroups(g.id),
       },
     };
   }
 
-  function readAccountCategoryPolicy(): { policy: AccountCategoryPolicy; valid: boolean } {
-    const raw = store.getSetting(POLICY_SETTING);
+  async function readAccountCategoryPolicy(): Promise<{ policy: AccountCategoryPolicy; valid: boolean }> {
+    const raw = await store.getSetting(POLICY_SETTING);
     if (raw === undefined) return { policy: DEFAULT_ACCOUNT_CATEGORY_POLICY, valid: true };
     let json: unknown;
     try {
@@ -139,25 +140,25 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
 
   return {
     // ---- accounts ----
-    listAccounts(p: Paging) {
+    async listAccounts(p: Paging) {
       const offset = (p.page - 1) * p.per_page;
-      return page(p, store.countAccounts(p.search), store.listAccounts(p.search, p.per_page, offset).map(presentAccount));
+      return page(p, await store.countAccounts(p.search), (await store.listAccounts(p.search, p.per_page, offset)).map(presentAccount));
     },
-    getAccount(sub: string) {
-      return { ...presentAccount(personRow(sub)), groups: store.memberships(sub) };
+    async getAccount(sub: string) {
+      return { ...presentAccount(await personRow(sub)), groups: await store.memberships(sub) };
     },
     /** Direct and transitive (nested) groups of an account. */
     memberships(sub: string) {
       return store.memberships(sub);
     },
-    createAccount(input: z.infer<typeof CreateAccountBody>, a: Actor): Account {
+    async createAccount(input: z.infer<typeof CreateAccountBody>, a: Actor): Promise<Account> {
       const sub = crypto.randomUUID();
       const at = now();
       const key = emailKey(input.email);
-      const row = store.transaction(() => {
-        checkLogin(input.login);
-        checkEmail(key);
-        store.insertAccount({
+      const row = await store.transaction(async () => {
+        await checkLogin(input.login);
+        await checkEmail(key);
+        await store.insertAccount({
           sub,
           kind: 'person',
           login: input.login,
@@ -170,25 +171,27 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
           expires_at: input.expiresAt ? Date.parse(input.expiresAt) : null,
           created_at: at,
         });
-        record(a, 'account.create', sub, { login: input.login, profile: input.profile, admin: input.admin });
-        const created = store.getAccount(sub)!;
-        deps.hooks?.personWritten?.(null, created, a);
+        await record(a, 'account.create', sub, { login: input.login, profile: input.profile, admin: input.admin });
+        const created = (await store.getAccount(sub))!;
+        await deps.hooks?.personWritten?.(null, created, a);
         return created;
       });
       return presentAccount(row);
     },
-    updateAccount(sub: string, input: z.infer<typeof UpdateAccountBody>, a: Actor): Account {
-      const row = store.transaction(() => {
-        const before = personRow(sub);
+    async updateAccount(sub: string, input: z.infer<typeof UpdateAccountBody>, a: Actor): Promise<Account> {
+      const row = await store.transaction(async () => {
+        // The usable administrators are locked first (the last-administrator rule between replicas), then the account.
+        await store.lockUsableAdmins(now());
+        const before = await personRow(sub, true);
         const changes: AccountChanges = {};
         if (input.login !== undefined && input.login !== before.login) {
-          checkLogin(input.login, sub);
+          await checkLogin(input.login, sub);
           changes.login = input.login;
         }
         if (input.email !== undefined && input.email !== before.email) {
           changes.email = input.email;
           changes.email_key = emailKey(input.email);
-          checkEmail(changes.email_key, sub);
+          await checkEmail(changes.email_key, sub);
         }
         if (input.displayName !== undefined && input.displayName !== before.display_name) changes.display_name = input.displayName;
         if (input.profile !== undefined && input.profile !== before.profile) changes.profile = input.profile;
@@ -204,93 +207,94 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
         if (fields.length === 0 && !disabling && !enabling) return before;
         const at = now();
         const wasUsableAdmin = before.admin === 1 && before.disabled === 0 && (before.expires_at === null || before.expires_at > at);
-        store.updateAccount(sub, changes, at);
-        if (wasUsableAdmin && store.countUsableAdmins(at) === 0) {
+        await store.updateAccount(sub, changes, at);
+        if (wasUsableAdmin && (await store.countUsableAdmins(at)) === 0) {
           throw new HearthError('last_admin', `${before.login} is the last administrator who can sign in: make another account an administrator first`);
         }
         if (fields.length > 0) {
-          record(a, 'account.update', sub, { login: changes.login ?? before.login, fields, ...(changes.login ? { previousLogin: before.login } : {}) });
+          await record(a, 'account.update', sub, { login: changes.login ?? before.login, fields, ...(changes.login ? { previousLogin: before.login } : {}) });
         }
         if (disabling) {
           // A disabled account keeps no session.
-          store.bumpEpoch(sub, at);
-          record(a, 'account.disable', sub, { login: changes.login ?? before.login });
+          await store.bumpEpoch(sub, at);
+          await record(a, 'account.disable', sub, { login: changes.login ?? before.login });
         }
-        if (enabling) record(a, 'account.enable', sub, { login: changes.login ?? before.login });
-        const after = store.getAccount(sub)!;
-        deps.hooks?.personWritten?.(before, after, a);
+        if (enabling) await record(a, 'account.enable', sub, { login: changes.login ?? before.login });
+        const after = (await store.getAccount(sub))!;
+        await deps.hooks?.personWritten?.(before, after, a);
         return after;
       });
       return presentAccount(row);
     },
-    deleteAccount(sub: string, a: Actor): void {
-      store.transaction(() => {
-        const before = personRow(sub);
-        store.deleteAccount(sub);
-        if (before.admin === 1 && before.disabled === 0 && store.countUsableAdmins(now()) === 0) {
+    async deleteAccount(sub: string, a: Actor): Promise<void> {
+      await store.transaction(async () => {
+        await store.lockUsableAdmins(now());
+        const before = await personRow(sub, true);
+        await store.deleteAccount(sub);
+        if (before.admin === 1 && before.disabled === 0 && (await store.countUsableAdmins(now())) === 0) {
           throw new HearthError('last_admin', `${before.login} is the last administrator who can sign in: make another account an administrator first`);
         }
-        record(a, 'account.delete', sub, { login: before.login });
+        await record(a, 'account.delete', sub, { login: before.login });
       });
     },
     /** Revokes every session of the account (user-epoch revocation): sessions carry the epoch they were issued under. */
-    revokeSessions(sub: string, a: Actor): Account {
-      const row = store.transaction(() => {
-        personRow(sub);
-        store.bumpEpoch(sub, now());
-        const after = store.getAccount(sub)!;
-        record(a, 'account.revoke_sessions', sub, { login: after.login, epoch: after.epoch });
+    async revokeSessions(sub: string, a: Actor): Promise<Account> {
+      const row = await store.transaction(async () => {
+        await personRow(sub, true);
+        await store.bumpEpoch(sub, now());
+        const after = (await store.getAccount(sub))!;
+        await record(a, 'account.revoke_sessions', sub, { login: after.login, epoch: after.epoch });
         return after;
       });
       return presentAccount(row);
     },
 
     // ---- groups ----
-    listGroups(p: Paging) {
+    async listGroups(p: Paging) {
       const offset = (p.page - 1) * p.per_page;
-      return page(p, store.countGroups(p.search), store.listGroups(p.search, p.per_page, offset).map(presentGroup));
+      return page(p, await store.countGroups(p.search), (await store.listGroups(p.search, p.per_page, offset)).map(presentGroup));
     },
-    getGroup: (id: string) => groupDetail(groupRow(id)),
+    getGroup: async (id: string) => groupDetail(await groupRow(id)),
     createGroup(input: z.infer<typeof CreateGroupBody>, a: Actor) {
       const id = crypto.randomUUID();
-      return store.transaction(() => {
-        checkGroupName(input.name);
-        store.insertGroup({ id, name: input.name, description: input.description, at: now() });
-        record(a, 'group.create', id, { name: input.name });
-        return groupDetail(store.getGroup(id)!);
+      return store.transaction(async () => {
+        await checkGroupName(input.name);
+        await store.insertGroup({ id, name: input.name, description: input.description, at: now() });
+        await record(a, 'group.create', id, { name: input.name });
+        return groupDetail((await store.getGroup(id))!);
       });
     },
     updateGroup(id: string, input: z.infer<typeof UpdateGroupBody>, a: Actor) {
-      return store.transaction(() => {
-        const before = groupRow(id);
-        if (input.name !== undefined && input.name !== before.name) checkGroupName(input.name);
+      return store.transaction(async () => {
+        const before = await groupRow(id, true);
+        if (input.name !== undefined && input.name !== before.name) await checkGroupName(input.name);
         const fields = (['name', 'description'] as const).filter((f) => input[f] !== undefined && input[f] !== before[f]);
         if (fields.length > 0) {
-          store.updateGroup(id, input, now());
-          record(a, 'group.update', id, { name: input.name ?? before.name, fields, ...(fields.includes('name') ? { previousName: before.name } : {}) });
+          await store.updateGroup(id, input, now());
+          await record(a, 'group.update', id, { name: input.name ?? before.name, fields, ...(fields.includes('name') ? { previousName: before.name } : {}) });
         }
-        return groupDetail(store.getGroup(id)!);
+        return groupDetail((await store.getGroup(id))!);
       });
     },
-    deleteGroup(id: string, a: Actor): void {
-      store.transaction(() => {
-        const before = groupRow(id);
-        store.deleteGroup(id);
-        record(a, 'group.delete', id, { name: before.name });
+    async deleteGroup(id: string, a: Actor): Promise<void> {
+      await store.transaction(async () => {
+        const before = await groupRow(id, true);
+        await store.deleteGroup(id);
+        await record(a, 'group.delete', id, { name: before.name });
       });
     },
     /** Adds an account or a nested group; adding a group to itself or to one of its own descendants is `group_cycle`. */
     addMember(id: string, member: { account?: string; group?: string }, a: Actor) {
-      return store.transaction(() => {
-        const g = groupRow(id);
+      return store.transaction(async () => {
+        const g = await groupRow(id, true);
         const at = now();
         if (member.account !== undefined) {
-          const acc = store.getAccount(member.account);
+          const acc = await store.getAccount(member.account);
           if (!acc) throw new HearthError('account_not_found', `no account with sub ${member.account}`);
-          if (store.addAccountMember(id, acc.sub, at)) record(a, 'group.member.add', id, { group: g.name, account: acc.sub, login: acc.login });
+          if (await store.addAccountMember(id, acc.sub, at)) await record(a, 'group.member.add', id, { group: g.name, account: acc.sub, login: acc.login });
         } else {
-          const child = groupRow(member.group!);
-          if (store.groupContains(child.id, id)) {
+          const child = await groupRow(member.group!);
+          if (await store.groupContains(child.id, id)) {
             throw new HearthError(
               'group_cycle',
               child.id === id
@@ -298,45 +302,46 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
                 : `group "${child.name}" already contains "${g.name}" (directly or nested): adding it would create a cycle`,
             );
           }
-          if (store.addGroupMember(id, child.id, at)) record(a, 'group.member.add', id, { group: g.name, memberGroup: child.id, memberGroupName: child.name });
+          if (await store.addGroupMember(id, child.id, at))
+            await record(a, 'group.member.add', id, { group: g.name, memberGroup: child.id, memberGroupName: child.name });
         }
         return groupDetail(g);
       });
     },
     removeMember(id: string, member: { account?: string; group?: string }, a: Actor) {
-      return store.transaction(() => {
-        const g = groupRow(id);
+      return store.transaction(async () => {
+        const g = await groupRow(id, true);
         if (member.account !== undefined) {
-          if (store.removeAccountMember(id, member.account)) record(a, 'group.member.remove', id, { group: g.name, account: member.account });
-        } else if (store.removeGroupMember(id, member.group!)) {
-          record(a, 'group.member.remove', id, { group: g.name, memberGroup: member.group });
+          if (await store.removeAccountMember(id, member.account)) await record(a, 'group.member.remove', id, { group: g.name, account: member.account });
+        } else if (await store.removeGroupMember(id, member.group!)) {
+          await record(a, 'group.member.remove', id, { group: g.name, memberGroup: member.group });
         }
         return groupDetail(g);
       });
     },
 
     // ---- resource-bound service accounts ----
-    listServiceAccounts(p: Paging) {
+    async listServiceAccounts(p: Paging) {
       const offset = (p.page - 1) * p.per_page;
-      return page(p, store.countServiceAccounts(p.search), store.listServiceAccounts(p.search, p.per_page, offset).map(presentServiceAccount));
+      return page(p, await store.countServiceAccounts(p.search), (await store.listServiceAccounts(p.search, p.per_page, offset)).map(presentServiceAccount));
     },
     /** The service account bound to an application's resource, if any (for OAuth client credentials). */
-    findServiceAccount(binding: { appId: string; resourceType: string; resourceId: string }): ServiceAccount | null {
-      const row = store.findServiceAccount(binding);
+    async findServiceAccount(binding: { appId: string; resourceType: string; resourceId: string }): Promise<ServiceAccount | null> {
+      const row = await store.findServiceAccount(binding);
       return row ? presentServiceAccount(row) : null;
     },
-    getServiceAccount(sub: string): ServiceAccount | null {
-      const row = store.getServiceAccount(sub);
+    async getServiceAccount(sub: string): Promise<ServiceAccount | null> {
+      const row = await store.getServiceAccount(sub);
       return row ? presentServiceAccount(row) : null;
     },
-    createServiceAccount(input: z.infer<typeof CreateServiceAccountBody>, a: Actor): ServiceAccount {
+    async createServiceAccount(input: z.infer<typeof CreateServiceAccountBody>, a: Actor): Promise<ServiceAccount> {
       const sub = crypto.randomUUID();
       const binding = { appId: input.appId, resourceType: input.resourceType, resourceId: input.resourceId };
-      const row = store.transaction(() => {
-        if (store.findServiceAccount(binding)) {
+      const row = await store.transaction(async () => {
+        if (await store.findServiceAccount(binding)) {
           throw new HearthError('service_account_exists', `a service account for ${input.appId} ${input.resourceType} ${input.resourceId} already exists`);
         }
-        store.insertAccount({
+        await store.insertAccount({
           sub,
           kind: 'service',
           login: null,
@@ -349,28 +354,28 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
           expires_at: null,
           created_at: now(),
         });
-        store.insertBinding({ sub, ...binding });
-        record(a, 'service_account.create', sub, binding);
-        return store.getServiceAccount(sub)!;
+        await store.insertBinding({ sub, ...binding });
+        await record(a, 'service_account.create', sub, binding);
+        return (await store.getServiceAccount(sub))!;
       });
       return presentServiceAccount(row);
     },
-    deleteServiceAccount(sub: string, a: Actor): void {
-      store.transaction(() => {
-        const before = store.getServiceAccount(sub);
+    async deleteServiceAccount(sub: string, a: Actor): Promise<void> {
+      await store.transaction(async () => {
+        const before = await store.getServiceAccount(sub);
         if (!before) throw new HearthError('service_account_not_found', `no service account with sub ${sub}`);
-        store.deleteAccount(sub);
-        record(a, 'service_account.delete', sub, { appId: before.app_id, resourceType: before.resource_type, resourceId: before.resource_id });
+        if (!(await store.deleteAccount(sub))) throw new HearthError('service_account_not_found', `no service account with sub ${sub}`);
+        await record(a, 'service_account.delete', sub, { appId: before.app_id, resourceType: before.resource_type, resourceId: before.resource_id });
       });
     },
 
     // ---- account-category policy ----
     /** The stored policy (or the default when none is stored); an invalid stored policy reads as allowing nothing. */
     readAccountCategoryPolicy,
-    replaceAccountCategoryPolicy(policy: AccountCategoryPolicy, a: Actor) {
-      store.transaction(() => {
-        store.putSetting(POLICY_SETTING, JSON.stringify(policy), now());
-        record(a, 'account_policy.update', POLICY_SETTING, { allowedCategories: policy.allowedCategories });
+    async replaceAccountCategoryPolicy(policy: AccountCategoryPolicy, a: Actor) {
+      await store.transaction(async () => {
+        await store.putSetting(POLICY_SETTING, JSON.stringify(policy), now());
+        await record(a, 'account_policy.update', POLICY_SETTING, { allowedCategories: policy.allowedCategories });
       });
       return readAccountCategoryPolicy();
     },
@@ -378,14 +383,14 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
      * Server-only: whether the account's category may use platform credential flows now. False for service accounts,
      * disabled or expired accounts and under an invalid stored policy. It does not replace authentication or resource authorization.
      */
-    isAccountCategoryAllowed(user: PolicySubject): boolean {
+    async isAccountCategoryAllowed(user: PolicySubject): Promise<boolean> {
       const category = accountCategory(user);
       if (category === null || user.disabled) return false;
       if (user.expiresAt !== null) {
         const exp = typeof user.expiresAt === 'number' ? user.expiresAt : Date.parse(user.expiresAt);
         if (!(exp > now())) return false;
       }
-      const { policy, valid } = readAccountCategoryPolicy();
+      const { policy, valid } = await readAccountCategoryPolicy();
       return valid && policy.allowedCategories.includes(category);
     },
   };

@@ -117,8 +117,8 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
     createdAt: iso(c.created_at),
     expiresAt: iso(c.expires_at),
   });
-  const actor = (d: DeviceRow, requestId: string) => {
-    const account = x.accountStore.getAccount(d.sub);
+  const actor = async (d: DeviceRow, requestId: string) => {
+    const account = await x.accountStore.getAccount(d.sub);
     return { actor: `account:${account?.login ?? d.sub}`, requestId };
   };
 
@@ -192,7 +192,7 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
           );
         }
         const detail = { changeId: ch.id, kind: ch.kind, deviceId: ch.target_id, endSignIns: ch.end_sessions === 1, decidedBy: d.id };
-        const a = actor(d, requestId);
+        const a = await actor(d, requestId);
         if (c.decision === 'deny') {
           if (ch.kind === 'revoke' && ch.target_id === d.id) {
             throw new HearthError('self_deny', 'the device being removed cannot deny its own removal; the request stays pending for other devices');
@@ -225,13 +225,13 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
         return { state: 'approved' };
       }
       case 'revoke':
-        await x.revokeDevice(d, actor(d, requestId), 'device');
+        await x.revokeDevice(d, await actor(d, requestId), 'device');
         return { state: 'revoked' };
       case 'push':
         await store.setPushToken(d.id, c.token);
         return { state: 'updated' };
       case 'account': {
-        const account = x.accountStore.getAccount(d.sub);
+        const account = await x.accountStore.getAccount(d.sub);
         if (account?.kind !== 'person') throw new HearthError('device_revoked', 'the account of this device is gone');
         return {
           account: { uid: account.login, displayName: account.display_name, mail: account.email ?? null },

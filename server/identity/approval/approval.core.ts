@@ -39,7 +39,7 @@ export type ApprovalDeps = {
   accountStore: AccountStore;
   sessions: SessionsService;
   sessionStore: SessionStore;
-  isAccountCategoryAllowed: (row: AccountRow) => boolean;
+  isAccountCategoryAllowed: (row: AccountRow) => Promise<boolean>;
   audit: AuditLog;
   logger: Logger;
   /** The broker secret (server/core/config). */
@@ -107,16 +107,17 @@ export function createApprovalCore(deps: ApprovalDeps) {
   const record = (a: Actor, action: string, target: string, detail: Record<string, unknown>) =>
     audit.record({ actor: a.actor, action, target, detail, requestId: a.requestId ?? null });
 
-  const maySignIn = (row: AccountRow | undefined): row is AccountRow => !!row && row.kind === 'person' && deps.isAccountCategoryAllowed(row);
+  /** Whether the account may sign in now (a person, not disabled or expired, category allowed). */
+  const maySignIn = async (row: AccountRow | undefined): Promise<boolean> => !!row && row.kind === 'person' && (await deps.isAccountCategoryAllowed(row));
   /** Exact login or email, case-insensitive; an identifier naming two accounts is ambiguous (undefined). */
-  function findAccount(identifier: string): AccountRow | undefined {
+  async function findAccount(identifier: string): Promise<AccountRow | undefined> {
     const v = identifier.trim().toLowerCase();
     if (!v) return undefined;
-    const byLogin = accountStore.findSubByLogin(v);
-    const byEmail = v.includes('@') ? accountStore.findSubByEmailKey(v) : undefined;
+    const byLogin = await accountStore.findSubByLogin(v);
+    const byEmail = v.includes('@') ? await accountStore.findSubByEmailKey(v) : undefined;
     const sub = byLogin ?? byEmail;
     // Always one account read (a throw-away subject for unknown or ambiguous identifiers): equal work for every answer.
-    const row = accountStore.getAccount(sub ?? crypto.randomUUID());
+    const row = await accountStore.getAccount(sub ?? crypto.randomUUID());
     return sub === undefined || (byLogin && byEmail && byLogin !== byEmail) ? undefined : row;
   }
   const optedIn = (d: DeviceRow, feature: string) => (JSON.parse(d.accept) as string[]).includes(feature);

@@ -20,7 +20,7 @@ export function createBrowserLogin(core: ApprovalCore, requests: SignInRequests)
 
   const login = {
     async startLogin(input: { identifier: string; category: string; ip: string; userAgent: string; browserId: string | null }) {
-      const row = findAccount(input.identifier);
+      const row = await findAccount(input.identifier);
       const usable = await requests.approvable(row, input.category);
       let context: unknown = null;
       if (deps.loginContext) {

@@ -61,7 +61,7 @@ export function createDeviceChanges(core: ApprovalCore, devices: Devices) {
           kind: 'revoke',
           deviceId: d.id,
           endSignIns: endSessions,
-          login: accountStore.getAccount(s.sub)?.login ?? null,
+          login: (await accountStore.getAccount(s.sub))?.login ?? null,
         });
         return { changeId: id, state: 'pending' as const, expiresAt: iso(expiresAt), kind: 'revoke' as const, deviceId: d.id, endSessions };
       });

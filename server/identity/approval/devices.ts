@@ -20,7 +20,7 @@ export function createDevices(core: ApprovalCore) {
     const at = now();
     if (!(await store.revokeDevice(d.id, at))) return false;
     await store.cancelChangesOfTarget(d.id, at);
-    const account = accountStore.getAccount(d.sub);
+    const account = await accountStore.getAccount(d.sub);
     await record(a, 'auth.app.device.revoke', d.sub, { login: account?.login ?? null, deviceId: d.id, name: d.name, by, ...extra });
     return true;
   }
@@ -46,7 +46,7 @@ export function createDevices(core: ApprovalCore) {
 
     /** The device list of an account an administrator looks at (404 `account_not_found` for no person account). */
     async accountDevices(sub: string, after: string | null) {
-      const row = accountStore.getAccount(sub);
+      const row = await accountStore.getAccount(sub);
       if (row?.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
       return devices.listDevices(row.sub, after);
     },

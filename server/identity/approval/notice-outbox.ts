@@ -27,7 +27,7 @@ export function createNoticeOutbox(core: ApprovalCore) {
     const reasons = new Map<string, { code: string | undefined; err: string; waiting: number }>();
     for (const n of await store.unsentNotices()) {
       const at = now();
-      const row = accountStore.getAccount(n.sub);
+      const row = await accountStore.getAccount(n.sub);
       if (!row?.email) {
         // Nowhere to deliver: the notice is settled (an account without an address gets no email notices at all).
         await store.noticeSent(n.device_id, at);

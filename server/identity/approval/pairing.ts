@@ -46,7 +46,7 @@ export function createPairing(core: ApprovalCore) {
     const at = now();
     await store.insertDevice({ id: p.device_id!, sub: p.sub, name: p.name!, public_key: p.public_key!, assisted: p.assisted, created_at: at });
     await store.setPairingState(p.id, 'confirmed');
-    const account = accountStore.getAccount(p.sub)!;
+    const account = (await accountStore.getAccount(p.sub))!;
     await record(a, 'auth.app.device.enroll', p.sub, {
       login: account.login,
       deviceId: p.device_id,
@@ -66,9 +66,10 @@ export function createPairing(core: ApprovalCore) {
       const assisted = userId !== undefined && userId !== s.sub;
       if (assisted && !isAdmin) throw new HearthError('forbidden', 'pairing a device for another account needs the administrator role');
       const sub = userId ?? s.sub;
-      const row = accountStore.getAccount(sub);
+      const row = await accountStore.getAccount(sub);
       if (row?.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
-      if (!maySignIn(row)) throw new HearthError('account_not_eligible', 'this account may not sign in (disabled, expired or its category is not allowed)');
+      if (!(await maySignIn(row)))
+        throw new HearthError('account_not_eligible', 'this account may not sign in (disabled, expired or its category is not allowed)');
       if (!row.email) {
         // Email is a required channel of enrolment (seed 001): the account owner is told of every paired device.
         throw new HearthError(
@@ -162,8 +163,8 @@ export function createPairing(core: ApprovalCore) {
         if (p.change_id) return { deviceId: p.device_id!, approval: await approvalOf(p) };
         if (p.assisted === 1) {
           if (!recheckAdmin()) throw new HearthError('forbidden', 'assisted pairing needs the administrator role');
-          const target = accountStore.getAccount(p.sub);
-          if (!maySignIn(target))
+          const target = await accountStore.getAccount(p.sub);
+          if (!(await maySignIn(target)))
             throw new HearthError('account_not_eligible', 'this account may not sign in (disabled, expired or its category is not allowed)');
           await enrol(p, a);
           return { deviceId: p.device_id!, approval: null };
@@ -198,7 +199,7 @@ export function createPairing(core: ApprovalCore) {
           kind: 'pair',
           deviceId: p.device_id,
           endSignIns: false,
-          login: accountStore.getAccount(p.sub)?.login ?? null,
+          login: (await accountStore.getAccount(p.sub))?.login ?? null,
         });
         return { deviceId: p.device_id!, approval: { state: 'pending' as const, expiresAt: iso(expiresAt) } };
       });

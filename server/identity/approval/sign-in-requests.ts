@@ -86,8 +86,8 @@ export function createSignInRequests(core: ApprovalCore) {
     if (!r.sub || !r.device_id) return null;
     const device = await store.getDevice(r.device_id);
     if (!device || device.revoked_at !== null || device.sub !== r.sub) return null;
-    const row = accountStore.getAccount(r.sub);
-    if (!maySignIn(row) || row.epoch !== r.epoch) return null;
+    const row = await accountStore.getAccount(r.sub);
+    if (!row || !(await maySignIn(row)) || row.epoch !== r.epoch) return null;
     if (r.category !== null && accountCategory({ kind: 'person', profile: row.profile }) !== r.category) return null;
     return row;
   }
@@ -99,7 +99,7 @@ export function createSignInRequests(core: ApprovalCore) {
     const sub = row?.sub ?? crypto.randomUUID();
     const devices = await store.countActiveDevices(sub);
     const outstanding = await store.outstandingLogins(sub, now());
-    if (!maySignIn(row)) return false;
+    if (!row || !(await maySignIn(row))) return false;
     if (category !== null && accountCategory({ kind: 'person', profile: row.profile }) !== category) return false;
     return devices > 0 && outstanding < L.outstandingLoginsPerAccount;
   }

@@ -52,7 +52,7 @@ export function createTerminalBrokers(core: ApprovalCore, requests: SignInReques
         const clientName = plainText(String(input.client?.name ?? ''), L.terminalClientNameLength);
         const clientId = plainText(String(input.client?.id ?? ''), 200);
         if (!clientId) throw new HearthError('invalid_request', 'the terminal client needs an id');
-        const row = findAccount(String(input.identifier ?? ''));
+        const row = await findAccount(String(input.identifier ?? ''));
         const terminal = {
           client: { id: clientId, name: clientName || clientId.slice(0, L.terminalClientNameLength) },
           scopes: [...input.scopes],

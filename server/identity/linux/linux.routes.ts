@@ -66,8 +66,8 @@ export function registerLinuxRoutes(api: Api, linux: LinuxService): void {
     summary: 'The Linux identity configuration',
     description: 'An unreadable stored value answers the disabled default with `configValid: false` (assignment fails closed).',
     responses: { 200: { description: 'The configuration.', schema: ConfigState } },
-    handler: () => {
-      const r = linux.readConfig();
+    handler: async () => {
+      const r = await linux.readConfig();
       return { config: r.config, configValid: r.valid };
     },
   });

@@ -65,8 +65,8 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
   const record = (a: Actor, action: string, target: string, detail: Record<string, unknown>) =>
     audit.record({ actor: a.actor, action, target, detail, requestId: a.requestId ?? null });
 
-  function readConfig(): { config: LinuxConfig; valid: boolean } {
-    const raw = accountStore.getSetting(CONFIG_SETTING);
+  async function readConfig(): Promise<{ config: LinuxConfig; valid: boolean }> {
+    const raw = await accountStore.getSetting(CONFIG_SETTING);
     if (raw === undefined) return { config: DEFAULT_CONFIG, valid: true };
     try {
       const parsed = LinuxConfig.safeParse(JSON.parse(raw));
@@ -79,37 +79,38 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
 
   const eligible = (row: Pick<AccountRow, 'kind' | 'profile'>) => row.kind === 'person' && row.profile === 'user';
 
-  function conflictsOf(row: Pick<AccountRow, 'sub' | 'login'>, identity: LinuxIdentityRow | undefined): string[] {
+  async function conflictsOf(row: Pick<AccountRow, 'sub' | 'login'>, identity: LinuxIdentityRow | undefined): Promise<string[]> {
     const out: string[] = [];
     if (identity) {
       if (identity.username !== row.login) out.push(`username_differs: the identity keeps the username ${identity.username} from before a rename`);
       return out;
     }
-    const other = store.subByUsername(row.login!);
+    const other = await store.subByUsername(row.login!);
     if (other !== undefined && other !== row.sub) out.push(`username_taken: another identity already uses the username ${row.login}`);
     // Group names and private group names are one namespace: any group (POSIX or not, as it may become one) counts.
-    if (accountStore.findGroupIdByName(row.login!) !== undefined)
+    if ((await accountStore.findGroupIdByName(row.login!)) !== undefined)
       out.push(`group_name_taken: a group is named ${row.login}, the name of the private group this identity needs`);
     return out;
   }
 
-  function personRow(sub: string): AccountRow {
-    const row = accountStore.getAccount(sub);
+  async function personRow(sub: string, lock = false): Promise<AccountRow> {
+    const row = await (lock ? accountStore.lockAccount(sub) : accountStore.getAccount(sub));
     if (row?.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
     return row;
   }
 
   /** Inside the caller's transaction: assigns an identity, or throws (the transaction then commits nothing). */
-  function assignInTx(row: AccountRow, a: Actor): LinuxIdentityRow {
-    const { config } = readConfig();
+  async function assignInTx(row: AccountRow, a: Actor): Promise<LinuxIdentityRow> {
+    const { config } = await readConfig();
     if (!config.enabled || config.rangeStart === null || config.rangeEnd === null)
       throw new HearthError('linux_disabled', 'Linux identity assignment is not enabled');
-    const conflicts = conflictsOf(row, undefined);
+    const conflicts = await conflictsOf(row, undefined);
     if (conflicts.length > 0) throw new HearthError('linux_conflict', `cannot assign a Linux identity to ${row.login}: ${conflicts.join('; ')}`);
-    const n = store.nextNumber(config.rangeStart, config.rangeEnd);
+    await store.lockNumbers();
+    const n = await store.nextNumber(config.rangeStart, config.rangeEnd);
     if (n === null) throw new HearthError('linux_range_exhausted', `the Linux ID range ${config.rangeStart}–${config.rangeEnd} has no unused number left`);
     const at = now();
-    store.takeNumber(n, 'user', row.sub, at);
+    await store.takeNumber(n, 'user', row.sub, at);
     const identity: LinuxIdentityRow = {
       sub: row.sub,
       username: row.login!,
@@ -120,12 +121,18 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
       created_at: at,
       updated_at: at,
     };
-    store.insertIdentity(identity);
-    record(a, 'linux.identity.assign', row.sub, { login: row.login, uid: n, gid: n, homeDirectory: identity.home_directory, loginShell: identity.login_shell });
+    await store.insertIdentity(identity);
+    await record(a, 'linux.identity.assign', row.sub, {
+      login: row.login,
+      uid: n,
+      gid: n,
+      homeDirectory: identity.home_directory,
+      loginShell: identity.login_shell,
+    });
     return identity;
   }
 
-  function view(row: AccountRow | PreviewRow, identity: LinuxIdentityRow | undefined) {
+  async function view(row: AccountRow | PreviewRow, identity: LinuxIdentityRow | undefined) {
     return {
       sub: row.sub,
       login: row.login!,
@@ -133,7 +140,7 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
       disabled: row.disabled === 1,
       eligible: eligible({ kind: 'person', profile: row.profile }),
       identity: identity ? presentIdentity(identity) : null,
-      conflicts: conflictsOf(row, identity),
+      conflicts: await conflictsOf(row, identity),
     };
   }
 
@@ -147,10 +154,10 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
           'enabling Linux identities needs rangeReserved: true — confirm the range is reserved for Hearth on every machine that uses these identities',
         );
       }
-      return store.transaction(() => {
-        const before = readConfig().config;
-        accountStore.putSetting(CONFIG_SETTING, JSON.stringify(config), now());
-        record(a, 'linux.config.update', CONFIG_SETTING, { before, after: config });
+      return store.transaction(async () => {
+        const before = (await readConfig()).config;
+        await accountStore.putSetting(CONFIG_SETTING, JSON.stringify(config), now());
+        await record(a, 'linux.config.update', CONFIG_SETTING, { before, after: config });
         return { config };
       });
     },
@@ -159,15 +166,15 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
      * For the accounts service, inside its transaction: a local full account gets an identity when it is created,
      * or when a guest becomes a full account, while assignment is enabled. Failure fails the account change.
      */
-    onPersonWritten(before: AccountRow | null, after: AccountRow, a: Actor): void {
+    async onPersonWritten(before: AccountRow | null, after: AccountRow, a: Actor): Promise<void> {
       if (!eligible(after) || (before !== null && eligible(before))) return;
-      if (!readConfig().config.enabled) return;
-      if (store.getIdentity(after.sub)) return;
-      assignInTx(after, a);
+      if (!(await readConfig()).config.enabled) return;
+      if (await store.getIdentity(after.sub)) return;
+      await assignInTx(after, a);
     },
 
-    preview(p: { after?: string; search?: string; scope?: 'all' | 'ready' }) {
-      const rows = store.preview({
+    async preview(p: { after?: string; search?: string; scope?: 'all' | 'ready' }) {
+      const rows = await store.preview({
         after: p.after ?? null,
         search: p.search ? p.search.toLowerCase() : null,
         ready: p.scope === 'ready',
@@ -175,57 +182,59 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
       });
       const more = rows.length > PAGE_SIZE;
       const page = rows.slice(0, PAGE_SIZE);
-      const { config, valid } = readConfig();
+      const { config, valid } = await readConfig();
       return {
         config,
         configValid: valid,
-        accounts: page.map((r) =>
-          view(
-            r,
-            r.uid === null
-              ? undefined
-              : {
-                  sub: r.sub,
-                  username: r.username!,
-                  uid: r.uid,
-                  gid: r.gid!,
-                  home_directory: r.home_directory!,
-                  login_shell: r.login_shell!,
-                  created_at: 0,
-                  updated_at: 0,
-                },
+        accounts: await Promise.all(
+          page.map((r) =>
+            view(
+              r,
+              r.uid === null
+                ? undefined
+                : {
+                    sub: r.sub,
+                    username: r.username!,
+                    uid: r.uid,
+                    gid: r.gid!,
+                    home_directory: r.home_directory!,
+                    login_shell: r.login_shell!,
+                    created_at: 0,
+                    updated_at: 0,
+                  },
+            ),
           ),
         ),
         nextCursor: more ? page[page.length - 1]!.sub : null,
       };
     },
 
-    get(sub: string) {
-      const row = personRow(sub);
-      return view(row, store.getIdentity(sub));
+    async get(sub: string) {
+      const row = await personRow(sub);
+      return view(row, await store.getIdentity(sub));
     },
 
     /** Backfill one account: idempotent (an existing identity is returned as it is). */
     prepare(sub: string, a: Actor) {
-      return store.transaction(() => {
-        const row = personRow(sub);
+      return store.transaction(async () => {
+        const row = await personRow(sub, true);
         if (!eligible(row)) throw new HearthError('linux_not_eligible', `${row.login} is a guest: only local full accounts get Linux identities`);
-        const existing = store.getIdentity(sub);
-        if (existing) return { ...view(row, existing), created: false };
-        const identity = assignInTx(row, a);
-        return { ...view(row, identity), created: true };
+        const existing = await store.getIdentity(sub);
+        if (existing) return { ...(await view(row, existing)), created: false };
+        const identity = await assignInTx(row, a);
+        return { ...(await view(row, identity)), created: true };
       });
     },
 
     update(sub: string, input: { homeDirectory: string; loginShell: string }, a: Actor) {
-      return store.transaction(() => {
-        const row = personRow(sub);
+      return store.transaction(async () => {
+        const row = await personRow(sub, true);
         if (!eligible(row)) throw new HearthError('linux_not_eligible', `${row.login} is a guest: only local full accounts have Linux identities`);
-        const identity = store.getIdentity(sub);
+        const identity = await store.getIdentity(sub);
         if (!identity) throw new HearthError('linux_identity_not_found', `${row.login} has no Linux identity yet: prepare it first`);
-        store.updateIdentity(sub, input.homeDirectory, input.loginShell, now());
-        record(a, 'linux.identity.update', sub, { login: row.login, homeDirectory: input.homeDirectory, loginShell: input.loginShell });
-        return view(row, store.getIdentity(sub));
+        await store.updateIdentity(sub, input.homeDirectory, input.loginShell, now());
+        await record(a, 'linux.identity.update', sub, { login: row.login, homeDirectory: input.homeDirectory, loginShell: input.loginShell });
+        return view(row, await store.getIdentity(sub));
       });
     },
 
@@ -233,36 +242,37 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
      * For the accounts service, inside its transaction: why no group may be named `name` — it is the private group of
      * an identity (identities keep their username, and so their private group, after a rename) — or null.
      */
-    groupNameTaken(name: string): string | null {
-      const sub = store.subByUsername(name);
+    async groupNameTaken(name: string): Promise<string | null> {
+      const sub = await store.subByUsername(name);
       if (sub === undefined) return null;
-      const identity = store.getIdentity(sub)!;
-      const login = accountStore.getAccount(sub)?.login ?? name;
+      const identity = (await store.getIdentity(sub))!;
+      const login = (await accountStore.getAccount(sub))?.login ?? name;
       return `${JSON.stringify(name)} is the private Linux group of account ${login} (GID ${identity.gid}): a group cannot take its name`;
     },
 
     /** Every group with a GID. */
-    listPosixGroups: () => ({ data: store.posixGroups() }),
+    listPosixGroups: async () => ({ data: await store.posixGroups() }),
 
     /** Gives an existing group a GID (idempotent); it grants nothing (no sudo). */
     makePosix(groupId: string, a: Actor) {
-      return store.transaction(() => {
-        const group = accountStore.getGroup(groupId);
+      return store.transaction(async () => {
+        const group = await accountStore.lockGroup(groupId);
         if (!group) throw new HearthError('group_not_found', `no group with id ${groupId}`);
-        const existing = store.getGroupGid(groupId);
+        const existing = await store.getGroupGid(groupId);
         if (existing) return { id: group.id, name: group.name, gid: existing.gid, created: false };
-        const { config } = readConfig();
+        const { config } = await readConfig();
         if (!config.enabled || config.rangeStart === null || config.rangeEnd === null)
           throw new HearthError('linux_disabled', 'Linux identity assignment is not enabled');
-        if (store.subByUsername(group.name) !== undefined) {
+        if ((await store.subByUsername(group.name)) !== undefined) {
           throw new HearthError('linux_conflict', `cannot make ${group.name} a POSIX group: an identity's private group already has that name`);
         }
-        const n = store.nextNumber(config.rangeStart, config.rangeEnd);
+        await store.lockNumbers();
+        const n = await store.nextNumber(config.rangeStart, config.rangeEnd);
         if (n === null) throw new HearthError('linux_range_exhausted', `the Linux ID range ${config.rangeStart}–${config.rangeEnd} has no unused number left`);
         const at = now();
-        store.takeNumber(n, 'group', group.id, at);
-        store.insertGroupGid(group.id, n, at);
-        record(a, 'linux.group.assign', group.id, { name: group.name, gid: n });
+        await store.takeNumber(n, 'group', group.id, at);
+        await store.insertGroupGid(group.id, n, at);
+        await record(a, 'linux.group.assign', group.id, { name: group.name, gid: n });
         return { id: group.id, name: group.name, gid: n, created: true };
       });
     },

@@ -1,5 +1,6 @@
-import type { Db, Migration } from '../../core/storage/platform-db.ts';
+import type { Migration } from '../../core/storage/platform-db.ts';
 import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
+import type { RunResult, Store } from '../../core/storage/store.ts';
 
 /**
  * Linux identity data. `linux_numbers` records every number ever handed out (UIDs and GIDs share one pool), and
@@ -54,44 +55,60 @@ export interface PreviewRow {
   login_shell: string | null;
 }
 
-export function createLinuxStore(db: Db) {
-  const q = {
-    identity: db.prepare('SELECT * FROM linux_identities WHERE sub = ?'),
-    byUsername: db.prepare('SELECT sub FROM linux_identities WHERE username = ?').pluck(),
-    insertIdentity: db.prepare(`INSERT INTO linux_identities (sub, username, uid, gid, home_directory, login_shell, created_at, updated_at)
-      VALUES (@sub, @username, @uid, @gid, @home_directory, @login_shell, @created_at, @updated_at)`),
-    updateIdentity: db.prepare('UPDATE linux_identities SET home_directory = ?, login_shell = ?, updated_at = ? WHERE sub = ?'),
-    nextNumber: db.prepare('SELECT coalesce(max(number) + 1, @start) FROM linux_numbers WHERE number BETWEEN @start AND @end').pluck(),
-    insertNumber: db.prepare('INSERT INTO linux_numbers (number, kind, owner, assigned_at) VALUES (?, ?, ?, ?)'),
-    numberTaken: db.prepare('SELECT 1 FROM linux_numbers WHERE number = ?').pluck(),
-    group: db.prepare('SELECT * FROM linux_groups WHERE group_id = ?'),
-    insertGroup: db.prepare('INSERT INTO linux_groups (group_id, gid, created_at) VALUES (?, ?, ?)'),
-    posixGroups: db.prepare('SELECT g.id, g.name, l.gid FROM linux_groups l JOIN identity_groups g ON g.id = l.group_id ORDER BY l.gid'),
-    preview: db.prepare(`SELECT a.sub, a.login, a.profile, a.disabled, l.username, l.uid, l.gid, l.home_directory, l.login_shell
-      FROM identity_accounts a LEFT JOIN linux_identities l ON l.sub = a.sub
-      WHERE a.kind = 'person' AND (@after IS NULL OR a.sub > @after)
-        AND (@search IS NULL OR instr(lower(a.login), @search) > 0 OR instr(lower(a.display_name), @search) > 0)
-        AND (@ready = 0 OR (a.profile = 'user' AND l.sub IS NULL))
-      ORDER BY a.sub LIMIT @limit`),
-  };
+/**
+ * Linux identities in the core store (SQLite or PostgreSQL; one SQL text, store.ts). A number is taken by inserting
+ * its `linux_numbers` row (the primary key): two replicas picking the same next number cannot both take it, and the
+ * loser's transaction fails instead of handing the number out twice. `lockNumbers` (PostgreSQL: a table lock inside
+ * the transaction; SQLite's transaction holds the write lock) makes replicas assigning at once wait for each other.
+ */
+export function createLinuxStore(store: Store) {
+  const instr = store.dialect === 'postgres' ? 'strpos' : 'instr';
+  const done = async (r: Promise<RunResult>) => void (await r);
   return {
-    getIdentity: (sub: string) => q.identity.get(sub) as LinuxIdentityRow | undefined,
-    subByUsername: (username: string) => q.byUsername.get(username) as string | undefined,
-    insertIdentity: (r: LinuxIdentityRow) => void q.insertIdentity.run(r),
-    updateIdentity: (sub: string, home: string, shell: string, at: number) => void q.updateIdentity.run(home, shell, at, sub),
+    getIdentity: (sub: string) => store.get<LinuxIdentityRow>('SELECT * FROM linux_identities WHERE sub = ?', [sub]),
+    subByUsername: (username: string) => store.value<string>('SELECT sub FROM linux_identities WHERE username = ?', [username]),
+    insertIdentity: (r: LinuxIdentityRow) =>
+      done(
+        store.run(
+          `INSERT INTO linux_identities (sub, username, uid, gid, home_directory, login_shell, created_at, updated_at)
+          VALUES (@sub, @username, @uid, @gid, @home_directory, @login_shell, @created_at, @updated_at)`,
+          { ...r },
+        ),
+      ),
+    updateIdentity: (sub: string, home: string, shell: string, at: number) =>
+      done(store.run('UPDATE linux_identities SET home_directory = ?, login_shell = ?, updated_at = ? WHERE sub = ?', [home, shell, at, sub])),
+    /** Inside a transaction that takes numbers: replicas assigning at once take turns (see above). */
+    async lockNumbers(): Promise<void> {
+      if (store.dialect === 'postgres') await store.run('LOCK TABLE linux_numbers IN SHARE ROW EXCLUSIVE MODE');
+    },
     /** The next never-used number of the range, or null when the range is exhausted. */
-    nextNumber(start: number, end: number): number | null {
-      let n = q.nextNumber.get({ start, end }) as number;
-      while (n <= end && q.numberTaken.get(n)) n++;
+    async nextNumber(start: number, end: number): Promise<number | null> {
+      let n = (await store.value<number>('SELECT coalesce(max(number) + 1, @start) FROM linux_numbers WHERE number BETWEEN @start AND @end', { start, end }))!;
+      while (n <= end && (await store.value('SELECT 1 FROM linux_numbers WHERE number = ?', [n])) !== undefined) n++;
       return n <= end ? n : null;
     },
-    takeNumber: (n: number, kind: 'user' | 'group', owner: string, at: number) => void q.insertNumber.run(n, kind, owner, at),
-    getGroupGid: (groupId: string) => q.group.get(groupId) as { group_id: string; gid: number; created_at: number } | undefined,
-    insertGroupGid: (groupId: string, gid: number, at: number) => void q.insertGroup.run(groupId, gid, at),
-    posixGroups: () => q.posixGroups.all() as Array<{ id: string; name: string; gid: number }>,
+    takeNumber: (n: number, kind: 'user' | 'group', owner: string, at: number) =>
+      done(store.run('INSERT INTO linux_numbers (number, kind, owner, assigned_at) VALUES (?, ?, ?, ?)', [n, kind, owner, at])),
+    getGroupGid: (groupId: string) =>
+      store.get<{ group_id: string; gid: number; created_at: number }>('SELECT * FROM linux_groups WHERE group_id = ?', [groupId]),
+    insertGroupGid: (groupId: string, gid: number, at: number) =>
+      done(store.run('INSERT INTO linux_groups (group_id, gid, created_at) VALUES (?, ?, ?)', [groupId, gid, at])),
+    posixGroups: () =>
+      store.all<{ id: string; name: string; gid: number }>(
+        'SELECT g.id, g.name, l.gid FROM linux_groups l JOIN identity_groups g ON g.id = l.group_id ORDER BY l.gid',
+      ),
     preview: (p: { after: string | null; search: string | null; ready: boolean; limit: number }) =>
-      q.preview.all({ after: p.after, search: p.search, ready: p.ready ? 1 : 0, limit: p.limit }) as PreviewRow[],
-    transaction: <T>(fn: () => T): T => db.transaction(fn).immediate(),
+      store.all<PreviewRow>(
+        `SELECT a.sub, a.login, a.profile, a.disabled, l.username, l.uid, l.gid, l.home_directory, l.login_shell
+        FROM identity_accounts a LEFT JOIN linux_identities l ON l.sub = a.sub
+        WHERE a.kind = 'person' AND (CAST(@after AS TEXT) IS NULL OR a.sub > @after)
+          AND (CAST(@search AS TEXT) IS NULL OR ${instr}(lower(a.login), @search) > 0 OR ${instr}(lower(a.display_name), @search) > 0)
+          AND (@ready = 0 OR (a.profile = 'user' AND l.sub IS NULL))
+        ORDER BY a.sub LIMIT @limit`,
+        { after: p.after, search: p.search, ready: p.ready ? 1 : 0, limit: p.limit },
+      ),
+    /** Runs `fn` in one transaction of the core store (ambient: the store's calls inside join it). */
+    transaction: <T>(fn: () => Promise<T>): Promise<T> => store.tx(fn, { name: 'linux' }),
   };
 }
 

@@ -216,7 +216,7 @@ export function createAuthorize(ctx: OAuthContext) {
         return { kind: 'sign_in', interactionId, client };
       }
       const row = session!.account;
-      if (!ctx.mayAuthorize(client, row)) return fail('access_denied', 'this account may not use this application');
+      if (!(await ctx.mayAuthorize(client, row))) return fail('access_denied', 'this account may not use this application');
       const needConsent = client.origin === 'dynamic' || params.prompt.includes('consent');
       if (needConsent) {
         if (params.prompt.includes('none')) return fail('consent_required', 'the user must approve this application');
@@ -260,7 +260,7 @@ export function createAuthorize(ctx: OAuthContext) {
         resource: params.resource,
       });
       if (!approve) return { kind: 'redirect', location: errorLocation(params, 'access_denied', 'the user denied the request') };
-      if (!ctx.mayAuthorize(client, session.account))
+      if (!(await ctx.mayAuthorize(client, session.account)))
         return { kind: 'redirect', location: errorLocation(params, 'access_denied', 'this account may not use this application') };
       return { kind: 'redirect', location: await issueCode(params, client, session) };
     },

@@ -84,22 +84,22 @@ export function createClients(ctx: OAuthContext) {
     return c;
   };
 
-  function validateBinding(serviceAccountId: string | null, isPublic: boolean) {
+  async function validateBinding(serviceAccountId: string | null, isPublic: boolean) {
     if (serviceAccountId === null) return;
     if (isPublic) throw new HearthError('invalid_request', 'a client bound to a service account must be confidential (isPublic: false)');
-    if (!accounts.getServiceAccount(serviceAccountId)) {
+    if (!(await accounts.getServiceAccount(serviceAccountId))) {
       throw new HearthError('invalid_request', `serviceAccountId: no active resource-bound service account ${serviceAccountId}`);
     }
   }
 
-  function validateAccessLists(userIds: string[], groupIds: string[]) {
+  async function validateAccessLists(userIds: string[], groupIds: string[]) {
     for (const sub of userIds) {
-      const row = accountStore.getAccount(sub);
+      const row = await accountStore.getAccount(sub);
       if (row?.kind !== 'person') throw new HearthError('invalid_request', `allowedUserIds: no account ${sub}`);
     }
     for (const id of groupIds) {
       try {
-        accounts.getGroup(id);
+        await accounts.getGroup(id);
       } catch {
         throw new HearthError('invalid_request', `allowedGroupIds: no group ${id}`);
       }
@@ -165,8 +165,8 @@ export function createClients(ctx: OAuthContext) {
     getClientInfo: async (id: string) => presentClient(await clientOrThrow(id, false)),
 
     async createClient(input: z.infer<typeof CreateClientBody>, a: Actor) {
-      validateBinding(input.serviceAccountId, input.isPublic);
-      validateAccessLists(input.allowedUserIds, input.allowedGroupIds);
+      await validateBinding(input.serviceAccountId, input.isPublic);
+      await validateAccessLists(input.allowedUserIds, input.allowedGroupIds);
       const at = now();
       const secret = input.isPublic ? null : newSecret();
       const client: Client = {
@@ -214,8 +214,8 @@ export function createClients(ctx: OAuthContext) {
         if (c.revokedAt !== null) throw new HearthError('client_revoked', 'the client is revoked');
         const next: Client = { ...c };
         for (const [k, v] of Object.entries(input)) if (v !== undefined) (next as unknown as Record<string, unknown>)[k] = v;
-        validateBinding(next.serviceAccountId, next.isPublic);
-        if (input.allowedUserIds || input.allowedGroupIds) validateAccessLists(input.allowedUserIds ?? [], input.allowedGroupIds ?? []);
+        await validateBinding(next.serviceAccountId, next.isPublic);
+        if (input.allowedUserIds || input.allowedGroupIds) await validateAccessLists(input.allowedUserIds ?? [], input.allowedGroupIds ?? []);
         next.grantTypes = grantTypesFor(next);
         next.updatedAt = now();
         await store.updateClient(rowOf(next));

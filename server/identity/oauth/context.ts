@@ -160,16 +160,16 @@ export function createOAuthContext(deps: OAuthContextDeps) {
   };
 
   // Who may authorize (Authentication rule 2) and the account checks every issuance repeats (grant rule 2).
-  function accountUsable(row: AccountRow | undefined): row is AccountRow {
-    return !!row && row.kind === 'person' && accounts.isAccountCategoryAllowed(presentAccount(row));
+  async function accountUsable(row: AccountRow | undefined): Promise<boolean> {
+    return !!row && row.kind === 'person' && (await accounts.isAccountCategoryAllowed(presentAccount(row)));
   }
 
-  function mayAuthorize(client: Client, row: AccountRow): boolean {
+  async function mayAuthorize(client: Client, row: AccountRow): Promise<boolean> {
     if (!client.allowedProfiles.includes(row.profile)) return false;
     if (client.accessMode === 'profiles') return true;
     if (client.allowedUserIds.includes(row.sub)) return true;
     if (client.allowedGroupIds.length === 0) return false;
-    const groups = new Set(accounts.memberships(row.sub).map((g) => g.id));
+    const groups = new Set((await accounts.memberships(row.sub)).map((g) => g.id));
     return client.allowedGroupIds.some((g) => groups.has(g));
   }
 
@@ -188,30 +188,26 @@ export function createOAuthContext(deps: OAuthContextDeps) {
   async function recheck(clientId: string, sub: string, scope: string[], audiences: string[]): Promise<{ client: Client; row: AccountRow } | string> {
     const client = await getClient(clientId);
     if (!client || client.revokedAt !== null) return 'the client no longer exists';
-    const row = accountStore.getAccount(sub);
-    if (!accountUsable(row)) return 'the account is disabled, expired, removed or not allowed to use credential flows';
+    const row = await accountStore.getAccount(sub);
+    if (!row || !(await accountUsable(row))) return 'the account is disabled, expired, removed or not allowed to use credential flows';
     if (!scope.every((s) => client.scopes.includes(s))) {
       return 'the client no longer allows every granted scope';
     }
     if (!audiences.every((a) => audienceAllowed(client, a))) return 'the client no longer allows every granted audience';
-    if (!mayAuthorize(client, row)) return 'the account may no longer use this client';
+    if (!(await mayAuthorize(client, row))) return 'the account may no longer use this client';
     return { client, row };
   }
 
   // Token issuance
 
-  function idTokenClaims(row: AccountRow, scope: string[]) {
+  async function idTokenClaims(row: AccountRow, scope: string[]) {
     const out: Partial<IdTokenInput> = { uid: row.login ?? undefined };
     if (scope.includes('profile')) {
       out.name = row.display_name || row.login || undefined;
       out.preferredUsername = row.login ?? undefined;
     }
     if (scope.includes('email') && row.email) out.email = row.email;
-    if (scope.includes('groups'))
-      out.groups = accounts
-        .memberships(row.sub)
-        .slice(0, 50)
-        .map((g) => g.name);
+    if (scope.includes('groups')) out.groups = (await accounts.memberships(row.sub)).slice(0, 50).map((g) => g.name);
     return out;
   }
 
@@ -238,7 +234,7 @@ export function createOAuthContext(deps: OAuthContextDeps) {
         authTime: g.authTime,
         sid: g.sid ?? undefined,
         accessToken,
-        ...idTokenClaims(row, g.scope),
+        ...(await idTokenClaims(row, g.scope)),
       });
     }
     return { accessToken, idToken };

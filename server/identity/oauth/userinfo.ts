@@ -18,10 +18,10 @@ export function createBearer(ctx: OAuthContext) {
     const client = await store.getClient(v.clientId);
     if (!client || client.revoked_at !== null) return null;
     if (v.actorKind === 'user') {
-      const row = accountStore.getAccount(v.sub);
-      return ctx.accountUsable(row) ? { client, row, sa: null } : null;
+      const row = await accountStore.getAccount(v.sub);
+      return row && (await ctx.accountUsable(row)) ? { client, row, sa: null } : null;
     }
-    const sa = accounts.getServiceAccount(v.sub);
+    const sa = await accounts.getServiceAccount(v.sub);
     return sa ? { client, row: null, sa } : null;
   }
 
@@ -52,7 +52,7 @@ export function createBearer(ctx: OAuthContext) {
         });
       }
       const row = r.row;
-      const c = ctx.idTokenClaims(row, r.v.scope);
+      const c = await ctx.idTokenClaims(row, r.v.scope);
       return {
         sub: row.sub,
         uid: c.uid,

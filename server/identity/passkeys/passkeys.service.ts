@@ -102,7 +102,7 @@ export function createPasskeysService(deps: {
 
   return {
     async registrationOptions(session: SessionInfo) {
-      const row = accountStore.getAccount(session.sub)!;
+      const row = (await accountStore.getAccount(session.sub))!;
       const existing = await store.ofSub(session.sub);
       if (existing.length >= MAX_PASSKEYS_PER_ACCOUNT) throw new HearthError('conflict', `an account holds at most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys`);
       const options = await (await webauthn()).generateRegistrationOptions({
@@ -171,8 +171,8 @@ export function createPasskeysService(deps: {
       const verified = await verifyAssertion(input, null);
       if (!verified) throw refuse();
       const { key, newCounter } = verified;
-      const row = accountStore.getAccount(key.sub);
-      if (!sessions.maySignIn(row)) throw refuse();
+      const row = await accountStore.getAccount(key.sub);
+      if (!row || !(await sessions.maySignIn(row))) throw refuse();
       await store.markUsed(key.id, newCounter, now());
       return sessions.startSession(row, requestId, 'passkey');
     },

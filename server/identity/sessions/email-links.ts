@@ -56,7 +56,7 @@ const sha256 = (s: string) => crypto.hash('sha256', s, 'hex');
 export function createEmailLinks(deps: {
   store: Store;
   accountStore: AccountStore;
-  maySignIn: (row: AccountRow | undefined) => row is AccountRow;
+  maySignIn: (row: AccountRow | undefined) => Promise<boolean>;
   audit: AuditLog;
   logger: Logger;
   issuer: () => string;
@@ -70,11 +70,16 @@ export function createEmailLinks(deps: {
   const limiter = createFailureLimiter({ limit: LINK_REQUESTS_PER_MINUTE, windowMs: 60_000, now });
   let mailer: CoreMailer | null = null;
 
-  function findAccount(loginOrEmail: string): AccountRow | undefined {
+  async function findAccount(loginOrEmail: string): Promise<AccountRow | undefined> {
     const v = loginOrEmail.trim();
-    const sub = v.includes('@') ? deps.accountStore.findSubByEmailKey(v.toLowerCase()) : deps.accountStore.findSubByLogin(v);
+    const sub = v.includes('@') ? await deps.accountStore.findSubByEmailKey(v.toLowerCase()) : await deps.accountStore.findSubByLogin(v);
     return sub === undefined ? undefined : deps.accountStore.getAccount(sub);
   }
+  /** The account of a link when it may sign in now, or null. */
+  const usable = async (sub: string): Promise<AccountRow | null> => {
+    const row = await deps.accountStore.getAccount(sub);
+    return row && (await deps.maySignIn(row)) ? row : null;
+  };
 
   function message(purpose: LinkPurpose, row: AccountRow, url: string) {
     const minutes = LINK_LIFETIME_MS[purpose] / 60_000;
@@ -103,8 +108,8 @@ export function createEmailLinks(deps: {
       const wait = limiter.retryAfter(ip);
       if (wait > 0) throw new HearthError('rate_limited', 'too many requests; try again later', { headers: { 'Retry-After': String(wait) } });
       limiter.fail(ip);
-      const row = findAccount(loginOrEmail);
-      if (!deps.maySignIn(row) || !row.email) return;
+      const row = await findAccount(loginOrEmail);
+      if (!row || !(await deps.maySignIn(row)) || !row.email) return;
       const at = now();
       await store.run('DELETE FROM identity_email_links WHERE expires_at < ?', [at - 24 * 3600_000]);
       const live = await store.value<number>('SELECT count(*) FROM identity_email_links WHERE sub = ? AND purpose = ? AND used_at IS NULL AND expires_at > ?', [
@@ -146,8 +151,7 @@ export function createEmailLinks(deps: {
     async peek(purpose: LinkPurpose, token: string): Promise<AccountRow | null> {
       const r = await getLink(sha256(token), purpose);
       if (!r || r.used_at !== null || r.expires_at <= now()) return null;
-      const row = deps.accountStore.getAccount(r.sub);
-      return deps.maySignIn(row) ? row : null;
+      return usable(r.sub);
     },
 
     /** Uses a link once; null when unknown, used, expired, or the account may not sign in. */
@@ -155,8 +159,8 @@ export function createEmailLinks(deps: {
       const hash = sha256(token);
       const r = await getLink(hash, purpose);
       if (!r) return null;
-      const row = deps.accountStore.getAccount(r.sub);
-      if (!deps.maySignIn(row)) return null;
+      const row = await usable(r.sub);
+      if (!row) return null;
       const used = await store.run('UPDATE identity_email_links SET used_at = ? WHERE token_hash = ? AND used_at IS NULL AND expires_at > ?', [
         now(),
         hash,

@@ -128,9 +128,9 @@ export function createSessionsService(deps: {
   const record = (a: Actor, action: string, target: string, detail?: Record<string, unknown>) =>
     audit.record({ actor: a.actor, action, target, detail: detail ?? null, requestId: a.requestId ?? null });
 
-  const personByLogin = (login: string): AccountRow | undefined => {
-    const sub = accountStore.findSubByLogin(login);
-    const row = sub === undefined ? undefined : accountStore.getAccount(sub);
+  const personByLogin = async (login: string): Promise<AccountRow | undefined> => {
+    const sub = await accountStore.findSubByLogin(login);
+    const row = sub === undefined ? undefined : await accountStore.getAccount(sub);
     return row && row.kind === 'person' ? row : undefined;
   };
   const allowed = (row: AccountRow) => accounts.isAccountCategoryAllowed(presentAccount(row));
@@ -145,8 +145,8 @@ export function createSessionsService(deps: {
     if (!crypto.timingSafeEqual(given, Buffer.from(family.secret_hash, 'hex'))) return null;
     const at = now();
     if (family.expires_at <= at) return null;
-    const account = accountStore.getAccount(family.sub);
-    if (account?.kind !== 'person' || account.epoch !== family.epoch || !allowed(account)) return null;
+    const account = await accountStore.getAccount(family.sub);
+    if (account?.kind !== 'person' || account.epoch !== family.epoch || !(await allowed(account))) return null;
     if (at - family.last_seen >= TOUCH_INTERVAL_MS) await store.touch(family.id, at);
     return { family, account };
   }
@@ -213,7 +213,7 @@ export function createSessionsService(deps: {
       const hash = await storePassword(input.password);
       return store.transaction(async () => {
         if ((await store.countPersons()) > 0) throw new HearthError('already_set_up', 'Hearth is already set up: an account exists');
-        const account = accounts.createAccount(body, a);
+        const account = await accounts.createAccount(body, a);
         await store.putPassword(account.sub, hash, now());
         await record(a, 'setup.complete', account.sub, { login: account.login });
         return account;
@@ -224,7 +224,7 @@ export function createSessionsService(deps: {
     async setPassword(sub: string, password: string, a: Actor, keepFamily: string | null = null) {
       const hash = await storePassword(password);
       await store.transaction(async () => {
-        const row = accountStore.getAccount(sub);
+        const row = await accountStore.lockAccount(sub);
         if (row?.kind !== 'person') throw new HearthError('account_not_found', `no account with sub ${sub}`);
         await store.putPassword(sub, hash, now());
         const ended = await store.revokeAll(sub, now(), 'password', keepFamily);
@@ -277,12 +277,12 @@ export function createSessionsService(deps: {
     async login(login: string, password: string, ip: string, requestId: string) {
       const wait = limiter.retryAfter(ip);
       if (wait > 0) throw new HearthError('rate_limited', 'too many failed sign-in attempts; try again later', { headers: { 'Retry-After': String(wait) } });
-      const row = typeof login === 'string' ? personByLogin(login) : undefined;
+      const row = typeof login === 'string' ? await personByLogin(login) : undefined;
       const stored = row ? await store.getPassword(row.sub) : undefined;
       const ok = stored ? await verifyPassword(password, stored) : await verifyDummy(password);
       // Re-read after the (slow) hash: the account may have changed meanwhile.
-      const fresh = row ? accountStore.getAccount(row.sub) : undefined;
-      if (!ok || !fresh || !allowed(fresh)) {
+      const fresh = row ? await accountStore.getAccount(row.sub) : undefined;
+      if (!ok || !fresh || !(await allowed(fresh))) {
         limiter.fail(ip);
         throw invalidCredentials();
       }
@@ -311,7 +311,7 @@ export function createSessionsService(deps: {
       fail: (ip: string) => limiter.fail(ip),
     },
     /** Whether the account may sign in now (exists as a person, not disabled or expired, category allowed). */
-    maySignIn: (row: AccountRow | undefined): row is AccountRow => !!row && row.kind === 'person' && allowed(row),
+    maySignIn: async (row: AccountRow | undefined): Promise<boolean> => !!row && row.kind === 'person' && (await allowed(row)),
 
     /** Ends the request's session family (when it has a valid one) and returns the header that clears the cookie. */
     async logout(ctx: AppContext): Promise<string> {

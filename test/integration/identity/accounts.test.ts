@@ -181,7 +181,7 @@ describe('groups', () => {
       { id: all.id, name: 'everyone', direct: false },
       { id: staff.id, name: 'staff', direct: false },
     ]);
-    expect(s.services.identity.accounts.memberships(u.sub).map((g) => g.name)).toEqual(['eng', 'everyone', 'staff']);
+    expect((await s.services.identity.accounts.memberships(u.sub)).map((g) => g.name)).toEqual(['eng', 'everyone', 'staff']);
 
     for (const [target, member] of [
       [eng.id, eng.id],
@@ -243,10 +243,10 @@ describe('service accounts', () => {
     await call('POST', S, { ...binding, resourceId: 'team-b' }, 201);
     await call('POST', S, { ...binding, appId: 'other' }, 201);
     expect((await call<{ total: number }>('GET', `${S}?search=notes`)).total).toBe(2);
-    expect(s.services.identity.accounts.findServiceAccount(binding)?.sub).toBe(sa.sub);
+    expect((await s.services.identity.accounts.findServiceAccount(binding))?.sub).toBe(sa.sub);
     // not an account of the login API, no credential flows
     await call('GET', `${A}/${sa.sub}`, undefined, 404);
-    expect(s.services.identity.isAccountCategoryAllowed({ kind: 'service', profile: 'user', disabled: false, expiresAt: null })).toBe(false);
+    expect(await s.services.identity.isAccountCategoryAllowed({ kind: 'service', profile: 'user', disabled: false, expiresAt: null })).toBe(false);
     // but it can be a group member
     const g = await createGroup('apps');
     await call('POST', `${G}/${g.id}/members`, { account: sa.sub });
@@ -283,11 +283,11 @@ describe('account categories and policy', () => {
     const later = await createAccount({ login: 'pol-later', expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
 
     expect(await call('GET', P)).toEqual({ allowedCategories: ['login', 'guest'], valid: true });
-    expect(identity.readAccountCategoryPolicy()).toEqual({ policy: { allowedCategories: ['login', 'guest'] }, valid: true });
-    expect([user, guest, off, expired, later].map((a) => identity.isAccountCategoryAllowed(a))).toEqual([true, true, false, false, true]);
+    expect(await identity.readAccountCategoryPolicy()).toEqual({ policy: { allowedCategories: ['login', 'guest'] }, valid: true });
+    expect(await Promise.all([user, guest, off, expired, later].map((a) => identity.isAccountCategoryAllowed(a)))).toEqual([true, true, false, false, true]);
 
     expect(await call('PUT', P, { allowedCategories: ['login'] })).toEqual({ allowedCategories: ['login'], valid: true });
-    expect([user, guest].map((a) => identity.isAccountCategoryAllowed(a))).toEqual([true, false]);
+    expect(await Promise.all([user, guest].map((a) => identity.isAccountCategoryAllowed(a)))).toEqual([true, false]);
     expect((await audit('account_policy.update'))[0]!.detail).toEqual({ allowedCategories: ['login'] });
 
     for (const body of [{ allowedCategories: ['root'] }, { allowedCategories: ['login', 'login'] }, { allowed: [] }]) {
@@ -298,12 +298,12 @@ describe('account categories and policy', () => {
 
     for (const garbage of ['{not json', '{"allowedCategories": ["login", "superuser"]}', '[]', '{"allowedCategories": "login"}']) {
       platformDb.prepare("UPDATE identity_settings SET value = ? WHERE name = 'account_category_policy'").run(garbage);
-      expect(identity.readAccountCategoryPolicy()).toEqual({ policy: { allowedCategories: [] }, valid: false });
-      expect(identity.isAccountCategoryAllowed(user)).toBe(false);
+      expect(await identity.readAccountCategoryPolicy()).toEqual({ policy: { allowedCategories: [] }, valid: false });
+      expect(await identity.isAccountCategoryAllowed(user)).toBe(false);
       expect(await call('GET', P)).toEqual({ allowedCategories: [], valid: false });
     }
     await call('PUT', P, { allowedCategories: ['login', 'guest'] });
-    expect(identity.isAccountCategoryAllowed(user)).toBe(true);
+    expect(await identity.isAccountCategoryAllowed(user)).toBe(true);
   });
 });
 

@@ -1,10 +1,11 @@
 /**
  * The rest of the identity domain's stores on both core-store engines (issue 18; store-postgres.test.ts has keys,
- * OAuth, passkeys and email links): authenticator approval, the sign-in history and sessions give the same rows and
+ * OAuth, passkeys and email links): accounts, Linux identities, authenticator approval, the sign-in history and sessions give the same rows and
  * answers on SQLite and on a private PostgreSQL cluster, and the seed's multi-replica rules hold between two Store
  * instances over one database (two replicas): a sign-in request or a device change decided at two replicas at once is
  * decided once, a pairing is claimed once, a proof nonce is used once, pending rows keep their insertion order
- * (`seq`), and a session created at one replica is accepted, re-authenticated and ended at the other.
+ * (`seq`), a session created at one replica is accepted, re-authenticated and ended at the other, two replicas
+ * removing the last two administrators at once leave one, and Linux numbers are never handed out twice.
  */
 import { describe, expect, it } from 'vitest';
 import { createAuditLog } from '../../../server/core/audit/audit.ts';
@@ -12,10 +13,13 @@ import type { AppContext } from '../../../server/core/http/context.ts';
 import { coreMigrations, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
 import { migratePostgres, postgresStore } from '../../../server/core/storage/postgres-store.ts';
 import { type Store, sqliteStore } from '../../../server/core/storage/store.ts';
-import type { AccountRow } from '../../../server/identity/accounts/accounts.store.ts';
+import { createAccountsService } from '../../../server/identity/accounts/accounts.service.ts';
+import { type AccountRow, createAccountStore } from '../../../server/identity/accounts/accounts.store.ts';
 import { createApprovalStore } from '../../../server/identity/approval/approval.store.ts';
 import { createLoginContext } from '../../../server/identity/approval/context.ts';
 import { identityMigrations } from '../../../server/identity/index.ts';
+import { createLinuxService } from '../../../server/identity/linux/linux.service.ts';
+import { createLinuxStore } from '../../../server/identity/linux/linux.store.ts';
 import { createSessionsService } from '../../../server/identity/sessions/sessions.service.ts';
 import { createSessionStore } from '../../../server/identity/sessions/sessions.store.ts';
 import { coreStoreFixtures } from '../../helpers/core-stores.ts';
@@ -210,8 +214,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const [sa, sb] = [a, b].map((store) =>
         createSessionsService({
           store: createSessionStore(store),
-          accountStore: { getAccount: () => alice, findSubByLogin: () => 'alice' } as never,
-          accounts: { isAccountCategoryAllowed: () => true } as never,
+          accountStore: { getAccount: async () => alice, lockAccount: async () => alice, findSubByLogin: async () => 'alice' } as never,
+          accounts: { isAccountCategoryAllowed: async () => true } as never,
           audit: createAuditLog(store),
           issuer: () => issuer,
         }),
@@ -241,6 +245,116 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       await sa!.logout(request(cookie, 'POST'));
       await expect(sb!.authenticate(request(cookie))).rejects.toThrow(/session has ended/);
       expect(await a.value("SELECT count(*) FROM audit_log WHERE action IN ('session.login', 'session.logout', 'account.password.set')")).toBe(4);
+    });
+  });
+
+  describe(`accounts and Linux identities on ${engine}`, () => {
+    /** Accounts with the Linux hooks, wired as the identity domain wires them, over one replica's store. */
+    const servicesAt = (store: Store) => {
+      const accountStore = createAccountStore(store);
+      const audit = createAuditLog(store);
+      const linux = createLinuxService({ store: createLinuxStore(store), accountStore, audit });
+      const accounts = createAccountsService({
+        store: accountStore,
+        audit,
+        hooks: { personWritten: linux.onPersonWritten, groupNameTaken: linux.groupNameTaken },
+      });
+      return { accountStore, accounts, linux };
+    };
+    const admin = { actor: 'token:admin' };
+
+    it('accounts, groups, service accounts and the policy: written at one replica, read at the other; search is case-insensitive and literal', async () => {
+      const [a, b] = await replicas(engine);
+      const [x, y] = [servicesAt(a), servicesAt(b)];
+      const ada = await x.accounts.createAccount(
+        { login: 'ada', email: 'Ada@Example.org', displayName: 'Ada 100%', profile: 'user', admin: true, disabled: false },
+        admin,
+      );
+      await y.accounts.createAccount({ login: 'bob', profile: 'guest', admin: false, disabled: false }, admin);
+      await expect(
+        y.accounts.createAccount({ login: 'carl', email: 'ada@example.ORG', profile: 'user', admin: false, disabled: false }, admin),
+      ).rejects.toThrow(/another account already uses this email/);
+      expect((await y.accounts.listAccounts({ page: 1, per_page: 10, search: 'ADA' })).data.map((r) => r.login)).toEqual(['ada']);
+      expect((await y.accounts.listAccounts({ page: 1, per_page: 10, search: '100%' })).total).toBe(1);
+      expect((await y.accounts.listAccounts({ page: 1, per_page: 10, search: '_' })).total).toBe(0);
+      expect((await x.accounts.listAccounts({ page: 1, per_page: 1 })).total).toBe(2);
+
+      const staff = await x.accounts.createGroup({ name: 'staff', description: 'Everyone' }, admin);
+      const eng = await y.accounts.createGroup({ name: 'eng', description: '' }, admin);
+      await x.accounts.addMember(staff.id, { group: eng.id }, admin);
+      await y.accounts.addMember(eng.id, { account: ada.sub }, admin);
+      await expect(x.accounts.addMember(eng.id, { group: staff.id }, admin)).rejects.toThrow(/cycle/);
+      expect(await y.accounts.memberships(ada.sub)).toEqual([
+        { id: eng.id, name: 'eng', direct: true },
+        { id: staff.id, name: 'staff', direct: false },
+      ]);
+      expect((await x.accounts.getGroup(staff.id)).members.groups).toEqual([{ id: eng.id, name: 'eng' }]);
+      expect((await y.accounts.listGroups({ page: 1, per_page: 10, search: 'EVERY' })).data.map((g) => g.name)).toEqual(['staff']);
+
+      const binding = { appId: 'notes', resourceType: 'notebook', resourceId: 'n1' };
+      const sa = await x.accounts.createServiceAccount({ ...binding, displayName: 'Notes n1' }, admin);
+      expect((await y.accounts.findServiceAccount(binding))?.sub).toBe(sa.sub);
+      expect((await y.accounts.getServiceAccount(sa.sub))?.appId).toBe('notes');
+      expect((await y.accounts.listServiceAccounts({ page: 1, per_page: 10, search: 'NOTEB' })).total).toBe(1);
+
+      await x.accounts.replaceAccountCategoryPolicy({ allowedCategories: ['login'] }, admin);
+      expect(await y.accounts.readAccountCategoryPolicy()).toEqual({ policy: { allowedCategories: ['login'] }, valid: true });
+      const bob = (await y.accounts.listAccounts({ page: 1, per_page: 10, search: 'bob' })).data[0]!;
+      expect(await y.accounts.isAccountCategoryAllowed(bob)).toBe(false);
+      expect(await y.accounts.isAccountCategoryAllowed(ada)).toBe(true);
+      expect(
+        await a.value(
+          "SELECT count(*) FROM audit_log WHERE action IN ('account.create', 'group.create', 'group.member.add', 'service_account.create', 'account_policy.update')",
+        ),
+      ).toBe(8);
+    });
+
+    it('two replicas each removing one of the last two administrators at once leave one (every round)', async () => {
+      const outcomes: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const [a, b] = await replicas(engine);
+        const [x, y] = [servicesAt(a), servicesAt(b)];
+        const one = await x.accounts.createAccount({ login: 'one', profile: 'user', admin: true, disabled: false }, admin);
+        const two = await y.accounts.createAccount({ login: 'two', profile: 'user', admin: true, disabled: false }, admin);
+        const results = await Promise.allSettled([
+          x.accounts.updateAccount(one.sub, { admin: false }, admin),
+          i % 2 ? y.accounts.updateAccount(two.sub, { disabled: true }, admin) : y.accounts.deleteAccount(two.sub, admin),
+        ]);
+        outcomes.push(
+          results
+            .map((r) => (r.status === 'fulfilled' ? 'ok' : /last administrator/.test(String(r.reason)) ? 'last_admin' : String(r.reason)))
+            .sort()
+            .join(','),
+        );
+        expect(await a.value('SELECT count(*) FROM identity_accounts WHERE admin = 1 AND disabled = 0')).toBe(1);
+      }
+      expect(outcomes).toEqual(Array(8).fill('last_admin,ok'));
+    });
+
+    it('Linux identities: replicas assigning at once never hand out one number twice', async () => {
+      const [a, b] = await replicas(engine);
+      const [x, y] = [servicesAt(a), servicesAt(b)];
+      await x.linux.replaceConfig({ enabled: true, rangeStart: 5000, rangeEnd: 5999, homeTemplate: '/home/{username}', loginShell: '/bin/bash' }, true, admin);
+      expect((await y.linux.readConfig()).config.enabled).toBe(true);
+      // Accounts created at both replicas at once get identities (the hook), each with its own number.
+      const made = await Promise.all(
+        Array.from({ length: 10 }, (_, i) => [x, y][i % 2]!.accounts.createAccount({ login: `u${i}`, profile: 'user', admin: false, disabled: false }, admin)),
+      );
+      const uids = await a.all<{ uid: number }>('SELECT uid FROM linux_identities ORDER BY uid');
+      expect(uids.map((r) => r.uid)).toEqual(Array.from({ length: 10 }, (_, i) => 5000 + i));
+      const group = await x.accounts.createGroup({ name: 'devs', description: '' }, admin);
+      const posix = await Promise.all([x.linux.makePosix(group.id, admin), y.linux.makePosix(group.id, admin)]);
+      expect(posix.map((p) => p.gid)).toEqual([5010, 5010]);
+      expect(posix.filter((p) => p.created)).toHaveLength(1);
+      await expect(y.accounts.createGroup({ name: 'u3', description: '' }, admin)).rejects.toThrow(/private Linux group/);
+      const u0 = await y.linux.get(made[0]!.sub);
+      const uid0 = await b.value<number>('SELECT uid FROM linux_identities WHERE sub = ?', [made[0]!.sub]);
+      expect(u0).toMatchObject({ login: 'u0', identity: { uid: uid0, gid: uid0, homeDirectory: '/home/u0' }, conflicts: [] });
+      expect(await x.linux.update(made[0]!.sub, { homeDirectory: '/srv/u0', loginShell: '/bin/sh' }, admin)).toMatchObject({
+        identity: { homeDirectory: '/srv/u0' },
+      });
+      expect((await y.linux.preview({ search: 'U1' })).accounts.map((r) => r.login)).toEqual(['u1']);
+      expect((await y.linux.listPosixGroups()).data).toEqual([{ id: group.id, name: 'devs', gid: 5010 }]);
     });
   });
 }

@@ -395,14 +395,18 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const [a, b] = await replicas(engine);
       await person(a, 'alice', 'alice');
       const alice = { sub: 'alice', kind: 'person', login: 'alice', email: 'alice@example.org', display_name: 'Alice' } as AccountRow;
-      // The account lookups of the accounts store (not converted yet): alice, by login or address.
-      const accountStore = { findSubByLogin: () => 'alice', findSubByEmailKey: () => 'alice', getAccount: () => alice } as unknown as AccountStore;
+      // The account lookups of the accounts store: alice, by login or address.
+      const accountStore = {
+        findSubByLogin: async () => 'alice',
+        findSubByEmailKey: async () => 'alice',
+        getAccount: async () => alice,
+      } as unknown as AccountStore;
       const sent: string[] = [];
       const links = [a, b].map((store) => {
         const l = createEmailLinks({
           store,
           accountStore,
-          maySignIn: (row): row is AccountRow => !!row,
+          maySignIn: async (row) => !!row,
           audit: createAuditLog(store),
           logger: createLogger({ level: 'silent', destination: { write: () => {} } }),
           issuer: () => 'https://hearth.example',
@@ -434,7 +438,7 @@ describe('held sign-in status between replicas (PostgreSQL)', () => {
     let released = false;
     // Held for an hour unless woken: only the notification from A can release it within the test.
     const held = rb.waitFor('req-1', 3_600_000, never).then(() => (released = true));
-    ra.wake('req-1');
+    await ra.wake('req-1');
     await held;
     expect(released).toBe(true);
   });

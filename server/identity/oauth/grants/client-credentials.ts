@@ -12,7 +12,7 @@ export function clientCredentialsGrant(ctx: OAuthContext): GrantHandler {
     if (client.isPublic || !client.grantTypes.includes('client_credentials') || !client.serviceAccountId) {
       throw oauthError('unauthorized_client', 'client_credentials needs a confidential client bound to a resource-bound service account');
     }
-    const sa = ctx.accounts.getServiceAccount(client.serviceAccountId);
+    const sa = await ctx.accounts.getServiceAccount(client.serviceAccountId);
     if (!sa) throw oauthError('unauthorized_client', "the client's service account no longer exists");
     const requested = parseScope(form.scope);
     let scope: string[];

@@ -65,7 +65,7 @@ export function deviceCodeGrant(ctx: OAuthContext, broker: TerminalBroker | null
     broker,
     mayAuthorize: async (c, row) => {
       const client = await ctx.getClient(c.clientId);
-      return !!client && ctx.accountUsable(row) && ctx.mayAuthorize(client, row);
+      return !!client && (await ctx.accountUsable(row)) && (await ctx.mayAuthorize(client, row));
     },
     revokeIssued: async (d: DeviceAuthorizationRow) => {
       const at = now();
