@@ -283,10 +283,14 @@ export function createOAuthStore(store: Store) {
       VALUES (@code_hash, @client_id, @sub, @redirect_uri, @scope, @audiences, @resource, @nonce, @code_challenge, @auth_time, @sid, @created_at, @expires_at)`,
     insertFamily: `INSERT INTO oauth_refresh_families (id, client_id, sub, scope, audiences, resource, auth_time, sid, created_at, expires_at, generation)
       VALUES (@id, @client_id, @sub, @scope, @audiences, @resource, @auth_time, @sid, @created_at, @expires_at, 0)`,
-    // The reservation is taken only while the family is live, unreserved and the presented token is current.
+    // The reservation is taken only while the family is live, unreserved and the presented token is current: its
+    // generation is the family's. The generation is compared on the family row itself because PostgreSQL, when this
+    // UPDATE waited for another replica's rotation to commit, re-checks the conditions on the family's new row but
+    // not a subquery's answer: an EXISTS on the token alone still saw it unrotated, reserved the advanced family, and
+    // left it reserved for good (every later refresh refused).
     reserveFamily: `UPDATE oauth_refresh_families SET reservation = @value
       WHERE id = @id AND revoked_at IS NULL AND reservation IS NULL
-        AND EXISTS (SELECT 1 FROM oauth_refresh_tokens WHERE token_hash = @hash AND family_id = @id AND rotated_at IS NULL)`,
+        AND generation = (SELECT generation FROM oauth_refresh_tokens WHERE token_hash = @hash AND family_id = @id AND rotated_at IS NULL)`,
     insertDevice: `INSERT INTO oauth_device_authorizations (device_code_hash, client_id, mode, approval_request_id, user_code_hash, scope, audiences,
       lifetime_s, state, interval_s, created_at, expires_at)
       VALUES (@device_code_hash, @client_id, @mode, @approval_request_id, @user_code_hash, @scope, @audiences, @lifetime_s, 'pending', @interval_s, @created_at, @expires_at)`,
