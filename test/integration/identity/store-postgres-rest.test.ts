@@ -10,9 +10,8 @@
 import { describe, expect, it } from 'vitest';
 import { createAuditLog } from '../../../server/core/audit/audit.ts';
 import type { AppContext } from '../../../server/core/http/context.ts';
-import { coreMigrations, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
-import { migratePostgres, postgresStore } from '../../../server/core/storage/postgres-store.ts';
-import { type Store, sqliteStore } from '../../../server/core/storage/store.ts';
+import { coreMigrations } from '../../../server/core/storage/platform-db.ts';
+import type { Store } from '../../../server/core/storage/store.ts';
 import { createAccountsService } from '../../../server/identity/accounts/accounts.service.ts';
 import { type AccountRow, createAccountStore } from '../../../server/identity/accounts/accounts.store.ts';
 import { createApprovalStore } from '../../../server/identity/approval/approval.store.ts';
@@ -22,27 +21,13 @@ import { createLinuxService } from '../../../server/identity/linux/linux.service
 import { createLinuxStore } from '../../../server/identity/linux/linux.store.ts';
 import { createSessionsService } from '../../../server/identity/sessions/sessions.service.ts';
 import { createSessionStore } from '../../../server/identity/sessions/sessions.store.ts';
-import { coreStoreFixtures } from '../../helpers/core-stores.ts';
-import { tempDir } from '../../helpers/temp.ts';
+import { coreStoreFixtures, replicaStores } from '../../helpers/core-stores.ts';
 
 const MIGRATIONS = [...coreMigrations, ...identityMigrations];
 const fx = coreStoreFixtures();
 
-/** Two replicas over one fresh core store of the engine: two connections to one platform.db, or two pools. */
-async function replicas(engine: 'sqlite' | 'postgres'): Promise<[Store, Store]> {
-  if (engine === 'sqlite') {
-    const dir = tempDir('hearth-identity-rest-');
-    fx.dirs.push(dir);
-    const pair: [Store, Store] = [sqliteStore(openPlatformDb(dir, MIGRATIONS)), sqliteStore(openPlatformDb(dir, MIGRATIONS))];
-    fx.stores.push(...pair);
-    return pair;
-  }
-  const url = await fx.cluster.createDatabase();
-  const pair: [Store, Store] = [postgresStore({ url }), postgresStore({ url })];
-  fx.stores.push(...pair);
-  await Promise.all(pair.map((s) => migratePostgres(s, MIGRATIONS)));
-  return pair;
-}
+/** Two replicas over one fresh core store of the engine (test/helpers/core-stores.ts). */
+const replicas = (engine: 'sqlite' | 'postgres') => replicaStores(fx, engine, MIGRATIONS);
 
 const T0 = Date.UTC(2026, 10, 26); // epoch ms above 2^31: BIGINT on PostgreSQL
 const ROUNDS = 20;

@@ -22,30 +22,17 @@ import { createOAuthService } from '../../../server/identity/oauth/oauth.service
 import { type ClientRow, createOAuthStore, oauthMigrations } from '../../../server/identity/oauth/oauth.store.ts';
 import { createPasskeyStore, passkeyMigrations } from '../../../server/identity/passkeys/passkeys.store.ts';
 import { createEmailLinks, emailLinkMigrations } from '../../../server/identity/sessions/email-links.ts';
-import { coreStoreFixtures } from '../../helpers/core-stores.ts';
+import { coreStoreFixtures, replicaStores } from '../../helpers/core-stores.ts';
 import { tempDir } from '../../helpers/temp.ts';
 import { until } from '../../helpers/wait.ts';
 
-/** The identity migrations converted so far, in boot order (the core's first: identity's tables reference none of them). */
+/** The migrations of the stores tested here, in boot order (the core's first: identity's tables reference none of them). */
 const MIGRATIONS: Migration[] = [...coreMigrations, ...keyMigrations, ...accountMigrations, ...oauthMigrations, ...passkeyMigrations, ...emailLinkMigrations];
 
 const fx = coreStoreFixtures();
 
-/** Two replicas over one fresh core store of the engine: two connections to one platform.db, or two pools. */
-async function replicas(engine: 'sqlite' | 'postgres'): Promise<[Store, Store]> {
-  if (engine === 'sqlite') {
-    const dir = tempDir('hearth-identity-store-');
-    fx.dirs.push(dir);
-    const pair: [Store, Store] = [sqliteStore(openPlatformDb(dir, MIGRATIONS)), sqliteStore(openPlatformDb(dir, MIGRATIONS))];
-    fx.stores.push(...pair);
-    return pair;
-  }
-  const url = await fx.cluster.createDatabase();
-  const pair: [Store, Store] = [postgresStore({ url }), postgresStore({ url })];
-  fx.stores.push(...pair);
-  await Promise.all(pair.map((s) => migratePostgres(s, MIGRATIONS)));
-  return pair;
-}
+/** Two replicas over one fresh core store of the engine (test/helpers/core-stores.ts). */
+const replicas = (engine: 'sqlite' | 'postgres') => replicaStores(fx, engine, MIGRATIONS);
 
 const T0 = Date.UTC(2026, 10, 26); // epoch ms above 2^31: BIGINT on PostgreSQL
 
