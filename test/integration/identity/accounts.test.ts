@@ -274,7 +274,7 @@ describe('account categories and policy', () => {
   });
 
   it('policy: default, replace, disabled and expired never allowed, invalid stored policy fails closed', async () => {
-    const { identity, platformDb } = s.services;
+    const { identity, store } = s.services;
     const user = await createAccount({ login: 'pol-user' });
     const guest = await createAccount({ login: 'pol-guest', profile: 'guest' });
     expect(guest.category).toBe('guest');
@@ -297,7 +297,7 @@ describe('account categories and policy', () => {
     }
 
     for (const garbage of ['{not json', '{"allowedCategories": ["login", "superuser"]}', '[]', '{"allowedCategories": "login"}']) {
-      platformDb.prepare("UPDATE identity_settings SET value = ? WHERE name = 'account_category_policy'").run(garbage);
+      await store.run("UPDATE identity_settings SET value = ? WHERE name = 'account_category_policy'", [garbage]);
       expect(await identity.readAccountCategoryPolicy()).toEqual({ policy: { allowedCategories: [] }, valid: false });
       expect(await identity.isAccountCategoryAllowed(user)).toBe(false);
       expect(await call('GET', P)).toEqual({ allowedCategories: [], valid: false });

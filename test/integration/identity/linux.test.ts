@@ -23,11 +23,10 @@ const config = (c: Record<string, unknown>, rangeReserved = true) =>
   });
 const create = (login: string, extra: Record<string, unknown> = {}) => send('POST', A, { login, ...extra });
 const auditOf = (action: string) =>
-  s.services.platformDb.prepare('SELECT actor, action, target, detail, request_id FROM audit_log WHERE action = ? ORDER BY rowid').all(action) as Array<{
-    target: string;
-    detail: string;
-    request_id: string | null;
-  }>;
+  s.services.store.all<{ target: string; detail: string; request_id: string | null }>(
+    'SELECT actor, action, target, detail, request_id FROM audit_log WHERE action = ? ORDER BY id',
+    [action],
+  );
 
 describe('configuration', () => {
   it('starts disabled with no range, validates every field and needs rangeReserved to enable', async () => {
@@ -69,11 +68,11 @@ describe('assignment', () => {
       conflicts: [],
       identity: { username: 'ann', uid: 5000, gid: 5000, primaryGroup: 'ann', homeDirectory: '/home/ann', loginShell: '/bin/bash' },
     });
-    const [assign] = auditOf('linux.identity.assign');
+    const [assign] = await auditOf('linux.identity.assign');
     expect(assign!.target).toBe(ann.json.sub);
-    const [made] = s.services.platformDb.prepare("SELECT request_id FROM audit_log WHERE action = 'account.create' AND target = ?").all(ann.json.sub) as Array<{
-      request_id: string;
-    }>;
+    const [made] = await s.services.store.all<{ request_id: string }>("SELECT request_id FROM audit_log WHERE action = 'account.create' AND target = ?", [
+      ann.json.sub,
+    ]);
     expect(assign!.request_id).toBe(made!.request_id);
 
     const guest = await create('gus', { profile: 'guest' });

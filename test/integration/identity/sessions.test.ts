@@ -63,7 +63,7 @@ describe('first-run setup', () => {
     expect(second.status).toBe(409);
     expect(second.json!.error).toBe('already_set_up');
     expect((await call('/api/setup')).json).toEqual({ needed: false });
-    const hash = s.services.platformDb.prepare('SELECT hash FROM identity_passwords').pluck().get() as string;
+    const hash = (await s.services.store.value<string>('SELECT hash FROM identity_passwords'))!;
     expect(hash).toMatch(/^\$argon2id\$v=19\$m=65536,t=3,p=1\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+$/);
   });
 });
@@ -125,9 +125,10 @@ describe('sign-in', () => {
     expect(sessionCookie(out.headers)).toMatch(/^hearth_session=; .*Max-Age=0/);
     expect((await call('/api/admin/core/accounts', { cookie: r.cookie })).status).toBe(401);
     expect((await call('/api/auth/session', { cookie: r.cookie })).status).toBe(401);
-    const row = s.services.platformDb
-      .prepare('SELECT revoked_at, revocation FROM identity_session_families WHERE id = ?')
-      .get(r.cookie.split('=')[1]!.split('.')[0]) as { revoked_at: number; revocation: string };
+    const row = (await s.services.store.get<{ revoked_at: number; revocation: string }>(
+      'SELECT revoked_at, revocation FROM identity_session_families WHERE id = ?',
+      [r.cookie.split('=')[1]!.split('.')[0]],
+    ))!;
     expect(row.revocation).toBe('logout');
   });
 
@@ -167,7 +168,7 @@ describe('sign-in', () => {
     const bearer = await call('/api/admin/core/groups', { method: 'POST', token: s.token, json: { name: 'ops' } });
     expect(bearer.status).toBe(201);
     // audit actor of a session
-    const actor = s.services.platformDb.prepare("SELECT actor FROM audit_log WHERE action = 'group.create' ORDER BY rowid").pluck().all();
+    const actor = (await s.services.store.all<{ actor: string }>("SELECT actor FROM audit_log WHERE action = 'group.create' ORDER BY id")).map((r) => r.actor);
     expect(actor).toEqual(['account:root', 'token:env']);
   });
 
@@ -212,7 +213,7 @@ describe('sign-in', () => {
     const sub = await createUser('rhea', USER_PASSWORD);
     const admin = await login('root', ADMIN_PASSWORD);
     const family = admin.cookie.split('=')[1]!.split('.')[0]!;
-    s.services.platformDb.prepare('UPDATE identity_session_families SET issued_at = issued_at - 11 * 60000 WHERE id = ?').run(family);
+    await s.services.store.run('UPDATE identity_session_families SET issued_at = issued_at - 11 * 60000 WHERE id = ?', [family]);
     const setPassword = () =>
       call(`/api/admin/core/accounts/${sub}/password`, { method: 'PUT', cookie: admin.cookie, origin: s.url, json: { password: NEW_PASSWORD } });
     expect((await setPassword()).json!.error).toBe('recent_auth_required');
@@ -234,11 +235,9 @@ describe('sign-in', () => {
     expect(ok.json!.recentAuthUntil).toBe(ok.json!.issuedAt + 10 * 60000);
     expect((await call('/api/auth/session', { cookie: admin.cookie })).json!.session).toMatchObject({ recentAuth: true, issuedAt: ok.json!.issuedAt });
     expect((await setPassword()).status).toBe(204);
-    const audit = s.services.platformDb.prepare("SELECT actor, target, detail FROM audit_log WHERE action = 'session.reauthenticate'").all() as {
-      actor: string;
-      target: string;
-      detail: string;
-    }[];
+    const audit = await s.services.store.all<{ actor: string; target: string; detail: string }>(
+      "SELECT actor, target, detail FROM audit_log WHERE action = 'session.reauthenticate'",
+    );
     expect(audit).toHaveLength(1);
     expect(audit[0]!.actor).toBe('account:root');
     expect(JSON.parse(audit[0]!.detail)).toMatchObject({ login: 'root', session: family, method: 'password' });
@@ -249,11 +248,11 @@ describe('sign-in', () => {
     expect((await call('/api/auth/reauth', { method: 'POST', cookie: admin.cookie, origin: s.url, json: { password: ADMIN_PASSWORD } })).status).toBe(401);
   });
 
-  it('never returns or logs a password', () => {
+  it('never returns or logs a password', async () => {
     expect(logLines.length).toBeGreaterThan(0);
     const all = [...logLines, ...bodies].join('\n');
     for (const p of PASSWORDS) expect(all).not.toContain(p);
-    const audit = JSON.stringify(s.services.platformDb.prepare('SELECT * FROM audit_log').all());
+    const audit = JSON.stringify(await s.services.store.all('SELECT * FROM audit_log'));
     for (const p of PASSWORDS) expect(audit).not.toContain(p);
   });
 });
