@@ -113,10 +113,7 @@ describe('magic-link sign-in', () => {
     expect(done.status).toBe(303);
     expect((await call('/api/auth/session', { cookie: cookieOf(done.headers)!, origin: null })).json.account.login).toBe('rita');
     expect((await call('/auth/email-sign-in', { form: { token } })).status).toBe(400);
-    const audit = s.services.platformDb
-      .prepare("SELECT detail FROM audit_log WHERE action = 'session.login' ORDER BY rowid DESC LIMIT 1")
-      .pluck()
-      .get() as string;
+    const audit = (await s.services.store.value<string>("SELECT detail FROM audit_log WHERE action = 'session.login' ORDER BY id DESC LIMIT 1"))!;
     expect(JSON.parse(audit).method).toBe('email_link');
   });
 

@@ -29,16 +29,14 @@ const call = (pathname: string, init: RawInit = {}) => rawCall(s.url, pathname, 
 const setCookie = (h: Headers, name: string) => h.getSetCookie().find((c) => c.startsWith(`${name}=`));
 const cookieValue = (c: string | undefined) => c?.split(';')[0]?.split('=')[1];
 const sha256 = (v: string) => crypto.createHash('sha256').update(v).digest('hex');
-const history = (db = s.services.platformDb) =>
-  db.prepare('SELECT sub, browser_hash, country, at FROM identity_signin_history ORDER BY id').all() as Array<{
-    sub: string;
-    browser_hash: string;
-    country: string | null;
-    at: number;
-  }>;
-const browsers = () => s.services.platformDb.prepare('SELECT sub, browser_hash, first_at, last_at FROM identity_signin_browsers ORDER BY first_at').all();
-const setting = (name: string, srv = s) => {
-  const v = srv.services.platformDb.prepare('SELECT value FROM identity_settings WHERE name = ?').pluck().get(name) as string | undefined;
+// Rows read through the core store the server used (platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres).
+const history = () =>
+  s.services.store.all<{ sub: string; browser_hash: string; country: string | null; at: number }>(
+    'SELECT sub, browser_hash, country, at FROM identity_signin_history ORDER BY id',
+  );
+const browsers = () => s.services.store.all('SELECT sub, browser_hash, first_at, last_at FROM identity_signin_browsers ORDER BY first_at');
+const setting = async (name: string, srv = s) => {
+  const v = await srv.services.store.value<string>('SELECT value FROM identity_settings WHERE name = ?', [name]);
   return v === undefined ? undefined : JSON.parse(v);
 };
 const login = (cookie?: string) => call('/api/auth/login', { json: { login: 'pat', password: PASSWORD }, cookie });
@@ -88,7 +86,7 @@ describe('GeoIP settings', () => {
       'GeoIP database loaded (HEARTH_GEOIP_ASN_DB)',
     ]);
     expect(logLines.filter((l) => l.level === 'warn' && /GeoIP/.test(l.msg))).toEqual([]);
-    const since = setting('login_context.geoip_since');
+    const since = await setting('login_context.geoip_since');
     expect(since).toBeGreaterThan(Date.now() - 5 * 60_000);
     expect(since).toBeLessThanOrEqual(Date.now());
     const c = await s.services.identity.loginContext.compute({ sub, userAgent: CHROME_WINDOWS, ip: '203.0.113.9', browserId: null, at: Date.now() });
@@ -112,7 +110,7 @@ describe('GeoIP settings', () => {
         ['GeoIP database HEARTH_GEOIP_DB cannot be read: sign-in context has no country, city or network until it can (Hearth runs without it)', broken],
         ['GeoIP database HEARTH_GEOIP_ASN_DB cannot be read: sign-in context has no country, city or network until it can (Hearth runs without it)', missing],
       ]);
-      expect(setting('login_context.geoip_since', t)).toBeUndefined();
+      expect(await setting('login_context.geoip_since', t)).toBeUndefined();
       const made = await t.api('/api/admin/core/accounts', { method: 'POST', json: { login: 'quinn' } });
       const quinn = (await made.json()).sub;
       expect((await t.api(`/api/admin/core/accounts/${quinn}/password`, { method: 'PUT', json: { password: PASSWORD } })).status).toBe(204);
@@ -142,7 +140,7 @@ describe('sign-in history', () => {
     const cookie = setCookie(first.headers, 'hearth_browser');
     expect(cookie).toMatch(/^hearth_browser=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=31536000; HttpOnly; SameSite=Lax$/);
     const id = cookieValue(cookie)!;
-    const rows = history();
+    const rows = await history();
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ sub, browser_hash: sha256(id), country: null });
     expect(rows[0]!.at).toBeGreaterThanOrEqual(before);
@@ -152,8 +150,8 @@ describe('sign-in history', () => {
     const again = await login(`hearth_browser=${id}; hearth_session=whatever`);
     expect(again.status).toBe(200);
     expect(cookieValue(setCookie(again.headers, 'hearth_browser'))).toBe(id);
-    expect(history().map((r) => r.browser_hash)).toEqual([sha256(id), sha256(id)]);
-    expect(browsers()).toEqual([{ sub, browser_hash: sha256(id), first_at: rows[0]!.at, last_at: history()[1]!.at }]);
+    expect((await history()).map((r) => r.browser_hash)).toEqual([sha256(id), sha256(id)]);
+    expect(await browsers()).toEqual([{ sub, browser_hash: sha256(id), first_at: rows[0]!.at, last_at: (await history())[1]!.at }]);
 
     // a malformed cookie is a new browser; a refused sign-in records nothing and sets no cookie
     const other = await login('hearth_browser=not-an-id');
@@ -163,11 +161,11 @@ describe('sign-in history', () => {
     const refused = await call('/api/auth/login', { json: { login: 'pat', password: 'wrong-password-123' } });
     expect(refused.status).toBe(401);
     expect(refused.headers.getSetCookie()).toEqual([]);
-    expect(history()).toHaveLength(3);
+    expect(await history()).toHaveLength(3);
   });
 
   it('passkey and email-link sign-ins are recorded too', async () => {
-    const n = history().length;
+    const n = (await history()).length;
     const session = cookieValue(setCookie((await login()).headers, 'hearth_session'));
     const auth = new SoftAuthenticator(origin);
     const start = await call('/api/auth/passkeys/registration', { method: 'POST', cookie: `hearth_session=${session}` });
@@ -195,7 +193,7 @@ describe('sign-in history', () => {
     const linkBrowser = cookieValue(setCookie(viaLink.headers, 'hearth_browser'))!;
     expect(linkBrowser).toMatch(/^[A-Za-z0-9_-]{43}$/);
 
-    const added = history().slice(n);
+    const added = (await history()).slice(n);
     expect(added.map((r) => r.browser_hash)).toEqual([expect.any(String), sha256(phone), sha256(linkBrowser)]);
     expect(added.every((r) => r.sub === sub)).toBe(true);
   });
@@ -203,16 +201,14 @@ describe('sign-in history', () => {
   it('after the introduction phase, compute knows the browser from its first sign-in and flags an unknown one', async () => {
     const first = await login();
     const id = cookieValue(setCookie(first.headers, 'hearth_browser'))!;
-    const firstAt = (browsers() as Array<{ browser_hash: string; first_at: number }>).find((b) => b.browser_hash === sha256(id))!.first_at;
+    const firstAt = ((await browsers()) as Array<{ browser_hash: string; first_at: number }>).find((b) => b.browser_hash === sha256(id))!.first_at;
     await login(`hearth_browser=${id}`);
     const ctx = s.services.identity.loginContext;
     const at = Date.now();
     // still inside the introduction phase: no claims
     expect((await ctx.compute({ sub, userAgent: CHROME_WINDOWS, ip: '127.0.0.1', browserId: id, at })).history).toBeNull();
     // the installation began 15 days ago
-    s.services.platformDb
-      .prepare("UPDATE identity_settings SET value = ? WHERE name = 'signin_history.introduction_started_at'")
-      .run(JSON.stringify(at - 15 * DAY));
+    await s.services.store.run("UPDATE identity_settings SET value = ? WHERE name = 'signin_history.introduction_started_at'", [JSON.stringify(at - 15 * DAY)]);
     expect(await ctx.compute({ sub, userAgent: CHROME_WINDOWS, ip: '127.0.0.1', browserId: id, at })).toEqual({
       level: 'info',
       browser: 'chrome',
@@ -220,7 +216,11 @@ describe('sign-in history', () => {
       country: null,
       city: null,
       network: null,
-      history: { knownSince: new Date(firstAt).toISOString(), newCountry: false, countriesSince: new Date(setting('login_context.geoip_since')).toISOString() },
+      history: {
+        knownSince: new Date(firstAt).toISOString(),
+        newCountry: false,
+        countriesSince: new Date(await setting('login_context.geoip_since')).toISOString(),
+      },
     });
     const unknown = await ctx.compute({ sub, userAgent: CHROME_WINDOWS, ip: '203.0.113.9', browserId: crypto.randomBytes(32).toString('base64url'), at });
     // a new browser from a country never seen (no earlier country to compare with): a hint

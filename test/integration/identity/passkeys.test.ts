@@ -61,7 +61,7 @@ describe('passkeys', () => {
     const cookie = await signIn(s, 'rhea', PASSWORD);
     expect((await register(auth, cookie, 'Reauth key')).status).toBe(201);
     const family = cookie.split('=')[1]!.split('.')[0]!;
-    s.services.platformDb.prepare('UPDATE identity_session_families SET issued_at = issued_at - 11 * 60000 WHERE id = ?').run(family);
+    await s.services.store.run('UPDATE identity_session_families SET issued_at = issued_at - 11 * 60000 WHERE id = ?', [family]);
     expect((await call('/api/auth/passkeys/registration', { method: 'POST', cookie })).json.error).toBe('recent_auth_required');
 
     // A sign-in challenge does not confirm a session, and a re-authentication challenge does not sign in.
@@ -84,10 +84,7 @@ describe('passkeys', () => {
     expect(ok.json.recentAuthUntil).toBe(ok.json.issuedAt + 10 * 60000);
     expect((await call('/api/auth/session', { cookie, origin: null })).json.session.recentAuth).toBe(true);
     expect((await call('/api/auth/passkeys/registration', { method: 'POST', cookie })).status).toBe(200);
-    const audit = s.services.platformDb
-      .prepare("SELECT detail FROM audit_log WHERE action = 'session.reauthenticate' ORDER BY rowid DESC LIMIT 1")
-      .pluck()
-      .get() as string;
+    const audit = (await s.services.store.value<string>("SELECT detail FROM audit_log WHERE action = 'session.reauthenticate' ORDER BY id DESC LIMIT 1"))!;
     expect(JSON.parse(audit)).toMatchObject({ login: 'rhea', method: 'passkey' });
 
     // Another account's session cannot use rhea's passkey; an account without a passkey gets 404.
@@ -121,10 +118,7 @@ describe('passkeys', () => {
     expect(r.json.account).toMatchObject({ sub, login: 'pat' });
     const session = await call('/api/auth/session', { cookie: cookieOf(r.headers), origin: null });
     expect(session.json.account.login).toBe('pat');
-    const audit = s.services.platformDb
-      .prepare("SELECT detail FROM audit_log WHERE action = 'session.login' ORDER BY rowid DESC LIMIT 1")
-      .pluck()
-      .get() as string;
+    const audit = (await s.services.store.value<string>("SELECT detail FROM audit_log WHERE action = 'session.login' ORDER BY id DESC LIMIT 1"))!;
     expect(JSON.parse(audit)).toMatchObject({ method: 'passkey' });
     expect((await call('/api/auth/passkeys', { cookie })).json.data[0].lastUsedAt).not.toBeNull();
   });
@@ -164,7 +158,7 @@ describe('passkeys', () => {
     expect(renamed.json.name).toBe('Old phone');
     expect((await call(`/api/auth/passkeys/${made.json.id}`, { method: 'PATCH', cookie, json: { name: '' } })).status).toBe(400);
     // Ten minutes later, removal needs a fresh sign-in.
-    s.services.platformDb.prepare('UPDATE identity_session_families SET issued_at = issued_at - 11 * 60000').run();
+    await s.services.store.run('UPDATE identity_session_families SET issued_at = issued_at - 11 * 60000');
     expect((await call(`/api/auth/passkeys/${made.json.id}`, { method: 'DELETE', cookie })).json.error).toBe('recent_auth_required');
     const fresh = await signIn(s, 'pat', PASSWORD);
     expect((await call(`/api/auth/passkeys/${made.json.id}`, { method: 'DELETE', cookie: fresh })).status).toBe(204);
