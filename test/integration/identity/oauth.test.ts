@@ -784,7 +784,8 @@ describe('client administration', () => {
 });
 
 describe('lifetimes, cleanup and the fail-closed refresh reservation', () => {
-  const db = () => s.services.platformDb;
+  // The core store the server used (platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres).
+  const db = () => s.services.store;
 
   it('an expired code is refused; a consent answered after five minutes is refused', async () => {
     const config = await rp(managed.clientId, managed.secret);
@@ -802,11 +803,9 @@ describe('lifetimes, cleanup and the fail-closed refresh reservation', () => {
     );
     const code = new URL(r.location!).searchParams.get('code')!;
     const hash = crypto.createHash('sha256').update(code).digest('hex');
-    const row = db().prepare('SELECT created_at, expires_at FROM oauth_codes WHERE code_hash = ?').get(hash) as { created_at: number; expires_at: number };
+    const row = (await db().get<{ created_at: number; expires_at: number }>('SELECT created_at, expires_at FROM oauth_codes WHERE code_hash = ?', [hash]))!;
     expect(row.expires_at - row.created_at).toBe(60_000);
-    db()
-      .prepare('UPDATE oauth_codes SET expires_at = ? WHERE code_hash = ?')
-      .run(Date.now() - 1, hash);
+    await db().run('UPDATE oauth_codes SET expires_at = ? WHERE code_hash = ?', [Date.now() - 1, hash]);
     const late = await rawToken(
       { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: v },
       { id: managed.clientId, secret: managed.secret },
@@ -820,15 +819,12 @@ describe('lifetimes, cleanup and the fail-closed refresh reservation', () => {
     );
     expect(page.status).toBe(200);
     const action = /action="(\/oauth\/interaction\/[^"]+\/consent)"/.exec(page.text)![1]!;
-    const i = db().prepare('SELECT created_at, expires_at FROM oauth_interactions WHERE client_id = ?').get(reg.json.client_id) as {
-      created_at: number;
-      expires_at: number;
-    };
+    const i = (await db().get<{ created_at: number; expires_at: number }>('SELECT created_at, expires_at FROM oauth_interactions WHERE client_id = ?', [
+      reg.json.client_id,
+    ]))!;
     expect(i.expires_at - Date.now()).toBeLessThanOrEqual(5 * 60_000);
     expect(i.expires_at - Date.now()).toBeGreaterThan(4 * 60_000);
-    db()
-      .prepare('UPDATE oauth_interactions SET expires_at = ? WHERE client_id = ?')
-      .run(Date.now() - 1, reg.json.client_id);
+    await db().run('UPDATE oauth_interactions SET expires_at = ? WHERE client_id = ?', [Date.now() - 1, reg.json.client_id]);
     const answered = await call(action, { form: { decision: 'approve' }, cookie: aliceCookie });
     expect(answered.status).toBe(409);
     expect(answered.location).toBeNull();
@@ -842,7 +838,7 @@ describe('lifetimes, cleanup and the fail-closed refresh reservation', () => {
       { cookie: aliceCookie, origin: null },
     );
     const dayAgo = Date.now() - 25 * 3600_000;
-    db().prepare('UPDATE oauth_clients SET created_at = ? WHERE client_id IN (?, ?)').run(dayAgo, abandoned.json.client_id, used.json.client_id);
+    await db().run('UPDATE oauth_clients SET created_at = ? WHERE client_id IN (?, ?)', [dayAgo, abandoned.json.client_id, used.json.client_id]);
     const r = await s.services.identity.oauth.cleanup();
     expect(r.abandoned).toBeGreaterThanOrEqual(1);
     expect((await admin(`/api/admin/oauth/clients/${abandoned.json.client_id}`)).status).toBe(404);
@@ -871,7 +867,15 @@ describe('lifetimes, cleanup and the fail-closed refresh reservation', () => {
     // The outcome is unknown (the reservation no longer reads "reserved"): the family stays closed.
     try {
       authority.signAccessToken = async () => {
-        db().prepare(`UPDATE oauth_refresh_families SET reservation = json_set(reservation, '$.status', 'issued') WHERE reservation IS NOT NULL`).run();
+        // (JSON edited here, not in SQL: json_set is SQLite's.)
+        for (const f of await db().all<{ id: string; reservation: string }>(
+          'SELECT id, reservation FROM oauth_refresh_families WHERE reservation IS NOT NULL',
+        )) {
+          await db().run('UPDATE oauth_refresh_families SET reservation = ? WHERE id = ?', [
+            JSON.stringify({ ...JSON.parse(f.reservation), status: 'issued' }),
+            f.id,
+          ]);
+        }
         throw new Error('authority answered nothing');
       };
       const unknown = await rawToken({ grant_type: 'refresh_token', refresh_token: retried.json.refresh_token }, basic);

@@ -44,17 +44,15 @@ const deviceAuthorization = (form: Record<string, string>) => call('/oauth/devic
 const poll = (deviceCode: string, clientId = 'hearth-cli') =>
   call('/oauth/token', { form: { grant_type: DEVICE_GRANT, device_code: deviceCode, client_id: clientId } });
 const hash = (v: string) => crypto.hash('sha256', v, 'hex');
+// Rows read and written through the core store the server used (platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres).
 const row = (deviceCode: string) =>
-  s.services.platformDb.prepare('SELECT * FROM oauth_device_authorizations WHERE device_code_hash = ?').get(hash(deviceCode)) as
-    | Record<string, any>
-    | undefined;
+  s.services.store.get<Record<string, any>>('SELECT * FROM oauth_device_authorizations WHERE device_code_hash = ?', [hash(deviceCode)]);
 /** There is no injectable clock: the passing of time is written into the stored row. */
 const rewindLastPoll = (deviceCode: string, ms: number) =>
-  s.services.platformDb.prepare('UPDATE oauth_device_authorizations SET last_poll_at = last_poll_at - ? WHERE device_code_hash = ?').run(ms, hash(deviceCode));
+  s.services.store.run('UPDATE oauth_device_authorizations SET last_poll_at = last_poll_at - ? WHERE device_code_hash = ?', [ms, hash(deviceCode)]);
 const expire = (deviceCode: string) =>
-  s.services.platformDb.prepare('UPDATE oauth_device_authorizations SET expires_at = ? WHERE device_code_hash = ?').run(Date.now() - 1, hash(deviceCode));
-const auditActions = (action: string) =>
-  s.services.platformDb.prepare('SELECT * FROM audit_log WHERE action = ? ORDER BY id').all(action) as Array<Record<string, any>>;
+  s.services.store.run('UPDATE oauth_device_authorizations SET expires_at = ? WHERE device_code_hash = ?', [Date.now() - 1, hash(deviceCode)]);
+const auditActions = (action: string) => s.services.store.all<Record<string, any>>('SELECT * FROM audit_log WHERE action = ? ORDER BY id', [action]);
 
 async function verifyTokens(t: Record<string, any>, sub: string) {
   const jwks = createRemoteJWKSet(new URL(`${issuer}/.well-known/jwks.json`));
@@ -144,7 +142,7 @@ describe('browser verification (no login_hint)', () => {
     expect(d.verification_uri_complete).toBe(`${issuer}/oauth/device?user_code=${d.user_code}`);
     expect(d.expires_in).toBe(600);
     expect(d.interval).toBe(5);
-    const stored = row(d.device_code)!;
+    const stored = (await row(d.device_code))!;
     expect(stored).toMatchObject({
       mode: 'browser',
       state: 'pending',
@@ -173,20 +171,22 @@ describe('browser verification (no login_hint)', () => {
     const ok = await decide(d.user_code, 'approve');
     expect(ok.status, ok.text).toBe(200);
     expect(ok.text).toContain('Terminal signed in');
-    expect(row(d.device_code)).toMatchObject({ state: 'approved', sub: bob.sub });
+    expect(await row(d.device_code)).toMatchObject({ state: 'approved', sub: bob.sub });
     // answered once
     expect((await decide(d.user_code, 'deny')).status).toBe(409);
 
-    rewindLastPoll(d.device_code, 5000);
+    await rewindLastPoll(d.device_code, 5000);
     const t = await poll(d.device_code);
     expect(t.status, t.text).toBe(200);
     expect(t.headers.get('cache-control')).toBe('no-store');
     expect(t.json).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: CLI_SCOPE });
     expect(t.json.refresh_token).toMatch(/^hrt_/);
     await verifyTokens(t.json, bob.sub);
-    expect(row(d.device_code)).toMatchObject({ state: 'consumed', sub: bob.sub });
+    expect(await row(d.device_code)).toMatchObject({ state: 'consumed', sub: bob.sub });
     // the refresh grant lasts the capped seven days, and works
-    const fam = s.services.platformDb.prepare('SELECT * FROM oauth_refresh_families WHERE id = ?').get(row(d.device_code)!.family_id) as Record<string, number>;
+    const fam = (await s.services.store.get<Record<string, number>>('SELECT * FROM oauth_refresh_families WHERE id = ?', [
+      (await row(d.device_code))!.family_id,
+    ]))!;
     expect(fam.expires_at - fam.created_at).toBe(7 * 86400_000);
     const refreshed = await call('/oauth/token', { form: { grant_type: 'refresh_token', refresh_token: t.json.refresh_token, client_id: 'hearth-cli' } });
     expect(refreshed.status, refreshed.text).toBe(200);
@@ -200,9 +200,11 @@ describe('browser verification (no login_hint)', () => {
     expect(again.json).toMatchObject({ error: 'invalid_grant' });
     const after = await call('/oauth/token', { form: { grant_type: 'refresh_token', refresh_token: refreshed.json.refresh_token, client_id: 'hearth-cli' } });
     expect(after.json).toMatchObject({ error: 'invalid_grant' });
-    expect(auditActions('oauth.device_code.replay').length).toBeGreaterThanOrEqual(1);
-    const audit = ['oauth.device_authorization.create', 'oauth.device_authorization.approve', 'oauth.device_authorization.token'].map(
-      (a) => auditActions(a).length,
+    expect((await auditActions('oauth.device_code.replay')).length).toBeGreaterThanOrEqual(1);
+    const audit = await Promise.all(
+      ['oauth.device_authorization.create', 'oauth.device_authorization.approve', 'oauth.device_authorization.token'].map(
+        async (a) => (await auditActions(a)).length,
+      ),
     );
     expect(audit.every((n) => n >= 1)).toBe(true);
   });
@@ -215,7 +217,7 @@ describe('browser verification (no login_hint)', () => {
     const t = await poll(d.device_code);
     expect(t.status).toBe(400);
     expect(t.json).toMatchObject({ error: 'access_denied' });
-    expect(auditActions('oauth.device_authorization.deny').some((e) => JSON.parse(e.detail).sub === bob.sub)).toBe(true);
+    expect((await auditActions('oauth.device_authorization.deny')).some((e) => JSON.parse(e.detail).sub === bob.sub)).toBe(true);
   });
 
   it('polling faster than the interval answers slow_down and adds five seconds for good', async () => {
@@ -224,22 +226,22 @@ describe('browser verification (no login_hint)', () => {
     const fast = await poll(d.device_code);
     expect(fast.status).toBe(400);
     expect(fast.json).toMatchObject({ error: 'slow_down' });
-    expect(row(d.device_code)!.interval_s).toBe(10);
+    expect((await row(d.device_code))!.interval_s).toBe(10);
     // five seconds later is now too early as well
-    rewindLastPoll(d.device_code, 5000);
+    await rewindLastPoll(d.device_code, 5000);
     expect((await poll(d.device_code)).json.error).toBe('slow_down');
-    expect(row(d.device_code)!.interval_s).toBe(15);
-    rewindLastPoll(d.device_code, 15_000);
+    expect((await row(d.device_code))!.interval_s).toBe(15);
+    await rewindLastPoll(d.device_code, 15_000);
     expect((await poll(d.device_code)).json.error).toBe('authorization_pending');
   });
 
   it('an expired device code answers expired_token, and its user code can no longer be approved', async () => {
     const d = await start('openid');
-    expire(d.device_code);
+    await expire(d.device_code);
     const t = await poll(d.device_code);
     expect(t.status).toBe(400);
     expect(t.json).toMatchObject({ error: 'expired_token' });
-    expect(row(d.device_code)!.state).toBe('expired');
+    expect((await row(d.device_code))!.state).toBe('expired');
     expect((await decide(d.user_code, 'approve')).status).toBe(409);
     const page = await call(`/oauth/device?user_code=${d.user_code}`, { cookie: bobCookie });
     expect(page.status).toBe(400);
@@ -317,7 +319,7 @@ describe('authenticator app (login_hint)', () => {
     expect(d.expires_in).toBeGreaterThanOrEqual(299);
     expect(d.expires_in).toBeLessThanOrEqual(300);
     expect(d.interval).toBe(5);
-    expect(row(d.device_code)).toMatchObject({ mode: 'app', state: 'pending', user_code_hash: null, lifetime_s: 7 * 86400 });
+    expect(await row(d.device_code)).toMatchObject({ mode: 'app', state: 'pending', user_code_hash: null, lifetime_s: 7 * 86400 });
     expect((await poll(d.device_code)).json).toMatchObject({ error: 'authorization_pending' });
 
     // an inbox that does not accept terminal-logins does not show it, and that device cannot decide it
@@ -327,7 +329,7 @@ describe('authenticator app (login_hint)', () => {
     expect(e).toBeDefined();
     expect(Object.keys(e).sort()).toEqual(['challenge', 'comparison', 'createdAt', 'expiresAt', 'requestId', 'terminal']);
     expect(e.terminal).toEqual({ client: { id: 'hearth-cli', name: 'Hearth command-line tool' }, scopes: CLI_SCOPE.split(' '), lifetimeSeconds: 7 * 86400 });
-    expect(Date.parse(e.expiresAt)).toBe(row(d.device_code)!.expires_at); // the device code lives as long as the approval request
+    expect(Date.parse(e.expiresAt)).toBe((await row(d.device_code))!.expires_at); // the device code lives as long as the approval request
     await inbox(phone); // the latest inbox no longer accepts terminal sign-ins
     const refused = await decide(phone, e, 'approve');
     expect(refused.status).toBe(409);
@@ -336,14 +338,16 @@ describe('authenticator app (login_hint)', () => {
     expect(ok.status, JSON.stringify(ok.body)).toBe(200);
     expect(ok.body).toEqual({ state: 'approved' });
 
-    rewindLastPoll(d.device_code, 5000);
+    await rewindLastPoll(d.device_code, 5000);
     const t = await poll(d.device_code);
     expect(t.status, t.text).toBe(200);
     expect(t.json).toMatchObject({ token_type: 'Bearer', expires_in: 3600, scope: CLI_SCOPE });
     const { at } = await verifyTokens(t.json, alice.sub);
     expect(at.uid).toBe('alice');
-    expect(row(d.device_code)).toMatchObject({ state: 'consumed', sub: alice.sub });
-    const fam = s.services.platformDb.prepare('SELECT * FROM oauth_refresh_families WHERE id = ?').get(row(d.device_code)!.family_id) as Record<string, number>;
+    expect(await row(d.device_code)).toMatchObject({ state: 'consumed', sub: alice.sub });
+    const fam = (await s.services.store.get<Record<string, number>>('SELECT * FROM oauth_refresh_families WHERE id = ?', [
+      (await row(d.device_code))!.family_id,
+    ]))!;
     expect(fam.expires_at - fam.created_at).toBe(7 * 86400_000);
     const userinfo = await call('/oauth/userinfo', { headers: { authorization: `Bearer ${t.json.access_token}` } });
     expect(userinfo.json).toMatchObject({ sub: alice.sub, preferred_username: 'alice' });
@@ -356,14 +360,14 @@ describe('authenticator app (login_hint)', () => {
     // the request is no longer in the inbox
     expect(entryFor(await inbox(phone, TERMINAL), d.user_code)).toBeUndefined();
 
-    const created = auditActions('oauth.device_authorization.create')
+    const created = (await auditActions('oauth.device_authorization.create'))
       .map((x) => JSON.parse(x.detail))
       .find((x) => x.mode === 'app' && x.loginHint === 'alice');
     expect(created).toMatchObject({ scope: CLI_SCOPE.split(' '), lifetimeSeconds: 7 * 86400 });
     expect(
-      auditActions('oauth.device_authorization.approve').some((x) => JSON.parse(x.detail).sub === alice.sub && x.actor === 'oauth-client:hearth-cli'),
+      (await auditActions('oauth.device_authorization.approve')).some((x) => JSON.parse(x.detail).sub === alice.sub && x.actor === 'oauth-client:hearth-cli'),
     ).toBe(true);
-    expect(auditActions('oauth.device_authorization.token').some((x) => JSON.parse(x.detail).sub === alice.sub)).toBe(true);
+    expect((await auditActions('oauth.device_authorization.token')).some((x) => JSON.parse(x.detail).sub === alice.sub)).toBe(true);
   });
 
   it('an email works as login hint; a denial in the app answers access_denied', async () => {
@@ -374,8 +378,8 @@ describe('authenticator app (login_hint)', () => {
     const t = await poll(d.device_code);
     expect(t.status).toBe(400);
     expect(t.json).toMatchObject({ error: 'access_denied' });
-    expect(row(d.device_code)!.state).toBe('denied');
-    expect(auditActions('oauth.device_authorization.deny').some((x) => JSON.parse(x.detail).mode === 'app')).toBe(true);
+    expect((await row(d.device_code))!.state).toBe('denied');
+    expect((await auditActions('oauth.device_authorization.deny')).some((x) => JSON.parse(x.detail).mode === 'app')).toBe(true);
   });
 
   it('a device that does not accept terminal sign-ins never sees the request and cannot decide it', async () => {
@@ -400,7 +404,7 @@ describe('authenticator app (login_hint)', () => {
       expect(d.interval).toBe(5);
       for (const device of [phone, carolPhone]) expect(entryFor(await inbox(device, TERMINAL), d.user_code)).toBeUndefined();
       expect((await poll(d.device_code)).json).toMatchObject({ error: 'authorization_pending' });
-      expire(d.device_code);
+      await expire(d.device_code);
       const t = await poll(d.device_code);
       expect(t.json).toMatchObject({ error: 'expired_token' });
     }
@@ -410,14 +414,14 @@ describe('authenticator app (login_hint)', () => {
     const d = await start('alice', 'openid');
     expect((await poll(d.device_code)).json.error).toBe('authorization_pending');
     expect((await poll(d.device_code)).json.error).toBe('slow_down');
-    expect(row(d.device_code)!.interval_s).toBe(10);
+    expect((await row(d.device_code))!.interval_s).toBe(10);
     const e = entryFor(await inbox(phone, TERMINAL), d.user_code)!;
     expect((await decide(phone, e, 'approve')).body).toEqual({ state: 'approved' });
-    expire(d.device_code);
+    await expire(d.device_code);
     const t = await poll(d.device_code);
     expect(t.status).toBe(400);
     expect(t.json).toMatchObject({ error: 'expired_token' });
-    expect(row(d.device_code)!.state).toBe('expired');
+    expect((await row(d.device_code))!.state).toBe('expired');
   });
 
   it('revoking the device before the exchange voids even an approved request', async () => {
@@ -430,6 +434,6 @@ describe('authenticator app (login_hint)', () => {
     const t = await poll(d.device_code);
     expect(t.status).toBe(400);
     expect(t.json).toMatchObject({ error: 'invalid_grant' });
-    expect(auditActions('oauth.device_authorization.token').some((x) => JSON.parse(x.detail).sub === dave.sub)).toBe(false);
+    expect((await auditActions('oauth.device_authorization.token')).some((x) => JSON.parse(x.detail).sub === dave.sub)).toBe(false);
   });
 });
