@@ -33,9 +33,10 @@ async function createUser(t: TestServer, login: string, opts: { email?: string |
   expect((await t.api(`/api/admin/core/accounts/${sub}/password`, { method: 'PUT', json: { password: PASSWORD } })).status).toBe(204);
   return sub;
 }
-const db = () => s.services.platformDb;
-const audits = (action: string) =>
-  (db().prepare('SELECT target, detail FROM audit_log WHERE action = ? ORDER BY id').all(action) as Array<{ target: string; detail: string }>).map((r) => ({
+// The core store the server used (platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres).
+const db = () => s.services.store;
+const audits = async (action: string) =>
+  (await db().all<{ target: string; detail: string }>('SELECT target, detail FROM audit_log WHERE action = ? ORDER BY id', [action])).map((r) => ({
     target: r.target,
     ...JSON.parse(r.detail),
   }));
@@ -202,13 +203,13 @@ describe('audit of device changes', () => {
     await createUser(s, 'aud');
     const cookie = await signIn(s, 'aud', PASSWORD);
     const { a, b, pairChangeId } = await twoDevices(s, cookie);
-    expect(audits('auth.app.device_change.request').find((x) => x.changeId === pairChangeId)).toMatchObject({
+    expect((await audits('auth.app.device_change.request')).find((x) => x.changeId === pairChangeId)).toMatchObject({
       target: b.deviceId,
       changeId: pairChangeId,
       kind: 'pair',
       endSignIns: false,
     });
-    expect(audits('auth.app.device_change.approve').find((x) => x.changeId === pairChangeId)).toMatchObject({
+    expect((await audits('auth.app.device_change.approve')).find((x) => x.changeId === pairChangeId)).toMatchObject({
       target: b.deviceId,
       kind: 'pair',
       endSignIns: false,
@@ -218,7 +219,7 @@ describe('audit of device changes', () => {
     await signIn(s, 'aud', PASSWORD);
     const asking = await signIn(s, 'aud', PASSWORD);
     const removal = await manage(s, asking, '/manage/device-changes/start', { deviceId: a.deviceId, endSessions: true });
-    expect(audits('auth.app.device_change.request').find((x) => x.changeId === removal.body.changeId)).toMatchObject({
+    expect((await audits('auth.app.device_change.request')).find((x) => x.changeId === removal.body.changeId)).toMatchObject({
       target: a.deviceId,
       kind: 'revoke',
       endSignIns: true,
@@ -228,7 +229,7 @@ describe('audit of device changes', () => {
       (await b.command({ operation: 'change', changeId: removal.body.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: true, decision: 'approve' }))
         .body,
     ).toEqual({ state: 'approved' });
-    const approved = audits('auth.app.device_change.approve').find((x) => x.changeId === removal.body.changeId);
+    const approved = (await audits('auth.app.device_change.approve')).find((x) => x.changeId === removal.body.changeId);
     expect(approved).toMatchObject({ target: a.deviceId, kind: 'revoke', endSignIns: true, decidedBy: b.deviceId });
     expect(approved.endedSessions).toBe(2);
     const again = await manage(s, asking, '/manage/device-changes/start', { deviceId: b.deviceId, endSessions: false });
@@ -256,7 +257,7 @@ describe('only listed device changes are decided', () => {
     const refused = await decide(changes[5]!, 'deny');
     expect(refused.status).toBe(409);
     expect(refused.body.error).toBe('change_not_listed');
-    expect(db().prepare('SELECT state FROM identity_app_device_changes WHERE id = ?').pluck().get(changes[5])).toBe('pending');
+    expect(await db().value('SELECT state FROM identity_app_device_changes WHERE id = ?', [changes[5]])).toBe('pending');
     expect((await decide(changes[0]!, 'deny')).body).toEqual({ state: 'denied' });
     expect((await decide(changes[5]!, 'deny')).body).toEqual({ state: 'denied' });
   });
@@ -273,7 +274,7 @@ describe('email is a required enrolment channel', () => {
     expect(assisted.status).toBe(409);
     expect(assisted.body.error).toBe('email_required');
     expect(assisted.body.message).toMatch(/add one/);
-    expect(db().prepare('SELECT count(*) FROM identity_app_pairings WHERE sub = ?').pluck().get(sub)).toBe(0);
+    expect(await db().value('SELECT count(*) FROM identity_app_pairings WHERE sub = ?', [sub])).toBe(0);
   });
 
   it('hands the notice to mail with an idempotency key of the device: a repeated delivery sends one message', async () => {
@@ -282,10 +283,12 @@ describe('email is a required enrolment channel', () => {
     const approval = s.services.identity.appApproval;
     await approval.deliverNotices();
     // A crash after mail accepted the notice but before it was marked sent: the notice is delivered again.
-    db().prepare('UPDATE identity_app_enrol_notices SET sent_at = NULL WHERE device_id = ?').run(d.deviceId);
+    await db().run('UPDATE identity_app_enrol_notices SET sent_at = NULL WHERE device_id = ?', [d.deviceId]);
     await approval.deliverNotices();
-    expect(db().prepare('SELECT sent_at FROM identity_app_enrol_notices WHERE device_id = ?').pluck().get(d.deviceId)).not.toBeNull();
-    const rows = db().prepare('SELECT idempotency_key FROM mail_messages WHERE ref = ?').pluck().all(`app-device:${d.deviceId}`);
+    expect(await db().value('SELECT sent_at FROM identity_app_enrol_notices WHERE device_id = ?', [d.deviceId])).not.toBeNull();
+    const rows = (await db().all<Record<string, unknown>>('SELECT idempotency_key FROM mail_messages WHERE ref = ?', [`app-device:${d.deviceId}`])).map(
+      (r) => Object.values(r)[0],
+    );
     expect(rows).toEqual([`app-device-enrol:${d.deviceId}`]);
     await until(() => peer.received.some((m) => m.to.includes('twice@example.test') && m.parsed.subject === NOTICE), 'the enrolment notice', 10_000);
     await s.services.mail.idle();
@@ -298,25 +301,25 @@ describe('last use', () => {
     await createUser(s, 'lu');
     const cookie = await signIn(s, 'lu', PASSWORD);
     const d = await pairDevice(s, cookie, 'LU phone');
-    const lastUsed = () => db().prepare('SELECT last_used_at FROM identity_app_devices WHERE id = ?').pluck().get(d.deviceId) as number | null;
+    const lastUsed = () => db().value<number | null>('SELECT last_used_at FROM identity_app_devices WHERE id = ?', [d.deviceId]);
     const send = (body: unknown) =>
       fetch(`${s.url}${APPROVAL_PATH}/device`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    expect(lastUsed()).toBeNull();
+    expect(await lastUsed()).toBeNull();
     const refused = await d.command({ operation: 'decide', requestId: crypto.randomUUID(), challenge: 'c', comparison: '123456', decision: 'approve' });
     expect(refused.status).toBe(404);
-    expect(lastUsed()).toBeNull();
+    expect(await lastUsed()).toBeNull();
     const body = await d.proofBody({ operation: 'account' });
     expect((await send(body)).status).toBe(200);
-    expect(lastUsed()).not.toBeNull();
-    db().prepare('UPDATE identity_app_devices SET last_used_at = 1 WHERE id = ?').run(d.deviceId);
+    expect(await lastUsed()).not.toBeNull();
+    await db().run('UPDATE identity_app_devices SET last_used_at = 1 WHERE id = ?', [d.deviceId]);
     const replay = await send(body);
     expect(replay.status).toBe(409);
     expect((await replay.json()).error).toBe('proof_replayed');
-    expect(lastUsed()).toBe(1);
+    expect(await lastUsed()).toBe(1);
     expect((await manage(s, cookie, '/manage/devices/update', { operation: 'revoke', deviceId: d.deviceId })).status).toBe(200);
-    db().prepare('UPDATE identity_app_devices SET last_used_at = 1 WHERE id = ?').run(d.deviceId);
+    await db().run('UPDATE identity_app_devices SET last_used_at = 1 WHERE id = ?', [d.deviceId]);
     expect((await d.command({ operation: 'inbox' })).status).toBe(403);
-    expect(lastUsed()).toBe(1);
+    expect(await lastUsed()).toBe(1);
   });
 });
 
@@ -331,7 +334,7 @@ describe('/login/start answers', () => {
     const ambA = await createUser(s, 'amb-a', { email: 'amb@example.test' });
     const ambB = await createUser(s, 'amb-b');
     await pairDevice(s, await signIn(s, 'amb-a', PASSWORD), 'Amb phone');
-    db().prepare('UPDATE identity_accounts SET login = ? WHERE sub = ?').run('amb@example.test', ambB);
+    await db().run('UPDATE identity_accounts SET login = ? WHERE sub = ?', ['amb@example.test', ambB]);
     const start = async (identifier: string) => {
       const r = await manage(s, null, '/login/start', { identifier, category: 'login' });
       expect(r.status).toBe(202);
@@ -345,15 +348,15 @@ describe('/login/start answers', () => {
       secret: String(b.browserSecret).length,
       pollAfterSeconds: b.pollAfterSeconds,
     });
-    const row = (id: string) =>
-      db().prepare('SELECT sub, context FROM identity_app_logins WHERE id = ?').get(id) as { sub: string | null; context: string | null };
-    expect(row(ok.requestId).sub).not.toBeNull();
-    expect(row(ok.requestId).context).not.toBeNull();
+    const row = async (id: string) =>
+      (await db().get<{ sub: string | null; context: string | null }>('SELECT sub, context FROM identity_app_logins WHERE id = ?', [id]))!;
+    expect((await row(ok.requestId)).sub).not.toBeNull();
+    expect((await row(ok.requestId)).context).not.toBeNull();
     for (const identifier of ['gone', 'amb@example.test', 'nobody-at-all']) {
       const b = await start(identifier);
       expect(Object.keys(b)).toEqual(keys);
       expect(shape(b)).toEqual(shape(ok));
-      expect(row(b.requestId)).toEqual({ sub: null, context: null });
+      expect(await row(b.requestId)).toEqual({ sub: null, context: null });
     }
     expect(ambA).not.toBe(ambB);
   });
@@ -419,7 +422,7 @@ describe('assisted pairing', () => {
     const r = await manage(s, admin, '/manage/pairings/confirm', { pairingId: start.body.pairingId, comparison: claim.body.comparison });
     expect(r.status).toBe(409);
     expect(r.body.error).toBe('account_not_eligible');
-    expect(db().prepare('SELECT count(*) FROM identity_app_devices WHERE sub = ?').pluck().get(sub)).toBe(0);
+    expect(await db().value('SELECT count(*) FROM identity_app_devices WHERE sub = ?', [sub])).toBe(0);
     expect((await d.pairingResult(start.body)).body.state).toBe('claimed');
   });
 });

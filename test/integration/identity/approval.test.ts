@@ -41,9 +41,10 @@ async function raw(path: string, init: { method?: string; body?: string; headers
   }
   return { status: r.status, headers: r.headers, json };
 }
-const db = () => s.services.platformDb;
-const audits = (action: string) =>
-  (db().prepare('SELECT target, detail FROM audit_log WHERE action = ? ORDER BY id').all(action) as Array<{ target: string; detail: string }>).map((r) => ({
+// The core store the server used (platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres).
+const db = () => s.services.store;
+const audits = async (action: string) =>
+  (await db().all<{ target: string; detail: string }>('SELECT target, detail FROM audit_log WHERE action = ? ORDER BY id', [action])).map((r) => ({
     target: r.target,
     ...JSON.parse(r.detail),
   }));
@@ -236,11 +237,11 @@ describe('pairing', () => {
       status: 200,
       body: { account: { uid: 'amy', displayName: 'AMY', mail: 'amy@example.test' }, device: { name: 'Amy’s phone', createdAt: expect.any(String) } },
     });
-    expect(audits('auth.app.device.enroll').find((a) => a.deviceId === claim.deviceId)).toMatchObject({ target: sub, assisted: false, login: 'amy' });
+    expect((await audits('auth.app.device.enroll')).find((a) => a.deviceId === claim.deviceId)).toMatchObject({ target: sub, assisted: false, login: 'amy' });
     const mail = await mailTo('amy@example.test', 'A device was paired with your Hearth account');
     expect(mail.parsed.text).toContain('Amy’s phone');
     expect(mail.parsed.text).toContain('Administrator assisted: no');
-    const notice = db().prepare('SELECT sent_at, attempts FROM identity_app_enrol_notices WHERE device_id = ?').get(claim.deviceId) as {
+    const notice = (await db().get('SELECT sent_at, attempts FROM identity_app_enrol_notices WHERE device_id = ?', [claim.deviceId])) as {
       sent_at: number | null;
     };
     expect(notice.sent_at).not.toBeNull();
@@ -265,7 +266,7 @@ describe('pairing', () => {
     expect((await call(second, '/manage/pairings/cancel', { pairingId: pairing.pairingId })).status).toBe(404);
     // A session issued more than ten minutes ago cannot pair.
     const family = second.split('=')[1]!.split('.')[0]!;
-    db().prepare('UPDATE identity_session_families SET issued_at = issued_at - 11 * 60000 WHERE id = ?').run(family);
+    await db().run('UPDATE identity_session_families SET issued_at = issued_at - 11 * 60000 WHERE id = ?', [family]);
     const stale = await call(second, '/manage/pairings/start', {});
     expect(stale.status).toBe(403);
     expect(stale.body.error).toBe('recent_auth_required');
@@ -277,26 +278,20 @@ describe('pairing', () => {
     await createUser('carl');
     const cookie = await login('carl');
     const { pairing, device, claim } = await startAndClaim(cookie);
-    db()
-      .prepare('UPDATE identity_app_pairings SET expires_at = ? WHERE id = ?')
-      .run(Date.now() - 1000, pairing.pairingId);
+    await db().run('UPDATE identity_app_pairings SET expires_at = ? WHERE id = ?', [Date.now() - 1000, pairing.pairingId]);
     expect((await call(cookie, '/manage/pairings/status', { pairingId: pairing.pairingId })).body.state).toBe('expired');
     expect((await device.pairingResult(pairing)).body).toEqual({ state: 'expired', deviceId: claim.deviceId });
     const late = await call(cookie, '/manage/pairings/confirm', { pairingId: pairing.pairingId, comparison: claim.comparison });
     expect(late.status).toBe(409);
     const unclaimed = await call(cookie, '/manage/pairings/start', {});
-    db()
-      .prepare('UPDATE identity_app_pairings SET expires_at = ? WHERE id = ?')
-      .run(Date.now() - 1000, unclaimed.body.pairingId);
+    await db().run('UPDATE identity_app_pairings SET expires_at = ? WHERE id = ?', [Date.now() - 1000, unclaimed.body.pairingId]);
     const d2 = await ScriptedAuthenticator.create(s.url);
     expect((await d2.claim(unclaimed.body, 'Late')).status).toBe(409);
-    db()
-      .prepare('UPDATE identity_app_pairings SET expires_at = ? WHERE id = ?')
-      .run(Date.now() - 61_000, pairing.pairingId);
+    await db().run('UPDATE identity_app_pairings SET expires_at = ? WHERE id = ?', [Date.now() - 61_000, pairing.pairingId]);
     expect((await call(cookie, '/manage/pairings/status', { pairingId: pairing.pairingId })).status).toBe(404);
     expect((await device.pairingResult(pairing)).status).toBe(404);
     await s.services.identity.appApproval.cleanup();
-    expect(db().prepare('SELECT count(*) FROM identity_app_pairings WHERE id = ?').pluck().get(pairing.pairingId)).toBe(0);
+    expect(await db().value('SELECT count(*) FROM identity_app_pairings WHERE id = ?', [pairing.pairingId])).toBe(0);
   });
 
   it('cancels a pairing after five wrong comparison codes', async () => {
@@ -370,7 +365,7 @@ describe('pairing', () => {
       approval: { state: 'approved' },
     });
     expect((await second.command({ operation: 'account' })).status).toBe(200);
-    expect(audits('auth.app.device_change.approve').find((a) => a.changeId === change.changeId)).toMatchObject({
+    expect((await audits('auth.app.device_change.approve')).find((a) => a.changeId === change.changeId)).toMatchObject({
       kind: 'pair',
       endSignIns: false,
       endedSessions: 0,
@@ -390,7 +385,7 @@ describe('pairing', () => {
       state: 'cancelled',
       approval: { state: 'denied' },
     });
-    expect(audits('auth.app.device_change.deny').find((a) => a.changeId === ch3.changeId)).toMatchObject({ kind: 'pair', endSignIns: false });
+    expect((await audits('auth.app.device_change.deny')).find((a) => a.changeId === ch3.changeId)).toMatchObject({ kind: 'pair', endSignIns: false });
 
     // Cancelling an unconfirmed pairing cancels its pending change.
     const fourth = await startAndClaim(cookie, 'Fourth');
@@ -423,7 +418,7 @@ describe('pairing', () => {
     expect((await call(plainUser, '/manage/pairings/status', { pairingId: pairing.pairingId })).status).toBe(404);
     const confirm = await call(admin, '/manage/pairings/confirm', { pairingId: pairing.pairingId, comparison: claim.comparison });
     expect(confirm.body).toEqual({ deviceId: claim.deviceId, approval: null });
-    expect(audits('auth.app.device.enroll').find((a) => a.deviceId === claim.deviceId)).toMatchObject({ target: sub, assisted: true });
+    expect((await audits('auth.app.device.enroll')).find((a) => a.deviceId === claim.deviceId)).toMatchObject({ target: sub, assisted: true });
     const mail = await mailTo('fay@example.test', 'A device was paired with your Hearth account');
     expect(mail.parsed.text).toContain('An administrator paired');
     const list = await fetch(`${s.url}${APPROVAL_PATH}/manage/devices`, { headers: { cookie: plainUser } });
@@ -448,7 +443,7 @@ describe('pairing', () => {
     const revoke = await s.api(`/api/admin/core/users/${sub}/app-devices/${ids[3]}/revoke`, { method: 'POST' });
     expect(revoke.status).toBe(200);
     expect((await revoke.json()).revokedAt).not.toBeNull();
-    expect(audits('auth.app.device.revoke').find((a) => a.deviceId === ids[3])).toMatchObject({ by: 'administrator', target: sub });
+    expect((await audits('auth.app.device.revoke')).find((a) => a.deviceId === ids[3])).toMatchObject({ by: 'administrator', target: sub });
     const { pairing, claim } = await startAndClaim(admin, 'Device 20', { userId: sub });
     expect((await call(admin, '/manage/pairings/confirm', { pairingId: pairing.pairingId, comparison: claim.comparison })).status).toBe(200);
     ids.push(claim.deviceId);
@@ -482,7 +477,7 @@ describe('devices', () => {
     expect((await call(cookie, '/manage/devices/update', { operation: 'rename', deviceId: id, name: '   ' })).status).toBe(400);
     expect((await call(cookie, '/manage/devices/update', { operation: 'rename', deviceId: id, name: 'x'.repeat(81) })).status).toBe(400);
     const family = cookie.split('=')[1]!.split('.')[0]!;
-    db().prepare('UPDATE identity_session_families SET issued_at = issued_at - 11 * 60000 WHERE id = ?').run(family);
+    await db().run('UPDATE identity_session_families SET issued_at = issued_at - 11 * 60000 WHERE id = ?', [family]);
     expect((await call(cookie, '/manage/devices/update', { operation: 'revoke', deviceId: id })).body.error).toBe('recent_auth_required');
     const fresh = await login('hal');
     const revoked = await call(fresh, '/manage/devices/update', { operation: 'revoke', deviceId: id });
@@ -498,15 +493,15 @@ describe('devices', () => {
     await createUser('jay');
     const cookie = await login('jay');
     const device = await pairDevice(s, cookie, 'Jay phone');
-    const before = db().prepare('SELECT last_used_at FROM identity_app_devices WHERE id = ?').pluck().get(device.deviceId) as number | null;
+    const before = (await db().value('SELECT last_used_at FROM identity_app_devices WHERE id = ?', [device.deviceId])) as number | null;
     expect(before).toBeNull();
     const token = crypto.randomBytes(32).toString('base64url');
     expect(await device.command({ operation: 'push', token })).toEqual({ status: 200, body: { state: 'updated' } });
-    expect(db().prepare('SELECT push_token FROM identity_app_devices WHERE id = ?').pluck().get(device.deviceId)).toBe(token);
+    expect(await db().value('SELECT push_token FROM identity_app_devices WHERE id = ?', [device.deviceId])).toBe(token);
     expect((await device.command({ operation: 'push', token: 'short' })).status).toBe(400);
-    expect(db().prepare('SELECT last_used_at FROM identity_app_devices WHERE id = ?').pluck().get(device.deviceId)).not.toBeNull();
+    expect(await db().value('SELECT last_used_at FROM identity_app_devices WHERE id = ?', [device.deviceId])).not.toBeNull();
     expect(await device.command({ operation: 'revoke' })).toEqual({ status: 200, body: { state: 'revoked' } });
-    expect(audits('auth.app.device.revoke').find((a) => a.deviceId === device.deviceId)).toMatchObject({ by: 'device', login: 'jay' });
+    expect((await audits('auth.app.device.revoke')).find((a) => a.deviceId === device.deviceId)).toMatchObject({ by: 'device', login: 'jay' });
     expect((await device.command({ operation: 'revoke' })).status).toBe(403);
   });
 });
@@ -633,7 +628,7 @@ describe('browser sign-in', () => {
     // Only the email start (case-insensitive) for Lea in the right category is listed; the secret never is.
     expect(box.body.logins).toHaveLength(1);
     expect(JSON.stringify(box.body)).not.toContain('browserSecret');
-    const stored = db().prepare('SELECT secret_hash FROM identity_app_logins WHERE id = ?').pluck().get(box.body.logins[0].requestId) as string;
+    const stored = (await db().value('SELECT secret_hash FROM identity_app_logins WHERE id = ?', [box.body.logins[0].requestId])) as string;
     expect(stored).toMatch(/^[0-9a-f]{64}$/);
     await decide(device, box.body.logins[0], 'deny');
   });
@@ -683,13 +678,13 @@ describe('browser sign-in', () => {
     const browser = done.headers.getSetCookie().find((c) => c.startsWith('hearth_browser='))!;
     expect(browser).toContain('HttpOnly');
     const browserHash = crypto.createHash('sha256').update(browser.split(';')[0]!.slice('hearth_browser='.length)).digest('hex');
-    const sub = db().prepare("SELECT sub FROM identity_accounts WHERE login = 'lea'").pluck().get() as string;
-    expect(db().prepare('SELECT count(*) FROM identity_signin_history WHERE sub = ? AND browser_hash = ?').pluck().get(sub, browserHash)).toBe(1);
+    const sub = (await db().value("SELECT sub FROM identity_accounts WHERE login = 'lea'")) as string;
+    expect(await db().value('SELECT count(*) FROM identity_signin_history WHERE sub = ? AND browser_hash = ?', [sub, browserHash])).toBe(1);
     const again = await call(null, '/login/complete', { requestId: req.requestId, browserSecret: req.browserSecret });
     expect(again.status).toBe(409);
     expect(again.body.error).toBe('login_consumed');
     expect((await call(null, '/login/status', { requestId: req.requestId, browserSecret: req.browserSecret })).body.state).toBe('consumed');
-    const audit = db().prepare("SELECT detail FROM audit_log WHERE action = 'session.login' ORDER BY id DESC LIMIT 1").pluck().get() as string;
+    const audit = (await db().value("SELECT detail FROM audit_log WHERE action = 'session.login' ORDER BY id DESC LIMIT 1")) as string;
     expect(JSON.parse(audit)).toMatchObject({ login: 'lea', method: 'app-approval' });
   });
 
@@ -700,22 +695,18 @@ describe('browser sign-in', () => {
     expect((await call(null, '/login/status', { requestId: req.requestId, browserSecret: req.browserSecret })).body.state).toBe('denied');
     expect((await call(null, '/login/complete', { requestId: req.requestId, browserSecret: req.browserSecret })).status).toBe(409);
     const old = await startLogin('lea');
-    db()
-      .prepare('UPDATE identity_app_logins SET expires_at = ? WHERE id = ?')
-      .run(Date.now() - 1000, old.requestId);
+    await db().run('UPDATE identity_app_logins SET expires_at = ? WHERE id = ?', [Date.now() - 1000, old.requestId]);
     expect((await call(null, '/login/status', { requestId: old.requestId, browserSecret: old.browserSecret })).body.state).toBe('expired');
     const oldEntry = {
       requestId: old.requestId,
-      challenge: db().prepare('SELECT challenge FROM identity_app_logins WHERE id = ?').pluck().get(old.requestId) as string,
+      challenge: (await db().value('SELECT challenge FROM identity_app_logins WHERE id = ?', [old.requestId])) as string,
       comparison: old.comparison,
     };
     expect((await decide(device, oldEntry, 'approve')).status).toBe(409);
-    db()
-      .prepare('UPDATE identity_app_logins SET expires_at = ? WHERE id = ?')
-      .run(Date.now() - 61_000, old.requestId);
+    await db().run('UPDATE identity_app_logins SET expires_at = ? WHERE id = ?', [Date.now() - 61_000, old.requestId]);
     expect((await call(null, '/login/status', { requestId: old.requestId, browserSecret: old.browserSecret })).status).toBe(404);
     await s.services.identity.appApproval.cleanup();
-    expect(db().prepare('SELECT count(*) FROM identity_app_logins WHERE id = ?').pluck().get(old.requestId)).toBe(0);
+    expect(await db().value('SELECT count(*) FROM identity_app_logins WHERE id = ?', [old.requestId])).toBe(0);
   });
 
   it('refuses completion after the approving device is revoked or the account epoch changed', async () => {
@@ -734,7 +725,7 @@ describe('browser sign-in', () => {
     const d2 = await pairDevice(s, await login('max'), 'Max second');
     const req2 = await startLogin('max');
     await decide(d2, (await inbox(d2)).body.logins[0], 'approve');
-    db().prepare('UPDATE identity_accounts SET epoch = epoch + 1 WHERE sub = ?').run(sub);
+    await db().run('UPDATE identity_accounts SET epoch = epoch + 1 WHERE sub = ?', [sub]);
     expect((await call(null, '/login/complete', { requestId: req2.requestId, browserSecret: req2.browserSecret })).body.error).toBe('login_refused');
   });
 
@@ -756,7 +747,7 @@ describe('browser sign-in', () => {
     for (let i = 0; i < 6; i++) reqs.push(await startLogin('ned'));
     const box = await inbox(d);
     expect(box.body.logins.map((l: any) => l.requestId)).toEqual(reqs.slice(0, 5).map((r) => r.requestId));
-    expect(db().prepare('SELECT sub FROM identity_app_logins WHERE id = ?').pluck().get(reqs[5]!.requestId)).toBeNull();
+    expect(await db().value('SELECT sub FROM identity_app_logins WHERE id = ?', [reqs[5]!.requestId])).toBeNull();
   });
 });
 
@@ -795,7 +786,7 @@ describe('device changes', () => {
     expect((await call(otherSession, '/manage/device-changes/status', { deviceId: a.deviceId })).status).toBe(404);
     expect((await call(otherSession, '/manage/device-changes/status', { changeId: replaced.body.changeId })).status).toBe(404);
     expect((await call(otherSession, '/manage/device-changes/cancel', { changeId: replaced.body.changeId })).status).toBe(404);
-    expect(audits('auth.app.device_change.request').find((x) => x.changeId === replaced.body.changeId)).toMatchObject({
+    expect((await audits('auth.app.device_change.request')).find((x) => x.changeId === replaced.body.changeId)).toMatchObject({
       target: a.deviceId,
       kind: 'revoke',
       endSignIns: true,
@@ -832,7 +823,7 @@ describe('device changes', () => {
     expect((await fetch(`${s.url}/api/auth/session`, { headers: { cookie: otherSession } })).status).toBe(401);
     expect((await fetch(`${s.url}/api/auth/session`, { headers: { cookie } })).status).toBe(401);
     expect((await fetch(`${s.url}/api/auth/session`, { headers: { cookie: asking } })).status).toBe(200);
-    const approved = audits('auth.app.device_change.approve').find((x) => x.changeId === change.changeId);
+    const approved = (await audits('auth.app.device_change.approve')).find((x) => x.changeId === change.changeId);
     expect(approved).toMatchObject({
       target: a.deviceId,
       changeId: change.changeId,
@@ -875,7 +866,7 @@ describe('device changes', () => {
       await c.device.command({ operation: 'change', changeId: ch1.changeId, kind: 'revoke', targetId: a.deviceId, endSessions: false, decision: 'deny' }),
     ).toEqual({ status: 200, body: { state: 'denied' } });
     expect((await call(cookie, '/manage/device-changes/status', { deviceId: a.deviceId })).body.state).toBe('denied');
-    expect(audits('auth.app.device_change.deny').find((x) => x.changeId === ch1.changeId)).toMatchObject({
+    expect((await audits('auth.app.device_change.deny')).find((x) => x.changeId === ch1.changeId)).toMatchObject({
       target: a.deviceId,
       kind: 'revoke',
       endSignIns: false,
@@ -925,9 +916,7 @@ describe('device change expiry', () => {
     ).toBe(200);
     const r = await call(cookie, '/manage/device-changes/start', { deviceId: b.device.deviceId, endSessions: false });
     expect(r.body.state).toBe('pending');
-    db()
-      .prepare('UPDATE identity_app_device_changes SET expires_at = ? WHERE id = ?')
-      .run(Date.now() - 1000, r.body.changeId);
+    await db().run('UPDATE identity_app_device_changes SET expires_at = ? WHERE id = ?', [Date.now() - 1000, r.body.changeId]);
     expect((await call(cookie, '/manage/device-changes/status', { changeId: r.body.changeId })).body.state).toBe('expired');
     expect((await inbox(a, ['device-changes'])).body.changes).toEqual([]);
     const late = await a.command({
@@ -941,9 +930,7 @@ describe('device change expiry', () => {
     expect(late.status).toBe(409);
     expect((await call(cookie, '/manage/device-changes/cancel', { changeId: r.body.changeId })).status).toBe(409);
     expect((await b.device.command({ operation: 'account' })).status).toBe(200);
-    db()
-      .prepare('UPDATE identity_app_device_changes SET expires_at = ? WHERE id = ?')
-      .run(Date.now() - 61_000, r.body.changeId);
+    await db().run('UPDATE identity_app_device_changes SET expires_at = ? WHERE id = ?', [Date.now() - 61_000, r.body.changeId]);
     expect((await call(cookie, '/manage/device-changes/status', { changeId: r.body.changeId })).status).toBe(404);
     expect((await call(cookie, '/manage/device-changes/status', { deviceId: b.device.deviceId })).status).toBe(404);
   });
@@ -1024,7 +1011,7 @@ describe('terminal sign-in broker', () => {
       (await d.command({ operation: 'pending', accept: ['login-context', 'terminal-logins'] })).body.requests.find((r: any) => r.requestId === t.requestId),
     ).toBeUndefined();
     expect((await inbox(d)).body.logins.find((r: any) => r.requestId === t.requestId)).toBeUndefined();
-    const challenge = db().prepare('SELECT challenge FROM identity_app_logins WHERE id = ?').pluck().get(t.requestId) as string;
+    const challenge = (await db().value('SELECT challenge FROM identity_app_logins WHERE id = ?', [t.requestId])) as string;
     const decide = () => d.command({ operation: 'decide', requestId: t.requestId, challenge, comparison: t.comparison, decision: 'approve' });
     expect((await decide()).body.error).toBe('not_opted_in');
     const box = await inbox(d, ['terminal-logins', 'login-context']);
