@@ -42,9 +42,7 @@ describe('sign-in context', () => {
     const d = await pairDevice(s, await signIn(s, 'uma', PASSWORD), 'Uma phone');
     const start = await manage(s, null, '/login/start', { identifier: 'uma', category: 'login' });
     expect(start.status).toBe(202);
-    const stored = JSON.parse(
-      s.services.platformDb.prepare('SELECT context FROM identity_app_logins WHERE id = ?').pluck().get(start.body.requestId) as string,
-    );
+    const stored = JSON.parse((await s.services.store.value<string>('SELECT context FROM identity_app_logins WHERE id = ?', [start.body.requestId]))!);
     expect(stored).toMatchObject({ level: expect.any(String), browser: expect.any(String), os: expect.any(String) });
 
     const plain = await d.command({ operation: 'pending' });
@@ -57,7 +55,7 @@ describe('sign-in context', () => {
     expect(box.body).not.toHaveProperty('changes');
     const noOpt = await d.command({ operation: 'inbox' });
     expect(noOpt.body.logins[0]).not.toHaveProperty('context');
-    expect(s.services.platformDb.prepare('SELECT accept FROM identity_app_devices WHERE id = ?').pluck().get(d.deviceId)).toBe('[]');
+    expect(await s.services.store.value('SELECT accept FROM identity_app_devices WHERE id = ?', [d.deviceId])).toBe('[]');
   });
 });
 
@@ -163,21 +161,18 @@ describe('enrolment notices', () => {
     const d = await pairDevice(t, cookie, 'Vic phone');
     // No mail profile yet: the enrolment stands, the notice waits.
     expect((await d.command({ operation: 'account' })).status).toBe(200);
-    const row = () =>
-      t.services.platformDb.prepare('SELECT * FROM identity_app_enrol_notices WHERE device_id = ?').get(d.deviceId) as {
-        sent_at: number | null;
-        attempts: number;
-      };
-    expect(row().sent_at).toBeNull();
+    const row = async () =>
+      (await t.services.store.get<{ sent_at: number | null; attempts: number }>('SELECT * FROM identity_app_enrol_notices WHERE device_id = ?', [d.deviceId]))!;
+    expect((await row()).sent_at).toBeNull();
     expect(await t.services.identity.appApproval.deliverNotices()).toBe(0);
-    expect(row().attempts).toBeGreaterThanOrEqual(1);
+    expect((await row()).attempts).toBeGreaterThanOrEqual(1);
     const profile = await t.api('/api/admin/core/outgoing-mail/profiles/main', {
       method: 'PUT',
       json: { name: 'Office', fromAddress: 'hearth@example.test', smtpHost: '127.0.0.1', smtpPort: peer.port, smtpSecure: false },
     });
     expect(profile.status).toBe(201);
     expect(await t.services.identity.appApproval.deliverNotices()).toBe(1);
-    expect(row().sent_at).not.toBeNull();
+    expect((await row()).sent_at).not.toBeNull();
     expect(await t.services.identity.appApproval.deliverNotices()).toBe(0);
     await until(() => peer.received.some((m) => m.parsed.subject === 'A device was paired with your Hearth account'), 'the enrolment notice', 10_000);
     const mails = peer.received.filter((m) => m.parsed.subject === 'A device was paired with your Hearth account');
@@ -207,11 +202,14 @@ describe('enrolment notices without a default mail profile', () => {
       await createUser(t, login);
       devices.push((await pairDevice(t, await signIn(t, login, PASSWORD), `${login} phone`)).deviceId!);
     }
-    const attempts = () => t.services.platformDb.prepare('SELECT sum(attempts) FROM identity_app_enrol_notices WHERE sent_at IS NULL').pluck().get() as number;
+    // (sum() over BIGINT is NUMERIC on PostgreSQL: cast back.)
+    let seen = 0;
+    const attempts = async () =>
+      (seen = (await t.services.store.value<number>('SELECT CAST(sum(attempts) AS BIGINT) FROM identity_app_enrol_notices WHERE sent_at IS NULL')) ?? 0);
     // Every confirmation runs a pass of its own: wait for the third one before counting.
     await until(
-      () => attempts() >= 3 && lines.some((l) => l.deviceId === devices[2]),
-      () => `the enrolment passes (${attempts()} attempts)`,
+      async () => (await attempts()) >= 3 && lines.some((l) => l.deviceId === devices[2]),
+      () => `the enrolment passes (${seen} attempts)`,
       10_000,
     );
     const noticeLines = () => lines.filter((l) => /enrolment notice/.test(l.msg));
