@@ -5,7 +5,8 @@
  *
  * The parts, in the order they are written:
  *  1. `platform.db` (core): a snapshot inside one read transaction (`sqliteFileSnapshot`), first, so that the
- *     manifest's schema comes from it;
+ *     manifest's schema comes from it; none when the core store is PostgreSQL (backed up by PostgreSQL's own tools:
+ *     docs/operations/replicas.md), and then the manifest's schema is empty;
  *  2. `namespaces/<fileId>.db` (db): each namespace through its owner's snapshot (namespaces.service.ts `snapshot`);
  *  3. `mail-attachments/<id>` (mail): the attachment objects queued mail still needs (optional: delivery may release
  *     one meanwhile);
@@ -45,13 +46,22 @@ function secretFolder(dataDir: string, folder: string): BackupPart[] {
 }
 
 /** The parts of a backup of this instance, listed now (see the header). */
-export async function backupParts(deps: { dataDir: string; initialTokenFile: string; db: DbService; mail: MailService }): Promise<BackupPart[]> {
+export async function backupParts(deps: {
+  dataDir: string;
+  initialTokenFile: string;
+  db: DbService;
+  mail: MailService;
+  /** Where the core store lives: on PostgreSQL there is no platform.db to back up (PostgreSQL's own tools do that). */
+  coreStore?: 'sqlite' | 'postgres';
+}): Promise<BackupPart[]> {
   const { dataDir } = deps;
   const token: BackupPart[] = fs.existsSync(deps.initialTokenFile)
     ? [{ kind: 'file', name: path.basename(deps.initialTokenFile), path: deps.initialTokenFile, secret: true, optional: true }]
     : [];
   return [
-    { kind: 'sqlite', name: 'platform.db', snapshot: sqliteFileSnapshot(path.join(dataDir, 'platform.db')) },
+    ...(deps.coreStore === 'postgres'
+      ? []
+      : [{ kind: 'sqlite', name: 'platform.db', snapshot: sqliteFileSnapshot(path.join(dataDir, 'platform.db')) } satisfies BackupPart]),
     ...deps.db.backupParts(),
     ...(await deps.mail.backupParts()),
     ...secretFolder(dataDir, 'secrets'),
@@ -74,10 +84,18 @@ export function wireBackups(deps: {
   identity: IdentityService;
   mail: MailService;
   backup?: BackupStartOptions;
+  coreStore: 'sqlite' | 'postgres';
 }): BackupService {
   const { config } = deps;
   const backups = createBackupService({
-    parts: async () => backupParts({ dataDir: config.dataDir, initialTokenFile: path.join(config.dataDir, deps.tokenFile), db: deps.db, mail: deps.mail }),
+    parts: async () =>
+      backupParts({
+        dataDir: config.dataDir,
+        initialTokenFile: path.join(config.dataDir, deps.tokenFile),
+        db: deps.db,
+        mail: deps.mail,
+        coreStore: deps.coreStore,
+      }),
     dir: config.backupDir ?? path.join(config.dataDir, 'backups'),
     tmpDir: path.join(config.dataDir, 'tmp'),
     hearthVersion: deps.version,

@@ -121,26 +121,54 @@ const REBIND_GRACE_MS = 2000;
 /** Migrations of every domain, in order. */
 export const allMigrations = [...coreMigrations, ...dbMigrations, ...identityMigrations, ...mailMigrations];
 
-/** Opens the platform database of a data folder (for offline CLI commands such as `hearth tokens`). */
-export function openDataDir(dataDir: string) {
+/**
+ * Opens the core store of an installation for offline CLI commands (`hearth tokens`, `hearth setup`): the data
+ * folder's platform.db, or PostgreSQL when `databaseUrl` is given (as the server would: migrations applied, a newer
+ * store refused). `close()` ends it.
+ */
+export async function openDataDir(dataDir: string, databaseUrl?: string): Promise<{ store: Store; close(): Promise<void> }> {
+  if (databaseUrl) {
+    const store = await openPostgres(databaseUrl, 2, null);
+    return { store, close: () => store.close() };
+  }
   const db = openPlatformDb(dataDir, allMigrations);
-  return db;
+  const store = sqliteStore(db);
+  return {
+    store,
+    async close() {
+      await store.close();
+      db.close();
+    },
+  };
 }
 
 /**
  * The core store on PostgreSQL: the pool, and every domain's migrations applied (replicas starting together take
  * turns under an advisory lock; a database written by a newer Hearth is refused).
  */
-async function openPostgres(url: string, max: number, logger: Logger): Promise<Store> {
-  const store = postgresStore({ url, max, warn: (message, err) => logger.warn({ err }, message) });
+async function openPostgres(url: string, max: number, logger: Logger | null): Promise<Store> {
+  const store = postgresStore({ url, max, warn: (message, err) => logger?.warn({ err }, message) });
   try {
     const ran = await migratePostgres(store, allMigrations);
-    if (ran.length) logger.info({ migrations: ran }, 'core store (PostgreSQL) migrated');
+    if (ran.length) logger?.info({ migrations: ran }, 'core store (PostgreSQL) migrated');
     return store;
   } catch (err) {
     await store.close().catch(() => {});
     throw new Error(`the core store (PostgreSQL) could not be opened: ${(err as Error).message}`, { cause: err });
   }
+}
+
+/**
+ * `services.platformDb` when the core store is PostgreSQL: there is no platform.db, and code that reaches for it
+ * (a test written for SQLite) is told so instead of opening one.
+ */
+function notOpened(): Db {
+  return new Proxy({} as Db, {
+    get(_, prop) {
+      if (prop === 'then') return undefined;
+      throw new Error(`platform.db is not open: the core store is PostgreSQL (HEARTH_DATABASE_URL); use services.store (reached for .${String(prop)})`);
+    },
+  });
 }
 
 /** The one boot function: used by `hearth serve`, the Electron utility process and the tests. */
@@ -173,12 +201,14 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
    */
   let authenticatorOrigin: string | null = config.authenticatorOrigin ?? null;
 
-  const platformDb = openPlatformDb(config.dataDir, allMigrations);
+  // platform.db holds the core store unless PostgreSQL does (then it is neither opened nor created).
+  const sqliteDb = config.databaseUrl ? null : openPlatformDb(config.dataDir, allMigrations);
+  const platformDb = sqliteDb ?? notOpened();
   /** platform.db's checkpointer thread: started once the listener is up (commits checkpoint themselves until then). */
   let checkpointer: { close(): Promise<void> } | null = null;
   const metrics = createMetrics();
   // The core store: platform.db, or PostgreSQL shared by the replicas (HEARTH_DATABASE_URL).
-  const store = config.databaseUrl ? await openPostgres(config.databaseUrl, config.databasePool, logger) : sqliteStore(platformDb);
+  const store = sqliteDb ? sqliteStore(sqliteDb) : await openPostgres(config.databaseUrl!, config.databasePool, logger);
   if (store.dialect === 'postgres') {
     try {
       const keks = resolveKeks(config, secrets);
@@ -199,7 +229,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       ]);
     } catch (err) {
       await store.close();
-      platformDb.close();
+      sqliteDb?.close();
       throw err;
     }
   }
@@ -288,7 +318,20 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   db.registerRoutes(api);
   identity.registerRoutes(api);
   mail.registerRoutes(api);
-  const backups = wireBackups({ config, api, audit, metrics, logger, db, identity, mail, backup, version: VERSION, tokenFile: INITIAL_TOKEN_FILE });
+  const backups = wireBackups({
+    config,
+    api,
+    audit,
+    metrics,
+    logger,
+    db,
+    identity,
+    mail,
+    backup,
+    version: VERSION,
+    tokenFile: INITIAL_TOKEN_FILE,
+    coreStore: store.dialect,
+  });
   let openapi: unknown = null;
   api.route({
     method: 'get',
@@ -311,7 +354,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   } catch (err) {
     await db.close();
     await store.close();
-    platformDb.close();
+    sqliteDb?.close();
     throw err;
   }
   await db.start();
@@ -366,7 +409,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     await db.close();
     await identity.close();
     await store.close();
-    platformDb.close();
+    sqliteDb?.close();
     throw err;
   };
 
@@ -411,7 +454,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const leaving = new Set<Promise<void>>();
   await listen(server, config.port, config.host).catch((err) => abortStart(err, started));
   // The checkpointer is SQLite's: on PostgreSQL the server does its own.
-  if (store.dialect === 'sqlite') checkpointer = startCheckpointer(platformDb);
+  if (sqliteDb) checkpointer = startCheckpointer(sqliteDb);
   let address = describe(server, tls.enabled);
   // The public address is a name, never an IP: WebAuthn refuses IP addresses, and `localhost` is a secure context.
   const derivePublicUrl = () => {
@@ -551,7 +594,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         await identity.close();
         await checkpointer?.close();
         await store.close();
-        platformDb.close();
+        sqliteDb?.close();
         releasePid();
         logger.info('hearth stopped');
         await new Promise<void>((resolve) => logger.flush(() => resolve()));

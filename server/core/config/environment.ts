@@ -16,6 +16,7 @@ export const CLI_ENV = {
   dataDir: 'HEARTH_DATA_DIR',
   configDir: 'HEARTH_CONFIG_DIR',
   caFile: 'HEARTH_CA_FILE',
+  databaseUrl: 'HEARTH_DATABASE_URL',
 } as const;
 
 const read = (name: string): string | undefined => {
@@ -35,6 +36,8 @@ export interface CliEnvironment {
   xdgConfigHome?: string;
   /** HEARTH_CA_FILE: extra roots to trust for HTTPS. */
   caFile?: string;
+  /** HEARTH_DATABASE_URL: the core store on PostgreSQL, for the commands that open it directly (tokens, setup). */
+  databaseUrl?: string;
 }
 
 export function cliEnvironment(): CliEnvironment {
@@ -45,6 +48,7 @@ export function cliEnvironment(): CliEnvironment {
     configDir: read(CLI_ENV.configDir),
     xdgConfigHome: read('XDG_CONFIG_HOME'),
     caFile: read(CLI_ENV.caFile),
+    databaseUrl: read(CLI_ENV.databaseUrl),
   };
 }
 

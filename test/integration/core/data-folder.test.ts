@@ -115,8 +115,8 @@ describe.runIf(process.platform !== 'win32')('data folder permissions', () => {
   it('the offline CLI path (openDataDir) creates platform.db 0600 too', async () => {
     const { openDataDir } = await import('../../../server/boot.ts');
     const dir = path.join(tempDir(), 'made-by-cli');
-    const db = openDataDir(dir);
-    db.close();
+    const db = await openDataDir(dir);
+    await db.close();
     expect(mode(dir)).toBe(0o700);
     expect(mode(path.join(dir, 'platform.db'))).toBe(0o600);
     const check = new Database(path.join(dir, 'platform.db'), { readonly: true });
