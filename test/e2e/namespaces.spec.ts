@@ -168,11 +168,14 @@ test('namespace lifecycle: create, configure, duplicate, export, import, delete'
   await expect(row(page, 'alpha')).toContainText('Read-write');
   await expect(row(page, 'alpha')).toContainText('just now');
   expect(await configOf(request, 'alpha')).toEqual(DEFAULTS);
+  // One node: no Node column, no node to choose, no "Move to…" (nodes.spec.ts shows them with two).
+  await expect(table(page).getByRole('columnheader', { name: 'Node' })).toHaveCount(0);
 
   // --- invalid and taken names, reported next to the name field
   await page.getByRole('button', { name: 'New namespace' }).click();
   dialog = page.getByRole('dialog', { name: 'New namespace' });
   const name = dialog.getByLabel('Name', { exact: true });
+  await expect(dialog.getByLabel('Node')).toHaveCount(0);
   await name.fill('_x');
   await dialog.getByRole('button', { name: 'Create namespace' }).click();
   await expectFieldError(name, /start with a letter or a digit/);
@@ -243,8 +246,12 @@ test('namespace lifecycle: create, configure, duplicate, export, import, delete'
   await expect(notifications(page)).toContainText('Imported fixture.db into alpha');
   await expect(dialog).toBeHidden();
 
-  // --- duplicate alpha (a taken name is refused next to the field)
-  await menuAction(page, 'alpha', 'Duplicate…');
+  // --- duplicate alpha (a taken name is refused next to the field); one node: the menu has no "Move to…"
+  await row(page, 'alpha').getByRole('button', { name: 'More actions for alpha' }).click();
+  const menu = page.getByRole('menu', { name: 'More actions for alpha' });
+  await expect(menu.getByRole('menuitem', { name: 'Duplicate…' })).toBeVisible();
+  await expect(menu.getByRole('menuitem', { name: 'Move to…' })).toHaveCount(0);
+  await menu.getByRole('menuitem', { name: 'Duplicate…' }).click();
   dialog = page.getByRole('dialog', { name: 'Duplicate alpha' });
   const newName = dialog.getByLabel('New name');
   await expect(newName).toHaveValue('alpha-copy');

@@ -11,3 +11,6 @@ export async function getHealth(signal?: AbortSignal): Promise<Health> {
   if (res.status !== 200 && res.status !== 503) throw new Error(`health check answered ${res.status}`);
   return (await res.json()) as Health;
 }
+
+/** One replica sharing the core store, as `/healthz` lists it. */
+export type NodeInfo = NonNullable<Health['nodes']>[number];

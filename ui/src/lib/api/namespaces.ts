@@ -48,7 +48,8 @@ export function getNamespace(name: string, signal?: AbortSignal): Promise<Namesp
   return request(path(name), { signal });
 }
 
-export function createNamespace(input: { name: string; config?: NamespaceConfig }): Promise<Namespace> {
+/** `node`: place it on that node (registered and healthy); omitted, the server picks the healthy node holding the fewest. */
+export function createNamespace(input: { name: string; config?: NamespaceConfig; node?: string }): Promise<Namespace> {
   return request('/v1/namespaces', { method: 'POST', json: input });
 }
 
