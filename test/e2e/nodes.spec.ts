@@ -1,10 +1,11 @@
 /**
  * Nodes in the admin UI (issue 18): two Hearth servers, `node-a` and `node-b`, each with its own data folder, on one
  * private PostgreSQL core store. Signed in at node-a, the admin sees both nodes on Home (this one marked, address,
- * health with the heartbeat, namespaces held, version), a Node column on the namespaces page, and creates a namespace
- * on the node chosen in the dialog (only healthy nodes can be chosen). Once node-b is stopped, Home's health poll shows
- * it as not responding, in words, and the namespaces page marks its namespace unavailable and no longer offers it.
- * axe finds no serious or critical violation in the card, the column or the dialog. Screenshots:
+ * health with the heartbeat, namespaces held, version), a Node column on the namespaces page; creates a namespace on
+ * the node chosen in the dialog (only healthy nodes can be chosen); moves one to the other node ("Move to…", a
+ * confirmation that writes pause briefly, the bytes copied and the pause in a toast). Once node-b is stopped, a create
+ * dialog that had chosen it says in words that it is not responding, Home's next health poll shows it as not
+ * responding, in words, and the namespaces page marks its namespaces unavailable and no longer offers it. axe finds no serious or critical violation in the card, the column or the dialogs. Screenshots:
  * test-results/e2e/screenshots/nodes-*.png.
  *
  * A single node shows none of this (home-shell.spec.ts and namespaces.spec.ts run on one).
@@ -101,8 +102,10 @@ test('two nodes show on Home and the namespaces page; a namespace is created on 
   await expect
     .poll(async () => (await nodesAt(request, a!)).map((n) => `${n.id}:${n.healthy}`), { message: 'both nodes healthy at node-a' })
     .toEqual(['node-a:true', 'node-b:true']);
-  const made = await request.post(`${base}/v1/namespaces`, { headers: auth(), data: { name: 'ledger', node: 'node-a' } });
-  expect(made.status(), await made.text()).toBe(201);
+  for (const name of ['ledger', 'notes']) {
+    const made = await request.post(`${base}/v1/namespaces`, { headers: auth(), data: { name, node: 'node-a' } });
+    expect(made.status(), await made.text()).toBe(201);
+  }
 
   // The health poll is the page's clock: fast-forwarding it is what makes the page read /healthz again.
   await page.clock.install();
@@ -115,7 +118,7 @@ test('two nodes show on Home and the namespaces page; a namespace is created on 
   await expect(rowA.getByRole('rowheader')).toHaveText(/node-a\s*This node/);
   await expect(rowA).toContainText(new URL(a!.url).port);
   await expect(rowA).toContainText(/Healthy\s*heartbeat (just now|\d+ s ago)/);
-  await expect(rowA.getByRole('cell').nth(2)).toHaveText('1');
+  await expect(rowA.getByRole('cell').nth(2)).toHaveText('2');
   const version = (await (await request.get(`${base}/healthz`)).json()).version as string;
   await expect(rowA.getByRole('cell').nth(3)).toHaveText(version);
   const rowB = nodeRow(page, 'node-b');
@@ -136,7 +139,7 @@ test('two nodes show on Home and the namespaces page; a namespace is created on 
   await expect(select).toHaveValue('');
   await expect(select.locator('option')).toHaveText([
     'Least loaded (Hearth chooses a healthy node)',
-    'node-a — 1 namespace, this node',
+    'node-a — 2 namespaces, this node',
     'node-b — 0 namespaces',
   ]);
   expect(await axe(page, 'dialog[open]')).toEqual([]);
@@ -156,25 +159,62 @@ test('two nodes show on Home and the namespaces page; a namespace is created on 
   expect(await axe(page, 'table[aria-label="Namespaces"]')).toEqual([]);
   await shot(page, 'namespaces');
 
-  // node-b stops: once node-a has seen it, Home's next health poll shows it not responding, in words.
-  await page.goto(`${base}/`);
-  await expect(nodeRow(page, 'node-b')).toContainText('Healthy');
+  // "Move to…": the dialog offers the other healthy node, says that writes pause briefly, and the toast tells the result.
+  await nsRow(page, 'ledger').getByRole('button', { name: 'More actions for ledger' }).click();
+  await page.getByRole('menu', { name: 'More actions for ledger' }).getByRole('menuitem', { name: 'Move to…' }).click();
+  const move = page.getByRole('dialog', { name: 'Move ledger to another node' });
+  await expect(move).toContainText('Its database is on node-a.');
+  await expect(move).toContainText('writes to ledger pause briefly');
+  await expect(move.getByLabel('Move to')).toHaveValue('node-b');
+  await expect(move.getByRole('option', { name: /^node-a/ })).toBeDisabled();
+  expect(await axe(page, 'dialog[open]')).toEqual([]);
+  await shot(page, 'move');
+  await move.getByRole('button', { name: 'Move namespace' }).click();
+  await expect(move).toBeHidden();
+  const toast = page.getByRole('region', { name: 'Notifications' });
+  await expect(toast).toContainText('Moved ledger to node-b');
+  await expect(toast).toContainText(/\d+(\.\d+)? KiB copied from node-a; writes paused for \d+(\.\d+)? (ms|s)\./);
+  await expect(nsRow(page, 'ledger').getByRole('cell').filter({ hasText: 'node-b' })).toHaveCount(1);
+  expect((await (await request.get(`${base}/v1/namespaces/ledger`, { headers: auth() })).json()).node).toBe('node-b');
+  await shot(page, 'moved');
+
+  // node-b stops while Home shows it healthy, and while another tab's create dialog has it chosen.
+  const other = await page.context().newPage();
+  const otherErrors = watchConsole(other);
+  await signIn(other, { token: TOKEN }, { base, at: '/namespaces', lands: 'Namespaces' });
+  await other.getByRole('button', { name: 'New namespace' }).click();
+  const late = other.getByRole('dialog', { name: 'New namespace' });
+  await late.getByLabel('Name').fill('late');
+  await late.getByLabel('Node').selectOption('node-b');
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+  await expect(nodeRow(page, 'node-b')).toContainText(/Healthy\s*heartbeat/);
   await b!.stop();
   await expect.poll(async () => (await nodesAt(request, a!)).find((n) => n.id === 'node-b')?.healthy, { message: 'node-a to see node-b down' }).toBe(false);
+
+  // The dialog's refusal is said next to the field, in words; nothing is created.
+  await late.getByRole('button', { name: 'Create namespace' }).click();
+  await expect(late.getByLabel('Node')).toHaveAccessibleErrorMessage(/Node “node-b” is not responding, so the namespace cannot be placed there\./);
+  expect((await request.get(`${base}/v1/namespaces/late`, { headers: auth() })).status()).toBe(404);
+  await shot(other, 'create-node-down');
+  await other.close();
+  expect(otherErrors).toEqual([]);
+
+  // Home's next health poll (no reload) shows node-b not responding, in words.
   await page.clock.fastForward(30_000);
   await expect(nodeRow(page, 'node-b')).toContainText(/Not responding\s*last heartbeat/);
   await expect(nodeRow(page, 'node-a')).toContainText('Healthy');
   await expect(nodesCard(page).getByText('2 nodes, 1 not responding')).toBeVisible();
-  await expect(nodesCard(page).getByRole('note')).toContainText('node-b is not responding: the 1 namespace placed there answers “unavailable”');
+  await expect(nodesCard(page).getByRole('note')).toContainText('node-b is not responding: the 2 namespaces placed there answer “unavailable”');
   expect(await axe(page, 'section[aria-labelledby="nodes-title"]')).toEqual([]);
   await shot(page, 'home-node-down');
 
   // The namespaces page marks its namespace unavailable, and node-b can no longer be chosen.
   await page.getByRole('link', { name: 'Namespaces', exact: true }).click();
   await expect(nsRow(page, 'orders')).toContainText(/node-b\s*Unavailable/);
-  await expect(nsRow(page, 'ledger')).not.toContainText('Unavailable');
+  await expect(nsRow(page, 'ledger')).toContainText(/node-b\s*Unavailable/);
+  await expect(nsRow(page, 'notes')).not.toContainText('Unavailable');
   await shot(page, 'namespaces-node-down');
   await page.getByRole('button', { name: 'New namespace' }).click();
-  await expect(dialog.getByRole('option', { name: 'node-b — 1 namespace, not responding' })).toBeDisabled();
+  await expect(dialog.getByRole('option', { name: 'node-b — 2 namespaces, not responding' })).toBeDisabled();
   expect(errors).toEqual([]);
 });

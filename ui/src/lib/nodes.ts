@@ -31,6 +31,12 @@ export function nodeStateWords(n: NodeInfo): { state: string; heartbeat: string 
     : { state: 'Not responding', heartbeat: `last heartbeat ${agoWords(n.heartbeat_age_ms)}` };
 }
 
+/** "2 nodes, all healthy", "3 nodes, 1 not responding". */
+export function nodesSummary(nodes: readonly NodeInfo[]): string {
+  const down = nodes.filter((n) => !n.healthy).length;
+  return `${formatCount(nodes.length, ['node', 'nodes'])}, ${down ? `${down} not responding` : 'all healthy'}`;
+}
+
 /** A node as a choice in a list: "node-b — 3 namespaces", "(this node)", "not responding". */
 export function nodeOptionWords(n: NodeInfo): string {
   const parts = [`${n.id} — ${formatCount(n.namespaces, ['namespace', 'namespaces'])}`];

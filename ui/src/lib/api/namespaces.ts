@@ -1,5 +1,12 @@
 /** The namespace control plane: `/v1/namespaces`. The types are the server's own (zod-inferred), imported as types only. */
-import type { NamespaceConfig, NamespaceList, NamespaceRecord, StorageSnapshot } from '../../../../server/db/namespaces/namespaces.schemas.ts';
+import type { z } from 'zod';
+import type {
+  MovedNamespace as MovedNamespaceSchema,
+  NamespaceConfig,
+  NamespaceList,
+  NamespaceRecord,
+  StorageSnapshot,
+} from '../../../../server/db/namespaces/namespaces.schemas.ts';
 import { authHeaders, credentials, NetworkError, type Progress, readDownload, request, send, toApiError } from './client.ts';
 
 export type { NamespaceConfig, StorageSnapshot };
@@ -64,6 +71,14 @@ export function deleteNamespace(name: string): Promise<void> {
 
 export function duplicateNamespace(name: string, newName: string): Promise<Namespace> {
   return request(`${path(name)}/duplicate`, { method: 'POST', json: { name: newName } });
+}
+
+/** The answer of `POST /v1/namespaces/{ns}/move`: the record on its new node, with the bytes copied and the write pause. */
+export type MovedNamespace = z.output<typeof MovedNamespaceSchema>;
+
+/** Moves the namespace's database to `node` online: writes pause briefly, reads go on. */
+export function moveNamespace(name: string, node: string): Promise<MovedNamespace> {
+  return request(`${path(name)}/move`, { method: 'POST', json: { node } });
 }
 
 /** Downloads a consistent snapshot of the database, reporting progress from `Content-Length`. */
