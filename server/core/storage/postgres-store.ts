@@ -37,6 +37,8 @@ export interface PostgresStoreOptions {
 }
 
 const CONNECT_TIMEOUT_MS = 10_000;
+/** The most SQL texts a store prepares (named statements, on each connection that runs them). */
+const PREPARED_MAX = 1000;
 
 /** SQLSTATE classes and codes meaning "the server is not there (now)": 08 connection exception, 57P0x shutdowns. */
 const UNAVAILABLE_CODES = /^(08|57P0[1-3]|53300)/;
@@ -72,19 +74,23 @@ export function postgresStore(opts: PostgresStoreOptions): Store & { readonly po
   });
   // An idle client's error (the server restarted) must not crash the process: the pool drops that client.
   pool.on('error', (err) => opts.warn?.('core store: an idle PostgreSQL connection failed', err));
-  const translated = new Map<string, ReturnType<typeof translate>>();
+  /** Each SQL text rewritten once; with parameters it is also a named prepared statement (parsed and planned once per connection). */
+  const translated = new Map<string, ReturnType<typeof translate> & { name: string | undefined }>();
   const ambient = new AsyncLocalStorage<pg.PoolClient>();
 
   const query = async (sql: string, params: Params | undefined): Promise<pg.QueryResult> => {
     let t = translated.get(sql);
     if (!t) {
-      t = translate(sql);
+      // Texts made on the fly (an IN list of some length) would fill every connection with statements: only the
+      // first PREPARED_MAX texts are prepared. A text without parameters may hold several statements (migrations):
+      // the simple protocol runs those, unprepared.
+      t = { ...translate(sql), name: translated.size < PREPARED_MAX ? `hearth_${translated.size}` : undefined };
       translated.set(sql, t);
     }
     const values = t.names ? bindNamed(t.names, params, sql) : ((params ?? []) as unknown[]);
     const client: Client = ambient.getStore() ?? pool;
     try {
-      return await client.query({ text: t.text, values });
+      return await client.query(values.length > 0 && t.name ? { name: t.name, text: t.text, values } : { text: t.text, values });
     } catch (err) {
       throw classify(err);
     }

@@ -1,0 +1,260 @@
+/**
+ * The core store on PostgreSQL (issue 18), two questions in one run, against a private PostgreSQL cluster
+ * (test/helpers/postgres.ts: Debian's postgresql, a throwaway cluster tuned like the tests' one):
+ *
+ *  1. What PostgreSQL costs one replica: Hearth with its core store in platform.db ("sqlite") and Hearth with it in
+ *     PostgreSQL ("postgres"), same data, on two routes:
+ *       token   POST /oauth/token `grant_type=client_credentials&scope=read` (HTTP Basic, a confidential client bound
+ *               to a namespace service account): the client, the account and the signing key come from the core store;
+ *       row     GET /v1/bench/tables/items/rows/{id} with the admin token: the token check reads the core store, the
+ *               row comes from the namespace's SQLite file.
+ *     Ratio postgres ÷ sqlite of requests/s, per round; goal ≥ 0.7 on both routes.
+ *  2. What replicas add: three replicas on one PostgreSQL database, the token endpoint through all three at once
+ *     (CONNECTIONS each) against one of them alone (CONNECTIONS); goal ≥ 2.2 on three machines. Here they share one
+ *     machine: with at least 4 cpus each replica is pinned to a cpu of its own (`taskset -a -p`, the load generator
+ *     and PostgreSQL on the rest); with fewer the replicas, PostgreSQL and the load generator share the cpus and the
+ *     figure measures the machine, not Hearth (said in the output).
+ *
+ * Rounds alternate the servers (order rotating), after a warm-up; printed: median requests/s (min–max), p50, server CPU
+ * per request, and the medians of the per-round ratios with their min–max. Every answer must be 200.
+ *
+ * Knobs (environment): BENCH_REPLICAS_ROUNDS (7), BENCH_REPLICAS_SLICE_MS (1500), BENCH_REPLICAS_CONNECTIONS (8),
+ * BENCH_REPLICAS_WARMUP_MS (2000), BENCH_REPLICAS_ROWS (10000).
+ */
+import { spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { startPostgres } from '../test/helpers/postgres.ts';
+import {
+  type BenchChild,
+  benchRun,
+  envInt,
+  fmtMs,
+  fmtRate,
+  heading,
+  keepAliveAgent,
+  median,
+  now,
+  printTable,
+  processCpuMs,
+  startChild,
+  summarize,
+  verdict,
+} from './lib.ts';
+import { checkToken, createBenchClient, tokenRequest } from './oauth-common.ts';
+import { createItemsNamespace, type Hearth, items, postRows } from './rows-common.ts';
+import { Loader, type RateResult } from './rows-http.ts';
+
+const ROUNDS = envInt('BENCH_REPLICAS_ROUNDS', 7);
+const SLICE_MS = envInt('BENCH_REPLICAS_SLICE_MS', 1500);
+const CONNECTIONS = envInt('BENCH_REPLICAS_CONNECTIONS', 8);
+const WARMUP_MS = envInt('BENCH_REPLICAS_WARMUP_MS', 2000);
+const TABLE_ROWS = envInt('BENCH_REPLICAS_ROWS', 10_000);
+const NS = 'bench';
+const ENGINE_GOAL = 0.7;
+const SCALE_GOAL = 2.2;
+
+const run = benchRun('hearth-bench-replicas-');
+const adminToken = `bench-admin-${crypto.randomBytes(16).toString('hex')}`;
+const shared = {
+  appSecret: crypto.randomBytes(32).toString('hex'),
+  identityKek: crypto.randomBytes(32).toString('hex'),
+  oauthBrokerSecret: crypto.randomBytes(32).toString('hex'),
+};
+const t0 = now();
+const elapsed = () => `[${((now() - t0) / 1000).toFixed(1).padStart(5)} s]`;
+const spread = (xs: number[], digits = 2) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
+const rowPath = (i: number) => `/v1/${NS}/tables/items/rows/${1 + ((Math.imul(i, 2654435761) >>> 0) % TABLE_ROWS)}`;
+
+type Route = 'token' | 'row';
+interface Server {
+  key: string;
+  child: BenchChild;
+  req: Record<Route, (i: number) => Buffer>;
+}
+interface Slice {
+  rate: RateResult;
+  p50: number;
+  cpuMs: number;
+}
+
+function rowRequests(base: string): (i: number) => Buffer {
+  const host = new URL(base).host;
+  const cache = new Map<string, Buffer>();
+  return (i) => {
+    const p = rowPath(i);
+    let b = cache.get(p);
+    if (!b) cache.set(p, (b = Buffer.from(`GET ${p} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${adminToken}\r\n\r\n`, 'latin1')));
+    return b;
+  };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net
+      .createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as net.AddressInfo).port;
+        srv.close(() => resolve(p));
+      });
+  });
+}
+
+async function start(key: string, opts: Record<string, unknown>): Promise<BenchChild> {
+  const child = await startChild('../test/helpers/server-child.ts', { dataDir: path.join(run.tmp.dir, key), adminToken, ...shared, ...opts });
+  run.children.add(child);
+  return child;
+}
+
+/** The namespace with its rows and a confidential client on `child`; answers the server's request makers. */
+async function fill(key: string, child: BenchChild): Promise<Server> {
+  const h: Hearth = { url: child.url, agent: keepAliveAgent(1), auth: { authorization: `Bearer ${adminToken}` } };
+  try {
+    await createItemsNamespace(h, NS);
+    await postRows(h, NS, JSON.stringify({ rows: items(0, TABLE_ROWS) }));
+  } finally {
+    h.agent.destroy();
+  }
+  const client = await createBenchClient(child.url, adminToken, NS);
+  await checkToken(key, child.url, tokenRequest(child.url, '/oauth/token', client.authorization), `${child.url}/.well-known/jwks.json`, client.audience);
+  const tok = tokenRequest(child.url, '/oauth/token', client.authorization);
+  return { key, child, req: { token: () => tok, row: rowRequests(child.url) } };
+}
+
+async function slice(s: Server, route: Route, ms: number): Promise<Slice> {
+  const loader = await Loader.open(s.child.url, CONNECTIONS);
+  const c0 = processCpuMs(s.child.pid);
+  try {
+    const rate = await loader.run(ms, s.req[route]);
+    return { rate, p50: summarize(rate.latencies).p50, cpuMs: processCpuMs(s.child.pid) - c0 };
+  } finally {
+    loader.close();
+  }
+}
+
+/** The token endpoint through every server of `servers` at once; answers the combined requests/s. */
+async function together(servers: Server[], ms: number): Promise<number> {
+  const loaders = await Promise.all(servers.map((s) => Loader.open(s.child.url, CONNECTIONS)));
+  try {
+    const rates = await Promise.all(loaders.map((l, i) => l.run(ms, servers[i]!.req.token)));
+    return rates.reduce((a, r) => a + r.perSec, 0);
+  } finally {
+    for (const l of loaders) l.close();
+  }
+}
+
+function pin(pid: number, cpu: number): void {
+  const r = spawnSync('taskset', ['-a', '-p', '-c', String(cpu), String(pid)], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`taskset failed: ${r.stderr}`);
+}
+
+async function main(): Promise<number> {
+  const cpus = os.cpus().length;
+  console.log(`replicas benchmark: ${ROUNDS} rounds of ${fmtMs(SLICE_MS)} slices, ${CONNECTIONS} keep-alive connections per server, ${TABLE_ROWS} rows`);
+  console.log(
+    `node ${process.version}, ${process.platform}/${process.arch}, ${cpus} cpus, load average ${os.loadavg()[0]!.toFixed(2)}, data in ${run.tmp.dir}`,
+  );
+  const cluster = await startPostgres({ settings: { max_connections: 200 } });
+  try {
+    console.log(`${elapsed()} PostgreSQL ${cluster.version} on port ${cluster.port}`);
+    // ---- 1. one replica: platform.db against PostgreSQL ----
+    const engines = [
+      await fill('sqlite', await start('sqlite', {})),
+      await fill('postgres', await start('postgres', { databaseUrl: await cluster.createDatabase() })),
+    ];
+    console.log(`${elapsed()} sqlite and postgres servers filled`);
+    for (const route of ['token', 'row'] as const) for (const s of engines) await slice(s, route, WARMUP_MS);
+    const res = new Map<string, Slice[]>();
+    const at = (k: string, r: Route) => res.get(`${k} ${r}`) ?? res.set(`${k} ${r}`, []).get(`${k} ${r}`)!;
+    for (let k = 0; k < ROUNDS; k++) {
+      for (const route of ['token', 'row'] as const) {
+        for (let j = 0; j < engines.length; j++) {
+          const s = engines[(j + k) % engines.length]!;
+          at(s.key, route).push(await slice(s, route, SLICE_MS));
+        }
+      }
+      console.log(
+        `${elapsed()} round ${k + 1}: ${(['token', 'row'] as const).map((r) => `${r} ${engines.map((s) => fmtRate(at(s.key, r).at(-1)!.rate.perSec, 'req')).join(' / ')}`).join('; ')} (sqlite / postgres)`,
+      );
+    }
+    for (const s of engines) await s.child.stop();
+
+    // ---- 2. three replicas against one ----
+    const url = await cluster.createDatabase();
+    const portA = await freePort();
+    const publicUrl = `http://127.0.0.1:${portA}`;
+    const a = await start('node-a', { databaseUrl: url, nodeId: 'node-a', port: portA, publicUrl });
+    const filled = await fill('node-a', a);
+    const others = [
+      await start('node-b', { databaseUrl: url, nodeId: 'node-b', publicUrl }),
+      await start('node-c', { databaseUrl: url, nodeId: 'node-c', publicUrl }),
+    ];
+    const replicas: Server[] = [filled, ...others.map((c, i) => ({ key: `node-${'bc'[i]}`, child: c, req: { token: filled.req.token, row: filled.req.row } }))];
+    const pinned = cpus >= 4;
+    if (pinned) for (const [i, s] of replicas.entries()) pin(s.child.pid, i + 1);
+    for (const s of replicas) await slice(s, 'token', WARMUP_MS);
+    const single: number[] = [];
+    const three: number[] = [];
+    for (let k = 0; k < ROUNDS; k++) {
+      const order = k % 2 === 0 ? ['one', 'three'] : ['three', 'one'];
+      for (const o of order) {
+        if (o === 'one') single.push((await slice(replicas[k % 3]!, 'token', SLICE_MS)).rate.perSec);
+        else three.push(await together(replicas, SLICE_MS));
+      }
+      console.log(`${elapsed()} round ${k + 1}: one replica ${fmtRate(single.at(-1)!, 'req')}, three ${fmtRate(three.at(-1)!, 'req')}`);
+    }
+
+    heading(`one replica: platform.db against PostgreSQL, median of ${ROUNDS} rounds (min–max)`);
+    const rows: string[][] = [['route', 'core store', 'requests/s', 'p50 ms', 'server CPU µs/req']];
+    for (const r of ['token', 'row'] as const) {
+      for (const s of ['sqlite', 'postgres']) {
+        const l = at(s, r);
+        const cpu = l.reduce((x, y) => x + y.cpuMs, 0);
+        const n = l.reduce((x, y) => x + y.rate.requests, 0);
+        rows.push([
+          r,
+          s,
+          spread(
+            l.map((x) => x.rate.perSec),
+            0,
+          ),
+          spread(l.map((x) => x.p50)),
+          ((cpu * 1000) / n).toFixed(0),
+        ]);
+      }
+    }
+    printTable(rows);
+    heading('ratios: median of the per-round ratios (min–max)');
+    const ratios: string[][] = [['figure', 'ratio', 'goal']];
+    for (const r of ['token', 'row'] as const) {
+      const per = at('postgres', r).map((x, k) => x.rate.perSec / at('sqlite', r)[k]!.rate.perSec);
+      ratios.push([`${r}: postgres ÷ sqlite requests/s`, spread(per), verdict(median(per), ENGINE_GOAL)]);
+    }
+    const scale = three.map((t, k) => t / single[k]!);
+    ratios.push([
+      `token: three replicas ÷ one (${pinned ? 'each replica pinned to a cpu of its own' : `not pinned: ${cpus} cpus shared by the replicas, PostgreSQL and the load generator`})`,
+      spread(scale),
+      pinned ? verdict(median(scale), SCALE_GOAL) : `${SCALE_GOAL} is for three machines; on ${cpus} cpus the ceiling is the machine's`,
+    ]);
+    printTable(ratios);
+    console.log(`${elapsed()} done (load average now ${os.loadavg()[0]!.toFixed(2)} on ${cpus} cpus)`);
+    return 0;
+  } finally {
+    for (const c of run.children) await c.stop().catch(() => {});
+    await cluster.stop();
+  }
+}
+
+let code = 1;
+try {
+  code = await main();
+} catch (err) {
+  if (!run.interrupted) console.error('\nreplicas benchmark failed:', err);
+  code = 1;
+} finally {
+  await run.cleanup();
+}
+process.exit(code);
