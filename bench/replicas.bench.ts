@@ -15,14 +15,15 @@
  *     and PostgreSQL on the rest); with fewer the replicas, PostgreSQL and the load generator share the cpus and the
  *     figure measures the machine, not Hearth (said in the output).
  *
- * Rounds alternate the servers (order rotating), after a warm-up; printed: median requests/s (min–max), p50, server CPU
- * per request, and the medians of the per-round ratios with their min–max. Every answer must be 200.
+ * Rounds alternate the servers (order rotating), after a warm-up; printed: median requests/s (min–max), p50, Hearth's
+ * CPU per request and PostgreSQL's (its server shares this machine's cpus with Hearth here, not in an office), and the medians of the per-round ratios with their min–max. Every answer must be 200.
  *
  * Knobs (environment): BENCH_REPLICAS_ROUNDS (7), BENCH_REPLICAS_SLICE_MS (1500), BENCH_REPLICAS_CONNECTIONS (8),
  * BENCH_REPLICAS_WARMUP_MS (2000), BENCH_REPLICAS_ROWS (10000).
  */
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -78,7 +79,26 @@ interface Slice {
   rate: RateResult;
   p50: number;
   cpuMs: number;
+  /** CPU time of PostgreSQL's processes during the slice (the postgres server's slices only). */
+  pgCpuMs: number;
 }
+
+/** CPU time (ms) of the postmaster `pid` and its children now (backends, background workers). */
+function clusterCpuMs(pid: number): number {
+  let total = processCpuMs(pid);
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(f[1]) === pid) total += ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return total;
+}
+let postmaster = 0;
 
 function rowRequests(base: string): (i: number) => Buffer {
   const host = new URL(base).host;
@@ -127,9 +147,11 @@ async function fill(key: string, child: BenchChild): Promise<Server> {
 async function slice(s: Server, route: Route, ms: number): Promise<Slice> {
   const loader = await Loader.open(s.child.url, CONNECTIONS);
   const c0 = processCpuMs(s.child.pid);
+  const pg0 = s.key === 'postgres' ? clusterCpuMs(postmaster) : 0;
   try {
     const rate = await loader.run(ms, s.req[route]);
-    return { rate, p50: summarize(rate.latencies).p50, cpuMs: processCpuMs(s.child.pid) - c0 };
+    const pgCpuMs = s.key === 'postgres' ? clusterCpuMs(postmaster) - pg0 : 0;
+    return { rate, p50: summarize(rate.latencies).p50, cpuMs: processCpuMs(s.child.pid) - c0, pgCpuMs };
   } finally {
     loader.close();
   }
@@ -160,6 +182,7 @@ async function main(): Promise<number> {
   const cluster = await startPostgres({ settings: { max_connections: 200 } });
   try {
     console.log(`${elapsed()} PostgreSQL ${cluster.version} on port ${cluster.port}`);
+    postmaster = cluster.pid;
     // ---- 1. one replica: platform.db against PostgreSQL ----
     const engines = [
       await fill('sqlite', await start('sqlite', {})),
@@ -208,7 +231,7 @@ async function main(): Promise<number> {
     }
 
     heading(`one replica: platform.db against PostgreSQL, median of ${ROUNDS} rounds (min–max)`);
-    const rows: string[][] = [['route', 'core store', 'requests/s', 'p50 ms', 'server CPU µs/req']];
+    const rows: string[][] = [['route', 'core store', 'requests/s', 'p50 ms', 'Hearth CPU µs/req', 'PostgreSQL CPU µs/req']];
     for (const r of ['token', 'row'] as const) {
       for (const s of ['sqlite', 'postgres']) {
         const l = at(s, r);
@@ -223,6 +246,7 @@ async function main(): Promise<number> {
           ),
           spread(l.map((x) => x.p50)),
           ((cpu * 1000) / n).toFixed(0),
+          s === 'postgres' ? ((l.reduce((x, y) => x + y.pgCpuMs, 0) * 1000) / n).toFixed(0) : '—',
         ]);
       }
     }
