@@ -2,7 +2,7 @@ import { type ChildProcess, fork } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import type { StartOptions } from '../../server/boot.ts';
-import { apiFetch, tempDir, testDatabaseUrl } from './server.ts';
+import { apiFetch, type TestStoreOption, tempDir, testDatabaseUrl } from './server.ts';
 
 export interface ServerProcess {
   url: string;
@@ -28,7 +28,10 @@ export interface ProcessOptions {
  * Starts the real server in a child process on 127.0.0.1, port 0, with its own temporary data folder (see
  * server-child.ts). Options must be plain data (they cross the IPC channel).
  */
-export async function startServerProcess(opts: Omit<StartOptions, 'logDestination'> = {}, how: ProcessOptions = {}): Promise<ServerProcess> {
+export async function startServerProcess(
+  { store, ...opts }: Omit<StartOptions, 'logDestination'> & TestStoreOption = {},
+  how: ProcessOptions = {},
+): Promise<ServerProcess> {
   const dataDir = (opts.dataDir as string | undefined) ?? tempDir();
   const token = (opts.adminToken as string | undefined) ?? `test-admin-${crypto.randomBytes(16).toString('hex')}`;
   const wrap = how.wrap?.length ? { execPath: how.wrap[0], execArgv: [...how.wrap.slice(1), process.execPath, ...process.execArgv] } : {};
@@ -41,7 +44,7 @@ export async function startServerProcess(opts: Omit<StartOptions, 'logDestinatio
       else if (m.type === 'error') reject(new Error(m.message));
     });
     void (async () => {
-      const databaseUrl = opts.databaseUrl ?? (await testDatabaseUrl());
+      const databaseUrl = opts.databaseUrl ?? (await testDatabaseUrl(store));
       proc.send({ type: 'start', ...opts, dataDir, adminToken: token, databaseUrl });
     })().catch(reject);
   });

@@ -14,9 +14,19 @@ export { tempDir };
 export const TEST_STORE: 'sqlite' | 'postgres' = process.env.HEARTH_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 let cluster: Promise<Postgres> | null = null;
 
-/** A fresh core-store database for a test server under `HEARTH_TEST_STORE=postgres`; undefined on SQLite. */
-export async function testDatabaseUrl(): Promise<string | undefined> {
-  if (TEST_STORE !== 'postgres') return undefined;
+/**
+ * A test's choice of engine for its server's core store: `'sqlite'` for a test about SQLite itself (platform.db's file,
+ * WAL, the checkpointer, two servers on one data folder, locking), which runs on platform.db under either
+ * `HEARTH_TEST_STORE` (say so in the test's header); unset: the engine `HEARTH_TEST_STORE` names. A `databaseUrl` given
+ * wins over both.
+ */
+export interface TestStoreOption {
+  store?: 'sqlite';
+}
+
+/** A fresh core-store database for a test server under `HEARTH_TEST_STORE=postgres`; undefined on SQLite or with `store: 'sqlite'`. */
+export async function testDatabaseUrl(store?: TestStoreOption['store']): Promise<string | undefined> {
+  if (TEST_STORE !== 'postgres' || store === 'sqlite') return undefined;
   cluster ??= startPostgres({ settings: { max_connections: 400 } });
   return (await cluster).createDatabase();
 }
@@ -47,10 +57,10 @@ export function apiFetch(url: string, token: string): TestServer['api'] {
 }
 
 /** Starts the real server on 127.0.0.1, port 0, with its own temporary data folder. */
-export async function startTestServer(opts: StartOptions = {}): Promise<TestServer> {
+export async function startTestServer({ store, ...opts }: StartOptions & TestStoreOption = {}): Promise<TestServer> {
   const dataDir = (opts.dataDir as string | undefined) ?? tempDir();
   const token = (opts.adminToken as string | undefined) ?? `test-admin-${crypto.randomBytes(16).toString('hex')}`;
-  const databaseUrl = opts.databaseUrl ?? (await testDatabaseUrl());
+  const databaseUrl = opts.databaseUrl ?? (await testDatabaseUrl(store));
   const server = await startServer({ host: '127.0.0.1', port: 0, logLevel: 'silent', env: {}, ...opts, dataDir, adminToken: token, databaseUrl });
   return {
     ...server,

@@ -1,5 +1,6 @@
 // The data folder is private: the folder 0700, its database and secret files 0600, whatever modes an existing
-// folder had, and every file Hearth creates in it from the start.
+// folder had, and every file Hearth creates in it from the start. The existing folder's test is about platform.db's
+// files (and its WAL beside it), so its servers keep the core store on SQLite under either HEARTH_TEST_STORE.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -34,7 +35,7 @@ function modes(dir: string): Record<string, number> {
 describe.runIf(process.platform !== 'win32')('data folder permissions', () => {
   it('an existing folder made 0755 with files made 0644 is made private at start, and the log says what changed', async () => {
     const dataDir = tempDir();
-    const first = await startTestServer({ dataDir });
+    const first = await startTestServer({ store: 'sqlite', dataDir });
     expect((await first.api('/v1/namespaces', { method: 'POST', json: { name: 'sales' } })).status).toBe(201);
     expect((await first.api('/v1/sales/tables', { method: 'POST', json: { type: 'table', name: 't', columns: [{ name: 'v', type: 'text' }] } })).status).toBe(
       201,
@@ -51,7 +52,7 @@ describe.runIf(process.platform !== 'win32')('data folder permissions', () => {
     expect(mode(path.join(dataDir, 'platform.db'))).toBe(0o644);
 
     const lines: string[] = [];
-    const s = await startTestServer({ dataDir, logLevel: 'info', logDestination: { write: (l: string) => void lines.push(l) } as never });
+    const s = await startTestServer({ store: 'sqlite', dataDir, logLevel: 'info', logDestination: { write: (l: string) => void lines.push(l) } as never });
     try {
       const all = modes(dataDir);
       expect(all['.']).toBe(0o700);
@@ -81,7 +82,7 @@ describe.runIf(process.platform !== 'win32')('data folder permissions', () => {
 
     // a folder that is already private is left alone, and nothing is logged
     const quiet: string[] = [];
-    const again = await startTestServer({ dataDir, logLevel: 'info', logDestination: { write: (l: string) => void quiet.push(l) } as never });
+    const again = await startTestServer({ store: 'sqlite', dataDir, logLevel: 'info', logDestination: { write: (l: string) => void quiet.push(l) } as never });
     await again.stop();
     expect(quiet.filter((l) => /permission/i.test(l))).toEqual([]);
   });

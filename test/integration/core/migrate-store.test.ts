@@ -3,7 +3,8 @@
  * mail profiles, queued mail, the audit log) moved into a private PostgreSQL cluster's empty database, with the
  * server stopped and with it running (in a child process, so that its writes during the tail wait on platform.db's
  * lock as they would in production); every table's rows compared on both sides; the checksum as documented; a
- * non-empty target refused; a row changed on the target before the verification detected; `--resume`.
+ * non-empty target refused; a row changed on the target before the verification detected; `--resume`. Its servers
+ * make the platform.db to move, so they run on SQLite under either HEARTH_TEST_STORE.
  *
  * The db domain's migrations get their PostgreSQL form on another branch (store-db); until they land, this file
  * derives the missing ones from their SQLite text (postgres-ddl.ts) as that branch does.
@@ -117,7 +118,7 @@ describe('migrate-store with the server stopped', () => {
   beforeAll(async () => {
     dataDir = tempDir('hearth-migrate-');
     dirs.push(dataDir);
-    s = await startTestServer({ dataDir });
+    s = await startTestServer({ store: 'sqlite', dataDir });
     await populate(s.api, 'stopped');
     await s.close();
   }, 60_000);
@@ -262,7 +263,7 @@ describe('migrate-store with the server stopped', () => {
 describe('migrate-store while the server runs', () => {
   let s: ServerProcess;
   beforeAll(async () => {
-    s = await startServerProcess();
+    s = await startServerProcess({ store: 'sqlite' });
     await populate(s.api, 'online');
   }, 60_000);
   afterAll(async () => {
@@ -333,7 +334,7 @@ describe('hearth migrate-store (the command)', () => {
   it('names the migrations this Hearth lacks a PostgreSQL form for, or moves the folder and prints the next step', async () => {
     const dataDir = tempDir('hearth-migrate-cli-');
     dirs.push(dataDir);
-    const s = await startTestServer({ dataDir });
+    const s = await startTestServer({ store: 'sqlite', dataDir });
     await ok(s.api('/api/admin/tokens', { method: 'POST', json: { name: 'cli', scope: 'admin' } }), 201);
     await s.close();
     const url = await cluster.createDatabase();

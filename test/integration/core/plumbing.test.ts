@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 
 const logs: string[] = [];
@@ -154,7 +154,8 @@ describe('API tokens', () => {
     expect(JSON.stringify(list)).not.toContain(created.token);
     expect(JSON.stringify(list)).not.toMatch(/token_hash|hash/);
     // only the hash is stored
-    const stored = s.services.platformDb.prepare('SELECT * FROM api_tokens WHERE id = ?').get(created.id);
+    // (read through the core store the server used: platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres)
+    const stored = await s.services.store.get('SELECT * FROM api_tokens WHERE id = ?', [created.id]);
     expect(JSON.stringify(stored)).not.toContain(created.token);
     expect((await s.api(`/api/admin/tokens/${created.id}`, { method: 'DELETE' })).status).toBe(204);
     await expectEnvelope(await s.api('/v1/namespaces', { token: created.token }), 401, 'unauthorized');
@@ -203,6 +204,10 @@ describe('API tokens', () => {
 
 describe('operational endpoints', () => {
   it('/healthz is public JSON and turns 503 when the platform database cannot be written', async () => {
+    // About platform.db itself (made read-only with SQLite's query_only): a server of its own on SQLite under either
+    // HEARTH_TEST_STORE (postgres-mode.test.ts has PostgreSQL going away).
+    const s = await startTestServer({ store: 'sqlite' });
+    onTestFinished(() => s.stop());
     const res = await fetch(`${s.url}/healthz`);
     expect(res.status).toBe(200);
     const body = await res.json();

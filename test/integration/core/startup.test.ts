@@ -178,7 +178,8 @@ describe('graceful close', () => {
     expect(body.length).toBe(expected);
     expect(body.subarray(0, 15).toString()).toBe('SQLite format 3');
     expect(db.open).toBe(false);
-    expect(s.services.platformDb.open).toBe(false);
+    // The core store the server used (platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres) is closed too.
+    await expect((async () => s.services.store.get('SELECT 1 AS one'))()).rejects.toThrow();
     await expect(fetch(`${s.url}/healthz`)).rejects.toThrow();
     fs.rmSync(s.dataDir, { recursive: true, force: true });
   });
