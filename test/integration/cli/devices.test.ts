@@ -58,13 +58,12 @@ async function pair(sub: string, name: string): Promise<ScriptedAuthenticator> {
   return device;
 }
 const apiDevices = async (sub: string) => (await (await s.api(`/api/admin/core/users/${sub}/app-devices`)).json()).items as Array<Record<string, any>>;
-const audits = () =>
+// Audit rows read through the core store the server used (platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres).
+const audits = async () =>
   (
-    s.services.platformDb.prepare("SELECT actor, target, detail FROM audit_log WHERE action = 'auth.app.device.revoke' ORDER BY id").all() as Array<{
-      actor: string;
-      target: string;
-      detail: string;
-    }>
+    await s.services.store.all<{ actor: string; target: string; detail: string }>(
+      "SELECT actor, target, detail FROM audit_log WHERE action = 'auth.app.device.revoke' ORDER BY id",
+    )
   ).map((r) => ({ ...r, detail: JSON.parse(r.detail) }));
 
 describe('hearth accounts users devices: usage', () => {
@@ -91,7 +90,7 @@ describe('hearth accounts users devices: usage', () => {
       const unknown = await hearth(['accounts', 'users', 'devices', 'revoke', 'pat', id, '--yes', ...conn]);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toMatch(/^hearth: .*\(device_not_found, HTTP 404\)\n$/);
-      expect(audits()).toEqual([]);
+      expect(await audits()).toEqual([]);
       // no devices yet
       expect(await hearth(['accounts', 'users', 'devices', 'list', 'pat', ...conn])).toEqual({ code: 0, stdout: '(none)\n', stderr: '' });
       const json = await hearth(['accounts', 'users', 'devices', 'list', pat.sub, '--json', ...conn]);
@@ -148,7 +147,7 @@ describe('hearth accounts users devices list and revoke', () => {
       expect(revoked.stdout).toBe(`Revoked the device "Quinn phone" (${phone.deviceId}) of quinn at ${gone.revokedAt}.\n`);
       expect(await phone.command({ operation: 'account' })).toMatchObject({ status: 403, body: { error: 'device_revoked' } });
       expect((await tablet.command({ operation: 'account' })).status).toBe(200);
-      expect(audits()).toEqual([
+      expect(await audits()).toEqual([
         expect.objectContaining({ target: quinn.sub, detail: expect.objectContaining({ deviceId: phone.deviceId, by: 'administrator' }) }),
       ]);
 

@@ -35,7 +35,8 @@ async function api<T = Record<string, any>>(pathname: string, method = 'GET', js
   return { status: res.status, json: (text ? JSON.parse(text) : null) as T };
 }
 const storedConfig = async () => (await api(`${L}/configuration`)).json;
-const auditCount = (action: string) => (s.services.platformDb.prepare('SELECT count(*) AS n FROM audit_log WHERE action = ?').get(action) as { n: number }).n;
+// Rows read and written through the core store the server used (platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres).
+const auditCount = async (action: string) => (await s.services.store.value<number>('SELECT count(*) AS n FROM audit_log WHERE action = ?', [action])) ?? 0;
 const createAccount = async (login: string, extra: Record<string, unknown> = {}) => {
   const r = await api(A, 'POST', { login, ...extra });
   expect(r.status, JSON.stringify(r.json)).toBe(201);
@@ -103,7 +104,7 @@ describe('hearth admin linux config', () => {
       }
       // nothing reached the server
       expect(await storedConfig()).toEqual({ config: DEFAULT, configValid: true });
-      expect(auditCount('linux.config.update')).toBe(0);
+      expect(await auditCount('linux.config.update')).toBe(0);
 
       // the server's own refusals come through with their code
       const bad = await hearth([
@@ -153,7 +154,7 @@ describe('hearth admin linux config', () => {
       const final = { ...ENABLED, rangeEnd: 6499, loginShell: '/bin/bash' };
       expect(JSON.parse(c.stdout)).toEqual({ config: final });
       expect(await storedConfig()).toEqual({ config: final, configValid: true });
-      expect(auditCount('linux.config.update')).toBe(3);
+      expect(await auditCount('linux.config.update')).toBe(3);
 
       // the human form reminds that there is no backfill
       const d = await hearth(['admin', 'linux', 'config', 'set', '--config', JSON.stringify(final), '--range-reserved', '--yes', ...conn]);
@@ -210,7 +211,7 @@ describe('hearth accounts users linux and groups make-posix', () => {
       const againJson = JSON.parse((await hearth(['accounts', 'users', 'linux', 'prepare', 'eve', '--yes', '--jsonl', ...conn])).stdout);
       expect(againJson).toMatchObject({ created: false, identity: { uid, gid: uid } });
       expect((await api(`${L}/users/${eve.sub}`)).json.identity).toMatchObject({ uid, gid: uid });
-      expect(s.services.platformDb.prepare("SELECT count(*) AS n FROM audit_log WHERE action = 'linux.identity.assign' AND target = ?").get(eve.sub)).toEqual({
+      expect(await s.services.store.get("SELECT count(*) AS n FROM audit_log WHERE action = 'linux.identity.assign' AND target = ?", [eve.sub])).toEqual({
         n: 1,
       });
 
@@ -271,12 +272,12 @@ describe('hearth accounts users linux and groups make-posix', () => {
       const noYes = await hearth(['accounts', 'groups', 'make-posix', 'staff', ...conn]);
       expect(noYes.code).toBe(1);
       expect(noYes.stderr).toMatch(/^hearth: refusing to make group staff a POSIX group without --yes/);
-      const posixRows = (id: string) => (s.services.platformDb.prepare('SELECT count(*) AS n FROM linux_groups WHERE group_id = ?').get(id) as { n: number }).n;
-      expect(posixRows(staff.id)).toBe(0);
+      const posixRows = async (id: string) => await s.services.store.value<number>('SELECT count(*) AS n FROM linux_groups WHERE group_id = ?', [id]);
+      expect(await posixRows(staff.id)).toBe(0);
       expect((await hearth(['accounts', 'groups', 'make-posix', staff.id, '--yes', ...conn])).stdout).toMatch(
         /^Group staff is now a POSIX group with GID \d+\.\n$/,
       );
-      expect(posixRows(staff.id)).toBe(1);
+      expect(await posixRows(staff.id)).toBe(1);
       await api('/api/admin/core/groups', 'POST', { name: 'office' });
       const made = await hearth(['accounts', 'groups', 'make-posix', 'office', '--yes', '--json', ...conn]);
       expect(made.code, made.stderr).toBe(0);
@@ -290,9 +291,9 @@ describe('hearth accounts users linux and groups make-posix', () => {
       // a group cannot take the name of an identity's private group; one that has it (written before such names were
       // refused) cannot become a POSIX group
       expect((await api('/api/admin/core/groups', 'POST', { name: 'eve' })).status).toBe(409);
-      s.services.platformDb
-        .prepare("INSERT INTO identity_groups (id, name, description, created_at, updated_at) VALUES (?, 'eve', '', 0, 0)")
-        .run(crypto.randomUUID());
+      await s.services.store.run("INSERT INTO identity_groups (id, name, description, created_at, updated_at) VALUES (?, 'eve', '', 0, 0)", [
+        crypto.randomUUID(),
+      ]);
       const conflict = await hearth(['accounts', 'groups', 'make-posix', 'eve', '--yes', ...conn]);
       expect(conflict.code).toBe(1);
       expect(conflict.stderr).toMatch(/\(linux_conflict, HTTP 409\)\n$/);
@@ -312,8 +313,8 @@ describe('hearth admin linux preview', () => {
       for (let i = 0; i < 55; i++) await createAccount(`bulk${String(i).padStart(2, '0')}`);
       expect((await api(`${L}/configuration`, 'PUT', { config: cfg, rangeReserved: true })).status).toBe(200);
       const total = (await api(`${A}?per_page=1`)).json.total as number;
-      const assigned = () => (s.services.platformDb.prepare('SELECT count(*) AS n FROM linux_identities').get() as { n: number }).n;
-      const identitiesBefore = assigned();
+      const assigned = async () => await s.services.store.value<number>('SELECT count(*) AS n FROM linux_identities');
+      const identitiesBefore = await assigned();
 
       const p1 = await hearth(['admin', 'linux', 'preview', '--json', ...conn]);
       expect(p1.code, p1.stderr).toBe(0);
@@ -380,7 +381,7 @@ describe('hearth admin linux preview', () => {
       expect(badCursor.stderr).toMatch(/after must be a UUID.*\(invalid_request, HTTP 400\)\n$/);
 
       // previewing never assigned anything
-      expect(assigned()).toBe(identitiesBefore);
+      expect(await assigned()).toBe(identitiesBefore);
     },
     SLOW,
   );

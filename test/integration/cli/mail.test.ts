@@ -45,7 +45,8 @@ async function api<T = Record<string, any>>(pathname: string, method = 'GET', js
   const text = await res.text();
   return { status: res.status, json: (text ? JSON.parse(text) : null) as T };
 }
-const auditCount = (action: string) => (s.services.platformDb.prepare('SELECT count(*) AS n FROM audit_log WHERE action = ?').get(action) as { n: number }).n;
+// Audit rows counted in the core store the server used (platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres).
+const auditCount = async (action: string) => (await s.services.store.value<number>('SELECT count(*) AS n FROM audit_log WHERE action = ?', [action])) ?? 0;
 const profiles = async () => (await call<{ data: Array<Record<string, any>> }>(s, 'GET', P)).data;
 const ok = (r: { code: number; stdout: string; stderr: string }, what = '') => {
   expect(r.stderr, what).toBe('');
@@ -96,7 +97,7 @@ describe('hearth admin outgoing-mail profiles put', () => {
         expect(r.stdout).toBe('');
       }
       expect(await profiles()).toEqual([]);
-      expect(auditCount('outgoing_mail.profile.create')).toBe(0);
+      expect(await auditCount('outgoing_mail.profile.create')).toBe(0);
     },
     SLOW,
   );
@@ -313,7 +314,7 @@ describe('hearth admin outgoing-mail profiles', () => {
           skipped: 0,
           more: false,
         });
-        expect(auditCount('outgoing_mail.profile.bounce_check')).toBe(2);
+        expect(await auditCount('outgoing_mail.profile.bounce_check')).toBe(2);
         expect(ok(await hearth(mail('profiles', 'get', 'bounced', ...conn))).stdout).toMatch(/^check error:\s+none$/m);
 
         // a failed pass: exit 1 with the error code and what went wrong
@@ -535,7 +536,7 @@ describe('hearth admin outgoing-mail log', () => {
       expect((await hearth(mail('log', 'list', '--status', 'nope', ...conn))).stderr).toMatch(/unknown status nope.*\(invalid_request, HTTP 400\)\n$/);
 
       // show: metadata only, no content and no content audit
-      const reads = auditCount('outgoing_mail.message.read');
+      const reads = await auditCount('outgoing_mail.message.read');
       const show = ok(await hearth(mail('log', 'show', a.id, '--json', ...conn)));
       expect(JSON.parse(show.stdout)).toEqual(await call(s, 'GET', `${M}/messages/${a.id}`));
       expect(show.stdout).not.toContain('Hello Alice');
@@ -544,20 +545,20 @@ describe('hearth admin outgoing-mail log', () => {
       expect(human.stdout).toMatch(/^to:\s+alice@example\.test$/m);
       expect(human.stdout).toMatch(new RegExp(`^message-id:\\s+${a.messageId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
       expect(human.stdout).not.toContain('Hello Alice');
-      expect(auditCount('outgoing_mail.message.read')).toBe(reads);
+      expect(await auditCount('outgoing_mail.message.read')).toBe(reads);
 
       // --content: the audited read
       const content = ok(await hearth(mail('log', 'show', a.id, '--content', '--json', ...conn)));
       const withContent = JSON.parse(content.stdout);
       expect(withContent.content).toMatchObject({ id: a.id, purged: false, text: 'Hello Alice' });
       expect(withContent.content.headers).toMatchObject({ 'X-Invoice': '1' });
-      expect(auditCount('outgoing_mail.message.read')).toBe(reads + 1);
+      expect(await auditCount('outgoing_mail.message.read')).toBe(reads + 1);
       const humanContent = await hearth(mail('log', 'show', a.id, '--content', ...conn));
       expect(humanContent.code).toBe(0);
       expect(humanContent.stdout).toMatch(/\nText:\nHello Alice\n/);
       expect(humanContent.stdout).toMatch(/^ {2}X-Invoice: 1$/m);
       expect(humanContent.stderr).toBe('This content read was recorded in the audit log (outgoing_mail.message.read).\n');
-      expect(auditCount('outgoing_mail.message.read')).toBe(reads + 2);
+      expect(await auditCount('outgoing_mail.message.read')).toBe(reads + 2);
       expect((await audit(s, 'outgoing_mail.message.read')).length).toBe(reads + 2);
 
       const missing = await hearth(mail('log', 'show', '00000000-0000-4000-8000-000000000000', ...conn));
@@ -652,7 +653,7 @@ describe('hearth admin outgoing-mail log', () => {
       expect((await hearth(mail('log', 'cancel', '--batch', '00000000-0000-4000-8000-000000000000', '--yes', ...conn))).stderr).toMatch(
         /\(batch_unknown, HTTP 404\)\n$/,
       );
-      expect(auditCount('outgoing_mail.batch.cancel')).toBe(2);
+      expect(await auditCount('outgoing_mail.batch.cancel')).toBe(2);
 
       // listed by status
       const cancelled = JSON.parse(ok(await hearth(mail('log', 'list', '--status', 'cancelled', '--json', ...conn))).stdout);
@@ -692,7 +693,7 @@ describe('hearth admin outgoing-mail retention', () => {
       const json = ok(await hearth(mail('retention', 'set', '--content-days', '45', '--record-days', '45', '--yes', '--jsonl', ...conn)));
       expect(json.stdout).toBe('{"contentDays":45,"recordDays":45}\n');
       expect(await call(s, 'GET', `${M}/retention`)).toEqual({ contentDays: 45, recordDays: 45 });
-      expect(auditCount('outgoing_mail.retention.update')).toBe(2);
+      expect(await auditCount('outgoing_mail.retention.update')).toBe(2);
     },
     SLOW,
   );

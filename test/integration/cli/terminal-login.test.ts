@@ -80,10 +80,10 @@ describe('hearth login --user', () => {
       expect(entry.refreshToken).toMatch(/^hrt_/);
       expect(fs.statSync(path.join(dir, 'credentials.json')).mode & 0o777).toBe(0o600);
       // the refresh grant of a terminal sign-in is capped at seven days
-      const fam = s.services.platformDb.prepare('SELECT * FROM oauth_refresh_families WHERE sub = ? ORDER BY created_at DESC').get(aliceSub) as Record<
-        string,
-        number
-      >;
+      // Rows read and written through the core store the server used (platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres).
+      const fam = (await s.services.store.get<Record<string, number>>('SELECT * FROM oauth_refresh_families WHERE sub = ? ORDER BY created_at DESC', [
+        aliceSub,
+      ]))!;
       expect(fam.expires_at - fam.created_at).toBe(7 * 86400_000);
 
       const who = await hearth(['whoami', '--url', s.url], dir);
@@ -116,9 +116,9 @@ describe('hearth login --user', () => {
       const r = start(['login', '--user', 'alice', '--url', s.url], dir);
       await comparisonCode(r);
       // no injectable clock: the request's expiry is moved into the past in the stored rows
-      const rows = s.services.platformDb
-        .prepare("UPDATE oauth_device_authorizations SET expires_at = ? WHERE state = 'pending' AND mode = 'app'")
-        .run(Date.now() - 1);
+      const rows = await s.services.store.run("UPDATE oauth_device_authorizations SET expires_at = ? WHERE state = 'pending' AND mode = 'app'", [
+        Date.now() - 1,
+      ]);
       expect(rows.changes).toBe(1);
       expect(await r.done).toBe(4);
       expect(r.stderr().trim().split('\n').at(-1)).toBe('hearth: the sign-in request expired before it was approved: run `hearth login --user` again');
