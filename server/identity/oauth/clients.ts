@@ -144,7 +144,7 @@ export function createClients(ctx: OAuthContext) {
         firstUsedAt: existing?.firstUsedAt ?? null,
         revokedAt: null,
       };
-      if (!existing) await store.insertClient(rowOf(base));
+      if (!existing) await store.seedClient(rowOf(base));
       else if (
         JSON.stringify({ ...rowOf(existing), updated_at: 0, first_used_at: 0 }) !== JSON.stringify({ ...rowOf(base), updated_at: 0, first_used_at: 0 })
       ) {

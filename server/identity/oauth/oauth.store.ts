@@ -312,6 +312,8 @@ export function createOAuthStore(store: Store) {
     /** The client with a row lock until the transaction ends (call inside `transaction`): edits read, change, write it. */
     lockClient: (id: string) => store.get<ClientRow>(`SELECT * FROM oauth_clients WHERE client_id = ?${store.forUpdate}`, [id]),
     insertClient: (row: ClientRow) => done(store.run(sql.insertClient, { ...row })),
+    /** The first-party client written at start unless there (replicas starting together on one store each try it once). */
+    seedClient: (row: ClientRow) => done(store.run(`${sql.insertClient} ON CONFLICT (client_id) DO NOTHING`, { ...row })),
     updateClient: (row: ClientRow) => done(store.run(sql.updateClient, { ...row })),
     deleteClient: (id: string) => changed(store.run('DELETE FROM oauth_clients WHERE client_id = ?', [id])),
     countClients: async (search: string | null) => (await store.value<number>(`SELECT count(*) FROM oauth_clients WHERE ${searchSql}`, { search })) ?? 0,
