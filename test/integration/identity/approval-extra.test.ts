@@ -5,7 +5,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { fitInbox, type InboxBody } from '../../../server/identity/approval/approval.channel.ts';
 import { APPROVAL_PATH, manage, pairDevice, ScriptedAuthenticator } from '../../helpers/authenticator.ts';
 import { signIn } from '../../helpers/http.ts';
@@ -61,6 +61,10 @@ describe('sign-in context', () => {
 
 describe('held sign-in status', () => {
   it('answers a decision written by another process (another connection to platform.db) before the hold ends', async () => {
+    // About platform.db itself (a second connection to its file): a server of its own on SQLite under either
+    // HEARTH_TEST_STORE (store-postgres.test.ts has PostgreSQL's form: a held status released by another replica's notification).
+    const s = await startTestServer({ store: 'sqlite', authenticatorOrigin: 'https://auth.example.test' });
+    onTestFinished(() => s.stop());
     await createUser(s, 'otto');
     const d = await pairDevice(s, await signIn(s, 'otto', PASSWORD), 'Otto phone');
     const start = await manage(s, null, '/login/start', { identifier: 'otto', category: 'login' });

@@ -7,7 +7,7 @@
 import crypto from 'node:crypto';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { SecretStore } from '../../../server/core/secrets/secrets.ts';
 import { resolveBrokerSecret } from '../../../server/identity/keys/keys.service.ts';
 import { APPROVAL_PATH, manage, pairDevice, ScriptedAuthenticator } from '../../helpers/authenticator.ts';
@@ -181,6 +181,10 @@ describe('the disabled protocol', () => {
   });
 
   it('answers 503 approval_unavailable with Retry-After while platform.db stays locked past its busy timeout', async () => {
+    // About platform.db itself (its file locked by another connection): a server of its own on SQLite under either
+    // HEARTH_TEST_STORE.
+    const s = await startTestServer({ store: 'sqlite', authenticatorOrigin: APP_ORIGIN });
+    onTestFinished(() => s.stop());
     await createUser(s, 'busy');
     const cookie = await signIn(s, 'busy', PASSWORD);
     const other = new Database(path.join(s.dataDir, 'platform.db'));
