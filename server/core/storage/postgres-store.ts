@@ -158,6 +158,17 @@ export function postgresStore(opts: PostgresStoreOptions): Store & { readonly po
   };
 }
 
+/** The oldest PostgreSQL the core store supports (`server_version_num`), as docs/operations/replicas.md says. */
+export const MIN_POSTGRES_VERSION = 150000;
+
+/** Refuses a PostgreSQL older than 15 with a clear message (before anything is written). */
+export async function checkPostgresVersion(store: Pick<Store, 'value'>): Promise<void> {
+  const num = Number(await store.value<string>('SHOW server_version_num'));
+  if (Number.isFinite(num) && num >= MIN_POSTGRES_VERSION) return;
+  const shown = await store.value<string>('SHOW server_version');
+  throw new MigrationError(`PostgreSQL ${shown} is too old: Hearth's core store needs PostgreSQL 15 or newer`);
+}
+
 /** The advisory lock that makes replicas starting together migrate one after another ("hearth" in ASCII). */
 const MIGRATION_LOCK = 0x686561727468;
 
@@ -168,6 +179,7 @@ const MIGRATION_LOCK = 0x686561727468;
  * platform.db is. Answers the ids applied now.
  */
 export async function migratePostgres(store: Store, migrations: Migration[]): Promise<string[]> {
+  await checkPostgresVersion(store);
   return store.tx(async () => {
     await store.run('SELECT pg_advisory_xact_lock(?)', [MIGRATION_LOCK]);
     await store.run('CREATE TABLE IF NOT EXISTS schema_migrations (id TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');

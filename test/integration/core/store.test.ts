@@ -13,7 +13,7 @@ import { createTokenStore } from '../../../server/core/auth/tokens.store.ts';
 import { errorAnswer } from '../../../server/core/http/middleware.ts';
 import type { Logger } from '../../../server/core/logging/logger.ts';
 import { coreMigrations, type Migration, MigrationError, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
-import { migratePostgres, postgresStore } from '../../../server/core/storage/postgres-store.ts';
+import { checkPostgresVersion, migratePostgres, postgresStore } from '../../../server/core/storage/postgres-store.ts';
 import { type Store, StoreUnavailableError, sqliteStore, translate } from '../../../server/core/storage/store.ts';
 import { coreStoreFixtures } from '../../helpers/core-stores.ts';
 import { startPostgres } from '../../helpers/postgres.ts';
@@ -181,6 +181,19 @@ describe('the core store on PostgreSQL, between replicas', () => {
     );
     const noPg = await migratePostgres(await postgres(), [ITEMS, { id: 'test-003-sqlite-only', up: 'SELECT 1' }]).catch((e: unknown) => e);
     expect((noPg as Error).message).toBe('the migration test-003-sqlite-only has no PostgreSQL form: this part of Hearth cannot run on PostgreSQL yet');
+  });
+});
+
+describe('the PostgreSQL version', () => {
+  it('is checked before migrating: 15 and newer pass, an older server is refused by name', async () => {
+    const real = postgresStore({ url: await fx.cluster.createDatabase() });
+    fx.stores.push(real);
+    await expect(checkPostgresVersion(real)).resolves.toBeUndefined();
+    const answers: Record<string, string> = { 'SHOW server_version_num': '140011', 'SHOW server_version': '14.11 (Debian 14.11-1)' };
+    const old = { value: async <T>(sql: string) => answers[sql] as T };
+    const err = await checkPostgresVersion(old).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(MigrationError);
+    expect((err as Error).message).toBe("PostgreSQL 14.11 (Debian 14.11-1) is too old: Hearth's core store needs PostgreSQL 15 or newer");
   });
 });
 
