@@ -22,46 +22,50 @@ function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> 
   return Promise.race([p, late]).finally(() => clearTimeout(timer));
 }
 
-const Health = z
-  .object({
-    status: z.enum(['ok', 'unavailable']),
-    version: z.string(),
-    uptime_seconds: z.number(),
-    checks: z.record(z.string(), z.object({ ok: z.boolean(), message: z.string().optional() })),
-    namespaces: z.object({ count: z.number().int(), open: z.number().int() }),
-    tls: z
-      .object({
-        mode: z.enum(['off', 'internal', 'acme', 'files']),
-        public_url: z.string().meta({ description: 'The address clients should use (issuer, passkeys, links).' }),
-        ca_fingerprint_sha256: z
-          .string()
-          .nullable()
-          .meta({ description: "`internal`: the SHA-256 fingerprint of Hearth's root (`/ca.pem`), to compare on a device before trusting it." }),
-        certificate_fingerprint_sha256: z.string().nullable(),
-        certificate_not_after: z.string().nullable(),
-        last_error: z.string().nullable().meta({ description: 'The last failed renewal (the current certificate stays in use), until one succeeds.' }),
-      })
-      .optional(),
-    backup: BackupHealth.optional().meta({ description: 'The last backup, the last failure and the next scheduled run.' }),
-    nodes: z
-      .array(
-        z.object({
-          id: z.string(),
-          url: z.string().meta({ description: 'Where the other replicas reach it.' }),
-          healthy: z.boolean().meta({ description: 'Its heartbeat is younger than HEARTH_NODE_HEALTHY_MS and it has not stopped.' }),
-          heartbeat_age_ms: z.number().int(),
-          namespaces: z.number().int().meta({ description: 'Namespaces placed on it.' }),
-          started_at: z.string(),
-          version: z.string(),
-          self: z.boolean().meta({ description: 'The node that answered.' }),
-        }),
-      )
-      .optional()
-      .meta({ description: 'The nodes sharing the core store, each holding the databases of the namespaces placed on it.' }),
-  })
-  .meta({ id: 'Health' });
+/** The body of /healthz, made when the OpenAPI document is (its `backup` part is backup.schemas.ts's, see server/core/http/api.ts). */
+const makeHealth = () =>
+  z
+    .object({
+      status: z.enum(['ok', 'unavailable']),
+      version: z.string(),
+      uptime_seconds: z.number(),
+      checks: z.record(z.string(), z.object({ ok: z.boolean(), message: z.string().optional() })),
+      namespaces: z.object({ count: z.number().int(), open: z.number().int() }),
+      tls: z
+        .object({
+          mode: z.enum(['off', 'internal', 'acme', 'files']),
+          public_url: z.string().meta({ description: 'The address clients should use (issuer, passkeys, links).' }),
+          ca_fingerprint_sha256: z
+            .string()
+            .nullable()
+            .meta({ description: "`internal`: the SHA-256 fingerprint of Hearth's root (`/ca.pem`), to compare on a device before trusting it." }),
+          certificate_fingerprint_sha256: z.string().nullable(),
+          certificate_not_after: z.string().nullable(),
+          last_error: z.string().nullable().meta({ description: 'The last failed renewal (the current certificate stays in use), until one succeeds.' }),
+        })
+        .optional(),
+      backup: BackupHealth.optional().meta({ description: 'The last backup, the last failure and the next scheduled run.' }),
+      nodes: z
+        .array(
+          z.object({
+            id: z.string(),
+            url: z.string().meta({ description: 'Where the other replicas reach it.' }),
+            healthy: z.boolean().meta({ description: 'Its heartbeat is younger than HEARTH_NODE_HEALTHY_MS and it has not stopped.' }),
+            heartbeat_age_ms: z.number().int(),
+            namespaces: z.number().int().meta({ description: 'Namespaces placed on it.' }),
+            started_at: z.string(),
+            version: z.string(),
+            self: z.boolean().meta({ description: 'The node that answered.' }),
+          }),
+        )
+        .optional()
+        .meta({ description: 'The nodes sharing the core store, each holding the databases of the namespaces placed on it.' }),
+    })
+    .meta({ id: 'Health' });
+let healthSchema: ReturnType<typeof makeHealth> | undefined;
+const Health = () => (healthSchema ??= makeHealth());
 /** The `/healthz` answer (the admin UI reads it before any sign-in). */
-export type Health = z.infer<typeof Health>;
+export type Health = z.infer<ReturnType<typeof makeHealth>>;
 
 const TokenInfo = z
   .object({

@@ -29,11 +29,11 @@ export function registerBackupRoutes(api: Api, deps: { backups: BackupService; a
     description:
       'Starts a backup of the whole instance in the background (platform.db, every namespace, the attachments of queued mail and — with a `passphrase` — the secrets, sealed under it) into the backup folder as `hearth-<UTC yyyymmdd-hhmmss>-manual.hearth-backup`. ' +
       'Poll `GET /api/admin/backups/jobs/{id}` for its progress. One backup runs at a time. The body may be left out (no passphrase: the secrets are left out and the backup says so). Audited as `backup.create`.',
-    body: CreateBackupBody,
+    body: () => CreateBackupBody,
     bodyOptional: true,
     bodyLimit: { max: SMALL_BODY_LIMIT },
     responses: {
-      202: { description: 'Started.', schema: z.object({ job: BackupJob }) },
+      202: { description: 'Started.', schema: () => z.object({ job: BackupJob }) },
       409: { description: 'A backup is already running (`backup_running`).' },
     },
     handler: (ctx, { body }) => {
@@ -54,8 +54,8 @@ export function registerBackupRoutes(api: Api, deps: { backups: BackupService; a
     access: 'admin',
     summary: 'A backup job and its progress',
     description: 'The last 20 jobs since the server started are remembered (in memory).',
-    params: BackupJobParams,
-    responses: { 200: { description: 'The job.', schema: BackupJob }, 404: { description: 'No such job (`not_found`).' } },
+    params: () => BackupJobParams,
+    responses: { 200: { description: 'The job.', schema: () => BackupJob }, 404: { description: 'No such job (`not_found`).' } },
     handler: (ctx, { params }) => {
       ctx.set('Cache-Control', 'no-store');
       return backups.job(params.id);
@@ -71,7 +71,7 @@ export function registerBackupRoutes(api: Api, deps: { backups: BackupService; a
     summary: 'List backups',
     description:
       "The backup folder's backups, newest first, from each file's manifest (the data is not read: `hearth backup verify` checks every byte), with partial files (`writing`, `stale`); the running job; the schedule.",
-    responses: { 200: { description: 'Backups.', schema: BackupList } },
+    responses: { 200: { description: 'Backups.', schema: () => BackupList } },
     handler: async (ctx) => {
       ctx.set('Cache-Control', 'no-store');
       return await backups.list();
@@ -86,7 +86,7 @@ export function registerBackupRoutes(api: Api, deps: { backups: BackupService; a
     access: 'admin',
     summary: 'Download a backup',
     description: 'The `.hearth-backup` file, with `Content-Length` and `Content-Disposition: attachment`. Audited as `backup.download`.',
-    params: BackupNameParams,
+    params: () => BackupNameParams,
     responses: {
       200: { description: 'The backup file.', contentType: 'application/octet-stream', schema: z.string().meta({ format: 'binary' }) },
       400: { description: BAD_NAME },
@@ -113,7 +113,7 @@ export function registerBackupRoutes(api: Api, deps: { backups: BackupService; a
     access: 'admin',
     summary: 'Delete a backup',
     description: 'Deletes the file from the backup folder. Audited as `backup.delete`.',
-    params: BackupNameParams,
+    params: () => BackupNameParams,
     responses: {
       204: { description: 'Deleted.' },
       400: { description: BAD_NAME },

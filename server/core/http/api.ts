@@ -15,9 +15,15 @@ export type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
  */
 export type Access = 'public' | 'authenticated' | 'admin';
 
+/**
+ * A value, or a function that makes or names it when it is first needed: a route definition names its schemas so
+ * (`body: () => SendBody`), which lets a start build none of them (see `Api`).
+ */
+export type Lazy<T> = T | (() => T);
+
 export interface ResponseDef {
   description: string;
-  schema?: z.ZodType;
+  schema?: Lazy<z.ZodType>;
   contentType?: string;
 }
 
@@ -27,12 +33,12 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   path: string;
   operationId: string;
   summary: string;
-  description?: string;
+  description?: Lazy<string>;
   tags: string[];
   access: Access;
-  params?: P;
-  query?: Q;
-  body?: B;
+  params?: Lazy<P>;
+  query?: Lazy<Q>;
+  body?: Lazy<B>;
   /** The JSON body may be left out entirely: it is then validated as `{}` (every member of `body` optional). */
   bodyOptional?: boolean;
   /**
@@ -42,7 +48,7 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
    */
   bodyLimit?: number | { max: number };
   /** Documented request body other than JSON (e.g. multipart); the handler reads it itself. */
-  rawBody?: { contentType: string; schema: z.ZodType; description?: string };
+  rawBody?: Lazy<{ contentType: string; schema: Lazy<z.ZodType>; description?: string }>;
   responses: Record<number, ResponseDef>;
   /**
    * Called when the request's path, query or body is refused (after authentication, before the error answers), with
@@ -88,7 +94,15 @@ const COMMON_ERRORS: Record<number, string> = {
 /** Authenticates a request for a route's access (sets `ctx.state.principal`); works on Koa's and the hot dispatcher's contexts. */
 export type Authenticator = (ctx: AppContext | HotContext, access: Access) => void | Promise<void>;
 
-/** Routes and their OpenAPI description, from the same zod schemas that validate requests. */
+/**
+ * Routes and their OpenAPI description, from the same zod schemas that validate requests.
+ *
+ * A route's schemas are read only when they are needed: its validators (path, query, body) once, on its first request
+ * or when `document()` is first called, whichever comes first; what only the document shows (responses, a raw body,
+ * the description) by `document()`, which adds every route's description in the order the routes were added. A route
+ * definition names its schemas through functions (`body: () => SendBody`, see `Lazy`), so that a start builds none of
+ * them: the server's bundle builds each `*.schemas.ts` module on the first read of one of its exports (build/shims.ts).
+ */
 export class Api {
   readonly router = new Router<AppState>({ sensitive: true });
   readonly registry = new OpenAPIRegistry();
@@ -96,6 +110,8 @@ export class Api {
   readonly hot = new HotRoutes();
   readonly authenticate: Authenticator;
   private readonly jsonLimit: number;
+  /** The routes whose OpenAPI description is not in the registry yet, in the order they were added (see `route`). */
+  private readonly unregistered: Array<() => void> = [];
 
   /** `prefilter: false` leaves @koa/router's matcher as it is (the routing benchmark's baseline; default true). */
   constructor(opts: { authenticate: Authenticator; jsonBodyLimit: number; prefilter?: boolean }) {
@@ -110,18 +126,51 @@ export class Api {
   }
 
   route<P extends z.ZodType = NoParams, Q extends z.ZodType = NoParams, B extends z.ZodType = z.ZodUndefined>(def: RouteDef<P, Q, B>): void {
+    const bodyLimit = this.bodyLimitOf(def);
+    let read: Validators | undefined;
+    const validators = () => (read ??= readValidators(def));
+    this.unregistered.push(() => this.registerPath(def, validators(), bodyLimit));
+    this.router[def.method](def.path, async (ctx) => {
+      const c = ctx as unknown as AppContext;
+      const pending = this.authenticate(c, def.access);
+      if (pending) await pending;
+      let params: unknown = {};
+      let query: unknown = {};
+      let body: unknown;
+      let raw: unknown;
+      const v = validators();
+      try {
+        if (v.params) params = (v.stringParams && pickStrings(v.stringParams, ctx.params)) ?? parse(v.params, ctx.params, 'path');
+        if (v.query) query = parse(v.query, ctx.query, 'query');
+        if (v.body) {
+          raw = await readJsonBody(c, bodyLimit);
+          if (raw === undefined && !def.bodyOptional) throw new HearthError('invalid_request', 'a JSON request body is required');
+          body = parse(v.body, raw === undefined ? {} : raw, 'body');
+        }
+      } catch (err) {
+        if (def.onInvalid && err instanceof HearthError) await def.onInvalid(c, err, raw);
+        throw err;
+      }
+      const result = await def.handler(c, { params, query, body } as never);
+      if (result !== undefined) setBody(ctx, result);
+    });
+  }
+
+  /** A route's OpenAPI description (its responses with the common errors), added to the registry by `document()`. */
+  private registerPath(def: RouteDef<z.ZodType, z.ZodType, z.ZodType>, v: Validators, bodyLimit: number): void {
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(def.responses)) {
-      responses[status] = r.schema
-        ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
+      const schema = made(r.schema);
+      responses[status] = schema
+        ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema } } }
         : { description: r.description };
     }
+    const rawBody = made(def.rawBody);
     const errorStatuses = new Set<number>([500]);
-    if (def.params || def.query || def.body || def.rawBody) errorStatuses.add(400);
+    if (v.params || v.query || v.body || rawBody) errorStatuses.add(400);
     if (def.access !== 'public') errorStatuses.add(401);
     if (def.access === 'admin') errorStatuses.add(403);
-    if (def.body) errorStatuses.add(413).add(415);
-    const bodyLimit = this.bodyLimitOf(def);
+    if (v.body) errorStatuses.add(413).add(415);
     for (const s of errorStatuses) {
       const description = s === 413 ? this.bodyLimitText(def, bodyLimit) : COMMON_ERRORS[s];
       if (!responses[s]) responses[s] = { description, content: { 'application/json': { schema: ErrorSchema } } };
@@ -136,44 +185,19 @@ export class Api {
       path: def.path.replace(/:([A-Za-z_]+)/g, '{$1}'),
       operationId: def.operationId,
       summary: def.summary,
-      description: def.description,
+      description: made(def.description),
       tags: def.tags,
       security: def.access === 'public' ? [] : [{ bearer: [] }],
       request: {
-        params: def.params as never,
-        query: def.query as never,
-        body: def.body
-          ? { required: !def.bodyOptional, content: { 'application/json': { schema: def.body } } }
-          : def.rawBody
-            ? { required: true, description: def.rawBody.description, content: { [def.rawBody.contentType]: { schema: def.rawBody.schema } } }
+        params: v.params as never,
+        query: v.query as never,
+        body: v.body
+          ? { required: !def.bodyOptional, content: { 'application/json': { schema: v.body } } }
+          : rawBody
+            ? { required: true, description: rawBody.description, content: { [rawBody.contentType]: { schema: made(rawBody.schema) } } }
             : undefined,
       },
       responses: responses as never,
-    });
-
-    const stringParams = def.params ? plainStringKeys(def.params) : null;
-    this.router[def.method](def.path, async (ctx) => {
-      const c = ctx as unknown as AppContext;
-      const pending = this.authenticate(c, def.access);
-      if (pending) await pending;
-      let params: unknown = {};
-      let query: unknown = {};
-      let body: unknown;
-      let raw: unknown;
-      try {
-        if (def.params) params = (stringParams && pickStrings(stringParams, ctx.params)) ?? parse(def.params, ctx.params, 'path');
-        if (def.query) query = parse(def.query, ctx.query, 'query');
-        if (def.body) {
-          raw = await readJsonBody(c, bodyLimit);
-          if (raw === undefined && !def.bodyOptional) throw new HearthError('invalid_request', 'a JSON request body is required');
-          body = parse(def.body, raw === undefined ? {} : raw, 'body');
-        }
-      } catch (err) {
-        if (def.onInvalid && err instanceof HearthError) await def.onInvalid(c, err, raw);
-        throw err;
-      }
-      const result = await def.handler(c, { params, query, body } as never);
-      if (result !== undefined) setBody(ctx, result);
     });
   }
 
@@ -211,6 +235,7 @@ export class Api {
   }
 
   document(info: { version: string; serverUrl?: string }) {
+    for (const register of this.unregistered.splice(0)) register();
     const generator = new OpenApiGeneratorV31(this.registry.definitions);
     return generator.generateDocument({
       openapi: '3.1.0',
@@ -223,6 +248,25 @@ export class Api {
       servers: info.serverUrl ? [{ url: info.serverUrl }] : [],
     });
   }
+}
+
+/** A route's validators, read from its definition once (see `Api`). */
+interface Validators {
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  /** See `plainStringKeys`. */
+  stringParams: string[] | null;
+}
+
+function readValidators(def: RouteDef<z.ZodType, z.ZodType, z.ZodType>): Validators {
+  const params = made(def.params);
+  return { params, query: made(def.query), body: made(def.body), stringParams: params ? plainStringKeys(params) : null };
+}
+
+/** What a `Lazy` names (a zod schema is never a function). */
+function made<T>(value: Lazy<T> | undefined): T | undefined {
+  return typeof value === 'function' ? (value as () => T)() : value;
 }
 
 /** The keys of a `z.object` of plain `z.string()` fields (no checks, no catchall), which zod parses by picking them. */

@@ -35,9 +35,9 @@ export function registerNamespaceRoutes(
     summary: 'Create a namespace',
     description:
       'Creates an empty SQLite database. Omitted settings take their defaults. With several nodes (replicas sharing one core store) it is placed on `node`, or on the healthy node holding the fewest namespaces; on another node `storage` is `null` until that node has created the database.',
-    body: CreateNamespaceBody,
+    body: () => CreateNamespaceBody,
     responses: {
-      201: { description: 'Created.', schema: NamespaceRecord },
+      201: { description: 'Created.', schema: () => NamespaceRecord },
       400: { description: 'A bad name or setting (`invalid_request`), or `node` names no registered node (`node_unknown`).' },
       409: { description: 'The name is taken (`namespace_exists`), or `node` is not healthy (`node_unavailable`).' },
     },
@@ -59,8 +59,8 @@ export function registerNamespaceRoutes(
     summary: 'List namespaces',
     description:
       'Ordered by name. Reads only the registry: no tenant database is opened. Pass `next_cursor` as `cursor` for the next page; it is `null` on the last page.',
-    query: ListNamespacesQuery,
-    responses: { 200: { description: 'A page of namespaces.', schema: NamespaceList } },
+    query: () => ListNamespacesQuery,
+    responses: { 200: { description: 'A page of namespaces.', schema: () => NamespaceList } },
     handler: (_ctx, { query }) => svc.list(query),
   });
 
@@ -71,8 +71,8 @@ export function registerNamespaceRoutes(
     tags,
     access: 'admin',
     summary: 'Get a namespace',
-    params: NamespaceParams,
-    responses: { 200: { description: 'The namespace record.', schema: NamespaceRecord }, 404: NOT_FOUND },
+    params: () => NamespaceParams,
+    responses: { 200: { description: 'The namespace record.', schema: () => NamespaceRecord }, 404: NOT_FOUND },
     handler: (ctx, { params }) => {
       ctx.state.namespace = params.ns;
       return svc.get(params.ns);
@@ -87,10 +87,10 @@ export function registerNamespaceRoutes(
     access: 'admin',
     summary: 'Replace the configuration',
     description: 'Replaces the whole configuration (settings left out return to their defaults) and applies it to the open connection at once.',
-    params: NamespaceParams,
-    body: UpdateNamespaceBody,
+    params: () => NamespaceParams,
+    body: () => UpdateNamespaceBody,
     responses: {
-      200: { description: 'The updated record.', schema: NamespaceRecord },
+      200: { description: 'The updated record.', schema: () => NamespaceRecord },
       404: NOT_FOUND,
       409: { description: 'The settings could not be applied now (`conflict`).' },
     },
@@ -107,7 +107,7 @@ export function registerNamespaceRoutes(
     tags,
     access: 'admin',
     summary: 'Delete a namespace and its database',
-    params: NamespaceParams,
+    params: () => NamespaceParams,
     responses: { 204: { description: 'Deleted.' }, 404: NOT_FOUND },
     handler: async (ctx, { params }) => {
       ctx.state.namespace = params.ns;
@@ -125,10 +125,10 @@ export function registerNamespaceRoutes(
     summary: 'Duplicate a namespace',
     description:
       'Copies a consistent snapshot (taken on a read-only connection of its own while writes continue) into a new namespace with the same configuration. The copy is independent of its source. Answers with the new namespace record.',
-    params: NamespaceParams,
-    body: DuplicateNamespaceBody,
+    params: () => NamespaceParams,
+    body: () => DuplicateNamespaceBody,
     responses: {
-      201: { description: 'The new namespace.', schema: NamespaceRecord },
+      201: { description: 'The new namespace.', schema: () => NamespaceRecord },
       404: NOT_FOUND,
       409: { description: 'The new name is taken (`namespace_exists`).' },
     },
@@ -150,7 +150,7 @@ export function registerNamespaceRoutes(
     summary: 'Export the database file',
     description:
       'Streams a consistent snapshot of the database as a self-contained SQLite file (rollback-journal mode). `Content-Length` is set so clients can show progress.',
-    params: NamespaceParams,
+    params: () => NamespaceParams,
     responses: {
       200: { description: 'The database file.', contentType: 'application/octet-stream', schema: z.string().meta({ format: 'binary' }) },
       404: NOT_FOUND,
@@ -194,11 +194,11 @@ export function registerNamespaceRoutes(
     summary: 'Import a database file (or CSV rows into a table)',
     description:
       "Without `table`: the single multipart field `file` must hold a healthy SQLite database that fits `max_db_size`, saved in any journal mode (`wal`, `delete`, `truncate`, `persist`, `memory`, `off`); it then atomically replaces the namespace database, runs with the namespace's own configuration (its `journal_mode` included), and the answer is 200 with the updated namespace record. A failed import leaves the old database untouched. Parts up to 64 MiB are kept in memory, larger ones spill to a temporary file. With `table`: the file is CSV (header line = column names) and its rows are inserted in one transaction; every bad value and malformed line is reported and then nothing is imported: 400 `invalid_csv` with `details` `{total, shown, lines: [{line, column, reason}]}` listing the first 1,000 problems by line (`column` null when the whole line is wrong) and counting all of them.",
-    params: NamespaceParams,
-    query: ImportQuery,
-    rawBody: { contentType: 'multipart/form-data', schema: ImportUpload, description: 'Exactly one field, `file`.' },
+    params: () => NamespaceParams,
+    query: () => ImportQuery,
+    rawBody: { contentType: 'multipart/form-data', schema: () => ImportUpload, description: 'Exactly one field, `file`.' },
     responses: {
-      200: { description: 'Imported; the updated namespace record (or, with `table`, the CSV import result).', schema: NamespaceRecord },
+      200: { description: 'Imported; the updated namespace record (or, with `table`, the CSV import result).', schema: () => NamespaceRecord },
       400: {
         description:
           'Not exactly one `file` field, or not a healthy SQLite database (`invalid_request`, `invalid_database`); with `table`, a bad CSV file (`invalid_csv`, every refused line in `details`).',

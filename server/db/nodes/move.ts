@@ -254,10 +254,10 @@ export function createMover(deps: MoverDeps) {
         summary: 'Move a namespace to another node',
         description:
           "With several nodes (replicas sharing one core store): copies the database to `node` while it stays online and switches the placement. Writes to the namespace pause for the copy and the transfer (proportional to its size; reads go on); a write waits up to the namespace's `busy_timeout` (at least 1 s) and then goes on at the new node, or fails with 503 `namespace_unavailable` and `Retry-After`. Nothing written is lost. See docs/api/namespaces.md.",
-        params: NamespaceParams,
-        body: MoveNamespaceBody,
+        params: () => NamespaceParams,
+        body: () => MoveNamespaceBody,
         responses: {
-          200: { description: 'Moved: the namespace record and what the move did.', schema: MovedNamespace },
+          200: { description: 'Moved: the namespace record and what the move did.', schema: () => MovedNamespace },
           400: { description: '`node` is not a registered node (`node_unknown`).' },
           404: { description: 'No such namespace (`namespace_not_found`).' },
           409: {

@@ -28,18 +28,18 @@ const READ_ERRORS = {
 };
 
 /** How `/rest` reads the same grammar (the hearth/postgrest dialects of server/db/rows/grammar.ts). */
-const REST_FILTER_DOC =
+const REST_FILTER_DOC = () =>
   `${FILTER_DOC} On this surface filters are read as PostgREST reads them: a plain value is taken as written (\`name=eq."q"\` is the text \`"q"\`; ` +
   'quotes are stripped only inside `in.(…)` and logical expressions, and there only when the closing quote ends the item); spaces inside list items and ' +
   'expression values belong to the value; text after a logical expression, an `in.(…)` list or an `is` word is ignored; `in.("")` matches nothing. ' +
   '`order` puts nulls last ascending and first descending (PostgreSQL), unless `nullsfirst`/`nullslast` say otherwise.';
 
-const REST_READ_DOC =
+const REST_READ_DOC = () =>
   "A JSON array. `limit` and `offset` form PostgREST's window, rows `offset`…`offset+limit-1` clipped at row 0: a negative offset alone is ignored, " +
   '`limit=4&offset=-2` reads rows 0-1, and a window that ends before its first row (a negative limit, or `limit=0` with an offset) is 416. ' +
   'Without `limit` at most 10000 rows. `Content-Range: <first>-<last>/<total>` (`*` for an empty page), the total being the filtered count with ' +
   '`Prefer: count=exact` (or `count=exact`) and `*` otherwise. With a count the status is 206 when the page holds only part of the matching rows ' +
-  `and 416 (\`Content-Range: */<total>\`) when the offset is past the last row. ${REST_FILTER_DOC}`;
+  `and 416 (\`Content-Range: */<total>\`) when the offset is past the last row. ${REST_FILTER_DOC()}`;
 
 const PREFER_DOC =
   '`Prefer: return=representation` answers with the rows written; `return=minimal` with no body; without it an insert answers `{count}`. ' +
@@ -87,11 +87,11 @@ export function registerRowRoutes(
     tags,
     access: 'authenticated',
     summary: 'List rows',
-    description: FILTER_DOC,
-    params: TableParams,
-    query: ListQuery,
+    description: () => FILTER_DOC,
+    params: () => TableParams,
+    query: () => ListQuery,
     responses: {
-      200: { description: '`{data, meta: {limit, offset, total_count?, filter_count?}}`; aggregates answer `{data}`.', schema: ListResponse },
+      200: { description: '`{data, meta: {limit, offset, total_count?, filter_count?}}`; aggregates answer `{data}`.', schema: () => ListResponse },
       404: { description: 'No such namespace or table.' },
       ...READ_ERRORS,
     },
@@ -114,12 +114,12 @@ export function registerRowRoutes(
     access: 'authenticated',
     summary: 'Insert rows',
     description: `A multi-row insert is one transaction: all rows or none. ${PREFER_DOC}`,
-    params: TableParams,
-    body: InsertBody,
+    params: () => TableParams,
+    body: () => InsertBody,
     responses: {
       201: {
         description: '`{count}`, or `{data: [rows]}` with return=representation; empty with return=minimal.',
-        schema: z.object({ count: z.number().int().optional(), data: z.array(Row).optional() }),
+        schema: () => z.object({ count: z.number().int().optional(), data: z.array(Row).optional() }),
       },
       400: {
         description:
@@ -153,14 +153,14 @@ export function registerRowRoutes(
     tags,
     access: 'authenticated',
     summary: 'Update the rows matching the filters',
-    description: `Body: the columns to set, plus optional \`_meta\`. Without filters every row is updated. ${FILTER_DOC}`,
-    params: TableParams,
-    query: ListQuery,
-    body: WriteRow,
+    description: () => `Body: the columns to set, plus optional \`_meta\`. Without filters every row is updated. ${FILTER_DOC}`,
+    params: () => TableParams,
+    query: () => ListQuery,
+    body: () => WriteRow,
     responses: {
       200: {
         description: '`{count}`, or `{data: [rows]}` with return=representation.',
-        schema: z.object({ count: z.number().int().optional(), data: z.array(Row).optional() }),
+        schema: () => z.object({ count: z.number().int().optional(), data: z.array(Row).optional() }),
       },
       204: { description: 'With return=minimal.' },
       404: { description: 'No such namespace or table.' },
@@ -185,12 +185,12 @@ export function registerRowRoutes(
     tags,
     access: 'authenticated',
     summary: 'Delete the rows matching the filters',
-    description: `An unfiltered delete removes every row: guard it in the caller. Optional body \`{_meta}\`. ${FILTER_DOC}`,
-    params: TableParams,
-    query: ListQuery,
+    description: () => `An unfiltered delete removes every row: guard it in the caller. Optional body \`{_meta}\`. ${FILTER_DOC}`,
+    params: () => TableParams,
+    query: () => ListQuery,
     responses: {
       204: { description: 'Deleted.' },
-      200: { description: 'With return=representation: `{data: [deleted rows]}`.', schema: z.object({ data: z.array(Row) }) },
+      200: { description: 'With return=representation: `{data: [deleted rows]}`.', schema: () => z.object({ data: z.array(Row) }) },
       404: { description: 'No such namespace or table.' },
     },
     handler: async (ctx, { params: p }) => {
@@ -212,8 +212,12 @@ export function registerRowRoutes(
     tags,
     access: 'authenticated',
     summary: 'Get one row',
-    params: RowParams,
-    responses: { 200: { description: 'The row.', schema: Row }, 404: { description: 'No such namespace, table or row (`row_not_found`).' }, ...READ_ERRORS },
+    params: () => RowParams,
+    responses: {
+      200: { description: 'The row.', schema: () => Row },
+      404: { description: 'No such namespace, table or row (`row_not_found`).' },
+      ...READ_ERRORS,
+    },
     // A namespace held by another node: Koa forwards the request there.
     handOff: deps.elsewhere ? (p) => deps.elsewhere!(p.ns!) : undefined,
     handler: async (ctx, p) => {
@@ -233,9 +237,9 @@ export function registerRowRoutes(
     access: 'authenticated',
     summary: 'Update one row',
     description: 'Body: the columns to change, plus optional `_meta`. Answers with the updated row (204 with `Prefer: return=minimal`).',
-    params: RowParams,
-    body: WriteRow,
-    responses: { 200: { description: 'The updated row.', schema: Row }, 404: { description: 'No such namespace, table or row.' } },
+    params: () => RowParams,
+    body: () => WriteRow,
+    responses: { 200: { description: 'The updated row.', schema: () => Row }, 404: { description: 'No such namespace, table or row.' } },
     handler: (ctx, { params: p, body }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const updated = rows.update(writer(t, metaOf(body._meta, t.actor)), p.table, { id: p.id }, body);
@@ -257,10 +261,10 @@ export function registerRowRoutes(
     access: 'authenticated',
     summary: 'Delete one row',
     description: 'Optional body `{_meta}`. 204, or 200 with the deleted row with `Prefer: return=representation`.',
-    params: RowParams,
+    params: () => RowParams,
     responses: {
       204: { description: 'Deleted.' },
-      200: { description: 'The deleted row (return=representation).', schema: Row },
+      200: { description: 'The deleted row (return=representation).', schema: () => Row },
       404: { description: 'No such namespace, table or row.' },
     },
     handler: async (ctx, { params: p }) => {
@@ -281,9 +285,10 @@ export function registerRowRoutes(
     tags,
     access: 'authenticated',
     summary: 'Export rows as CSV',
-    description: `RFC 4180 CSV with a header row, streamed with constant memory from a query process on a read-only connection, only as fast as the client reads; SQLite's time to produce each chunk the client waits for is bounded by the namespace's \`query_timeout\` (504 before the first byte). \`format=csv\` is required; filters, \`select\`, \`order\`, \`search\` work as in listing; \`limit\` is optional (all matching rows by default); \`bom=true\` prepends a UTF-8 byte-order mark. NULL is an empty field, an empty string is \`""\`; booleans are true/false, json columns their JSON text, blobs base64. Once streaming has begun an error cuts the connection (the status was already sent). ${FILTER_DOC}`,
-    params: TableParams,
-    query: ListQuery.extend({ format: z.literal('csv'), bom: z.enum(['true', 'false']).optional() }),
+    description: () =>
+      `RFC 4180 CSV with a header row, streamed with constant memory from a query process on a read-only connection, only as fast as the client reads; SQLite's time to produce each chunk the client waits for is bounded by the namespace's \`query_timeout\` (504 before the first byte). \`format=csv\` is required; filters, \`select\`, \`order\`, \`search\` work as in listing; \`limit\` is optional (all matching rows by default); \`bom=true\` prepends a UTF-8 byte-order mark. NULL is an empty field, an empty string is \`""\`; booleans are true/false, json columns their JSON text, blobs base64. Once streaming has begun an error cuts the connection (the status was already sent). ${FILTER_DOC}`,
+    params: () => TableParams,
+    query: () => ListQuery.extend({ format: z.literal('csv'), bom: z.enum(['true', 'false']).optional() }),
     responses: {
       200: { description: 'The CSV file.', contentType: 'text/csv; charset=utf-8', schema: z.string() },
       404: { description: 'No such namespace or table.' },
@@ -370,11 +375,11 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
     access: 'authenticated',
     summary: 'Select rows (PostgREST)',
     description: REST_READ_DOC,
-    params: TableParams,
-    query: ListQuery,
+    params: () => TableParams,
+    query: () => ListQuery,
     responses: {
-      200: { description: 'Rows, with `Content-Range: <first>-<last>/<total or *>` (`*/<total>` for an empty page).', schema: z.array(Row) },
-      206: { description: 'With a count, a page that holds only part of the matching rows.', schema: z.array(Row) },
+      200: { description: 'Rows, with `Content-Range: <first>-<last>/<total or *>` (`*/<total>` for an empty page).', schema: () => z.array(Row) },
+      206: { description: 'With a count, a page that holds only part of the matching rows.', schema: () => z.array(Row) },
       406: { description: 'Single object requested but not exactly one row (`not_acceptable`).' },
       416: {
         description:
@@ -420,9 +425,9 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
     access: 'authenticated',
     summary: 'Insert rows (PostgREST)',
     description: `A row or an array of rows, in one transaction. ${PREFER_DOC} Without \`Prefer: return=representation\` the answer is 201 with no body.`,
-    params: TableParams,
-    body: z.union([WriteRow, z.array(Row)]),
-    responses: { 201: { description: 'Inserted (rows with return=representation).', schema: z.array(Row) } },
+    params: () => TableParams,
+    body: () => z.union([WriteRow, z.array(Row)]),
+    responses: { 201: { description: 'Inserted (rows with return=representation).', schema: () => z.array(Row) } },
     handler: (ctx, { params: p, body }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const prefer = parsePrefer(ctx.get('prefer'));
@@ -447,10 +452,10 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
     access: 'authenticated',
     summary: 'Update rows (PostgREST)',
     description: REST_FILTER_DOC,
-    params: TableParams,
-    query: ListQuery,
-    body: WriteRow,
-    responses: { 200: { description: 'Updated rows (return=representation).', schema: z.array(Row) }, 204: { description: 'Updated.' } },
+    params: () => TableParams,
+    query: () => ListQuery,
+    body: () => WriteRow,
+    responses: { 200: { description: 'Updated rows (return=representation).', schema: () => z.array(Row) }, 204: { description: 'Updated.' } },
     handler: (ctx, { params: p, body }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const prefer = parsePrefer(ctx.get('prefer'));
@@ -471,9 +476,9 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
     access: 'authenticated',
     summary: 'Delete rows (PostgREST)',
     description: REST_FILTER_DOC,
-    params: TableParams,
-    query: ListQuery,
-    responses: { 200: { description: 'Deleted rows (return=representation).', schema: z.array(Row) }, 204: { description: 'Deleted.' } },
+    params: () => TableParams,
+    query: () => ListQuery,
+    responses: { 200: { description: 'Deleted rows (return=representation).', schema: () => z.array(Row) }, 204: { description: 'Deleted.' } },
     handler: (ctx, { params: p }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
       const prefer = parsePrefer(ctx.get('prefer'));

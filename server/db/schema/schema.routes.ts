@@ -41,7 +41,7 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
     summary: 'List tables and views',
     description: 'Ordered by name. Objects whose names start with `_` or `sqlite_` belong to the service and are not listed.',
     params: NsParams,
-    responses: { 200: { description: 'The objects.', schema: ObjectList }, 404: NOT_FOUND },
+    responses: { 200: { description: 'The objects.', schema: () => ObjectList }, 404: NOT_FOUND },
     handler: (ctx, { params }) => schema.list(openTenant(ctx, namespaces, params.ns, 'read').db),
   });
 
@@ -55,8 +55,8 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
     description:
       "A table gets `id` (integer primary key), `created_at` and `updated_at` (UTC ISO 8601), maintained by the service, besides its columns. A view's `sql` must be one read-only SELECT.",
     params: NsParams,
-    body: CreateObjectBody,
-    responses: { 201: { description: 'The created object.', schema: ObjectSchema }, 404: NOT_FOUND, 409: READ_ONLY },
+    body: () => CreateObjectBody,
+    responses: { 201: { description: 'The created object.', schema: () => ObjectSchema }, 404: NOT_FOUND, 409: READ_ONLY },
     handler: (ctx, { params, body }) => {
       const t = openTenant(ctx, namespaces, params.ns, 'write');
       const out = schema.create({ ns: t.ns, db: t.db, readOnly: false }, { ...body, _meta: withActor(body, t.actor) });
@@ -74,7 +74,7 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
     access: 'authenticated',
     summary: 'Get a table or view schema',
     params: TableParams,
-    responses: { 200: { description: 'The schema.', schema: ObjectSchema }, 404: NOT_FOUND },
+    responses: { 200: { description: 'The schema.', schema: () => ObjectSchema }, 404: NOT_FOUND },
     handler: (ctx, { params }) => schema.get(openTenant(ctx, namespaces, params.ns, 'read').db, params.table),
   });
 
@@ -90,9 +90,9 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
       'Renaming a table keeps the views that read it working (SQLite rewrites them to the new name). Dropping or renaming a column a view reads, and renaming or changing the `sql` of a view another view reads, is refused with 409 `dependent_views` unless `cascade=true`. ' +
       'Renaming to the current name, or a column to its own name, changes nothing: such a request is answered 200 without a changelog entry or an event.',
     params: TableParams,
-    query: CascadeQuery,
-    body: UpdateObjectBody,
-    responses: { 200: { description: 'The new schema.', schema: ObjectSchema }, 404: NOT_FOUND, 409: DEPENDENT_VIEWS },
+    query: () => CascadeQuery,
+    body: () => UpdateObjectBody,
+    responses: { 200: { description: 'The new schema.', schema: () => ObjectSchema }, 404: NOT_FOUND, 409: DEPENDENT_VIEWS },
     handler: (ctx, { params, query, body }) => {
       const t = openTenant(ctx, namespaces, params.ns, 'write');
       return schema.update(
@@ -114,7 +114,7 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
     description:
       'Drops the table (rows, indexes, full-text index) or view. A table or view that other views read is refused with 409 `dependent_views` naming them; with `cascade=true` those views are dropped too, each recorded in the changelog (`drop_view`, `detail: {dropped_with}`) and published before the drop itself. The optional JSON body `{_meta: {actor}}` is recorded.',
     params: TableParams,
-    query: CascadeQuery,
+    query: () => CascadeQuery,
     responses: {
       204: { description: 'Dropped.' },
       404: NOT_FOUND,
@@ -138,8 +138,8 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
     description:
       '`index` and `unique` take a `name`; `fts` takes none (it is addressed as `fts`), indexes text or json columns with SQLite FTS5 and is kept in sync with the table by triggers. One fts index per table.',
     params: TableParams,
-    body: CreateIndexBody,
-    responses: { 201: { description: 'The index.', schema: IndexSchema }, 404: NOT_FOUND, 409: READ_ONLY },
+    body: () => CreateIndexBody,
+    responses: { 201: { description: 'The index.', schema: () => IndexSchema }, 404: NOT_FOUND, 409: READ_ONLY },
     handler: (ctx, { params, body }) => {
       const t = openTenant(ctx, namespaces, params.ns, 'write');
       const out = schema.createIndex({ ns: t.ns, db: t.db, readOnly: false }, params.table, { ...body, _meta: withActor(body, t.actor) });
@@ -176,8 +176,8 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
     description:
       'Newest first. Each schema change writes one entry in the same transaction as the change; what it did besides (views dropped with `cascade`, indexes dropped with their columns) gets entries of its own just before it. `table` selects the history of one table or view across its renames.',
     params: NsParams,
-    query: ChangelogQuery,
-    responses: { 200: { description: 'Entries.', schema: z.array(ChangelogEntry) }, 404: NOT_FOUND },
+    query: () => ChangelogQuery,
+    responses: { 200: { description: 'Entries.', schema: () => z.array(ChangelogEntry) }, 404: NOT_FOUND },
     handler: (ctx, { params, query }) => schema.changelog(openTenant(ctx, namespaces, params.ns, 'read').db, query),
   });
 }

@@ -6,7 +6,8 @@ import { createSqlService, type SqlService } from './sql.service.ts';
 
 export { createSqlService, type SqlService };
 
-const DESCRIPTION = `Runs read-only SQL against the namespace's database.
+/** The route's description (made when the OpenAPI document is: its limits come from sql.schemas.ts). */
+const DESCRIPTION = () => `Runs read-only SQL against the namespace's database.
 
 **Forms.** Single: \`{sql, params?}\` → \`{data: [row…]}\`. Batch: \`{statements: [{sql, params?}…]}\` (1–${MAX_STATEMENTS}) → \`{results: [{data: [row…]}…]}\`, one result per statement, in order. Batch statements run one after another on the same connection; they are not a transaction (each sees the data committed when it starts). \`params\` are positional \`?\` values (at most ${MAX_PARAMS}): strings, numbers (whole numbers bound as INTEGER), booleans (bound as 1/0) or null; named parameters are not supported.
 
@@ -30,9 +31,9 @@ export function registerSqlRoutes(api: Api, deps: { namespaces: NamespaceService
     summary: 'Run read-only SQL',
     description: DESCRIPTION,
     params: NsParams,
-    body: QueryBody,
+    body: () => QueryBody,
     responses: {
-      200: { description: 'The rows: `{data}` for the single form, `{results}` for the batch form.', schema: QueryResponse },
+      200: { description: 'The rows: `{data}` for the single form, `{results}` for the batch form.', schema: () => QueryResponse },
       400: {
         description:
           "Invalid body or parameters (`invalid_request`, `invalid_json`), SQL that SQLite rejects (`invalid_sql`: syntax, unknown table or function, more than one statement; SQLite's message), or a statement that is not a read-only query (`not_read_only`).",

@@ -15,7 +15,7 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
     summary: 'List applications and their mail access',
     description:
       '`core` first, then registered applications (with whether they declare `mail:send`) and stored policies of applications that are not registered.',
-    responses: { 200: { description: 'Applications.', schema: AppList } },
+    responses: { 200: { description: 'Applications.', schema: () => AppList } },
     handler: (ctx) => {
       noStore(ctx);
       return apps.list();
@@ -30,8 +30,8 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
     summary: 'Register an application',
     description:
       "Creates the application's bearer credential (an API token reaching no namespace), returned once as `token`. Audited as `outgoing_mail.app.register`.",
-    body: RegisterAppBody,
-    responses: { 201: { description: 'Registered.', schema: RegisteredApp }, 409: { description: 'Already registered (`app_exists`).' } },
+    body: () => RegisterAppBody,
+    responses: { 201: { description: 'Registered.', schema: () => RegisteredApp }, 409: { description: 'Already registered (`app_exists`).' } },
     handler: (ctx, { body }) => {
       noStore(ctx);
       ctx.status = 201;
@@ -45,9 +45,9 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
     tags,
     access: 'admin',
     summary: "Read an application's mail access",
-    params: AppParams,
+    params: () => AppParams,
     responses: {
-      200: { description: 'The application.', schema: AppRead },
+      200: { description: 'The application.', schema: () => AppRead },
       404: { description: 'Neither registered nor with a stored policy (`app_unknown`).' },
     },
     handler: (ctx, { params }) => {
@@ -63,9 +63,9 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
     access: 'admin',
     summary: "Change an application's name or declaration",
     description: 'Dropping `mail:send` cancels its queued mail before the next attempt (`profile_not_allowed`). Audited as `outgoing_mail.app.update`.',
-    params: AppParams,
-    body: UpdateAppBody,
-    responses: { 200: { description: 'The application.', schema: AppRead }, 404: { description: 'Not registered (`app_unknown`).' } },
+    params: () => AppParams,
+    body: () => UpdateAppBody,
+    responses: { 200: { description: 'The application.', schema: () => AppRead }, 404: { description: 'Not registered (`app_unknown`).' } },
     handler: (ctx, { params, body }) => {
       noStore(ctx);
       return apps.update(params.appId, body, actorFor(ctx));
@@ -80,7 +80,7 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
     summary: 'Unregister an application',
     description:
       'Revokes its credential. Its stored policy and queued mail stay (absence from the registry does not cancel mail). Audited as `outgoing_mail.app.unregister`.',
-    params: AppParams,
+    params: () => AppParams,
     responses: { 204: { description: 'Unregistered.' }, 404: { description: 'Not registered (`app_unknown`).' } },
     handler: async (ctx, { params }) => {
       noStore(ctx);
@@ -97,10 +97,10 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
     summary: "Set an application's access policy",
     description:
       'Exactly one mode: `{"mode":"default"}`, `{"mode":"profiles","profiles":[…]}` or `{"mode":"none"}`. Unknown profile keys are rejected. Works for applications that are not registered (offline). Core\'s access cannot be changed (`core_policy_fixed`). Audited as `outgoing_mail.app.policy`.',
-    params: AppParams,
-    body: Policy,
+    params: () => AppParams,
+    body: () => Policy,
     responses: {
-      200: { description: 'The application with its new policy.', schema: AppRead },
+      200: { description: 'The application with its new policy.', schema: () => AppRead },
       404: { description: 'An unknown profile key (`profile_unknown`).' },
       409: { description: '`core` (`core_policy_fixed`).' },
     },

@@ -17,9 +17,9 @@ export function registerBounceRoutes(api: Api, checks: BounceChecks): void {
       'Runs one bounce-collection pass for this profile now — the same pass the five-minute schedule runs (at most 200 messages from the saved cursor, within the four-minute budget) — and answers when it has ended, with its outcome. ' +
       'A pass already in progress for the profile (scheduled or asked for) is joined instead (`joined: true`): a profile is never checked twice at once. ' +
       "A failed pass still answers 200, with its `error` code and `detail`; the profile's `bounces` status is saved as by a scheduled pass. Audited as `outgoing_mail.profile.bounce_check` (counts and error code).",
-    params: ProfileParams,
+    params: () => ProfileParams,
     responses: {
-      200: { description: "The pass's outcome.", schema: BounceCheckResult },
+      200: { description: "The pass's outcome.", schema: () => BounceCheckResult },
       404: { description: 'No such profile (`profile_unknown`).' },
       409: { description: 'The profile has no bounce collection configured (`bounce_collection_off`).' },
     },

@@ -83,8 +83,8 @@ export function registerLogRoutes(
     summary: 'Send-log metadata, newest first',
     description:
       'Filters: `app`, `profile`, `status` (comma-separated), `since` (ISO timestamp), `ref` (`scope` or `scope:id`), `recipient` (substring). Continue with `cursor` = the returned `nextCursor`. Never returns content.',
-    query: ListQuery,
-    responses: { 200: { description: 'A page.', schema: MessagePage } },
+    query: () => ListQuery,
+    responses: { 200: { description: 'A page.', schema: () => MessagePage } },
     handler: (ctx, { query }) => {
       noStore(ctx);
       return log.list(query);
@@ -98,10 +98,10 @@ export function registerLogRoutes(
     access: 'admin',
     summary: 'One send-log record (metadata); optionally wait for it to settle',
     description: `Never returns content. ${WAIT_DESCRIPTION}`,
-    params: IdParams,
-    query: WaitQuery,
+    params: () => IdParams,
+    query: () => WaitQuery,
     responses: {
-      200: { description: 'The record.', schema: MessageRecord },
+      200: { description: 'The record.', schema: () => MessageRecord },
       400: { description: 'A `wait` outside 1–60 whole seconds (`invalid_request`).' },
       404: { description: 'Unknown id (`message_unknown`).' },
     },
@@ -118,8 +118,8 @@ export function registerLogRoutes(
     access: 'admin',
     summary: "Read a message's content (audited)",
     description: 'Text, HTML and custom headers, or `purged: true` after content retention. Every call writes `outgoing_mail.message.read`.',
-    params: IdParams,
-    responses: { 200: { description: 'Content or purge marker.', schema: MessageContent }, 404: { description: 'Unknown id (`message_unknown`).' } },
+    params: () => IdParams,
+    responses: { 200: { description: 'Content or purge marker.', schema: () => MessageContent }, 404: { description: 'Unknown id (`message_unknown`).' } },
     handler: (ctx, { params }) => {
       noStore(ctx);
       return log.content(params.id, actorFor(ctx));
@@ -133,9 +133,9 @@ export function registerLogRoutes(
     access: 'admin',
     summary: 'Cancel a queued message',
     description: 'Only `queued` mail (`cancelled_by_admin`); its attachment objects are deleted. Audited as `outgoing_mail.message.cancel`.',
-    params: IdParams,
+    params: () => IdParams,
     responses: {
-      200: { description: 'The cancelled record.', schema: MessageRecord },
+      200: { description: 'The cancelled record.', schema: () => MessageRecord },
       404: { description: 'Unknown id (`message_unknown`).' },
       409: { description: 'Not queued (`message_not_queued`).' },
     },
@@ -153,8 +153,8 @@ export function registerLogRoutes(
     summary: 'Cancel the still-queued members of a batch',
     description:
       'Sent rows stay sent; rows being sent finish normally. `cancelled` is zero when none remain queued. One audit entry `outgoing_mail.batch.cancel`.',
-    params: BatchParams,
-    responses: { 200: { description: 'How many were cancelled.', schema: BatchCancelled }, 404: { description: 'Unknown batch (`batch_unknown`).' } },
+    params: () => BatchParams,
+    responses: { 200: { description: 'How many were cancelled.', schema: () => BatchCancelled }, 404: { description: 'Unknown batch (`batch_unknown`).' } },
     handler: (ctx, { params }) => {
       noStore(ctx);
       return log.cancelBatch(params.batchId, actorFor(ctx), deps.release);
@@ -210,11 +210,11 @@ export function registerLogRoutes(
     bodyLimit: SEND_BODY_LIMIT,
     summary: 'mail.send: queue one message on the immediate lane',
     description: `Committed to the send log before delivery starts; 202 with the record id and the Message-ID fixed now. Audited as \`outgoing_mail.send\` (no subject, body, addresses or attachment content). ${REFUSED_AUDIT}`,
-    body: SendBody,
+    body: () => SendBody,
     onInvalid: auditInvalid('send'),
     responses: {
-      202: { description: 'Accepted.', schema: Accepted },
-      200: { description: 'Already accepted under this idempotency key.', schema: Accepted },
+      202: { description: 'Accepted.', schema: () => Accepted },
+      200: { description: 'Already accepted under this idempotency key.', schema: () => Accepted },
       ...appErrors,
     },
     handler: async (ctx, { body }) => {
@@ -232,9 +232,13 @@ export function registerLogRoutes(
     bodyLimit: ENQUEUE_BODY_LIMIT,
     summary: 'mail.enqueue: queue one batch on the bulk lane',
     description: `Paced by the profile's \`pacePerMinute\`. Rejected whole with 409 \`backlog_full\` when the profile would hold more than \`pacePerMinute × 1440\` queued bulk messages, or when any limit fails. Audited once per call as \`outgoing_mail.send\` (profiles, actors, message count and ids). ${REFUSED_AUDIT}`,
-    body: EnqueueBody,
+    body: () => EnqueueBody,
     onInvalid: auditInvalid('enqueue'),
-    responses: { 202: { description: 'Accepted.', schema: EnqueueAccepted }, ...appErrors, 409: { description: '`backlog_full` or `mail_not_configured`.' } },
+    responses: {
+      202: { description: 'Accepted.', schema: () => EnqueueAccepted },
+      ...appErrors,
+      409: { description: '`backlog_full` or `mail_not_configured`.' },
+    },
     handler: async (ctx, { body }) => {
       const r = await log.enqueue(await sender(ctx), body);
       ctx.status = 202;
@@ -297,10 +301,10 @@ export function registerLogRoutes(
     access: 'authenticated',
     summary: "The status of one of this application's messages (metadata only); optionally wait for it to settle",
     description: `Only the application's own messages; never content. ${WAIT_DESCRIPTION}`,
-    params: IdParams,
-    query: WaitQuery,
+    params: () => IdParams,
+    query: () => WaitQuery,
     responses: {
-      200: { description: 'The record.', schema: MessageRecord },
+      200: { description: 'The record.', schema: () => MessageRecord },
       400: { description: 'A `wait` outside 1–60 whole seconds (`invalid_request`).' },
       404: { description: "Unknown, or another application's (`message_unknown`), also with `wait`." },
     },

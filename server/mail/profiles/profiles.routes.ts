@@ -17,7 +17,7 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
     access: 'admin',
     summary: 'List sender profiles',
     description: 'Passwords are never returned: `hasPassword` and `imap.hasPassword` say whether one is stored.',
-    responses: { 200: { description: 'Every profile, by key.', schema: ProfileList } },
+    responses: { 200: { description: 'Every profile, by key.', schema: () => ProfileList } },
     handler: async (ctx) => {
       noStore(ctx);
       return { data: await profiles.list() };
@@ -31,8 +31,8 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
     access: 'admin',
     summary: 'Read a sender profile',
     description: 'Its `revision` is needed to replace it.',
-    params: ProfileParams,
-    responses: { 200: { description: 'The profile.', schema: ProfileRead }, 404: { description: 'No such profile (`profile_unknown`).' } },
+    params: () => ProfileParams,
+    responses: { 200: { description: 'The profile.', schema: () => ProfileRead }, 404: { description: 'No such profile (`profile_unknown`).' } },
     handler: (ctx, { params }) => {
       noStore(ctx);
       return profiles.get(params.key);
@@ -49,11 +49,11 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
       'Without `revision` the key must be new (201); the first profile becomes the default. With `revision` the profile is replaced (200) when the revision is current. ' +
       '`smtpPassword` / `imap.password`: omitted keeps, null clears, a string replaces; changing the host requires giving it again or clearing it (`password_required`). ' +
       'Audited as `outgoing_mail.profile.create` / `outgoing_mail.profile.update` (never with a password).',
-    params: ProfileParams,
-    body: ProfileWrite,
+    params: () => ProfileParams,
+    body: () => ProfileWrite,
     responses: {
-      200: { description: 'Replaced.', schema: ProfileRead },
-      201: { description: 'Created.', schema: ProfileRead },
+      200: { description: 'Replaced.', schema: () => ProfileRead },
+      201: { description: 'Created.', schema: () => ProfileRead },
       400: { description: 'Invalid field (`invalid_request`) or a host change without the password (`password_required`).' },
       409: { description: 'The key exists and no revision was given (`profile_exists`), or the revision is stale (`revision_conflict`).' },
     },
@@ -73,7 +73,7 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
     summary: 'Delete a sender profile',
     description:
       'Cancels its queued mail (`profile_removed`) and removes its application grants. The default profile cannot be deleted while other profiles exist (`profile_is_default`). Audited as `outgoing_mail.profile.delete`.',
-    params: ProfileParams,
+    params: () => ProfileParams,
     responses: {
       204: { description: 'Deleted.' },
       404: { description: 'No such profile (`profile_unknown`).' },
@@ -93,8 +93,8 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
     access: 'admin',
     summary: 'Make a profile the default',
     description: 'Subsequent sends that give no profile use it; queued mail keeps its profile. Audited as `outgoing_mail.profile.default`.',
-    params: ProfileParams,
-    responses: { 200: { description: 'The new default profile.', schema: ProfileRead }, 404: { description: 'No such profile (`profile_unknown`).' } },
+    params: () => ProfileParams,
+    responses: { 200: { description: 'The new default profile.', schema: () => ProfileRead }, 404: { description: 'No such profile (`profile_unknown`).' } },
     handler: (ctx, { params }) => {
       noStore(ctx);
       return profiles.setDefault(params.key, actorFor(ctx));
@@ -113,12 +113,12 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
       '(`connection_refused`, `host_not_found`, `tls_required`, `tls_not_supported`, `certificate_untrusted`, `auth_failed`, `auth_required`, ' +
       "`timeout`, `sender_refused`, `recipient_refused`, `message_refused`, `smtp_error`) and `detail` the server's raw answer, credentials redacted. " +
       'Either way the result is kept on the profile as `lastTest`.',
-    params: ProfileParams,
-    body: TestSendBody,
+    params: () => ProfileParams,
+    body: () => TestSendBody,
     responses: {
-      200: { description: 'Accepted by the SMTP server.', schema: TestSendResult },
+      200: { description: 'Accepted by the SMTP server.', schema: () => TestSendResult },
       404: { description: 'No such profile (`profile_unknown`).' },
-      502: { description: 'The SMTP server refused or could not be reached (`smtp_failed`, with `reason` and `detail`).', schema: TestSendFailure },
+      502: { description: 'The SMTP server refused or could not be reached (`smtp_failed`, with `reason` and `detail`).', schema: () => TestSendFailure },
     },
     handler: async (ctx, { params, body }) => {
       noStore(ctx);

@@ -14,7 +14,7 @@ export function registerRetentionRoutes(api: Api, retention: RetentionService): 
     access: 'admin',
     summary: 'Read both retention periods',
     description: 'Defaults: content 90 days, records 365 days.',
-    responses: { 200: { description: 'Retention in days.', schema: RetentionRead } },
+    responses: { 200: { description: 'Retention in days.', schema: () => RetentionRead } },
     handler: (ctx) => {
       noStore(ctx);
       return retention.read();
@@ -29,8 +29,8 @@ export function registerRetentionRoutes(api: Api, retention: RetentionService): 
     summary: 'Set both retention periods',
     description:
       'Whole days 1–36500, `recordDays` at least `contentDays`; both saved together. Audited as `outgoing_mail.retention.update` with old and new values.',
-    body: RetentionBody,
-    responses: { 200: { description: 'Retention in days.', schema: RetentionRead } },
+    body: () => RetentionBody,
+    responses: { 200: { description: 'Retention in days.', schema: () => RetentionRead } },
     handler: (ctx, { body }) => {
       noStore(ctx);
       return retention.update(body, actorFor(ctx));

@@ -14,7 +14,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pkg from '../../../package.json' with { type: 'json' };
 import { alive } from '../../helpers/processes.ts';
-import { tempDir } from '../../helpers/server.ts';
+import { startTestServer, tempDir } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
 import { M, profileBody } from '../mail/helpers.ts';
 import { startPeer } from '../mail/peer.ts';
@@ -121,6 +121,37 @@ describe('headless binary', () => {
     const res = await fetch(`${url}/healthz`);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ status: 'ok', version: pkg.version });
+  });
+
+  it("builds its routes' schemas on first use into the same OpenAPI document and the same validation as the source", async () => {
+    // The bundle makes each *.schemas.ts module on the first read of one of its exports (build/shims.ts), and routes
+    // read their schemas on their first request or for the document (core/http/api.ts): a route validated before the
+    // document is made, a schema module loaded late or twice, would show here.
+    const source = await startTestServer();
+    try {
+      const invalid: Array<[string, RequestInit]> = [
+        ['/v1/namespaces', { method: 'POST', body: JSON.stringify({ name: 'Not A Name!' }) }],
+        ['/api/admin/core/outgoing-mail/profiles/Bad%20Key', { method: 'PUT', body: JSON.stringify({ unknown: 1 }) }],
+        ['/api/admin/core/outgoing-mail/messages?limit=-1', {}],
+        ['/v1/nope/query', { method: 'POST', body: JSON.stringify({ statements: [] }) }],
+      ];
+      const answers = async (base: string, bearer: string) => {
+        const out: unknown[] = [];
+        for (const [p, init] of invalid) {
+          const res = await fetch(base + p, { ...init, headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' } });
+          out.push({ p, status: res.status, body: await res.json() });
+        }
+        return out;
+      };
+      expect(await answers(url, token)).toEqual(await answers(source.url, source.token));
+      const [binaryDoc, sourceDoc] = await Promise.all(
+        [fetch(`${url}/v1/openapi.json`), fetch(`${source.url}/v1/openapi.json`)].map((r) => r.then((x) => x.text())),
+      );
+      expect(binaryDoc.length).toBeGreaterThan(100_000);
+      expect(binaryDoc === sourceDoc, 'the documents differ').toBe(true);
+    } finally {
+      await source.stop();
+    }
   });
 
   it('serves the admin UI: the index page and its assets', async () => {
