@@ -40,8 +40,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     summary: 'List accounts',
     description:
       'Person accounts ordered by login, `per_page` (at most 100) per page. `search` matches login, email and display name. Service accounts are listed under `/api/admin/core/service-accounts`.',
-    query: AccountListQuery,
-    responses: { 200: { description: 'A page of accounts.', schema: AccountList } },
+    query: () => AccountListQuery,
+    responses: { 200: { description: 'A page of accounts.', schema: () => AccountList } },
     handler: (ctx, { query }) => {
       noStore(ctx);
       return accounts.listAccounts(query);
@@ -55,9 +55,9 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     access: 'admin',
     summary: 'Create an account',
     description: 'Creates a local account with a new immutable `sub`. No credentials are set here. Audited as `account.create`.',
-    body: CreateAccountBody,
+    body: () => CreateAccountBody,
     responses: {
-      201: { description: 'Created.', schema: Account },
+      201: { description: 'Created.', schema: () => Account },
       409: { description: 'The login (`login_taken`) or email (`email_taken`, case-insensitive) is in use.' },
     },
     handler: (ctx, { body }) => {
@@ -73,8 +73,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     tags,
     access: 'admin',
     summary: 'Read an account and its group memberships',
-    params: SubParams,
-    responses: { 200: { description: 'The account.', schema: AccountDetail }, 404: { description: 'No such account (`account_not_found`).' } },
+    params: () => SubParams,
+    responses: { 200: { description: 'The account.', schema: () => AccountDetail }, 404: { description: 'No such account (`account_not_found`).' } },
     handler: (ctx, { params }) => {
       noStore(ctx);
       return accounts.getAccount(params.sub);
@@ -88,10 +88,10 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     access: 'admin',
     summary: 'Update an account',
     description: 'Renaming keeps `sub`. Disabling bumps `epoch` (revokes sessions). Audited as `account.update`, `account.disable`, `account.enable`.',
-    params: SubParams,
-    body: UpdateAccountBody,
+    params: () => SubParams,
+    body: () => UpdateAccountBody,
     responses: {
-      200: { description: 'The updated account.', schema: Account },
+      200: { description: 'The updated account.', schema: () => Account },
       404: { description: 'No such account (`account_not_found`).' },
       409: { description: 'The login (`login_taken`) or email (`email_taken`) is in use.' },
     },
@@ -108,7 +108,7 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     access: 'admin',
     summary: 'Delete an account',
     description: 'Removes the account and its group memberships. Audited as `account.delete`.',
-    params: SubParams,
+    params: () => SubParams,
     responses: { 204: { description: 'Deleted.' }, 404: { description: 'No such account (`account_not_found`).' } },
     handler: async (ctx, { params }) => {
       noStore(ctx);
@@ -124,8 +124,11 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     access: 'admin',
     summary: 'Revoke every session of an account',
     description: 'Bumps the account `epoch`: sessions issued under an earlier epoch stop being accepted. Audited as `account.revoke_sessions`.',
-    params: SubParams,
-    responses: { 200: { description: 'The account with its new epoch.', schema: Account }, 404: { description: 'No such account (`account_not_found`).' } },
+    params: () => SubParams,
+    responses: {
+      200: { description: 'The account with its new epoch.', schema: () => Account },
+      404: { description: 'No such account (`account_not_found`).' },
+    },
     handler: (ctx, { params }) => {
       noStore(ctx);
       return accounts.revokeSessions(params.sub, actorFor(ctx));
@@ -141,8 +144,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     access: 'admin',
     summary: 'List groups',
     description: 'Groups ordered by name, `per_page` (at most 100) per page; `search` matches name and description.',
-    query: PageQuery,
-    responses: { 200: { description: 'A page of groups.', schema: GroupList } },
+    query: () => PageQuery,
+    responses: { 200: { description: 'A page of groups.', schema: () => GroupList } },
     handler: (ctx, { query }) => {
       noStore(ctx);
       return accounts.listGroups(query);
@@ -156,9 +159,9 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     access: 'admin',
     summary: 'Create a group',
     description: 'Audited as `group.create`.',
-    body: CreateGroupBody,
+    body: () => CreateGroupBody,
     responses: {
-      201: { description: 'Created.', schema: GroupDetail },
+      201: { description: 'Created.', schema: () => GroupDetail },
       409: {
         description:
           "The name is in use by another group or by an account's private Linux group (`group_exists`): group names and private group names are one namespace.",
@@ -177,8 +180,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     tags,
     access: 'admin',
     summary: 'Read a group and its direct members',
-    params: GroupParams,
-    responses: { 200: { description: 'The group.', schema: GroupDetail }, 404: { description: 'No such group (`group_not_found`).' } },
+    params: () => GroupParams,
+    responses: { 200: { description: 'The group.', schema: () => GroupDetail }, 404: { description: 'No such group (`group_not_found`).' } },
     handler: (ctx, { params }) => {
       noStore(ctx);
       return accounts.getGroup(params.id);
@@ -192,10 +195,10 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     access: 'admin',
     summary: 'Rename a group or change its description',
     description: 'Audited as `group.update`.',
-    params: GroupParams,
-    body: UpdateGroupBody,
+    params: () => GroupParams,
+    body: () => UpdateGroupBody,
     responses: {
-      200: { description: 'The group.', schema: GroupDetail },
+      200: { description: 'The group.', schema: () => GroupDetail },
       404: { description: 'No such group (`group_not_found`).' },
       409: {
         description:
@@ -215,7 +218,7 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     access: 'admin',
     summary: 'Delete a group',
     description: 'Its memberships (as container and as member) go with it. Audited as `group.delete`.',
-    params: GroupParams,
+    params: () => GroupParams,
     responses: { 204: { description: 'Deleted.' }, 404: { description: 'No such group (`group_not_found`).' } },
     handler: async (ctx, { params }) => {
       noStore(ctx);
@@ -231,10 +234,10 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     access: 'admin',
     summary: 'Add an account or a nested group',
     description: 'Idempotent. Adding a group to itself or to a group it contains (at any depth) is 409 `group_cycle`. Audited as `group.member.add`.',
-    params: GroupParams,
-    body: MemberBody,
+    params: () => GroupParams,
+    body: () => MemberBody,
     responses: {
-      200: { description: 'The group with its members.', schema: GroupDetail },
+      200: { description: 'The group with its members.', schema: () => GroupDetail },
       404: { description: 'No such group (`group_not_found`) or account (`account_not_found`).' },
       409: { description: 'The membership would create a cycle (`group_cycle`).' },
     },
@@ -251,9 +254,9 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     access: 'admin',
     summary: 'Remove a direct member',
     description: 'The member is named in the query: `account=<sub>` or `group=<id>`. Idempotent. Audited as `group.member.remove`.',
-    params: GroupParams,
-    query: MemberQuery,
-    responses: { 200: { description: 'The group with its members.', schema: GroupDetail }, 404: { description: 'No such group (`group_not_found`).' } },
+    params: () => GroupParams,
+    query: () => MemberQuery,
+    responses: { 200: { description: 'The group with its members.', schema: () => GroupDetail }, 404: { description: 'No such group (`group_not_found`).' } },
     handler: (ctx, { params, query }) => {
       noStore(ctx);
       return accounts.removeMember(params.id, query, actorFor(ctx));
@@ -269,8 +272,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     access: 'admin',
     summary: 'List resource-bound service accounts',
     description: '`per_page` (at most 100) per page; `search` matches application, resource type, resource id and display name.',
-    query: PageQuery,
-    responses: { 200: { description: 'A page of service accounts.', schema: ServiceAccountList } },
+    query: () => PageQuery,
+    responses: { 200: { description: 'A page of service accounts.', schema: () => ServiceAccountList } },
     handler: (ctx, { query }) => {
       noStore(ctx);
       return accounts.listServiceAccounts(query);
@@ -285,9 +288,9 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     summary: 'Create a resource-bound service account',
     description:
       "Each application checks the `appId` of the service accounts it accepts: the database service takes only `appId: hearth-db`, `resourceType: namespace`, `resourceId: <namespace>` (a client-credentials token of any other application's service account is 403 `forbidden` on `/v1/{ns}/…`). Audited as `service_account.create`.",
-    body: CreateServiceAccountBody,
+    body: () => CreateServiceAccountBody,
     responses: {
-      201: { description: 'Created.', schema: ServiceAccount },
+      201: { description: 'Created.', schema: () => ServiceAccount },
       409: { description: 'The application already has a service account for this resource (`service_account_exists`).' },
     },
     handler: (ctx, { body }) => {
@@ -304,7 +307,7 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     access: 'admin',
     summary: 'Delete a service account',
     description: 'Audited as `service_account.delete`.',
-    params: SubParams,
+    params: () => SubParams,
     responses: { 204: { description: 'Deleted.' }, 404: { description: 'No such service account (`service_account_not_found`).' } },
     handler: async (ctx, { params }) => {
       noStore(ctx);
@@ -322,7 +325,7 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     access: 'admin',
     summary: 'Read the account-category policy',
     description: 'Which account categories may use platform credential flows. `valid: false` means the stored policy is unreadable and nothing is allowed.',
-    responses: { 200: { description: 'The policy in force.', schema: AccountCategoryPolicyState } },
+    responses: { 200: { description: 'The policy in force.', schema: () => AccountCategoryPolicyState } },
     handler: async (ctx) => {
       noStore(ctx);
       return policyState(await accounts.readAccountCategoryPolicy());
@@ -336,8 +339,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     access: 'admin',
     summary: 'Replace the account-category policy',
     description: 'Audited as `account_policy.update`.',
-    body: AccountCategoryPolicy,
-    responses: { 200: { description: 'The policy in force.', schema: AccountCategoryPolicyState } },
+    body: () => AccountCategoryPolicy,
+    responses: { 200: { description: 'The policy in force.', schema: () => AccountCategoryPolicyState } },
     handler: async (ctx, { body }) => {
       noStore(ctx);
       return policyState(await accounts.replaceAccountCategoryPolicy(body, actorFor(ctx)));

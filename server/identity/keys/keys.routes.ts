@@ -33,7 +33,7 @@ export function registerKeyRoutes(api: Api, keys: KeysService): void {
         `The ${purpose} purpose's pending, active and not yet withdrawn retired public keys${purpose === 'oauth' ? ' (OAuth keys only; session and invocation keys have their own documents)' : ''}. ` +
         `A strong \`ETag\` per document; \`If-None-Match\` answers 304; \`Cache-Control: public, max-age=${JWKS_MAX_AGE_S}\`.`,
       responses: {
-        200: { description: 'The JWK set.', schema: Jwks, contentType: 'application/jwk-set+json' },
+        200: { description: 'The JWK set.', schema: () => Jwks, contentType: 'application/jwk-set+json' },
         304: { description: 'Not modified (the `If-None-Match` ETag is current).' },
       },
       handler: async (ctx: AppContext) => {
@@ -63,7 +63,7 @@ export function registerKeyRoutes(api: Api, keys: KeysService): void {
       'Answers `{kekFingerprint, kek: {fingerprint, source, next, previous}, verifierJwks: {session, invocation, oauth}, keys: [SigningKey]}`: the lifecycle metadata of every key ' +
       '(state, publication, activation, 30-day deadline, retirement, JWKS withdrawal, revocation reason, `encryptionKeyId`), the current ' +
       'KEK fingerprint, and the URLs verifiers in other processes fetch each key set from (`HEARTH_IDENTITY_JWKS_ORIGIN`, `HEARTH_OAUTH_JWKS_ORIGIN`, else the issuer). Never contains key material. `Cache-Control: no-store`.',
-    responses: { 200: { description: 'Keys and KEK fingerprints.', schema: KeyList } },
+    responses: { 200: { description: 'Keys and KEK fingerprints.', schema: () => KeyList } },
     handler: (ctx) => {
       ctx.set('Cache-Control', 'no-store');
       return keys.list();
@@ -81,7 +81,7 @@ export function registerKeyRoutes(api: Api, keys: KeysService): void {
       'Decrypts each private key with the current, previous or next KEK, validates its key pair, encrypts it with the current KEK only, and ' +
       'updates all rows in one transaction. Idempotent: a repeat answers `rewrapped: 0`. Answers `{rewrapped, unchanged, encryptionKeyId}`. ' +
       'Audited as `identity.keys.rewrap`. 503 (`service_unavailable`) when a key cannot be decrypted or its pair does not match.',
-    responses: { 200: { description: 'Rewrapped.', schema: RewrapResult }, 503: { description: 'A stored key is unreadable (`service_unavailable`).' } },
+    responses: { 200: { description: 'Rewrapped.', schema: () => RewrapResult }, 503: { description: 'A stored key is unreadable (`service_unavailable`).' } },
     handler: async (ctx) => {
       ctx.set('Cache-Control', 'no-store');
       return await keys.rewrap(actorFor(ctx));
@@ -99,10 +99,10 @@ export function registerKeyRoutes(api: Api, keys: KeysService): void {
       'Revokes an active or pending key with a durable incident `reason`: it leaves its JWKS at once, no process signs with it again, and when ' +
       'it was active an immediately active replacement is created (no prepublication). Already issued tokens stay valid until they expire or ' +
       'until verifiers drop their cached key set (at most five minutes). Answers `{revoked: SigningKey, replacementKid}`. Audited as `identity.key.revoke`.',
-    params: KidParams,
-    body: RevokeBody,
+    params: () => KidParams,
+    body: () => RevokeBody,
     responses: {
-      200: { description: 'Revoked.', schema: RevokeResult },
+      200: { description: 'Revoked.', schema: () => RevokeResult },
       404: { description: 'No such key (`key_not_found`).' },
       409: { description: 'The key is already retired or revoked (`key_not_revocable`).' },
     },

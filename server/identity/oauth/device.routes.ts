@@ -48,13 +48,13 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
       `The resulting sign-in lasts at most ${DEVICE_SIGN_IN_MAX_S / 86400} days (the refresh grant, with \`offline_access\`; one hour without). ` +
       `Poll \`POST /oauth/token\` with \`grant_type=urn:ietf:params:oauth:grant-type:device_code\` every \`interval\` seconds. ${DEVICE_AUTHORIZATIONS_PER_MINUTE} requests a minute per address (429 \`rate_limited\`). ` +
       'Errors: `invalid_request`, `invalid_client`, `unauthorized_client`, `invalid_scope`, `invalid_target` (`resource` is not supported here), `temporarily_unavailable` (503: approval in the app is not available on this server). Audited as `oauth.device_authorization.create`.',
-    rawBody: { contentType: 'application/x-www-form-urlencoded', schema: DeviceAuthorizationForm },
+    rawBody: { contentType: 'application/x-www-form-urlencoded', schema: () => DeviceAuthorizationForm },
     responses: {
-      200: { description: 'The device authorization.', schema: DeviceAuthorizationResponse },
-      400: { description: 'OAuth error.', schema: OAuthError },
-      401: { description: '`invalid_client`, with `WWW-Authenticate: Basic realm="hearth"`.', schema: OAuthError },
-      429: { description: 'Too many device authorizations from this address (`rate_limited`, `Retry-After`).', schema: OAuthError },
-      503: { description: '`temporarily_unavailable`.', schema: OAuthError },
+      200: { description: 'The device authorization.', schema: () => DeviceAuthorizationResponse },
+      400: { description: 'OAuth error.', schema: () => OAuthError },
+      401: { description: '`invalid_client`, with `WWW-Authenticate: Basic realm="hearth"`.', schema: () => OAuthError },
+      429: { description: 'Too many device authorizations from this address (`rate_limited`, `Retry-After`).', schema: () => OAuthError },
+      503: { description: '`temporarily_unavailable`.', schema: () => OAuthError },
     },
     handler: async (ctx) => {
       ctx.set('Access-Control-Allow-Origin', '*');

@@ -264,16 +264,16 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       '`refresh_token` (RFC 6749 §6: `refresh_token`, optional narrower `scope`; `resource` repeated exactly for resource-bound grants), ' +
       '`urn:ietf:params:oauth:grant-type:device_code` (RFC 8628 §3.4, first-party clients: `device_code`, `client_id`; until approved `authorization_pending`, polling faster than `interval` `slow_down` (the interval grows by 5 s), `access_denied`, `expired_token`; single-use: a second exchange is `invalid_grant` and revokes what the first issued). Confidential clients authenticate with HTTP Basic or `client_id` + `client_secret` in the form. ' +
       'Refresh tokens rotate on every use; reusing a rotated one revokes the grant. Errors follow RFC 6749 §5.2 (`invalid_request`, `invalid_client` 401, `invalid_grant`, `unauthorized_client`, `unsupported_grant_type`, `invalid_scope`, `invalid_target`; `server_error`/`temporarily_unavailable` 503 when the signing authority fails).',
-    rawBody: { contentType: 'application/x-www-form-urlencoded', schema: TokenForm },
+    rawBody: { contentType: 'application/x-www-form-urlencoded', schema: () => TokenForm },
     responses: {
-      200: { description: 'Tokens.', schema: TokenResponse },
-      400: { description: 'OAuth error.', schema: OAuthError },
+      200: { description: 'Tokens.', schema: () => TokenResponse },
+      400: { description: 'OAuth error.', schema: () => OAuthError },
       401: {
         description:
           'Client authentication failed (`invalid_client`), with `WWW-Authenticate: Basic realm="hearth"` however the client authenticated (RFC 6749 §5.2).',
-        schema: OAuthError,
+        schema: () => OAuthError,
       },
-      503: { description: 'The signing authority is unavailable.', schema: OAuthError },
+      503: { description: 'The signing authority is unavailable.', schema: () => OAuthError },
     },
     handler: async (ctx) => {
       cors(ctx);
@@ -295,7 +295,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     rawBody: { contentType: 'application/x-www-form-urlencoded', schema: z.object({ token: z.string(), token_type_hint: z.string().optional() }) },
     responses: {
       200: { description: 'Revoked (or nothing to revoke).' },
-      401: { description: '`invalid_client`, with `WWW-Authenticate: Basic realm="hearth"`.', schema: OAuthError },
+      401: { description: '`invalid_client`, with `WWW-Authenticate: Basic realm="hearth"`.', schema: () => OAuthError },
     },
     handler: async (ctx) => {
       cors(ctx);
@@ -338,8 +338,8 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
         "Accepts only user access tokens with `openid` for the platform audience `hearth` (tokens requested with `resource` are resource-only and refused), from a registered client, for an active account. ID tokens are refused. Claims follow the token's scopes: `profile` → `name`, `preferred_username`; `email` → `email`; `groups` → `groups`.",
       responses: {
         200: { description: 'Claims.', schema: UserInfo },
-        401: { description: '`invalid_token` with `WWW-Authenticate`.', schema: OAuthError },
-        403: { description: '`insufficient_scope` (no `openid`).', schema: OAuthError },
+        401: { description: '`invalid_token` with `WWW-Authenticate`.', schema: () => OAuthError },
+        403: { description: '`insufficient_scope` (no `openid`).', schema: () => OAuthError },
       },
       handler: (ctx) => userinfo(ctx),
     });
@@ -352,13 +352,13 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     tags,
     access: 'public',
     summary: 'Dynamic client registration (RFC 7591)',
-    description:
+    description: () =>
       `Public clients only: 1–10 redirect URIs (https, or http on localhost, 127.0.0.1 or ::1; no user information or fragments), \`token_endpoint_auth_method: none\`, grant types \`authorization_code\` and optional \`refresh_token\`, \`application_type\` native or web, \`scope\` a subset of \`${DELEGATED_SCOPES.join(' ')}\` (the default). ` +
       `Registration grants nothing: authorization needs PKCE S256, a \`resource\` on this origin and the user's consent. Registrations that never start an authorization are removed after 24 hours. ${REGISTRATIONS_PER_MINUTE} registrations a minute per address (429). Errors: \`invalid_redirect_uri\`, \`invalid_client_metadata\`.`,
-    rawBody: { contentType: 'application/json', schema: RegisterBody },
+    rawBody: { contentType: 'application/json', schema: () => RegisterBody },
     responses: {
-      201: { description: 'Registered.', schema: RegisterResponse },
-      400: { description: '`invalid_redirect_uri` or `invalid_client_metadata`.', schema: OAuthError },
+      201: { description: 'Registered.', schema: () => RegisterResponse },
+      400: { description: '`invalid_redirect_uri` or `invalid_client_metadata`.', schema: () => OAuthError },
       429: { description: 'Too many registrations from this address (`rate_limited`).' },
     },
     handler: async (ctx) => {

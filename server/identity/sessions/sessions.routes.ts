@@ -27,15 +27,19 @@ export type SessionAccount = z.infer<typeof SessionAccount>;
 export type SignedIn = z.infer<typeof SignedIn>;
 export type CurrentSession = z.infer<typeof CurrentSession>;
 
-const SetupBody = z
-  .object({
-    login: Login,
-    password: Password,
-    displayName: z.string().trim().max(200, 'displayName must be at most 200 characters').optional(),
-    email: z.email('email must be a valid address').max(254).nullable().optional(),
-  })
-  .strict()
-  .meta({ id: 'SetupBody' });
+/** Made on first use: `Login` comes from accounts.schemas.ts, which the server's bundle builds then (server/core/http/api.ts). */
+const makeSetupBody = () =>
+  z
+    .object({
+      login: Login,
+      password: Password,
+      displayName: z.string().trim().max(200, 'displayName must be at most 200 characters').optional(),
+      email: z.email('email must be a valid address').max(254).nullable().optional(),
+    })
+    .strict()
+    .meta({ id: 'SetupBody' });
+let setupBody: ReturnType<typeof makeSetupBody> | undefined;
+const SetupBody = () => (setupBody ??= makeSetupBody());
 // Any string: a malformed login must get the same answer as an unknown one.
 const LoginBody = z
   .object({ login: z.string().max(256), password: z.string().max(PASSWORD_MAX_LENGTH) })
@@ -249,7 +253,7 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
     summary: "Set an account's password",
     description:
       "Stores an Argon2id hash; every session of the account (but the caller's) ends. From a browser session it needs a sign-in within the last ten minutes (`recent_auth_required`). Audited as `account.password.set`.",
-    params: SubParams,
+    params: () => SubParams,
     body: SetPasswordBody,
     bodyLimit: { max: SMALL_BODY_LIMIT },
     responses: {
