@@ -143,7 +143,9 @@ describe('headless binary', () => {
         }
         return out;
       };
-      expect(await answers(url, token)).toEqual(await answers(source.url, source.token));
+      const refused = await answers(url, token);
+      expect(refused.map((r) => (r as { status: number }).status)).toEqual([400, 400, 400, 400]);
+      expect(refused).toEqual(await answers(source.url, source.token));
       const [binaryDoc, sourceDoc] = await Promise.all(
         [fetch(`${url}/v1/openapi.json`), fetch(`${source.url}/v1/openapi.json`)].map((r) => r.then((x) => x.text())),
       );
