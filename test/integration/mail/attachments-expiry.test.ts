@@ -1,13 +1,14 @@
 /**
  * The attachment object store (seed 002: 48-hour object expiry, a total cap with `attachment_storage_full`, objects
  * released when mail reaches a terminal state and failed cleanups retried by recovery). Faults are real: an object file
- * removed from the data folder, and a trigger in platform.db that makes the store's DELETE fail like a failing database.
+ * removed from the data folder, and a trigger in the core store (platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres)
+ * that makes the store's DELETE fail like a failing database.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../../server/core/storage/sqlite.ts';
+import { addFailingTrigger, dropFailingTrigger } from '../../helpers/store-faults.ts';
 import { CLOSED_PORT, call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
 import { type Peer, startPeer } from './peer.ts';
 
@@ -35,13 +36,10 @@ afterAll(async () => {
 
 const objectsDir = () => path.join(s.dataDir, 'mail-attachments');
 const objectFiles = () => (fs.existsSync(objectsDir()) ? fs.readdirSync(objectsDir()) : []);
-const ddl = (sql: string) => {
-  const db = new Database(`${s.dataDir}/platform.db`);
-  db.exec(sql);
-  db.close();
-};
 /** Every DELETE of the object store's accounting fails (the database refuses the write). */
-const KEEP = "CREATE TRIGGER keep_objects BEFORE DELETE ON mail_attachment_objects BEGIN SELECT RAISE(ABORT, 'disk I/O error'); END";
+const KEEP = { name: 'keep_objects', event: 'DELETE', table: 'mail_attachment_objects', message: 'disk I/O error' };
+const keep = () => addFailingTrigger(s.services.store, KEEP);
+const release = () => dropFailingTrigger(s.services.store, KEEP);
 const send = (json: Record<string, unknown>, expected = 202, token = app) =>
   call(s, 'POST', '/api/mail/send', { subject: 'with attachment', text: 'x', ...json }, expected, token);
 
@@ -62,7 +60,7 @@ describe('attachment object store', () => {
   });
 
   it('a failed cleanup after delivery keeps counting against the cap and is retried by recovery', async () => {
-    ddl(KEEP);
+    await keep();
     let acc: any;
     try {
       acc = await send({ to: ['kept@example.test'], attachments: [attachment] });
@@ -80,7 +78,7 @@ describe('attachment object store', () => {
       await s.mail.recover(); // still failing: nothing lost, nothing released
       expect(await s.mail.attachmentBytes()).toBe(blob.length);
     } finally {
-      ddl('DROP TRIGGER keep_objects');
+      await release();
     }
     await s.mail.recover();
     expect(await s.mail.attachmentBytes()).toBe(0);
@@ -92,7 +90,7 @@ describe('attachment object store', () => {
   });
 
   it('objects are deleted 48 hours after they were stored, also when no record releases them any more; the cap frees up then', async () => {
-    ddl(KEEP);
+    await keep();
     try {
       const acc = await send({ to: ['orphan@example.test'], attachments: [attachment] });
       await waitMessage(s, acc.id, (m) => m.status === 'sent');
@@ -103,7 +101,7 @@ describe('attachment object store', () => {
       await s.mail.runRetention();
       expect((await s.api(`${M}/messages/${acc.id}`)).status).toBe(404);
     } finally {
-      ddl('DROP TRIGGER keep_objects');
+      await release();
     }
     await s.mail.recover();
     expect(await s.mail.attachmentBytes()).toBe(blob.length); // 25 hours old: kept

@@ -1,10 +1,11 @@
 /**
  * Bounce collection under faults (seed 002, rules 6 and 9; error codes of the profile's `bounces` status): real
- * dovecot behind a scriptable IMAP proxy that drops or holds connections at chosen commands, real SQLite failures
- * (triggers raising an error in platform.db), and the injectable mail clock for the four-minute budget.
+ * dovecot behind a scriptable IMAP proxy that drops or holds connections at chosen commands, real database failures
+ * (triggers raising an error in the core store: platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres; see
+ * test/helpers/store-faults.ts), and the injectable mail clock for the four-minute budget.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../../server/core/storage/sqlite.ts';
+import { addFailingTrigger, dropFailingTrigger } from '../../helpers/store-faults.ts';
 import { type BounceRig, startBounceRig } from './bounce-rig.ts';
 import { type Dovecot, dsnReport, type ImapProxy, startDovecot, startImapProxy } from './dovecot.ts';
 import { call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
@@ -39,22 +40,22 @@ const imap = (folder: string, extra: Record<string, unknown> = {}) => ({
   folder,
   ...extra,
 });
-const platformDb = (readonly = true) => new Database(`${s.dataDir}/platform.db`, { readonly });
-const progress = (key: string) => {
-  const db = platformDb();
-  const r = db.prepare('SELECT imap_cursor, imap_uidvalidity FROM mail_profiles WHERE key = ?').get(key) as {
-    imap_cursor: number | null;
-    imap_uidvalidity: string | null;
-  };
-  db.close();
-  return r;
-};
-/** Runs DDL on the server's platform database (a trigger that makes a statement fail like a failing database would). */
-const ddl = (sql: string) => {
-  const db = platformDb(false);
-  db.exec(sql);
-  db.close();
-};
+/** A profile's bounce progress, read in the core store the server uses. */
+const progress = async (key: string) =>
+  (await s.services.store.get<{ imap_cursor: number | null; imap_uidvalidity: string | null }>(
+    'SELECT imap_cursor, imap_uidvalidity FROM mail_profiles WHERE key = ?',
+    [key],
+  ))!;
+/** A statement on `table` fails like a failing database's while `fn` runs, for rows where `when` holds. */
+async function failing<T>(name: string, event: string, table: string, when: string, fn: () => Promise<T>): Promise<T> {
+  const t = { name, event, table, when, message: 'database or disk is full' };
+  await addFailingTrigger(s.services.store, t);
+  try {
+    return await fn();
+  } finally {
+    await dropFailingTrigger(s.services.store, t);
+  }
+}
 const status = async (id: string) => (await call(s, 'GET', `${M}/messages/${id}`)).status as string;
 const statuses = async (ms: Array<{ id: string }>) => Promise.all(ms.map((m) => status(m.id)));
 
@@ -93,7 +94,7 @@ describe('bounce collection faults', () => {
     expect(reads).toBe(2); // the first read and one retry
     expect(proxy.connections() - before).toBe(3); // the first connection, the retry's, and the one the check goes on with
     expect(await statuses(ms)).toEqual(['bounced', 'sent', 'bounced']);
-    expect(progress('b-skip').imap_cursor).toBe(3); // the cursor moved past the skipped UID
+    expect((await progress('b-skip')).imap_cursor).toBe(3); // the cursor moved past the skipped UID
     expect(logLines.slice(warned).filter((l) => l.level === 'warn' && /skipped/.test(l.msg))).toEqual([expect.objectContaining({ profile: 'b-skip', uid: 2 })]);
     const p = await call(s, 'GET', `${M}/profiles/b-skip`);
     expect(p.bounces.error).toBeNull();
@@ -125,7 +126,7 @@ describe('bounce collection faults', () => {
     expect((await call(s, 'GET', `${M}/messages/${ms[1]!.id}`)).failures).toEqual([
       { recipient: ms[1]!.rcpt, reason: 'smtp; 550 5.1.1 no such user', kind: 'bounced' },
     ]);
-    expect(progress('b-retry').imap_cursor).toBe(3);
+    expect((await progress('b-retry')).imap_cursor).toBe(3);
     expect(logLines.slice(warned).filter((l) => /skipped/.test(l.msg))).toEqual([]);
   });
 
@@ -139,14 +140,14 @@ describe('bounce collection faults', () => {
     };
     expect(await s.mail.checkBounces()).toEqual({ 'b-reconnect': 'open_failed' });
     expect((await call(s, 'GET', `${M}/profiles/b-reconnect`)).bounces.error).toBe('open_failed');
-    expect(progress('b-reconnect').imap_cursor).toBe(1);
+    expect((await progress('b-reconnect')).imap_cursor).toBe(1);
     expect(await statuses(ms)).toEqual(['bounced', 'sent', 'sent']);
 
     proxy.onCommand = null;
     proxy.refuse = false;
     expect(await s.mail.checkBounces()).toEqual({ 'b-reconnect': null });
     expect(await statuses(ms)).toEqual(['bounced', 'bounced', 'bounced']);
-    expect(progress('b-reconnect').imap_cursor).toBe(3);
+    expect((await progress('b-reconnect')).imap_cursor).toBe(3);
     expect((await call(s, 'GET', `${M}/profiles/b-reconnect`)).bounces.error).toBeNull();
   });
 
@@ -158,9 +159,9 @@ describe('bounce collection faults', () => {
       dove.setUidValidity('Validity', 9191); // the mailbox is recreated while the check reads it
       return 'drop';
     };
-    const first = progress('b-validity');
+    const first = await progress('b-validity');
     expect(await s.mail.checkBounces()).toEqual({ 'b-validity': 'open_failed' });
-    const kept = progress('b-validity');
+    const kept = await progress('b-validity');
     expect(kept.imap_cursor).toBe(1);
     expect(kept.imap_uidvalidity).not.toBe('9191');
     expect(first.imap_uidvalidity).toBeNull();
@@ -168,7 +169,7 @@ describe('bounce collection faults', () => {
 
     proxy.onCommand = null;
     expect(await s.mail.checkBounces()).toEqual({ 'b-validity': null });
-    expect(progress('b-validity')).toEqual({ imap_cursor: 3, imap_uidvalidity: '9191' });
+    expect(await progress('b-validity')).toEqual({ imap_cursor: 3, imap_uidvalidity: '9191' });
     expect(await statuses(ms)).toEqual(['bounced', 'bounced', 'bounced']);
     expect((await call(s, 'GET', `${M}/messages/${ms[0]!.id}`)).failures).toHaveLength(1);
   });
@@ -181,7 +182,7 @@ describe('bounce collection faults', () => {
     let p = await call(s, 'GET', `${M}/profiles/b-search`);
     expect(p.bounces.error).toBe('search_failed');
     expect(p.bounces.checkedAt).not.toBeNull();
-    expect(progress('b-search').imap_cursor).toBeNull();
+    expect((await progress('b-search')).imap_cursor).toBeNull();
     expect(await status(ms[0]!.id)).toBe('sent');
 
     proxy.onCommand = null;
@@ -193,18 +194,18 @@ describe('bounce collection faults', () => {
     const [late] = await bouncedMail('Search', 1);
     proxy.onCommand = (line) => (/^\S+ UID SEARCH /.test(line) ? 'drop' : 'pass');
     expect(await s.mail.checkBounces()).toEqual({ 'b-search': 'search_failed' });
-    expect(progress('b-search').imap_cursor).toBe(1);
+    expect((await progress('b-search')).imap_cursor).toBe(1);
     expect(await status(late!.id)).toBe('sent');
     proxy.onCommand = null;
     expect(await s.mail.checkBounces()).toEqual({ 'b-search': null });
     expect(await status(late!.id)).toBe('bounced');
-    expect(progress('b-search').imap_cursor).toBe(2);
+    expect((await progress('b-search')).imap_cursor).toBe(2);
 
     await dove.deleteFolder('Search');
     expect(await s.mail.checkBounces()).toEqual({ 'b-search': 'open_failed' });
     p = await call(s, 'GET', `${M}/profiles/b-search`);
     expect(p.bounces.error).toBe('open_failed');
-    expect(progress('b-search').imap_cursor).toBe(2);
+    expect((await progress('b-search')).imap_cursor).toBe(2);
   });
 
   it('search_failed on a server without ESEARCH (bounded UID windows): a failed window never advances the cursor', async () => {
@@ -214,7 +215,7 @@ describe('bounce collection faults', () => {
       await bouncedMail('Windows', 1, plain);
       await call(s, 'PUT', `${M}/profiles/b-windows`, profileBody(peer.port, { imap: imap('Windows', { port: plainProxy.port }) }), 201);
       expect(await s.mail.checkBounces()).toEqual({ 'b-windows': null });
-      expect(progress('b-windows').imap_cursor).toBe(1);
+      expect((await progress('b-windows')).imap_cursor).toBe(1);
       // a second report; the windowed search (UID 2:2, no ESEARCH) fails
       const acc = await call(s, 'POST', '/api/mail/send', { to: ['window@example.test'], subject: 'w', text: 'x' }, 202, app);
       await waitMessage(s, acc.id, (x) => x.status === 'sent');
@@ -222,11 +223,11 @@ describe('bounce collection faults', () => {
       plainProxy.onCommand = (line) => (/^\S+ UID SEARCH UID 2:2/.test(line) ? 'drop' : 'pass');
       expect(await s.mail.checkBounces()).toEqual({ 'b-windows': 'search_failed' });
       expect(plainProxy.commands.some((l) => /UID SEARCH UID 2:2/.test(l))).toBe(true);
-      expect(progress('b-windows').imap_cursor).toBe(1);
+      expect((await progress('b-windows')).imap_cursor).toBe(1);
       plainProxy.onCommand = null;
       expect(await s.mail.checkBounces()).toEqual({ 'b-windows': null });
       expect(await status(acc.id)).toBe('bounced');
-      expect(progress('b-windows').imap_cursor).toBe(2);
+      expect((await progress('b-windows')).imap_cursor).toBe(2);
     } finally {
       await plainProxy.close();
       await plain.stop();
@@ -236,17 +237,13 @@ describe('bounce collection faults', () => {
   it('apply_failed when the database cannot record a report: the report is not skipped and is applied by the next check', async () => {
     const ms = await bouncedMail('Apply');
     await call(s, 'PUT', `${M}/profiles/b-apply`, profileBody(peer.port, { imap: imap('Apply') }), 201);
-    ddl(`CREATE TRIGGER fail_bounce BEFORE UPDATE OF status ON mail_messages WHEN NEW.id = '${ms[1]!.id}' AND NEW.status = 'bounced'
-      BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
-    try {
+    await failing('fail_bounce', 'UPDATE OF status', 'mail_messages', `NEW.id = '${ms[1]!.id}' AND NEW.status = 'bounced'`, async () => {
       expect(await s.mail.checkBounces()).toEqual({ 'b-apply': 'apply_failed' });
-    } finally {
-      ddl('DROP TRIGGER fail_bounce');
-    }
+    });
     const p = await call(s, 'GET', `${M}/profiles/b-apply`);
     expect(p.bounces.error).toBe('apply_failed');
     expect(p.bounces.checkedAt).not.toBeNull();
-    expect(progress('b-apply').imap_cursor).toBe(1);
+    expect((await progress('b-apply')).imap_cursor).toBe(1);
     expect(await statuses(ms)).toEqual(['bounced', 'sent', 'sent']);
 
     expect(await s.mail.checkBounces()).toEqual({ 'b-apply': null });
@@ -257,34 +254,26 @@ describe('bounce collection faults', () => {
   it('save_failed when progress cannot be saved (shown in the status); when the status itself cannot be saved the check still reports save_failed', async () => {
     const ms = await bouncedMail('Save', 2);
     await call(s, 'PUT', `${M}/profiles/b-save`, profileBody(peer.port, { imap: imap('Save') }), 201);
-    ddl(`CREATE TRIGGER fail_progress BEFORE UPDATE OF imap_cursor ON mail_profiles WHEN NEW.key = 'b-save'
-      BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
-    try {
+    await failing('fail_progress', 'UPDATE OF imap_cursor', 'mail_profiles', "NEW.key = 'b-save'", async () => {
       expect(await s.mail.checkBounces()).toEqual({ 'b-save': 'save_failed' });
-    } finally {
-      ddl('DROP TRIGGER fail_progress');
-    }
+    });
     let p = await call(s, 'GET', `${M}/profiles/b-save`);
     expect(p.bounces.error).toBe('save_failed');
     const checkedAt = p.bounces.checkedAt;
     expect(checkedAt).not.toBeNull();
-    expect(progress('b-save')).toEqual({ imap_cursor: null, imap_uidvalidity: null });
+    expect(await progress('b-save')).toEqual({ imap_cursor: null, imap_uidvalidity: null });
     // the first report was recorded before its progress could not be saved; the check stopped there
     expect(await statuses(ms)).toEqual(['bounced', 'sent']);
 
     // the status row cannot be written either: the check answers save_failed, the profile keeps its last status
-    ddl(`CREATE TRIGGER fail_status BEFORE UPDATE OF bounces_checked_at ON mail_profiles WHEN NEW.key = 'b-save'
-      BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END`);
-    try {
+    await failing('fail_status', 'UPDATE OF bounces_checked_at', 'mail_profiles', "NEW.key = 'b-save'", async () => {
       s.advance(1000);
       expect(await s.mail.checkBounces()).toEqual({ 'b-save': 'save_failed' });
-    } finally {
-      ddl('DROP TRIGGER fail_status');
-    }
+    });
     p = await call(s, 'GET', `${M}/profiles/b-save`);
     expect(p.bounces).toEqual({ checkedAt, error: 'save_failed' });
     // progress was saved this time (only the status failed): the reports are applied once
-    expect(progress('b-save').imap_cursor).toBe(2);
+    expect((await progress('b-save')).imap_cursor).toBe(2);
     expect(await statuses(ms)).toEqual(['bounced', 'bounced']);
 
     expect(await s.mail.checkBounces()).toEqual({ 'b-save': null });
@@ -311,12 +300,12 @@ describe('bounce collection faults', () => {
     expect(await s.mail.checkBounces()).toEqual({ 'b-budget-a': 'interrupted' });
     // (The budget is driven by the mail clock: a real-time budget of a millisecond made an earlier test flaky.)
     expect((await call(s, 'GET', `${M}/profiles/b-budget-a`)).bounces).toEqual({ checkedAt: expect.any(String), error: 'interrupted' });
-    expect(progress('b-budget-a').imap_cursor).toBe(1);
+    expect((await progress('b-budget-a')).imap_cursor).toBe(1);
     expect(await statuses(ms)).toEqual(['bounced', 'sent', 'sent']);
     expect((await call(s, 'GET', `${M}/profiles/b-budget-b`)).bounces).toEqual({ checkedAt: null, error: null }); // still pending
 
     expect(await s.mail.checkBounces()).toEqual({ 'b-budget-a': null, 'b-budget-b': null });
-    expect(progress('b-budget-a').imap_cursor).toBe(3);
+    expect((await progress('b-budget-a')).imap_cursor).toBe(3);
     expect(await statuses(ms)).toEqual(['bounced', 'bounced', 'bounced']);
     expect((await call(s, 'GET', `${M}/messages/${ms[0]!.id}`)).failures.map((f: any) => f.reason)).toEqual([
       'smtp; 550 5.1.1 no such user',
@@ -368,9 +357,7 @@ describe('bounce collection at shutdown', () => {
       const closing = srv.mail.close();
       release();
       await closing;
-      const db = new Database(`${srv.dataDir}/platform.db`, { readonly: true });
-      const row = db.prepare("SELECT imap_cursor, bounces_error, bounces_checked_at FROM mail_profiles WHERE key = 'b-shutdown'").get() as any;
-      db.close();
+      const row = await srv.services.store.get<any>("SELECT imap_cursor, bounces_error, bounces_checked_at FROM mail_profiles WHERE key = 'b-shutdown'");
       expect(row).toMatchObject({ imap_cursor: 1, bounces_error: 'interrupted' });
       expect(row.bounces_checked_at).not.toBeNull();
       expect((await call(srv, 'GET', `${M}/messages/${ms[0].id}`)).status).toBe('bounced');

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../../server/core/storage/sqlite.ts';
 import { DOVECOT, type Dovecot, dsnReport, startDovecot } from './dovecot.ts';
 import { call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
 import { type Peer, selfSigned, startPeer } from './peer.ts';
@@ -37,15 +36,11 @@ const imap = (extra: Record<string, unknown> = {}) => ({
   ...extra,
 });
 const profile = () => call(s, 'GET', `${M}/profiles/main`);
-const cursor = () => {
-  const db = new Database(`${s.dataDir}/platform.db`, { readonly: true });
-  const r = db.prepare("SELECT imap_cursor, imap_uidvalidity FROM mail_profiles WHERE key = 'main'").get() as {
-    imap_cursor: number | null;
-    imap_uidvalidity: string | null;
-  };
-  db.close();
-  return r;
-};
+/** The profile's bounce progress, read in the core store the server uses (platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres). */
+const cursor = async () =>
+  (await s.services.store.get<{ imap_cursor: number | null; imap_uidvalidity: string | null }>(
+    "SELECT imap_cursor, imap_uidvalidity FROM mail_profiles WHERE key = 'main'",
+  ))!;
 
 d('bounce collection (dovecot)', () => {
   it('has the dovecot binary (apt-get install dovecot-imapd)', () => {
@@ -106,7 +101,7 @@ d('bounce collection (dovecot)', () => {
     const p = await profile();
     expect(p.bounces.error).toBeNull();
     expect(p.bounces.checkedAt).not.toBeNull();
-    expect(cursor().imap_cursor).toBe(6);
+    expect((await cursor()).imap_cursor).toBe(6);
     // nothing marked, moved or deleted
     expect(await dove.flags(FOLDER)).toEqual(before);
     expect((await dove.flags(FOLDER)).every((m) => !m.flags.includes('\\Seen'))).toBe(true);
@@ -120,16 +115,16 @@ d('bounce collection (dovecot)', () => {
     expect(await s.mail.checkBounces()).toEqual({ main: null });
     const r2 = await call(s, 'GET', `${M}/messages/${m2.id}`);
     expect(r2).toMatchObject({ status: 'bounced', failures: [{ recipient: 'carol@example.test', reason: '5.2.2', kind: 'bounced' }] });
-    expect(cursor().imap_cursor).toBe(7);
+    expect((await cursor()).imap_cursor).toBe(7);
     // nothing new: the cursor stays (UID 7:* returns the newest message, which is filtered out)
     expect(await s.mail.checkBounces()).toEqual({ main: null });
-    expect(cursor().imap_cursor).toBe(7);
+    expect((await cursor()).imap_cursor).toBe(7);
   });
 
   it('a UIDVALIDITY change restarts from the last seven days without duplicating reasons', async () => {
     dove.setUidValidity(FOLDER, 4242);
     expect(await s.mail.checkBounces()).toEqual({ main: null });
-    expect(cursor()).toEqual({ imap_cursor: 7, imap_uidvalidity: '4242' });
+    expect(await cursor()).toEqual({ imap_cursor: 7, imap_uidvalidity: '4242' });
     expect((await call(s, 'GET', `${M}/messages/${m1.id}`)).failures).toHaveLength(1);
   });
 
@@ -139,15 +134,15 @@ d('bounce collection (dovecot)', () => {
     expect(await s.mail.checkBounces()).toEqual({ main: 'open_failed' });
     p = await profile();
     expect(p.bounces.error).toBe('open_failed');
-    expect(cursor().imap_cursor).toBe(7); // same mailbox: progress kept
+    expect((await cursor()).imap_cursor).toBe(7); // same mailbox: progress kept
     // STARTTLS on the plain port (secure: false requires it)
     await call(s, 'PUT', `${M}/profiles/main`, profileBody(peer.port, { imap: imap({ port: dove.imapPort, secure: false }), revision: p.revision }));
-    expect(cursor().imap_cursor).toBeNull(); // port changed: cursor and status reset
+    expect((await cursor()).imap_cursor).toBeNull(); // port changed: cursor and status reset
     expect((await profile()).bounces).toEqual({ checkedAt: null, error: null });
     expect(await s.mail.checkBounces()).toEqual({ main: null });
     p = await profile();
     expect(p.bounces.error).toBeNull();
-    expect(cursor().imap_cursor).toBe(7);
+    expect((await cursor()).imap_cursor).toBe(7);
   });
 
   it('a report whose Original-Envelope-Id names another message is skipped; a matching one applies', async () => {

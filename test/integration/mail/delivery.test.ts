@@ -1,6 +1,5 @@
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../../server/core/storage/sqlite.ts';
 import { audit, CLOSED_PORT, call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
 import { type Peer, startPeer } from './peer.ts';
 
@@ -363,9 +362,10 @@ describe('application mail API', () => {
   it('recovery: stuck sending rows are resubmitted; revoked access and dropped declarations cancel queued rows', async () => {
     const acc = await send({ profile: 'down', to: ['stuck@example.test'], subject: 's', text: 't' });
     await s.mail.idle();
-    const db = new Database(`${s.dataDir}/platform.db`);
-    db.prepare("UPDATE mail_messages SET status = 'sending', claimed_by = 'ghost', claimed_at = ? WHERE id = ?").run(Date.now() - 6 * 60_000, acc.id);
-    db.close();
+    await s.services.store.run("UPDATE mail_messages SET status = 'sending', claimed_by = 'ghost', claimed_at = ? WHERE id = ?", [
+      Date.now() - 6 * 60_000,
+      acc.id,
+    ]);
     const r = await s.mail.recover();
     expect(r.resubmitted).toBeGreaterThanOrEqual(1);
     expect((await call(s, 'GET', `${M}/messages/${acc.id}`)).status).toMatch(/queued|sending/);

@@ -4,9 +4,8 @@
  * untouched when the server stops.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Database } from '../../../server/core/storage/sqlite.ts';
+import { withStoppedStore } from '../../helpers/stopped-store.ts';
 import { until } from '../../helpers/wait.ts';
 import { call, M, profileBody, registerApp, startMailServer } from './helpers.ts';
 import { type Peer, startPeer } from './peer.ts';
@@ -59,11 +58,12 @@ describe('immediate lane hand-off to the SMTP thread', () => {
 
       await s.close();
       closed = true;
-      const db = new Database(path.join(s.dataDir, 'platform.db'), { readonly: true });
-      try {
-        const rows = db
-          .prepare(`SELECT status, attempts, claimed_by, last_error FROM mail_messages WHERE id IN (${ids.map(() => '?').join(',')})`)
-          .all(...ids) as Array<{ status: string; attempts: number; claimed_by: string | null; last_error: string | null }>;
+      // the stopped server's core store: platform.db, or its PostgreSQL database under HEARTH_TEST_STORE=postgres
+      await withStoppedStore({ dataDir: s.dataDir, databaseUrl: s.config.databaseUrl }, async (store) => {
+        const rows = await store.all<{ status: string; attempts: number; claimed_by: string | null; last_error: string | null }>(
+          `SELECT status, attempts, claimed_by, last_error FROM mail_messages WHERE id IN (${ids.map(() => '?').join(',')})`,
+          ids,
+        );
         expect(rows).toHaveLength(20);
         // 1 sent; 8 cut in their attempt at shutdown (an attempt counted, back in the queue); 8 handed over but never
         // started and 3 never claimed: queued, no attempt, nothing recorded.
@@ -72,9 +72,7 @@ describe('immediate lane hand-off to the SMTP thread', () => {
         const untouched = rows.filter((r) => r.attempts === 0);
         expect(untouched).toHaveLength(11);
         for (const r of untouched) expect(r).toMatchObject({ status: 'queued', claimed_by: null, last_error: null });
-      } finally {
-        db.close();
-      }
+      });
     } finally {
       if (!closed) await s.close();
       pa.hold(false);

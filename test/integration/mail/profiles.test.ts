@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../../server/core/storage/sqlite.ts';
 import { audit, CLOSED_PORT, call, M, type MailServer, profileBody, registerApp, startMailServer } from './helpers.ts';
 import { type Peer, selfSigned, startPeer } from './peer.ts';
 
@@ -114,10 +113,8 @@ describe('sender profiles', () => {
     expect(JSON.stringify(list)).not.toContain('s3cret');
   });
 
-  it('stores passwords encrypted (AES-256-GCM envelope), never in clear', () => {
-    const db = new Database(`${s.dataDir}/platform.db`, { readonly: true });
-    const row = db.prepare("SELECT smtp_password FROM mail_profiles WHERE key = 'main'").get() as { smtp_password: string };
-    db.close();
+  it('stores passwords encrypted (AES-256-GCM envelope), never in clear', async () => {
+    const row = (await s.services.store.get<{ smtp_password: string }>("SELECT smtp_password FROM mail_profiles WHERE key = 'main'"))!;
     expect(row.smtp_password).toMatch(/^hm1\./);
     expect(row.smtp_password).not.toContain('s3cret');
   });

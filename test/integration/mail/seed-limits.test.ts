@@ -5,7 +5,6 @@
  */
 import crypto from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../../server/core/storage/sqlite.ts';
 import type { MailClock } from '../../../server/mail/index.ts';
 import { startTestServer } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
@@ -60,16 +59,11 @@ describe('outgoing mail rules and limits', () => {
     // the first takes the profile's slot and fails temporarily; the others wait for the next slot, a minute later
     await waitMessage(s, first!, (m) => m.attempts === 1 && m.status === 'queued');
     await s.mail.idle();
-    const slot = () => {
-      const db = new Database(`${s.dataDir}/platform.db`, { readonly: true });
-      const v = db.prepare("SELECT next_slot_at FROM mail_profiles WHERE key = 'slow'").pluck().get();
-      db.close();
-      return v;
-    };
-    const before = slot();
+    const slot = () => s.services.store.value("SELECT next_slot_at FROM mail_profiles WHERE key = 'slow'");
+    const before = await slot();
     s.advance(24 * 3600_000 + 1000);
     expect((await s.mail.recover()).expired).toBe(3);
-    expect(slot()).toBe(before);
+    expect(await slot()).toBe(before);
     const failed = await waitMessage(s, first!, (m) => m.status === 'failed');
     expect(failed.lastError).toMatch(/ECONNREFUSED|connect/i); // the last answer is kept
     for (const id of waiting) {

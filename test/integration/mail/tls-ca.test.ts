@@ -6,7 +6,6 @@
  * with it, mail arrives and bounce collection logs in.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../../server/core/storage/sqlite.ts';
 import { type Dovecot, startDovecot } from './dovecot.ts';
 import { audit, call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
 import { type Peer, startPeer } from './peer.ts';
@@ -44,12 +43,8 @@ afterAll(async () => {
 const P = `${M}/profiles`;
 const SUBJECT = 'O=Hearth Tests, CN=Hearth Test Office CA';
 const logLines = () => logs.map((l) => JSON.parse(l) as Record<string, any>);
-const column = (key: string) => {
-  const db = new Database(`${s.dataDir}/platform.db`, { readonly: true });
-  const r = db.prepare('SELECT tls_ca FROM mail_profiles WHERE key = ?').get(key) as { tls_ca: string | null };
-  db.close();
-  return r.tls_ca;
-};
+/** A profile's stored CA, read in the core store the server uses (platform.db, or PostgreSQL under HEARTH_TEST_STORE=postgres). */
+const column = async (key: string) => s.services.store.value<string | null>('SELECT tls_ca FROM mail_profiles WHERE key = ?', [key]);
 const noPem = (value: unknown) => {
   const text = JSON.stringify(value);
   expect(text).not.toContain('BEGIN CERTIFICATE');
@@ -121,7 +116,7 @@ describe("a profile's trusted CA", () => {
     const update = (await audit(s, 'outgoing_mail.profile.update')).find((a) => a.target === 'office')!;
     expect(update.detail.tlsCa).toEqual({ change: 'replaced', fingerprints: [ca.caFingerprint] });
     noPem(update);
-    expect(column('office')).toBe(`${ca.caPem.trim()}\n`);
+    expect(await column('office')).toBe(`${ca.caPem.trim()}\n`);
 
     // the test send and the queued message (retried after a minute) arrive
     expect(await call(s, 'POST', `${P}/office/test`, { to: 'admin@office.test' })).toEqual({ ok: true });
@@ -145,7 +140,7 @@ describe("a profile's trusted CA", () => {
     expect(kept.tlsCa[0].fingerprint256).toBe(ca.caFingerprint);
     const cleared = await call(s, 'PUT', `${P}/office-tls`, profileBody(implicit.port, { smtpSecure: true, tlsCaPem: null, revision: kept.revision }));
     expect(cleared.tlsCa).toBeNull();
-    expect(column('office-tls')).toBeNull();
+    expect(await column('office-tls')).toBeNull();
     const t = await s.api(`${P}/office-tls/test`, { method: 'POST', json: { to: 'admin@office.test' } });
     expect(t.status).toBe(502);
     expect((await t.json()).message).toMatch(/certificate is not trusted/);
