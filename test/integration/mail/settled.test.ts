@@ -1,10 +1,12 @@
 /**
  * The settled-status topic (seed 002, internal wake-ups): the trigger that publishes settling status changes into
  * `mail_settled`, its five-minute retention, and `?wait=` on the message reads, woken by the topic (locally, and by
- * the tail for changes made by another connection to platform.db).
+ * the tail for changes made by another connection to the core store: platform.db, or PostgreSQL under
+ * HEARTH_TEST_STORE=postgres).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Database } from '../../../server/core/storage/sqlite.ts';
+import type { Store } from '../../../server/core/storage/store.ts';
+import { openCoreStore } from '../../helpers/stopped-store.ts';
 import { until } from '../../helpers/wait.ts';
 import { CLOSED_PORT, call, M, type MailServer, profileBody, registerApp, startMailServer, waitMessage } from './helpers.ts';
 import { type Peer, startPeer } from './peer.ts';
@@ -13,7 +15,7 @@ let s: MailServer;
 let peer: Peer;
 let app: string;
 let other: string;
-let db: InstanceType<typeof Database>;
+let db: Store;
 
 beforeAll(async () => {
   peer = await startPeer();
@@ -23,12 +25,11 @@ beforeAll(async () => {
   app = await registerApp(s, 'crm');
   await call(s, 'PUT', `${M}/apps/crm/policy`, { mode: 'profiles', profiles: ['main', 'down'] });
   other = await registerApp(s, 'other');
-  // Another connection to the same platform.db (as the CLI or a second server on the data folder would hold).
-  db = new Database(`${s.dataDir}/platform.db`);
-  db.pragma('busy_timeout = 5000');
+  // Another connection to the same core store (as the CLI or a second server on the data folder would hold).
+  db = await openCoreStore({ dataDir: s.dataDir, databaseUrl: s.config.databaseUrl });
 });
 afterAll(async () => {
-  db?.close();
+  await db?.close();
   await s?.stop();
   await peer?.close();
 });
@@ -36,11 +37,12 @@ afterAll(async () => {
 const send = (json: Record<string, unknown>) => call(s, 'POST', '/api/mail/send', { subject: 's', text: 't', ...json }, 202, app);
 /** The topic's entries for some records, oldest first. */
 const entries = (...ids: string[]) =>
-  db.prepare(`SELECT message_id AS id, status, at FROM mail_settled WHERE message_id IN (${ids.map(() => '?').join(', ')}) ORDER BY seq`).all(...ids) as Array<{
-    id: string;
-    status: string;
-    at: number;
-  }>;
+  db.all<{ id: string; status: string; at: number }>(
+    `SELECT message_id AS id, status, at FROM mail_settled WHERE message_id IN (${ids.map(() => '?').join(', ')}) ORDER BY seq`,
+    ids,
+  );
+/** Every record with an entry in the topic. */
+const topicIds = async () => (await db.all<{ message_id: string }>('SELECT message_id FROM mail_settled')).map((r) => r.message_id);
 /** A message parked in `queued` after a temporary failure (connection refused): nothing retries it for a minute. */
 async function parked(): Promise<string> {
   const { id } = await send({ profile: 'down', to: ['parked@example.test'] });
@@ -72,19 +74,19 @@ describe('settled-status topic: the trigger', () => {
   it('publishes exactly the moves into sent, failed, cancelled and bounced (also sent → bounced; not bounced → bounced), with updated_at as its time', async () => {
     const [a, b, c] = [await parked(), await parked(), await parked()];
     // The lane's own moves so far (queued → sending → queued after the temporary failure) published nothing.
-    expect(entries(a, b, c)).toEqual([]);
-    const set = (id: string, status: string, at: number) => db.prepare('UPDATE mail_messages SET status = ?, updated_at = ? WHERE id = ?').run(status, at, id);
-    set(a, 'sending', 1001);
-    set(a, 'queued', 1002);
-    db.prepare('UPDATE mail_messages SET updated_at = 1003 WHERE id = ?').run(a); // not a status change
-    db.prepare('UPDATE mail_messages SET status = status, updated_at = 1004 WHERE id = ?').run(a); // status set, unchanged
-    expect(entries(a)).toEqual([]);
-    set(a, 'sent', 2000);
-    set(a, 'bounced', 2001);
-    db.prepare("UPDATE mail_messages SET failures = '[]', status = 'bounced', updated_at = 2002 WHERE id = ?").run(a); // a second report
-    set(b, 'failed', 2003);
-    set(c, 'cancelled', 2004);
-    expect(entries(a, b, c)).toEqual([
+    expect(await entries(a, b, c)).toEqual([]);
+    const set = (id: string, status: string, at: number) => db.run('UPDATE mail_messages SET status = ?, updated_at = ? WHERE id = ?', [status, at, id]);
+    await set(a, 'sending', 1001);
+    await set(a, 'queued', 1002);
+    await db.run('UPDATE mail_messages SET updated_at = 1003 WHERE id = ?', [a]); // not a status change
+    await db.run('UPDATE mail_messages SET status = status, updated_at = 1004 WHERE id = ?', [a]); // status set, unchanged
+    expect(await entries(a)).toEqual([]);
+    await set(a, 'sent', 2000);
+    await set(a, 'bounced', 2001);
+    await db.run("UPDATE mail_messages SET failures = '[]', status = 'bounced', updated_at = 2002 WHERE id = ?", [a]); // a second report
+    await set(b, 'failed', 2003);
+    await set(c, 'cancelled', 2004);
+    expect(await entries(a, b, c)).toEqual([
       { id: a, status: 'sent', at: 2000 },
       { id: a, status: 'bounced', at: 2001 },
       { id: b, status: 'failed', at: 2003 },
@@ -92,13 +94,13 @@ describe('settled-status topic: the trigger', () => {
     ]);
     // The entry commits with the status change: a rolled-back change publishes nothing.
     const d = await parked();
-    expect(() =>
-      db.transaction(() => {
-        set(d, 'failed', 3000);
+    await expect(
+      db.tx(async () => {
+        await set(d, 'failed', 3000);
         throw new Error('rollback');
-      })(),
-    ).toThrow('rollback');
-    expect(entries(d)).toEqual([]);
+      }),
+    ).rejects.toThrow('rollback');
+    expect(await entries(d)).toEqual([]);
     expect((await call(s, 'GET', `${M}/messages/${d}`)).status).toBe('queued');
   });
 
@@ -111,11 +113,7 @@ describe('settled-status topic: the trigger', () => {
     const queued = await parked();
     await call(s, 'POST', `${M}/messages/${queued}/cancel`);
     await s.mail.idle();
-    expect(
-      entries(ok.id, bad.id, queued)
-        .map((e) => [e.id, e.status])
-        .sort(),
-    ).toEqual(
+    expect((await entries(ok.id, bad.id, queued)).map((e) => [e.id, e.status]).sort()).toEqual(
       [
         [ok.id, 'sent'],
         [bad.id, 'failed'],
@@ -168,11 +166,11 @@ describe('GET …/messages/{id}?wait=', () => {
     await call(s, 'DELETE', `${M}/profiles/later`, undefined, 204);
   });
 
-  it('a message settled by another connection to platform.db wakes a waiter within the tail interval', async () => {
+  it('a message settled by another connection to the core store wakes a waiter within the tail interval', async () => {
     const id = await parked();
     const { answer } = await startWait(`/api/mail/messages/${id}?wait=25`, app, id);
     const { answer: admin } = await startWait(`${M}/messages/${id}?wait=25`, undefined, id);
-    db.prepare("UPDATE mail_messages SET status = 'cancelled', cancel_reason = 'cancelled_by_admin', updated_at = ? WHERE id = ?").run(Date.now(), id);
+    await db.run("UPDATE mail_messages SET status = 'cancelled', cancel_reason = 'cancelled_by_admin', updated_at = ? WHERE id = ?", [Date.now(), id]);
     for (const r of [await answer, await admin]) {
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({ id, status: 'cancelled', cancelReason: 'cancelled_by_admin' });
@@ -234,28 +232,28 @@ describe('settled-status topic: retention', () => {
   it('recovery deletes entries older than five minutes (mail clock), in batches, and keeps newer ones', async () => {
     const old = [await parked(), await parked(), await parked()];
     for (const id of old) await call(s, 'POST', `${M}/messages/${id}/cancel`);
-    expect(entries(...old)).toHaveLength(3);
+    expect(await entries(...old)).toHaveLength(3);
     s.advance(4 * 60_000);
     await s.mail.recover();
-    expect(entries(...old)).toHaveLength(3); // four minutes: kept
+    expect(await entries(...old)).toHaveLength(3); // four minutes: kept
     s.advance(60_000 + 1000);
     const fresh = await parked();
     await call(s, 'POST', `${M}/messages/${fresh}/cancel`);
     // (The 30-second recovery timer may run first: the end state is what counts.)
     expect(typeof (await s.mail.recover()).settledTrimmed).toBe('number');
     // Batches of two (trimBatch) until none older remain: every earlier test's entries are gone too.
-    expect(entries(...old)).toEqual([]);
-    expect(db.prepare('SELECT message_id FROM mail_settled').pluck().all()).toEqual([fresh]);
+    expect(await entries(...old)).toEqual([]);
+    expect(await topicIds()).toEqual([fresh]);
     // The newest entry is kept even when old, so seq (a plain rowid) never starts again from 1.
-    const freshSeq = db.prepare('SELECT seq FROM mail_settled WHERE message_id = ?').pluck().get(fresh) as number;
+    const freshSeq = (await db.value<number>('SELECT seq FROM mail_settled WHERE message_id = ?', [fresh]))!;
     s.advance(6 * 60_000);
     await s.mail.recover();
-    expect(db.prepare('SELECT message_id FROM mail_settled').pluck().all()).toEqual([fresh]);
+    expect(await topicIds()).toEqual([fresh]);
     const next = await parked();
     await call(s, 'POST', `${M}/messages/${next}/cancel`);
-    expect(db.prepare('SELECT seq FROM mail_settled WHERE message_id = ?').pluck().get(next)).toBeGreaterThan(freshSeq);
+    expect(await db.value<number>('SELECT seq FROM mail_settled WHERE message_id = ?', [next])).toBeGreaterThan(freshSeq);
     await s.mail.recover();
-    expect(db.prepare('SELECT message_id FROM mail_settled').pluck().all()).toEqual([next]);
+    expect(await topicIds()).toEqual([next]);
     // the durable rows stay: losing a wake-up entry never loses the record
     for (const id of old) expect((await call(s, 'GET', `/api/mail/messages/${id}?wait=5`, undefined, 200, app)).status).toBe('cancelled');
   });
