@@ -150,15 +150,16 @@ describe('the last test send stays on the profile', () => {
     const edited = await call(s, 'PUT', `${P}/kept`, profileBody(plain.port, { name: 'Kept', revision: created.revision }));
     expect(edited.lastTest).toEqual(failed);
 
-    // across a restart
+    // across a restart (on the same core store: the data folder's platform.db, or the same PostgreSQL database)
     await s.close();
-    const again = await startTestServer({ dataDir: s.dataDir, adminToken: s.token });
+    const databaseUrl = s.config.databaseUrl;
+    const again = await startTestServer({ dataDir: s.dataDir, databaseUrl, adminToken: s.token });
     try {
       expect((await call(again, 'GET', `${P}/kept`)).lastTest).toEqual(failed);
     } finally {
       await again.close();
     }
-    s = await startMailServer({ dataDir: s.dataDir, adminToken: s.token, mail: { smtp: { timeoutMs: 2500 } } });
+    s = await startMailServer({ dataDir: s.dataDir, databaseUrl, adminToken: s.token, mail: { smtp: { timeoutMs: 2500 } } });
   });
 
   it('is in the OpenAPI description of a profile', async () => {
