@@ -1,7 +1,12 @@
+/**
+ * Shared pieces of the outgoing-mail tests: a test server with a movable mail clock (`startMailServer`; `store:
+ * 'sqlite'` as for startTestServer), admin API calls that assert the status, profiles, application registrations,
+ * the audit log, and waiting for a message's state.
+ */
 import { expect } from 'vitest';
 import type { StartOptions } from '../../../server/boot.ts';
 import type { MailClock } from '../../../server/mail/index.ts';
-import { startTestServer, type TestServer } from '../../helpers/server.ts';
+import { startTestServer, type TestServer, type TestStoreOption } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
 
 export const M = '/api/admin/core/outgoing-mail';
@@ -21,7 +26,7 @@ export function movableClock() {
   return { clock, advance: (ms: number) => void (offset += ms) };
 }
 
-export async function startMailServer(opts: StartOptions = {}) {
+export async function startMailServer(opts: StartOptions & TestStoreOption = {}) {
   const c = movableClock();
   const s = await startTestServer({ ...opts, mail: { clock: c.clock, ...opts.mail } });
   return Object.assign(s, { advance: c.advance, mail: s.services.mail });
