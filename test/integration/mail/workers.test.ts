@@ -1,3 +1,8 @@
+/**
+ * Several workers on one installation (seed 002, rule 10): two servers on one data folder and core store share a
+ * profile's pace through the slot gate and never send a row twice; a server killed with SIGKILL while the bulk lane
+ * sends loses no accepted message (the restarted one sends the rest, duplicates at most, with the same Message-ID).
+ */
 import { type ChildProcess, spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -5,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../../server/boot.ts';
-import { startTestServer, tempDir } from '../../helpers/server.ts';
+import { startTestServer, tempDir, testDatabaseUrl } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
 import { M, profileBody } from './helpers.ts';
 import { type Peer, startPeer } from './peer.ts';
@@ -41,6 +46,7 @@ describe('several workers on one data folder', () => {
       host: '127.0.0.1',
       port: 0,
       dataDir: a.dataDir,
+      databaseUrl: a.config.databaseUrl, // the same core store (PostgreSQL under HEARTH_TEST_STORE=postgres)
       adminToken: a.token,
       logLevel: 'silent',
       env: {},
@@ -74,12 +80,13 @@ describe('several workers on one data folder', () => {
     const peer = await startPeer({ dataDelayMs: 150 });
     peers.push(peer);
     const dataDir = tempDir();
+    const databaseUrl = (await testDatabaseUrl()) ?? ''; // both processes on one core store; '' is platform.db
     const token = `test-admin-${crypto.randomBytes(16).toString('hex')}`;
     const script = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures', 'serve.ts');
     const children: ChildProcess[] = [];
     const boot = () =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, [script, dataDir, token], { stdio: ['ignore', 'pipe', 'inherit'] });
+        const child = spawn(process.execPath, [script, dataDir, token, databaseUrl], { stdio: ['ignore', 'pipe', 'inherit'] });
         children.push(child);
         let out = '';
         child.stdout!.on('data', (c: Buffer) => {
