@@ -2,7 +2,9 @@
  * The backup routes on a running server (`/api/admin/backups…`): jobs and their progress, one at a time, listing,
  * download, delete, the audit, `/healthz` and `/metrics`, who may call them and which names they take; and the
  * schedule (HEARTH_BACKUP_SCHEDULE every second, HEARTH_BACKUP_KEEP, HEARTH_BACKUP_PASSPHRASE) firing on a running
- * server, pruning only the scheduled backups.
+ * server, pruning only the scheduled backups. The first server keeps its core store in platform.db under either
+ * HEARTH_TEST_STORE (store: 'sqlite'): its backups' entries and parts are those of such an installation (platform.db
+ * first); a backup made on PostgreSQL, without platform.db, is core/postgres-mode.test.ts's.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,7 +18,7 @@ const PASSPHRASE = 'correct horse battery staple';
 let s: TestServer;
 
 beforeAll(async () => {
-  s = await startTestServer();
+  s = await startTestServer({ store: 'sqlite' });
   for (const name of ['crm', 'inventory']) expect((await s.api('/v1/namespaces', { method: 'POST', json: { name } })).status).toBe(201);
 });
 afterAll(async () => {

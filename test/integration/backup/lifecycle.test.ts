@@ -2,7 +2,8 @@
  * Backups across a server's life: a server killed with SIGKILL in the middle of a backup leaves no file under the
  * final name, the next server on the folder removes the leftovers and backs up again; a backup from an older Hearth
  * (its platform.db lacks the newest migration) is restored and migrated forward on start; one from a newer Hearth is
- * refused with a clear message.
+ * refused with a clear message. Those versions are platform.db's migrations: that test's servers keep their core store
+ * in platform.db under either HEARTH_TEST_STORE (store: 'sqlite'); a backup made on PostgreSQL holds no core store.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -86,7 +87,7 @@ describe('backups of other Hearth versions', () => {
   it('an older one is restored and migrated forward on start; a newer one is refused with a clear message', async () => {
     const newest = allMigrations.at(-1)!.id;
     expect(newest).toBe('mail-006-profile-last-test'); // what "older" undoes below
-    const old = await startTestServer();
+    const old = await startTestServer({ store: 'sqlite' });
     expect((await old.api('/v1/namespaces', { method: 'POST', json: { name: 'kept' } })).status).toBe(201);
     await old.close();
     // The folder as the previous Hearth left it: without the newest migration and what it added.
@@ -102,7 +103,7 @@ describe('backups of other Hearth versions', () => {
     const restored = await runCli(['backup', 'restore', older, '--data', target, '--passphrase-stdin'], { cwd: root, input: 'old passphrase\n' });
     expect(restored.code, restored.stderr).toBe(0);
     expect(restored.stdout).toContain('1 namespace(s)');
-    const s = await startTestServer({ dataDir: target });
+    const s = await startTestServer({ store: 'sqlite', dataDir: target });
     try {
       expect((await s.api('/v1/namespaces/kept')).status).toBe(200);
       expect(s.services.platformDb.prepare('SELECT 1 FROM schema_migrations WHERE id = ?').pluck().get(newest)).toBe(1);

@@ -4,6 +4,9 @@
  * client_credentials token for an old OAuth client, and a bulk message queued while the original could not deliver
  * it, delivered by the restored instance to a real SMTP peer exactly once. On the way: the wrong passphrase, a
  * corrupted byte, a non-empty folder and a folder a server runs on are refused by the CLI.
+ * The instance keeps its core store in platform.db under either HEARTH_TEST_STORE (store: 'sqlite'): such a backup
+ * holds the whole instance. A backup made on PostgreSQL holds no core store (replicas.md, "Backups in this mode";
+ * core/postgres-mode.test.ts).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -47,7 +50,7 @@ describe('backup and restore of a running instance', () => {
     async () => {
       // The original: two namespaces with rows, an administrator with a password, an OAuth client bound to a
       // namespace, a bulk message queued on a profile that cannot deliver (connection refused: it waits for a retry).
-      const a = await startMailServer();
+      const a = await startMailServer({ store: 'sqlite' });
       servers.push(a);
       const issuer = a.url.replace(/\/$/, '');
       for (const [ns, n] of [
@@ -132,7 +135,7 @@ describe('backup and restore of a running instance', () => {
       expect(restored.stdout).toContain(`KEK with fingerprint ${manifest.kekFingerprint}, which the backup held`);
 
       // The restored instance, on the same address (the issuer, and so the OAuth audiences, stay the same).
-      const b = await startMailServer({ dataDir: target, port });
+      const b = await startMailServer({ store: 'sqlite', dataDir: target, port });
       servers.push(b);
       expect(await rowsOf(b, 'crm')).toEqual(before.crm);
       expect(await rowsOf(b, 'inventory')).toEqual(before.inventory);
