@@ -114,15 +114,18 @@ export function createLogStore(store: Store) {
   // pages are rarely in the page cache. The due rowids are read first and each is taken with the status guard, in one
   // transaction; that is cheaper than one `UPDATE … WHERE rowid IN (…) RETURNING *`, and far cheaper when none is due.
   // PostgreSQL (no rowid): one UPDATE over the due rows locked with SKIP LOCKED, so replicas claiming at once take
-  // different rows instead of queueing behind each other's locks.
+  // different rows instead of queueing behind each other's locks. The rows are picked in a MATERIALIZED CTE, run
+  // once: as `WHERE id IN (SELECT … LIMIT n FOR UPDATE SKIP LOCKED)` the planner may run the subquery again, each run
+  // skipping the rows the UPDATE already took, and the UPDATE claimed more than n rows (4 for 1 in handoff.test.ts).
   const dueImmediate = `SELECT rowid FROM mail_messages WHERE status = 'queued' AND lane = 'immediate' AND due_at <= ?
     ORDER BY due_at, created_at LIMIT ?`;
   const claimRowid = `UPDATE mail_messages SET status = 'sending', claimed_by = @worker, claimed_at = @now, updated_at = @now
     WHERE rowid = @rowid AND status = 'queued' AND lane = 'immediate'`;
-  const claimImmediatePg = `UPDATE mail_messages SET status = 'sending', claimed_by = @worker, claimed_at = @now, updated_at = @now
-    WHERE id IN (SELECT id FROM mail_messages WHERE status = 'queued' AND lane = 'immediate' AND due_at <= @now
-      ORDER BY due_at, created_at LIMIT @limit${store.skipLocked}) AND status = 'queued'
-    RETURNING *`;
+  const claimImmediatePg = `WITH picked AS MATERIALIZED (SELECT id FROM mail_messages WHERE status = 'queued' AND lane = 'immediate'
+      AND due_at <= @now ORDER BY due_at, created_at LIMIT @limit${store.skipLocked})
+    UPDATE mail_messages m SET status = 'sending', claimed_by = @worker, claimed_at = @now, updated_at = @now
+    FROM picked WHERE m.id = picked.id AND m.status = 'queued'
+    RETURNING m.*`;
   const nextImmediateDue = "SELECT min(due_at) FROM mail_messages WHERE status = 'queued' AND lane = 'immediate'";
   const peekBulk = `SELECT id FROM mail_messages WHERE profile_key = @key AND status = 'queued' AND lane = 'bulk' AND due_at <= @now AND deadline_at > @now
     ORDER BY due_at, created_at LIMIT 1`;
