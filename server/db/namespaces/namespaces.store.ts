@@ -18,7 +18,9 @@
  * namespace's own node writes them): other processes see them at their next re-read; control-plane reads that must
  * be current (`fetch`, `page`) read the store.
  */
+
 import { AsyncLocalStorage } from 'node:async_hooks';
+import crypto from 'node:crypto';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { Migration } from '../../core/storage/platform-db.ts';
 import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
@@ -78,6 +80,12 @@ export function createNamespaceStore(store: Store, opts: NamespaceStoreOptions =
   const writtenAt = new Map<string, number>();
   let unlisten: (() => void) | null = null;
   let timer: NodeJS.Timeout | null = null;
+  /**
+   * This registry's name on the notification channel: its own notifications come back to it on PostgreSQL, possibly
+   * before its COMMIT answers, and a re-read then would take its own write for another process's (and close its own
+   * open connection). It applies its own writes at commit instead, and ignores notifications it sent.
+   */
+  const self = crypto.randomUUID();
 
   /** Sets a cached row; tells the listeners when another process changed it. */
   const apply = (name: string, row: NamespaceRow | null, remote: boolean) => {
@@ -105,7 +113,7 @@ export function createNamespaceStore(store: Store, opts: NamespaceStoreOptions =
   /** Records a written row (or a deletion) for the cache; `notify` wakes the other processes at commit. */
   const wrote = async (name: string, row: NamespaceRow | null, notify: boolean) => {
     staged.getStore()!.set(name, row);
-    if (notify) await store.notify(REGISTRY_CHANNEL, name);
+    if (notify) await store.notify(REGISTRY_CHANNEL, `${self} ${name}`);
   };
 
   /** Queues a re-read of one row (from a notification) or of all of them, after those queued before. */
@@ -141,7 +149,12 @@ export function createNamespaceStore(store: Store, opts: NamespaceStoreOptions =
   return {
     /** Loads the registry and starts following other processes' writes. */
     async start(): Promise<void> {
-      unlisten ??= await store.listen(REGISTRY_CHANNEL, (name) => void reread(name));
+      unlisten ??= await store.listen(REGISTRY_CHANNEL, (payload) => {
+        // `<sender> <name>` (a namespace name has no space); a bare name from an older Hearth is someone else's.
+        const at = payload.indexOf(' ');
+        if (at >= 0 && payload.slice(0, at) === self) return;
+        void reread(at >= 0 ? payload.slice(at + 1) : payload);
+      });
       await reload();
       const every = opts.resyncMs ?? RESYNC_MS;
       if (every > 0 && !timer) {
