@@ -45,7 +45,7 @@ import {
   verdict,
 } from './lib.ts';
 import { checkToken, createBenchClient, tokenRequest } from './oauth-common.ts';
-import { createItemsNamespace, type Hearth, items, postRows } from './rows-common.ts';
+import { createItemsNamespace, type Hearth, items, postRows, rowRequests } from './rows-common.ts';
 import { Loader, type RateResult } from './rows-http.ts';
 
 const ROUNDS = envInt('BENCH_REPLICAS_ROUNDS', 7);
@@ -67,7 +67,6 @@ const shared = {
 const t0 = now();
 const elapsed = () => `[${((now() - t0) / 1000).toFixed(1).padStart(5)} s]`;
 const spread = (xs: number[], digits = 2) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
-const rowPath = (i: number) => `/v1/${NS}/tables/items/rows/${1 + ((Math.imul(i, 2654435761) >>> 0) % TABLE_ROWS)}`;
 
 type Route = 'token' | 'row';
 interface Server {
@@ -100,17 +99,6 @@ function clusterCpuMs(pid: number): number {
 }
 let postmaster = 0;
 
-function rowRequests(base: string): (i: number) => Buffer {
-  const host = new URL(base).host;
-  const cache = new Map<string, Buffer>();
-  return (i) => {
-    const p = rowPath(i);
-    let b = cache.get(p);
-    if (!b) cache.set(p, (b = Buffer.from(`GET ${p} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${adminToken}\r\n\r\n`, 'latin1')));
-    return b;
-  };
-}
-
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const srv = net
@@ -141,7 +129,7 @@ async function fill(key: string, child: BenchChild): Promise<Server> {
   const client = await createBenchClient(child.url, adminToken, NS);
   await checkToken(key, child.url, tokenRequest(child.url, '/oauth/token', client.authorization), `${child.url}/.well-known/jwks.json`, client.audience);
   const tok = tokenRequest(child.url, '/oauth/token', client.authorization);
-  return { key, child, req: { token: () => tok, row: rowRequests(child.url) } };
+  return { key, child, req: { token: () => tok, row: rowRequests(child.url, NS, TABLE_ROWS, [`Authorization: Bearer ${adminToken}`]) } };
 }
 
 async function slice(s: Server, route: Route, ms: number): Promise<Slice> {

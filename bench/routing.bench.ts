@@ -42,7 +42,7 @@ import {
   summarize,
 } from './lib.ts';
 import { checkToken, createBenchClient, tokenRequest } from './oauth-common.ts';
-import { createItemsNamespace, type Hearth, items, postRows } from './rows-common.ts';
+import { createItemsNamespace, type Hearth, items, postRows, rowId, rowRequests } from './rows-common.ts';
 import { Loader, type RateResult, RawConnection } from './rows-http.ts';
 
 const ROUNDS = envInt('BENCH_ROUTING_ROUNDS', 7);
@@ -86,19 +86,7 @@ interface Slice {
   cpuMs: number;
 }
 
-const rowPath = (i: number) => `/v1/${NS}/tables/items/rows/${1 + ((Math.imul(i, 2654435761) >>> 0) % TABLE_ROWS)}`;
-
-/** GET requests for rows, pre-encoded (the paths repeat). */
-function rowRequests(base: string): (i: number) => Buffer {
-  const host = new URL(base).host;
-  const cache = new Map<string, Buffer>();
-  return (i) => {
-    const p = rowPath(i);
-    let b = cache.get(p);
-    if (!b) cache.set(p, (b = Buffer.from(`GET ${p} HTTP/1.1\r\nHost: ${host}\r\nAuthorization: Bearer ${token}\r\n\r\n`, 'latin1')));
-    return b;
-  };
-}
+const rowPath = (i: number) => `/v1/${NS}/tables/items/rows/${rowId(i, TABLE_ROWS)}`;
 
 async function setUp(key: Config, routing: { hot: boolean; prefilter: boolean }): Promise<Server> {
   const child = await startChild('../test/helpers/server-child.ts', { dataDir: path.join(run.tmp.dir, key), adminToken: token, routing });
@@ -113,7 +101,7 @@ async function setUp(key: Config, routing: { hot: boolean; prefilter: boolean })
   const client = await createBenchClient(child.url, token, NS);
   await checkToken(key, child.url, tokenRequest(child.url, '/oauth/token', client.authorization), `${child.url}/.well-known/jwks.json`, client.audience);
   const token1 = tokenRequest(child.url, '/oauth/token', client.authorization);
-  return { key, child, req: { token: () => token1, row: rowRequests(child.url) } };
+  return { key, child, req: { token: () => token1, row: rowRequests(child.url, NS, TABLE_ROWS, [`Authorization: Bearer ${token}`]) } };
 }
 
 async function slice(s: Server, route: Route, ms: number): Promise<Slice> {

@@ -61,6 +61,19 @@ async function call(h: Hearth, method: string, url: string, body: unknown, expec
   return res.body;
 }
 
+/** Row i's id among `rows`: spread over the whole table. */
+export const rowId = (i: number, rows: number): number => 1 + ((Math.imul(i, 2654435761) >>> 0) % rows);
+
+/** Pre-encoded GETs of the rows of `ns`'s items table by id on `base` (request i reads `rowId(i, rows)`), with `headerLines`. */
+export function rowRequests(base: string, ns: string, rows: number, headerLines: string[]): (i: number) => Buffer {
+  const host = new URL(base).host;
+  const head = headerLines.map((h) => `${h}\r\n`).join('');
+  const all = Array.from({ length: rows }, (_, k) =>
+    Buffer.from(`GET /v1/${ns}/tables/items/rows/${k + 1} HTTP/1.1\r\nHost: ${host}\r\n${head}\r\n`, 'latin1'),
+  );
+  return (i) => all[rowId(i, rows) - 1]!;
+}
+
 /** Creates namespace `ns` with the `items` table. */
 export async function createItemsNamespace(h: Hearth, ns: string): Promise<void> {
   await call(h, 'POST', '/v1/namespaces', { name: ns }, 201);

@@ -57,7 +57,7 @@ import {
   verdict,
 } from './lib.ts';
 import { checkToken, createBenchClient, providerJwk, tokenRequest } from './oauth-common.ts';
-import { copyItemsDatabase, createItemsNamespace, type Hearth, items, postRows } from './rows-common.ts';
+import { copyItemsDatabase, createItemsNamespace, type Hearth, items, postRows, rowId, rowRequests } from './rows-common.ts';
 import { Loader, mergeRates, type RateResult, RawConnection } from './rows-http.ts';
 
 const TABLE_ROWS = envInt('BENCH_TLS_ROWS', 10_000);
@@ -194,26 +194,13 @@ async function warm(s: Side): Promise<RateResult> {
   }
 }
 
-/** Row i's id: spread over the whole table. */
-const rowId = (i: number) => 1 + ((Math.imul(i, 2654435761) >>> 0) % TABLE_ROWS);
-
-/** Pre-encoded GET of every row by id, for one server. */
-function rowRequests(base: string, headerLines: string[]): (i: number) => Buffer {
-  const host = new URL(base).host;
-  const head = headerLines.map((h) => `${h}\r\n`).join('');
-  const all = Array.from({ length: TABLE_ROWS }, (_, k) =>
-    Buffer.from(`GET /v1/${NS}/tables/items/rows/${k + 1} HTTP/1.1\r\nHost: ${host}\r\n${head}\r\n`, 'latin1'),
-  );
-  return (i) => all[rowId(i) - 1]!;
-}
-
 /** A few rows read from both servers must be the same bytes. */
 async function sameRows(hearthUrl: string, bareUrl: string, authLine: string): Promise<string | null> {
   const h = await RawConnection.open(hearthUrl, tlsClient);
   const b = await RawConnection.open(bareUrl, tlsClient);
   try {
     for (const i of [0, 1, 7, 99, 12345]) {
-      const p = `/v1/${NS}/tables/items/rows/${rowId(i)}`;
+      const p = `/v1/${NS}/tables/items/rows/${rowId(i, TABLE_ROWS)}`;
       const hr = await h.send(h.requestBytes(p, [authLine]));
       const br = await b.send(b.requestBytes(p));
       if (hr.status !== 200 || br.status !== 200 || !hr.body.equals(br.body)) {
@@ -407,8 +394,8 @@ async function main(): Promise<number> {
   );
 
   // 5. Warm-up of each server, then alternating slices of every figure.
-  const hRows = side(hearth.pid, hearth.url, CONNECTIONS, rowRequests(hearth.url, [authLine]));
-  const bRows = side(bare.pid, bare.url, CONNECTIONS, rowRequests(bare.url, []));
+  const hRows = side(hearth.pid, hearth.url, CONNECTIONS, rowRequests(hearth.url, NS, TABLE_ROWS, [authLine]));
+  const bRows = side(bare.pid, bare.url, CONNECTIONS, rowRequests(bare.url, NS, TABLE_ROWS, []));
   const hOauth = side(hearth.pid, hearth.url, OAUTH_CONNECTIONS, () => hTok);
   const pOauth = side(provider.pid, provider.url, OAUTH_CONNECTIONS, () => pTok);
   const hConn = connectSide('hearth', hearth.pid, hearth.url);
