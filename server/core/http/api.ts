@@ -69,7 +69,7 @@ export type HotRouteDef<P extends z.ZodType = NoParams> = Omit<RouteDef<P, z.Zod
   access?: Access;
   handler: (ctx: HotContext, params: z.infer<P>) => Promise<unknown>;
   /** Leave this request to Koa (see `HotEntry.handOff`). */
-  handOff?: (params: Record<string, string>) => boolean;
+  handOff?: (params: Record<string, string>, err?: unknown) => boolean;
 };
 
 export const ErrorSchema = z

@@ -38,8 +38,11 @@ export interface HotEntry {
   path: string;
   access: HotAccess;
   handler: HotHandler;
-  /** True for a request this route must leave to Koa (a namespace held by another node, which Koa forwards). */
-  handOff?: (params: Record<string, string>) => boolean;
+  /**
+   * True for a request this route must leave to Koa (a namespace held by another node, which Koa forwards): asked
+   * before the handler runs, and again with `err` when the handler fails (its namespace moved away meanwhile).
+   */
+  handOff?: (params: Record<string, string>, err?: unknown) => boolean;
 }
 
 /** Hot routes by `METHOD /path` for literal paths, and the routes with `:param` segments. */
@@ -140,11 +143,19 @@ export function hotDispatcher(routes: HotRoutes, deps: HotDeps, next: RequestLis
     const path = q < 0 ? url : url.slice(0, q);
     const found = routes.match(req.method ?? '', path);
     if (!found || (found.entry.access !== 'public' && req.headers.authorization === undefined) || found.entry.handOff?.(found.params)) return next(req, res);
-    void serve(found.entry, found.params, req, res, path, deps);
+    void serve(found.entry, found.params, req, res, path, deps, next);
   };
 }
 
-async function serve(entry: HotEntry, params: Record<string, string>, req: IncomingMessage, res: ServerResponse, path: string, deps: HotDeps): Promise<void> {
+async function serve(
+  entry: HotEntry,
+  params: Record<string, string>,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  deps: HotDeps,
+  next: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<void> {
   const started = process.hrtime.bigint();
   const given = req.headers['x-request-id'];
   const ctx = new LeanContext(req, res, path, new RequestState(requestIdOf(typeof given === 'string' ? given : undefined), deps.logger));
@@ -166,6 +177,8 @@ async function serve(entry: HotEntry, params: Record<string, string>, req: Incom
       ctx.headers['Content-Type'] = 'application/json; charset=utf-8';
     }
   } catch (err) {
+    // The request turned out to be Koa's after all (its namespace moved away meanwhile): nothing was written yet.
+    if (entry.handOff?.(params, err) && !res.headersSent) return next(req, res);
     const answer = errorAnswer(path, err, ctx.state.log);
     // Headers a handler set stay (CORS, Cache-Control), as on Koa; the error's own headers are added.
     Object.assign(ctx.headers, answer.headers);

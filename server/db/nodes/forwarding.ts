@@ -177,6 +177,23 @@ export function createForwarding(deps: ForwardingDeps) {
     return owner;
   };
 
+  /**
+   * A read answered here. A move may switch the namespace to another node between the check above and the handler
+   * opening it (which then refuses with 421 `namespace_elsewhere`): while nothing has been sent and the request's body
+   * is unread, it goes to the new owner instead.
+   */
+  const local = async (ctx: AppContext, ns: string, next: () => Promise<unknown>) => {
+    try {
+      await next();
+    } catch (err) {
+      if (!(err instanceof HearthError && err.code === 'namespace_elsewhere') || ctx.headerSent || ctx.req.readableDidRead) throw err;
+      await deps.refresh(ns);
+      const moved = deps.ownerOf(ns);
+      if (moved === null || moved.node === deps.self) throw err;
+      await send(ctx, moved);
+    }
+  };
+
   const middleware: AppMiddleware = async (ctx, next) => {
     if (forwardedBy(ctx.req) !== undefined && peers.has(ctx.ip)) {
       ctx.request.ip = forwardedClient(ctx.req, (a) => peers.has(a));
@@ -188,7 +205,7 @@ export function createForwarding(deps: ForwardingDeps) {
     if (owner === null) return next(); // no such namespace: the route answers 404
     if (owner.node !== deps.self) return send(ctx, owner);
     // A duplicate only reads its source; a move pauses the writes itself.
-    if (SAFE.has(ctx.method) || NOT_WRITES.test(ctx.path)) return next();
+    if (SAFE.has(ctx.method) || NOT_WRITES.test(ctx.path)) return local(ctx, ns, next);
     // A write here: through the gate (it waits while a move pauses the namespace, then goes where the namespace is).
     if (deps.gate.paused(ns)) {
       if (!(await deps.gate.wait(ns, deps.writeWaitMs(ns)))) throw unavailable(owner, 'is moving it to another node');

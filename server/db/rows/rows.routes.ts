@@ -219,7 +219,9 @@ export function registerRowRoutes(
       ...READ_ERRORS,
     },
     // A namespace held by another node: Koa forwards the request there.
-    handOff: deps.elsewhere ? (p) => deps.elsewhere!(p.ns!) : undefined,
+    handOff: deps.elsewhere
+      ? (p, err) => (err === undefined ? deps.elsewhere!(p.ns!) : err instanceof HearthError && err.code === 'namespace_elsewhere')
+      : undefined,
     handler: async (ctx, p) => {
       const t = openTenant(ctx, namespaces, p.ns, 'read');
       const row = await rows.get(t, p.table, p.id, { signal: () => abandonSignal(ctx) });
