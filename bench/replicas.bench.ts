@@ -24,9 +24,9 @@
 import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../test/helpers/ports.ts';
 import { startPostgres } from '../test/helpers/postgres.ts';
 import {
   type BenchChild,
@@ -89,8 +89,7 @@ function clusterCpuMs(pid: number): number {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'latin1');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(f[1]) === pid) total += ((Number(f[11]) + Number(f[12])) * 1000) / 100;
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) total += processCpuMs(Number(entry)) || 0;
     } catch {
       // the process ended meanwhile
     }
@@ -98,18 +97,6 @@ function clusterCpuMs(pid: number): number {
   return total;
 }
 let postmaster = 0;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net
-      .createServer()
-      .once('error', reject)
-      .listen(0, '127.0.0.1', () => {
-        const p = (srv.address() as net.AddressInfo).port;
-        srv.close(() => resolve(p));
-      });
-  });
-}
 
 async function start(key: string, opts: Record<string, unknown>): Promise<BenchChild> {
   const child = await startChild('../test/helpers/server-child.ts', { dataDir: path.join(run.tmp.dir, key), adminToken, ...shared, ...opts });
