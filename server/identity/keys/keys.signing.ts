@@ -5,15 +5,17 @@
  *
  * - A decrypted, validated signer is cached at most one minute (`SIGNER_CACHE_MS`); concurrent loads of one purpose
  *   share one promise.
- * - Before every signature the key's state is read (one indexed row): a key retired or revoked elsewhere causes one
- *   reload, and issuance fails closed (`signing_unavailable`) when no validated active signer can be loaded. There is
- *   no fallback signer.
+ * - Before every token is released the key's state is read (one indexed row) by a read that began after the signature
+ *   was asked for: a key retired or revoked elsewhere causes one reload, and issuance fails closed
+ *   (`signing_unavailable`) when no validated active signer can be loaded. There is no fallback signer. Signatures
+ *   asked for while a read of their key is under way share the next read (one round trip for a burst of tokens on
+ *   PostgreSQL, where each read is one), and the read runs beside the signature, not before it.
  * - The JWS is compact serialization by hand (RFC 7515 §7.1), its protected header encoded once per key and type.
  */
 import crypto from 'node:crypto';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
-import { type Purpose, SIGNER_CACHE_MS } from './keys.lifecycle.ts';
+import { type KeyState, type Purpose, SIGNER_CACHE_MS } from './keys.lifecycle.ts';
 import type { KeyMaterial } from './keys.material.ts';
 import type { KeyStore } from './keys.store.ts';
 import { ALGORITHM, type TokenDraft } from './keys.tokens.ts';
@@ -35,6 +37,8 @@ export interface SigningDeps {
   /** Called with the reason when the active key of a purpose cannot be loaded (the service's readiness). */
   failed: (problem: string) => void;
 }
+
+const noop = () => {};
 
 export const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
@@ -64,6 +68,30 @@ export function createSigning(deps: SigningDeps) {
     const signer = { kid: row.kid, key, loadedAt: now() };
     signers.set(purpose, signer);
     return signer;
+  }
+
+  /**
+   * The state of `kid` as read by a query that starts after this call. Calls made while a read of `kid` runs share the
+   * read queued behind it, so a burst of signatures costs two reads, not one each, and none relies on a read that began
+   * before it was asked.
+   */
+  const stateReads = new Map<string, { done: Promise<void>; next?: Promise<KeyState | undefined> }>();
+  function currentState(kid: string): Promise<KeyState | undefined> {
+    const running = stateReads.get(kid);
+    if (running) {
+      running.next ??= running.done.then(() => startRead(kid));
+      return running.next;
+    }
+    return startRead(kid);
+  }
+  function startRead(kid: string): Promise<KeyState | undefined> {
+    const read = store.stateOf(kid);
+    const slot = { done: read.then(noop, noop) };
+    stateReads.set(kid, slot);
+    void slot.done.then(() => {
+      if (stateReads.get(kid) === slot) stateReads.delete(kid);
+    });
+    return read;
   }
 
   /** The cached signer while it is fresh (no promise, no microtask), else undefined. */
@@ -103,16 +131,21 @@ export function createSigning(deps: SigningDeps) {
     if (!deps.open()) throw signingUnavailable('signing keys are not loaded');
     const iss = deps.issuer();
     if (!iss) throw signingUnavailable('the issuer is not known yet');
-    let signer = freshSigner(purpose) ?? (await signerFor(purpose));
-    // A key retired or revoked by another process since it was cached: reload once, else fail closed.
-    if ((await store.stateOf(signer.kid)) !== 'active') {
-      signer = await signerFor(purpose, true);
-      if ((await store.stateOf(signer.kid)) !== 'active') throw signingUnavailable(`no active ${purpose} signing key`);
-    }
+    const signer = freshSigner(purpose) ?? (await signerFor(purpose));
     const draft = build(iss, Math.floor(now() / 1000));
-    // Compact JWS by hand (RFC 7515 §7.1) rather than jose's SignJWT: the protected header is encoded once per key and
-    // type, and WebCrypto signs on libuv's thread pool as before. jose costs the JavaScript thread about three times as
-    // much per token (claim-set copy and checks, its own base64url), and that thread is the token endpoint's limit.
+    // The state read runs while libuv's pool signs; nothing is released before it answers `active`.
+    const [state, token] = await Promise.all([currentState(signer.kid), signWith(signer, draft)]);
+    if (state === 'active') return token;
+    // A key retired or revoked by another process since it was cached: reload once, else fail closed.
+    const reloaded = await signerFor(purpose, true);
+    if ((await currentState(reloaded.kid)) !== 'active') throw signingUnavailable(`no active ${purpose} signing key`);
+    return signWith(reloaded, draft);
+  }
+
+  // Compact JWS by hand (RFC 7515 §7.1) rather than jose's SignJWT: the protected header is encoded once per key and
+  // type, and WebCrypto signs on libuv's thread pool as before. jose costs the JavaScript thread about three times as
+  // much per token (claim-set copy and checks, its own base64url), and that thread is the token endpoint's limit.
+  async function signWith(signer: Signer, draft: TokenDraft): Promise<string> {
     const input = `${protectedHeader(signer.kid, draft.typ)}.${Buffer.from(JSON.stringify(draft.claims)).toString('base64url')}`;
     const signature = await crypto.subtle.sign('RSASSA-PKCS1-v1_5', signer.key, Buffer.from(input));
     return `${input}.${Buffer.from(signature).toString('base64url')}`;

@@ -41,6 +41,8 @@ export interface Client {
   scopes: string[];
   audiences: string[];
   serviceAccountId: string | null;
+  /** Whether the bound service account exists, when the client was read with it (`getClient`); null otherwise. */
+  serviceAccountLive?: boolean | null;
   allowedProfiles: Array<'user' | 'guest'>;
   accessMode: 'profiles' | 'specific';
   allowedUserIds: string[];
@@ -74,6 +76,7 @@ export function clientOf(r: ClientRow): Client {
     scopes: json(r.scopes),
     audiences: json(r.audiences),
     serviceAccountId: r.service_account_id,
+    serviceAccountLive: r.service_account_live == null ? null : Boolean(r.service_account_live),
     allowedProfiles: json(r.allowed_profiles),
     accessMode: r.access_mode,
     allowedUserIds: json(r.allowed_user_ids),

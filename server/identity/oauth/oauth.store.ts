@@ -156,6 +156,11 @@ export interface ClientRow {
   secret_rotated_at: number | null;
   first_used_at: number | null;
   revoked_at: number | null;
+  /**
+   * Whether the bound service account still exists (0/1 on SQLite, a boolean on PostgreSQL): read with the client by
+   * `getClient` and `lockClient`, so the client_credentials grant needs no second round trip. Absent from list reads.
+   */
+  service_account_live?: number | boolean | null;
 }
 
 export interface InteractionRow {
@@ -275,6 +280,8 @@ export function createOAuthStore(store: Store) {
   const searchSql = `(CAST(@search AS TEXT) IS NULL OR ${instr}(lower(name), @search) > 0
       OR ${instr}(lower(client_id), @search) > 0 OR ${instr}(lower(coalesce(description, '')), @search) > 0)`;
   const sql = {
+    selectClient:
+      'SELECT c.*, EXISTS (SELECT 1 FROM identity_service_accounts s WHERE s.sub = c.service_account_id) AS service_account_live FROM oauth_clients c',
     insertClient: `INSERT INTO oauth_clients (${CLIENT_COLUMNS.join(', ')}) VALUES (${CLIENT_COLUMNS.map((c) => `@${c}`).join(', ')})`,
     updateClient: `UPDATE oauth_clients SET ${CLIENT_COLUMNS.filter((c) => c !== 'client_id')
       .map((c) => `${c} = @${c}`)
@@ -308,9 +315,9 @@ export function createOAuthStore(store: Store) {
   return {
     /** Runs `fn` in one transaction of the core store (ambient: the store's calls inside join it). */
     transaction: <T>(fn: () => Promise<T>): Promise<T> => store.tx(fn, { name: 'oauth' }),
-    getClient: (id: string) => store.get<ClientRow>('SELECT * FROM oauth_clients WHERE client_id = ?', [id]),
+    getClient: (id: string) => store.get<ClientRow>(`${sql.selectClient} WHERE c.client_id = ?`, [id]),
     /** The client with a row lock until the transaction ends (call inside `transaction`): edits read, change, write it. */
-    lockClient: (id: string) => store.get<ClientRow>(`SELECT * FROM oauth_clients WHERE client_id = ?${store.forUpdate}`, [id]),
+    lockClient: (id: string) => store.get<ClientRow>(`${sql.selectClient} WHERE c.client_id = ?${store.forUpdate}`, [id]),
     insertClient: (row: ClientRow) => done(store.run(sql.insertClient, { ...row })),
     /** The first-party client written at start unless there (replicas starting together on one store each try it once). */
     seedClient: (row: ClientRow) => done(store.run(`${sql.insertClient} ON CONFLICT (client_id) DO NOTHING`, { ...row })),

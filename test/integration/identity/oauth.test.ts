@@ -640,6 +640,10 @@ describe('client credentials and the database service', () => {
     // Revocation of the access token (RFC 7009) is honoured by the database service.
     await client.tokenRevocation(config, t.access_token);
     expect((await call('/v1/sales/tables', { token: t.access_token, origin: null })).status).toBe(401);
+    // The service account removed: the client stays, the grant refuses it (read with the client in one round trip).
+    expect((await admin(`/api/admin/core/service-accounts/${sa.json.sub}`, { method: 'DELETE' })).status).toBe(204);
+    const gone = await rawToken({ grant_type: 'client_credentials', scope: 'read' }, { id: etl.clientId, secret: etl.secret! });
+    expect(gone.json).toMatchObject({ error: 'unauthorized_client', message: expect.stringContaining('service account no longer exists') });
   });
 
   it("takes only service accounts of the database application (hearth-db): another application's namespace account is 403", async () => {

@@ -188,4 +188,37 @@ describe('identity across replicas', () => {
     const jwks = await at(2, '/.well-known/jwks.json', { origin: null });
     expect(jwks.json.keys.map((k: { kid: string }) => k.kid)).not.toContain(victim);
   });
+
+  it('releases no token under a revoked key from a request sent after the revocation answered, while B and C issue in bursts', async () => {
+    // Concurrent signatures share the key-state reads (one read for a burst): a request must never ride on a read
+    // that began before it was sent.
+    const auth = await serviceClient(0, 'burst');
+    const issue = async (i: number) => {
+      const sentAt = performance.now();
+      const t = await at(i, '/oauth/token', { form: { grant_type: 'client_credentials', scope: 'read' }, origin: null, headers: auth });
+      expect(t.status, `replica ${i}: ${t.text}`).toBe(200);
+      return { sentAt, kid: decodeProtectedHeader(t.json.access_token).kid! };
+    };
+    const victim = (await issue(1)).kid;
+    const issued: Array<{ sentAt: number; kid: string }> = [];
+    let revokedAt = Number.POSITIVE_INFINITY;
+    let stop = false;
+    // Eight loops on B and C until 40 tokens came back after the revocation answered.
+    const after = () => issued.filter((t) => t.sentAt > revokedAt).length;
+    const loops = Array.from({ length: 8 }, async (_, n) => {
+      while (!stop) {
+        issued.push(await issue(1 + (n % 2)));
+        if (after() >= 40) stop = true;
+      }
+    });
+    while (issued.length < 40) await new Promise((resolve) => setImmediate(resolve));
+    const revoked = await admin(0, `/api/admin/identity/keys/${victim}/revoke`, { json: { reason: 'burst test' } });
+    revokedAt = performance.now();
+    expect(revoked.status, revoked.text).toBe(200);
+    await Promise.all(loops);
+    expect(issued.filter((t) => t.sentAt < revokedAt && t.kid === victim).length).toBeGreaterThan(0);
+    const late = issued.filter((t) => t.sentAt > revokedAt);
+    expect(late.length).toBeGreaterThanOrEqual(40);
+    expect(late.filter((t) => t.kid === victim)).toEqual([]);
+  });
 });

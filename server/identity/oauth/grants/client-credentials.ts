@@ -12,8 +12,9 @@ export function clientCredentialsGrant(ctx: OAuthContext): GrantHandler {
     if (client.isPublic || !client.grantTypes.includes('client_credentials') || !client.serviceAccountId) {
       throw oauthError('unauthorized_client', 'client_credentials needs a confidential client bound to a resource-bound service account');
     }
-    const sa = await ctx.accounts.getServiceAccount(client.serviceAccountId);
-    if (!sa) throw oauthError('unauthorized_client', "the client's service account no longer exists");
+    // The client read says whether its service account exists (one round trip on PostgreSQL, not two).
+    const live = client.serviceAccountLive ?? (await ctx.accounts.getServiceAccount(client.serviceAccountId)) !== null;
+    if (!live) throw oauthError('unauthorized_client', "the client's service account no longer exists");
     const requested = parseScope(form.scope);
     let scope: string[];
     if (requested === null) scope = client.scopes.filter((s) => !USER_ONLY.includes(s));
@@ -27,7 +28,7 @@ export function clientCredentialsGrant(ctx: OAuthContext): GrantHandler {
     const audiences = resource !== null ? [resource] : client.audiences;
     if (audiences.length === 0) throw oauthError('invalid_target', 'this client has no audience configured');
     const accessToken = await ctx.authority.signAccessToken({
-      sub: sa.sub,
+      sub: client.serviceAccountId,
       actorKind: 'service_account',
       clientId: client.clientId,
       audience: audiences,

@@ -1,0 +1,95 @@
+/**
+ * The key-state reads that signatures share (keys.signing.ts): a burst costs two reads, not one each, and no token is
+ * released on a read that began before its signature was asked for. The store here answers `stateOf` when the test
+ * says so, which a real store cannot be made to do at a chosen instant; the signatures are real (WebCrypto RS256).
+ */
+import crypto from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createLogger } from '../../core/logging/logger.ts';
+import type { KeyState } from './keys.lifecycle.ts';
+import { createSigning } from './keys.signing.ts';
+import type { KeyRow, KeyStore } from './keys.store.ts';
+
+interface PendingRead {
+  kid: string;
+  answer: (state: KeyState) => void;
+}
+
+async function setup() {
+  const { privateKey } = (await crypto.subtle.generateKey(
+    { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+    false,
+    ['sign', 'verify'],
+  )) as CryptoKeyPair;
+  let active = 'kid-1';
+  const reads: PendingRead[] = [];
+  const store = {
+    findActive: async () => ({ kid: active, purpose: 'oauth', state: 'active' }) as KeyRow,
+    stateOf: (kid: string) => new Promise<KeyState>((answer) => reads.push({ kid, answer })),
+  } as unknown as KeyStore;
+  const signing = createSigning({
+    store,
+    log: createLogger({ level: 'silent' }),
+    now: Date.now,
+    issuer: () => 'https://hearth.example.test',
+    unseal: async () => ({ key: privateKey }) as never,
+    open: () => true,
+    failed: () => {},
+  });
+  const sign = () => signing.sign('oauth', (iss, t) => ({ typ: 'at+jwt', claims: { iss, iat: t, sub: 's' } }) as never);
+  const kidOf = (jws: string) => JSON.parse(Buffer.from(jws.split('.')[0]!, 'base64url').toString()).kid as string;
+  /** Waits until `n` reads are pending (the signature's read starts after its key is opened and the draft built). */
+  const pending = async (n: number) => {
+    while (reads.length < n) await new Promise((resolve) => setImmediate(resolve));
+  };
+  return { reads, sign, kidOf, pending, rotate: (kid: string) => (active = kid) };
+}
+
+describe('signing: key-state reads shared by concurrent signatures', () => {
+  it('answers a burst with two reads: the one running, and one queued for everything asked while it ran', async () => {
+    const { reads, sign, kidOf, pending } = await setup();
+    const first = sign();
+    await pending(1);
+    const burst = Array.from({ length: 7 }, () => sign());
+    await new Promise((resolve) => setImmediate(resolve));
+    // Seven signatures asked while the first read runs wait for one read that starts after it.
+    expect(reads).toHaveLength(1);
+    reads[0]!.answer('active');
+    expect(kidOf(await first)).toBe('kid-1');
+    await pending(2);
+    expect(reads).toHaveLength(2);
+    reads[1]!.answer('active');
+    for (const t of await Promise.all(burst)) expect(kidOf(t)).toBe('kid-1');
+    expect(reads).toHaveLength(2);
+  });
+
+  it('never releases a token on a read that began before the signature was asked for', async () => {
+    const { reads, sign, kidOf, pending, rotate } = await setup();
+    const first = sign();
+    await pending(1);
+    // The key is revoked now (another replica): the running read began before, so it may still say active.
+    rotate('kid-2');
+    const late = sign();
+    await new Promise((resolve) => setImmediate(resolve));
+    reads[0]!.answer('active');
+    expect(kidOf(await first)).toBe('kid-1');
+    // The late signature waits for its own read, which sees the revocation: one reload, then the new key's read.
+    await pending(2);
+    expect(reads[1]!.kid).toBe('kid-1');
+    reads[1]!.answer('revoked');
+    await pending(3);
+    expect(reads[2]!.kid).toBe('kid-2');
+    reads[2]!.answer('active');
+    expect(kidOf(await late)).toBe('kid-2');
+  });
+
+  it('fails closed when the reloaded key is not active either', async () => {
+    const { reads, sign, pending } = await setup();
+    const t = sign();
+    await pending(1);
+    reads[0]!.answer('revoked');
+    await pending(2);
+    reads[1]!.answer('retired');
+    await expect(t).rejects.toMatchObject({ code: 'signing_unavailable' });
+  });
+});
