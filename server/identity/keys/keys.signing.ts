@@ -6,16 +6,15 @@
  * - A decrypted, validated signer is cached at most one minute (`SIGNER_CACHE_MS`); concurrent loads of one purpose
  *   share one promise.
  * - Before every token is released the key's state is read (one indexed row) by a read that began after the signature
- *   was asked for: a key retired or revoked elsewhere causes one reload, and issuance fails closed
- *   (`signing_unavailable`) when no validated active signer can be loaded. There is no fallback signer. Signatures
- *   asked for while a read of their key is under way share the next read (one round trip for a burst of tokens on
- *   PostgreSQL, where each read is one), and the read runs beside the signature, not before it.
+ *   was asked for (the key store shares it between concurrent signatures, core/storage/shared-reads.ts): a key
+ *   retired or revoked elsewhere causes one reload, and issuance fails closed (`signing_unavailable`) when no validated
+ *   active signer can be loaded. There is no fallback signer. The read runs beside the signature, not before it.
  * - The JWS is compact serialization by hand (RFC 7515 §7.1), its protected header encoded once per key and type.
  */
 import crypto from 'node:crypto';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
-import { type KeyState, type Purpose, SIGNER_CACHE_MS } from './keys.lifecycle.ts';
+import { type Purpose, SIGNER_CACHE_MS } from './keys.lifecycle.ts';
 import type { KeyMaterial } from './keys.material.ts';
 import type { KeyStore } from './keys.store.ts';
 import { ALGORITHM, type TokenDraft } from './keys.tokens.ts';
@@ -37,8 +36,6 @@ export interface SigningDeps {
   /** Called with the reason when the active key of a purpose cannot be loaded (the service's readiness). */
   failed: (problem: string) => void;
 }
-
-const noop = () => {};
 
 export const oneLine = (s: string) => s.replace(/\s+/g, ' ').trim();
 
@@ -68,30 +65,6 @@ export function createSigning(deps: SigningDeps) {
     const signer = { kid: row.kid, key, loadedAt: now() };
     signers.set(purpose, signer);
     return signer;
-  }
-
-  /**
-   * The state of `kid` as read by a query that starts after this call. Calls made while a read of `kid` runs share the
-   * read queued behind it, so a burst of signatures costs two reads, not one each, and none relies on a read that began
-   * before it was asked.
-   */
-  const stateReads = new Map<string, { done: Promise<void>; next?: Promise<KeyState | undefined> }>();
-  function currentState(kid: string): Promise<KeyState | undefined> {
-    const running = stateReads.get(kid);
-    if (running) {
-      running.next ??= running.done.then(() => startRead(kid));
-      return running.next;
-    }
-    return startRead(kid);
-  }
-  function startRead(kid: string): Promise<KeyState | undefined> {
-    const read = store.stateOf(kid);
-    const slot = { done: read.then(noop, noop) };
-    stateReads.set(kid, slot);
-    void slot.done.then(() => {
-      if (stateReads.get(kid) === slot) stateReads.delete(kid);
-    });
-    return read;
   }
 
   /** The cached signer while it is fresh (no promise, no microtask), else undefined. */
@@ -134,11 +107,11 @@ export function createSigning(deps: SigningDeps) {
     const signer = freshSigner(purpose) ?? (await signerFor(purpose));
     const draft = build(iss, Math.floor(now() / 1000));
     // The state read runs while libuv's pool signs; nothing is released before it answers `active`.
-    const [state, token] = await Promise.all([currentState(signer.kid), signWith(signer, draft)]);
+    const [state, token] = await Promise.all([store.stateOf(signer.kid), signWith(signer, draft)]);
     if (state === 'active') return token;
     // A key retired or revoked by another process since it was cached: reload once, else fail closed.
     const reloaded = await signerFor(purpose, true);
-    if ((await currentState(reloaded.kid)) !== 'active') throw signingUnavailable(`no active ${purpose} signing key`);
+    if ((await store.stateOf(reloaded.kid)) !== 'active') throw signingUnavailable(`no active ${purpose} signing key`);
     return signWith(reloaded, draft);
   }
 

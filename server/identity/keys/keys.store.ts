@@ -5,6 +5,7 @@
  */
 import type { Migration } from '../../core/storage/platform-db.ts';
 import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
+import { sharedReads } from '../../core/storage/shared-reads.ts';
 import type { Store } from '../../core/storage/store.ts';
 import type { KeyState, Purpose } from './keys.lifecycle.ts';
 
@@ -113,6 +114,10 @@ const ORDER = `ORDER BY CASE state WHEN 'active' THEN 0 WHEN 'pending' THEN 1 WH
  * pass through), so two replicas never plan and apply on the same rows at once.
  */
 export function createKeyStore(store: Store) {
+  const stateOf = sharedReads(
+    (kid) => store.value<KeyState>('SELECT state FROM identity_signing_keys WHERE kid = ?', [kid]),
+    () => store.inTx(),
+  );
   const insert = `INSERT INTO identity_signing_keys
     (kid, purpose, state, algorithm, public_jwk, thumbprint, private_key_envelope, encryption_key_id, created_at, activates_at, activated_at, retires_at)
     VALUES (@kid, @purpose, @state, @algorithm, @public_jwk, @thumbprint, @private_key_envelope, @encryption_key_id, @created_at, @activates_at, @activated_at, @retires_at)`;
@@ -138,7 +143,8 @@ export function createKeyStore(store: Store) {
   return {
     listAll: () => store.all<KeyRow>(`SELECT * FROM identity_signing_keys ${ORDER}`),
     get: (kid: string) => store.get<KeyRow>('SELECT * FROM identity_signing_keys WHERE kid = ?', [kid]),
-    stateOf: (kid: string) => store.value<KeyState>('SELECT state FROM identity_signing_keys WHERE kid = ?', [kid]),
+    /** The key's state, by a read that began after the call (concurrent signatures share one: core/storage/shared-reads.ts). */
+    stateOf,
     findActive: (purpose: Purpose) => store.get<KeyRow>("SELECT * FROM identity_signing_keys WHERE purpose = ? AND state = 'active'", [purpose]),
     /** Pending, active and not yet withdrawn retired keys (what maintenance looks at). */
     listLive: () =>

@@ -1,5 +1,6 @@
 import type { Migration } from '../../core/storage/platform-db.ts';
 import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
+import { sharedReads } from '../../core/storage/shared-reads.ts';
 import type { RunResult, Store } from '../../core/storage/store.ts';
 
 /**
@@ -308,6 +309,10 @@ export function createOAuthStore(store: Store) {
       auth_time = coalesce(auth_time, CAST(@auth_time AS BIGINT))
       WHERE device_code_hash = @hash AND state = @from AND expires_at > @at`,
   };
+  const getClient = sharedReads(
+    (id) => store.get<ClientRow>(`${sql.selectClient} WHERE c.client_id = ?`, [id]),
+    () => store.inTx(),
+  );
   const changes = async (r: Promise<RunResult>) => (await r).changes;
   const changed = async (r: Promise<RunResult>) => (await r).changes > 0;
   const done = async (r: Promise<RunResult>) => void (await r);
@@ -315,7 +320,8 @@ export function createOAuthStore(store: Store) {
   return {
     /** Runs `fn` in one transaction of the core store (ambient: the store's calls inside join it). */
     transaction: <T>(fn: () => Promise<T>): Promise<T> => store.tx(fn, { name: 'oauth' }),
-    getClient: (id: string) => store.get<ClientRow>(`${sql.selectClient} WHERE c.client_id = ?`, [id]),
+    /** The client, by a read that began after the call (concurrent requests of one client share one: core/storage/shared-reads.ts). */
+    getClient,
     /** The client with a row lock until the transaction ends (call inside `transaction`): edits read, change, write it. */
     lockClient: (id: string) => store.get<ClientRow>(`${sql.selectClient} WHERE c.client_id = ?${store.forUpdate}`, [id]),
     insertClient: (row: ClientRow) => done(store.run(sql.insertClient, { ...row })),

@@ -47,6 +47,36 @@ async function serviceClient(i: number, ns: string): Promise<Record<string, stri
   return basic(c.json.client.clientId, c.json.clientSecret);
 }
 
+const token = (i: number, auth: Record<string, string>) =>
+  at(i, '/oauth/token', { form: { grant_type: 'client_credentials', scope: 'read' }, origin: null, headers: auth });
+type Issued = Awaited<ReturnType<typeof token>>;
+
+/**
+ * Eight loops of token requests at B and C; `action` runs at A once 40 have come back, and the loops go on until 40
+ * more sent after it answered have come back. Answers the requests sent before `action` and those sent after it.
+ */
+async function burstAround(auth: Record<string, string>, action: () => Promise<void>): Promise<{ before: Issued[]; after: Issued[] }> {
+  const issued: Array<{ sentAt: number; res: Issued }> = [];
+  let actedAt = Number.POSITIVE_INFINITY;
+  let actionStartedAt = Number.POSITIVE_INFINITY;
+  const late = () => issued.filter((t) => t.sentAt > actedAt).length;
+  const loops = Array.from({ length: 8 }, async (_, n) => {
+    while (late() < 40) {
+      const sentAt = performance.now();
+      issued.push({ sentAt, res: await token(1 + (n % 2), auth) });
+    }
+  });
+  while (issued.length < 40) await new Promise((resolve) => setImmediate(resolve));
+  actionStartedAt = performance.now();
+  await action();
+  actedAt = performance.now();
+  await Promise.all(loops);
+  return {
+    before: issued.filter((t) => t.sentAt < actionStartedAt).map((t) => t.res),
+    after: issued.filter((t) => t.sentAt > actedAt).map((t) => t.res),
+  };
+}
+
 beforeAll(async () => {
   r = await startReplicas({ count: 3, options: () => ({ authenticatorOrigin: 'https://auth.example.test' }) });
   const setup = await at(0, '/api/setup', { json: { login: 'root', password: 'first-admin-Passw0rd!' } });
@@ -190,35 +220,28 @@ describe('identity across replicas', () => {
   });
 
   it('releases no token under a revoked key from a request sent after the revocation answered, while B and C issue in bursts', async () => {
-    // Concurrent signatures share the key-state reads (one read for a burst): a request must never ride on a read
-    // that began before it was sent.
+    // Concurrent requests share the key-state and client reads (core/storage/shared-reads.ts): none may ride on a
+    // read that began before it was sent.
     const auth = await serviceClient(0, 'burst');
-    const issue = async (i: number) => {
-      const sentAt = performance.now();
-      const t = await at(i, '/oauth/token', { form: { grant_type: 'client_credentials', scope: 'read' }, origin: null, headers: auth });
-      expect(t.status, `replica ${i}: ${t.text}`).toBe(200);
-      return { sentAt, kid: decodeProtectedHeader(t.json.access_token).kid! };
-    };
-    const victim = (await issue(1)).kid;
-    const issued: Array<{ sentAt: number; kid: string }> = [];
-    let revokedAt = Number.POSITIVE_INFINITY;
-    let stop = false;
-    // Eight loops on B and C until 40 tokens came back after the revocation answered.
-    const after = () => issued.filter((t) => t.sentAt > revokedAt).length;
-    const loops = Array.from({ length: 8 }, async (_, n) => {
-      while (!stop) {
-        issued.push(await issue(1 + (n % 2)));
-        if (after() >= 40) stop = true;
-      }
+    const victim = decodeProtectedHeader((await token(1, auth)).json.access_token).kid!;
+    const { before, after } = await burstAround(auth, async () => {
+      const revoked = await admin(0, `/api/admin/identity/keys/${victim}/revoke`, { json: { reason: 'burst test' } });
+      expect(revoked.status, revoked.text).toBe(200);
     });
-    while (issued.length < 40) await new Promise((resolve) => setImmediate(resolve));
-    const revoked = await admin(0, `/api/admin/identity/keys/${victim}/revoke`, { json: { reason: 'burst test' } });
-    revokedAt = performance.now();
-    expect(revoked.status, revoked.text).toBe(200);
-    await Promise.all(loops);
-    expect(issued.filter((t) => t.sentAt < revokedAt && t.kid === victim).length).toBeGreaterThan(0);
-    const late = issued.filter((t) => t.sentAt > revokedAt);
-    expect(late.length).toBeGreaterThanOrEqual(40);
-    expect(late.filter((t) => t.kid === victim)).toEqual([]);
+    const kid = (t: Issued) => decodeProtectedHeader(t.json.access_token).kid;
+    for (const t of [...before, ...after]) expect(t.status, t.text).toBe(200);
+    expect(before.filter((t) => kid(t) === victim).length).toBeGreaterThan(0);
+    expect(after.filter((t) => kid(t) === victim)).toEqual([]);
+  });
+
+  it('refuses the old client secret on every request sent after a rotation on A answered, while B and C issue in bursts', async () => {
+    const auth = await serviceClient(0, 'rotate');
+    const clientId = Buffer.from(auth.authorization!.slice('Basic '.length), 'base64').toString().split(':')[0]!;
+    const { before, after } = await burstAround(auth, async () => {
+      const rotated = await admin(0, `/api/admin/oauth/clients/${decodeURIComponent(clientId)}/secret`, { method: 'POST' });
+      expect(rotated.status, rotated.text).toBe(200);
+    });
+    expect(before.filter((t) => t.status === 200).length).toBeGreaterThan(0);
+    expect(after.map((t) => `${t.status} ${t.json.error}`)).toEqual(after.map(() => '401 invalid_client'));
   });
 });
