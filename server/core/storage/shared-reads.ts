@@ -9,11 +9,18 @@
  */
 const noop = () => {};
 
+interface Slot<V> {
+  /** Settles when the running read does (fulfilled either way). */
+  done: Promise<void>;
+  /** The read queued behind it, shared by every caller that arrived meanwhile. */
+  next?: Promise<V>;
+}
+
 export function sharedReads<V>(read: (key: string) => Promise<V>, direct: () => boolean): (key: string) => Promise<V> {
-  const running = new Map<string, { done: Promise<void>; next?: Promise<V> }>();
+  const running = new Map<string, Slot<V>>();
   const start = (key: string): Promise<V> => {
     const p = read(key);
-    const slot: { done: Promise<void>; next?: Promise<V> } = { done: p.then(noop, noop) };
+    const slot: Slot<V> = { done: p.then(noop, noop) };
     running.set(key, slot);
     void slot.done.then(() => {
       if (running.get(key) === slot) running.delete(key);

@@ -12,9 +12,8 @@ export function clientCredentialsGrant(ctx: OAuthContext): GrantHandler {
     if (client.isPublic || !client.grantTypes.includes('client_credentials') || !client.serviceAccountId) {
       throw oauthError('unauthorized_client', 'client_credentials needs a confidential client bound to a resource-bound service account');
     }
-    // The client read says whether its service account exists (one round trip on PostgreSQL, not two).
-    const live = client.serviceAccountLive ?? (await ctx.accounts.getServiceAccount(client.serviceAccountId)) !== null;
-    if (!live) throw oauthError('unauthorized_client', "the client's service account no longer exists");
+    // The client was read with whether its service account exists (one round trip on PostgreSQL, not two).
+    if (!client.serviceAccountLive) throw oauthError('unauthorized_client', "the client's service account no longer exists");
     const requested = parseScope(form.scope);
     let scope: string[];
     if (requested === null) scope = client.scopes.filter((s) => !USER_ONLY.includes(s));
