@@ -8,6 +8,7 @@
  * start after the listener is up, so a start spends its time on answering the first request.
  */
 
+import fs from 'node:fs';
 import http from 'node:http';
 import type https from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -38,7 +39,7 @@ import { isLoopback, lanLabel } from './core/net/names.ts';
 import { bundledUiDir } from './core/runtime.ts';
 import { checkSharedSecrets, resolveAppSecret, SecretStore, secretFingerprint } from './core/secrets/secrets.ts';
 import { privateDir, securePermissions } from './core/storage/data-dir.ts';
-import { coreMigrations, type Db, openPlatformDb, startCheckpointer } from './core/storage/platform-db.ts';
+import { coreMigrations, type Db, openPlatformDb, PLATFORM_DB_FILE, startCheckpointer } from './core/storage/platform-db.ts';
 import { migratePostgres, postgresStore } from './core/storage/postgres-store.ts';
 import { recordServerPid } from './core/storage/server-pid.ts';
 import { type Store, sqliteStore } from './core/storage/store.ts';
@@ -51,6 +52,7 @@ import {
   registerTlsRoutes,
   resolveBrokerSecret,
   resolveKeks,
+  startFirstSigningKeys,
   type TlsService,
 } from './identity/index.ts';
 import { createMailService, type MailOptions, type MailService, mailMigrations } from './mail/index.ts';
@@ -201,6 +203,9 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
    */
   let authenticatorOrigin: string | null = config.authenticatorOrigin ?? null;
 
+  // A new data folder (no platform.db yet) needs a signing key per purpose: their RSA pairs are generated on the
+  // thread pool from here on, while the store opens and the services and routes are built, not after all of that.
+  const firstKeyPairs = !config.databaseUrl && !fs.existsSync(path.join(config.dataDir, PLATFORM_DB_FILE)) ? startFirstSigningKeys() : undefined;
   // platform.db holds the core store unless PostgreSQL does (then it is neither opened nor created).
   const sqliteDb = config.databaseUrl ? null : openPlatformDb(config.dataDir, allMigrations);
   const platformDb = sqliteDb ?? notOpened();
@@ -282,6 +287,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
     jwksOrigins: { identity: config.identityJwksOrigin, oauth: config.oauthJwksOrigin },
     // Identity sends password-reset and sign-in links, notices and announcements as Hearth's own mail.
     mailer: { sendAsCore: (m) => mail.sendAsCore(m), notify: (m) => mail.notify(m), notifyBatch: (b) => mail.notifyBatch(b) },
+    firstKeyPairs,
   });
 
   let closing = false;

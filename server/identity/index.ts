@@ -21,6 +21,8 @@ import { createApprovalService } from './approval/approval.service.ts';
 import { approvalMigrations, createApprovalStore } from './approval/approval.store.ts';
 import { createLoginContext, loginContextMigrations } from './approval/context.ts';
 import { openGeoIp } from './approval/geoip.ts';
+import { PURPOSES } from './keys/keys.lifecycle.ts';
+import { type EarlyKeyPairs, startKeyPairs } from './keys/keys.material.ts';
 import { registerKeyRoutes } from './keys/keys.routes.ts';
 import { createKeysService, type JwksOrigins, resolveBrokerSecret } from './keys/keys.service.ts';
 import { createKeyStore, keyMigrations } from './keys/keys.store.ts';
@@ -107,6 +109,17 @@ export interface IdentityDeps {
    * not sent (logged), notices are skipped, announcements answer `mail_not_configured`.
    */
   mailer?: CoreMailer | null;
+  /** RSA pairs whose generation the boot started early, on a new data folder (`startFirstSigningKeys`). */
+  firstKeyPairs?: EarlyKeyPairs;
+}
+
+/**
+ * Starts generating the key pairs of a first start now, one per signing purpose, for `createIdentityService`'s
+ * `firstKeyPairs`: on a new data folder the boot calls it before it opens the store, so that their generation runs on
+ * another core while the rest of the start does (keys.material.ts `startKeyPairs`).
+ */
+export function startFirstSigningKeys(): EarlyKeyPairs {
+  return startKeyPairs(PURPOSES.length);
 }
 
 /**
@@ -185,6 +198,7 @@ export function createIdentityService(deps: IdentityDeps) {
     issuer: deps.issuer,
     now: deps.now,
     jwksOrigins: deps.jwksOrigins,
+    earlyKeyPairs: deps.firstKeyPairs,
   });
   // Sign-in context for the authenticator: GeoIP (optional files) and the sign-in history every sign-in records.
   const geoip = openGeoIp({ cityDb: deps.geoip?.cityDb, asnDb: deps.geoip?.asnDb, logger: deps.logger.child({ part: 'geoip' }), now: deps.now });

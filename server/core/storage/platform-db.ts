@@ -23,9 +23,12 @@ export class MigrationError extends Error {}
 /** How long a write on platform.db waits for another connection's write lock (another process, `hearth migrate-store`'s tail). */
 export const BUSY_TIMEOUT_MS = 5000;
 
+/** The core store's file in the data folder, when the core store is SQLite. */
+export const PLATFORM_DB_FILE = 'platform.db';
+
 export function openPlatformDb(dataDir: string, migrations: Migration[]): Db {
   privateDir(dataDir);
-  const file = path.join(dataDir, 'platform.db');
+  const file = path.join(dataDir, PLATFORM_DB_FILE);
   privateFile(file); // 0600, and so its -wal and -shm
   const db = new Database(file);
   db.pragma('journal_mode = WAL');

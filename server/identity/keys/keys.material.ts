@@ -8,6 +8,9 @@
  *   (members, then a probe signature) and imports it as a non-extractable WebCrypto key. Every way a stored key can
  *   be unusable (wrong KEK, corrupt ciphertext, mismatched pair) is a `KeyIntegrityError` that says which.
  * - `publicKeyOf` imports a row's public half once per process.
+ * - `startKeyPairs` starts generating RSA pairs before they are asked for: a first start needs one signing key per
+ *   purpose, and their generation (tens of milliseconds each, on libuv's thread pool) then runs on another core while
+ *   the rest of the start does, instead of after it with the main thread waiting. `generate` takes them in order.
  */
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
@@ -18,6 +21,30 @@ import type { KeyRow } from './keys.store.ts';
 import { ALGORITHM } from './keys.tokens.ts';
 
 const generateKeyPair = promisify(crypto.generateKeyPair);
+const newPair = () => generateKeyPair('rsa', { modulusLength: 2048, publicExponent: 0x10001 });
+
+/** RSA pairs whose generation started before anyone asked for them (`startKeyPairs`). */
+export interface EarlyKeyPairs {
+  /** The next pair, or undefined once all were taken. A pair whose generation failed is generated again. */
+  take(): Promise<crypto.KeyPairKeyObjectResult> | undefined;
+  /** Pairs started and not taken yet. */
+  readonly left: number;
+}
+
+/** Starts generating `count` RSA 2048 pairs now (see the header); `createKeyMaterial` takes them first. */
+export function startKeyPairs(count: number): EarlyKeyPairs {
+  const pending = Array.from({ length: count }, () => {
+    const pair = newPair();
+    pair.catch(() => {}); // a failure is met when the pair is taken, and it is then generated again
+    return pair;
+  });
+  return {
+    take: () => pending.shift()?.catch(() => newPair()),
+    get left() {
+      return pending.length;
+    },
+  };
+}
 
 /** A stored key that cannot be used: wrong KEK, corrupt ciphertext, or a private half that does not match its public half. */
 export class KeyIntegrityError extends Error {
@@ -39,8 +66,11 @@ export interface Material {
 
 export type KeyMaterial = ReturnType<typeof createKeyMaterial>;
 
-/** `requireKeks` gives the resolved KEKs or throws `signing_unavailable` before start-up resolved them. */
-export function createKeyMaterial(requireKeks: () => KekSet) {
+/**
+ * `requireKeks` gives the resolved KEKs or throws `signing_unavailable` before start-up resolved them; `early`, pairs
+ * generated ahead of need (a first start), used before any new one.
+ */
+export function createKeyMaterial(requireKeks: () => KekSet, early?: EarlyKeyPairs) {
   const publicKeys = new Map<string, CryptoKey>();
 
   function describeKeks(k: KekSet): string {
@@ -52,7 +82,7 @@ export function createKeyMaterial(requireKeks: () => KekSet) {
 
   async function generate(purpose: Purpose): Promise<Material> {
     const k = requireKeks();
-    const { privateKey, publicKey } = await generateKeyPair('rsa', { modulusLength: 2048, publicExponent: 0x10001 });
+    const { privateKey, publicKey } = await (early?.take() ?? newPair());
     const kid = `${purpose}-${crypto.randomBytes(12).toString('base64url')}`;
     const pub = publicKey.export({ format: 'jwk' }) as JWK;
     const publicJwk = { kty: 'RSA', n: pub.n!, e: pub.e!, kid, alg: ALGORITHM, use: 'sig' };

@@ -25,7 +25,7 @@ import type { SecretStore } from '../../core/secrets/secrets.ts';
 import { type KekSet, resolveKeks } from './keys.crypto.ts';
 import { createJwks, type JwksOrigins } from './keys.jwks.ts';
 import { isPublished, MAINTENANCE_INTERVAL_MS, PURPOSES } from './keys.lifecycle.ts';
-import { createKeyMaterial, KeyIntegrityError } from './keys.material.ts';
+import { createKeyMaterial, type EarlyKeyPairs, KeyIntegrityError } from './keys.material.ts';
 import { type Actor, createRotation } from './keys.rotation.ts';
 import { createSigning, oneLine } from './keys.signing.ts';
 import type { KeyRow, KeyStore } from './keys.store.ts';
@@ -61,6 +61,8 @@ export interface KeysServiceDeps {
   now?: () => number;
   /** Verifier transport origins (HEARTH_IDENTITY_JWKS_ORIGIN, HEARTH_OAUTH_JWKS_ORIGIN); unset: the issuer. */
   jwksOrigins?: JwksOrigins;
+  /** RSA pairs generated ahead of need (a first start, `startKeyPairs`): new keys use them first. */
+  earlyKeyPairs?: EarlyKeyPairs;
 }
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -89,7 +91,7 @@ export function createKeysService(deps: KeysServiceDeps) {
     return keks;
   }
 
-  const material = createKeyMaterial(requireKeks);
+  const material = createKeyMaterial(requireKeks, deps.earlyKeyPairs);
   const signing = createSigning({
     store,
     log,
