@@ -11,6 +11,10 @@
  *            - warm (stricter): the same GET sent from this process, whose node:http is loaded, on a new connection
  *   serve    spawn of `serve --port 0` → first 200 from /healthz on an existing data folder (goal: binary ≤ 3×) and
  *            on a new, empty one, keys generated included (goal: binary ≤ 6×); from source reported beside them
+ *            reference (no goal): bench/start-floor-server.ts, the smallest server of Hearth's stack (Koa, @koa/router,
+ *            pino, SQLite, prom-client) and nothing of Hearth, bundled and launched exactly as `node hearth.cjs` is (the
+ *            build's esbuild settings, launch.ts, a code cache made after its first /healthz): what the stack and Node
+ *            cost before Hearth's own code
  *   memory   VmRSS BENCH_START_IDLE_MS (2000) after the first healthy /healthz on the existing folder: the binary
  *            against `node build/out/headless/hearth.cjs` (goal ≤ 1.1×). Both executables (and the bundle) are
  *            first dropped from the page cache (`dd iflag=nocache count=0`), so both are read back as after a reboot:
@@ -27,6 +31,8 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleServer } from '../build/lib.ts';
+import { CODE_CACHE_ASSET, CODE_CACHE_OUT_ENV, SERVER_BUNDLE_FILE } from '../server/entry/sea-assets.ts';
 import {
   envInt,
   fmtMs,
@@ -69,6 +75,30 @@ interface Runner {
 const binary: Runner = { label: 'binary', cmd: BINARY, args: [] };
 const source: Runner = { label: 'source', cmd: process.execPath, args: [SOURCE] };
 const bundle: Runner = { label: 'node hearth.cjs', cmd: process.execPath, args: [BUNDLE] };
+
+/**
+ * The reference server (see the header) as `node hearth.cjs` is laid out: Hearth's launcher as hearth.cjs, the server
+ * bundle beside it, and the code cache a first start to /healthz writes on SIGUSR2 (as build/headless.ts makes
+ * Hearth's). Its folder is under build/out, so that the bundle finds better-sqlite3 (left outside it) in node_modules.
+ */
+async function floorRunner(): Promise<Runner> {
+  const dir = path.join(repo, 'build', 'out', 'bench-floor');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const launcher = path.join(dir, 'hearth.cjs');
+  await bundleServer({ entry: 'server/entry/launch.ts', outfile: launcher });
+  await bundleServer({ entry: 'bench/start-floor-server.ts', outfile: path.join(dir, SERVER_BUNDLE_FILE), external: ['better-sqlite3'] });
+  const cache = path.join(dir, CODE_CACHE_ASSET);
+  const data = path.join(work.dir, 'data-floor-cache');
+  fs.mkdirSync(data);
+  const first = await spawnServe(process.execPath, [launcher], { data, env: { ...env, [CODE_CACHE_OUT_ENV]: cache } });
+  first.child.kill('SIGUSR2');
+  while (!fs.existsSync(cache) && first.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 10));
+  await first.stop();
+  if (!fs.existsSync(cache)) throw new Error('the reference server wrote no code cache');
+  return { label: 'reference', cmd: process.execPath, args: [launcher] };
+}
+const floor = await floorRunner();
 
 /** Milliseconds from the spawn to the exit of a command that must succeed. */
 function timeCommand(cmd: string, args: string[]): Promise<number> {
@@ -140,6 +170,9 @@ async function round(warmUp: boolean): Promise<void> {
     keep(`${r.label} request`, await timeRequest());
   }
   keep('bare GET', await timeCommand(process.execPath, ['-e', bareGet]));
+  const floorData = path.join(work.dir, 'data-floor');
+  fs.mkdirSync(floorData, { recursive: true });
+  keep('reference serve existing', (await timeServeStart(floor.cmd, floor.args, { data: floorData, env })).ms);
   for (const r of [binary, bundle, source]) {
     const idle = !warmUp && r !== source ? IDLE_MS : undefined;
     const s: ServeStart = await timeServeStart(r.cmd, r.args, { data: existing, env, idleMs: idle });
@@ -204,7 +237,9 @@ printTable([
   row('node hearth.cjs, existing data folder', 'node hearth.cjs serve existing', null),
   row('source, existing data folder', 'source serve existing', null),
   row('source, empty data folder', 'source serve empty', null),
+  row("reference: Hearth's stack alone (start-floor-server.ts)", 'reference serve existing', null),
 ]);
+console.log(`  reference: Koa, @koa/router, pino, SQLite and prom-client, launched as node hearth.cjs is; see the header`);
 
 heading(`resident memory, idle ${IDLE_MS} ms after the first /healthz (existing data folder), median of ${RUNS}`);
 const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`;
