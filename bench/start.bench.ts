@@ -81,6 +81,9 @@ const bundle: Runner = { label: 'node hearth.cjs', cmd: process.execPath, args: 
  * bundle beside it, and the code cache a first start to /healthz writes on SIGUSR2 (as build/headless.ts makes
  * Hearth's). Its folder is under build/out, so that the bundle finds better-sqlite3 (left outside it) in node_modules.
  */
+/** The reference server's data folder: its first start (the code-cache run) makes it, the rounds start on it. */
+const floorData = path.join(work.dir, 'data-floor');
+fs.mkdirSync(floorData);
 async function floorRunner(): Promise<Runner> {
   const dir = path.join(repo, 'build', 'out', 'bench-floor');
   fs.rmSync(dir, { recursive: true, force: true });
@@ -89,9 +92,7 @@ async function floorRunner(): Promise<Runner> {
   await bundleServer({ entry: 'server/entry/launch.ts', outfile: launcher });
   await bundleServer({ entry: 'bench/start-floor-server.ts', outfile: path.join(dir, SERVER_BUNDLE_FILE), external: ['better-sqlite3'] });
   const cache = path.join(dir, CODE_CACHE_ASSET);
-  const data = path.join(work.dir, 'data-floor-cache');
-  fs.mkdirSync(data);
-  const first = await spawnServe(process.execPath, [launcher], { data, env: { ...env, [CODE_CACHE_OUT_ENV]: cache } });
+  const first = await spawnServe(process.execPath, [launcher], { data: floorData, env: { ...env, [CODE_CACHE_OUT_ENV]: cache } });
   first.child.kill('SIGUSR2');
   while (!fs.existsSync(cache) && first.child.exitCode === null) await new Promise((resolve) => setTimeout(resolve, 10));
   await first.stop();
@@ -170,8 +171,6 @@ async function round(warmUp: boolean): Promise<void> {
     keep(`${r.label} request`, await timeRequest());
   }
   keep('bare GET', await timeCommand(process.execPath, ['-e', bareGet]));
-  const floorData = path.join(work.dir, 'data-floor');
-  fs.mkdirSync(floorData, { recursive: true });
   keep('reference serve existing', (await timeServeStart(floor.cmd, floor.args, { data: floorData, env })).ms);
   for (const r of [binary, bundle, source]) {
     const idle = !warmUp && r !== source ? IDLE_MS : undefined;
