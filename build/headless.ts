@@ -3,15 +3,18 @@
  *
  *   build/out/headless/        `node hearth.cjs serve`: the launcher (hearth.cjs, server/entry/launch.ts), the server's
  *                              bundle (hearth-server.cjs) and its V8 code caches (hearth-server.cache for serve,
- *                              hearth-cli.cache for the other commands), the recorded answers of `--version` and the
- *                              help texts (hearth-cli-answers.json), the helpers' own bundles (helpers/<role>.cjs),
- *                              the addon and the UI
- *   build/out/hearth-linux-x64 the binary: Node + the launcher as its main script + SEA assets (the server's bundle and
- *                              its code caches, the helpers' bundles, SQLite's addon, the admin UI, a manifest)
+ *                              hearth-local.cache for the other commands that need the server), the CLI's bundle for
+ *                              the commands that only talk to a server (hearth-cli.cjs) and its code cache
+ *                              (hearth-cli.cache), the recorded answers of `--version` and the help texts
+ *                              (hearth-cli-answers.json), the helpers' own bundles (helpers/<role>.cjs), the addon and
+ *                              the UI
+ *   build/out/hearth-linux-x64 the binary: Node + the launcher as its main script + SEA assets (the two bundles and
+ *                              their code caches, the helpers' bundles, SQLite's addon, the admin UI, a manifest)
  *   build/out/hearth-<version>-linux-x64.tar.gz   the binary (as `hearth`), hearth.service, INSTALL.md
  *
- * Steps: esbuild → one `node hearth.cjs serve` to a healthy /healthz, then SIGUSR2: it writes the server's code cache
- * (launch.ts), and one `node hearth.cjs --help`, whose exit writes the CLI's → the recorded answers of the static
+ * Steps: esbuild (the server's bundle, the CLI's, the launcher, the helpers) → one `node hearth.cjs serve` to a healthy
+ * /healthz, then SIGUSR2: it writes the server's code cache (launch.ts), and `node hearth.cjs --help` and `node
+ * hearth.cjs tokens --help`, whose exits write the CLI's and the local commands' → the recorded answers of the static
  * command lines (`--version`, `--help`, `<command> --help`; launch.ts answers them without loading the bundle) →
  * `node --experimental-sea-config` → copy this Node binary → strip it (before injecting: stripping afterwards would
  * remove the blob) → postject → smoke test (`--version`) → tarball.
@@ -20,14 +23,18 @@ import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Plugin } from 'esbuild';
+import { SERVER_BUNDLE_COMMANDS } from '../server/cli/command-line.ts';
 import { TOP_COMMANDS } from '../server/cli/index.ts';
 import {
   BUNDLE_ASSET,
   CLI_ANSWERS_ASSET,
+  CLI_BUNDLE_ASSET,
   CLI_CODE_CACHE_ASSET,
   type CliAnswer,
   CODE_CACHE_ASSET,
   CODE_CACHE_OUT_ENV,
+  LOCAL_CODE_CACHE_ASSET,
   MANIFEST_ASSET,
   SERVER_BUNDLE_FILE,
   type SeaManifest,
@@ -52,6 +59,8 @@ const bundle = path.join(BUNDLE_DIR, SERVER_BUNDLE_FILE);
 await bundleServer({ entry: 'server/entry/headless.ts', outfile: bundle });
 // launch.ts reads the bundle as latin1, one byte a character: it must be ASCII (esbuild's default charset).
 if (fs.readFileSync(bundle).some((b) => b > 0x7f)) fail(`${rel(bundle)} is not ASCII`);
+const cliBundle = path.join(BUNDLE_DIR, CLI_BUNDLE_ASSET);
+await bundleCli(cliBundle);
 const launcher = path.join(BUNDLE_DIR, 'hearth.cjs');
 await bundleServer({ entry: 'server/entry/launch.ts', outfile: launcher });
 const helpers = await bundleHelpers({ dir: BUNDLE_DIR });
@@ -62,20 +71,21 @@ copyDir(UI_DIST, path.join(BUNDLE_DIR, 'ui'));
 const codeCache = path.join(BUNDLE_DIR, CODE_CACHE_ASSET);
 await makeCodeCache(codeCache);
 const cliCodeCache = path.join(BUNDLE_DIR, CLI_CODE_CACHE_ASSET);
-const help = spawnSync(process.execPath, [launcher, '--help'], {
-  env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [CODE_CACHE_OUT_ENV]: cliCodeCache },
-  encoding: 'utf8',
-});
-if (help.status !== 0 || !fs.existsSync(cliCodeCache)) fail(`the CLI's code-cache run failed: ${help.stderr}`);
+makeHelpCodeCache(cliCodeCache, ['--help']);
+const localCodeCache = path.join(BUNDLE_DIR, LOCAL_CODE_CACHE_ASSET);
+makeHelpCodeCache(localCodeCache, ['tokens', '--help']);
 const cliAnswers = path.join(BUNDLE_DIR, CLI_ANSWERS_ASSET);
 recordAnswers(cliAnswers);
 log(`bundle ${rel(bundle)} (${mb(fs.statSync(bundle).size)}, code cache ${mb(fs.statSync(codeCache).size)}), addon from ${rel(addonSource)}`);
+log(`CLI bundle ${rel(cliBundle)} (${mb(fs.statSync(cliBundle).size)}, code cache ${mb(fs.statSync(cliCodeCache).size)})`);
 
 // 2. The SEA blob: the bundle as the main script and as an asset, the addon, the UI files, the manifest.
 const uiFiles = listFiles(path.join(BUNDLE_DIR, 'ui'));
 const assets: Record<string, string> = {
   [BUNDLE_ASSET]: bundle,
   [CODE_CACHE_ASSET]: codeCache,
+  [LOCAL_CODE_CACHE_ASSET]: localCodeCache,
+  [CLI_BUNDLE_ASSET]: cliBundle,
   [CLI_CODE_CACHE_ASSET]: cliCodeCache,
   [CLI_ANSWERS_ASSET]: cliAnswers,
   'better_sqlite3.node': addon,
@@ -158,6 +168,48 @@ async function makeCodeCache(out: string): Promise<void> {
   const code = await exited;
   fs.rmSync(data, { recursive: true, force: true });
   if (code !== 0 || !fs.existsSync(out)) fail(`the code-cache run ended with ${code} and no cache: ${output}`);
+}
+
+/**
+ * The CLI's own bundle: server/entry/headless.ts with the modules of the commands that need the server
+ * (SERVER_BUNDLE_COMMANDS) and of the helpers (roles.ts) replaced by a module that throws (the launcher runs those
+ * from the server's bundle). The build fails when what is left still reaches the server (a command that only talks to
+ * a server started importing it): add that command to SERVER_BUNDLE_COMMANDS, or import less.
+ */
+async function bundleCli(outfile: string): Promise<void> {
+  const commands = new RegExp(`^\\./commands/(${SERVER_BUNDLE_COMMANDS.join('|')})\\.ts$`);
+  const leftOut = (importer: string, target: string) => path.relative(ROOT, importer).split(path.sep).join('/') === target;
+  const serverOnly: Plugin = {
+    name: 'server-only',
+    setup(b) {
+      b.onResolve({ filter: commands }, (a) => (leftOut(a.importer, 'server/cli/index.ts') ? { path: a.path, namespace: 'server-only' } : undefined));
+      b.onResolve({ filter: /^\.\/roles\.ts$/ }, (a) =>
+        leftOut(a.importer, 'server/entry/headless.ts') ? { path: a.path, namespace: 'server-only' } : undefined,
+      );
+      b.onLoad({ filter: /.*/, namespace: 'server-only' }, (a) => ({
+        contents: `throw new Error(${JSON.stringify(`internal error: ${a.path} runs from the server's bundle (hearth-server.cjs), not the CLI's`)});`,
+        loader: 'js',
+      }));
+    },
+  };
+  const meta = await bundleServer({ entry: 'server/entry/headless.ts', outfile, plugins: [serverOnly] });
+  const inputs = Object.keys(meta.inputs);
+  const stubs = inputs.filter((i) => i.startsWith('server-only:'));
+  if (stubs.length !== SERVER_BUNDLE_COMMANDS.length + 1)
+    fail(`the CLI's bundle left out ${stubs.join(', ')}: expected every command of SERVER_BUNDLE_COMMANDS and roles.ts`);
+  const server = inputs.filter((i) => /^server\/(boot\.ts|(db|identity|mail)\/index\.ts|core\/storage\/platform-db\.ts)$|node_modules\/koa\//.test(i));
+  if (server.length)
+    fail(`the CLI's bundle reaches the server (${server.join(', ')}): add the command that imports it to SERVER_BUNDLE_COMMANDS (server/cli/command-line.ts)`);
+  if (fs.readFileSync(outfile).some((b) => b > 0x7f)) fail(`${rel(outfile)} is not ASCII`);
+}
+
+/** V8's code cache of a command's bundle as `node hearth.cjs <args>` leaves it when it exits (launch.ts writes it). */
+function makeHelpCodeCache(out: string, args: string[]): void {
+  const r = spawnSync(process.execPath, [launcher, ...args], {
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', [CODE_CACHE_OUT_ENV]: out },
+    encoding: 'utf8',
+  });
+  if (r.status !== 0 || !fs.existsSync(out)) fail(`the code-cache run of \`hearth ${args.join(' ')}\` failed: ${r.stderr}`);
 }
 
 /**

@@ -98,7 +98,7 @@ const dynamicBuiltins: esbuild.Plugin = {
  * `supports-color` (pulled in by `debug`) is replaced by an empty module; a dynamic import of a built-in module is a
  * `require` (see `dynamicBuiltins`); `depd` and `mime-types` are replaced by what build/shims.ts says.
  */
-export async function bundleServer(opts: { entry: string; outfile: string; external?: string[] }): Promise<esbuild.Metafile> {
+export async function bundleServer(opts: { entry: string; outfile: string; external?: string[]; plugins?: esbuild.Plugin[] }): Promise<esbuild.Metafile> {
   const empty = path.join(OUT, '.empty-module.cjs');
   fs.mkdirSync(OUT, { recursive: true });
   fs.writeFileSync(empty, 'module.exports = {};\n');
@@ -120,7 +120,7 @@ export async function bundleServer(opts: { entry: string; outfile: string; exter
     metafile: true,
     logLevel: 'warning',
     logOverride: { 'empty-import-meta': 'silent' },
-    plugins: [dynamicBuiltins, startShims],
+    plugins: [dynamicBuiltins, startShims, ...(opts.plugins ?? [])],
   });
   return result.metafile;
 }

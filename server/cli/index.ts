@@ -14,11 +14,14 @@
  */
 import { Command, CommanderError, Help } from 'commander';
 import { VERSION } from '../version.ts';
+import { commandNamed } from './command-line.ts';
 import { CliError } from './output.ts';
 import { applyTrust, CA_FILE_HELP, isServerCommand } from './trust.ts';
 
 /** Adds a top-level command's options, subcommands and actions to `cmd`, which already has its name and description. */
 export type Register = (cmd: Command) => void;
+
+export { commandNamed };
 
 interface TopCommand {
   name: string;
@@ -104,25 +107,6 @@ export const TOP_COMMANDS: readonly TopCommand[] = [
     load: () => all(import('./commands/migrate-store.ts').then((m) => m.registerMigrateStore)),
   },
 ];
-
-/**
- * The top-level command an argument list runs (the arguments after `hearth`), or null for none (`--version`, `--help`,
- * no arguments), read as commander reads it: the first operand after the root options (`--ca-file` takes a value;
- * after `--` every argument is an operand), or the operand after `help` (`hearth help ns`).
- */
-export function commandNamed(args: readonly string[]): string | null {
-  let help = false;
-  let operandsOnly = false;
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    if (!operandsOnly && a === '--') operandsOnly = true;
-    else if (!operandsOnly && a === '--ca-file') i++;
-    else if (!operandsOnly && a.startsWith('-') && a !== '-') continue;
-    else if (a === 'help' && !help) help = true;
-    else return a;
-  }
-  return null;
-}
 
 export interface ProgramOptions {
   /**

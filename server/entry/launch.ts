@@ -2,11 +2,13 @@
  * The first code of `node hearth.cjs` and of the headless binary (build/headless.ts bundles it as `hearth.cjs` and
  * makes it the binary's main script): it compiles the server's bundle (server/entry/headless.ts, built as
  * `hearth-server.cjs` beside it; the binary carries it as an asset and writes it to its private cache folder,
- * sea-assets.ts) with V8's code cache, then runs it as a CommonJS module, exactly as Node would have run it.
+ * sea-assets.ts) with V8's code cache, then runs it as a CommonJS module, exactly as Node would have run it. A command
+ * that only talks to a running server, and `--help`, run the CLI's own bundle instead (`hearth-cli.cjs`, the same
+ * entry without the commands that need the server: server/cli/command-line.ts), read in place in the binary.
  *
- * Two code caches are made at build time (build/headless.ts runs `node hearth.cjs serve` to its first healthy
- * /healthz, then `node hearth.cjs --help`, each with CODE_CACHE_OUT_ENV set; this file writes the cache), and a
- * process takes the one of its kind (`serving`). The server's holds the bytecode of
+ * Three code caches are made at build time (build/headless.ts runs `node hearth.cjs serve` to its first healthy
+ * /healthz, then `node hearth.cjs --help` and `node hearth.cjs tokens --help`, each with CODE_CACHE_OUT_ENV set; this
+ * file writes the cache), and a process takes the one of its kind and bundle. The server's holds the bytecode of
  * everything a start compiled, not only the top level that SEA's own `useCodeCache` or Node's compile cache would
  * keep: the binary then skips most of compiling and lazy compiling during start. V8 refuses a cache made by another
  * V8 or with other flags (`cachedDataRejected`); the bundle then compiles from source as before, so `node hearth.cjs`
@@ -28,23 +30,27 @@ import path from 'node:path';
 import { getRawAsset, isSea } from 'node:sea';
 import vm from 'node:vm';
 import { nodeVersionProblem } from '../../bin/node-check.mjs';
+import { needsServerBundle } from '../cli/command-line.ts';
 import { handoff, inherit } from '../core/config/environment.ts';
 import { ROLE_FLAG } from '../core/runtime.ts';
 import {
   BUNDLE_ASSET,
   buildCacheDir,
   CLI_ANSWERS_ASSET,
+  CLI_BUNDLE_ASSET,
   CLI_CODE_CACHE_ASSET,
   type CliAnswer,
   CODE_CACHE_ASSET,
   CODE_CACHE_OUT_ENV,
   extractAsset,
+  LOCAL_CODE_CACHE_ASSET,
   SERVER_BUNDLE_FILE,
 } from './sea-assets.ts';
 
 /**
- * Which cache fits this process: a server (`serve`) or a helper runs the server's start, any other command only the
- * CLI's (a cache holding the whole start would cost `--version` more to read than it saves).
+ * Whether this process is a server (`serve`) or a helper: it takes the cache of the server's start. Any other command
+ * takes the cache of its bundle's `--help` (a cache holding the whole start would cost a command more to read than it
+ * saves).
  */
 function serving(): boolean {
   return process.argv[2] === 'serve' || process.argv.some((a) => a.startsWith(ROLE_FLAG));
@@ -76,10 +82,14 @@ function launch(): void {
   const sea = isSea();
   const server = serving();
   if (!server && answerRecorded(sea)) return;
-  const cacheName = server ? CODE_CACHE_ASSET : CLI_CODE_CACHE_ASSET;
+  // A command that only talks to a server (and `--help`) runs the CLI's own bundle; the others the server's.
+  const cli = !server && !needsServerBundle(process.argv.slice(2));
+  const bundleName = cli ? CLI_BUNDLE_ASSET : SERVER_BUNDLE_FILE;
+  const bundleAsset = cli ? CLI_BUNDLE_ASSET : BUNDLE_ASSET;
+  const cacheName = server ? CODE_CACHE_ASSET : cli ? CLI_CODE_CACHE_ASSET : LOCAL_CODE_CACHE_ASSET;
   // The binary's server reads its bundle from the cache folder; a CLI command reads it in place and unpacks nothing.
   const { file, cache } = !sea
-    ? { file: path.join(__dirname, SERVER_BUNDLE_FILE), cache: path.join(__dirname, cacheName) }
+    ? { file: path.join(__dirname, bundleName), cache: path.join(__dirname, cacheName) }
     : server
       ? seaFiles()
       : { file: null, cache: null };
@@ -87,7 +97,7 @@ function launch(): void {
   const filename = sea ? process.execPath : file!;
   // The bundle is ASCII (esbuild escapes the rest; build/headless.ts checks): latin1 is one copy, straight from the
   // binary's pages for a command.
-  const source = file ? fs.readFileSync(file, 'latin1') : Buffer.from(getRawAsset(BUNDLE_ASSET)).toString('latin1');
+  const source = file ? fs.readFileSync(file, 'latin1') : Buffer.from(getRawAsset(bundleAsset)).toString('latin1');
   const out = handoff(CODE_CACHE_OUT_ENV);
   const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename,

@@ -37,8 +37,19 @@ export const BUNDLE_ASSET = 'hearth.cjs';
 export const SERVER_BUNDLE_FILE = 'hearth-server.cjs';
 /** V8's code cache of the server's start, made at build time: an asset of the binary, and a file beside the bundle. */
 export const CODE_CACHE_ASSET = 'hearth-server.cache';
-/** V8's code cache of a CLI command's start (`--help`), for every command but `serve`: asset and file as above. */
+/**
+ * The CLI's own bundle (server/entry/headless.ts without the commands that need the server, server/cli/command-line.ts):
+ * the commands that only talk to a running server, `--version` and `--help` run it. An asset of the binary, read in
+ * place, and a file beside `hearth.cjs`.
+ */
+export const CLI_BUNDLE_ASSET = 'hearth-cli.cjs';
+/** V8's code cache of the CLI's bundle as `--help` leaves it: asset and file as above. */
 export const CLI_CODE_CACHE_ASSET = 'hearth-cli.cache';
+/**
+ * V8's code cache of the server's bundle as `tokens --help` leaves it, for the commands other than `serve` that run
+ * the server's bundle (`tokens`, `setup`, `backup`, `migrate-store`): asset and file as above.
+ */
+export const LOCAL_CODE_CACHE_ASSET = 'hearth-local.cache';
 /**
  * What `hearth --version`, `hearth --help` and each top-level command's `--help` print, recorded at build time from the
  * bundle itself (build/headless.ts `recordAnswers`): launch.ts answers those command lines from it without loading the

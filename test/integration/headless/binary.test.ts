@@ -298,6 +298,35 @@ describe('headless binary', () => {
     expect(list.stdout).toContain('initial-admin');
   });
 
+  it("runs the commands that only talk to a server from the CLI's own bundle, without the server's", () => {
+    // The build's folder for `node hearth.cjs`, less the server's bundle and its caches.
+    const built = path.join(repo, 'build', 'out', 'headless');
+    const folder = path.join(root, 'cli-only');
+    fs.mkdirSync(folder);
+    for (const f of ['hearth.cjs', 'hearth-cli.cjs', 'hearth-cli.cache', 'hearth-cli-answers.json']) fs.copyFileSync(path.join(built, f), path.join(folder, f));
+    expect(fs.statSync(path.join(built, 'hearth-cli.cjs')).size).toBeLessThan(fs.statSync(path.join(built, 'hearth-server.cjs')).size / 4);
+    const node = (args: string[]) => spawnSync(process.execPath, [path.join(folder, 'hearth.cjs'), ...args], { env, encoding: 'utf8', timeout: 30_000 });
+
+    const list = node(['ns', 'list', '--json', '--url', url, '--token', token]);
+    expect(list.status, list.stderr).toBe(0);
+    expect(JSON.parse(list.stdout).map((n: { name: string }) => n.name)).toContain('sales');
+    const users = node(['accounts', 'users', 'list', '--json', '--url', url, '--token', token]);
+    expect(users.status, users.stderr).toBe(0);
+    expect(JSON.parse(users.stdout)).toEqual(expect.any(Array));
+    // The root help and an unknown command's suggestion come from the CLI's bundle too (NO_COLOR: not the table).
+    const help = spawnSync(process.execPath, [path.join(folder, 'hearth.cjs'), '--help'], { env: { ...env, NO_COLOR: '1' }, encoding: 'utf8' });
+    expect(help.status, help.stderr).toBe(0);
+    expect(help.stdout).toBe(run(['--help']).stdout);
+    const unknown = node(['nss', 'list']);
+    expect(unknown.status).toBe(1);
+    expect(unknown.stderr).toContain("error: unknown command 'nss'\n(Did you mean ns?)");
+
+    // A command that needs the server runs the server's bundle, which this folder does not have.
+    const tokens = node(['tokens', 'list', '--data', path.join(root, 'data')]);
+    expect(tokens.status).not.toBe(0);
+    expect(tokens.stderr).toContain('hearth-server.cjs');
+  });
+
   it('stops cleanly on SIGTERM, with its helper processes', async () => {
     const helpers = childPids(server.pid!);
     expect(helpers.length).toBeGreaterThan(0); // the SQL pool's children, started by the queries above
