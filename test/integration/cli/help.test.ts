@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import { afterAll, describe, expect, it } from 'vitest';
+import { needsServerBundle, SERVER_BUNDLE_COMMANDS } from '../../../server/cli/command-line.ts';
 import { buildProgram, commandNamed, TOP_COMMANDS } from '../../../server/cli/index.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { tempDir } from '../../helpers/server.ts';
@@ -113,5 +114,34 @@ describe('the top-level commands of cli/index.ts', () => {
     expect(commandNamed(['help', 'help'])).toBe('help');
     expect(commandNamed(['--', 'serve'])).toBe('serve');
     expect(commandNamed(['nosuch', 'ns'])).toBe('nosuch');
+  });
+
+  it("which command lines run from the server's bundle and which from the CLI's own (server/cli/command-line.ts)", () => {
+    const names = TOP_COMMANDS.map((t) => t.name);
+    for (const name of SERVER_BUNDLE_COMMANDS) expect(names).toContain(name);
+    for (const args of [['serve'], ['help', 'tokens'], ['setup', '--help'], ['backup', 'verify', 'x.tar'], ['--ca-file', 'ca.pem', 'migrate-store']]) {
+      expect(needsServerBundle(args), args.join(' ')).toBe(true);
+    }
+    for (const args of [[], ['--version'], ['--help'], ['help'], ['ns', 'list'], ['help', 'admin'], ['login', '--device'], ['nosuch'], ['--', 'nosuch']]) {
+      expect(needsServerBundle(args), args.join(' ')).toBe(false);
+    }
+  });
+
+  it('from source, takes built-in modules as a CommonJS require would (not every export of node:fs, node:util, node:process)', async () => {
+    // The modules a command loaded, written when it exits.
+    const probe = `${cwd}/probe.mjs`;
+    const out = `${cwd}/loaded.txt`;
+    fs.writeFileSync(
+      probe,
+      `const fs = process.getBuiltinModule('node:fs');\nprocess.on('exit', () => fs.writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.join('\\n')));\n`,
+    );
+    const run = await runCli(['ns', '--help'], { cwd, env: { HEARTH_CONFIG_DIR: cwd, NODE_OPTIONS: `--import ${probe}` } });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^Usage: hearth ns/);
+    const loaded = fs.readFileSync(out, 'utf8').split('\n');
+    expect(loaded).toContain('NativeModule child_process');
+    for (const m of ['worker_threads', 'internal/process/report', 'internal/fs/promises', 'internal/readline/interface']) {
+      expect(loaded, m).not.toContain(`NativeModule ${m}`);
+    }
   });
 });
