@@ -94,17 +94,18 @@ describe('a namespace moved while it is used', () => {
     const running = [writer(0), writer(1), writer(2), reader()];
     const moves: Array<Record<string, unknown>> = [];
     try {
+      // Each phase waits for writes and for full reads: on a busy machine one read can take as long as 40 writes.
       for (const to of ['node-b', 'node-c']) {
-        const at = acked.size;
-        await until(() => acked.size >= at + 40 || problems.length > 0, `40 more writes before the move to ${to}`);
+        const [at, readsAt] = [acked.size, reads];
+        await until(() => (acked.size >= at + 40 && reads > readsAt) || problems.length > 0, `40 more writes and a full read before the move to ${to}`);
         const res = await post('/v1/namespaces/busy/move', { node: to });
         const body = await res.json();
         expect(res.status, JSON.stringify(body)).toBe(200);
         expect(body).toMatchObject({ name: 'busy', node: to, moved: { to } });
         moves.push(body.moved);
       }
-      const at = acked.size;
-      await until(() => acked.size >= at + 40 || problems.length > 0, '40 more writes after the moves');
+      const [at, readsAt] = [acked.size, reads];
+      await until(() => (acked.size >= at + 40 && reads > readsAt) || problems.length > 0, '40 more writes and a full read after the moves');
     } finally {
       stop = true;
       await Promise.all(running);
