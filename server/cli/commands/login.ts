@@ -270,22 +270,24 @@ async function terminalLogin(url: string, user: string | null): Promise<void> {
   const meta = await discover(url);
   const d = await requestDeviceAuthorization(meta, user);
   const expires = `expires in ${Math.round(d.expires_in / 60) || 1} min; Ctrl-C to stop`;
-  process.stderr.write(
-    user !== null
-      ? `Approve the sign-in in your authenticator app; compare the code ${d.user_code}\n` +
-          `  client: ${CLIENT_ID}\n  scopes: ${SCOPE}\n` +
-          `Waiting for the approval (${expires})...\n`
-      : `To sign in, open ${d.verification_uri} in a browser on any device and enter the code ${d.user_code}\n` +
-          (d.verification_uri_complete ? `  (or open ${d.verification_uri_complete})\n` : '') +
-          `  client: ${CLIENT_ID}\n  scopes: ${SCOPE}\n` +
-          `Waiting for the approval (${expires})...\n`,
-  );
   const how = user !== null ? { again: 'hearth login --user', where: 'in the authenticator app' } : { again: 'hearth login --device', where: 'in the browser' };
   const controller = new AbortController();
   const onSigint = () => controller.abort(new CliError('sign-in stopped (Ctrl-C)', EXIT_INTERRUPTED));
+  // Listening before the code shows: a Ctrl-C the moment it shows stops the sign-in as any later one does (a signal
+  // that came between the code and the listener ended the process with no message and no exit status 130).
   process.once('SIGINT', onSigint);
   let t: Awaited<ReturnType<typeof pollDeviceToken>>;
   try {
+    process.stderr.write(
+      user !== null
+        ? `Approve the sign-in in your authenticator app; compare the code ${d.user_code}\n` +
+            `  client: ${CLIENT_ID}\n  scopes: ${SCOPE}\n` +
+            `Waiting for the approval (${expires})...\n`
+        : `To sign in, open ${d.verification_uri} in a browser on any device and enter the code ${d.user_code}\n` +
+            (d.verification_uri_complete ? `  (or open ${d.verification_uri_complete})\n` : '') +
+            `  client: ${CLIENT_ID}\n  scopes: ${SCOPE}\n` +
+            `Waiting for the approval (${expires})...\n`,
+    );
     t = await pollDeviceToken(meta, d, controller.signal, how);
   } finally {
     process.removeListener('SIGINT', onSigint);
