@@ -57,8 +57,7 @@ fs.rmSync(BUNDLE_DIR, { recursive: true, force: true });
 fs.mkdirSync(BUNDLE_DIR, { recursive: true });
 const bundle = path.join(BUNDLE_DIR, SERVER_BUNDLE_FILE);
 await bundleServer({ entry: 'server/entry/headless.ts', outfile: bundle });
-// launch.ts reads the bundle as latin1, one byte a character: it must be ASCII (esbuild's default charset).
-if (fs.readFileSync(bundle).some((b) => b > 0x7f)) fail(`${rel(bundle)} is not ASCII`);
+requireAscii(bundle);
 const cliBundle = path.join(BUNDLE_DIR, CLI_BUNDLE_ASSET);
 await bundleCli(cliBundle);
 const launcher = path.join(BUNDLE_DIR, 'hearth.cjs');
@@ -200,7 +199,12 @@ async function bundleCli(outfile: string): Promise<void> {
   const server = inputs.filter((i) => /^server\/(boot\.ts|(db|identity|mail)\/index\.ts|core\/storage\/platform-db\.ts)$|node_modules\/koa\//.test(i));
   if (server.length)
     fail(`the CLI's bundle reaches the server (${server.join(', ')}): add the command that imports it to SERVER_BUNDLE_COMMANDS (server/cli/command-line.ts)`);
-  if (fs.readFileSync(outfile).some((b) => b > 0x7f)) fail(`${rel(outfile)} is not ASCII`);
+  requireAscii(outfile);
+}
+
+/** launch.ts reads a bundle as latin1, one byte a character: it must be ASCII (esbuild's default charset). */
+function requireAscii(file: string): void {
+  if (fs.readFileSync(file).some((b) => b > 0x7f)) fail(`${rel(file)} is not ASCII`);
 }
 
 /** V8's code cache of a command's bundle as `node hearth.cjs <args>` leaves it when it exits (launch.ts writes it). */
