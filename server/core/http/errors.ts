@@ -54,6 +54,7 @@ export const ERROR_CODES = {
   namespace_unavailable: 503,
   query_timeout: 504,
   quota_exceeded: 507,
+  disk_full: 507,
   key_not_found: 404,
   key_not_revocable: 409,
   signing_unavailable: 503,
@@ -207,3 +208,21 @@ export class HearthError extends Error {
 
 export const badRequest = (message: string, details?: Record<string, unknown>) => new HearthError('invalid_request', message, { details });
 export const notFound = (code: ErrorCode, message: string) => new HearthError(code, message);
+
+/** How many characters of a client's value an error message quotes (`quoteInput`). */
+export const QUOTE_LIMIT = 100;
+
+/**
+ * A client's value as an error message quotes it: JSON-quoted, cut after `max` characters with an ellipsis and the
+ * full length (`"aaaa…" (1048576 characters)`), so that a message never echoes a huge key or value whole. A cut never
+ * splits a surrogate pair.
+ */
+export function quoteInput(value: unknown, max = QUOTE_LIMIT): string {
+  const text = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  if (text.length <= max) return typeof value === 'string' ? JSON.stringify(text) : text;
+  let end = max;
+  const last = text.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--;
+  if (typeof value !== 'string') return `${text.slice(0, end)}… (${text.length} characters)`;
+  return `${JSON.stringify(text.slice(0, end)).slice(0, -1)}…" (${text.length} characters)`;
+}

@@ -36,7 +36,7 @@ export async function checkFile(file: string): Promise<{ pageSize: number; pageC
   const result = await new Promise<{ ok: boolean; reason?: string; pageSize: number; pageCount: number; tables: number }>((resolve, reject) => {
     const worker = spawnWorker('db-check', new URL('./check.worker.ts', import.meta.url), { workerData: { file } });
     worker.once('message', resolve);
-    worker.once('error', reject);
+    worker.on('error', reject);
     worker.once('exit', (code) => code !== 0 && reject(new Error(`database check exited with code ${code}`)));
   });
   if (!result.ok) throw new HearthError('invalid_database', result.reason ?? 'the uploaded file is not a healthy SQLite database');

@@ -359,7 +359,9 @@ function finish(reply: JobReply): void {
   process.send!({ ...reply, rss: nums[2] });
 }
 
+// The server is gone (its IPC channel closed, or a send found it closed: EPIPE): nothing is left to answer.
 process.on('disconnect', () => process.exit(0));
+process.on('error', () => process.exit(0));
 process.on('message', (raw) => {
   const msg = raw as ParentMessage;
   if (msg.type === 'credit') {
