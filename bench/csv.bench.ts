@@ -1,6 +1,6 @@
 /**
  * CSV export of a large table: throughput and memory. Every figure is reported against a baseline measured in the
- * same run.
+ * same run. (The import, its rate and the event loop's lag meanwhile: bench/csv-import.bench.ts.)
  *
  *   hearth     GET /v1/{ns}/tables/items/export?format=csv over HTTP, streamed and discarded by this process
  *              (bytes counted, nothing buffered): rows/s and MB/s (1 MB = 10^6 bytes)

@@ -55,6 +55,7 @@ export function copyDir(from: string, to: string): void {
  */
 export const HELPER_MODULES: Record<string, string> = {
   'db-check': 'server/db/namespaces/check.worker.ts',
+  'db-csv-import': 'server/db/rows/csv.worker.ts',
   'db-snapshot': 'server/core/storage/snapshot.worker.ts',
   'db-checkpoint': 'server/core/storage/checkpoint.worker.ts',
   'mail-smtp': 'server/mail/delivery/smtp.worker.ts',

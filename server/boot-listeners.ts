@@ -78,12 +78,12 @@ export function plainHandler(tls: TlsService, publicUrl: () => string): http.Req
     const m = /^\/\.well-known\/acme-challenge\/([A-Za-z0-9_-]+)$/.exec(url.split('?')[0]!);
     if (m && (req.method === 'GET' || req.method === 'HEAD')) {
       const answer = tls.challenge(m[1]!);
-      res.writeHead(answer ? 200 : 404, { 'content-type': 'text/plain' });
+      res.writeHead(answer ? 200 : 404, { 'content-type': 'text/plain', 'x-content-type-options': 'nosniff' });
       res.end(req.method === 'HEAD' ? undefined : (answer ?? 'no such challenge'));
       return;
     }
     const target = publicUrl() + (url.startsWith('/') ? url : '/');
-    res.writeHead(308, { location: target, 'content-type': 'text/plain', 'cache-control': 'no-store' });
+    res.writeHead(308, { location: target, 'content-type': 'text/plain', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
     res.end(`This server answers over HTTPS: ${target}\n`);
   };
 }

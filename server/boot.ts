@@ -320,6 +320,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       };
     },
     backup: () => backups.health(),
+    dataFolders: { 'data folder': config.dataDir, 'namespaces folder': db.namespaces.dir },
   });
   db.registerRoutes(api);
   identity.registerRoutes(api);
@@ -395,12 +396,17 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
   const callback =
     routing?.hot === false ? app.callback() : hotDispatcher(api.hot, { logger, metrics, authenticate: api.authenticate, onFinished }, app.callback());
   const hsts = tls.hstsHeader();
+  // Every answer of the main listener (API, OAuth pages, the UI, errors, hot routes) is sent as the type it declares.
   const handler: http.RequestListener = hsts
     ? (req, res) => {
+        res.setHeader('X-Content-Type-Options', 'nosniff');
         res.setHeader('Strict-Transport-Security', hsts);
         callback(req, res);
       }
-    : callback;
+    : (req, res) => {
+        res.setHeader('X-Content-Type-Options', 'nosniff');
+        callback(req, res);
+      };
   const newListener = (): http.Server | https.Server =>
     tls.enabled
       ? tls.createServer({ keepAliveTimeout: KEEP_ALIVE_MS }, handler, () => publicUrl)

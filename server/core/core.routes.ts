@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { z } from 'zod';
 import type { AuditLog } from './audit/audit.ts';
 import { actorFor } from './auth/auth.ts';
@@ -6,11 +7,47 @@ import { BackupHealth } from './backup/backup.schemas.ts';
 import type { Api } from './http/api.ts';
 import { SMALL_BODY_LIMIT } from './http/body.ts';
 import { HearthError } from './http/errors.ts';
+import { plainTextRule } from './http/text.ts';
 import type { Metrics } from './metrics/metrics.ts';
+import { humanBytes } from './storage/disk.ts';
 import type { Store } from './storage/store.ts';
 
 /** How long /healthz waits for the core store's probe write before it answers 503 (a hung PostgreSQL). */
 const PROBE_TIMEOUT_MS = 3000;
+
+/**
+ * The `disk` check of /healthz fails when a file system holding the data folder (or its namespaces folder, when that
+ * is another one) has less free space than its reserve: 1 % of its size, at most 64 MiB. Free space is what an
+ * unprivileged writer may use (statfs: bavail × bsize). A failing `disk` check alone is `degraded`, still 200: the
+ * server answers every request, and only writes that need more space are refused (507 `disk_full`).
+ */
+const DISK_RESERVE_SHARE = 0.01;
+const DISK_RESERVE_MAX = 64 * 1024 * 1024;
+/** Checks that make the answer `degraded` (200) rather than `unavailable` (503) when they alone fail. */
+const DEGRADING_CHECKS = new Set(['disk']);
+
+/** The `disk` check over `folders` (the name a message gives each → its path); each file system is measured once. */
+function diskCheck(folders: Record<string, string>): { ok: boolean; message?: string } {
+  const seen = new Set<number>();
+  const problems: string[] = [];
+  for (const [name, folder] of Object.entries(folders)) {
+    try {
+      const { dev } = fs.statSync(folder);
+      if (seen.has(dev)) continue;
+      seen.add(dev);
+      const st = fs.statfsSync(folder);
+      const size = st.blocks * st.bsize;
+      const free = st.bavail * st.bsize;
+      const reserve = Math.min(Math.floor(size * DISK_RESERVE_SHARE), DISK_RESERVE_MAX);
+      if (free < reserve) problems.push(`the disk holding the ${name} has ${humanBytes(free)} free of ${humanBytes(size)} (reserve ${humanBytes(reserve)})`);
+    } catch (err) {
+      // The code only (ENOENT, EACCES): the answer is public, and the error's message names the path.
+      problems.push(`the free space of the disk holding the ${name} cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  if (!problems.length) return { ok: true };
+  return { ok: false, message: `${problems.join('; ')}: writes that need more space are refused with 507 disk_full` };
+}
 
 /** `p`, or a rejection with `message` after `ms` (the timer never holds the process open). */
 function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> {
@@ -26,10 +63,16 @@ function withTimeout<T>(p: Promise<T>, ms: number, message: string): Promise<T> 
 const makeHealth = () =>
   z
     .object({
-      status: z.enum(['ok', 'unavailable']),
+      status: z.enum(['ok', 'degraded', 'unavailable']).meta({
+        description:
+          '`ok`: every check passed (200). `degraded`: only the `disk` check failed; every request is still answered, writes that need more space are refused with 507 `disk_full` (200). `unavailable`: another check failed (503).',
+      }),
       version: z.string(),
       uptime_seconds: z.number(),
-      checks: z.record(z.string(), z.object({ ok: z.boolean(), message: z.string().optional() })),
+      checks: z.record(z.string(), z.object({ ok: z.boolean(), message: z.string().optional() })).meta({
+        description:
+          '`platform_db`: a probe write to the core store. `disk`: the disk holding the data folder (and its namespaces folder) has its reserve free (1 % of the disk, at most 64 MiB). `identity_keys`: the signing keys are loaded. `server`: present only while shutting down.',
+      }),
       namespaces: z.object({ count: z.number().int(), open: z.number().int() }),
       tls: z
         .object({
@@ -90,7 +133,7 @@ export const TOKEN_BODY_LIMIT = 2 * SMALL_BODY_LIMIT;
 
 export const CreateTokenBody = z
   .object({
-    name: z.string().trim().min(1).max(100),
+    name: z.string().trim().min(1).max(100).superRefine(plainTextRule('name')),
     scope: z.enum(['admin', 'namespaces']).meta({
       description: '`admin`: control plane, administration and every namespace. `namespaces`: the data plane of the listed namespaces only.',
     }),
@@ -129,6 +172,8 @@ export function registerCoreRoutes(
     tls?: () => Health['tls'];
     backup?: () => Health['backup'];
     nodes?: () => Health['nodes'];
+    /** The folders whose disks the `disk` check measures, by the name its message gives each ('data folder', …). */
+    dataFolders?: Record<string, string>;
   },
 ): void {
   const probe = (at: string) => deps.store.run('INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at', [at]);
@@ -140,8 +185,12 @@ export function registerCoreRoutes(
     tags: ['Operations'],
     access: 'public',
     summary: 'Health',
-    description: 'Answers 200 when the server can serve requests, 503 when the platform database cannot be written or the server is shutting down.',
-    responses: { 200: { description: 'Healthy.', schema: Health }, 503: { description: 'Unhealthy (same body, `status: unavailable`).', schema: Health } },
+    description:
+      'Answers 200 when the server can serve requests: `status: ok`, or `degraded` when only the `disk` check fails (less free space than its reserve, 1 % of the disk and at most 64 MiB, on the disk holding the data folder: writes that need more space answer 507 `disk_full`). Answers 503 `unavailable` when the platform database cannot be written, the signing keys are not loaded, or the server is shutting down.',
+    responses: {
+      200: { description: 'Serving: `status: ok`, or `degraded` with the failing `disk` check and its message.', schema: Health },
+      503: { description: 'Unhealthy (same body, `status: unavailable`).', schema: Health },
+    },
     handler: async (ctx) => {
       const checks: Record<string, { ok: boolean; message?: string }> = {};
       // The key keeps its name on PostgreSQL too (monitors match on it); the message names the engine.
@@ -152,14 +201,16 @@ export function registerCoreRoutes(
       } catch (err) {
         checks.platform_db = { ok: false, message: `${what} cannot be written: ${(err as Error).message}` };
       }
+      if (deps.dataFolders) checks.disk = diskCheck(deps.dataFolders);
       for (const [name, problem] of Object.entries(deps.readiness?.() ?? {})) checks[name] = problem === null ? { ok: true } : { ok: false, message: problem };
       if (deps.isClosing()) checks.server = { ok: false, message: 'shutting down' };
-      const ok = Object.values(checks).every((c) => c.ok);
-      ctx.status = ok ? 200 : 503;
+      const failed = Object.keys(checks).filter((name) => !checks[name]!.ok);
+      const serving = failed.every((name) => DEGRADING_CHECKS.has(name));
+      ctx.status = serving ? 200 : 503;
       ctx.set('Cache-Control', 'no-store');
-      const counts = ok || checks.platform_db?.ok ? safeCounts(deps.counts) : { count: 0, open: 0 };
+      const counts = serving || checks.platform_db?.ok ? safeCounts(deps.counts) : { count: 0, open: 0 };
       return {
-        status: ok ? 'ok' : 'unavailable',
+        status: !failed.length ? 'ok' : serving ? 'degraded' : 'unavailable',
         version: deps.version,
         uptime_seconds: Math.round((Date.now() - deps.startedAt) / 1000),
         checks,

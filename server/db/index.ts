@@ -154,6 +154,11 @@ export function createDbService(deps: DbServiceDeps) {
   deps.metrics.gauge('hearth_namespace_handles_open', 'Tenant databases currently open', () => namespaces.handles.size);
   deps.metrics.gauge('hearth_sql_children', 'Query processes running (tenant reads: read-only SQL, listings, exports)', () => sql.pool.stats.children);
   deps.metrics.gauge('hearth_sql_busy', 'Query processes running a read', () => sql.pool.stats.busy);
+  deps.metrics.gauge(
+    'hearth_namespace_writes_held',
+    "Namespaces whose new writes wait for a CSV import (its worker thread holds the database's write lock)",
+    () => gate.holds,
+  );
   deps.metrics.gauge('hearth_sse_subscribers', 'Open change-event streams', () => events.subscribers());
   deps.metrics.gauge('hearth_sse_dropped_subscribers', 'Change-event subscribers dropped for falling behind since start', () => events.droppedSubscribers);
   deps.metrics.gauge('hearth_sql_idle', 'Query processes started and waiting for a read', () => sql.pool.stats.idle);
@@ -186,7 +191,7 @@ export function createDbService(deps: DbServiceDeps) {
         uploadLimit: deps.uploadLimit,
         uploadMemoryLimit: deps.uploadMemoryLimit,
         // `POST /v1/namespaces/{ns}/import?table=…`: CSV rows into a table, in one transaction.
-        importTable: csvImportHandler({ namespaces, rows, uploadLimit: deps.uploadLimit, uploadMemoryLimit: deps.uploadMemoryLimit }),
+        importTable: csvImportHandler({ namespaces, rows, gate, uploadLimit: deps.uploadLimit, uploadMemoryLimit: deps.uploadMemoryLimit }),
       });
       registerSchemaRoutes(api, { namespaces, schema });
       registerRowRoutes(api, { namespaces, rows, queries: sql, elsewhere: forwarding.elsewhere });

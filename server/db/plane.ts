@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { requireNamespaceAccess } from '../core/auth/auth.ts';
 import { actorOf } from '../core/auth/tokens.service.ts';
 import type { AppContext, HotContext } from '../core/http/context.ts';
-import { HearthError } from '../core/http/errors.ts';
+import { HearthError, quoteInput } from '../core/http/errors.ts';
 import type { TenantDb } from './namespaces/handles.ts';
 import type { NamespaceConfig } from './namespaces/namespaces.schemas.ts';
 import type { NamespaceService } from './namespaces/namespaces.service.ts';
@@ -26,7 +26,7 @@ export function openTenant(ctx: AppContext | HotContext, namespaces: NamespaceSe
   ctx.state.namespace = ns;
   const { db, config } = namespaces.tenant(ns);
   if (mode === 'write' && config.read_only) {
-    throw new HearthError('namespace_read_only', `namespace ${JSON.stringify(ns)} is read-only (config read_only: true): writes are refused`);
+    throw new HearthError('namespace_read_only', `namespace ${quoteInput(ns)} is read-only (config read_only: true): writes are refused`);
   }
   return { ns, db, config, actor: actorOf(principal) };
 }

@@ -1,3 +1,5 @@
+import { quoteInput } from '../core/http/errors.ts';
+
 /**
  * The server's helpers, by the role name their call sites give `spawnWorker` / `forkChild` (core/runtime.ts).
  * In a bundle or the headless binary a helper is the same code started again with `--hearth-role=<name>`; its
@@ -6,6 +8,8 @@
 const ROLES: Record<string, () => Promise<unknown>> = {
   /** Checks an uploaded database off the event loop (worker thread). */
   'db-check': () => import('../db/namespaces/check.worker.ts'),
+  /** Parses, checks and inserts a CSV import's rows off the event loop (worker thread). */
+  'db-csv-import': () => import('../db/rows/csv.worker.ts'),
   /** Copies WAL databases (backups, namespace exports and duplicates) off the event loop (worker thread). */
   'db-snapshot': () => import('../core/storage/snapshot.worker.ts'),
   /** Checkpoints platform.db's WAL beside the event loop (worker thread). */
@@ -21,7 +25,7 @@ export const ROLE_NAMES = Object.keys(ROLES);
 export async function runRole(name: string): Promise<void> {
   const load = ROLES[name];
   if (!load) {
-    process.stderr.write(`hearth: unknown helper role ${JSON.stringify(name)}\n`);
+    process.stderr.write(`hearth: unknown helper role ${quoteInput(name)}\n`);
     process.exit(2);
   }
   await load();

@@ -44,10 +44,18 @@ export function sharedSecrets() {
   };
 }
 
+/**
+ * How long the balancer keeps an idle client connection: as long as Hearth does (KEEP_ALIVE_MS). With Node's default
+ * of 5 s, a client that reuses a connection after a pause of about that length (a test waiting on its SMTP peer) can
+ * send its request on a socket the balancer is closing at the same moment, and read ECONNRESET; fetch keeps idle
+ * sockets for at most 4 s, so a longer server timeout leaves the closing to the client.
+ */
+const BALANCER_KEEP_ALIVE_MS = 60_000;
+
 /** A round-robin HTTP balancer: each request (not each connection) goes to the next live replica, streamed both ways. */
 function balancer(targets: () => ServerProcess[], routed: number[]): http.Server {
   let next = 0;
-  return http.createServer((req, res) => {
+  return http.createServer({ keepAliveTimeout: BALANCER_KEEP_ALIVE_MS }, (req, res) => {
     const all = targets();
     const live = all.filter((r) => r.proc.exitCode === null && r.proc.signalCode === null);
     if (live.length === 0) {

@@ -1,6 +1,6 @@
 import type { Access } from '../http/api.ts';
 import type { AppContext, HotContext } from '../http/context.ts';
-import { HearthError } from '../http/errors.ts';
+import { HearthError, quoteInput } from '../http/errors.ts';
 import { DATABASE_APP_ID, NAMESPACE_RESOURCE } from './database-app.ts';
 import { actorOf, type Principal, type TokenService } from './tokens.service.ts';
 
@@ -82,16 +82,16 @@ export function requireNamespaceAccess(ctx: { state: { principal?: Principal } }
   if (service && service.appId !== DATABASE_APP_ID) {
     throw new HearthError(
       'forbidden',
-      `this access token acts as a service account of application ${JSON.stringify(service.appId)} (${p.oauth!.actor}): the database service accepts only service accounts of its own application ${JSON.stringify(DATABASE_APP_ID)}`,
+      `this access token acts as a service account of application ${quoteInput(service.appId)} (${p.oauth!.actor}): the database service accepts only service accounts of its own application ${quoteInput(DATABASE_APP_ID)}`,
     );
   }
   if (service && (service.resourceType !== NAMESPACE_RESOURCE || service.resourceId !== ns)) {
     throw new HearthError(
       'forbidden',
-      `this access token's service account is bound to ${service.resourceType} ${JSON.stringify(service.resourceId)}, not to namespace ${JSON.stringify(ns)}`,
+      `this access token's service account is bound to ${service.resourceType} ${quoteInput(service.resourceId)}, not to namespace ${quoteInput(ns)}`,
     );
   }
-  if (!p.anyNamespace && !p.namespaces.includes(ns)) throw new HearthError('forbidden', `this credential may not use namespace ${JSON.stringify(ns)}`);
+  if (!p.anyNamespace && !p.namespaces.includes(ns)) throw new HearthError('forbidden', `this credential may not use namespace ${quoteInput(ns)}`);
   if (mode === 'write' && p.readOnly) throw new HearthError('forbidden', p.oauth ? 'this access token has no write scope' : 'this token is read-only');
   return p;
 }

@@ -16,6 +16,7 @@
  */
 import crypto from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
+import { quoteInput } from '../http/errors.ts';
 
 const BLOCK = 512;
 const pad = (size: number) => (BLOCK - (size % BLOCK)) % BLOCK;
@@ -236,7 +237,7 @@ export async function walkArchive(src: ByteSource): Promise<ArchiveEntry[]> {
     if (head.every((b) => b === 0)) return entries;
     if (checksum(head) !== octal(head, 148, 8)) throw new ArchiveDamaged(`a tar header at byte ${pos} is damaged (its checksum does not match)`, pos, last());
     const flag = String.fromCharCode(head[156]!);
-    const type = TYPES[flag] ?? `type ${JSON.stringify(flag)}`;
+    const type = TYPES[flag] ?? `type ${quoteInput(flag)}`;
     let name = text(head, 0, 100);
     const prefix = head.subarray(257, 263).toString('latin1') === 'ustar\0' ? text(head, 345, 155) : '';
     if (prefix) name = `${prefix}/${name}`;

@@ -19,7 +19,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { HearthError } from '../http/errors.ts';
+import { HearthError, quoteInput } from '../http/errors.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import type { BackupEntry, BackupHealth, BackupJob, BackupList, BackupSchedule as ScheduleInfo } from './backup.schemas.ts';
@@ -74,7 +74,7 @@ function stamp(at: Date): string {
 /** A backup name from a request, or 400: never a path. */
 export function checkBackupName(name: string): string {
   if (!BACKUP_NAME.test(name) || name.startsWith('.')) {
-    throw new HearthError('invalid_request', `${JSON.stringify(name)} is not a backup name (letters, digits, ".", "_" and "-", ending in ${BACKUP_EXTENSION})`);
+    throw new HearthError('invalid_request', `${quoteInput(name)} is not a backup name (letters, digits, ".", "_" and "-", ending in ${BACKUP_EXTENSION})`);
   }
   return name;
 }

@@ -19,7 +19,7 @@
  */
 import crypto from 'node:crypto';
 import { z } from 'zod';
-import { HearthError } from '../http/errors.ts';
+import { HearthError, quoteInput } from '../http/errors.ts';
 
 export const BACKUP_FORMAT = 'hearth-backup';
 export const BACKUP_FORMAT_VERSION = 1;
@@ -40,7 +40,7 @@ export function isEntryName(name: string): boolean {
 
 export function checkPartName(name: string): void {
   if (!isEntryName(name)) {
-    throw new HearthError('invalid_value', `invalid backup part name ${JSON.stringify(name)}: a relative path of [A-Za-z0-9._-] segments`);
+    throw new HearthError('invalid_value', `invalid backup part name ${quoteInput(name)}: a relative path of [A-Za-z0-9._-] segments`);
   }
   if (RESERVED.has(name)) throw new HearthError('invalid_value', `the backup part name ${name} is reserved for the backup's own use`);
 }

@@ -8,7 +8,7 @@
  * early only re-arms. The run's own errors are recorded, never thrown.
  */
 import { Cron } from 'croner';
-import { HearthError } from '../http/errors.ts';
+import { HearthError, quoteInput } from '../http/errors.ts';
 
 export interface ScheduleClock {
   now(): Date;
@@ -58,7 +58,7 @@ export function createBackupSchedule(opts: { cron: string; run: () => Promise<vo
   try {
     pattern = new Cron(opts.cron, { timezone: opts.timezone, mode: '5-or-6-parts' });
   } catch (err) {
-    throw new HearthError('invalid_value', `invalid backup schedule ${JSON.stringify(opts.cron)}: ${(err as Error).message}`);
+    throw new HearthError('invalid_value', `invalid backup schedule ${quoteInput(opts.cron)}: ${(err as Error).message}`);
   }
   const state: ScheduleStatus = { cron: opts.cron, lastRun: null, lastSuccess: null, lastError: null, nextRun: null, running: false };
   let timer: unknown = null;

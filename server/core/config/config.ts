@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { Cron } from 'croner';
 import { z } from 'zod';
+import { quoteInput } from '../http/errors.ts';
 
 /** An origin setting (`https://host[:port]`, a trailing slash tolerated and dropped); `example` is shown when it is not one. */
 const origin = (example: string) =>
@@ -376,7 +377,7 @@ export function loadConfig(options: ConfigInput = {}, env: NodeJS.ProcessEnv = p
     const issue = parsed.error.issues[0]!;
     const key = String(issue.path[0] ?? '');
     const source = key in ENV_NAMES ? `${key} (${ENV_NAMES[key as keyof HearthConfig]})` : key || 'configuration';
-    const shown = SECRET_SETTINGS.has(key) ? '' : ` (got ${JSON.stringify(merged[key])})`;
+    const shown = SECRET_SETTINGS.has(key) ? '' : ` (got ${quoteInput(merged[key])})`;
     throw new ConfigError(`invalid setting ${source}: ${issue.message}${shown}`);
   }
   const dataDir = path.resolve(parsed.data.dataDir);

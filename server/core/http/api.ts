@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import { z } from 'zod';
 import { formatBytes, readJsonBody } from './body.ts';
 import type { AppContext, AppState, HotContext } from './context.ts';
-import { HearthError } from './errors.ts';
+import { HearthError, QUOTE_LIMIT, quoteInput } from './errors.ts';
 import { HotRoutes } from './hot.ts';
 import { setBody } from './json-body.ts';
 
@@ -37,7 +37,13 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   tags: string[];
   access: Access;
   params?: Lazy<P>;
+  /**
+   * The query string's schema. Without one, a route under `/v1/` or `/api/` takes no query string: any key is 400
+   * `query: unknown key …`, as a schema's strictness would say (unless `readsQuery`).
+   */
   query?: Lazy<Q>;
+  /** The handler reads the query string itself (the rows API's filters, where every key is a column or a keyword). */
+  readsQuery?: boolean;
   body?: Lazy<B>;
   /** The JSON body may be left out entirely: it is then validated as `{}` (every member of `body` optional). */
   bodyOptional?: boolean;
@@ -87,7 +93,8 @@ const COMMON_ERRORS: Record<number, string> = {
   400: 'Invalid request (`invalid_request`, `invalid_json`).',
   401: 'Missing or invalid bearer token (`unauthorized`).',
   403: 'The token is valid but not allowed here (`forbidden`).',
-  415: 'Body is not `application/json` (`unsupported_media_type`).',
+  404: 'The path names something that does not exist (`not_found`, or the code of what is missing).',
+  415: 'Body is not of the media type this operation reads (`unsupported_media_type`).',
   500: 'Internal failure (`internal_error`).',
 };
 
@@ -129,7 +136,8 @@ export class Api {
     const bodyLimit = this.bodyLimitOf(def);
     let read: Validators | undefined;
     const validators = () => (read ??= readValidators(def));
-    this.unregistered.push(() => this.registerPath(def, validators(), bodyLimit));
+    const strictQuery = !def.query && !def.readsQuery && (def.path.startsWith('/v1/') || def.path.startsWith('/api/'));
+    this.unregistered.push(() => this.registerPath(def, validators(), bodyLimit, strictQuery));
     this.router[def.method](def.path, async (ctx) => {
       const c = ctx as unknown as AppContext;
       const pending = this.authenticate(c, def.access);
@@ -142,6 +150,7 @@ export class Api {
       try {
         if (v.params) params = (v.stringParams && pickStrings(v.stringParams, ctx.params)) ?? parse(v.params, ctx.params, 'path');
         if (v.query) query = parse(v.query, ctx.query, 'query');
+        else if (strictQuery && ctx.querystring !== '') refuseQuery(ctx.querystring);
         if (v.body) {
           raw = await readJsonBody(c, bodyLimit);
           if (raw === undefined && !def.bodyOptional) throw new HearthError('invalid_request', 'a JSON request body is required');
@@ -157,7 +166,7 @@ export class Api {
   }
 
   /** A route's OpenAPI description (its responses with the common errors), added to the registry by `document()`. */
-  private registerPath(def: RouteDef<z.ZodType, z.ZodType, z.ZodType>, v: Validators, bodyLimit: number): void {
+  private registerPath(def: RouteDef<z.ZodType, z.ZodType, z.ZodType>, v: Validators, bodyLimit: number, strictQuery: boolean): void {
     const responses: Record<string, unknown> = {};
     for (const [status, r] of Object.entries(def.responses)) {
       const schema = made(r.schema);
@@ -167,18 +176,22 @@ export class Api {
     }
     const rawBody = made(def.rawBody);
     const errorStatuses = new Set<number>([500]);
-    if (v.params || v.query || v.body || rawBody) errorStatuses.add(400);
-    if (def.access !== 'public') errorStatuses.add(401);
-    if (def.access === 'admin') errorStatuses.add(403);
+    if (v.params || v.query || v.body || rawBody || strictQuery) errorStatuses.add(400);
+    if (def.access !== 'public') errorStatuses.add(401).add(403);
+    if (v.params) errorStatuses.add(404);
     if (v.body) errorStatuses.add(413).add(415);
+    if (rawBody) errorStatuses.add(415);
     for (const s of errorStatuses) {
       const description = s === 413 ? this.bodyLimitText(def, bodyLimit) : COMMON_ERRORS[s];
       if (!responses[s]) responses[s] = { description, content: { 'application/json': { schema: ErrorSchema } } };
     }
     for (const [status, r] of Object.entries(responses)) {
-      if (Number(status) >= 400 && !(r as { content?: unknown }).content) {
-        (r as { content?: unknown }).content = { 'application/json': { schema: ErrorSchema } };
-      }
+      const res = r as { content?: Record<string, unknown> };
+      if (Number(status) >= 400 && !res.content) res.content = { 'application/json': { schema: ErrorSchema } };
+      // A route that answers its own 400 as a page (an HTML error page) still refuses input it cannot read before its
+      // handler runs, and that refusal is the JSON envelope.
+      else if (status === '400' && errorStatuses.has(400) && res.content && !res.content['application/json'])
+        res.content['application/json'] = { schema: ErrorSchema };
     }
     this.registry.registerPath({
       method: def.method,
@@ -229,6 +242,8 @@ export class Api {
       method: def.method.toUpperCase(),
       path: def.path,
       access,
+      // A strict route's request with a query string goes to Koa, which refuses it as `route` does.
+      takesQuery: !!def.readsQuery || !(def.path.startsWith('/v1/') || def.path.startsWith('/api/')),
       handler: def.handler as (ctx: HotContext, params: Record<string, string>) => Promise<unknown>,
       handOff: def.handOff,
     });
@@ -248,6 +263,17 @@ export class Api {
       servers: info.serverUrl ? [{ url: info.serverUrl }] : [],
     });
   }
+}
+
+/** The answer of a route that takes no query string to one that has keys (as a strict schema's `unrecognized_keys`). */
+function refuseQuery(querystring: string): never {
+  const keys = [...new Set([...new URLSearchParams(querystring).keys()])];
+  if (keys.length === 0) throw new HearthError('invalid_request', 'query: this endpoint takes no query string');
+  const shown = keys.slice(0, 5).map((k) => quoteInput(k));
+  throw new HearthError(
+    'invalid_request',
+    `query: unknown ${keys.length > 1 ? 'keys' : 'key'} ${shown.join(', ')}${keys.length > shown.length ? ` and ${keys.length - shown.length} more` : ''}`,
+  );
 }
 
 /** A route's validators, read from its definition once (see `Api`). */
@@ -354,13 +380,18 @@ export function parse<T extends z.ZodType>(schema: T, value: unknown, where: str
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  const at = issue.path.length ? issue.path.join('.') : where;
+  // A path segment can be a client's key (a record's): quoted and cut when it is long.
+  const at = issue.path.length ? issue.path.map((p) => (typeof p === 'string' && p.length > QUOTE_LIMIT ? quoteInput(p) : String(p))).join('.') : where;
   let message = issue.message;
   if (where === 'body' && issue.path.length === 0 && Array.isArray(value)) {
     message = 'expected a JSON object; a top-level array is rejected (to insert several rows send {"rows": [...]})';
   } else if (where === 'body' && issue.path.length === 0 && (value === null || typeof value !== 'object')) {
     message = 'expected a JSON object';
   }
-  if (issue.code === 'unrecognized_keys') message = `unknown ${issue.keys.length > 1 ? 'keys' : 'key'} ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
+  if (issue.code === 'unrecognized_keys') {
+    const shown = issue.keys.slice(0, 5).map((k) => quoteInput(k));
+    const more = issue.keys.length - shown.length;
+    message = `unknown ${issue.keys.length > 1 ? 'keys' : 'key'} ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+  }
   throw new HearthError('invalid_request', `${where === 'body' || where === 'query' ? `${where}: ` : ''}${at === where ? '' : `${at}: `}${message}`);
 }

@@ -1,5 +1,5 @@
 import type { HotContext } from './context.ts';
-import { HearthError } from './errors.ts';
+import { HearthError, quoteInput } from './errors.ts';
 
 /** What reading a body needs of a request context (a Koa context or a hot route's). */
 type BodySource = Pick<HotContext, 'get' | 'is' | 'req'>;
@@ -94,7 +94,7 @@ export async function readFormBody(ctx: BodySource, limit: number): Promise<Reco
   const raw = await readRawBody(ctx, limit);
   const out: Record<string, string> = {};
   for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) {
-    if (Object.hasOwn(out, k)) throw new HearthError('invalid_request', `parameter ${JSON.stringify(k)} is given more than once`);
+    if (Object.hasOwn(out, k)) throw new HearthError('invalid_request', `parameter ${quoteInput(k)} is given more than once`);
     out[k] = v;
   }
   return out;

@@ -14,9 +14,15 @@ const ROOT = path.resolve(import.meta.dirname, '../../..');
 
 /**
  * Code arguments that are not string literals, each checked another way: `f.code` is narrowed to literal codes by the
- * `switch` around it (the typecheck holds it to `ErrorCode`), and `codeForStatus` is typed to return an `ErrorCode`.
+ * `switch` around it (the typecheck holds it to `ErrorCode`), `codeForStatus` is typed to return an `ErrorCode`, and
+ * `answer.code` is typed `ErrorCode`.
  */
-const CHECKED_ELSEWHERE = new Set(['server/db/sql/sql.service.ts: f.code', 'server/core/http/middleware.ts: codeForStatus(err.status)']);
+const CHECKED_ELSEWHERE = new Set([
+  'server/db/sql/sql.service.ts: f.code',
+  'server/core/http/middleware.ts: codeForStatus(err.status)',
+  // A CSV import's refusal, made as a HearthError in its worker thread and carried over as its parts (typed ErrorCode).
+  'server/db/rows/csv.ts: answer.code',
+]);
 
 /**
  * The helpers that pass their code (and options) on to `new HearthError`: their call sites are checked like the

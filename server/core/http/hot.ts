@@ -8,7 +8,8 @@
  * access line through `finishRequest`. A hot route is also registered with Koa (`Api.hotRoute`), so its OpenAPI
  * entry, CORS preflight, `HEAD` and `405` with `Allow` for other methods come from the usual place.
  *
- * The dispatcher takes only the exact method and path of a hot route (any query string): literal segments as
+ * The dispatcher takes only the exact method and path of a hot route (with a query string only when the route reads
+ * one: a strict route's keys are refused by Koa): literal segments as
  * written (case-sensitive, no trailing slash) and `:param` segments holding one non-empty segment, decoded as the
  * router decodes them. A hot route that needs a credential takes only requests that carry an `Authorization`
  * header; a request signed in by session cookie goes through Koa, where cookies and Origin checks live. A route may
@@ -37,6 +38,8 @@ export interface HotEntry {
   /** The route's Koa path (also its metrics label), e.g. `/v1/:ns/tables/:table/rows/:id`. */
   path: string;
   access: HotAccess;
+  /** False: a request with a query string is left to Koa (which refuses its keys; see `RouteDef.query`). */
+  takesQuery?: boolean;
   handler: HotHandler;
   /**
    * True for a request this route must leave to Koa (a namespace held by another node, which Koa forwards): asked
@@ -142,7 +145,13 @@ export function hotDispatcher(routes: HotRoutes, deps: HotDeps, next: RequestLis
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     const found = routes.match(req.method ?? '', path);
-    if (!found || (found.entry.access !== 'public' && req.headers.authorization === undefined) || found.entry.handOff?.(found.params)) return next(req, res);
+    if (
+      !found ||
+      (found.entry.access !== 'public' && req.headers.authorization === undefined) ||
+      (q >= 0 && found.entry.takesQuery === false) ||
+      found.entry.handOff?.(found.params)
+    )
+      return next(req, res);
     void serve(found.entry, found.params, req, res, path, deps, next);
   };
 }

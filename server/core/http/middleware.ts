@@ -9,6 +9,8 @@ import { type ErrorCode, HearthError } from './errors.ts';
 import { setBody } from './json-body.ts';
 
 const REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
+/** The longest `message` an error answer carries (characters). */
+const MESSAGE_LIMIT = 2000;
 
 /** `ctx.state` of a request: a class rather than a per-request accessor, so every request shares one shape. */
 export class RequestState {
@@ -124,9 +126,11 @@ export function errorAnswer(path: string, err: unknown, log: Logger): { status: 
   if (e.status === 401 && !e.headers?.['WWW-Authenticate'])
     headers['WWW-Authenticate'] = e.code === 'invalid_client' ? 'Basic realm="hearth"' : 'Bearer realm="hearth"';
   // OAuth endpoints answer in RFC 6749's shape too (`error_description`), keeping Hearth's `message`.
+  // The last guard against a message that quotes a client's input whole (`quoteInput` cuts each quoted value).
+  const message = e.message.length > MESSAGE_LIMIT ? `${e.message.slice(0, MESSAGE_LIMIT)}…` : e.message;
   const body: Record<string, unknown> = path.startsWith('/oauth/')
-    ? { error: e.code, error_description: e.message, message: e.message }
-    : { ...e.fields, error: e.code, message: e.message };
+    ? { error: e.code, error_description: message, message }
+    : { ...e.fields, error: e.code, message };
   return { status: e.status, headers, body };
 }
 

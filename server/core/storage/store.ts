@@ -26,6 +26,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { EventEmitter } from 'node:events';
+import { quoteInput } from '../http/errors.ts';
 import type { SqliteDb, SqliteStatement } from './sqlite.ts';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -84,7 +85,7 @@ export class StoreUnavailableError extends Error {
 
 /** Channel names: lowercase words and underscores (PostgreSQL identifiers, unquoted). */
 export function checkChannel(channel: string): void {
-  if (!/^[a-z][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`invalid notification channel ${JSON.stringify(channel)}`);
+  if (!/^[a-z][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`invalid notification channel ${quoteInput(channel)}`);
 }
 
 /**

@@ -13,6 +13,7 @@
  * use up ids, so a resumed id older than the channel is always recognised as "events lost".
  */
 import crypto from 'node:crypto';
+import { quoteInput } from '../../core/http/errors.ts';
 
 export interface ChangeEvent {
   table: string;
@@ -129,7 +130,7 @@ export class EventBus {
     for (const e of list) {
       const data = serialise(e);
       if (data === null) {
-        this.onListenerError?.(new Error(`change event on ${JSON.stringify(e.table)} (${e.action}) cannot be serialised to JSON; not delivered`));
+        this.onListenerError?.(new Error(`change event on ${quoteInput(e.table)} (${e.action}) cannot be serialised to JSON; not delivered`));
         this.seq++;
         continue;
       }

@@ -21,7 +21,7 @@ import type { Socket } from 'node:net';
 import { z } from 'zod';
 import type { Api } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
-import { HearthError } from '../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { NamespaceService } from '../namespaces/namespaces.service.ts';
 import { NsParams, openTenant } from '../plane.ts';
@@ -130,7 +130,7 @@ function parseTables(raw: string | string[] | undefined): string[] | null {
     if (!IDENTIFIER.test(n)) {
       throw new HearthError(
         'invalid_identifier',
-        `tables: ${JSON.stringify(n)} is not a valid table name (comma-separated identifiers: letters, digits and underscores)`,
+        `tables: ${quoteInput(n)} is not a valid table name (comma-separated identifiers: letters, digits and underscores)`,
       );
     }
   }

@@ -49,6 +49,17 @@ export function applyConfig(db: TenantDb, config: NamespaceConfig): void {
   db.pragma(`query_only = ${config.read_only ? 1 : 0}`);
 }
 
+/**
+ * The bytes the quota `max_db_size` still lets `db` grow by (its max_page_count minus its page_count, in bytes); null
+ * when the namespace has no quota (max_page_count is SQLite's largest, see `applyConfig`).
+ */
+export function quotaHeadroom(db: TenantDb): number | null {
+  const maxPages = db.pragma('max_page_count', { simple: true }) as number;
+  if (maxPages >= NO_PAGE_LIMIT) return null;
+  const pages = db.pragma('page_count', { simple: true }) as number;
+  return Math.max(0, maxPages - pages) * (db.pragma('page_size', { simple: true }) as number);
+}
+
 export function measureStorage(db: TenantDb, file: string): StorageInfo {
   const stat = (f: string) => {
     try {
@@ -77,6 +88,8 @@ export interface HandleManagerOptions {
   onOpen?: (db: TenantDb) => void;
   /** Called with a fresh storage snapshot when a handle is closed or measured. */
   onStorage: (name: string, fileId: string, info: StorageInfo) => void;
+  /** Maps a failure to open and configure a connection (a full disk) to the error to throw; default: the failure itself. */
+  openError?: (err: unknown, name: string) => unknown;
 }
 
 /**
@@ -198,7 +211,7 @@ export class HandleManager {
       this.opts.onOpen?.(db);
     } catch (err) {
       db.close();
-      throw err;
+      throw this.opts.openError ? this.opts.openError(err, name) : err;
     }
     h = { name, fileId: found.fileId, db, config: found.config, pins: 0, released: [] };
     this.open.set(name, h);

@@ -40,6 +40,7 @@ export function registerNamespaceRoutes(
       201: { description: 'Created.', schema: () => NamespaceRecord },
       400: { description: 'A bad name or setting (`invalid_request`), or `node` names no registered node (`node_unknown`).' },
       409: { description: 'The name is taken (`namespace_exists`), or `node` is not healthy (`node_unavailable`).' },
+      507: { description: 'The disk holding the data folder is full (`disk_full`); nothing was created.' },
     },
     handler: async (ctx, { body }) => {
       ctx.state.namespace = body.name;
@@ -131,6 +132,7 @@ export function registerNamespaceRoutes(
       201: { description: 'The new namespace.', schema: () => NamespaceRecord },
       404: NOT_FOUND,
       409: { description: 'The new name is taken (`namespace_exists`).' },
+      507: { description: 'The disk holding the data folder is full (`disk_full`); nothing was created.' },
     },
     handler: async (ctx, { params, body }) => {
       ctx.state.namespace = params.ns;
@@ -206,7 +208,7 @@ export function registerNamespaceRoutes(
       404: NOT_FOUND,
       413: { description: 'The upload exceeds HEARTH_UPLOAD_LIMIT (`payload_too_large`).' },
       415: { description: 'Not multipart/form-data (`unsupported_media_type`).' },
-      507: { description: 'The upload exceeds `max_db_size` (`quota_exceeded`).' },
+      507: { description: 'The upload exceeds `max_db_size` (`quota_exceeded`), or the disk is full (`disk_full`); the old database stays.' },
     },
     handler: async (ctx, { params, query }) => {
       ctx.state.namespace = params.ns;

@@ -5,17 +5,21 @@
  * With several nodes (issue 18) a namespace's file lives on its row's `node`: this node opens only its own namespaces
  * (another's answers 421 `namespace_elsewhere`), creates the database of one placed here by another node when it
  * hears of it, and removes the files of one of its own deleted elsewhere.
+ * A new database file (create, duplicate, import) that a full disk refuses is removed again and answered 507
+ * `disk_full` (storage-errors.ts), as is a registry write platform.db's full disk refuses: nothing is left behind. A
+ * database the full disk will not let SQLite open (no room for its `-shm` file) is 507 `disk_full` too.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AuditLog } from '../../core/audit/audit.ts';
-import { HearthError } from '../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { Upload } from '../../core/http/multipart.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import { privateDir, privateFile } from '../../core/storage/data-dir.ts';
 import { BACKUP_IMAGE_MAX, copyWalDatabase, type SnapshotCopy } from '../../core/storage/snapshot-thread.ts';
 import { Database } from '../../core/storage/sqlite.ts';
+import { diskFull, isDiskFull } from '../storage-errors.ts';
 import { dbFile, HandleManager, removeDbFiles, type StorageInfo, type TenantDb } from './handles.ts';
 import { checkFile, checkUploadHead, createDatabaseFile, Locks } from './namespaces.files.ts';
 import { NAMESPACE_NAME, NamespaceConfig, type NamespaceRecord } from './namespaces.schemas.ts';
@@ -53,9 +57,11 @@ function decodeCursor(cursor: string): string {
   throw new HearthError('invalid_request', 'cursor is not valid: pass next_cursor from a previous page unchanged');
 }
 
-const notFound = (name: string) => new HearthError('namespace_not_found', `namespace ${JSON.stringify(name)} does not exist`);
+const notFound = (name: string) => new HearthError('namespace_not_found', `namespace ${quoteInput(name)} does not exist`);
 const quotaExceeded = (bytes: number, max: number) =>
   new HearthError('quota_exceeded', `the database (${bytes} bytes) exceeds the namespace quota max_db_size of ${max} bytes`);
+
+const notCreated = (name: string) => `namespace ${quoteInput(name)} was not created`;
 
 export interface NamespaceServiceDeps {
   store: NamespaceStore;
@@ -82,6 +88,11 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
   const tmpDir = path.join(deps.dataDir, 'tmp');
   privateDir(tmpDir);
   const locks = new Locks();
+  /**
+   * `err` of a step that wrote a new database file in `dir` (its files already removed), opened one, or wrote a
+   * registry row to platform.db in the data folder: 507 `disk_full` when the disk refused it, else `err` itself.
+   */
+  const full = (err: unknown, where: string, notDone: string): unknown => (isDiskFull(err) ? diskFull(where, { notDone }) : err);
   /** Storage measurements being written (a closing handle measures its file): `close()` waits for them. */
   const storageWrites = new Set<Promise<void>>();
 
@@ -94,13 +105,14 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
       const row = store.get(name);
       if (!row) return null;
       if (!here(row)) {
-        throw new HearthError('namespace_elsewhere', `namespace ${JSON.stringify(name)} lives on node ${JSON.stringify(row.node)}: send its requests there`);
+        throw new HearthError('namespace_elsewhere', `namespace ${quoteInput(name)} lives on node ${quoteInput(row.node)}: send its requests there`);
       }
       const config = JSON.parse(row.config) as NamespaceConfig;
       // Placed here by another node and not created yet (no storage measured): create its empty database now.
       if (row.storage === null && !fs.existsSync(dbFile(dir, row.file_id))) materialize(row);
       return { fileId: row.file_id, config };
     },
+    openError: (err, name) => full(err, dir, `the database of namespace ${JSON.stringify(name)} could not be opened`),
     onStorage(name, fileId, info) {
       const write = store.setStorage(name, fileId, JSON.stringify(info)).catch((err) => logger.warn({ err, ns: name }, 'could not record namespace storage'));
       storageWrites.add(write);
@@ -243,7 +255,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     async create(input: { name: string; config?: NamespaceConfig; node?: string }, actor: Actor): Promise<NamespaceRecord> {
       return locks.run(input.name, async () => {
         const config = input.config ?? defaultConfig();
-        if (store.get(input.name)) throw new HearthError('namespace_exists', `namespace ${JSON.stringify(input.name)} already exists`);
+        if (store.get(input.name)) throw new HearthError('namespace_exists', `namespace ${quoteInput(input.name)} already exists`);
         const node = deps.place ? await deps.place(input.node) : self;
         const fileId = crypto.randomUUID();
         const created_at = new Date().toISOString();
@@ -254,7 +266,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
               await record({ actor, action: 'namespace.create', target: input.name, detail: { config, node } });
             });
           } catch (err) {
-            if (isUniqueViolation(err)) throw new HearthError('namespace_exists', `namespace ${JSON.stringify(input.name)} already exists`);
+            if (isUniqueViolation(err)) throw new HearthError('namespace_exists', `namespace ${quoteInput(input.name)} already exists`);
             throw err;
           }
           return presentNamespace(store.get(input.name)!);
@@ -264,7 +276,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
           storage = createDatabaseFile(dir, fileId, config);
         } catch (err) {
           removeDbFiles(dir, fileId);
-          throw err;
+          throw full(err, dir, notCreated(input.name));
         }
         try {
           await store.tx(async () => {
@@ -275,9 +287,9 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
         } catch (err) {
           removeDbFiles(dir, fileId);
           if (isUniqueViolation(err)) {
-            throw new HearthError('namespace_exists', `namespace ${JSON.stringify(input.name)} already exists`);
+            throw new HearthError('namespace_exists', `namespace ${quoteInput(input.name)} already exists`);
           }
-          throw err;
+          throw full(err, deps.dataDir, notCreated(input.name));
         }
         return presentNamespace(store.get(input.name)!);
       });
@@ -322,7 +334,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
     async duplicate(name: string, target: string, actor: Actor): Promise<NamespaceRecord> {
       const source = requireRow(name);
       return locks.run(target, async () => {
-        if (store.get(target)) throw new HearthError('namespace_exists', `namespace ${JSON.stringify(target)} already exists`);
+        if (store.get(target)) throw new HearthError('namespace_exists', `namespace ${quoteInput(target)} already exists`);
         const fileId = crypto.randomUUID();
         const file = dbFile(dir, fileId);
         const config = JSON.parse(source.config) as NamespaceConfig;
@@ -344,8 +356,8 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
           });
         } catch (err) {
           removeDbFiles(dir, fileId);
-          if (isUniqueViolation(err)) throw new HearthError('namespace_exists', `namespace ${JSON.stringify(target)} already exists`);
-          throw err;
+          if (isUniqueViolation(err)) throw new HearthError('namespace_exists', `namespace ${quoteInput(target)} already exists`);
+          throw full(err, dir, notCreated(target));
         }
         return presentNamespace(store.get(target)!);
       });
@@ -396,7 +408,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
           storage = createDatabaseFile(dir, fileId, config);
         } catch (err) {
           removeDbFiles(dir, fileId);
-          throw err;
+          throw full(err, dir, `namespace ${quoteInput(name)} keeps its database`);
         }
         await handles.close(name);
         try {
@@ -407,7 +419,7 @@ export function createNamespaceService(deps: NamespaceServiceDeps) {
           });
         } catch (err) {
           removeDbFiles(dir, fileId);
-          throw err;
+          throw full(err, deps.dataDir, `namespace ${quoteInput(name)} keeps its database`);
         }
         removeDbFiles(dir, row.file_id);
         deps.onGone?.(name, 'replaced');

@@ -31,7 +31,8 @@ import type { Owner } from './nodes.ts';
 const DATA_PLANE = /^\/v1\/([^/]+)\/(?:tables|query|subscribe|changelog|overview|rest)(?:\/|$)/;
 const CONTROL_PLANE = /^\/v1\/namespaces\/([^/]+)(\/(?:export|import|duplicate|move))?\/?$/;
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
-const NOT_WRITES = /^\/v1\/namespaces\/[^/]+\/(?:duplicate|move)\/?$/;
+/** Requests that write nothing to the namespace: a duplicate and a move read their source; `POST /v1/{ns}/query` is read-only SQL. */
+const NOT_WRITES = /^\/v1\/(?:namespaces\/[^/]+\/(?:duplicate|move)|[^/]+\/query)\/?$/;
 const RETRY_AFTER_S = 5;
 
 /** The namespace a request is for and whether it must be answered by the namespace's node; null: any node answers. */
@@ -59,27 +60,85 @@ const unavailable = (owner: Owner, why: string) =>
     details: { node: owner.node },
   });
 
-/** Per namespace: whether a move pauses its writes, and how many writes are inside. */
-export class WriteGate {
-  readonly #paused = new Map<string, { ended: Promise<void>; end: () => void }>();
-  readonly #inside = new Map<string, number>();
-  readonly #drained = new Map<string, Array<() => void>>();
+/** A gate closed until `end()` is called; `ended` resolves then. */
+interface Closed {
+  ended: Promise<void>;
+  end: () => void;
+}
 
+function closed(): Closed {
+  let end = () => {};
+  const ended = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  return { ended, end };
+}
+
+/** Resolves true when `p` settles within `ms`, false otherwise (the timer is cleared either way). */
+async function within(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([p.then(() => true), timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A write that waited for a hold longer than it waits for a lock: what SQLite's busy refusal answers (storage-errors.ts). */
+const heldTooLong = () =>
+  new HearthError('service_unavailable', 'the database is busy (a CSV import holds its write lock past busy_timeout); try again', {
+    headers: { 'Retry-After': '1' },
+  });
+
+/**
+ * Per namespace: whether new writes wait, and how many writes are inside. Two things close the gate, each on its own:
+ * - a **pause** (a move, nodes/move.ts): it waits for the writes inside; a write waiting for it past its limit is 503
+ *   `namespace_unavailable` (the middleware's answer);
+ * - a **hold**, taken by a write already inside that writes off the event loop (a CSV import, whose worker thread
+ *   holds the database's write lock on a connection of its own): new writes wait for it instead of sleeping in
+ *   SQLite's busy handler on the event loop. The other writes inside are waited for (not the holder); a write waiting
+ *   for a hold past its limit is SQLite's answer to a lock held past busy_timeout, 503 `service_unavailable` with
+ *   `Retry-After`. Holds of one namespace take turns; a holder waiting for its turn does not count as inside.
+ */
+export class WriteGate {
+  readonly #paused = new Map<string, Closed>();
+  readonly #held = new Map<string, Closed>();
+  readonly #inside = new Map<string, number>();
+  /** Waiters for the writes inside to come down to `upTo`. */
+  readonly #drained = new Map<string, Array<{ upTo: number; done: () => void }>>();
+
+  /** Whether new writes wait (a move's pause or a hold). */
   paused(ns: string): boolean {
-    return this.#paused.has(ns);
+    return this.#paused.has(ns) || this.#held.has(ns);
   }
 
-  /** Waits for a pause to end, at most `ms`: true when the way is open. */
+  /** Whether a write off the event loop holds the namespace's writes. */
+  held(ns: string): boolean {
+    return this.#held.has(ns);
+  }
+
+  /** How many namespaces' writes are held now. */
+  get holds(): number {
+    return this.#held.size;
+  }
+
+  /**
+   * Waits, at most `ms` in all, until neither a pause nor a hold closes the gate: true when the way is open, false
+   * when a pause outlasts `ms`; a hold that outlasts it throws the busy refusal (see the class).
+   */
   async wait(ns: string, ms: number): Promise<boolean> {
-    const p = this.#paused.get(ns);
-    if (!p) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), ms);
-    });
-    const open = await Promise.race([p.ended.then(() => true), timedOut]);
-    clearTimeout(timer);
-    return open && !this.#paused.has(ns);
+    const deadline = performance.now() + ms;
+    for (;;) {
+      const gate = this.#paused.get(ns) ?? this.#held.get(ns);
+      if (!gate) return true;
+      const left = deadline - performance.now();
+      if (left > 0 && (await within(gate.ended, left))) continue;
+      if (this.#paused.has(ns)) return false;
+      if (this.#held.has(ns)) throw heldTooLong();
+    }
   }
 
   enter(ns: string): void {
@@ -87,37 +146,41 @@ export class WriteGate {
   }
 
   leave(ns: string): void {
-    const n = (this.#inside.get(ns) ?? 1) - 1;
-    if (n > 0) {
-      this.#inside.set(ns, n);
-      return;
+    const n = Math.max(0, (this.#inside.get(ns) ?? 1) - 1);
+    if (n > 0) this.#inside.set(ns, n);
+    else this.#inside.delete(ns);
+    const waiting = this.#drained.get(ns);
+    if (!waiting) return;
+    const rest = waiting.filter((w) => w.upTo < n);
+    for (const w of waiting) if (w.upTo >= n) w.done();
+    if (rest.length) this.#drained.set(ns, rest);
+    else this.#drained.delete(ns);
+  }
+
+  /** Waits until at most `upTo` writes are inside, at most `ms`: true when they are. */
+  async #drain(ns: string, upTo: number, ms: number): Promise<boolean> {
+    if ((this.#inside.get(ns) ?? 0) <= upTo) return true;
+    const entry = { upTo, done: () => {} };
+    const drained = new Promise<void>((resolve) => {
+      entry.done = resolve;
+    });
+    const list = this.#drained.get(ns) ?? [];
+    list.push(entry);
+    this.#drained.set(ns, list);
+    const ok = await within(drained, ms);
+    if (!ok) {
+      const left = (this.#drained.get(ns) ?? []).filter((w) => w !== entry);
+      if (left.length) this.#drained.set(ns, left);
+      else this.#drained.delete(ns);
     }
-    this.#inside.delete(ns);
-    for (const fn of this.#drained.get(ns) ?? []) fn();
-    this.#drained.delete(ns);
+    return ok;
   }
 
   /** Closes the gate (new writes wait) and waits for the writes inside, at most `ms`; false (gate open again) if they do not finish. */
   async pause(ns: string, ms: number): Promise<boolean> {
     if (this.#paused.has(ns)) return false;
-    let end = () => {};
-    const ended = new Promise<void>((resolve) => {
-      end = resolve;
-    });
-    this.#paused.set(ns, { ended, end });
-    if (!this.#inside.get(ns)) return true;
-    let timer: NodeJS.Timeout | undefined;
-    const drained = await Promise.race([
-      new Promise<true>((resolve) => {
-        const list = this.#drained.get(ns) ?? [];
-        list.push(() => resolve(true));
-        this.#drained.set(ns, list);
-      }),
-      new Promise<false>((resolve) => {
-        timer = setTimeout(() => resolve(false), ms);
-      }),
-    ]);
-    clearTimeout(timer);
+    this.#paused.set(ns, closed());
+    const drained = await this.#drain(ns, 0, ms);
     if (!drained) this.resume(ns);
     return drained;
   }
@@ -127,6 +190,34 @@ export class WriteGate {
     const p = this.#paused.get(ns);
     this.#paused.delete(ns);
     p?.end();
+  }
+
+  /**
+   * Holds new writes for the caller, a write inside the gate (see the class), once the holds taken before it end;
+   * then waits for the other writes inside, at most `ms` (past it, the hold stands all the same: a write still
+   * inside meets the database's lock). Resolves with the release, which opens the gate again (once).
+   */
+  async hold(ns: string, ms: number): Promise<() => void> {
+    // The caller counts as inside when it came through the gate (every request the middleware lets in does).
+    const self = this.#inside.has(ns) ? 1 : 0;
+    for (let current = this.#held.get(ns); current; current = this.#held.get(ns)) {
+      if (self) this.leave(ns);
+      try {
+        await current.ended;
+      } finally {
+        if (self) this.enter(ns);
+      }
+    }
+    const gate = closed();
+    this.#held.set(ns, gate);
+    await this.#drain(ns, self, ms);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      if (this.#held.get(ns) === gate) this.#held.delete(ns);
+      gate.end();
+    };
   }
 }
 

@@ -32,7 +32,7 @@ import type { AuditLog } from '../../core/audit/audit.ts';
 import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
-import { HearthError } from '../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { ForwardAgents } from '../../core/net/forward.ts';
 import { removeDbFiles } from '../namespaces/handles.ts';
@@ -128,18 +128,18 @@ export function createMover(deps: MoverDeps) {
 
   async function move(ns: string, to: string, actor: Actor) {
     const row = registry.get(ns);
-    if (!row) throw new HearthError('namespace_not_found', `namespace ${JSON.stringify(ns)} does not exist`);
-    if (row.node !== null && row.node !== self) throw new HearthError('namespace_elsewhere', `namespace ${JSON.stringify(ns)} lives on node ${row.node}`);
-    if (to === self) throw new HearthError('already_on_node', `namespace ${JSON.stringify(ns)} is already on node ${JSON.stringify(to)}`);
+    if (!row) throw new HearthError('namespace_not_found', `namespace ${quoteInput(ns)} does not exist`);
+    if (row.node !== null && row.node !== self) throw new HearthError('namespace_elsewhere', `namespace ${quoteInput(ns)} lives on node ${row.node}`);
+    if (to === self) throw new HearthError('already_on_node', `namespace ${quoteInput(ns)} is already on node ${quoteInput(to)}`);
     await deps.nodes.place(to); // registered and healthy, or 400 node_unknown / 409 node_unavailable
     const target = deps.nodes.owner(to)!;
-    if (moving.has(ns)) throw new HearthError('move_in_progress', `namespace ${JSON.stringify(ns)} is being moved already`);
+    if (moving.has(ns)) throw new HearthError('move_in_progress', `namespace ${quoteInput(ns)} is being moved already`);
     moving.add(ns);
     try {
       // The writes inside first (an import holds the control-plane lock while it is inside the gate), then the lock.
       const started = performance.now();
       if (!(await gate.pause(ns, DRAIN_MS)))
-        throw new HearthError('conflict', `writes to ${JSON.stringify(ns)} were still running after ${DRAIN_MS / 1000} s: try again`);
+        throw new HearthError('conflict', `writes to ${quoteInput(ns)} were still running after ${DRAIN_MS / 1000} s: try again`);
       try {
         return await namespaces.exclusive(ns, () => run(ns, target.url, to, actor, started));
       } finally {
@@ -152,14 +152,14 @@ export function createMover(deps: MoverDeps) {
 
   async function run(ns: string, url: string, to: string, actor: Actor, started: number) {
     const current = registry.get(ns);
-    if (!current) throw new HearthError('namespace_not_found', `namespace ${JSON.stringify(ns)} does not exist`);
+    if (!current) throw new HearthError('namespace_not_found', `namespace ${quoteInput(ns)} does not exist`);
     const tmp = path.join(namespaces.tmpDir, `move-${crypto.randomUUID()}.db`);
     const fileId = crypto.randomUUID();
     let sent: Signed | null = null;
     let switched = false;
     try {
       const copy = await namespaces.copyOut(ns, current.file_id, tmp);
-      if (copy === 'vanished') throw new HearthError('conflict', `namespace ${JSON.stringify(ns)} was deleted or replaced meanwhile`);
+      if (copy === 'vanished') throw new HearthError('conflict', `namespace ${quoteInput(ns)} was deleted or replaced meanwhile`);
       const sha256 = copy?.sha256 ?? (await hashFile(tmp));
       const size = fs.statSync(tmp).size;
       sent = { node: self, fileId, sha256, size };
@@ -187,7 +187,7 @@ export function createMover(deps: MoverDeps) {
         switched = now?.node === to && now.file_id === fileId;
         if (!switched) throw err;
       }
-      if (!switched) throw new HearthError('conflict', `namespace ${JSON.stringify(ns)} was deleted or replaced meanwhile`);
+      if (!switched) throw new HearthError('conflict', `namespace ${quoteInput(ns)} was deleted or replaced meanwhile`);
       await call(url, 'POST', refreshRoute(ns), sent).catch((err) => logger.warn({ err, ns, to }, 'the new node did not re-read the moved namespace'));
       await namespaces.movedAway(ns, current.file_id);
       const pauseMs = Math.round(performance.now() - started);
@@ -207,8 +207,8 @@ export function createMover(deps: MoverDeps) {
     if (!FILE_ID.test(s.fileId) || !/^[0-9a-f]{64}$/.test(s.sha256)) throw new HearthError('invalid_request', 'a file id and a SHA-256 are required');
     await registry.refresh(ns);
     const row = registry.get(ns);
-    if (!row) throw new HearthError('namespace_not_found', `namespace ${JSON.stringify(ns)} does not exist`);
-    if (row.node !== s.node) throw new HearthError('conflict', `namespace ${JSON.stringify(ns)} is not on node ${s.node}`);
+    if (!row) throw new HearthError('namespace_not_found', `namespace ${quoteInput(ns)} does not exist`);
+    if (row.node !== s.node) throw new HearthError('conflict', `namespace ${quoteInput(ns)} is not on node ${s.node}`);
     const tmp = path.join(namespaces.tmpDir, `move-in-${s.fileId}.db`);
     const hash = crypto.createHash('sha256');
     let bytes = 0;

@@ -18,7 +18,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { HearthError } from '../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import { privateFile } from '../../core/storage/data-dir.ts';
 import type { Migration } from '../../core/storage/platform-db.ts';
@@ -213,10 +213,10 @@ export function createNodes(deps: NodesDeps) {
       const at = now();
       if (requested !== undefined) {
         const r = all.find((n) => n.id === requested);
-        if (!r) throw new HearthError('node_unknown', `node ${JSON.stringify(requested)} is not registered (see the nodes in /healthz)`);
+        if (!r) throw new HearthError('node_unknown', `node ${quoteInput(requested)} is not registered (see the nodes in /healthz)`);
         if (!healthy(r, at)) {
           const why = r.stopped_at ? `stopped at ${r.stopped_at}` : `last heartbeat ${Math.round((at - r.heartbeat_at) / 1000)} s ago`;
-          throw new HearthError('node_unavailable', `node ${JSON.stringify(requested)} is not healthy (${why}): place the namespace on another node`);
+          throw new HearthError('node_unavailable', `node ${quoteInput(requested)} is not healthy (${why}): place the namespace on another node`);
         }
         return r.id;
       }

@@ -2,7 +2,7 @@
  * Turns the parsed grammar into SQL for one table. Identifiers come only from the table's schema (an unknown
  * column is a 400, never spliced); every value is a bound parameter.
  */
-import { HearthError } from '../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import { q, type TableInfo } from '../schema/catalog.ts';
 import { type ColumnInfo, decodeBase64, parseDateTime } from '../schema/types.ts';
 import { compilePattern, InvalidPatternError } from './functions.ts';
@@ -33,7 +33,7 @@ const patterned = (c: Condition): boolean => (c.kind === 'logic' ? c.conditions.
 
 export function column(table: TableInfo, name: string): ColumnInfo {
   const c = table.byName.get(name);
-  if (!c) throw new HearthError('unknown_column', `${table.name} has no column ${JSON.stringify(name)}`);
+  if (!c) throw new HearthError('unknown_column', `${table.name} has no column ${quoteInput(name)}`);
   return c;
 }
 
@@ -43,7 +43,7 @@ function filterValue(col: ColumnInfo, raw: string): unknown {
     case 'integer':
     case 'real': {
       const n = Number(raw);
-      if (raw.trim() === '' || !Number.isFinite(n)) throw invalidFilter(`${col.name} is ${col.type}: ${JSON.stringify(raw)} is not a number`);
+      if (raw.trim() === '' || !Number.isFinite(n)) throw invalidFilter(`${col.name} is ${col.type}: ${quoteInput(raw)} is not a number`);
       return n;
     }
     case 'boolean': {
@@ -51,7 +51,7 @@ function filterValue(col: ColumnInfo, raw: string): unknown {
       const v = raw.trim().toLowerCase();
       if (v === 'true' || v === '1') return 1;
       if (v === 'false' || v === '0') return 0;
-      throw invalidFilter(`${col.name} is boolean: use true or false (got ${JSON.stringify(raw)})`);
+      throw invalidFilter(`${col.name} is boolean: use true or false (got ${quoteInput(raw)})`);
     }
     case 'datetime': {
       // An unencoded "+" in a URL arrives as a space; a value that is not a full date-time compares as text
@@ -132,10 +132,22 @@ function comparison(col: ColumnInfo, op: Exclude<Operator, 'in' | 'is'>, value: 
   }
 }
 
+/**
+ * `parts` joined with `op` as a balanced tree, `((a OR b) OR (c OR d))`, in their order (so the `?` placeholders stay
+ * in the order of `params`). SQLite's parser nests a plain `a OR b OR c …` one level per term and refuses an
+ * expression deeper than 1,000 levels; balanced, 5,000 terms nest 13 deep.
+ */
+function balanced(parts: string[], op: 'AND' | 'OR'): string {
+  if (parts.length === 1) return parts[0]!;
+  if (parts.length <= 8) return `(${parts.join(` ${op} `)})`;
+  const mid = Math.ceil(parts.length / 2);
+  return `(${balanced(parts.slice(0, mid), op)} ${op} ${balanced(parts.slice(mid), op)})`;
+}
+
 function conditionSql(table: TableInfo, c: Condition, params: unknown[], dialect: Dialect): string {
   if (c.kind === 'logic') {
     const parts = c.conditions.map((x) => conditionSql(table, x, params, dialect));
-    const joined = `(${parts.join(c.op === 'and' ? ' AND ' : ' OR ')})`;
+    const joined = parts.length === 1 ? `(${parts[0]})` : balanced(parts, c.op === 'and' ? 'AND' : 'OR');
     return c.negate ? `NOT ${joined}` : joined;
   }
   const col = column(table, c.column);
@@ -147,7 +159,7 @@ function conditionSql(table: TableInfo, c: Condition, params: unknown[], dialect
     if (c.values.length === 0) sql = c.quantifier === 'any' ? '0' : '1';
     else {
       const parts = c.values.map((v) => (v === null ? 'NULL' : comparison(col, c.op, v, params)));
-      sql = `(${parts.join(c.quantifier === 'any' ? ' OR ' : ' AND ')})`;
+      sql = parts.length === 1 ? `(${parts[0]})` : balanced(parts, c.quantifier === 'any' ? 'OR' : 'AND');
     }
   } else if (c.op === 'in') {
     const list = c.value as string[];
@@ -211,7 +223,7 @@ export function buildProjection(table: TableInfo, raw: string | null): Projectio
   const plain: string[] = [];
   const seen = new Set<string>();
   const add = (alias: string) => {
-    if (seen.has(alias)) throw invalidFilter(`select names ${JSON.stringify(alias)} twice: give one an alias (alias:column)`);
+    if (seen.has(alias)) throw invalidFilter(`select names ${quoteInput(alias)} twice: give one an alias (alias:column)`);
     seen.add(alias);
   };
   for (const item of items) {
@@ -225,13 +237,13 @@ export function buildProjection(table: TableInfo, raw: string | null): Projectio
     } else if (item.kind === 'column') {
       const c = column(table, item.column);
       add(item.alias);
-      if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(item.alias)) throw invalidFilter(`alias ${JSON.stringify(item.alias)} is not a valid identifier`);
+      if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(item.alias)) throw invalidFilter(`alias ${quoteInput(item.alias)} is not a valid identifier`);
       parts.push(item.alias === c.name ? q(c.name) : `${q(c.name)} AS ${q(item.alias)}`);
       columns.push({ name: item.alias, type: c.type });
       plain.push(q(c.name));
     } else {
       add(item.alias);
-      if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(item.alias)) throw invalidFilter(`alias ${JSON.stringify(item.alias)} is not a valid identifier`);
+      if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(item.alias)) throw invalidFilter(`alias ${quoteInput(item.alias)} is not a valid identifier`);
       if (item.column === null) {
         parts.push(`count(*) AS ${q(item.alias)}`);
         columns.push({ name: item.alias, type: 'integer' });
@@ -264,7 +276,7 @@ export function buildOrder(table: TableInfo, raw: string | null, projection: Pro
     let target: string;
     if (projection.aggregate) {
       if (!projection.columns.some((c) => c.name === t.column))
-        throw invalidFilter(`order by ${JSON.stringify(t.column)}: with aggregates, order by a selected column or alias`);
+        throw invalidFilter(`order by ${quoteInput(t.column)}: with aggregates, order by a selected column or alias`);
       target = q(t.column);
     } else target = q(column(table, t.column).name);
     const nulls = t.nulls ?? (dialect === 'postgrest' ? (t.desc ? 'first' : 'last') : null);
@@ -279,7 +291,7 @@ export const DEFAULT_LIMIT = 100;
 
 export function parseLimit(raw: string | null, opts: { max?: number; fallback: number | null }): number | null {
   if (raw === null || raw === '') return opts.fallback;
-  if (!/^\d+$/.test(raw)) throw new HearthError('invalid_request', `limit must be a whole number (got ${JSON.stringify(raw)})`);
+  if (!/^\d+$/.test(raw)) throw new HearthError('invalid_request', `limit must be a whole number (got ${quoteInput(raw)})`);
   const n = Number(raw);
   const max = opts.max ?? MAX_LIMIT;
   if (n > max) throw new HearthError('invalid_request', `limit is at most ${max} (got ${n})`);
@@ -289,6 +301,6 @@ export function parseLimit(raw: string | null, opts: { max?: number; fallback: n
 export function parseOffset(raw: string | null): number {
   if (raw === null || raw === '') return 0;
   if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
-    throw new HearthError('invalid_request', `offset must be a whole number (got ${JSON.stringify(raw)})`);
+    throw new HearthError('invalid_request', `offset must be a whole number (got ${quoteInput(raw)})`);
   return Number(raw);
 }

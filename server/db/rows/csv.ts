@@ -1,14 +1,17 @@
-import fs from 'node:fs';
-import { PassThrough, pipeline, Readable } from 'node:stream';
-import { parse } from 'csv-parse';
+import { PassThrough, pipeline } from 'node:stream';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Upload } from '../../core/http/multipart.ts';
+import { spawnWorker } from '../../core/runtime.ts';
 import type { SqliteDb } from '../../core/storage/sqlite.ts';
+import { dbFile } from '../namespaces/handles.ts';
+import type { NamespaceConfig } from '../namespaces/namespaces.schemas.ts';
+import type { NamespaceService } from '../namespaces/namespaces.service.ts';
+import type { WriteGate } from '../nodes/forwarding.ts';
 import { requireObject, type TableInfo } from '../schema/catalog.ts';
-import { fromCsv, toStorage } from '../schema/types.ts';
 import type { ReadTenant, SqlService } from '../sql/sql.service.ts';
 import { parseLimit } from './builder.ts';
+import type { CsvImportAnswer, CsvImportJob } from './csv.worker.ts';
 import { csvField } from './read.ts';
 import { readError } from './rows.errors.ts';
 import type { Meta, RowsService } from './rows.service.ts';
@@ -44,127 +47,89 @@ export async function exportCsv(
 
 /** The largest CSV file an import reads (the upload limit, HEARTH_UPLOAD_LIMIT, may be lower). */
 export const CSV_IMPORT_LIMIT = 256 * 1024 * 1024;
-/** At most this many refused values are listed in an `invalid_csv` answer; `details.total` counts them all. */
-export const CSV_IMPORT_ERROR_CAP = 1000;
-
-/** One refused value (or line) of a CSV import: 1-based line of the file, the column (null: the whole line), the reason in words. */
-export interface CsvLineError {
-  line: number;
-  column: string | null;
-  reason: string;
-}
-
-/** The structural CSV errors of csv-parse, in words (the parser's own text otherwise). */
-function parserReason(err: { code?: string; message?: string }, columns: number | null): string {
-  // The parser runs ahead of the loop reading the header: take the expected count from its own message first.
-  const got = /got (\d+)/.exec(err.message ?? '')?.[1];
-  const expected = /expect (\d+)/.exec(err.message ?? '')?.[1] ?? columns;
-  if (err.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH' || err.code === 'CSV_RECORD_INCONSISTENT_COLUMNS') {
-    return `has ${got ?? 'a different number of'} fields, but the first line names ${expected ?? 'a different number of'} columns`;
-  }
-  if (err.code === 'CSV_QUOTE_NOT_CLOSED') return 'a quoted field is never closed (a " is missing)';
-  if (err.code === 'CSV_INVALID_CLOSING_QUOTE') return 'a closing quote is followed by other characters (write "" for a quote inside a field)';
-  return (err.message ?? 'not valid CSV').replace(/ on line \d+$/, '');
-}
-
-const describeLineError = (e: CsvLineError) => `line ${e.line}${e.column === null ? '' : `, column ${JSON.stringify(e.column)}`}: ${e.reason}`;
+export { CSV_IMPORT_ERROR_CAP, type CsvLineError } from './csv-scan.ts';
 
 /**
- * Inserts the rows of a CSV file into a table in one transaction. The header row names the columns; values are
- * coerced to the column types (empty unquoted field = NULL, `""` = empty string). Every refused value and every
- * malformed line is collected (line, column, reason; the first `CSV_IMPORT_ERROR_CAP` listed in the answer's
- * `details`, `details.total` counting all of them) and, when there is any, nothing is written. A bad header (an
- * unknown or repeated column) stops at once: no line can be read without it. Constraints only the database checks
- * across rows (unique, foreign keys, triggers) are reported as the insert's first failure, still writing nothing.
+ * Inserts the rows of a CSV file into a table in one transaction, off the event loop. The header row names the
+ * columns; values are coerced to the column types (empty unquoted field = NULL, `""` = empty string). Every refused
+ * value and every malformed line is collected (line, column, reason; the first `CSV_IMPORT_ERROR_CAP` listed in the
+ * answer's `details`, `details.total` counting all of them) and, when there is any, nothing is written. A bad header
+ * (an unknown or repeated column) stops at once: no line can be read without it. Constraints only the database
+ * checks across rows (unique, foreign keys, triggers) are reported as the insert's first failure, still writing
+ * nothing. One `import` event (`{count}`) follows the commit.
+ *
+ * The work runs in a worker thread with its own connection (csv.worker.ts), in this order:
+ * 1. the table is looked up on the server's connection (404, a view: before anything waits);
+ * 2. the namespace's writes are held (nodes/forwarding.ts's WriteGate): new writes wait for the import without
+ *    blocking the event loop, and the writes already running are waited for, at most busy_timeout;
+ * 3. under the namespace's control-plane lock (no move, database import, configuration change or delete meanwhile)
+ *    and with its connection pinned open, that connection's busy_timeout is 0 for the import's length: a request
+ *    that still meets the worker's lock on it (a write that was already running) is refused at once with 503
+ *    instead of sleeping on the event loop;
+ * 4. the worker parses, checks and inserts, and commits or rolls back; the event is published, then the writes held
+ *    go on.
  */
 export async function importCsv(opts: {
   ns: string;
-  db: SqliteDb;
   table: string;
   upload: Upload;
+  namespaces: NamespaceService;
+  gate: WriteGate;
   rows: RowsService;
   meta: Meta;
 }): Promise<{ table: string; inserted: number }> {
-  const t: TableInfo = requireObject(opts.db, opts.table);
-  if (t.type === 'view') throw new HearthError('object_is_view', `${t.name} is a view: import into a table`);
   if (opts.upload.size > CSV_IMPORT_LIMIT) throw new HearthError('payload_too_large', `a CSV import is at most ${CSV_IMPORT_LIMIT} bytes`);
-  const source = opts.upload.kind === 'memory' ? Readable.from([opts.upload.buffer]) : fs.createReadStream(opts.upload.path);
-  const errors: CsvLineError[] = [];
-  let total = 0;
-  let header: string[] | null = null;
-  const refuse = (e: CsvLineError) => {
-    total++;
-    if (errors.length < CSV_IMPORT_ERROR_CAP) errors.push(e);
-  };
-  const parser = source.pipe(
-    parse({
-      bom: true,
-      relax_column_count: false,
-      skip_empty_lines: true,
-      skip_records_with_error: true,
-      on_skip: (err) => {
-        if (err) refuse({ line: (err as { lines?: number }).lines ?? 0, column: null, reason: parserReason(err, header?.length ?? null) });
-        return undefined;
-      },
-      info: true,
-      cast: (value, context) => (context.quoting ? value : value === '' ? null : value),
-    }),
-  );
-  const records: Array<Record<string, unknown>> = [];
+  const tenant = opts.namespaces.tenant(opts.ns);
+  const t: TableInfo = requireObject(tenant.db, opts.table);
+  if (t.type === 'view') throw new HearthError('object_is_view', `${t.name} is a view: import into a table`);
+  const release = await opts.gate.hold(opts.ns, tenant.config.busy_timeout);
   try {
-    for await (const item of parser as AsyncIterable<{ record: Array<string | null>; info: { lines: number } }>) {
-      const { record, info } = item;
-      if (!header) {
-        header = record.map((h) => (h ?? '').trim());
-        const seen = new Set<string>();
-        for (const h of header) {
-          if (!t.byName.has(h)) throw new HearthError('invalid_csv', `line 1: ${t.name} has no column ${JSON.stringify(h)}`);
-          if (seen.has(h)) throw new HearthError('invalid_csv', `line 1: column ${JSON.stringify(h)} appears twice`);
-          if (t.managed && (h === 'created_at' || h === 'updated_at'))
-            throw new HearthError('invalid_csv', `line 1: ${h} is maintained by the service and cannot be imported`);
-          seen.add(h);
-        }
-        continue;
-      }
-      const row: Record<string, unknown> = {};
-      let ok = true;
-      for (let i = 0; i < header.length; i++) {
-        const col = t.byName.get(header[i]!)!;
-        const raw = record[i] ?? null;
-        const value = raw === null ? null : fromCsv(col, raw);
-        if (value === Symbol.for('invalid-json')) {
-          refuse({ line: info.lines, column: col.name, reason: 'not valid JSON' });
-          ok = false;
-          continue;
-        }
+    const inserted = await opts.namespaces.exclusive(opts.ns, async () => {
+      const done = await opts.namespaces.handles.withPinned(opts.ns, async (db, fileId, config) => {
+        db.pragma('busy_timeout = 0');
         try {
-          toStorage(col, value, t.name);
-        } catch (err) {
-          if (!(err instanceof HearthError)) throw err;
-          refuse({ line: info.lines, column: col.name, reason: err.message.replace(`${t.name}.${col.name}: `, '').replace(`${t.name}.${col.name} `, '') });
-          ok = false;
-          continue;
+          return await runCsvImport({ file: dbFile(opts.namespaces.dir, fileId), config, table: t.name, upload: opts.upload });
+        } finally {
+          db.pragma(`busy_timeout = ${config.busy_timeout}`);
         }
-        row[col.name] = value;
-      }
-      // Once a line is refused nothing will be written: keep reading only to find the other bad lines.
-      if (ok && total === 0) records.push(row);
-    }
-  } catch (err) {
-    if (err instanceof HearthError) throw err;
-    const e = err as { code?: string; message?: string; lines?: number };
-    refuse({ line: e.lines ?? 0, column: null, reason: parserReason(e, header?.length ?? null) });
+      });
+      if (done === null) throw new HearthError('namespace_not_found', `namespace ${JSON.stringify(opts.ns)} does not exist`);
+      return done;
+    });
+    if (inserted > 0) opts.rows.imported({ ns: opts.ns, meta: opts.meta }, t.name, inserted);
+    return { table: t.name, inserted };
   } finally {
-    source.destroy();
+    release();
   }
-  if (total > 0) {
-    // The parser may report a malformed line before it hands over the records read ahead of it.
-    errors.sort((a, b) => a.line - b.line);
-    const first = describeLineError(errors[0]!);
-    const message = total === 1 ? first : `${total} problems, nothing was imported; the first: ${first}`;
-    throw new HearthError('invalid_csv', message, { fields: { details: { total, shown: errors.length, lines: errors } } });
+}
+
+/**
+ * Runs one CSV import in a worker thread (csv.worker.ts) against the database `file`, and answers how many rows it
+ * inserted; its refusals are thrown as the HearthErrors it made, anything else as an Error (a 500). The bytes of an
+ * upload held in memory move to the worker (the upload's buffer is empty afterwards) instead of being copied. The
+ * caller holds the namespace's writes (see importCsv).
+ */
+export async function runCsvImport(opts: { file: string; config: NamespaceConfig; table: string; upload: Upload }): Promise<number> {
+  const { source, transfer } = workerSource(opts.upload);
+  const job: CsvImportJob = { file: opts.file, config: opts.config, table: opts.table, source };
+  const answer = await new Promise<CsvImportAnswer>((resolve, reject) => {
+    const worker = spawnWorker('db-csv-import', new URL('./csv.worker.ts', import.meta.url), { workerData: job, transferList: transfer });
+    worker.once('message', resolve);
+    worker.once('error', reject);
+    worker.once('exit', (code) => reject(new Error(`the CSV import's worker thread ended (exit code ${code}) without answering`)));
+  });
+  if (answer.ok) return answer.inserted;
+  if (answer.code !== undefined) {
+    throw new HearthError(answer.code, answer.message, { fields: answer.fields, headers: answer.headers, details: answer.details });
   }
-  if (!header) throw new HearthError('invalid_csv', 'the file is empty: the first line must name the columns');
-  const written = opts.rows.insert({ ns: opts.ns, db: opts.db, meta: opts.meta }, t.name, records, { resolution: null, onConflict: null, bulk: true });
-  return { table: t.name, inserted: written.count };
+  throw Object.assign(new Error(`CSV import failed: ${answer.message}`), answer.errno ? { code: answer.errno } : {});
+}
+
+/** What the worker reads: a spilled upload's path, or the bytes of one in memory (transferred when they fill their own ArrayBuffer). */
+function workerSource(upload: Upload): { source: CsvImportJob['source']; transfer: ArrayBuffer[] } {
+  if (upload.kind === 'file') return { source: { path: upload.path }, transfer: [] };
+  const b = upload.buffer;
+  const own = b.buffer instanceof ArrayBuffer && b.byteOffset === 0 && b.byteLength === b.buffer.byteLength;
+  const bytes = own ? new Uint8Array(b.buffer) : new Uint8Array(b);
+  return { source: { bytes }, transfer: [bytes.buffer as ArrayBuffer] };
 }

@@ -4,6 +4,7 @@
  *   hearth_match(value, pattern, flags)   1 when `value` contains a match of the regular expression `pattern`,
  *                                         0 when not, NULL for a NULL value; flags '' or 'i' (case-insensitive).
  *                                         The `match`/`imatch` filters of the rows API are built on it.
+ *   pragma_database_list                  (a table) `main` with an empty `file`: see hideHostPaths.
  *
  * Patterns run on RE2 (re2js, a port of Google's RE2): matching time grows linearly with the text, whatever the
  * pattern, so no pattern can stall a query (a backtracking engine takes exponential time on `(a|aa)*c` against a
@@ -16,14 +17,13 @@
  */
 
 import { RE2JS } from 're2js';
+import { quoteInput } from '../../core/http/errors.ts';
 import type { SqliteDb } from '../../core/storage/sqlite.ts';
 
 /** Thrown for a pattern RE2 cannot read; the message says why (safe to show to the caller). */
 export class InvalidPatternError extends Error {
   constructor(pattern: string, reason: string) {
-    super(
-      `invalid regular expression ${JSON.stringify(pattern.length > 200 ? `${pattern.slice(0, 200)}…` : pattern)}: ${reason} (patterns use RE2 syntax: no backreferences or lookaround)`,
-    );
+    super(`invalid regular expression ${quoteInput(pattern)}: ${reason} (patterns use RE2 syntax: no backreferences or lookaround)`);
     this.name = 'InvalidPatternError';
   }
 }
@@ -54,5 +54,22 @@ export function registerFunctions(db: SqliteDb): void {
     if (value === null || value === undefined) return null;
     const text = Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
     return compilePattern(String(pattern), String(flags ?? '')).test(text) ? 1 : 0;
+  });
+  hideHostPaths(db);
+}
+
+/**
+ * A tenant never reads the server's file paths. SQLite's only introspection that shows one is `pragma_database_list`
+ * (the `file` of each attached database: the namespace file's absolute path). SQLite looks for a module of a
+ * `pragma_…` name before it makes its built-in one, so a module of that name registered on the connection takes its
+ * place everywhere on it — a tenant's SELECT, a view of an imported file, a `main.`-qualified name: the same columns,
+ * `main` (and `temp` when the connection made one), each `file` empty.
+ */
+function hideHostPaths(db: SqliteDb): void {
+  db.table('pragma_database_list', {
+    columns: ['seq', 'name', 'file'],
+    *rows() {
+      yield { seq: 0, name: 'main', file: '' };
+    },
   });
 }

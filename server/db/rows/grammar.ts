@@ -11,6 +11,7 @@
  *   qop        eq gt gte lt lte like ilike match imatch   (PostgREST takes no modifier on neq: not.eq(all) is neq(any))
  *   array      {<e>,<e>,…}  PostgreSQL's array literal: <e> is "quoted" (\ escapes) or bare (trimmed, \ escapes),
  *              an unquoted NULL (any case) is null; {} is empty; nested arrays are refused
+ *              a list (in.(…) or an array) holds at most MAX_LIST_VALUES (5,000) values
  *   logic      or=(<cond>,…)  and=(<cond>,…)  not.or=(…)  not.and=(…)
  *   cond       <column>.[not.]<op>.<item> | …in.(<item>,…) | …is.<word> | …<qop>(any|all).<item>
  *              | [not.]and(<cond>,…) | [not.]or(<cond>,…)        nesting at most 10 deep, 200 conds per level
@@ -38,7 +39,7 @@
  * quoting and whitespace rules per dialect) serve every production above; split, the rules a reader checks against
  * this header would live in several files.
  */
-import { HearthError } from '../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../core/http/errors.ts';
 
 export const OPERATORS = ['eq', 'neq', 'gt', 'gte', 'lt', 'lte', 'like', 'ilike', 'match', 'imatch', 'in', 'is', 'isdistinct'] as const;
 export type Operator = (typeof OPERATORS)[number];
@@ -72,6 +73,12 @@ export const invalidFilter = (message: string) => new HearthError('invalid_filte
 
 const MAX_DEPTH = 10;
 const MAX_CONDITIONS = 200;
+/** The most values one list holds: `in.(…)` or an `(any)`/`(all)` array. */
+export const MAX_LIST_VALUES = 5000;
+const tooManyValues = (n: number, column: string) =>
+  invalidFilter(
+    `the list in the filter on ${column} has ${n} values: at most ${MAX_LIST_VALUES} values in one list (split the request, or filter on another column)`,
+  );
 
 interface Rules {
   unquotePlainValue: boolean;
@@ -133,7 +140,7 @@ class Reader {
   /** Text after a complete filter or tree: an error, or ignored like PostgREST does. */
   end(what: string): void {
     if (this.i < this.s.length && !this.rules.ignoreTrailing) {
-      throw invalidFilter(`unexpected ${JSON.stringify(this.s.slice(this.i))} after ${what}`);
+      throw invalidFilter(`unexpected ${quoteInput(this.s.slice(this.i))} after ${what}`);
     }
   }
 }
@@ -168,12 +175,13 @@ function readItem(r: Reader, inCond: boolean): { text: string; quoted: boolean }
 /** `(item,item,…)` after `in.`. */
 function readList(r: Reader, column: string): string[] {
   r.space();
-  if (!r.eat('(')) throw invalidFilter(`"in" takes a list in parentheses, like in.(1,2,3) (got ${JSON.stringify(r.s.slice(r.i))} on ${column})`);
+  if (!r.eat('(')) throw invalidFilter(`"in" takes a list in parentheses, like in.(1,2,3) (got ${quoteInput(r.s.slice(r.i))} on ${column})`);
   r.space();
   const items = [readItem(r, false)];
   while (r.eat(',')) items.push(readItem(r, false));
+  if (items.length > MAX_LIST_VALUES) throw tooManyValues(items.length, column);
   r.space();
-  if (!r.eat(')')) throw invalidFilter(`unterminated list in ${JSON.stringify(r.s)}: close it with )`);
+  if (!r.eat(')')) throw invalidFilter(`unterminated list in ${quoteInput(r.s)}: close it with )`);
   const only = items.length === 1 ? items[0]! : null;
   if (only && only.text === '' && (!only.quoted || r.rules.quotedEmptyListIsEmpty)) return [];
   return items.map((i) => i.text);
@@ -185,7 +193,7 @@ const IS_WORDS = ['null', 'not_null', 'true', 'false', 'unknown'];
 function readIsWord(r: Reader, column: string): string {
   const lower = r.s.slice(r.i).toLowerCase();
   const word = IS_WORDS.find((w) => lower.startsWith(w));
-  if (!word) throw invalidFilter(`"is" takes null, not_null, true, false or unknown (got ${JSON.stringify(r.s.slice(r.i))} on ${column})`);
+  if (!word) throw invalidFilter(`"is" takes null, not_null, true, false or unknown (got ${quoteInput(r.s.slice(r.i))} on ${column})`);
   r.i += word.length;
   return word;
 }
@@ -208,7 +216,7 @@ function readOperator(r: Reader, column: string): { negate: boolean; op: Operato
   if (RANGE_ARRAY.includes(name)) throw invalidFilter(`the ${name} operator (PostgreSQL ranges and arrays) is not supported on ${column}`);
   if (!(OPERATORS as readonly string[]).includes(name)) {
     const shown = name + (modifier ?? '') || r.s.slice(start).split('.')[0]!;
-    throw invalidFilter(`unknown operator ${JSON.stringify(shown)} in filter on ${column}: use one of ${OPERATORS.join(', ')}`);
+    throw invalidFilter(`unknown operator ${quoteInput(shown)} in filter on ${column}: use one of ${OPERATORS.join(', ')}`);
   }
   const op = name as Operator;
   let quantifier: Quantifier | null = null;
@@ -219,7 +227,7 @@ function readOperator(r: Reader, column: string): { negate: boolean; op: Operato
       );
     }
     if (modifier !== '(any)' && modifier !== '(all)')
-      throw invalidFilter(`unknown modifier ${JSON.stringify(modifier)} on operator ${op} in filter on ${column}: use (any) or (all)`);
+      throw invalidFilter(`unknown modifier ${quoteInput(modifier)} on operator ${op} in filter on ${column}: use (any) or (all)`);
     quantifier = modifier === '(any)' ? 'any' : 'all';
   }
   if (!r.eat('.')) throw invalidFilter(`filter on ${column}: operator ${op}${modifier ?? ''} needs a value: ${op}${modifier ?? ''}.<value>`);
@@ -234,7 +242,7 @@ const pgSpace = (ch: string | undefined) => ch === ' ' || ch === '\t' || ch === 
  * everything between its quotes; an unquoted NULL (any case, no escapes) is null.
  */
 export function parseArrayLiteral(text: string, column: string): Array<string | null> {
-  const bad = (why: string) => invalidFilter(`malformed array literal: ${JSON.stringify(text)} (${why}) in filter on ${column}; write a list like {a,b,"c,d"}`);
+  const bad = (why: string) => invalidFilter(`malformed array literal: ${quoteInput(text)} (${why}) in filter on ${column}; write a list like {a,b,"c,d"}`);
   let i = 0;
   while (pgSpace(text[i])) i++;
   if (text[i] !== '{') throw bad('it must start with {');
@@ -245,7 +253,7 @@ export function parseArrayLiteral(text: string, column: string): Array<string | 
     while (pgSpace(text[i])) i++;
     const ch = text[i];
     if (ch === undefined) throw bad('unexpected end');
-    if (ch === '{') throw invalidFilter(`nested arrays are not supported in filter on ${column} (got ${JSON.stringify(text)}): write one list like {a,b}`);
+    if (ch === '{') throw invalidFilter(`nested arrays are not supported in filter on ${column} (got ${quoteInput(text)}): write one list like {a,b}`);
     if (ch === '}') {
       if (expectItem && out.length > 0) throw bad('unexpected }');
       i++;
@@ -301,6 +309,7 @@ export function parseArrayLiteral(text: string, column: string): Array<string | 
   }
   while (pgSpace(text[i])) i++;
   if (i < text.length) throw bad('junk after the closing }');
+  if (out.length > MAX_LIST_VALUES) throw tooManyValues(out.length, column);
   return out;
 }
 
@@ -345,7 +354,7 @@ export function parseOperation(column: string, expr: string, dialect: Dialect = 
 function readTree(r: Reader, op: 'and' | 'or', negate: boolean, depth: number): Condition {
   if (depth > MAX_DEPTH) throw invalidFilter(`logical expressions nest at most ${MAX_DEPTH} deep`);
   r.space();
-  if (!r.eat('(')) throw invalidFilter(`${op} takes conditions in parentheses, like ${op}=(a.eq.1,b.eq.2) (got ${JSON.stringify(r.s.slice(r.i))})`);
+  if (!r.eat('(')) throw invalidFilter(`${op} takes conditions in parentheses, like ${op}=(a.eq.1,b.eq.2) (got ${quoteInput(r.s.slice(r.i))})`);
   r.space();
   if (r.at() === ')') throw invalidFilter(`${op}=() is empty`);
   const conditions: Condition[] = [];
@@ -360,8 +369,8 @@ function readTree(r: Reader, op: 'and' | 'or', negate: boolean, depth: number): 
     if (r.eat(')')) break;
     throw invalidFilter(
       r.i < r.s.length
-        ? `cannot read ${JSON.stringify(r.s.slice(r.i))} in ${op}=…: conditions are separated by , and the list ends with )`
-        : `unbalanced "(" in ${JSON.stringify(r.s)}`,
+        ? `cannot read ${quoteInput(r.s.slice(r.i))} in ${op}=…: conditions are separated by , and the list ends with )`
+        : `unbalanced "(" in ${quoteInput(r.s)}`,
     );
   }
   r.space();
@@ -381,7 +390,7 @@ function readCondition(r: Reader, depth: number): Condition {
   let column: string;
   if (r.at() === '"') {
     const q = r.quoted();
-    if (q === null) throw invalidFilter(`unterminated quote in ${JSON.stringify(r.s)}`);
+    if (q === null) throw invalidFilter(`unterminated quote in ${quoteInput(r.s)}`);
     column = q;
   } else {
     const start = r.i;
@@ -391,7 +400,7 @@ function readCondition(r: Reader, depth: number): Condition {
   }
   r.space();
   if (!column || !r.eat('.')) {
-    throw invalidFilter(`cannot read condition ${JSON.stringify(r.s.slice(start).split(/[,)]/)[0])}: write <column>.<operator>.<value>`);
+    throw invalidFilter(`cannot read condition ${quoteInput(r.s.slice(start).split(/[,)]/)[0])}: write <column>.<operator>.<value>`);
   }
   return readOperation(r, column, true);
 }
@@ -425,7 +434,7 @@ export function splitTopLevel(s: string): string[] {
     else if (ch === '(') depth++;
     else if (ch === ')') {
       depth--;
-      if (depth < 0) throw invalidFilter(`unbalanced ")" in ${JSON.stringify(s)}`);
+      if (depth < 0) throw invalidFilter(`unbalanced ")" in ${quoteInput(s)}`);
     } else if (ch === ',' && depth === 0) {
       out.push(cur);
       cur = '';
@@ -433,8 +442,8 @@ export function splitTopLevel(s: string): string[] {
     }
     cur += ch;
   }
-  if (quoted) throw invalidFilter(`unterminated quote in ${JSON.stringify(s)}`);
-  if (depth !== 0) throw invalidFilter(`unbalanced "(" in ${JSON.stringify(s)}`);
+  if (quoted) throw invalidFilter(`unterminated quote in ${quoteInput(s)}`);
+  if (depth !== 0) throw invalidFilter(`unbalanced "(" in ${quoteInput(s)}`);
   out.push(cur);
   return out;
 }
@@ -451,7 +460,7 @@ export function parseOrder(raw: string): OrderTerm[] {
       else if (p === 'desc') desc = true;
       else if (p === 'nullsfirst') nulls = 'first';
       else if (p === 'nullslast') nulls = 'last';
-      else throw invalidFilter(`unknown order modifier ${JSON.stringify(p)} in ${JSON.stringify(term)}: use asc, desc, nullsfirst or nullslast`);
+      else throw invalidFilter(`unknown order modifier ${quoteInput(p)} in ${quoteInput(term)}: use asc, desc, nullsfirst or nullslast`);
     }
     return { column, desc, nulls };
   });
@@ -469,10 +478,10 @@ export function parseSelect(raw: string): SelectItem[] {
       )
     ) {
       throw invalidFilter(
-        `cannot read select item ${JSON.stringify(item)}: embedding related tables is not supported; aggregates are written count(), column.sum() or sum(column)`,
+        `cannot read select item ${quoteInput(item)}: embedding related tables is not supported; aggregates are written count(), column.sum() or sum(column)`,
       );
     }
-    if (item.includes('::')) throw invalidFilter(`casts (::) are not supported in select (${JSON.stringify(item)})`);
+    if (item.includes('::')) throw invalidFilter(`casts (::) are not supported in select (${quoteInput(item)})`);
     let alias: string | null = null;
     let body = item;
     const colon = item.indexOf(':');

@@ -4,6 +4,7 @@
  * busy) go through `storageRefusal` (server/db/storage-errors.ts); anything else is rethrown as a 500.
  */
 import { HearthError } from '../../core/http/errors.ts';
+import type { TenantDb } from '../namespaces/handles.ts';
 import { storageRefusal } from '../storage-errors.ts';
 import { InvalidPatternError } from './functions.ts';
 
@@ -12,11 +13,27 @@ import { InvalidPatternError } from './functions.ts';
  * (including those of imported files: CHECK, foreign keys, triggers' RAISE, STRICT types, generated columns, virtual
  * tables) and every value SQLite finds too large or out of range is the client's 4xx, never a 500.
  */
-export function writeError(err: unknown, table: string): never {
+/**
+ * SQLite's limits on one statement's size (expression depth, bound values, compound terms): a filter, select or
+ * batch too large for one statement is the client's to split, 400 `invalid_filter`, not a failure of the table.
+ */
+function tooComplex(msg: string): HearthError | null {
+  if (
+    /Expression tree is too large|too many SQL variables|too many terms in compound SELECT|too many columns|parser stack overflow|at most \d+ tables in a join/i.test(
+      msg,
+    )
+  )
+    return new HearthError('invalid_filter', `the request is too large for one SQLite statement (${msg}): use fewer filter values or conditions per request`);
+  return null;
+}
+
+export function writeError(err: unknown, table: string, db: TenantDb): never {
   if (err instanceof HearthError) throw err;
   if (err instanceof InvalidPatternError) throw new HearthError('invalid_filter', err.message);
   const e = err as { code?: string; message?: string };
   const msg = e.message ?? '';
+  const complex = e.code === 'SQLITE_ERROR' || e.code === 'SQLITE_RANGE' ? tooComplex(msg) : null;
+  if (complex) throw complex;
   if (/ON CONFLICT clause does not match/i.test(msg)) {
     throw new HearthError('invalid_request', 'on_conflict must name columns of a unique constraint (or the id)');
   }
@@ -59,7 +76,7 @@ export function writeError(err: unknown, table: string): never {
         `cannot write to ${table}: ${msg} (a trigger or generated column of the table failed; it may refer to a table or column that no longer exists)`,
       );
   }
-  const refusal = storageRefusal(err);
+  const refusal = storageRefusal(err, db);
   if (refusal) throw refusal;
   // Any other constraint (a virtual table's, such as R*Tree's, or a function's): still the client's to fix.
   if (e.code?.startsWith('SQLITE_CONSTRAINT')) throw new HearthError('constraint_violation', `${table}: ${msg}`);
@@ -72,6 +89,8 @@ export function readError(err: unknown): never {
   const e = err as { code?: string; message?: string };
   if (e.code === 'SQLITE_ERROR' && /fts5: syntax error/i.test(e.message ?? '')) throw new HearthError('invalid_request', `search: ${e.message}`);
   if (e.code === 'SQLITE_BUSY') throw new HearthError('service_unavailable', 'the database is busy; try again', { headers: { 'Retry-After': '1' } });
+  const complex = e.code === 'SQLITE_ERROR' || e.code === 'SQLITE_RANGE' ? tooComplex(e.message ?? '') : null;
+  if (complex) throw complex;
   if (e.code === 'SQLITE_ERROR') throw new HearthError('conflict', `cannot read: ${e.message} (a view may refer to a table or column that no longer exists)`);
   if (e.code === 'SQLITE_TOOBIG')
     throw new HearthError(

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { type Api, parse } from '../../core/http/api.ts';
 import { readJsonBody } from '../../core/http/body.ts';
 import type { AppContext } from '../../core/http/context.ts';
-import { HearthError } from '../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { NamespaceService } from '../namespaces/namespaces.service.ts';
 import { abandonSignal, openTenant, type Tenant } from '../plane.ts';
 import type { SqlService } from '../sql/sql.service.ts';
@@ -110,6 +110,8 @@ export function registerRowRoutes(
     method: 'post',
     path: '/v1/:ns/tables/:table/rows',
     operationId: 'insertRows',
+    // `on_conflict`, `columns` and the `select` of return=representation: read by the handler.
+    readsQuery: true,
     tags,
     access: 'authenticated',
     summary: 'Insert rows',
@@ -127,7 +129,7 @@ export function registerRowRoutes(
       },
       404: { description: 'No such namespace or table.' },
       409: { description: '`unique_violation`, or `namespace_read_only`.' },
-      507: { description: 'The write would exceed `max_db_size` (`quota_exceeded`); nothing was written.' },
+      507: { description: 'The write would exceed `max_db_size` (`quota_exceeded`), or the disk is full (`disk_full`); nothing was written.' },
     },
     handler: (ctx, { params: p, body }) => {
       const t = openTenant(ctx, namespaces, p.ns, 'write');
@@ -314,7 +316,7 @@ function restWindow(limitRaw: string | null, offsetRaw: string | null): { offset
   const int = (name: string, raw: string | null) => {
     if (raw === null || raw === '') return null;
     if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
-      throw new HearthError('invalid_request', `${name} must be a whole number (got ${JSON.stringify(raw)})`);
+      throw new HearthError('invalid_request', `${name} must be a whole number (got ${quoteInput(raw)})`);
     return Number(raw);
   };
   const limit = int('limit', limitRaw);
@@ -423,6 +425,8 @@ export function registerRestRoutes(api: Api, deps: { namespaces: NamespaceServic
     method: 'post',
     path,
     operationId: 'restInsert',
+    // `on_conflict`, `columns` and the `select` of return=representation: read by the handler.
+    readsQuery: true,
     tags: rtags,
     access: 'authenticated',
     summary: 'Insert rows (PostgREST)',

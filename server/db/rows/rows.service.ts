@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { HearthError } from '../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { ChangeEvent, EventBus } from '../events/bus.ts';
 import { q, requireObject, type TableInfo } from '../schema/catalog.ts';
 import { toStorage } from '../schema/types.ts';
@@ -44,7 +44,7 @@ export function projectRows(rows: Row[], select: string | null, t: TableInfo): R
     if (item.kind === 'aggregate') throw new HearthError('invalid_filter', 'aggregates cannot be selected from a write');
     if (item.kind === 'star') for (const c of t.columns) picks.push([c.name, c.name]);
     else {
-      if (!t.byName.has(item.column)) throw new HearthError('unknown_column', `${t.name} has no column ${JSON.stringify(item.column)}`);
+      if (!t.byName.has(item.column)) throw new HearthError('unknown_column', `${t.name} has no column ${quoteInput(item.column)}`);
       picks.push([item.alias, item.column]);
     }
   }
@@ -131,7 +131,7 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
   function requireId(t: TableInfo, raw: string): number {
     if (!t.hasId) throw new HearthError('invalid_request', `${t.name} has no integer id column: address its rows with filters`);
     if (!/^-?\d+$/.test(raw) || !Number.isSafeInteger(Number(raw)))
-      throw new HearthError('invalid_request', `row id must be an integer (got ${JSON.stringify(raw)})`);
+      throw new HearthError('invalid_request', `row id must be an integer (got ${quoteInput(raw)})`);
     return Number(raw);
   }
 
@@ -143,7 +143,7 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
     for (const [k, v] of Object.entries(row as Row)) {
       if (k === '_meta') continue;
       const col = t.byName.get(k);
-      if (!col) throw new HearthError('unknown_column', `${t.name} has no column ${JSON.stringify(k)}`);
+      if (!col) throw new HearthError('unknown_column', `${t.name} has no column ${quoteInput(k)}`);
       if (t.managed && (k === 'created_at' || k === 'updated_at'))
         throw new HearthError('reserved_name', `${k} is maintained by the service and cannot be written`);
       if (t.managed && k === 'id' && mode === 'update') throw new HearthError('reserved_name', 'id cannot be changed');
@@ -286,7 +286,8 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
     /**
      * Inserts rows in one transaction (all or none). Answers how many rows were written and, when `returning` is
      * set or someone listens to the namespace's events, the rows themselves (inserted or merged; with `returning`,
-     * shaped by its select).
+     * shaped by its select). A `bulk` load (without `returning`) answers only the count and publishes one `import`
+     * event instead of one per row.
      */
     insert(
       w: WriteContext,
@@ -302,15 +303,15 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
       let target = '';
       if (opts.onConflict) {
         const cols = opts.onConflict.split(',').map((c) => c.trim());
-        for (const c of cols) if (!t.byName.has(c)) throw new HearthError('unknown_column', `on_conflict: ${t.name} has no column ${JSON.stringify(c)}`);
+        for (const c of cols) if (!t.byName.has(c)) throw new HearthError('unknown_column', `on_conflict: ${t.name} has no column ${quoteInput(c)}`);
         target = `(${cols.map(q).join(', ')})`;
       }
       const convert = fullRow(t);
       const out: Row[] = [];
       const merged: Row[] = [];
-      // Nobody needs the written rows back (no representation, no listener, no merge to tell apart): skip
-      // RETURNING and the row conversion entirely — the common bulk-load path.
-      const lean = !opts.returning && !opts.bulk && opts.resolution !== 'merge-duplicates' && !deps.events.wants(w.ns);
+      // Nobody needs the written rows back (no representation, and a bulk load, or no listener and no merge to tell
+      // apart): skip RETURNING and the row conversion entirely.
+      const lean = !opts.returning && (opts.bulk || (opts.resolution !== 'merge-duplicates' && !deps.events.wants(w.ns)));
       let written = 0;
       try {
         // Rows of one request almost always name the same columns: build the SQL and find the statement only when
@@ -347,16 +348,12 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
           }
         })();
       } catch (err) {
-        writeError(err, t.name);
+        writeError(err, t.name, w.db);
       }
       if (lean) {
-        deps.events.spend(w.ns, written);
+        if (opts.bulk) service.imported(w, t.name, written);
+        else deps.events.spend(w.ns, written);
         return { count: written, rows: [] };
-      }
-      if (opts.bulk) {
-        // One event for a bulk import instead of one per row.
-        publish(w.ns, t.name, 'import', [{ count: out.length }], w.meta);
-        return { count: out.length, rows: out };
       }
       const mergedSet = new Set(merged);
       publish(
@@ -368,6 +365,11 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
       );
       publish(w.ns, t.name, 'update', merged, w.meta);
       return { count: out.length, rows: opts.returning ? projectRows(out, opts.returning.select, t) : out };
+    },
+
+    /** Publishes the one `import` event (`{count}`) of a bulk load into `table`, also for one written elsewhere (a CSV import's worker). */
+    imported(w: { ns: string; meta: Meta }, table: string, count: number): void {
+      publish(w.ns, table, 'import', [{ count }], w.meta);
     },
 
     /** Updates every row matching the filters (or one id); returns the updated rows (shaped by `returning`'s select when set). */
@@ -397,7 +399,7 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
       try {
         rows = w.db.transaction(() => prepare(w.db, `UPDATE ${q(t.name)} SET ${sets.join(', ')} ${whereSql} RETURNING *`).all(...params) as Row[])();
       } catch (err) {
-        writeError(err, t.name);
+        writeError(err, t.name, w.db);
       }
       const out = rows.map(fullRow(t));
       publish(w.ns, t.name, 'update', out, w.meta);
@@ -427,7 +429,7 @@ export function createRowsService(deps: { events: EventBus; queries: SqlService;
       try {
         rows = w.db.transaction(() => prepare(w.db, `DELETE FROM ${q(t.name)} ${whereSql} RETURNING *`).all(...params) as Row[])();
       } catch (err) {
-        writeError(err, t.name);
+        writeError(err, t.name, w.db);
       }
       const out = rows.map(fullRow(t));
       publish(w.ns, t.name, 'delete', out, w.meta);

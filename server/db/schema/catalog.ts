@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { HearthError } from '../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import { type ColumnDef, type ColumnInfo, type ColumnType, typeFromDeclared } from './types.ts';
 
 type Db = Database.Database;
@@ -15,13 +15,13 @@ export function checkUserIdentifier(name: unknown, what: string): string {
   if (typeof name !== 'string' || !IDENTIFIER.test(name)) {
     throw new HearthError(
       'invalid_identifier',
-      `${what} ${JSON.stringify(name)} is not a valid identifier: use letters, digits and underscores, starting with a letter (at most 63 characters)`,
+      `${what} ${quoteInput(name)} is not a valid identifier: use letters, digits and underscores, starting with a letter (at most 63 characters)`,
     );
   }
   if (name.startsWith('_') || (SYSTEM_COLUMNS as readonly string[]).includes(name) || name === '_meta' || /^sqlite_/i.test(name)) {
     throw new HearthError(
       'reserved_name',
-      `${what} ${JSON.stringify(name)} is reserved: id, created_at, updated_at, _meta, names starting with "_" and names starting with "sqlite_" belong to the service`,
+      `${what} ${quoteInput(name)} is reserved: id, created_at, updated_at, _meta, names starting with "_" and names starting with "sqlite_" belong to the service`,
     );
   }
   return name;
@@ -122,7 +122,7 @@ export function describe(db: Db, name: string): TableInfo | null {
 
 export function requireObject(db: Db, name: string): TableInfo {
   const info = typeof name === 'string' && !name.startsWith('_') && !/^sqlite_/i.test(name) ? describe(db, name) : null;
-  if (!info) throw new HearthError('table_not_found', `table or view ${JSON.stringify(name)} does not exist`);
+  if (!info) throw new HearthError('table_not_found', `table or view ${quoteInput(name)} does not exist`);
   return info;
 }
 

@@ -4,7 +4,7 @@
  * catalog and the changelog. How a change is carried out in SQLite (DDL, the table rebuild, the view guard) is ddl.ts's.
  */
 import type Database from 'better-sqlite3';
-import { HearthError } from '../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { EventBus } from '../events/bus.ts';
 import { storageRefusal } from '../storage-errors.ts';
 import {
@@ -46,13 +46,13 @@ export function checkSelect(db: Db, sql: string): void {
   }
 }
 
-function sqliteError(err: unknown): never {
+function sqliteError(err: unknown, db: Db): never {
   const e = err as { code?: string; message?: string };
   if (e.code === 'SQLITE_CONSTRAINT_UNIQUE')
     throw new HearthError('unique_violation', `cannot apply: existing rows violate a unique constraint (${e.message})`);
   if (e.code === 'SQLITE_CONSTRAINT_NOTNULL')
     throw new HearthError('not_null_violation', `cannot apply: existing rows hold NULL in a not_null column (${e.message})`);
-  const refusal = storageRefusal(err);
+  const refusal = storageRefusal(err, db);
   if (refusal) throw refusal;
   // SQLite checks every view and trigger after a rename; one that was already broken (it came so with an imported
   // file) stops it.
@@ -140,7 +140,7 @@ export function createSchemaService(deps: { events: EventBus }) {
     } catch (err) {
       invalidate(ctx.db);
       if (err instanceof HearthError) throw err;
-      sqliteError(err);
+      sqliteError(err, ctx.db);
     }
     invalidate(ctx.db);
     const timestamp = now();
@@ -169,7 +169,7 @@ export function createSchemaService(deps: { events: EventBus }) {
     for (const c of columns) {
       checkUserIdentifier(c.name, 'column');
       // SQLite column names are case-insensitive
-      if (seen.has(c.name.toLowerCase())) throw new HearthError('column_exists', `column ${JSON.stringify(c.name)} appears twice (names are case-insensitive)`);
+      if (seen.has(c.name.toLowerCase())) throw new HearthError('column_exists', `column ${quoteInput(c.name)} appears twice (names are case-insensitive)`);
       seen.add(c.name.toLowerCase());
     }
   }
@@ -202,7 +202,7 @@ export function createSchemaService(deps: { events: EventBus }) {
     ) {
       const name = checkUserIdentifier(body.name, body.type === 'view' ? 'view name' : 'table name');
       guardWrite(ctx);
-      if (nameTaken(ctx.db, name)) throw new HearthError('table_exists', `a table or view named ${JSON.stringify(name)} already exists`);
+      if (nameTaken(ctx.db, name)) throw new HearthError('table_exists', `a table or view named ${quoteInput(name)} already exists`);
       const metadata = body.metadata ?? {};
       if (body.type === 'table') {
         const columns = body.columns ?? [];
@@ -256,7 +256,7 @@ export function createSchemaService(deps: { events: EventBus }) {
       }
       const newName = body.rename !== undefined ? checkUserIdentifier(body.rename, 'new name') : name;
       if (newName !== name && nameTaken(ctx.db, newName) && newName.toLowerCase() !== name.toLowerCase()) {
-        throw new HearthError('table_exists', `a table or view named ${JSON.stringify(newName)} already exists`);
+        throw new HearthError('table_exists', `a table or view named ${quoteInput(newName)} already exists`);
       }
       let sql = t.sql;
       if (body.sql !== undefined) {
@@ -273,7 +273,7 @@ export function createSchemaService(deps: { events: EventBus }) {
           if (!plan.some((p) => p.def.name === d))
             throw new HearthError(
               'unknown_column',
-              t.byName.has(d) ? `${d} is a system column and cannot be dropped` : `table ${name} has no column ${JSON.stringify(d)}`,
+              t.byName.has(d) ? `${d} is a system column and cannot be dropped` : `table ${name} has no column ${quoteInput(d)}`,
             );
         }
         plan = plan.filter((p) => !dropped.has(p.def.name));
@@ -282,7 +282,7 @@ export function createSchemaService(deps: { events: EventBus }) {
           if (!plan.some((p) => p.def.name === from))
             throw new HearthError(
               'unknown_column',
-              t.byName.has(from) ? `${from} is a system column and cannot be renamed` : `table ${name} has no column ${JSON.stringify(from)}`,
+              t.byName.has(from) ? `${from} is a system column and cannot be renamed` : `table ${name} has no column ${quoteInput(from)}`,
             );
           checkUserIdentifier(to, 'column');
           if (to !== from) renames.set(from, to);
@@ -388,7 +388,7 @@ export function createSchemaService(deps: { events: EventBus }) {
       if (t.type === 'view') throw new HearthError('object_is_view', `${table} is a view: views cannot be indexed`);
       guardWrite(ctx);
       for (const c of body.columns) {
-        if (!t.byName.has(c)) throw new HearthError('unknown_column', `table ${table} has no column ${JSON.stringify(c)}`);
+        if (!t.byName.has(c)) throw new HearthError('unknown_column', `table ${table} has no column ${quoteInput(c)}`);
       }
       if (new Set(body.columns).size !== body.columns.length) throw new HearthError('invalid_request', 'an index lists each column once');
       if (body.type === 'fts') {
@@ -413,7 +413,7 @@ export function createSchemaService(deps: { events: EventBus }) {
       if (body.name === undefined) throw new HearthError('invalid_request', `an index of type ${body.type} needs a name`);
       const name = checkUserIdentifier(body.name, 'index name');
       if (name === FTS_INDEX_NAME) throw new HearthError('reserved_name', `index name "${FTS_INDEX_NAME}" is reserved for the full-text index`);
-      if (nameTaken(ctx.db, name)) throw new HearthError('index_exists', `an index, table or view named ${JSON.stringify(name)} already exists`);
+      if (nameTaken(ctx.db, name)) throw new HearthError('index_exists', `an index, table or view named ${quoteInput(name)} already exists`);
       change(ctx, 'create_index', table, { name, type: body.type, columns: body.columns }, body._meta, () => {
         ctx.db.exec(`CREATE ${body.type === 'unique' ? 'UNIQUE ' : ''}INDEX ${q(name)} ON ${q(table)} (${body.columns.map(q).join(', ')})`);
       });
@@ -423,7 +423,7 @@ export function createSchemaService(deps: { events: EventBus }) {
     dropIndex(ctx: SchemaContext, table: string, index: string, meta: Meta) {
       const t = requireObject(ctx.db, table);
       const found = listIndexes(ctx.db, t).find((i) => i.name === index);
-      if (!found) throw new HearthError('index_not_found', `table ${table} has no index ${JSON.stringify(index)}`);
+      if (!found) throw new HearthError('index_not_found', `table ${table} has no index ${quoteInput(index)}`);
       change(ctx, 'drop_index', table, { name: index, type: found.type }, meta, () => {
         if (found.type === 'fts') {
           dropFts(ctx.db, table);

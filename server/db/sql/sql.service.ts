@@ -5,7 +5,7 @@
  * response body or a HearthError.
  */
 import type { Readable } from 'node:stream';
-import { HearthError } from '../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { NamespaceConfig } from '../namespaces/namespaces.schemas.ts';
 import type { NamespaceService } from '../namespaces/namespaces.service.ts';
@@ -50,7 +50,7 @@ export function createSqlService(deps: SqlServiceDeps) {
 
   const currentFile = (ns: string): string => {
     const file = namespaces.handles.fileOf(ns);
-    if (!file) throw new HearthError('namespace_not_found', `namespace ${JSON.stringify(ns)} does not exist`);
+    if (!file) throw new HearthError('namespace_not_found', `namespace ${quoteInput(ns)} does not exist`);
     return file;
   };
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainTextRule } from '../../core/http/text.ts';
 import { ACCOUNT_CATEGORIES } from './categories.ts';
 
 export const LOGIN_PATTERN = /^[a-z_][a-z0-9_-]{0,31}$/;
@@ -10,14 +11,18 @@ export const Login = z
   .regex(LOGIN_PATTERN, `login must be ${LOGIN_RULE}`)
   .meta({ description: `Login name: ${LOGIN_RULE}. Unique; renaming keeps \`sub\`.`, example: 'alice' });
 const Email = z.email('email must be a valid address').max(254, 'email must be at most 254 characters');
-const DisplayName = z.string().trim().max(200, 'displayName must be at most 200 characters');
+const DisplayName = z.string().trim().max(200, 'displayName must be at most 200 characters').superRefine(plainTextRule('displayName'));
 const Profile = z.enum(['user', 'guest']).meta({ description: 'Account profile.' });
 const ExpiresAt = z.iso.datetime({ offset: true, message: 'expiresAt must be an ISO 8601 date-time (e.g. 2030-01-01T00:00:00Z)' });
 const GroupName = z
   .string()
   .regex(/^[a-z_][a-z0-9_-]{0,63}$/, `name must be ${GROUP_RULE}`)
   .meta({ description: `Group name: ${GROUP_RULE}. Unique.`, example: 'staff' });
-const Description = z.string().trim().max(1000, 'description must be at most 1000 characters');
+const Description = z
+  .string()
+  .trim()
+  .max(1000, 'description must be at most 1000 characters')
+  .superRefine(plainTextRule('description', { multiline: true }));
 const Id = (what: string) => z.uuid(`${what} must be a UUID`);
 
 export const Account = z
@@ -125,7 +130,8 @@ export const MemberQuery = z
   .strict()
   .refine((b) => (b.account === undefined) !== (b.group === undefined), 'exactly one of "account" (a sub) or "group" (a group id) is required');
 
-const ResourcePart = (name: string) => z.string().min(1, `${name} must not be empty`).max(200, `${name} must be at most 200 characters`);
+const ResourcePart = (name: string) =>
+  z.string().min(1, `${name} must not be empty`).max(200, `${name} must be at most 200 characters`).superRefine(plainTextRule(name));
 export const ServiceAccount = z
   .object({
     sub: z.string(),

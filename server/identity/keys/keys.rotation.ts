@@ -14,7 +14,7 @@
  *   its envelope is still the one that was read.
  */
 import type { AuditLog } from '../../core/audit/audit.ts';
-import { HearthError } from '../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import { type KekSet, seal } from './keys.crypto.ts';
 import {
@@ -134,7 +134,7 @@ export function createRotation(deps: RotationDeps) {
   async function revokeNow(kid: string, reason: string, actor: Actor): Promise<string | null> {
     for (let round = 0; round < 3; round++) {
       const row = await store.get(kid);
-      if (!row) throw new HearthError('key_not_found', `no signing key ${JSON.stringify(kid)}`);
+      if (!row) throw new HearthError('key_not_found', `no signing key ${quoteInput(kid)}`);
       if (row.state !== 'active' && row.state !== 'pending') throw new HearthError('key_not_revocable', `signing key ${kid} is already ${row.state}`);
       const made = row.state === 'active' ? await material.generate(row.purpose) : null;
       const outcome = await store.transaction(async () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainTextRule } from '../../core/http/text.ts';
 
 const time = (description: string) =>
   z
@@ -84,7 +85,15 @@ export const RewrapResult = z
 export const KidParams = z.object({ kid: z.string().min(1).max(100) });
 
 export const RevokeBody = z
-  .object({ reason: z.string().trim().min(1).max(500).meta({ description: 'The incident reason, stored durably with the key and in the audit log.' }) })
+  .object({
+    reason: z
+      .string()
+      .trim()
+      .min(1)
+      .max(500)
+      .superRefine(plainTextRule('reason', { multiline: true }))
+      .meta({ description: 'The incident reason, stored durably with the key and in the audit log.' }),
+  })
   .strict()
   .meta({ id: 'RevokeSigningKey' });
 

@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import type { AuditLog } from '../../core/audit/audit.ts';
-import { HearthError } from '../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { Actor } from '../accounts/accounts.service.ts';
 import type { AccountRow, AccountStore } from '../accounts/accounts.store.ts';
 import type { LinuxIdentityRow, LinuxStore, PreviewRow } from './linux.store.ts';
@@ -247,7 +247,7 @@ export function createLinuxService(deps: { store: LinuxStore; accountStore: Acco
       if (sub === undefined) return null;
       const identity = (await store.getIdentity(sub))!;
       const login = (await accountStore.getAccount(sub))?.login ?? name;
-      return `${JSON.stringify(name)} is the private Linux group of account ${login} (GID ${identity.gid}): a group cannot take its name`;
+      return `${quoteInput(name)} is the private Linux group of account ${login} (GID ${identity.gid}): a group cannot take its name`;
     },
 
     /** Every group with a GID. */

@@ -10,6 +10,8 @@
  * - Interactions (sign-in: ten minutes; consent: five minutes) are stored by hash; a consent is single-use and bound
  *   to the account it was shown to. Codes live 60 s (`grants/authorization-code.ts` redeems them).
  */
+
+import { quoteInput } from '../../core/http/errors.ts';
 import type { Actor } from '../accounts/accounts.service.ts';
 import type { AccountRow } from '../accounts/accounts.store.ts';
 import { type Client, CODE_LIFETIME_MS, CONSENT_LIFETIME_MS, json, type OAuthContext, parseScope, random, SIGN_IN_INTERACTION_MS, sha256 } from './context.ts';
@@ -150,9 +152,9 @@ export function createAuthorize(ctx: OAuthContext) {
       if (asked === null || asked.length === 0) scope = client.scopes;
       else {
         const unknown = asked.find((s) => !(SUPPORTED_SCOPES as readonly string[]).includes(s));
-        if (unknown !== undefined) return fail('invalid_scope', `unknown scope ${JSON.stringify(unknown)}`);
+        if (unknown !== undefined) return fail('invalid_scope', `unknown scope ${quoteInput(unknown)}`);
         const denied = asked.find((s) => !client.scopes.includes(s));
-        if (denied !== undefined) return fail('invalid_scope', `scope ${JSON.stringify(denied)} is not allowed for this client`);
+        if (denied !== undefined) return fail('invalid_scope', `scope ${quoteInput(denied)} is not allowed for this client`);
         scope = asked;
       }
       const rawResource = one('resource') as string | undefined;

@@ -11,7 +11,7 @@
  */
 
 import type { z } from 'zod';
-import { HearthError } from '../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { Actor } from '../accounts/accounts.service.ts';
 import {
   ABANDONED_REGISTRATION_MS,
@@ -267,18 +267,18 @@ export function createClients(ctx: OAuthContext) {
     async register(body: z.infer<typeof RegisterBody>, a: Actor) {
       for (const uri of body.redirect_uris) {
         const u = absoluteUri(uri);
-        if (!u) throw oauthError('invalid_redirect_uri', `redirect URI ${JSON.stringify(uri)} is not an absolute URI without fragment`);
+        if (!u) throw oauthError('invalid_redirect_uri', `redirect URI ${quoteInput(uri)} is not an absolute URI without fragment`);
         if (u.username || u.password || uri.includes('@'))
-          throw oauthError('invalid_redirect_uri', `redirect URI ${JSON.stringify(uri)} must not carry user information`);
+          throw oauthError('invalid_redirect_uri', `redirect URI ${quoteInput(uri)} must not carry user information`);
         if (!(u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname)))) {
-          throw oauthError('invalid_redirect_uri', `redirect URI ${JSON.stringify(uri)} must be https, or http on localhost, 127.0.0.1 or ::1`);
+          throw oauthError('invalid_redirect_uri', `redirect URI ${quoteInput(uri)} must be https, or http on localhost, 127.0.0.1 or ::1`);
         }
       }
       if (new Set(body.redirect_uris).size !== body.redirect_uris.length) throw oauthError('invalid_redirect_uri', 'redirect_uris has duplicates');
       for (const uri of body.post_logout_redirect_uris ?? []) {
         const u = absoluteUri(uri);
         if (!u || u.username || u.password || !(u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname)))) {
-          throw oauthError('invalid_client_metadata', `post_logout_redirect_uris: ${JSON.stringify(uri)} is not allowed`);
+          throw oauthError('invalid_client_metadata', `post_logout_redirect_uris: ${quoteInput(uri)} is not allowed`);
         }
       }
       let scopes: string[] = [...DELEGATED_SCOPES];
@@ -286,7 +286,7 @@ export function createClients(ctx: OAuthContext) {
         const asked = parseScope(body.scope)!;
         const bad = asked.find((s) => !(DELEGATED_SCOPES as readonly string[]).includes(s));
         if (bad !== undefined)
-          throw oauthError('invalid_client_metadata', `scope ${JSON.stringify(bad)} cannot be registered; allowed: ${DELEGATED_SCOPES.join(' ')}`);
+          throw oauthError('invalid_client_metadata', `scope ${quoteInput(bad)} cannot be registered; allowed: ${DELEGATED_SCOPES.join(' ')}`);
         if (asked.length === 0) throw oauthError('invalid_client_metadata', 'scope must not be empty');
         scopes = asked;
       }

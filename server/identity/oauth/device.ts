@@ -25,7 +25,7 @@
  * and adds five seconds to the interval of this device code for good.
  */
 import crypto from 'node:crypto';
-import { HearthError } from '../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { Actor } from '../accounts/accounts.service.ts';
 import type { AccountRow } from '../accounts/accounts.store.ts';
 import { DEVICE_CODE_GRANT } from '../contract.ts';
@@ -143,9 +143,9 @@ export function createDeviceFlow(deps: {
     const asked = raw === undefined ? null : [...new Set(raw.split(' ').filter(Boolean))];
     if (asked === null || asked.length === 0) return client.scopes.slice(0, MAX_DEVICE_SCOPES);
     const unknown = asked.find((s) => !(SUPPORTED_SCOPES as readonly string[]).includes(s));
-    if (unknown !== undefined) throw oauthError('invalid_scope', `unknown scope ${JSON.stringify(unknown)}`);
+    if (unknown !== undefined) throw oauthError('invalid_scope', `unknown scope ${quoteInput(unknown)}`);
     const denied = asked.find((s) => !client.scopes.includes(s));
-    if (denied !== undefined) throw oauthError('invalid_scope', `scope ${JSON.stringify(denied)} is not allowed for this client`);
+    if (denied !== undefined) throw oauthError('invalid_scope', `scope ${quoteInput(denied)} is not allowed for this client`);
     if (asked.length > MAX_DEVICE_SCOPES) throw oauthError('invalid_scope', `at most ${MAX_DEVICE_SCOPES} scopes`);
     return asked;
   }

@@ -141,6 +141,11 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     responses: {
       200: { description: 'The sign-in or consent page.', schema: Html, contentType: 'text/html' },
       303: { description: 'Redirect to the client.' },
+      400: {
+        description: 'Unknown client or redirect URI (an HTML page); a form body that cannot be read (JSON, e.g. a parameter given twice).',
+        schema: Html,
+        contentType: 'text/html',
+      },
     },
     handler: async (ctx) => authorize(ctx, await readFormBody(ctx, FORM_LIMIT)),
   });
@@ -156,6 +161,11 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     responses: {
       200: { description: 'The consent page or the sign-in page.', schema: Html, contentType: 'text/html' },
       303: { description: 'Redirect to the client.' },
+      400: {
+        description: 'The sign-in has expired or is unknown (an HTML page); an id that is not one (JSON).',
+        schema: Html,
+        contentType: 'text/html',
+      },
     },
     handler: async (ctx, { params }) => {
       const i = await oauth.interaction(params.id);
@@ -423,6 +433,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     responses: {
       200: { description: '"Signed out" page.', schema: Html, contentType: 'text/html' },
       303: { description: "Redirect to the client's logout URI." },
+      403: { description: "Not posted from this platform's own pages (`origin_mismatch`)." },
     },
     handler: async (ctx) => {
       requireOrigin(ctx);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { plainTextRule } from '../../core/http/text.ts';
 import { PageQuery } from '../accounts/accounts.schemas.ts';
 
 /** Every scope Hearth knows. */
@@ -77,8 +78,13 @@ export const OAuthClient = z
   .meta({ id: 'OAuthClient' });
 
 const clientFields = {
-  name: z.string().trim().min(1, 'name must be 1–120 characters').max(120, 'name must be 1–120 characters'),
-  description: z.string().trim().max(1000, 'description must be at most 1000 characters').nullable(),
+  name: z.string().trim().min(1, 'name must be 1–120 characters').max(120, 'name must be 1–120 characters').superRefine(plainTextRule('name')),
+  description: z
+    .string()
+    .trim()
+    .max(1000, 'description must be at most 1000 characters')
+    .superRefine(plainTextRule('description', { multiline: true }))
+    .nullable(),
   redirectUris: listOf(RedirectUri, 'redirectUris'),
   logoutUri: RedirectUri.nullable(),
   scopes: listOf(ScopeName, 'scopes'),
@@ -147,7 +153,7 @@ export const RegisterBody = z
       .refine((g) => g.includes('authorization_code'), 'grant_types must include authorization_code'),
     response_types: z.array(z.literal('code', { message: 'response_types may contain only "code"' })).optional(),
     application_type: z.enum(['native', 'web'], { message: 'application_type must be "native" or "web"' }).optional(),
-    client_name: z.string().trim().min(1).max(120, 'client_name must be 1–120 characters').optional(),
+    client_name: z.string().trim().min(1).max(120, 'client_name must be 1–120 characters').superRefine(plainTextRule('client_name')).optional(),
     scope: z.string().max(1000).optional(),
     post_logout_redirect_uris: z.array(z.string().max(2048)).max(1, 'post_logout_redirect_uris: at most one').optional(),
   })

@@ -14,6 +14,8 @@
  * - `userinfo.ts`: UserInfo and the principal of a bearer access token on Hearth's own APIs.
  * - `device.ts`: terminal sign-in (RFC 8628), for first-party clients only.
  */
+
+import { quoteInput } from '../../core/http/errors.ts';
 import type { Actor } from '../accounts/accounts.service.ts';
 import { createAuthorize } from './authorize.ts';
 import { authenticateClient, credentialsOf } from './client-auth.ts';
@@ -97,7 +99,7 @@ export function createOAuthService(
       if (!grant) throw oauthError('invalid_request', 'grant_type is required');
       const client = await authenticateClient(ctx, credentialsOf(form, authorization));
       const handler = grants.get(grant);
-      if (!handler) throw oauthError('unsupported_grant_type', `grant_type ${JSON.stringify(grant)} is not supported`);
+      if (!handler) throw oauthError('unsupported_grant_type', `grant_type ${quoteInput(grant)} is not supported`);
       return handler(client, form, { ...a, actor: `oauth-client:${client.clientId}` });
     },
 

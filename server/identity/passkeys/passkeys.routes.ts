@@ -4,6 +4,7 @@ import type { Api } from '../../core/http/api.ts';
 import { SMALL_BODY_LIMIT } from '../../core/http/body.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
+import { plainTextRule } from '../../core/http/text.ts';
 import { Reauthenticated } from '../sessions/sessions.routes.ts';
 import { type SessionsService, wrongOrigin } from '../sessions/sessions.service.ts';
 import { MAX_PASSKEYS_PER_ACCOUNT, type PasskeysService } from './passkeys.service.ts';
@@ -28,7 +29,7 @@ const Ceremony = z
   })
   .meta({ id: 'PasskeyCeremony' });
 const Credential = z.record(z.string(), z.unknown()).meta({ description: 'The WebAuthn credential in its JSON form (`PublicKeyCredential.toJSON()`).' });
-const Name = z.string().trim().min(1, 'name must be 1–80 characters').max(80, 'name must be 1–80 characters');
+const Name = z.string().trim().min(1, 'name must be 1–80 characters').max(80, 'name must be 1–80 characters').superRefine(plainTextRule('name'));
 const IdParams = z.object({ id: z.string().min(1).max(1400) });
 
 const noStore = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');

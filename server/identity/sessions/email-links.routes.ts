@@ -76,7 +76,10 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
     access: 'public',
     summary: 'Form: ask for a password-reset link',
     rawBody: { contentType: 'application/x-www-form-urlencoded', schema: RequestBody },
-    responses: { 200: { description: 'Page.', schema: Html, contentType: 'text/html' } },
+    responses: {
+      403: { description: "Not posted from this platform's own pages (`origin_mismatch`)." },
+      200: { description: 'Page.', schema: Html, contentType: 'text/html' },
+    },
     handler: async (ctx) => {
       requireOrigin(ctx);
       const form = await readFormBody(ctx, FORM_LIMIT);
@@ -102,7 +105,10 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
     access: 'public',
     summary: 'Form: ask for a sign-in link',
     rawBody: { contentType: 'application/x-www-form-urlencoded', schema: RequestBody },
-    responses: { 200: { description: 'Page.', schema: Html, contentType: 'text/html' } },
+    responses: {
+      403: { description: "Not posted from this platform's own pages (`origin_mismatch`)." },
+      200: { description: 'Page.', schema: Html, contentType: 'text/html' },
+    },
     handler: async (ctx) => {
       requireOrigin(ctx);
       const form = await readFormBody(ctx, FORM_LIMIT);
@@ -149,6 +155,7 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
     description: `Form fields \`token\`, \`password\` (${PASSWORD_MIN_LENGTH}–${PASSWORD_MAX_LENGTH} characters). Needs this platform's \`Origin\`. Uses the link, sets the password, ends every session of the account, signs this browser in and redirects to \`/\`. Audited as \`account.password.set\` and \`session.login\` (method \`reset_link\`).`,
     rawBody: { contentType: 'application/x-www-form-urlencoded', schema: z.object({ token: z.string(), password: z.string() }) },
     responses: {
+      403: { description: "Not posted from this platform's own pages (`origin_mismatch`)." },
       303: { description: 'Signed in.' },
       400: { description: 'Expired link or a password of the wrong length (a page).', schema: Html, contentType: 'text/html' },
     },
@@ -211,7 +218,11 @@ export function registerEmailLinkRoutes(api: Api, links: EmailLinks, sessions: S
     description:
       "Form field `token`. Needs this platform's `Origin`. Uses the link once, opens a session and redirects to `/`. Audited as `session.login` (method `email_link`).",
     rawBody: { contentType: 'application/x-www-form-urlencoded', schema: z.object({ token: z.string() }) },
-    responses: { 303: { description: 'Signed in.' }, 400: { description: 'Expired link (a page).', schema: Html, contentType: 'text/html' } },
+    responses: {
+      403: { description: "Not posted from this platform's own pages (`origin_mismatch`)." },
+      303: { description: 'Signed in.' },
+      400: { description: 'Expired link (a page).', schema: Html, contentType: 'text/html' },
+    },
     handler: async (ctx) => {
       requireOrigin(ctx);
       const form = await readFormBody(ctx, FORM_LIMIT);

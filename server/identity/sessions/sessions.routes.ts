@@ -4,6 +4,7 @@ import type { Api } from '../../core/http/api.ts';
 import { SMALL_BODY_LIMIT } from '../../core/http/body.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
+import { plainTextRule } from '../../core/http/text.ts';
 import { Login, SubParams } from '../accounts/accounts.schemas.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
 import { Password, type SessionsService, wrongOrigin } from './sessions.service.ts';
@@ -33,7 +34,7 @@ const makeSetupBody = () =>
     .object({
       login: Login,
       password: Password,
-      displayName: z.string().trim().max(200, 'displayName must be at most 200 characters').optional(),
+      displayName: z.string().trim().max(200, 'displayName must be at most 200 characters').superRefine(plainTextRule('displayName')).optional(),
       email: z.email('email must be a valid address').max(254).nullable().optional(),
     })
     .strict()

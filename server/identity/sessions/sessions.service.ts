@@ -14,7 +14,7 @@ import { z } from 'zod';
 import type { AuditLog } from '../../core/audit/audit.ts';
 import type { Principal, SessionInfo } from '../../core/auth/tokens.service.ts';
 import type { AppContext } from '../../core/http/context.ts';
-import { badRequest, HearthError } from '../../core/http/errors.ts';
+import { badRequest, HearthError, quoteInput } from '../../core/http/errors.ts';
 import { CreateAccountBody } from '../accounts/accounts.schemas.ts';
 import { type AccountsService, type Actor, presentAccount } from '../accounts/accounts.service.ts';
 import type { AccountRow, AccountStore } from '../accounts/accounts.store.ts';
@@ -88,7 +88,7 @@ export function requirePlatformOrigin(ctx: AppContext, issuer: string): void {
  * public address when that one is wrong for the office (`HEARTH_PUBLIC_URL`).
  */
 export function wrongOrigin(origin: string, issuer: string): string {
-  return `the Origin ${JSON.stringify(origin)} is not this platform's origin: open Hearth at ${issuer} (if people reach it at another address, set HEARTH_PUBLIC_URL to that address)`;
+  return `the Origin ${quoteInput(origin)} is not this platform's origin: open Hearth at ${issuer} (if people reach it at another address, set HEARTH_PUBLIC_URL to that address)`;
 }
 
 export function presentSessionAccount(row: AccountRow) {

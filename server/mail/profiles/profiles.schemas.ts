@@ -1,7 +1,7 @@
 import net from 'node:net';
 import { z } from 'zod';
+import { plainTextRule } from '../../core/http/text.ts';
 import { SMTP_FAILURE_REASONS } from '../delivery/smtp-failure.ts';
-import { NAME_FORBIDDEN } from '../text.ts';
 import { CaBundleError, MAX_CA_CERTIFICATES, MAX_CA_PEM_LENGTH, parseCaBundle } from '../tls-ca.ts';
 
 export const PROFILE_KEY_PATTERN = /^[a-z0-9][a-z0-9-]{0,62}$/;
@@ -15,14 +15,12 @@ export const isHost = (h: string) => net.isIP(h) !== 0 || HOSTNAME.test(h);
 export const sameHost = (a: string | null | undefined, b: string | null | undefined) => (a ?? '').trim().toLowerCase() === (b ?? '').trim().toLowerCase();
 
 const CONTROL = /[\u0000-\u001f\u007f]/;
-/** A display name of at most 120 characters (trimmed; `min` 1 refuses an empty one), one line without control characters. */
+/**
+ * A display name of at most 120 characters (trimmed; `min` 1 refuses an empty one), one line of plain text: no control
+ * characters (CR, LF, NUL, U+0085 among them), U+2028, U+2029, bidirectional overrides or unpaired surrogates.
+ */
 export const DisplayName = (field: string, min = 0) =>
-  z
-    .string()
-    .trim()
-    .min(min, `${field} must not be empty`)
-    .max(120, `${field} must be at most 120 characters`)
-    .refine((n) => !NAME_FORBIDDEN.test(n), `${field} must be one line without control characters (no CR, LF, NUL, U+0085, U+2028 or U+2029)`);
+  z.string().trim().min(min, `${field} must not be empty`).max(120, `${field} must be at most 120 characters`).superRefine(plainTextRule(field));
 /** `local@domain`: no spaces or control characters, one `@` before a non-empty domain. */
 export const ADDRESS = /^[^\s@<>()[\],;:"\\]+(?:\.[^\s@<>()[\],;:"\\]+)*@[^\s@<>()[\],;:"\\]+$/;
 
@@ -106,7 +104,7 @@ export const ProfileWrite = z
       .meta({ description: 'Sender address, also the SMTP envelope sender.' }),
     fromName: DisplayName('fromName').nullable().default(null).meta({
       description:
-        "The sender's display name: at most 120 characters, one line without control characters (no CR, LF, NUL, U+0085, U+2028 or U+2029). Null uses the registered application name (the installation name for Core mail and test sends).",
+        "The sender's display name: at most 120 characters, one line of plain text (no CR, LF, NUL, U+0085, U+2028, U+2029 or other control characters, no bidirectional overrides or unpaired surrogates). Null uses the registered application name (the installation name for Core mail and test sends).",
     }),
     smtpHost: Host('smtpHost'),
     smtpPort: Port('smtpPort'),

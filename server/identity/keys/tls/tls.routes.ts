@@ -62,7 +62,10 @@ export function registerTlsRoutes(api: Api, tls: TlsService, deps: { publicUrl: 
     access: 'public',
     summary: "The internal certificate authority's root (PEM)",
     description: 'With `--tls internal`: the root certificate devices install to trust Hearth. 404 `not_found` in the other modes.',
-    responses: { 200: { description: 'PEM certificate.', contentType: 'application/x-pem-file', schema: z.string() } },
+    responses: {
+      200: { description: 'PEM certificate.', contentType: 'application/x-pem-file', schema: z.string() },
+      404: { description: 'TLS is not `internal`: there is no root to install (`not_found`).' },
+    },
     handler: (ctx) => {
       const pem = root();
       ctx.type = 'application/x-pem-file';
@@ -79,7 +82,10 @@ export function registerTlsRoutes(api: Api, tls: TlsService, deps: { publicUrl: 
     access: 'public',
     summary: "The internal certificate authority's root (DER)",
     description: 'The same root as `/ca.pem`, DER-encoded, as Android, Windows and ChromeOS import it.',
-    responses: { 200: { description: 'DER certificate.', contentType: 'application/pkix-cert', schema: z.string() } },
+    responses: {
+      200: { description: 'DER certificate.', contentType: 'application/pkix-cert', schema: z.string() },
+      404: { description: 'TLS is not `internal`: there is no root to install (`not_found`).' },
+    },
     handler: (ctx) => {
       const pem = root();
       ctx.type = 'application/pkix-cert';
@@ -97,7 +103,10 @@ export function registerTlsRoutes(api: Api, tls: TlsService, deps: { publicUrl: 
     summary: 'A configuration profile that installs the root on iOS, iPadOS and macOS',
     description:
       'Open it in Safari, install it in Settings › Profile Downloaded, then turn on full trust in Settings › General › About › Certificate Trust Settings.',
-    responses: { 200: { description: 'Apple configuration profile (unsigned).', contentType: 'application/x-apple-aspen-config', schema: z.string() } },
+    responses: {
+      200: { description: 'Apple configuration profile (unsigned).', contentType: 'application/x-apple-aspen-config', schema: z.string() },
+      404: { description: 'TLS is not `internal`: there is no root to install (`not_found`).' },
+    },
     handler: (ctx) => {
       const text = mobileconfig(root(), label());
       ctx.type = 'application/x-apple-aspen-config';
@@ -126,7 +135,11 @@ export function registerTlsRoutes(api: Api, tls: TlsService, deps: { publicUrl: 
     summary: 'Renew the certificate now',
     description:
       'Internal: a new leaf. ACME: a new order. Files: the files are read again. On failure the current certificate stays in use and the answer is 502 `renewal_failed` with the reason. 409 `tls_off` without TLS.',
-    responses: { 200: { description: 'Renewed; the new status.', schema: TlsStatusSchema } },
+    responses: {
+      200: { description: 'Renewed; the new status.', schema: TlsStatusSchema },
+      409: { description: 'TLS is off (`tls_off`).' },
+      502: { description: 'The renewal failed; the current certificate stays in use (`renewal_failed`).' },
+    },
     handler: async (ctx) => {
       if (!tls.enabled) throw new HearthError('tls_off', 'TLS is off: start Hearth with --tls internal|acme|files to have a certificate to renew');
       try {

@@ -3,6 +3,8 @@
  * access token for that service account. Scopes: the client's, without the user-only ones (`openid`, `profile`,
  * `email`, `groups`, `offline_access`); `resource` must be one of the client's audiences. No refresh token.
  */
+
+import { quoteInput } from '../../../core/http/errors.ts';
 import { type GrantHandler, type OAuthContext, oauthError, parseScope, validResource } from '../context.ts';
 
 const USER_ONLY = ['openid', 'profile', 'email', 'groups', 'offline_access'];
@@ -19,7 +21,7 @@ export function clientCredentialsGrant(ctx: OAuthContext): GrantHandler {
     if (requested === null) scope = client.scopes.filter((s) => !USER_ONLY.includes(s));
     else {
       const bad = requested.find((s) => !client.scopes.includes(s) || USER_ONLY.includes(s));
-      if (bad !== undefined) throw oauthError('invalid_scope', `scope ${JSON.stringify(bad)} is not allowed for this client's client_credentials grant`);
+      if (bad !== undefined) throw oauthError('invalid_scope', `scope ${quoteInput(bad)} is not allowed for this client's client_credentials grant`);
       scope = requested;
     }
     const resource = validResource(form.resource);

@@ -8,7 +8,7 @@
  * only a reservation proven not to have issued tokens is released (the refresh token stays valid, 503 "try again"),
  * otherwise the family fails closed. The rotation commits only if the reservation is still ours.
  */
-import { HearthError } from '../../../core/http/errors.ts';
+import { HearthError, quoteInput } from '../../../core/http/errors.ts';
 import { type GrantHandler, json, type OAuthContext, oauthError, parseScope, random, sha256, validResource } from '../context.ts';
 
 export function refreshTokenGrant(ctx: OAuthContext): GrantHandler {
@@ -33,7 +33,7 @@ export function refreshTokenGrant(ctx: OAuthContext): GrantHandler {
     let scope = granted;
     if (requested !== null) {
       const wider = requested.find((s) => !granted.includes(s));
-      if (wider !== undefined) throw oauthError('invalid_scope', `scope ${JSON.stringify(wider)} was not granted; a refresh can only narrow the scopes`);
+      if (wider !== undefined) throw oauthError('invalid_scope', `scope ${quoteInput(wider)} was not granted; a refresh can only narrow the scopes`);
       scope = granted.filter((s) => requested.includes(s));
     }
     const resource = validResource(form.resource);
