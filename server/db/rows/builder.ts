@@ -61,7 +61,7 @@ function filterValue(col: ColumnInfo, raw: string): unknown {
     case 'blob': {
       // Blobs are written and read as base64: compare the bytes it stands for (a "+" sent unencoded arrives as a space).
       const bytes = decodeBase64(raw.replace(/ /g, '+'));
-      if (bytes === null) throw invalidFilter(`${col.name} is blob: ${JSON.stringify(raw)} is not base64 (standard or URL-safe alphabet, padding optional)`);
+      if (bytes === null) throw invalidFilter(`${col.name} is blob: ${quoteInput(raw)} is not base64 (standard or URL-safe alphabet, padding optional)`);
       return bytes;
     }
     default:
@@ -135,7 +135,7 @@ function comparison(col: ColumnInfo, op: Exclude<Operator, 'in' | 'is'>, value: 
 /**
  * `parts` joined with `op` as a balanced tree, `((a OR b) OR (c OR d))`, in their order (so the `?` placeholders stay
  * in the order of `params`). SQLite's parser nests a plain `a OR b OR c …` one level per term and refuses an
- * expression deeper than 1,000 levels; balanced, 5,000 terms nest 13 deep.
+ * expression deeper than 1,000 levels; balanced, a list of 1,000 terms nests 8 deep.
  */
 function balanced(parts: string[], op: 'AND' | 'OR'): string {
   if (parts.length === 1) return parts[0]!;
@@ -143,6 +143,19 @@ function balanced(parts: string[], op: 'AND' | 'OR'): string {
   const mid = Math.ceil(parts.length / 2);
   return `(${balanced(parts.slice(0, mid), op)} ${op} ${balanced(parts.slice(mid), op)})`;
 }
+
+/** A short `(any)`/`(all)` list: one comparison per element, ORed or ANDed. */
+function quantifiedTerms(col: ColumnInfo, c: Extract<Condition, { kind: 'quantified' }>, params: unknown[]): string {
+  const parts = c.values.map((v) => (v === null ? 'NULL' : comparison(col, c.op, v, params)));
+  return parts.length === 1 ? `(${parts[0]})` : balanced(parts, c.quantifier === 'any' ? 'OR' : 'AND');
+}
+
+/**
+ * An `eq(any)` list longer than this is written `col IN (…)` instead of ORed equalities: the same three-valued answer
+ * (true when an element equals, else null when the column or an element is null, else false), and SQLite prepares one
+ * IN term in linear time where its planner spends quadratic time on many ORed terms.
+ */
+const LONG_LIST = 16;
 
 function conditionSql(table: TableInfo, c: Condition, params: unknown[], dialect: Dialect): string {
   if (c.kind === 'logic') {
@@ -157,10 +170,10 @@ function conditionSql(table: TableInfo, c: Condition, params: unknown[], dialect
     // PostgreSQL's `col op ANY('{…}')` / `ALL('{…}')`: ORed / ANDed comparisons, with the same three-valued result
     // (a null element compares as null); ANY of nothing is false, ALL of nothing true.
     if (c.values.length === 0) sql = c.quantifier === 'any' ? '0' : '1';
-    else {
-      const parts = c.values.map((v) => (v === null ? 'NULL' : comparison(col, c.op, v, params)));
-      sql = parts.length === 1 ? `(${parts[0]})` : balanced(parts, c.quantifier === 'any' ? 'OR' : 'AND');
-    }
+    else if (c.op === 'eq' && c.quantifier === 'any' && c.values.length > LONG_LIST) {
+      for (const v of c.values) params.push(v === null ? null : filterValue(col, v));
+      sql = `${id} IN (${c.values.map(() => '?').join(', ')})`;
+    } else sql = quantifiedTerms(col, c, params);
   } else if (c.op === 'in') {
     const list = c.value as string[];
     if (list.length === 0) sql = '0';

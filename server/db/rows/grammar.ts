@@ -11,7 +11,7 @@
  *   qop        eq gt gte lt lte like ilike match imatch   (PostgREST takes no modifier on neq: not.eq(all) is neq(any))
  *   array      {<e>,<e>,…}  PostgreSQL's array literal: <e> is "quoted" (\ escapes) or bare (trimmed, \ escapes),
  *              an unquoted NULL (any case) is null; {} is empty; nested arrays are refused
- *              a list (in.(…) or an array) holds at most MAX_LIST_VALUES (5,000) values
+ *              a list (in.(…) or an array) holds at most MAX_LIST_VALUES (1,000) values
  *   logic      or=(<cond>,…)  and=(<cond>,…)  not.or=(…)  not.and=(…)
  *   cond       <column>.[not.]<op>.<item> | …in.(<item>,…) | …is.<word> | …<qop>(any|all).<item>
  *              | [not.]and(<cond>,…) | [not.]or(<cond>,…)        nesting at most 10 deep, 200 conds per level
@@ -74,7 +74,7 @@ export const invalidFilter = (message: string) => new HearthError('invalid_filte
 const MAX_DEPTH = 10;
 const MAX_CONDITIONS = 200;
 /** The most values one list holds: `in.(…)` or an `(any)`/`(all)` array. */
-export const MAX_LIST_VALUES = 5000;
+export const MAX_LIST_VALUES = 1000;
 const tooManyValues = (n: number, column: string) =>
   invalidFilter(
     `the list in the filter on ${column} has ${n} values: at most ${MAX_LIST_VALUES} values in one list (split the request, or filter on another column)`,
