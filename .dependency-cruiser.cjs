@@ -4,7 +4,9 @@
  *  - a domain (db, identity, mail) reaches another, and the CLI, the entries and the UI reach a domain, only through
  *    its doors: `index.ts` (the service, for the server) and `contract.ts` (the light shared contract: constants, wire
  *    schemas and types, cheap to load — what the CLI and the UI need);
- *  - the UI imports server code only as types (erased at build), or a contract module;
+ *  - the UI (the admin UI, ui/src, and the browser SDK, ui/sdk) imports server code only as types (erased at build),
+ *    or a contract module; a test beside the SDK runs under Node, not in a bundle, and may import the server's
+ *    modules it checks the SDK against;
  *  - no cycles.
  * Composition roots (`server/boot.ts`) wire domains through their index.ts as well.
  */
@@ -12,8 +14,12 @@ const DOMAINS = '(db|identity|mail)';
 const DOORS = `^server/${DOMAINS}/(index|contract)[.]ts$`;
 /** Worker threads and child processes are entries of their own, started by server/entry/roles.ts. */
 const WORKERS = `^server/${DOMAINS}/.+[.](worker|child)[.]ts$`;
-/** Browser-safe contract modules (a domain's, or core's). */
-const CONTRACTS = '^server/(core|db|identity|mail)/contract[.]ts$';
+/**
+ * Browser-safe contract modules: a domain's or core's `contract.ts`, and the phone-authenticator protocol's
+ * `approval/contracts.ts` (its constants, schemas and signed byte strings, the one source the browser SDK re-exports;
+ * kept out of identity's contract.ts, which the CLI loads and which stays free of zod).
+ */
+const CONTRACTS = '^server/((core|db|identity|mail)/contract|identity/approval/contracts)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -22,7 +28,7 @@ module.exports = {
       name: 'no-cycles',
       severity: 'error',
       comment: 'A cycle makes load order matter and hides which module owns what.',
-      from: { path: '^(server|ui/src|electron)/' },
+      from: { path: '^(server|ui/src|ui/sdk|electron)/' },
       to: { circular: true },
     },
     {
@@ -50,7 +56,7 @@ module.exports = {
       name: 'ui-imports-server-types-or-contracts',
       severity: 'error',
       comment: 'The admin UI is a browser bundle: server code reaches it only as types, or as a contract module.',
-      from: { path: '^ui/' },
+      from: { path: '^ui/', pathNot: '^ui/sdk/.+[.]test[.]ts$' },
       to: { path: '^server/', pathNot: CONTRACTS, dependencyTypesNot: ['type-only'] },
     },
   ],

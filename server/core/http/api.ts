@@ -82,6 +82,15 @@ export const ErrorSchema = z
   .object({
     error: z.string().meta({ description: 'Stable error code (snake_case).', example: 'invalid_request' }),
     message: z.string().meta({ description: 'Human-readable explanation.' }),
+    in: z
+      .enum(['body', 'query', 'path'])
+      .optional()
+      .meta({ description: 'Of a request that fails validation (`invalid_request`): the part of the request the problem is in.' }),
+    field: z.string().optional().meta({
+      description:
+        'Of a request that fails validation (`invalid_request`): the dotted path of the value the problem is about inside `in`, as the message writes it (`config.busy_timeout`); absent when the problem is about the whole body or query string (an unknown key, a body that is not a JSON object).',
+      example: 'config.busy_timeout',
+    }),
     details: z
       .record(z.string(), z.unknown())
       .optional()
@@ -268,11 +277,13 @@ export class Api {
 /** The answer of a route that takes no query string to one that has keys (as a strict schema's `unrecognized_keys`). */
 function refuseQuery(querystring: string): never {
   const keys = [...new Set([...new URLSearchParams(querystring).keys()])];
-  if (keys.length === 0) throw new HearthError('invalid_request', 'query: this endpoint takes no query string');
+  const fields = { in: 'query' };
+  if (keys.length === 0) throw new HearthError('invalid_request', 'query: this endpoint takes no query string', { fields });
   const shown = keys.slice(0, 5).map((k) => quoteInput(k));
   throw new HearthError(
     'invalid_request',
     `query: unknown ${keys.length > 1 ? 'keys' : 'key'} ${shown.join(', ')}${keys.length > shown.length ? ` and ${keys.length - shown.length} more` : ''}`,
+    { fields },
   );
 }
 
@@ -375,6 +386,11 @@ function prefilterMatch(router: Router<AppState>): void {
 /**
  * Validates `value` with `schema` as a route validates its input: the first issue becomes 400 `invalid_request`
  * (`body: subject: …`). Also for input that arrives other than by HTTP (e.g. Core's own mail).
+ *
+ * The envelope names where the problem is: `in` (`body`, `query` or `path`) and `field`, the dotted path of the value
+ * inside it as the message writes it (`config.busy_timeout`; a long key quoted and cut), left out when the issue is
+ * about the whole body or query string (an unknown key, a body that is not an object). A form puts the message next
+ * to its field from these two members, never from the message's text.
  */
 export function parse<T extends z.ZodType>(schema: T, value: unknown, where: string): z.infer<T> {
   const result = schema.safeParse(value);
@@ -393,5 +409,9 @@ export function parse<T extends z.ZodType>(schema: T, value: unknown, where: str
     const more = issue.keys.length - shown.length;
     message = `unknown ${issue.keys.length > 1 ? 'keys' : 'key'} ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
   }
-  throw new HearthError('invalid_request', `${where === 'body' || where === 'query' ? `${where}: ` : ''}${at === where ? '' : `${at}: `}${message}`);
+  const fields: Record<string, string> = where === 'body' || where === 'query' || where === 'path' ? { in: where } : {};
+  if (issue.path.length) fields.field = at;
+  throw new HearthError('invalid_request', `${where === 'body' || where === 'query' ? `${where}: ` : ''}${at === where ? '' : `${at}: `}${message}`, {
+    fields,
+  });
 }

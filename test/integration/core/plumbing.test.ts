@@ -20,12 +20,13 @@ afterAll(async () => {
   await s.stop();
 });
 
-async function expectEnvelope(res: Response, status: number, code: string) {
+/** `where`: the members naming where a validation error is (`in`, `field`), beside `error` and `message`. */
+async function expectEnvelope(res: Response, status: number, code: string, where: { in: string; field?: string } | null = null) {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   expect(res.headers.get('x-request-id')).toMatch(/^[\x21-\x7e]{1,128}$/);
   const body = await res.json();
-  expect(body).toEqual({ error: code, message: expect.any(String) });
+  expect(body).toEqual({ error: code, message: expect.any(String), ...where });
   expect(body.message.length).toBeGreaterThan(5);
   return body;
 }
@@ -173,12 +174,21 @@ describe('API tokens', () => {
     [{ name: 'x', scope: 'admin', namespaces: ['a'] }, 'scope'],
     [{ name: '', scope: 'admin' }, 'name'],
     [{ name: 'x', scope: 'root' }, 'scope'],
-    [{ name: 'x', scope: 'namespaces', namespaces: ['_bad'] }, 'namespaces'],
+    [{ name: 'x', scope: 'namespaces', namespaces: ['_bad'] }, 'namespaces.0'],
     [{ name: 'x', scope: 'admin', expires_at: '2001-01-01T00:00:00Z' }, 'expires_at'],
-  ])('rejects %j', async (body, field) => {
+  ])('rejects %j, naming the field', async (body, field) => {
     const res = await s.api('/api/admin/tokens', { method: 'POST', json: body });
-    const e = await expectEnvelope(res, 400, 'invalid_request');
-    expect(e.message).toContain(field);
+    const e = await expectEnvelope(res, 400, 'invalid_request', { in: 'body', field });
+    expect(e.message.startsWith(`body: ${field}: `)).toBe(true);
+  });
+
+  it('a body or query refused as a whole names where, without a field', async () => {
+    await expectEnvelope(await s.api('/api/admin/tokens', { method: 'POST', json: { name: 'x', scope: 'admin', extra: 1 } }), 400, 'invalid_request', {
+      in: 'body',
+    });
+    await expectEnvelope(await s.api('/api/admin/tokens', { method: 'POST', json: [] }), 400, 'invalid_request', { in: 'body' });
+    await expectEnvelope(await s.api('/v1/namespaces?limit=1&extra=1'), 400, 'invalid_request', { in: 'query' });
+    await expectEnvelope(await s.api('/v1/namespaces?limit=0'), 400, 'invalid_request', { in: 'query', field: 'limit' });
   });
 
   it('namespace tokens: scoped to their namespaces, read-only refuses writes', async () => {

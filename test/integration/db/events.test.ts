@@ -165,11 +165,12 @@ function row(table: string, action: string, r: Record<string, unknown>, actor = 
   return { table, action, row: r, _meta: { actor }, timestamp: new Date().toISOString() };
 }
 
-async function expectEnvelope(res: Response, status: number, code: string) {
+/** `where`: the members naming where a validation error is (`in`, `field`), beside `error` and `message`. */
+async function expectEnvelope(res: Response, status: number, code: string, where: { in: string; field?: string } | null = null) {
   expect(res.status).toBe(status);
   expect(res.headers.get('content-type')).toMatch(/^application\/json/);
   const body = await res.json();
-  expect(body).toEqual({ error: code, message: expect.any(String) });
+  expect(body).toEqual({ error: code, message: expect.any(String), ...where });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -285,7 +286,7 @@ describe('errors use the JSON envelope', () => {
     await expectEnvelope(await s.api('/v1/shop/subscribe?tables=bad-name'), 400, 'invalid_identifier');
     await expectEnvelope(await s.api('/v1/shop/subscribe?tables=a,,b'), 400, 'invalid_identifier');
     await expectEnvelope(await s.api('/v1/shop/subscribe?tables='), 400, 'invalid_identifier');
-    await expectEnvelope(await s.api('/v1/shop/subscribe?table=x'), 400, 'invalid_request');
+    await expectEnvelope(await s.api('/v1/shop/subscribe?table=x'), 400, 'invalid_request', { in: 'query' });
   });
 
   it('406 when Accept excludes text/event-stream', async () => {

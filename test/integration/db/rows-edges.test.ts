@@ -233,6 +233,6 @@ describe('row bodies with __proto__', () => {
   it('beside "rows" it is an unknown envelope key', async () => {
     const res = await raw('POST', `/v1/${ns}/tables/t/rows`, '{"rows": [{"a": 2}], "__proto__": 1}');
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: 'invalid_request', message: expect.stringContaining('"__proto__"') });
+    expect(await res.json()).toEqual({ error: 'invalid_request', message: expect.stringContaining('"__proto__"'), in: 'body' });
   });
 });

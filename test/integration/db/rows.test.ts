@@ -297,7 +297,7 @@ describe('writes', () => {
     const ns = await seed();
     const res = await post(`/v1/${ns}/tables/people/rows`, { rows: Array.from({ length: 100_001 }, () => ({ name: 'many' })) });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ error: 'invalid_request', message: expect.stringContaining('at most 100,000 rows') });
+    expect(await res.json()).toEqual({ error: 'invalid_request', in: 'body', field: 'rows', message: expect.stringContaining('at most 100,000 rows') });
     expect((await get(`/v1/${ns}/tables/people/rows?count=exact&name=eq.many`)).body.meta.filter_count).toBe(0);
   });
 

@@ -1,37 +1,33 @@
 /**
- * The data plane of one namespace: tables and views, rows, CSV, read-only SQL, changelog and overview.
- * The types are the server's own (inferred from its zod schemas, imported type-only): a server change that breaks
- * the UI fails svelte-check.
+ * The data plane of one namespace: tables and views, rows, CSV, read-only SQL, changelog and overview. Paths, bodies
+ * and answers are the OpenAPI document's (`openapi.ts`): a server change that breaks the UI fails svelte-check.
  */
-import type { Overview } from '../../../../server/db/overview/overview.routes.ts';
-import type { RowsPage } from '../../../../server/db/rows/rows.routes.ts';
-import type {
-  ChangelogEntry,
-  ColumnDef,
-  CreateIndex,
-  CreateObject,
-  IndexInfo,
-  TableSchema,
-  TableSummary,
-  UpdateObject,
-} from '../../../../server/db/schema/schema.schemas.ts';
-import type { QueryResult } from '../../../../server/db/sql/sql.schemas.ts';
-import { authHeaders, credentials, fetchCredentials, NetworkError, request, send, toApiError } from './client.ts';
+import { answer, api, apiUrl, authHeaders, credentials, every, fetchCredentials, NetworkError, type Schemas, toApiError } from './client.ts';
 
-export type { ChangelogEntry, ColumnDef, CreateObject, IndexInfo, Overview, QueryResult, RowsPage, TableSchema, TableSummary };
-export type AlterObject = UpdateObject;
+export type ChangelogEntry = Schemas['ChangelogEntry'];
+export type ColumnDef = Schemas['Column'];
+export type CreateObject = Schemas['CreateObject'];
+export type IndexInfo = Schemas['Index'];
+export type Overview = Schemas['NamespaceOverview'];
+/** The answer of one `sql` (a `statements` batch answers `QueryBatchResult`; the console sends one). */
+export type QueryResult = Schemas['QueryResult'];
+export type RowsPage = Schemas['RowList'];
+export type TableSchema = Schemas['TableSchema'];
+export type TableSummary = Schemas['ObjectList']['data'][number];
+export type AlterObject = Schemas['UpdateObject'];
+export type CreateIndex = Schemas['CreateIndex'];
 
 export type ColumnType = ColumnDef['type'];
-/** The column types in the order forms offer them (checked against the server's list). */
-export const COLUMN_TYPES = ['text', 'integer', 'real', 'boolean', 'datetime', 'date', 'json', 'blob'] as const satisfies readonly ColumnType[];
+/** The column types in the order forms offer them. */
+export const COLUMN_TYPES = every<ColumnType>()(['text', 'integer', 'real', 'boolean', 'datetime', 'date', 'json', 'blob']);
 
 /** A column of a table or view; `system` (`id`, `created_at`, `updated_at`): kept by the service, not editable. */
 export type Column = TableSchema['columns'][number];
 export type IndexType = IndexInfo['type'];
-export type Row = Record<string, unknown>;
+export type Row = Schemas['Row'];
 
 export type OverviewWindow = Overview['window'];
-export const OVERVIEW_WINDOWS = ['1h', '24h', '7d', '30d'] as const satisfies readonly OverviewWindow[];
+export const OVERVIEW_WINDOWS = every<OverviewWindow>()(['1h', '24h', '7d', '30d']);
 export type SeriesPoint = Overview['telemetry']['series'][number];
 
 /** Names the service keeps for itself (checked by the server too). */
@@ -50,62 +46,61 @@ export function checkIdentifier(name: string, what: 'table' | 'view' | 'column')
   return null;
 }
 
-const enc = encodeURIComponent;
-const base = (ns: string) => `/v1/${enc(ns)}`;
-const tablePath = (ns: string, t: string) => `${base(ns)}/tables/${enc(t)}`;
+const table = (ns: string, t: string) => ({ path: { ns, table: t } });
 
 export function listTables(ns: string, signal?: AbortSignal): Promise<{ data: TableSummary[] }> {
-  return request(`${base(ns)}/tables`, { signal });
+  return answer(api.GET('/v1/{ns}/tables', { params: { path: { ns } }, signal }));
 }
 
 export function getTable(ns: string, t: string, signal?: AbortSignal): Promise<TableSchema> {
-  return request(tablePath(ns, t), { signal });
+  return answer(api.GET('/v1/{ns}/tables/{table}', { params: table(ns, t), signal }));
 }
 
 export function createTable(ns: string, body: CreateObject): Promise<TableSchema> {
-  return request(`${base(ns)}/tables`, { method: 'POST', json: body });
+  return answer(api.POST('/v1/{ns}/tables', { params: { path: { ns } }, body }));
 }
 
 export function alterTable(ns: string, t: string, body: AlterObject): Promise<TableSchema> {
-  return request(tablePath(ns, t), { method: 'PUT', json: body });
+  return answer(api.PUT('/v1/{ns}/tables/{table}', { params: table(ns, t), body }));
 }
 
 /** Drops a table or view; `cascade` drops the views that read it too (otherwise 409 `dependent_views`). */
 export function dropTable(ns: string, t: string, opts: { cascade?: boolean } = {}): Promise<void> {
-  return request(`${tablePath(ns, t)}${opts.cascade ? '?cascade=true' : ''}`, { method: 'DELETE' });
+  return answer(api.DELETE('/v1/{ns}/tables/{table}', { params: { ...table(ns, t), query: opts.cascade ? { cascade: 'true' } : undefined } }));
 }
 
 export function createIndex(ns: string, t: string, body: CreateIndex): Promise<IndexInfo> {
-  return request(`${tablePath(ns, t)}/indexes`, { method: 'POST', json: body });
+  return answer(api.POST('/v1/{ns}/tables/{table}/indexes', { params: table(ns, t), body }));
 }
 
 export function dropIndex(ns: string, t: string, name: string): Promise<void> {
-  return request(`${tablePath(ns, t)}/indexes/${enc(name)}`, { method: 'DELETE' });
+  return answer(api.DELETE('/v1/{ns}/tables/{table}/indexes/{index}', { params: { path: { ns, table: t, index: name } } }));
 }
 
-/** Query parameters of a rows request: PostgREST filters plus order/limit/offset/search. Repeated keys allowed. */
+/**
+ * Query parameters of a rows request: PostgREST filters plus order/limit/offset/search. Repeated keys allowed. The
+ * document names the keywords only (every other key is a column filter), so these are sent as they are.
+ */
 export type RowsQuery = [string, string][];
 
-function qs(params: RowsQuery): string {
-  const s = new URLSearchParams(params).toString();
-  return s ? `?${s}` : '';
-}
+/** The query string of a rows request, in the order given (`querySerializer` of the typed client). */
+const rowsQuery = (params: RowsQuery) => () => new URLSearchParams(params).toString();
 
 export function listRows(ns: string, t: string, params: RowsQuery, signal?: AbortSignal): Promise<RowsPage> {
-  return request(`${tablePath(ns, t)}/rows${qs(params)}`, { signal });
+  return answer(api.GET('/v1/{ns}/tables/{table}/rows', { params: table(ns, t), querySerializer: rowsQuery(params), signal }));
 }
 
 export async function insertRow(ns: string, t: string, row: Row): Promise<Row> {
-  const res = await request<{ data: Row[] }>(`${tablePath(ns, t)}/rows`, { method: 'POST', json: row, headers: { Prefer: 'return=representation' } });
-  return res.data[0]!;
+  const res = await answer(api.POST('/v1/{ns}/tables/{table}/rows', { params: table(ns, t), body: row, headers: { Prefer: 'return=representation' } }));
+  return res.data![0]!;
 }
 
 export function updateRow(ns: string, t: string, id: unknown, patch: Row): Promise<Row> {
-  return request(`${tablePath(ns, t)}/rows/${enc(String(id))}`, { method: 'PUT', json: patch });
+  return answer(api.PUT('/v1/{ns}/tables/{table}/rows/{id}', { params: { path: { ns, table: t, id: String(id) } }, body: patch }));
 }
 
-export function deleteRow(ns: string, t: string, id: unknown): Promise<void> {
-  return request(`${tablePath(ns, t)}/rows/${enc(String(id))}`, { method: 'DELETE' });
+export async function deleteRow(ns: string, t: string, id: unknown): Promise<void> {
+  await answer(api.DELETE('/v1/{ns}/tables/{table}/rows/{id}', { params: { path: { ns, table: t, id: String(id) } } }));
 }
 
 /**
@@ -117,14 +112,20 @@ export async function deleteRows(ns: string, t: string, ids: readonly string[], 
   if (ids.some((id) => !/^-?\d+$/.test(id))) throw new Error('Row ids must be whole numbers.');
   for (let i = 0; i < ids.length; i += 200) {
     const chunk = ids.slice(i, i + 200);
-    await request(`${tablePath(ns, t)}/rows${qs([['id', `in.(${chunk.join(',')})`]])}`, { method: 'DELETE' });
+    await answer(api.DELETE('/v1/{ns}/tables/{table}/rows', { params: table(ns, t), querySerializer: rowsQuery([['id', `in.(${chunk.join(',')})`]]) }));
     onProgress?.(i + chunk.length);
   }
 }
 
 /** Downloads the rows matching `params` (filters, order, search) as CSV with a BOM, for spreadsheets. */
 export async function exportCsv(ns: string, t: string, params: RowsQuery, signal?: AbortSignal): Promise<{ blob: Blob; filename: string }> {
-  const res = await send(`${tablePath(ns, t)}/export${qs([['format', 'csv'], ['bom', 'true'], ...params])}`, { headers: { Accept: 'text/csv' }, signal });
+  const { response: res } = await api.GET('/v1/{ns}/tables/{table}/export', {
+    params: { ...table(ns, t), query: { format: 'csv', bom: 'true' } },
+    querySerializer: rowsQuery([['format', 'csv'], ['bom', 'true'], ...params]),
+    parseAs: 'stream',
+    headers: { Accept: 'text/csv' },
+    signal,
+  });
   let blob: Blob;
   try {
     blob = await res.blob();
@@ -136,13 +137,13 @@ export async function exportCsv(ns: string, t: string, params: RowsQuery, signal
   return { blob: new Blob([blob], { type: 'text/csv' }), filename: m ? m[1]! : `${t}.csv` };
 }
 
-/** Appends the rows of a CSV file (header row = column names) to table `t`. */
+/** Appends the rows of a CSV file (header row = column names) to table `t`. A multipart upload: sent with fetch. */
 export async function importCsv(ns: string, t: string, file: File, signal?: AbortSignal): Promise<{ table: string; inserted: number }> {
   const form = new FormData();
   form.append('file', file, file.name);
   let res: Response;
   try {
-    res = await fetch(`/v1/namespaces/${enc(ns)}/import?table=${enc(t)}`, {
+    res = await fetch(apiUrl('/v1/namespaces/{ns}/import', { path: { ns }, query: { table: t } }), {
       method: 'POST',
       headers: { Accept: 'application/json', ...authHeaders(credentials.token) },
       body: form,
@@ -155,19 +156,23 @@ export async function importCsv(ns: string, t: string, file: File, signal?: Abor
     throw new NetworkError('The upload failed: Hearth could not be reached.');
   }
   if (!res.ok) throw await toApiError(res);
+  // The document answers a database import's record for this path; with `table` the answer is this (docs/api/rows.md).
   return (await res.json()) as { table: string; inserted: number };
 }
 
-export function runQuery(ns: string, sql: string, signal?: AbortSignal): Promise<QueryResult> {
-  return request(`${base(ns)}/query`, { method: 'POST', json: { sql }, signal });
+export async function runQuery(ns: string, sql: string, signal?: AbortSignal): Promise<QueryResult> {
+  // One `sql` answers one result (a batch of `statements` answers `{results}`).
+  return (await answer(api.POST('/v1/{ns}/query', { params: { path: { ns } }, body: { sql }, signal }))) as QueryResult;
 }
 
 export function getChangelog(ns: string, opts: { limit: number; offset: number; table?: string | null }, signal?: AbortSignal): Promise<ChangelogEntry[]> {
-  return request(`${base(ns)}/changelog`, { query: { limit: opts.limit, offset: opts.offset, table: opts.table || undefined }, signal });
+  return answer(
+    api.GET('/v1/{ns}/changelog', { params: { path: { ns }, query: { limit: opts.limit, offset: opts.offset, table: opts.table || undefined } }, signal }),
+  );
 }
 
 export function getOverview(ns: string, window: OverviewWindow, signal?: AbortSignal): Promise<Overview> {
-  return request(`${base(ns)}/overview`, { query: { window }, signal });
+  return answer(api.GET('/v1/{ns}/overview', { params: { path: { ns }, query: { window } }, signal }));
 }
 
 /** The column a server message is about: `people.email must be unique…`, `column "age": …`, `no column "x"`. */

@@ -1,12 +1,16 @@
 /**
  * Live change events of a namespace (`GET /v1/{ns}/subscribe`, server-sent events). The browser's
- * EventSource cannot send an Authorization header, so the stream is read with fetch and parsed here;
+ * EventSource cannot send an Authorization header, so the stream is read with fetch (at the document's address) and
+ * parsed here;
  * a dropped connection is resumed with `Last-Event-ID` after the server's `retry:` delay.
  */
 import type { ChangeEvent as ServerChangeEvent } from '../../../../server/db/events/bus.ts';
-import { type ApiError, authHeaders, credentials, fetchCredentials, toApiError } from './client.ts';
+import { type ApiError, apiUrl, authHeaders, credentials, fetchCredentials, toApiError } from './client.ts';
 
-/** One event as the server publishes it (`data:` of the stream). */
+/**
+ * One event as the server publishes it (`data:` of the stream). The OpenAPI document describes the stream as text,
+ * so this type is the server's own (a type-only import).
+ */
 type Published = ServerChangeEvent;
 
 /** One event as handed to the page: the published fields (null when absent), the SSE `id:` and the raw data. */
@@ -121,13 +125,11 @@ export function subscribe(ns: string, opts: SubscribeOptions): () => void {
 
   async function connect(first: boolean) {
     status(first ? 'connecting' : 'reconnecting');
-    const params = new URLSearchParams();
-    if (opts.tables?.length) params.set('tables', opts.tables.join(','));
     const headers: Record<string, string> = { Accept: 'text/event-stream', ...authHeaders(credentials.token) };
     if (lastEventId) headers['Last-Event-ID'] = lastEventId;
     let res: Response;
     try {
-      res = await fetch(`/v1/${encodeURIComponent(ns)}/subscribe${params.size ? `?${params}` : ''}`, {
+      res = await fetch(apiUrl('/v1/{ns}/subscribe', { path: { ns }, query: { tables: opts.tables?.length ? opts.tables.join(',') : undefined } }), {
         headers,
         signal: ctrl.signal,
         credentials: fetchCredentials(),

@@ -1,50 +1,23 @@
 /**
  * Identity administration: accounts, groups, service accounts (server/identity/accounts/accounts.routes.ts),
- * passwords (server/identity/sessions/sessions.routes.ts), signing keys (server/identity/keys/keys.routes.ts)
- * and OAuth clients (`/api/admin/oauth/clients`). The types are the server's own (zod-inferred, imported as types
- * only), so a server change that breaks the UI fails the typecheck.
+ * passwords (server/identity/sessions/sessions.routes.ts), signing keys (server/identity/keys/keys.routes.ts),
+ * OAuth clients (`/api/admin/oauth/clients`), Linux identities and passkeys. Paths, bodies and answers are the
+ * OpenAPI document's (`openapi.ts`), so a server change that breaks the UI fails the typecheck; the rules a form
+ * checks before sending come from the identity contract (server/identity/contract.ts), the server's own.
  */
+import { type AccountCategory, ACCOUNT_CATEGORIES as CATEGORIES } from '../../../../server/identity/contract.ts';
+import { answer, api, apiWith, every, NetworkError, reauthApi, type Schemas, sessionApi } from './client.ts';
+import type { operations, paths } from './openapi.ts';
 
-import type {
-  Account,
-  AccountCategoryPolicyState,
-  AccountDetail,
-  AccountList,
-  CreateServiceAccountBody,
-  Group,
-  GroupDetail,
-  GroupList,
-  GroupMembership,
-  MemberBody,
-  ServiceAccount,
-  ServiceAccountList,
-  UpdateAccountBody,
-} from '../../../../server/identity/accounts/accounts.schemas.ts';
-import type { KeyList, KeyMetadata, RevokeResult, RewrapResult } from '../../../../server/identity/keys/keys.schemas.ts';
-import type { LinuxAccount, LinuxIdentity } from '../../../../server/identity/linux/linux.routes.ts';
-import type { LinuxConfig } from '../../../../server/identity/linux/linux.service.ts';
-import type { ClientList, ClientWithSecret, CreateClientBody, OAuthClient, Scope, UpdateClientBody } from '../../../../server/identity/oauth/oauth.schemas.ts';
-import type { Passkey } from '../../../../server/identity/passkeys/passkeys.routes.ts';
-import type { SessionAccount } from './auth.ts';
-import { request } from './client.ts';
+export { checkGroupName, checkLogin, GROUP_PATTERN } from '../../../../server/identity/contract.ts';
+export type { AccountCategory };
 
-export type {
-  Account,
-  AccountDetail,
-  Group,
-  GroupDetail,
-  GroupMembership,
-  KeyList,
-  LinuxAccount,
-  LinuxConfig,
-  LinuxIdentity,
-  OAuthClient,
-  Passkey,
-  ServiceAccount,
-};
-
-const CORE = '/api/admin/core';
-const enc = encodeURIComponent;
+export type Account = Schemas['Account'];
+export type AccountDetail = Schemas['AccountDetail'];
+export type Group = Schemas['Group'];
+export type GroupDetail = Schemas['GroupDetail'];
+export type GroupMembership = Schemas['GroupMembership'];
+export type ServiceAccount = Schemas['ServiceAccount'];
 
 /** Page size bounds of every identity list (`per_page` ≤ 100). */
 export const PER_PAGE_MAX = 100;
@@ -60,159 +33,145 @@ function pageQuery(p: PageParams) {
   return { page: p.page ?? 1, per_page: p.perPage ?? 50, search: p.search?.trim() ? p.search.trim() : undefined };
 }
 
+const accountPath = (sub: string) => ({ params: { path: { sub } } });
+const groupPath = (id: string) => ({ params: { path: { id } } });
+
 // --- accounts
 
 export type Profile = Account['profile'];
-export type AccountCategory = Account['category'];
-export const ACCOUNT_CATEGORIES: readonly AccountCategory[] = ['login', 'guest', 'freeipa'];
+/** The categories in the order forms list them: the contract's list, checked against the document's enum. */
+export const ACCOUNT_CATEGORIES = every<Account['category']>()(CATEGORIES);
 
-/** Fields of a create or an update (`UpdateAccountBody`); creating needs `login`. */
-export type AccountInput = UpdateAccountBody;
+/** Fields of a create or an update (`UpdateAccount`); creating needs `login`. */
+export type AccountInput = Schemas['UpdateAccount'];
 
-export const GROUP_PATTERN = /^[a-z_][a-z0-9_-]{0,63}$/;
-
-/** Client-side check of a login (same rule as the server). `null` when valid. */
-export function checkLogin(login: string): string | null {
-  if (login === '') return 'Enter a login.';
-  if (login.length > 32) return 'A login is at most 32 characters.';
-  if (/^[0-9-]/.test(login)) return 'A login starts with a lowercase letter or _.';
-  if (!/^[a-z_][a-z0-9_-]*$/.test(login)) return 'Use only lowercase letters, digits, _ and -.';
-  return null;
-}
-
-/** Client-side check of a group name (same rule as the server). `null` when valid. */
-export function checkGroupName(name: string): string | null {
-  if (name === '') return 'Enter a name.';
-  if (name.length > 64) return 'A group name is at most 64 characters.';
-  if (/^[0-9-]/.test(name)) return 'A group name starts with a lowercase letter or _.';
-  if (!GROUP_PATTERN.test(name)) return 'Use only lowercase letters, digits, _ and -.';
-  return null;
-}
-
-export function listAccounts(p: PageParams = {}): Promise<AccountList> {
-  return request(`${CORE}/accounts`, { query: pageQuery(p), signal: p.signal });
+export function listAccounts(p: PageParams = {}): Promise<Schemas['AccountList']> {
+  return answer(api.GET('/api/admin/core/accounts', { params: { query: pageQuery(p) }, signal: p.signal }));
 }
 
 export function getAccount(sub: string, signal?: AbortSignal): Promise<AccountDetail> {
-  return request(`${CORE}/accounts/${enc(sub)}`, { signal });
+  return answer(api.GET('/api/admin/core/accounts/{sub}', { ...accountPath(sub), signal }));
 }
 
-export function createAccount(body: AccountInput & { login: string }): Promise<Account> {
-  return request(`${CORE}/accounts`, { method: 'POST', json: body });
+export function createAccount(body: Schemas['CreateAccount']): Promise<Account> {
+  return answer(api.POST('/api/admin/core/accounts', { body }));
 }
 
 export function updateAccount(sub: string, body: AccountInput): Promise<Account> {
-  return request(`${CORE}/accounts/${enc(sub)}`, { method: 'PATCH', json: body });
+  return answer(api.PATCH('/api/admin/core/accounts/{sub}', { ...accountPath(sub), body }));
 }
 
 export function deleteAccount(sub: string): Promise<void> {
-  return request(`${CORE}/accounts/${enc(sub)}`, { method: 'DELETE' });
+  return answer(api.DELETE('/api/admin/core/accounts/{sub}', accountPath(sub)));
 }
 
 export function revokeAccountSessions(sub: string): Promise<Account> {
-  return request(`${CORE}/accounts/${enc(sub)}/revoke-sessions`, { method: 'POST' });
+  return answer(api.POST('/api/admin/core/accounts/{sub}/revoke-sessions', accountPath(sub)));
 }
 
 /** Admin sets an account's password (from a browser session: needs a sign-in within ten minutes). */
 export function setAccountPassword(sub: string, password: string): Promise<void> {
-  return request(`${CORE}/accounts/${enc(sub)}/password`, { method: 'PUT', json: { password } });
+  return answer(api.PUT('/api/admin/core/accounts/{sub}/password', { ...accountPath(sub), body: { password } }));
 }
+
+/** A wrong current password answers 401: that must not sign the user out. */
+const ownPasswordApi = apiWith({ signOutOn401: false });
 
 /** The signed-in account changes its own password (account sessions only, not API tokens). */
 export function changeOwnPassword(currentPassword: string, newPassword: string): Promise<void> {
-  // A wrong current password answers 401: that must not sign the user out.
-  return request('/api/auth/password', { method: 'PUT', json: { currentPassword, newPassword }, signOutOn401: false });
+  return answer(ownPasswordApi.PUT('/api/auth/password', { body: { currentPassword, newPassword } }));
 }
 
-export type AccountPolicy = AccountCategoryPolicyState;
+export type AccountPolicy = Schemas['AccountCategoryPolicyState'];
 
 export function getAccountPolicy(signal?: AbortSignal): Promise<AccountPolicy> {
-  return request(`${CORE}/account-policy`, { signal });
+  return answer(api.GET('/api/admin/core/account-policy', { signal }));
 }
 
 export function putAccountPolicy(allowedCategories: AccountCategory[]): Promise<AccountPolicy> {
-  return request(`${CORE}/account-policy`, { method: 'PUT', json: { allowedCategories } });
+  return answer(api.PUT('/api/admin/core/account-policy', { body: { allowedCategories } }));
 }
 
 // --- groups
 
-export type Member = MemberBody;
+export type Member = Schemas['GroupMember'];
 
-export function listGroups(p: PageParams = {}): Promise<GroupList> {
-  return request(`${CORE}/groups`, { query: pageQuery(p), signal: p.signal });
+export function listGroups(p: PageParams = {}): Promise<Schemas['GroupList']> {
+  return answer(api.GET('/api/admin/core/groups', { params: { query: pageQuery(p) }, signal: p.signal }));
 }
 
 export function getGroup(id: string, signal?: AbortSignal): Promise<GroupDetail> {
-  return request(`${CORE}/groups/${enc(id)}`, { signal });
+  return answer(api.GET('/api/admin/core/groups/{id}', { ...groupPath(id), signal }));
 }
 
-export function createGroup(body: { name: string; description?: string }): Promise<GroupDetail> {
-  return request(`${CORE}/groups`, { method: 'POST', json: body });
+export function createGroup(body: Schemas['CreateGroup']): Promise<GroupDetail> {
+  return answer(api.POST('/api/admin/core/groups', { body }));
 }
 
-export function updateGroup(id: string, body: { name?: string; description?: string }): Promise<GroupDetail> {
-  return request(`${CORE}/groups/${enc(id)}`, { method: 'PATCH', json: body });
+export function updateGroup(id: string, body: Schemas['UpdateGroup']): Promise<GroupDetail> {
+  return answer(api.PATCH('/api/admin/core/groups/{id}', { ...groupPath(id), body }));
 }
 
 export function deleteGroup(id: string): Promise<void> {
-  return request(`${CORE}/groups/${enc(id)}`, { method: 'DELETE' });
+  return answer(api.DELETE('/api/admin/core/groups/{id}', groupPath(id)));
 }
 
 export function addGroupMember(id: string, member: Member): Promise<GroupDetail> {
-  return request(`${CORE}/groups/${enc(id)}/members`, { method: 'POST', json: member });
+  return answer(api.POST('/api/admin/core/groups/{id}/members', { ...groupPath(id), body: member }));
 }
 
 export function removeGroupMember(id: string, member: Member): Promise<GroupDetail> {
-  return request(`${CORE}/groups/${enc(id)}/members`, { method: 'DELETE', query: member });
+  return answer(api.DELETE('/api/admin/core/groups/{id}/members', { params: { path: { id }, query: member } }));
 }
 
 // --- service accounts
 
-export function listServiceAccounts(p: PageParams = {}): Promise<ServiceAccountList> {
-  return request(`${CORE}/service-accounts`, { query: pageQuery(p), signal: p.signal });
+export function listServiceAccounts(p: PageParams = {}): Promise<Schemas['ServiceAccountList']> {
+  return answer(api.GET('/api/admin/core/service-accounts', { params: { query: pageQuery(p) }, signal: p.signal }));
 }
 
-export function createServiceAccount(body: CreateServiceAccountBody): Promise<ServiceAccount> {
-  return request(`${CORE}/service-accounts`, { method: 'POST', json: body });
+export function createServiceAccount(body: Schemas['CreateServiceAccount']): Promise<ServiceAccount> {
+  return answer(api.POST('/api/admin/core/service-accounts', { body }));
 }
 
 export function deleteServiceAccount(sub: string): Promise<void> {
-  return request(`${CORE}/service-accounts/${enc(sub)}`, { method: 'DELETE' });
+  return answer(api.DELETE('/api/admin/core/service-accounts/{sub}', accountPath(sub)));
 }
 
 // --- signing keys
 
-export type SigningKey = KeyMetadata;
+export type KeyList = Schemas['SigningKeyList'];
+export type SigningKey = Schemas['SigningKey'];
 export type KeyPurpose = SigningKey['purpose'];
-export const KEY_PURPOSES: readonly KeyPurpose[] = ['session', 'invocation', 'oauth'];
+export const KEY_PURPOSES = every<KeyPurpose>()(['session', 'invocation', 'oauth']);
 export type KeyState = SigningKey['state'];
 
 export function listSigningKeys(signal?: AbortSignal): Promise<KeyList> {
-  return request('/api/admin/identity/keys', { signal });
+  return answer(api.GET('/api/admin/identity/keys', { signal }));
 }
 
-export function rewrapSigningKeys(): Promise<RewrapResult> {
-  return request('/api/admin/identity/keys/rewrap', { method: 'POST' });
+export function rewrapSigningKeys(): Promise<Schemas['RewrapResult']> {
+  return answer(api.POST('/api/admin/identity/keys/rewrap'));
 }
 
-export function revokeSigningKey(kid: string, reason: string): Promise<RevokeResult> {
-  return request(`/api/admin/identity/keys/${enc(kid)}/revoke`, { method: 'POST', json: { reason } });
+export function revokeSigningKey(kid: string, reason: string): Promise<Schemas['RevokedSigningKey']> {
+  return answer(api.POST('/api/admin/identity/keys/{kid}/revoke', { params: { path: { kid } }, body: { reason } }));
 }
 
 // --- OAuth clients
 
-/** Every scope a managed client may have, in the order the form lists them (the server's `SUPPORTED_SCOPES`). */
-export const OAUTH_SCOPES = ['openid', 'profile', 'email', 'groups', 'offline_access', 'read', 'write', 'admin'] as const satisfies readonly Scope[];
-export type OAuthScope = Scope;
+export type OAuthClient = Schemas['OAuthClient'];
+/** A create body; an update sends any part of it except `isPublic`. */
+export type OAuthClientInput = Schemas['CreateOAuthClient'];
+export type OAuthScope = NonNullable<OAuthClientInput['scopes']>[number];
+/** Every scope a managed client may have, in the order the form lists them. */
+export const OAUTH_SCOPES = every<OAuthScope>()(['openid', 'profile', 'email', 'groups', 'offline_access', 'read', 'write', 'admin']);
 export const isOAuthScope = (s: string): s is OAuthScope => (OAUTH_SCOPES as readonly string[]).includes(s);
 /** Redirect URIs, scopes, audiences, users and groups: at most this many each. */
 export const OAUTH_LIST_MAX = 50;
 
 /** Client names are 1–120 characters. */
 export const OAUTH_NAME_MAX = 120;
-
-/** A create body; an update sends any part of it except `isPublic`. */
-export type OAuthClientInput = CreateClientBody;
 
 /** One page of clients as the pages use it. */
 export interface OAuthClientPage {
@@ -222,44 +181,50 @@ export interface OAuthClientPage {
   total: number;
 }
 
-const OAUTH = '/api/admin/oauth/clients';
+const clientPath = (clientId: string) => ({ params: { path: { clientId } } });
 
 export async function listOAuthClients(p: PageParams = {}): Promise<OAuthClientPage> {
-  const r = await request<ClientList>(OAUTH, {
-    query: { page: p.page ?? 1, per_page: p.perPage ?? 20, search: p.search?.trim() || undefined },
-    signal: p.signal,
-  });
+  const r = await answer(
+    api.GET('/api/admin/oauth/clients', {
+      params: { query: { page: p.page ?? 1, per_page: p.perPage ?? 20, search: p.search?.trim() || undefined } },
+      signal: p.signal,
+    }),
+  );
   return { clients: r.data, page: r.page, perPage: r.per_page, total: r.total };
 }
 
 export function getOAuthClient(clientId: string, signal?: AbortSignal): Promise<{ client: OAuthClient }> {
-  return request(`${OAUTH}/${enc(clientId)}`, { signal });
+  return answer(api.GET('/api/admin/oauth/clients/{clientId}', { ...clientPath(clientId), signal }));
 }
 
-export function createOAuthClient(body: OAuthClientInput): Promise<ClientWithSecret> {
-  return request(OAUTH, { method: 'POST', json: body });
+export function createOAuthClient(body: OAuthClientInput): Promise<Schemas['OAuthClientWithSecret']> {
+  return answer(api.POST('/api/admin/oauth/clients', { body }));
 }
 
-export function updateOAuthClient(clientId: string, body: UpdateClientBody): Promise<{ client: OAuthClient }> {
-  return request(`${OAUTH}/${enc(clientId)}`, { method: 'PATCH', json: body });
+export function updateOAuthClient(clientId: string, body: Schemas['UpdateOAuthClient']): Promise<{ client: OAuthClient }> {
+  return answer(api.PATCH('/api/admin/oauth/clients/{clientId}', { ...clientPath(clientId), body }));
 }
 
-export function rotateOAuthClientSecret(clientId: string): Promise<{ client: OAuthClient; clientSecret: string }> {
-  return request(`${OAUTH}/${enc(clientId)}/secret`, { method: 'POST' });
+/** A new secret; never null here, as a public client has none to rotate (409 `client_is_public`). */
+export async function rotateOAuthClientSecret(clientId: string): Promise<{ client: OAuthClient; clientSecret: string }> {
+  const r = await answer(api.POST('/api/admin/oauth/clients/{clientId}/secret', clientPath(clientId)));
+  if (r.clientSecret === null) throw new NetworkError('The server sent an answer the admin UI could not read.');
+  return { client: r.client, clientSecret: r.clientSecret };
 }
 
 export function revokeOAuthClient(clientId: string): Promise<{ client: OAuthClient }> {
-  return request(`${OAUTH}/${enc(clientId)}/revoke`, { method: 'POST' });
+  return answer(api.POST('/api/admin/oauth/clients/{clientId}/revoke', clientPath(clientId)));
 }
 
 export function deleteOAuthClient(clientId: string): Promise<void> {
-  return request(`${OAUTH}/${enc(clientId)}`, { method: 'DELETE' });
+  return answer(api.DELETE('/api/admin/oauth/clients/{clientId}', clientPath(clientId)));
 }
 
 /**
  * The OpenID Connect discovery document (`GET /.well-known/openid-configuration`, public, OpenID Connect Discovery
  * 1.0 §3 / RFC 8414): the issuer and the endpoint addresses an application needs. Read from the server, never built
- * here, so the UI shows exactly what libraries will find.
+ * here, so the UI shows exactly what libraries will find. The OpenAPI document types it as an open object (its
+ * members are OpenID Connect's), so these, the members the UI reads, are written here.
  */
 export interface OidcDiscovery {
   issuer: string;
@@ -273,52 +238,64 @@ export interface OidcDiscovery {
   scopes_supported?: string[];
 }
 
-export const DISCOVERY_PATH = '/.well-known/openid-configuration';
+/** Where discovery lives below an issuer. */
+export const DISCOVERY_PATH = '/.well-known/openid-configuration' satisfies keyof paths;
 
-export function getOidcDiscovery(signal?: AbortSignal): Promise<OidcDiscovery> {
-  return request(DISCOVERY_PATH, { token: null, signOutOn401: false, signal });
+export async function getOidcDiscovery(signal?: AbortSignal): Promise<OidcDiscovery> {
+  return (await answer(sessionApi.GET(DISCOVERY_PATH, { signal }))) as unknown as OidcDiscovery;
 }
 
 // --- Linux identities (server/identity/linux/linux.routes.ts, docs/api/linux-identities.md)
 
-const LINUX = `${CORE}/linux-identities`;
+/**
+ * The Linux configuration as the server answers it: every member present. (The document's `LinuxIdentityConfig` is
+ * also the request's, where `homeTemplate` and `loginShell` may be left out for their defaults.)
+ */
+export type LinuxConfig = Required<Schemas['LinuxIdentityConfig']>;
+export type LinuxAccount = Schemas['LinuxAccount'];
+export type LinuxIdentity = Schemas['LinuxIdentity'];
 /** The preview lists this many accounts a page (fixed by the server). */
 export const LINUX_PAGE_SIZE = 50;
 /** Bounds of the reserved range. */
 export const LINUX_ID_MIN = 1000;
 export const LINUX_ID_MAX = 2147483647;
 
-export interface LinuxPreview {
-  config: LinuxConfig;
-  configValid: boolean;
-  accounts: LinuxAccount[];
-  nextCursor: string | null;
+export type LinuxPreview = Omit<Schemas['LinuxPreview'], 'config'> & { config: LinuxConfig };
+export type LinuxScope = NonNullable<NonNullable<operations['previewLinuxIdentities']['parameters']['query']>['scope']>;
+type LinuxConfigState = Omit<Schemas['LinuxConfigState'], 'config'> & { config: LinuxConfig };
+
+const linuxUserPath = (sub: string) => ({ params: { path: { id: sub } } });
+
+export async function getLinuxConfig(signal?: AbortSignal): Promise<LinuxConfigState> {
+  return (await answer(api.GET('/api/admin/core/linux-identities/configuration', { signal }))) as LinuxConfigState;
 }
 
-export type LinuxScope = 'all' | 'ready';
-
-export function getLinuxConfig(signal?: AbortSignal): Promise<{ config: LinuxConfig; configValid?: boolean }> {
-  return request(`${LINUX}/configuration`, { signal });
+export async function putLinuxConfig(config: LinuxConfig, rangeReserved: boolean): Promise<LinuxConfigState> {
+  return (await answer(api.PUT('/api/admin/core/linux-identities/configuration', { body: { config, rangeReserved } }))) as LinuxConfigState;
 }
 
-export function putLinuxConfig(config: LinuxConfig, rangeReserved: boolean): Promise<{ config: LinuxConfig; configValid?: boolean }> {
-  return request(`${LINUX}/configuration`, { method: 'PUT', json: { config, rangeReserved } });
+export async function previewLinuxIdentities(
+  p: { after?: string | null; scope?: LinuxScope; search?: string; signal?: AbortSignal } = {},
+): Promise<LinuxPreview> {
+  const query = { after: p.after ?? undefined, scope: p.scope ?? 'all', search: p.search?.trim() || undefined };
+  return (await answer(api.GET('/api/admin/core/linux-identities', { params: { query }, signal: p.signal }))) as LinuxPreview;
 }
 
-export function previewLinuxIdentities(p: { after?: string | null; scope?: LinuxScope; search?: string; signal?: AbortSignal } = {}): Promise<LinuxPreview> {
-  return request(LINUX, { query: { after: p.after ?? undefined, scope: p.scope ?? 'all', search: p.search?.trim() || undefined }, signal: p.signal });
-}
-
-export function prepareLinuxIdentity(sub: string): Promise<LinuxAccount & { created: boolean }> {
-  return request(`${LINUX}/users/${enc(sub)}`, { method: 'POST' });
+export function prepareLinuxIdentity(sub: string) {
+  return answer(api.POST('/api/admin/core/linux-identities/users/{id}', linuxUserPath(sub)));
 }
 
 export function updateLinuxIdentity(sub: string, body: { homeDirectory: string; loginShell: string }): Promise<LinuxAccount> {
-  return request(`${LINUX}/users/${enc(sub)}`, { method: 'PATCH', json: body });
+  return answer(api.PATCH('/api/admin/core/linux-identities/users/{id}', { ...linuxUserPath(sub), body }));
 }
 
-export function makeGroupPosix(id: string): Promise<{ id: string; name: string; gid: number; created: boolean }> {
-  return request(`${LINUX}/groups/${enc(id)}`, { method: 'POST' });
+export function makeGroupPosix(id: string) {
+  return answer(api.POST('/api/admin/core/linux-identities/groups/{id}', { params: { path: { id } } }));
+}
+
+/** Every group with a GID (`GET /api/admin/core/linux-identities/groups`). */
+export function listPosixGroups(signal?: AbortSignal) {
+  return answer(api.GET('/api/admin/core/linux-identities/groups', { signal }));
 }
 
 /** Client-side check of a path the server puts in `passwd` lines. `null` when valid. */
@@ -332,7 +309,12 @@ export function checkLinuxPath(p: string, what: string): string | null {
 
 // --- passkeys (server/identity/passkeys/passkeys.routes.ts)
 
-/** A WebAuthn ceremony: the challenge to send back and the options in their JSON form. */
+export type Passkey = Schemas['Passkey'];
+
+/**
+ * A WebAuthn ceremony: the challenge to send back and the options in their JSON form. The document types the
+ * options as an open object; they are WebAuthn's, the DOM's `PublicKeyCredential*OptionsJSON`.
+ */
 export interface PasskeyCeremony<O> {
   challengeId: string;
   options: O;
@@ -341,43 +323,49 @@ export interface PasskeyCeremony<O> {
 export const PASSKEY_NAME_MAX = 80;
 
 export function listPasskeys(signal?: AbortSignal): Promise<{ data: Passkey[] }> {
-  return request('/api/auth/passkeys', { signal });
+  return answer(api.GET('/api/auth/passkeys', { signal }));
 }
 
 /** Needs a session signed in within ten minutes (403 `recent_auth_required`). */
-export function passkeyRegistrationOptions(): Promise<PasskeyCeremony<PublicKeyCredentialCreationOptionsJSON>> {
-  return request('/api/auth/passkeys/registration', { method: 'POST' });
+export async function passkeyRegistrationOptions(): Promise<PasskeyCeremony<PublicKeyCredentialCreationOptionsJSON>> {
+  const c = await answer(api.POST('/api/auth/passkeys/registration'));
+  return c as unknown as PasskeyCeremony<PublicKeyCredentialCreationOptionsJSON>;
 }
 
+/** A credential's JSON form (`PublicKeyCredential.toJSON()`), sent as it is. */
+const credentialJson = (credential: unknown) => credential as Record<string, unknown>;
+
 export function registerPasskey(body: { challengeId: string; credential: unknown; name?: string }): Promise<Passkey> {
-  return request('/api/auth/passkeys', { method: 'POST', json: body });
+  return answer(api.POST('/api/auth/passkeys', { body: { ...body, credential: credentialJson(body.credential) } }));
 }
 
 export function renamePasskey(id: string, name: string): Promise<Passkey> {
-  return request(`/api/auth/passkeys/${enc(id)}`, { method: 'PATCH', json: { name } });
+  return answer(api.PATCH('/api/auth/passkeys/{id}', { params: { path: { id } }, body: { name } }));
 }
 
 export function removePasskey(id: string): Promise<void> {
-  return request(`/api/auth/passkeys/${enc(id)}`, { method: 'DELETE' });
+  return answer(api.DELETE('/api/auth/passkeys/{id}', { params: { path: { id } } }));
 }
 
-export function passkeyLoginOptions(): Promise<PasskeyCeremony<PublicKeyCredentialRequestOptionsJSON>> {
-  return request('/api/auth/passkeys/login/options', { method: 'POST', token: null, signOutOn401: false });
+export async function passkeyLoginOptions(): Promise<PasskeyCeremony<PublicKeyCredentialRequestOptionsJSON>> {
+  const c = await answer(sessionApi.POST('/api/auth/passkeys/login/options'));
+  return c as unknown as PasskeyCeremony<PublicKeyCredentialRequestOptionsJSON>;
 }
 
 /** Sets the `hearth_session` cookie like a password sign-in. */
-export function passkeyLogin(challengeId: string, credential: unknown): Promise<{ account: SessionAccount }> {
-  return request('/api/auth/passkeys/login', { method: 'POST', json: { challengeId, credential }, token: null, signOutOn401: false });
+export function passkeyLogin(challengeId: string, credential: unknown) {
+  return answer(sessionApi.POST('/api/auth/passkeys/login', { body: { challengeId, credential: credentialJson(credential) } }));
 }
 
 /** Recent authentication with one of the signed-in account's passkeys (a challenge bound to the account). */
-export function passkeyReauthOptions(): Promise<PasskeyCeremony<PublicKeyCredentialRequestOptionsJSON>> {
-  return request('/api/auth/passkeys/reauth/options', { method: 'POST', token: null, signOutOn401: false, reauthenticate: false });
+export async function passkeyReauthOptions(): Promise<PasskeyCeremony<PublicKeyCredentialRequestOptionsJSON>> {
+  const c = await answer(reauthApi.POST('/api/auth/passkeys/reauth/options'));
+  return c as unknown as PasskeyCeremony<PublicKeyCredentialRequestOptionsJSON>;
 }
 
 /** The session counts as signed in now (as `POST /api/auth/reauth` with the password). */
-export function passkeyReauthenticate(challengeId: string, credential: unknown): Promise<{ issuedAt: number; recentAuthUntil: number }> {
-  return request('/api/auth/passkeys/reauth', { method: 'POST', json: { challengeId, credential }, token: null, signOutOn401: false, reauthenticate: false });
+export function passkeyReauthenticate(challengeId: string, credential: unknown): Promise<Schemas['Reauthenticated']> {
+  return answer(reauthApi.POST('/api/auth/passkeys/reauth', { body: { challengeId, credential: credentialJson(credential) } }));
 }
 
 /**
@@ -388,9 +376,4 @@ export function passkeysSupported(): boolean {
   if (typeof window === 'undefined' || typeof window.PublicKeyCredential !== 'function') return false;
   const pkc = window.PublicKeyCredential as Partial<typeof PublicKeyCredential>;
   return typeof pkc.parseCreationOptionsFromJSON === 'function' && typeof pkc.parseRequestOptionsFromJSON === 'function';
-}
-
-/** Every group with a GID (`GET /api/admin/core/linux-identities/groups`). */
-export function listPosixGroups(signal?: AbortSignal): Promise<{ data: Array<{ id: string; name: string; gid: number }> }> {
-  return request(`${LINUX}/groups`, { signal });
 }

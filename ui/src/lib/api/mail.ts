@@ -1,34 +1,11 @@
 /**
  * Outgoing mail administration (`/api/admin/core/outgoing-mail`, docs/api/mail.md): sender profiles
  * (server/mail/profiles), applications and their access policies (server/mail/apps), the send log
- * (server/mail/log) and retention (server/mail/retention). The types are the server's zod schemas' own (type-only
- * imports), so a server change that breaks the UI fails the typecheck.
+ * (server/mail/log) and retention (server/mail/retention). Paths, bodies and answers are the OpenAPI document's
+ * (`openapi.ts`), so a server change that breaks the UI fails the typecheck.
  */
 
-import type {
-  AppRead,
-  PolicyRead,
-  Policy as PolicyWrite,
-  RegisterAppInput,
-  RegisteredApp as RegisteredAppRead,
-  UpdateAppInput,
-} from '../../../../server/mail/apps/apps.schemas.ts';
-import type { BounceCheckResult } from '../../../../server/mail/bounces/bounces.schemas.ts';
-import type { BatchCancelled, MessageContent, MessagePage, MessageRecord, MessageStatus } from '../../../../server/mail/log/log.schemas.ts';
-import type {
-  ImapWriteInput,
-  LastTest as LastTestRead,
-  ProfileRead,
-  ProfileWriteInput,
-  TestSendFailure,
-  TestSendResult,
-} from '../../../../server/mail/profiles/profiles.schemas.ts';
-import type { RetentionBody, RetentionRead } from '../../../../server/mail/retention/retention.schemas.ts';
-import type { CaCertificateInfo } from '../../../../server/mail/tls-ca.ts';
-import { request } from './client.ts';
-
-export const MAIL_BASE = '/api/admin/core/outgoing-mail';
-const enc = encodeURIComponent;
+import { answer, api, every, type Schemas } from './client.ts';
 
 // --- profiles
 
@@ -39,54 +16,56 @@ export const DEFAULT_MAX_ATTACHMENT_BYTES = 15_728_640;
 export const MAX_ATTACHMENT_BYTES = 26_214_400;
 
 /** A profile as the server reads it (never a password). */
-export type MailProfile = ProfileRead;
-export type ImapRead = NonNullable<ProfileRead['imap']>;
+export type MailProfile = Schemas['MailProfile'];
+export type ImapRead = NonNullable<MailProfile['imap']>;
 /** The last test send kept on a profile (null until the first one). */
-export type LastTest = LastTestRead;
-export type TestFailureReason = NonNullable<LastTestRead['code']>;
+export type LastTest = MailProfile['lastTest'];
+export type TestFailureReason = NonNullable<NonNullable<LastTest>['code']>;
 /** The 502 answer of a failed test send: one sentence (`message`), the `reason` and the raw answer (`detail`). */
-export type TestFailure = TestSendFailure;
+export type TestFailure = Schemas['MailTestSendFailure'];
 
 /** Bounce-collection status codes (`bounces.error`). */
-export type BounceError = 'open_failed' | 'search_failed' | 'apply_failed' | 'save_failed' | 'interrupted';
+export type BounceError = NonNullable<Schemas['MailBounceCheck']['error']>;
 
 /** A trusted CA certificate as the server shows it (subject, issuer, SHA-256 fingerprint, validity; never the PEM). */
-export type CaCertificate = CaCertificateInfo;
+export type CaCertificate = NonNullable<MailProfile['tlsCa']>[number];
 
 /** The whole profile (a replacement, not a patch): the server's write schema as a client sends it. */
-export type ProfileWrite = ProfileWriteInput;
-export type ImapWrite = ImapWriteInput;
+export type ProfileWrite = Schemas['MailProfileWrite'];
+export type ImapWrite = NonNullable<ProfileWrite['imap']>;
+
+const profilePath = (key: string) => ({ params: { path: { key } } });
 
 export async function listProfiles(signal?: AbortSignal): Promise<MailProfile[]> {
-  return (await request<{ data: MailProfile[] }>(`${MAIL_BASE}/profiles`, { signal })).data;
+  return (await answer(api.GET('/api/admin/core/outgoing-mail/profiles', { signal }))).data;
 }
 
 export function getProfile(key: string): Promise<MailProfile> {
-  return request(`${MAIL_BASE}/profiles/${enc(key)}`);
+  return answer(api.GET('/api/admin/core/outgoing-mail/profiles/{key}', profilePath(key)));
 }
 
 export function putProfile(key: string, body: ProfileWrite): Promise<MailProfile> {
-  return request(`${MAIL_BASE}/profiles/${enc(key)}`, { method: 'PUT', json: body });
+  return answer(api.PUT('/api/admin/core/outgoing-mail/profiles/{key}', { ...profilePath(key), body }));
 }
 
 export function deleteProfile(key: string): Promise<void> {
-  return request(`${MAIL_BASE}/profiles/${enc(key)}`, { method: 'DELETE' });
+  return answer(api.DELETE('/api/admin/core/outgoing-mail/profiles/{key}', profilePath(key)));
 }
 
 export function setDefaultProfile(key: string): Promise<MailProfile> {
-  return request(`${MAIL_BASE}/profiles/${enc(key)}/default`, { method: 'POST' });
+  return answer(api.POST('/api/admin/core/outgoing-mail/profiles/{key}/default', profilePath(key)));
 }
 
-export function testProfile(key: string, to: string): Promise<TestSendResult> {
-  return request(`${MAIL_BASE}/profiles/${enc(key)}/test`, { method: 'POST', json: { to } });
+export function testProfile(key: string, to: string): Promise<Schemas['MailTestSendResult']> {
+  return answer(api.POST('/api/admin/core/outgoing-mail/profiles/{key}/test', { ...profilePath(key), body: { to } }));
 }
 
-/** The outcome of one bounce-collection pass ("check now"): the server's schema. */
-export type BounceCheck = BounceCheckResult;
+/** The outcome of one bounce-collection pass ("check now"). */
+export type BounceCheck = Schemas['MailBounceCheck'];
 
 /** Runs one bounce-collection pass for the profile now (or joins the one in progress) and answers its outcome. */
 export function checkBounces(key: string): Promise<BounceCheck> {
-  return request(`${MAIL_BASE}/profiles/${enc(key)}/bounces/check`, { method: 'POST' });
+  return answer(api.POST('/api/admin/core/outgoing-mail/profiles/{key}/bounces/check', profilePath(key)));
 }
 
 // --- applications
@@ -94,39 +73,42 @@ export function checkBounces(key: string): Promise<BounceCheck> {
 export const APP_ID_PATTERN = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 export const MAIL_SEND = 'mail:send';
 
-export type PolicyMode = PolicyRead['mode'];
-export type Policy = PolicyWrite;
-export type MailApp = AppRead;
-export type RegisteredApp = RegisteredAppRead;
+export type PolicyMode = Schemas['MailAppPolicyState']['mode'];
+export type Policy = Schemas['MailAppPolicy'];
+export type MailApp = Schemas['MailApp'];
+export type RegisteredApp = Schemas['MailRegisteredApp'];
+
+const appPath = (appId: string) => ({ params: { path: { appId } } });
 
 export async function listApps(signal?: AbortSignal): Promise<MailApp[]> {
-  return (await request<{ data: MailApp[] }>(`${MAIL_BASE}/apps`, { signal })).data;
+  return (await answer(api.GET('/api/admin/core/outgoing-mail/apps', { signal }))).data;
 }
 
-export function registerApp(body: RegisterAppInput): Promise<RegisteredApp> {
-  return request(`${MAIL_BASE}/apps`, { method: 'POST', json: body });
+export function registerApp(body: Schemas['MailRegisterApp']): Promise<RegisteredApp> {
+  return answer(api.POST('/api/admin/core/outgoing-mail/apps', { body }));
 }
 
-export function updateApp(appId: string, body: UpdateAppInput): Promise<MailApp> {
-  return request(`${MAIL_BASE}/apps/${enc(appId)}`, { method: 'PATCH', json: body });
+export function updateApp(appId: string, body: Schemas['MailUpdateApp']): Promise<MailApp> {
+  return answer(api.PATCH('/api/admin/core/outgoing-mail/apps/{appId}', { ...appPath(appId), body }));
 }
 
 export function unregisterApp(appId: string): Promise<void> {
-  return request(`${MAIL_BASE}/apps/${enc(appId)}`, { method: 'DELETE' });
+  return answer(api.DELETE('/api/admin/core/outgoing-mail/apps/{appId}', appPath(appId)));
 }
 
 export function setAppPolicy(appId: string, policy: Policy): Promise<MailApp> {
-  return request(`${MAIL_BASE}/apps/${enc(appId)}/policy`, { method: 'PUT', json: policy });
+  return answer(api.PUT('/api/admin/core/outgoing-mail/apps/{appId}/policy', { ...appPath(appId), body: policy }));
 }
 
 // --- send log
 
-export type { MessageContent, MessageStatus };
-export const MESSAGE_STATUSES: readonly MessageStatus[] = ['queued', 'sending', 'sent', 'failed', 'cancelled', 'bounced'];
-export type CancelReason = NonNullable<MessageRecord['cancelReason']>;
-export type MailMessage = MessageRecord;
-export type MessageAttachment = MessageRecord['attachments'][number];
-export type MessageFailure = MessageRecord['failures'][number];
+export type MailMessage = Schemas['MailMessage'];
+export type MessageContent = Schemas['MailMessageContent'];
+export type MessageStatus = MailMessage['status'];
+export const MESSAGE_STATUSES = every<MessageStatus>()(['queued', 'sending', 'sent', 'failed', 'cancelled', 'bounced']);
+export type CancelReason = NonNullable<MailMessage['cancelReason']>;
+export type MessageAttachment = MailMessage['attachments'][number];
+export type MessageFailure = MailMessage['failures'][number];
 
 /** The filters of `GET /messages` (every one optional). */
 export interface MessageFilters {
@@ -142,49 +124,52 @@ export interface MessageFilters {
   recipient?: string;
 }
 
-export function listMessages(filters: MessageFilters, page: { cursor?: string | null; limit?: number; signal?: AbortSignal } = {}): Promise<MessagePage> {
-  return request(`${MAIL_BASE}/messages`, {
-    signal: page.signal,
-    query: {
-      app: filters.app || undefined,
-      profile: filters.profile || undefined,
-      status: filters.status?.length ? filters.status.join(',') : undefined,
-      since: filters.since || undefined,
-      ref: filters.ref || undefined,
-      recipient: filters.recipient || undefined,
-      cursor: page.cursor ?? undefined,
-      limit: page.limit,
-    },
-  });
+export function listMessages(
+  filters: MessageFilters,
+  page: { cursor?: string | null; limit?: number; signal?: AbortSignal } = {},
+): Promise<Schemas['MailMessagePage']> {
+  const query = {
+    app: filters.app || undefined,
+    profile: filters.profile || undefined,
+    status: filters.status?.length ? filters.status.join(',') : undefined,
+    since: filters.since || undefined,
+    ref: filters.ref || undefined,
+    recipient: filters.recipient || undefined,
+    cursor: page.cursor ?? undefined,
+    limit: page.limit,
+  };
+  return answer(api.GET('/api/admin/core/outgoing-mail/messages', { params: { query }, signal: page.signal }));
 }
 
+const messagePath = (id: string) => ({ params: { path: { id } } });
+
 export function getMessage(id: string, signal?: AbortSignal): Promise<MailMessage> {
-  return request(`${MAIL_BASE}/messages/${enc(id)}`, { signal });
+  return answer(api.GET('/api/admin/core/outgoing-mail/messages/{id}', { ...messagePath(id), signal }));
 }
 
 /** Audited on the server (`outgoing_mail.message.read`). */
 export function getMessageContent(id: string): Promise<MessageContent> {
-  return request(`${MAIL_BASE}/messages/${enc(id)}/content`);
+  return answer(api.GET('/api/admin/core/outgoing-mail/messages/{id}/content', messagePath(id)));
 }
 
 export function cancelMessage(id: string): Promise<MailMessage> {
-  return request(`${MAIL_BASE}/messages/${enc(id)}/cancel`, { method: 'POST' });
+  return answer(api.POST('/api/admin/core/outgoing-mail/messages/{id}/cancel', messagePath(id)));
 }
 
-export function cancelBatch(batchId: string): Promise<BatchCancelled> {
-  return request(`${MAIL_BASE}/batches/${enc(batchId)}/cancel`, { method: 'POST' });
+export function cancelBatch(batchId: string): Promise<Schemas['MailBatchCancelled']> {
+  return answer(api.POST('/api/admin/core/outgoing-mail/batches/{batchId}/cancel', { params: { path: { batchId } } }));
 }
 
 // --- retention
 
-export type Retention = RetentionRead;
+export type Retention = Schemas['MailRetentionState'];
 
 export const RETENTION_MAX_DAYS = 36_500;
 
 export function getRetention(): Promise<Retention> {
-  return request(`${MAIL_BASE}/retention`);
+  return answer(api.GET('/api/admin/core/outgoing-mail/retention'));
 }
 
-export function putRetention(body: RetentionBody): Promise<Retention> {
-  return request(`${MAIL_BASE}/retention`, { method: 'PUT', json: body });
+export function putRetention(body: Schemas['MailRetention']): Promise<Retention> {
+  return answer(api.PUT('/api/admin/core/outgoing-mail/retention', { body }));
 }

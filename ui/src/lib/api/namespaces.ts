@@ -1,22 +1,21 @@
-/** The namespace control plane: `/v1/namespaces`. The types are the server's own (zod-inferred), imported as types only. */
-import type { z } from 'zod';
-import type {
-  MovedNamespace as MovedNamespaceSchema,
-  NamespaceConfig,
-  NamespaceList,
-  NamespaceRecord,
-  StorageSnapshot,
-} from '../../../../server/db/namespaces/namespaces.schemas.ts';
-import { authHeaders, credentials, NetworkError, type Progress, readDownload, request, send, toApiError } from './client.ts';
+/**
+ * The namespace control plane: `/v1/namespaces`. Paths, bodies and answers are the OpenAPI document's (`openapi.ts`).
+ */
+import { answer, api, apiUrl, authHeaders, credentials, every, NetworkError, type Progress, readDownload, type Schemas, toApiError } from './client.ts';
 
-export type { NamespaceConfig, StorageSnapshot };
-export type Namespace = NamespaceRecord;
-export type NamespacePage = NamespaceList;
+/**
+ * A namespace's configuration as the server answers it: every member present. (The document's `NamespaceConfig` is
+ * also the request's, where a member left out takes its default, so its members are optional there.)
+ */
+export type NamespaceConfig = Required<Schemas['NamespaceConfig']>;
+export type StorageSnapshot = Schemas['StorageSnapshot'];
+export type Namespace = Omit<Schemas['Namespace'], 'config'> & { config: NamespaceConfig };
+export type NamespacePage = Omit<Schemas['NamespaceList'], 'data'> & { data: Namespace[] };
 export type JournalMode = NamespaceConfig['journal_mode'];
 export type Synchronous = NamespaceConfig['synchronous'];
 
-export const JOURNAL_MODES = ['wal', 'delete', 'truncate', 'persist'] as const satisfies readonly JournalMode[];
-export const SYNCHRONOUS_MODES = ['full', 'normal'] as const satisfies readonly Synchronous[];
+export const JOURNAL_MODES = every<JournalMode>()(['wal', 'delete', 'truncate', 'persist']);
+export const SYNCHRONOUS_MODES = every<Synchronous>()(['full', 'normal']);
 
 export const DEFAULT_CONFIG: Readonly<NamespaceConfig> = Object.freeze({
   journal_mode: 'wal',
@@ -45,40 +44,42 @@ export function checkNamespaceName(name: string): string | null {
   return null;
 }
 
-const path = (name: string) => `/v1/namespaces/${encodeURIComponent(name)}`;
+const nsPath = (name: string) => ({ params: { path: { ns: name } } });
 
 export function listNamespaces(opts: { limit?: number; cursor?: string | null; signal?: AbortSignal } = {}): Promise<NamespacePage> {
-  return request('/v1/namespaces', { query: { limit: opts.limit ?? 100, cursor: opts.cursor }, signal: opts.signal });
+  return answer(
+    api.GET('/v1/namespaces', { params: { query: { limit: opts.limit ?? 100, cursor: opts.cursor ?? undefined } }, signal: opts.signal }),
+  ) as Promise<NamespacePage>;
 }
 
 export function getNamespace(name: string, signal?: AbortSignal): Promise<Namespace> {
-  return request(path(name), { signal });
+  return answer(api.GET('/v1/namespaces/{ns}', { ...nsPath(name), signal })) as Promise<Namespace>;
 }
 
 /** `node`: place it on that node (registered and healthy); omitted, the server picks the healthy node holding the fewest. */
-export function createNamespace(input: { name: string; config?: NamespaceConfig; node?: string }): Promise<Namespace> {
-  return request('/v1/namespaces', { method: 'POST', json: input });
+export function createNamespace(input: Schemas['CreateNamespace']): Promise<Namespace> {
+  return answer(api.POST('/v1/namespaces', { body: input })) as Promise<Namespace>;
 }
 
 /** Replaces the whole configuration. */
 export function updateNamespaceConfig(name: string, config: NamespaceConfig): Promise<Namespace> {
-  return request(path(name), { method: 'PUT', json: { config } });
+  return answer(api.PUT('/v1/namespaces/{ns}', { ...nsPath(name), body: { config } })) as Promise<Namespace>;
 }
 
 export function deleteNamespace(name: string): Promise<void> {
-  return request(path(name), { method: 'DELETE' });
+  return answer(api.DELETE('/v1/namespaces/{ns}', nsPath(name)));
 }
 
 export function duplicateNamespace(name: string, newName: string): Promise<Namespace> {
-  return request(`${path(name)}/duplicate`, { method: 'POST', json: { name: newName } });
+  return answer(api.POST('/v1/namespaces/{ns}/duplicate', { ...nsPath(name), body: { name: newName } })) as Promise<Namespace>;
 }
 
 /** The answer of `POST /v1/namespaces/{ns}/move`: the record on its new node, with the bytes copied and the write pause. */
-export type MovedNamespace = z.output<typeof MovedNamespaceSchema>;
+export type MovedNamespace = Omit<Schemas['MovedNamespace'], 'config'> & { config: NamespaceConfig };
 
 /** Moves the namespace's database to `node` online: writes pause briefly, reads go on. */
 export function moveNamespace(name: string, node: string): Promise<MovedNamespace> {
-  return request(`${path(name)}/move`, { method: 'POST', json: { node } });
+  return answer(api.POST('/v1/namespaces/{ns}/move', { ...nsPath(name), body: { node } })) as Promise<MovedNamespace>;
 }
 
 /** Downloads a consistent snapshot of the database, reporting progress from `Content-Length`. */
@@ -86,9 +87,14 @@ export async function exportNamespace(
   name: string,
   opts: { onProgress?: (p: Progress) => void; signal?: AbortSignal } = {},
 ): Promise<{ blob: Blob; filename: string }> {
-  const res = await send(`${path(name)}/export`, { headers: { Accept: 'application/octet-stream' }, signal: opts.signal });
-  const filename = filenameFrom(res.headers.get('Content-Disposition')) ?? `${name}.db`;
-  return { blob: await readDownload(res, 'application/vnd.sqlite3', opts.onProgress), filename };
+  const { response } = await api.GET('/v1/namespaces/{ns}/export', {
+    ...nsPath(name),
+    parseAs: 'stream',
+    headers: { Accept: 'application/octet-stream' },
+    signal: opts.signal,
+  });
+  const filename = filenameFrom(response.headers.get('Content-Disposition')) ?? `${name}.db`;
+  return { blob: await readDownload(response, 'application/vnd.sqlite3', opts.onProgress), filename };
 }
 
 function filenameFrom(disposition: string | null): string | null {
@@ -103,7 +109,7 @@ function filenameFrom(disposition: string | null): string | null {
 export function importNamespace(name: string, file: File, opts: { onProgress?: (p: Progress) => void; signal?: AbortSignal } = {}): Promise<Namespace> {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();
-    xhr.open('POST', `${path(name)}/import`);
+    xhr.open('POST', apiUrl('/v1/namespaces/{ns}/import', { path: { ns: name } }));
     for (const [k, v] of Object.entries(authHeaders(credentials.token))) xhr.setRequestHeader(k, v);
     xhr.setRequestHeader('Accept', 'application/json');
     xhr.responseType = 'text';
