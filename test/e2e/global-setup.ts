@@ -4,6 +4,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { FullConfig } from '@playwright/test';
+import type { SharedServer } from './shared-server.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const READY = /^Hearth (\S+) listening on (http:\/\/\S+)\s*$/m;
@@ -11,25 +13,33 @@ const READY = /^Hearth (\S+) listening on (http:\/\/\S+)\s*$/m;
 const AUTHENTICATOR = /^Authenticator app on (http:\/\/\S+)\s*$/m;
 /** The one public address (`http://localhost:<port>` on loopback), where sign-in and passkeys work. */
 const PUBLIC = /^Public address: (https?:\/\/\S+)\s*$/m;
-const READY_TIMEOUT_MS = 30_000;
+const READY_TIMEOUT_MS = 60_000;
 
 /** Shared with global-teardown.ts: both run in the Playwright runner process. */
 export interface E2eServer {
   child: ChildProcess;
   dataDir: string;
 }
-export const SERVER_KEY = Symbol.for('hearth.e2e.server');
+export const SERVER_KEY = Symbol.for('hearth.e2e.servers');
 
 /**
- * Starts the real Hearth server (port 0, fresh data folder, random admin token) for the UI tests, with the reference
- * authenticator web app on a second free port (its own origin, `http://localhost:<port>`).
+ * Starts one real Hearth server per worker (port 0, fresh data folder, random admin token) for the specs that share a
+ * server, each with the reference authenticator web app on a second free port (its own origin,
+ * `http://localhost:<port>`). Worker `i` (TEST_PARALLEL_INDEX) uses server `i` (shared-server.ts): the specs of one
+ * worker run one after another on it, as they did on one server with one worker.
  */
-export default async function globalSetup(): Promise<void> {
+export default async function globalSetup(config: FullConfig): Promise<void> {
   const index = path.join(repoRoot, 'ui/dist/index.html');
   if (!fs.existsSync(index)) {
     throw new Error(`The admin UI is not built (${path.relative(repoRoot, index)} is missing). Run \`npm run build:ui\` before the end-to-end tests.`);
   }
+  const servers: E2eServer[] = [];
+  (globalThis as Record<symbol, unknown>)[SERVER_KEY] = servers;
+  const shared = await Promise.all(Array.from({ length: Math.max(1, config.workers) }, () => startOne(servers)));
+  process.env.HEARTH_E2E_SERVERS = JSON.stringify(shared);
+}
 
+async function startOne(servers: E2eServer[]): Promise<SharedServer> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-'));
   const token = `e2e-admin-${crypto.randomBytes(24).toString('hex')}`;
   const child = spawn(process.execPath, ['bin/hearth.mjs', 'serve', '--port', '0', '--authenticator-port', '0', '--data', dataDir, '--log-level', 'warn'], {
@@ -37,7 +47,7 @@ export default async function globalSetup(): Promise<void> {
     env: { ...process.env, HEARTH_ADMIN_TOKEN: token },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  (globalThis as Record<symbol, unknown>)[SERVER_KEY] = { child, dataDir } satisfies E2eServer;
+  servers.push({ child, dataDir });
 
   let stderr = '';
   child.stderr!.setEncoding('utf8');
@@ -75,9 +85,5 @@ export default async function globalSetup(): Promise<void> {
       }
     });
   });
-
-  process.env.HEARTH_E2E_URL = url;
-  process.env.HEARTH_E2E_AUTHENTICATOR_URL = authenticatorUrl;
-  process.env.HEARTH_E2E_TOKEN = token;
-  process.env.HEARTH_E2E_DATA = dataDir;
+  return { url, authenticatorUrl, token, dataDir };
 }

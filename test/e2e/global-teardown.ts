@@ -3,11 +3,14 @@ import { type E2eServer, SERVER_KEY } from './global-setup.ts';
 
 const STOP_TIMEOUT_MS = 10_000;
 
-/** Stops the server started by global-setup.ts (SIGTERM, then SIGKILL if it hangs) and removes its data folder. */
+/** Stops the servers started by global-setup.ts (SIGTERM, then SIGKILL if one hangs) and removes their data folders. */
 export default async function globalTeardown(): Promise<void> {
-  const server = (globalThis as Record<symbol, unknown>)[SERVER_KEY] as E2eServer | undefined;
-  if (!server) return;
-  const { child, dataDir } = server;
+  const servers = ((globalThis as Record<symbol, unknown>)[SERVER_KEY] as E2eServer[] | undefined) ?? [];
+  await Promise.all(servers.map(stop));
+  delete (globalThis as Record<symbol, unknown>)[SERVER_KEY];
+}
+
+async function stop({ child, dataDir }: E2eServer): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) {
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill('SIGTERM');
@@ -19,5 +22,4 @@ export default async function globalTeardown(): Promise<void> {
     clearTimeout(timer);
   }
   fs.rmSync(dataDir, { recursive: true, force: true });
-  delete (globalThis as Record<symbol, unknown>)[SERVER_KEY];
 }

@@ -7,10 +7,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test';
 import Database from 'better-sqlite3';
+import { sharedServer } from './shared-server.ts';
 import { signIn } from './sign-in.ts';
 
-const API = process.env.HEARTH_E2E_URL!;
-const TOKEN = process.env.HEARTH_E2E_TOKEN!;
+const { url: API, token: TOKEN } = sharedServer();
 const auth = { Authorization: `Bearer ${TOKEN}` };
 const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/e2e/screenshots');
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');

@@ -1,24 +1,25 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from '@playwright/test';
+import { sharedServerOrNull } from './shared-server.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, '../..');
 
 /**
- * End-to-end tests of the admin UI against the real server. The global setup starts
- * `bin/hearth.mjs serve` on a free port with a fresh data folder and hands its URL and admin token
- * to the tests through HEARTH_E2E_URL / HEARTH_E2E_TOKEN (workers re-read this file after the setup
- * ran, so `baseURL` below sees the URL).
+ * End-to-end tests of the admin UI against the real server, in `workers` browsers at once. The global setup starts
+ * one `bin/hearth.mjs serve` per worker on a free port with a fresh data folder and hands their URLs and admin tokens
+ * to the workers (shared-server.ts: worker i uses server i; each worker re-reads this file after the setup ran, so
+ * `baseURL` below is its own server's). Specs that need a server of their own start it (hearth-server.ts).
  *
- * Run: npm run build:ui && npx playwright test -c test/e2e/playwright.config.ts
+ * Run: npm run build:ui && npx playwright test -c test/e2e/playwright.config.ts (HEARTH_E2E_WORKERS: how many at once).
  */
 export default defineConfig({
   testDir: here,
   testMatch: '**/*.spec.ts',
   outputDir: path.join(repoRoot, 'test-results/e2e'),
   reporter: 'list',
-  workers: 1,
+  workers: Number(process.env.HEARTH_E2E_WORKERS ?? 3),
   fullyParallel: false,
   forbidOnly: !!process.env.CI,
   retries: 0,
@@ -28,7 +29,7 @@ export default defineConfig({
   globalTeardown: './global-teardown.ts',
   use: {
     browserName: 'chromium',
-    baseURL: process.env.HEARTH_E2E_URL,
+    baseURL: sharedServerOrNull()?.url,
     viewport: { width: 1360, height: 860 },
     locale: 'en-GB',
     timezoneId: 'UTC',

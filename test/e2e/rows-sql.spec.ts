@@ -5,10 +5,10 @@
  * completes table and column names, runs on Ctrl+Enter, places an SQL error and recalls earlier queries.
  */
 import { expect, type Page, test } from '@playwright/test';
+import { sharedServer } from './shared-server.ts';
 import { signIn } from './sign-in.ts';
 
-const API = process.env.HEARTH_E2E_URL!;
-const TOKEN = process.env.HEARTH_E2E_TOKEN!;
+const { url: API, token: TOKEN } = sharedServer();
 const auth = { Authorization: `Bearer ${TOKEN}` };
 const NS = 'rowsql';
 

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import pg from 'pg';
 import { type RunningServer, type StartOptions, startServer } from '../../server/boot.ts';
 import { type Postgres, startPostgres } from './postgres.ts';
 import { tempDir } from './temp.ts';
@@ -7,12 +8,39 @@ import { tempDir } from './temp.ts';
 export { tempDir };
 
 /**
- * `HEARTH_TEST_STORE=postgres` (`npm run test:postgres`): every server a test starts keeps its core store in a fresh
- * database of one private PostgreSQL cluster per test process (started on first use; it ends with the process), so
- * the integration suite runs unchanged against both engines. Otherwise (the default) platform.db, as in production.
+ * `HEARTH_TEST_STORE=postgres` (vitest's `postgres` project, `npm run test:postgres`): every server a test starts keeps
+ * its core store in a fresh database of the run's shared PostgreSQL cluster (postgres-global.ts), or, outside such a
+ * run, of one private cluster per test process (started on first use; it ends with the process), so the integration
+ * suite runs unchanged against both engines. Otherwise (the default) platform.db, as in production.
  */
 export const TEST_STORE: 'sqlite' | 'postgres' = process.env.HEARTH_TEST_STORE === 'postgres' ? 'postgres' : 'sqlite';
 let cluster: Promise<Postgres> | null = null;
+let created = 0;
+
+/** A new database owned by `hearth` in the run's shared cluster (postgres-global.ts), or null outside such a run. */
+async function sharedDatabase(): Promise<string | null> {
+  if (!process.env.VITEST) return null; // a bench or a Playwright spec: no vitest run to share a cluster with
+  let shared: { adminUrl: string; url: string } | undefined;
+  try {
+    const { inject } = await import('vitest');
+    shared = inject('postgres');
+  } catch {
+    return null; // not inside a vitest worker of the postgres project
+  }
+  if (!shared) return null;
+  const name = `t_${process.pid}_${++created}_${crypto.randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: shared.adminUrl });
+  admin.on('error', () => {});
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE "${name}" OWNER hearth`);
+  } finally {
+    await admin.end().catch(() => {});
+  }
+  const url = new URL(shared.url);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
 
 /**
  * A test's choice of engine for its server's core store: `'sqlite'` for a test about SQLite itself (platform.db's file,
@@ -27,6 +55,8 @@ export interface TestStoreOption {
 /** A fresh core-store database for a test server under `HEARTH_TEST_STORE=postgres`; undefined on SQLite or with `store: 'sqlite'`. */
 export async function testDatabaseUrl(store?: TestStoreOption['store']): Promise<string | undefined> {
   if (TEST_STORE !== 'postgres' || store === 'sqlite') return undefined;
+  const shared = await sharedDatabase();
+  if (shared) return shared;
   cluster ??= startPostgres({ settings: { max_connections: 400 } });
   return (await cluster).createDatabase();
 }

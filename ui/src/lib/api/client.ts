@@ -130,29 +130,37 @@ export function fetchCredentials(token = credentials.token): RequestCredentials 
 /**
  * The `fetch` of the typed client: adds the credential, sends, and answers the response when it is 2xx; rejects with
  * `ApiError`/`NetworkError` otherwise. A 403 `recent_auth_required` asks the user to confirm who they are, then sends
- * the request again (a copy taken before the first attempt, so its body goes again too).
+ * the request again. The body is read once into bytes and sent as such (so it can go twice, and the browser sends it
+ * with a Content-Length, as a plain `fetch` of a string would).
  */
 export function transport(opts: CallOptions = {}): (request: Request) => Promise<Response> {
   return async (request) => {
-    const again = opts.reauthenticate === false ? null : request.clone();
+    const body = request.method === 'GET' || request.method === 'HEAD' ? undefined : await request.arrayBuffer();
     try {
-      return await sendOnce(request, opts);
+      return await sendOnce(request, body, opts);
     } catch (err) {
-      if (!again || !(err instanceof ApiError) || err.code !== 'recent_auth_required') throw err;
+      if (opts.reauthenticate === false || !(err instanceof ApiError) || err.code !== 'recent_auth_required') throw err;
       if (!(await credentials.reauthenticate(err))) throw err;
-      return sendOnce(again, opts);
+      return sendOnce(request, body, opts);
     }
   };
 }
 
-async function sendOnce(request: Request, opts: CallOptions): Promise<Response> {
+async function sendOnce(request: Request, body: ArrayBuffer | undefined, opts: CallOptions): Promise<Response> {
   const token = opts.token === undefined ? credentials.token : opts.token;
   const headers = new Headers(request.headers);
   if (!headers.has('Accept')) headers.set('Accept', 'application/json');
   for (const [k, v] of Object.entries(authHeaders(token))) headers.set(k, v);
   let res: Response;
   try {
-    res = await fetch(new Request(request, { headers, credentials: fetchCredentials(token), cache: 'no-store' }));
+    res = await fetch(request.url, {
+      method: request.method,
+      headers,
+      body: body && body.byteLength > 0 ? body : undefined,
+      credentials: fetchCredentials(token),
+      cache: 'no-store',
+      signal: request.signal,
+    });
   } catch (err) {
     if ((err as Error).name === 'AbortError') throw err;
     throw new NetworkError();
