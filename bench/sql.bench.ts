@@ -8,12 +8,23 @@
  *   two long   the same again while `long` runs two such queries at once (a namespace may hold all but one of
  *              the query processes, 4 by default, so `other` keeps a process)
  *
+ * Then how promptly a read is stopped (the speed side of test/integration/db/sql.test.ts, which asserts only the
+ * states and the order), in BENCH_SQL_STOP_ROUNDS rounds after one warm-up round, each figure as median and
+ * min–max against the baseline of the same rounds:
+ *   baseline   POST /v1/stop/query {sql: 'SELECT 1'}: a plain read's round trip through a query process
+ *   timeout    an endless read in `stop` (query_timeout 300 ms): when its 504 query_timeout arrives, and by how
+ *              much it comes after the limit (the overrun: the kill, the answer and the HTTP round trip)
+ *   abandoned  the client of an endless read in `hold` goes away: how long until /metrics shows its query process
+ *              free (hearth_sql_busy 0: the server saw the connection close and killed the process), polled
+ *              back to back (each poll a /metrics round trip)
+ *
  * The requests to `other` are, alternately on each of BENCH_SQL_CONNECTIONS keep-alive connections:
  *   query  POST /v1/other/query  {sql: 'SELECT count(*) … FROM items WHERE id < ?'}  (runs in a query process)
  *   get    GET  /v1/namespaces/other                                                (event loop only)
  *
  * Hearth runs in its own process (test/helpers/server-child.ts); this process only generates load.
- * Knobs (environment): BENCH_SQL_SECONDS (5, the long query's target duration), BENCH_SQL_CONNECTIONS (4).
+ * Knobs (environment): BENCH_SQL_SECONDS (5, the long query's target duration), BENCH_SQL_CONNECTIONS (4),
+ * BENCH_SQL_STOP_ROUNDS (7).
  */
 import crypto from 'node:crypto';
 import type http from 'node:http';
@@ -38,7 +49,11 @@ import {
 
 const SECONDS = envInt('BENCH_SQL_SECONDS', 5);
 const CONNECTIONS = envInt('BENCH_SQL_CONNECTIONS', 4);
+const STOP_ROUNDS = envInt('BENCH_SQL_STOP_ROUNDS', 7);
 const TARGET_P99_MS = 50;
+/** The query_timeout of namespace `stop`. */
+const STOP_LIMIT_MS = 300;
+const ENDLESS = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x+1 FROM c) SELECT count(*) AS n FROM c';
 
 const run = benchRun('hearth-bench-sql-');
 const tmp = run.tmp;
@@ -111,6 +126,51 @@ interface Long {
   ms: number;
 }
 
+/** Polls /metrics (public) until `ok` holds for the gauges named (a state, never a fixed wait); gives up after 30 s. */
+async function untilGauges(agent: http.Agent, names: string[], ok: (g: Record<string, number>) => boolean, what: string): Promise<void> {
+  const end = now() + 30_000;
+  for (;;) {
+    const text = (await request(agent, `${hearth!.url}/metrics`)).body;
+    const g = Object.fromEntries(names.map((n) => [n, Number(new RegExp(`^${n} (\\S+)$`, 'm').exec(text)?.[1])]));
+    if (ok(g)) return;
+    if (now() > end) throw new Error(`timed out waiting for ${what} (${JSON.stringify(g)})`);
+    await sleep(2);
+  }
+}
+
+interface StopRound {
+  /** A plain read's round trip. */
+  baseline: number;
+  /** Start of the endless read to its 504. */
+  timeout: number;
+  /** The abandoning client's disconnect to its query process seen free. */
+  abandoned: number;
+}
+
+/** One round of the stopping figures (see the header); `agent` makes the requests measured, `watch` polls /metrics. */
+async function stopRound(agent: http.Agent, watch: http.Agent): Promise<StopRound> {
+  const idle = () => untilGauges(watch, ['hearth_sql_busy', 'hearth_sql_idle'], (g) => g.hearth_sql_busy === 0 && g.hearth_sql_idle >= 1, 'an idle pool');
+  await idle();
+  const base = await call(agent, 'POST', '/v1/stop/query', { sql: 'SELECT 1 AS one' });
+  if (base.status !== 200) throw new Error(`SELECT 1 → ${base.status}: ${base.body.slice(0, 200)}`);
+
+  await idle();
+  const timedOut = await call(agent, 'POST', '/v1/stop/query', { sql: ENDLESS });
+  if (timedOut.status !== 504 || !timedOut.body.includes('query_timeout')) throw new Error(`endless read → ${timedOut.status}: ${timedOut.body.slice(0, 200)}`);
+
+  await idle();
+  const holder = keepAliveAgent(1);
+  const held = call(holder, 'POST', '/v1/hold/query', { sql: ENDLESS }).catch((err: Error) => err);
+  await untilGauges(watch, ['hearth_sql_busy'], (g) => g.hearth_sql_busy === 1, 'the endless read in "hold"');
+  const t = now();
+  holder.destroy(); // its client goes away
+  await untilGauges(watch, ['hearth_sql_busy'], (g) => g.hearth_sql_busy === 0, 'the abandoned read to be stopped');
+  const abandoned = now() - t;
+  const r = await held;
+  if (!(r instanceof Error)) throw new Error(`the endless read was answered (${r.status}) instead of abandoned`);
+  return { baseline: base.ms, timeout: timedOut.ms, abandoned };
+}
+
 function longQuery(agent: http.Agent, n: number): Promise<Long> {
   return call(agent, 'POST', '/v1/long/query', { sql: countTo(n) }).then((r) => ({ status: r.status, ms: r.ms }));
 }
@@ -165,7 +225,16 @@ async function main(): Promise<number> {
   console.log(
     `${elapsed()} long queries: ${twoResult.map((r) => `${r.status} in ${fmtMs(r.ms)}`).join(', ')} (the second waits for the first); ${during2.query.length + during2.get.length} requests to "other" meanwhile`,
   );
-  for (const a of [setup, spare, longAgent, a2]) a.destroy();
+
+  heading(`stopping: a read at its ${STOP_LIMIT_MS} ms query_timeout, and a read whose client goes away (${STOP_ROUNDS} rounds after 1 warm-up)`);
+  for (const name of ['stop', 'hold'])
+    await must(setup, 'POST', '/v1/namespaces', { name, config: { query_timeout: name === 'stop' ? STOP_LIMIT_MS : 60_000 } }, 201);
+  const watch = keepAliveAgent(1);
+  await stopRound(setup, watch);
+  const rounds: StopRound[] = [];
+  for (let r = 0; r < STOP_ROUNDS; r++) rounds.push(await stopRound(setup, watch));
+  console.log(`${elapsed()} ${rounds.length} rounds`);
+  for (const a of [setup, spare, longAgent, a2, watch]) a.destroy();
 
   const all = (l: Load) => [...l.query, ...l.get];
   const st = {
@@ -204,6 +273,22 @@ async function main(): Promise<number> {
     row('2 long queries: get namespace', st.two.get, st.base.get),
   ]);
 
+  const spread = (xs: number[]) => {
+    const v = summarize(xs);
+    return { med: v.p50, text: `${fmtMs(v.p50)} (${fmtMs(v.min)}–${fmtMs(v.max)})` };
+  };
+  const stopBase = spread(rounds.map((r) => r.baseline));
+  const stopTimeout = spread(rounds.map((r) => r.timeout));
+  const overrun = spread(rounds.map((r) => r.timeout - STOP_LIMIT_MS));
+  const abandoned = spread(rounds.map((r) => r.abandoned));
+  heading('stopping reads: median (min–max) of the rounds');
+  printTable([
+    ['figure', 'measured', 'baseline: SELECT 1', 'measured / baseline'],
+    [`504 of an endless read, query_timeout ${STOP_LIMIT_MS} ms`, stopTimeout.text, '', `${ratio(stopTimeout.med, STOP_LIMIT_MS)} the limit`],
+    ['  overrun past the limit', overrun.text, stopBase.text, ratio(overrun.med, stopBase.med)],
+    ['abandoned read: disconnect → its query process free', abandoned.text, stopBase.text, ratio(abandoned.med, stopBase.med)],
+  ]);
+
   heading('summary');
   const met = (p99: number) => (p99 < TARGET_P99_MS ? 'met' : 'NOT met');
   printTable([
@@ -224,6 +309,8 @@ async function main(): Promise<number> {
     ],
     ['throughput to "other" during one long query', fmtRate(st.one.rate, 'req'), fmtRate(st.base.rate, 'req'), ratio(st.one.rate, st.base.rate), ''],
     ['long query duration', fmtMs(oneResult.ms), '', '', ''],
+    [`504 overrun past a ${STOP_LIMIT_MS} ms query_timeout (median)`, fmtMs(overrun.med), fmtMs(stopBase.med), ratio(overrun.med, stopBase.med), ''],
+    ['abandoned read: disconnect → its query process free (median)', fmtMs(abandoned.med), fmtMs(stopBase.med), ratio(abandoned.med, stopBase.med), ''],
   ]);
   console.log(`  Requests alternate POST /v1/other/query and GET /v1/namespaces/other on ${CONNECTIONS} keep-alive connections.`);
   console.log('  One namespace may use all but one of the query processes (HEARTH_QUERY_PROCESSES, 4): the long queries run in');

@@ -50,7 +50,20 @@ export interface SupervisorOptions {
   stopTimeoutMs?: number;
   /** How long a request (rebind, sign-in token) may wait for its answer (default 15 s). */
   requestTimeoutMs?: number;
+  /** The timers every wait above runs on (default: Node's); tests record or drive them. */
+  timers?: SupervisorTimers;
 }
+
+/** A clock to schedule on: `setTimeout` answers a handle that `clearTimeout` cancels. */
+export interface SupervisorTimers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const nodeTimers: SupervisorTimers = {
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
 
 export interface StopResult {
   /** The server stopped by itself within the limit, with exit code 0. */
@@ -64,12 +77,10 @@ interface Run {
   ready: ReadyInfo | null;
   startFailure: string | null;
   readyTimedOut: boolean;
-  readyTimer: NodeJS.Timeout | null;
-  pending: Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }>;
+  readyTimer: unknown;
+  pending: Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: unknown }>;
   exited: Promise<{ code: number | null; signal: string | null }>;
 }
-
-const sleep = (ms: number) => new Promise<null>((resolve) => setTimeout(() => resolve(null), ms).unref?.());
 
 export class ServerSupervisor {
   private readonly fork: ForkServer;
@@ -78,8 +89,9 @@ export class ServerSupervisor {
   private readonly readyTimeoutMs: number;
   private readonly stopTimeoutMs: number;
   private readonly requestTimeoutMs: number;
+  private readonly timers: SupervisorTimers;
   private run: Run | null = null;
-  private restartTimer: NodeJS.Timeout | null = null;
+  private restartTimer: unknown = null;
   private stopping: Promise<StopResult> | null = null;
   private restarts = 0;
   private seq = 0;
@@ -95,6 +107,12 @@ export class ServerSupervisor {
     this.readyTimeoutMs = opts.readyTimeoutMs ?? 60_000;
     this.stopTimeoutMs = opts.stopTimeoutMs ?? 15_000;
     this.requestTimeoutMs = opts.requestTimeoutMs ?? 15_000;
+    this.timers = opts.timers ?? nodeTimers;
+  }
+
+  /** Resolves with null after `ms` (a wait that does not keep the process alive on Node's timers). */
+  private sleep(ms: number): Promise<null> {
+    return new Promise<null>((resolve) => (this.timers.setTimeout(() => resolve(null), ms) as { unref?: () => void } | null)?.unref?.());
   }
 
   get state(): SupervisorState {
@@ -166,7 +184,7 @@ export class ServerSupervisor {
   /** Asks the server to shut down gracefully; kills it past the time limit. Never restarts it. */
   stop(): Promise<StopResult> {
     this.stopping ??= (async (): Promise<StopResult> => {
-      if (this.restartTimer) clearTimeout(this.restartTimer);
+      if (this.restartTimer !== null) this.timers.clearTimeout(this.restartTimer);
       this.restartTimer = null;
       const run = this.run;
       this.setState({ phase: 'stopping' });
@@ -175,11 +193,11 @@ export class ServerSupervisor {
         return { graceful: true, code: null, signal: null };
       }
       run.proc.send({ type: 'shutdown' });
-      let exit = await Promise.race([run.exited, sleep(this.stopTimeoutMs)]);
+      let exit = await Promise.race([run.exited, this.sleep(this.stopTimeoutMs)]);
       let graceful = exit !== null && exit.code === 0;
       if (exit === null) {
         run.proc.kill();
-        exit = (await Promise.race([run.exited, sleep(5_000)])) ?? { code: null, signal: null };
+        exit = (await Promise.race([run.exited, this.sleep(5_000)])) ?? { code: null, signal: null };
         graceful = false;
       }
       this.setState({ phase: 'stopped', graceful });
@@ -215,7 +233,7 @@ export class ServerSupervisor {
     this.run = run;
     if (proc.pid !== undefined) this.pids.push(proc.pid);
     this.setState({ phase: 'starting', restarts: this.restarts });
-    run.readyTimer = setTimeout(() => {
+    run.readyTimer = this.timers.setTimeout(() => {
       run.readyTimedOut = true;
       proc.kill();
     }, this.readyTimeoutMs);
@@ -235,7 +253,7 @@ export class ServerSupervisor {
     if (!msg) return;
     switch (msg.type) {
       case 'ready': {
-        if (run.readyTimer) clearTimeout(run.readyTimer);
+        if (run.readyTimer !== null) this.timers.clearTimeout(run.readyTimer);
         run.readyTimer = null;
         const { type: _type, ...info } = msg;
         run.ready = info;
@@ -250,7 +268,7 @@ export class ServerSupervisor {
         const p = run.pending.get(msg.id);
         if (!p) return;
         run.pending.delete(msg.id);
-        clearTimeout(p.timer);
+        this.timers.clearTimeout(p.timer);
         if (msg.ok) p.resolve(msg.result);
         else p.reject(new Error(msg.message));
         return;
@@ -261,9 +279,9 @@ export class ServerSupervisor {
   }
 
   private onExit(run: Run, code: number | null, signal: string | null): void {
-    if (run.readyTimer) clearTimeout(run.readyTimer);
+    if (run.readyTimer !== null) this.timers.clearTimeout(run.readyTimer);
     for (const [, p] of run.pending) {
-      clearTimeout(p.timer);
+      this.timers.clearTimeout(p.timer);
       p.reject(new Error('the server stopped before answering'));
     }
     run.pending.clear();
@@ -290,7 +308,7 @@ export class ServerSupervisor {
     }
     this.restarts++;
     this.setState({ phase: 'restarting', crashes: decision.crashes, delayMs: decision.delayMs, reason });
-    this.restartTimer = setTimeout(() => this.spawn(), decision.delayMs);
+    this.restartTimer = this.timers.setTimeout(() => this.spawn(), decision.delayMs);
   }
 
   private request(msg: Extract<ParentMessage, { id: number }>): Promise<unknown> {
@@ -298,7 +316,7 @@ export class ServerSupervisor {
     if (!run?.ready || this.stopping) return Promise.reject(new Error('the server is not running'));
     const id = ++this.seq;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
+      const timer = this.timers.setTimeout(() => {
         run.pending.delete(id);
         reject(new Error(`the server did not answer within ${this.requestTimeoutMs} ms`));
       }, this.requestTimeoutMs);

@@ -163,6 +163,11 @@ export function createDbService(deps: DbServiceDeps) {
   deps.metrics.gauge('hearth_sse_dropped_subscribers', 'Change-event subscribers dropped for falling behind since start', () => events.droppedSubscribers);
   deps.metrics.gauge('hearth_sql_idle', 'Query processes started and waiting for a read', () => sql.pool.stats.idle);
   deps.metrics.gauge('hearth_sql_queued', 'Reads waiting for a query process', () => sql.pool.stats.queued);
+  deps.metrics.gauge(
+    'hearth_sql_exports_waiting',
+    'CSV exports paused until their client reads on (their query_timeout does not run meanwhile)',
+    () => sql.pool.stats.waiting,
+  );
   deps.metrics.gauge('hearth_query_timeouts', 'Reads stopped at their query_timeout since start', () => sql.pool.stats.timeouts);
   deps.metrics.gauge('hearth_query_memory_exceeded', "Reads stopped at the query processes' memory limit since start", () => sql.pool.stats.memoryExceeded);
   let stopJobs: (() => void) | null = null;

@@ -36,13 +36,13 @@ import { createProfileStore } from './profiles/profiles.store.ts';
 import { registerRetentionRoutes } from './retention/retention.routes.ts';
 import { createRetentionService, type RetentionOptions } from './retention/retention.service.ts';
 import { createSettingsStore } from './retention/retention.store.ts';
-import { createSettledTopic, type SettledOptions } from './settled/settled.service.ts';
+import { createSettledTopic, type SettledOptions, type WaitEnd } from './settled/settled.service.ts';
 import { createSettledStore } from './settled/settled.store.ts';
 
 export type { MailAppDirectory, MailApplication } from './apps/apps.service.ts';
 export type { MailClock } from './clock.ts';
 export type { DeliveryOptions } from './delivery/lanes.ts';
-export type { SettledOptions } from './settled/settled.service.ts';
+export type { SettledOptions, WaitEnd } from './settled/settled.service.ts';
 export { mailMigrations };
 
 /** Knobs for tests and operators; every field has a production default. */
@@ -61,6 +61,8 @@ export interface MailOptions {
   directory?: MailAppDirectory;
   /** Observer of every SMTP attempt start (tests). */
   onAttempt?: (recordId: string, worker: string) => void;
+  /** Observer of how each `?wait=` read ended: at once, settled while held, at its deadline, stopped, closed (tests). */
+  onWaitEnd?: (recordId: string, end: WaitEnd) => void;
   /** The installation name used as sender name for Core and test mail (default "Hearth"). */
   appName?: string;
 }
@@ -88,7 +90,13 @@ export function createMailService(deps: MailDeps) {
   const directory = o.directory ?? createTokenAppDirectory(appStore);
   const apps = createAppsService({ store: appStore, profiles: profileStore, tokens: deps.tokens, directory, audit: deps.audit, clock });
 
-  const settled = createSettledTopic({ store: createSettledStore(deps.store), clock, logger: deps.logger.child({ part: 'settled' }), options: o.settled });
+  const settled = createSettledTopic({
+    store: createSettledStore(deps.store),
+    clock,
+    logger: deps.logger.child({ part: 'settled' }),
+    options: o.settled,
+    onWaitEnd: o.onWaitEnd,
+  });
 
   // The delivery engine is created below; the hooks reach it lazily.
   let delivery: ReturnType<typeof createDelivery> | null = null;
@@ -216,6 +224,8 @@ export function createMailService(deps: MailDeps) {
     /** Runs one bounce-collection tick now (it also runs every five minutes). */
     checkBounces: () => bounces.tick(),
     idle: () => delivery!.idle(),
+    /** The SMTP thread now: attempts in progress there (every lane) and immediate-lane attempts waiting for a slot. */
+    smtpThreadState: () => delivery!.smtpThreadState(),
     worker: () => delivery!.worker,
     attachmentBytes: () => attachments.usedBytes(),
     /** The settled-status topic: waits held now (recovery trims the topic every 30 s). */

@@ -65,15 +65,19 @@ function balancer(targets: () => ServerProcess[], routed: number[]): http.Server
     const target = live[next++ % live.length]!;
     routed.push(all.indexOf(target));
     const url = new URL(target.url);
+    const what = `${req.method} ${req.url} → replica ${all.indexOf(target)}`;
     const upstream = http.request({ host: url.hostname, port: url.port, method: req.method, path: req.url, headers: req.headers, agent: false }, (up) => {
       res.writeHead(up.statusCode ?? 502, up.headers);
       up.pipe(res);
       res.on('close', () => up.destroy());
     });
-    upstream.on('error', () => {
+    upstream.on('error', (err) => {
+      // A replica killed on purpose answers nothing: said once here, since the client sees only a 502 or a cut answer.
+      console.error(`[balancer] ${what}: ${(err as NodeJS.ErrnoException).code ?? ''} ${err.message}`);
       if (!res.headersSent) res.writeHead(502).end('replica unreachable');
       else res.destroy();
     });
+    req.on('error', (err) => console.error(`[balancer] ${what}: the client's request failed: ${err.message}`));
     req.pipe(upstream);
   });
 }
@@ -86,6 +90,12 @@ export async function startReplicas(opts: ReplicaOptions = {}): Promise<Replicas
   const replicas: ServerProcess[] = [];
   const routed: number[] = [];
   const lb = balancer(() => replicas, routed);
+  // A client connection that breaks (a reset, a request the parser refused) is named with what it last asked.
+  lb.on('clientError', (err: NodeJS.ErrnoException, socket) => {
+    console.error(`[balancer] client connection error: ${err.code ?? ''} ${err.message}`);
+    if (socket.writable && err.code !== 'ECONNRESET') socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    else socket.destroy();
+  });
   await new Promise<void>((resolve) => lb.listen(0, '127.0.0.1', resolve));
   const publicUrl = `http://localhost:${(lb.address() as AddressInfo).port}`;
   const add = async (nodeId = `node-${String.fromCharCode(97 + replicas.length)}`) => {

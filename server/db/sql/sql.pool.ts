@@ -156,6 +156,8 @@ export class QueryPool {
       /** Jobs a started process has received (busy counts jobs still waiting for their process to start too). */
       running: slots.filter((s) => s.job && s.job.startedAt > 0).length,
       idle: slots.filter((s) => s.process.ready && !s.job).length,
+      /** Exports waiting for their reader: every chunk granted has arrived and none is granted, so no time limit runs. */
+      waiting: slots.filter((s) => s.job?.exporting?.outstanding === 0).length,
       queued: this.queue.length,
       ...this.counters,
     };

@@ -81,8 +81,11 @@ export function createApprovalService(deps: ApprovalDeps) {
       const at = now();
       return store.purge(at - WINDOW_MS, at, at - 7 * 24 * 3600_000);
     },
-    /** For tests that arrange rows directly. */
-    internals: { store },
+    /**
+     * For tests: the store (to arrange rows directly); `observeHolds` (each held `/login/status`: `held`, then how it
+     * ended) and `listening` (decisions of other replicas reach this process), to wait on states instead of times.
+     */
+    internals: { store, ...requests.observability },
   };
 }
 

@@ -56,16 +56,24 @@ export function createBrowserLogin(core: ApprovalCore, requests: SignInRequests)
     },
 
     async loginStatus(requestId: string, secret: string, signal: AbortSignal) {
-      let r = await login.browserLogin(requestId, secret);
       // Held until decided, expired or pollAfterSeconds: a decision in this process, or in another replica on
       // PostgreSQL (the core store's notifications), wakes it at once; one made by another process sharing the data
-      // folder (the CLI, a second server on SQLite) is seen by re-reading the row each second.
-      const until = Math.min(now() + L.pollAfterSeconds * 1000, r.expires_at);
-      while (loginState(r) === 'pending' && !signal.aborted && now() < until) {
-        await requests.waitFor(requestId, Math.min(HELD_RECHECK_MS, until - now()), signal);
-        r = (await store.getLogin(requestId)) ?? r;
+      // folder (the CLI, a second server on SQLite) is seen by re-reading the row each second. Subscribed before the
+      // first read, so a decision that commits during a read is not missed until the next re-read.
+      const hold = requests.hold(requestId);
+      try {
+        let r = await login.browserLogin(requestId, secret);
+        const until = Math.min(now() + L.pollAfterSeconds * 1000, r.expires_at);
+        let last: 'woken' | 'timer' | 'aborted' | null = null;
+        while (loginState(r) === 'pending' && !signal.aborted && now() < until) {
+          last = await hold.wait(Math.min(HELD_RECHECK_MS, until - now()), signal);
+          r = (await store.getLogin(requestId)) ?? r;
+        }
+        if (last) hold.ended(last === 'woken' ? 'woken' : signal.aborted ? 'gone' : r.state !== 'pending' ? 'recheck' : 'timeout');
+        return { state: loginState(r), expiresAt: iso(r.expires_at), pollAfterSeconds: L.pollAfterSeconds };
+      } finally {
+        hold.release();
       }
-      return { state: loginState(r), expiresAt: iso(r.expires_at), pollAfterSeconds: L.pollAfterSeconds };
     },
 
     /** Completes an approved browser sign-in once; the session cookie header, or an error. */

@@ -15,39 +15,100 @@ export function createSignInRequests(core: ApprovalCore) {
   const { store, accountStore, now, maySignIn } = core;
 
   // ---- wake-up of held /login/status requests: in this process, and through the core store's notifications ----
-  const waiters = new Map<string, Set<() => void>>();
+  /** Every hold subscribed to a request id; a decision calls them all (each hold removes itself when released). */
+  const holders = new Map<string, Set<() => void>>();
   const wakeHere = (requestId: string) => {
-    const set = waiters.get(requestId);
-    if (!set) return;
-    waiters.delete(requestId);
-    for (const fn of set) fn();
+    for (const fn of holders.get(requestId) ?? []) fn();
   };
   const notifications = core.deps.notifications;
   // Every replica's decisions arrive here (this one's too); a lost notification leaves the once-a-second re-read.
-  notifications?.listen(LOGIN_DECIDED_CHANNEL, wakeHere).catch(() => {});
+  const listening: Promise<void> = notifications
+    ? notifications.listen(LOGIN_DECIDED_CHANNEL, wakeHere).then(
+        () => {},
+        () => {},
+      )
+    : Promise.resolve();
   /** Inside the deciding transaction: the notification goes out when (and only if) it commits. */
   const wake = async (requestId: string): Promise<void> => {
     if (!notifications) return wakeHere(requestId);
     await notifications.notify(LOGIN_DECIDED_CHANNEL, requestId).catch(() => wakeHere(requestId));
   };
-  const waitFor = (requestId: string, ms: number, signal: AbortSignal) =>
-    new Promise<void>((resolve) => {
-      let set = waiters.get(requestId);
-      if (!set) waiters.set(requestId, (set = new Set()));
-      const done = () => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        const s = waiters.get(requestId);
-        if (s) {
-          s.delete(done);
-          if (s.size === 0) waiters.delete(requestId);
+
+  const observers = new Set<(e: HoldEvent) => void>();
+  const report = (e: HoldEvent) => {
+    for (const fn of observers) fn(e);
+  };
+
+  /**
+   * A hold on one request's decision, subscribed from the moment it is made: a decision that commits while the holder
+   * reads the row (before its first wait, or between two) ends its next wait at once instead of being missed.
+   * `wait` answers what ended it; `ended` reports how the hold ended (test observability); `release` unsubscribes.
+   */
+  function hold(requestId: string) {
+    let woken = false;
+    let waiting: (() => void) | null = null;
+    let waited = false;
+    const fn = () => {
+      woken = true;
+      waiting?.();
+    };
+    let set = holders.get(requestId);
+    if (!set) holders.set(requestId, (set = new Set()));
+    set.add(fn);
+    const subscribed = set;
+    return {
+      wait(ms: number, signal: AbortSignal): Promise<'woken' | 'timer' | 'aborted'> {
+        if (!waited) {
+          waited = true;
+          report({ requestId, event: 'held' });
         }
-        resolve();
-      };
-      const timer = setTimeout(done, Math.max(0, ms));
-      signal.addEventListener('abort', done);
-      set.add(done);
-    });
+        if (woken) {
+          woken = false;
+          return Promise.resolve('woken');
+        }
+        if (signal.aborted) return Promise.resolve('aborted');
+        return new Promise((resolve) => {
+          const end = (why: 'woken' | 'timer' | 'aborted') => {
+            clearTimeout(timer);
+            signal.removeEventListener('abort', onAbort);
+            waiting = null;
+            woken = false;
+            resolve(why);
+          };
+          const onAbort = () => end('aborted');
+          const timer = setTimeout(() => end('timer'), Math.max(0, ms));
+          signal.addEventListener('abort', onAbort);
+          waiting = () => end('woken');
+        });
+      },
+      ended(how: Exclude<HoldEvent['event'], 'held'>) {
+        if (waited) report({ requestId, event: how });
+      },
+      release() {
+        subscribed.delete(fn);
+        if (subscribed.size === 0 && holders.get(requestId) === subscribed) holders.delete(requestId);
+      },
+    };
+  }
+  /** Waits up to `ms` for a decision on `requestId` (a hold of its own, released after). */
+  const waitFor = async (requestId: string, ms: number, signal: AbortSignal) => {
+    const h = hold(requestId);
+    try {
+      return await h.wait(ms, signal);
+    } finally {
+      h.release();
+    }
+  };
+  /** Test observability: what the holds of this process report, and whether it listens for other replicas' decisions. */
+  const observability = {
+    /** Calls `fn` when a held `/login/status` starts waiting (`held`) and when the hold ends (how); returns the unsubscribe. */
+    observeHolds(fn: (e: HoldEvent) => void): () => void {
+      observers.add(fn);
+      return () => void observers.delete(fn);
+    },
+    /** Resolves once decisions of other replicas reach this process (the core store's notifications are listened to). */
+    listening,
+  };
 
   async function newLogin(input: {
     kind: 'browser' | 'terminal';
@@ -104,10 +165,18 @@ export function createSignInRequests(core: ApprovalCore) {
     return devices > 0 && outstanding < L.outstandingLoginsPerAccount;
   }
 
-  return { wake, waitFor, newLogin, usableLogin, approvable };
+  return { wake, hold, waitFor, observability, newLogin, usableLogin, approvable };
 }
 
 export type SignInRequests = ReturnType<typeof createSignInRequests>;
+
+/**
+ * What a held `/login/status` reports (test observability): `held` once its first read found the request pending and
+ * it waits; then how it ended: `woken` by a decision (in this process, or another replica's through the core store's
+ * notifications), `recheck` (the once-a-second re-read found the decision: another process sharing the data folder),
+ * `timeout` (held for `pollAfterSeconds` or until expiry, still undecided), `gone` (the client went away).
+ */
+export type HoldEvent = { requestId: string; event: 'held' | 'woken' | 'recheck' | 'timeout' | 'gone' };
 
 /** The core store's channel of decided sign-in requests (the payload is the request id). */
 export const LOGIN_DECIDED_CHANNEL = 'hearth_identity_login_decided';

@@ -469,6 +469,8 @@ export function createDelivery(deps: DeliveryDeps) {
         else await new Promise<void>((resolve) => setImmediate(resolve));
       }
     },
+    /** The SMTP thread now: attempts in progress and immediate-lane attempts waiting there for a slot (tests, diagnostics). */
+    smtpThreadState: () => pool.state(),
     async close(): Promise<void> {
       closed = true;
       for (const t of [immediateTimer, bulkTimer, recoveryTimer]) if (t !== null) clock.clearTimeout(t);

@@ -104,7 +104,8 @@ export interface Session {
   messages: number;
   /** The server or the network ended it (it is never handed out again). */
   dead: boolean;
-  idleTimer: NodeJS.Timeout | null;
+  /** The pool's idle timer while the session waits unused (a handle of the pool's timers), else null. */
+  idleTimer: unknown;
   onDead: (() => void) | null;
 }
 

@@ -19,12 +19,30 @@ import {
 /** Messages per session before it is replaced (as nodemailer's pool: `maxMessages` 100). */
 const MAX_MESSAGES = 100;
 
+/** The clock of the idle timeout: an unref'd setTimeout, unless a test gives its own (and fires it when it says). */
+export interface IdleTimers {
+  set(fn: () => void, ms: number): unknown;
+  clear(handle: unknown): void;
+}
+const realTimers: IdleTimers = {
+  set: (fn, ms) => setTimeout(fn, ms).unref(),
+  clear: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+/** Sessions of every pool: open (or opening), idle among them, and attempts waiting for a connection slot. */
+export interface SmtpPoolStats {
+  open: number;
+  idle: number;
+  waiting: number;
+}
+
 /**
  * Pooled sessions for the delivery lanes: one pool per distinct settings, at most `maxConnections` sessions each,
  * reused for up to 100 messages, a session unused for `idleMs` closed (QUIT), a pool without sessions forgotten.
  */
-export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
+export function createSmtpPool(o: { maxConnections: number; idleMs?: number; timers?: IdleTimers }) {
   const idleMs = o.idleMs ?? 60_000;
+  const timers = o.timers ?? realTimers;
   interface Pool {
     idle: Session[];
     open: number;
@@ -55,7 +73,7 @@ export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
   };
   const closeSession = (s: Session) => {
     const { key, pool: p } = home.get(s)!;
-    if (s.idleTimer) clearTimeout(s.idleTimer);
+    if (s.idleTimer !== null) timers.clear(s.idleTimer);
     s.idleTimer = null;
     s.onDead = null;
     p.open--;
@@ -80,7 +98,7 @@ export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
           const p = poolOf(key);
           const s = p.idle.pop();
           if (s) {
-            if (s.idleTimer) clearTimeout(s.idleTimer);
+            if (s.idleTimer !== null) timers.clear(s.idleTimer);
             s.idleTimer = null;
             s.onDead = null;
             if (s.dead) {
@@ -111,8 +129,7 @@ export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
           if (!clean || s.dead || closed) return closeSession(s);
           const p = home.get(s)!.pool;
           s.onDead = () => unidle(s);
-          s.idleTimer = setTimeout(() => unidle(s), idleMs);
-          s.idleTimer.unref();
+          s.idleTimer = timers.set(() => unidle(s), idleMs);
           p.idle.push(s);
           p.waiters.shift()?.();
         };
@@ -127,11 +144,21 @@ export function createSmtpPool(o: { maxConnections: number; idleMs?: number }) {
     attempt(settings: SmtpSettings, msg: OutgoingMessage, opts: SmtpOptions = {}): Promise<SmtpOutcome> {
       return attemptOn(sourceFor(keyOf(settings, opts), settings, opts), settings, msg, opts);
     },
+    /** Sessions and waiting attempts now, over every pool (tests, diagnostics). */
+    stats(): SmtpPoolStats {
+      const t: SmtpPoolStats = { open: 0, idle: 0, waiting: 0 };
+      for (const p of pools.values()) {
+        t.open += p.open;
+        t.idle += p.idle.length;
+        t.waiting += p.waiters.length;
+      }
+      return t;
+    },
     close(): void {
       closed = true;
       for (const p of pools.values()) {
         for (const s of p.idle.splice(0)) {
-          if (s.idleTimer) clearTimeout(s.idleTimer);
+          if (s.idleTimer !== null) timers.clear(s.idleTimer);
           s.conn.quit();
         }
         for (const w of p.waiters.splice(0)) w();

@@ -3,12 +3,18 @@
  * lanes' pool (`smtp-pool.ts`) off the main event loop. It hands an attempt over as a message and resolves the
  * outcome that comes back; it starts the thread at the first attempt and again after the thread died.
  *
- * Main → thread: {type: 'attempt', id, lane, settings, msg, opts}, {type: 'stop'}, {type: 'close'}.
- * Thread → main: {type: 'outcome', id, outcome}, {type: 'closed'}.
+ * Main → thread: {type: 'attempt', id, lane, settings, msg, opts}, {type: 'state', id}, {type: 'stop'}, {type: 'close'}.
+ * Thread → main: {type: 'outcome', id, outcome}, {type: 'state', id, running, waiting}, {type: 'closed'}.
  */
 import type { Worker } from 'node:worker_threads';
 import { spawnWorker } from '../../core/runtime.ts';
 import type { OutgoingMessage, SmtpOptions, SmtpOutcome, SmtpSettings } from './smtp-attempt.ts';
+
+/** What the SMTP thread is doing: attempts in progress (every lane), immediate-lane attempts waiting for a slot. */
+export interface SmtpThreadState {
+  running: number;
+  waiting: number;
+}
 
 /** An attempt handed to the SMTP thread that never started (the thread stopped first): nothing was sent. */
 export interface NotStarted {
@@ -30,17 +36,26 @@ export function createSmtpThread(o: { maxConnections: number; immediateSlots: nu
   let nextId = 1;
   let closed = false;
   const pending = new Map<number, (outcome: SmtpOutcome | NotStarted) => void>();
+  /** State questions waiting for their answer (answered in order after every message handed over before them). */
+  const asked = new Map<number, (state: SmtpThreadState) => void>();
 
   const failAll = (why: string) => {
     for (const resolve of pending.values()) resolve({ kind: 'temporary', error: why, response: null });
     pending.clear();
+    for (const resolve of asked.values()) resolve({ running: 0, waiting: 0 });
+    asked.clear();
   };
   function start(): Worker {
     const w = spawnWorker('mail-smtp', new URL('./smtp.worker.ts', import.meta.url), {
       workerData: { maxConnections: o.maxConnections, immediateSlots: o.immediateSlots, idleMs: o.idleMs },
     });
     w.unref();
-    w.on('message', (m: { type: string; id?: number; outcome?: SmtpOutcome | NotStarted }) => {
+    w.on('message', (m: { type: string; id?: number; outcome?: SmtpOutcome | NotStarted } & Partial<SmtpThreadState>) => {
+      if (m.type === 'state') {
+        asked.get(m.id!)?.({ running: m.running!, waiting: m.waiting! });
+        asked.delete(m.id!);
+        return;
+      }
       if (m.type !== 'outcome') return;
       const resolve = pending.get(m.id!);
       pending.delete(m.id!);
@@ -73,6 +88,19 @@ export function createSmtpThread(o: { maxConnections: number; immediateSlots: nu
           pending.delete(id);
           resolve({ kind: 'not_started', error: `the SMTP thread could not take the message: ${(err as Error).message}` });
         }
+      });
+    },
+    /**
+     * What the thread is doing once it has taken every attempt handed over so far (tests, diagnostics); nothing while
+     * no thread runs.
+     */
+    state(): Promise<SmtpThreadState> {
+      const w = worker;
+      if (!w) return Promise.resolve({ running: 0, waiting: 0 });
+      const id = nextId++;
+      return new Promise<SmtpThreadState>((resolve) => {
+        asked.set(id, resolve);
+        w.postMessage({ type: 'state', id });
       });
     },
     /** No attempt starts any more: those waiting in the thread end `not_started` (attempts in progress go on). */

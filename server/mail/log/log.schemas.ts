@@ -168,6 +168,10 @@ export const MessageRecord = z
     createdAt: z.string(),
     updatedAt: z.string(),
     nextAttemptAt: z.string().nullable().meta({ description: 'When a queued message is due.' }),
+    lastAttemptAt: z.string().nullable().meta({
+      description:
+        'When the last attempt started: the pacing slot it took (null before the first attempt). On the bulk lane a profile reserves each slot with this time, so two attempts of one profile start at least `60000 / pacePerMinute` ms apart by it, across every worker and replica. On the immediate lane it is when the attempt was claimed, which may be shortly before its SMTP dialogue starts.',
+    }),
     deadlineAt: z.string(),
     sentAt: z.string().nullable(),
     contentPurgedAt: z.string().nullable(),

@@ -53,6 +53,8 @@ export function presentMessage(r: MessageRow) {
     createdAt: iso(r.created_at)!,
     updatedAt: iso(r.updated_at)!,
     nextAttemptAt: r.status === 'queued' ? iso(r.due_at) : null,
+    // The claim's time: on the bulk lane the pacing slot the attempt reserved (the same `now`, lanes.ts `drain`).
+    lastAttemptAt: iso(r.claimed_at),
     deadlineAt: iso(r.deadline_at)!,
     sentAt: iso(r.sent_at),
     contentPurgedAt: iso(r.content_purged_at),

@@ -30,10 +30,23 @@ export interface SettledOptions {
   trimMaxBatches: number;
 }
 export const DEFAULT_SETTLED: SettledOptions = { tailIntervalMs: 1000, retentionMs: 5 * 60_000, trimBatch: 1000, trimMaxBatches: 100 };
+/**
+ * How a wait ended: `at_once` (settled at the first read: never held), `settled` (the record settled while held: a
+ * wake-up, or the re-read after subscribing, found it so before the wait ran out), `deadline` (the wait ran out),
+ * `stopped` (the client left or the server stopped listening), `closed` (the topic closed: shutdown).
+ */
+export type WaitEnd = 'at_once' | 'settled' | 'deadline' | 'stopped' | 'closed';
 /** Entries read per statement by the tail. */
 const READ_BATCH = 1000;
 
-export function createSettledTopic(deps: { store: SettledStore; clock: MailClock; logger: Logger; options?: Partial<SettledOptions> }) {
+export function createSettledTopic(deps: {
+  store: SettledStore;
+  clock: MailClock;
+  logger: Logger;
+  options?: Partial<SettledOptions>;
+  /** Observer of how each wait ended (tests: a wait answered by its wake-up, not by its deadline). */
+  onWaitEnd?: (recordId: string, end: WaitEnd) => void;
+}) {
   const { store, clock, logger } = deps;
   const o: SettledOptions = { ...DEFAULT_SETTLED, ...deps.options };
   /** Wake-up callbacks by record id. */
@@ -133,9 +146,17 @@ export function createSettledTopic(deps: { store: SettledStore; clock: MailClock
       opts: { stop?: () => boolean; abort?: (end: () => void) => void } = {},
     ): Promise<T> {
       let r = await readRecord();
-      if (isSettled(r.status) || closed) return r;
+      const ended = (end: WaitEnd) => {
+        deps.onWaitEnd?.(id, end);
+        return r;
+      };
+      if (isSettled(r.status)) return ended('at_once');
+      if (closed) return ended('closed');
       const deadline = clock.now() + ms;
       let stopped = false;
+      /** The wait's own timer fired: a record found settled then was not answered by its wake-up. */
+      let ranOut = false;
+      const outcome = (): WaitEnd => (stopped ? 'stopped' : closed ? 'closed' : !ranOut && isSettled(r.status) ? 'settled' : 'deadline');
       let resolve: () => void = () => {};
       opts.abort?.(() => {
         stopped = true;
@@ -158,8 +179,11 @@ export function createSettledTopic(deps: { store: SettledStore; clock: MailClock
         try {
           r = await readRecord();
           const left = deadline - clock.now();
-          if (isSettled(r.status) || left <= 0 || closed || stopped) return r;
-          timer = clock.setTimeout(resolve, left);
+          if (isSettled(r.status) || left <= 0 || closed || stopped) return ended(outcome());
+          timer = clock.setTimeout(() => {
+            ranOut = true;
+            resolve();
+          }, left);
           await done;
         } finally {
           if (timer !== null) clock.clearTimeout(timer);
@@ -168,7 +192,7 @@ export function createSettledTopic(deps: { store: SettledStore; clock: MailClock
         }
         // Woken, timed out or stopped: the durable row decides (a wake-up is only a hint).
         r = await readRecord();
-        if (isSettled(r.status) || closed || stopped || clock.now() >= deadline) return r;
+        if (isSettled(r.status) || closed || stopped || clock.now() >= deadline) return ended(outcome());
       }
     },
     /** Deletes entries older than the retention, in batches (the 30-second recovery job). Returns how many. */

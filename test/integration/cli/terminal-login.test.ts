@@ -12,6 +12,11 @@ import { startTestServer, type TestServer, tempDir } from '../../helpers/server.
  */
 /** Each sign-in waits for at least one polling interval (5 s) of the real CLI. */
 const SLOW = 120_000;
+/**
+ * How long the CLI may take to start and print its code before the test gives up: a start from source is a second
+ * on a quiet machine and many more on a loaded one, so only a hang ends the wait (the rest of the test fits in SLOW).
+ */
+const PRINTS_WITHIN = 60_000;
 const PASSWORD = 'correct horse battery';
 const SCOPE = 'openid profile email offline_access read write admin';
 
@@ -26,7 +31,7 @@ const configDir = () => {
 
 /** Waits for the comparison code the CLI prints. */
 async function comparisonCode(r: CliRun): Promise<string> {
-  return (await printed(r, /Approve the sign-in in your authenticator app; compare the code (\d{6})\n/, 'the comparison code', 10_000))[1]!;
+  return (await printed(r, /Approve the sign-in in your authenticator app; compare the code (\d{6})\n/, 'the comparison code', PRINTS_WITHIN))[1]!;
 }
 
 let s: TestServer;
@@ -157,7 +162,12 @@ describe('hearth login --user', () => {
 describe('hearth login --device', () => {
   /** Waits for the code and address the CLI prints for the browser page. */
   async function printedCode(r: CliRun): Promise<{ uri: string; code: string }> {
-    const m = await printed(r, /To sign in, open (\S+) in a browser on any device and enter the code ([A-Z]{4}-[A-Z]{4})\n/, 'the page and code', 10_000);
+    const m = await printed(
+      r,
+      /To sign in, open (\S+) in a browser on any device and enter the code ([A-Z]{4}-[A-Z]{4})\n/,
+      'the page and code',
+      PRINTS_WITHIN,
+    );
     return { uri: m[1]!, code: m[2]! };
   }
   const decideInBrowser = async (cookie: string, code: string, decision: 'approve' | 'deny') => {

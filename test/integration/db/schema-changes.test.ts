@@ -5,6 +5,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { multipart, startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
+import { until } from '../../helpers/wait.ts';
 
 let s: TestServer;
 let work: string;
@@ -72,9 +73,12 @@ async function subscribe(ns: string) {
   })();
   return {
     events,
+    /** The events once at least `count` have arrived. */
     async until(count: number) {
-      for (let i = 0; i < 500 && events.length < count; i++) await new Promise((r) => setTimeout(r, 10));
-      expect(events.length, JSON.stringify(events)).toBeGreaterThanOrEqual(count);
+      await until(
+        () => events.length >= count,
+        () => `${count} events (have ${events.length}: ${JSON.stringify(events)})`,
+      );
       return events;
     },
     close: () => abort.abort(),

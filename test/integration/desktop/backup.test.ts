@@ -80,7 +80,8 @@ describe('desktop "Back up now…" against the real server', () => {
       fork: nodeForkServer({ stdio: 'ignore', env: { ...process.env, HEARTH_ADMIN_TOKEN: '', HEARTH_MDNS: 'false' } }),
       settings: () => ({ dataDir, host: '127.0.0.1', port: 0, logLevel: 'silent' }),
       policy: new RestartPolicy({ initialDelayMs: 100, maxCrashes: 2 }),
-      readyTimeoutMs: 20_000,
+      // Longer than any test may run: how long a start takes on a loaded machine is not what these tests are about.
+      readyTimeoutMs: 3_600_000,
     });
     cleanups.push(async () => {
       await sup.stop();

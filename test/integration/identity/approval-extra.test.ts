@@ -69,9 +69,19 @@ describe('held sign-in status', () => {
     const d = await pairDevice(s, await signIn(s, 'otto', PASSWORD), 'Otto phone');
     const start = await manage(s, null, '/login/start', { identifier: 'otto', category: 'login' });
     expect(start.status).toBe(202);
-    const t0 = Date.now();
+    const events: string[] = [];
+    let nowHeld!: () => void;
+    const isHeld = new Promise<void>((resolve) => (nowHeld = resolve));
+    onTestFinished(
+      s.services.identity.appApproval.internals.observeHolds((e) => {
+        if (e.requestId !== start.body.requestId) return;
+        events.push(e.event);
+        if (e.event === 'held') nowHeld();
+      }),
+    );
     const held = manage(s, null, '/login/status', { requestId: start.body.requestId, browserSecret: start.body.browserSecret });
-    await new Promise((r) => setTimeout(r, 300));
+    // Written the moment the status is held (its first read found the request pending), so only a re-read can see it.
+    await isHeld;
     // What a second Hearth process on the same data folder writes when its device channel takes the decision.
     const other = new Database(path.join(s.dataDir, 'platform.db'));
     try {
@@ -85,8 +95,8 @@ describe('held sign-in status', () => {
     }
     const answer = await held;
     expect(answer.body.state).toBe('denied');
-    // Answered by the one-second recheck, not at the end of the five-second hold.
-    expect(Date.now() - t0).toBeLessThan(4000);
+    // Answered by the one-second recheck, not at the end of the five-second hold (nor by a wake: nothing notified).
+    expect(events).toEqual(['held', 'recheck']);
   });
 });
 

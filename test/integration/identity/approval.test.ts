@@ -3,7 +3,7 @@
  * scripted authenticators holding real P-256 keys.
  */
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { APPROVAL_PATH, manage, pairDevice, ScriptedAuthenticator } from '../../helpers/authenticator.ts';
 import { signIn } from '../../helpers/http.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
@@ -645,10 +645,23 @@ describe('browser sign-in', () => {
       expiresAt: req.expiresAt,
     });
     expect(box.body.pollAfterSeconds).toBe(5);
+    const approval = s.services.identity.appApproval;
+    await approval.internals.listening; // the decision's wake-up reaches this process (on PostgreSQL, its notification)
+    const events: string[] = [];
+    let nowHeld!: () => void;
+    const isHeld = new Promise<void>((resolve) => (nowHeld = resolve));
+    onTestFinished(
+      approval.internals.observeHolds((e) => {
+        if (e.requestId !== req.requestId) return;
+        events.push(e.event);
+        if (e.event === 'held') nowHeld();
+      }),
+    );
     const held = call(null, '/login/status', { requestId: req.requestId, browserSecret: req.browserSecret });
     let answered = false;
     void held.then(() => (answered = true));
-    await new Promise((r) => setTimeout(r, 200));
+    // Held: the server found it pending and waits, instead of answering at once.
+    await isHeld;
     expect(answered).toBe(false);
     // A wrong binding does not decide.
     expect(
@@ -665,6 +678,8 @@ describe('browser sign-in', () => {
     expect(await decide(device, entry, 'approve')).toEqual({ status: 200, body: { state: 'approved' } });
     const status = await held;
     expect(status.body).toEqual({ state: 'approved', expiresAt: req.expiresAt, pollAfterSeconds: 5 });
+    // Held until the app decided: the decision woke it (not the once-a-second re-read, not the end of the hold).
+    expect(events).toEqual(['held', 'woken']);
     expect((await decide(device, entry, 'deny')).status).toBe(409);
     expect((await call(null, '/login/status', { requestId: req.requestId, browserSecret: 'x'.repeat(43) })).status).toBe(404);
     expect((await call(null, '/login/complete', { requestId: req.requestId, browserSecret: 'x'.repeat(43) })).status).toBe(404);

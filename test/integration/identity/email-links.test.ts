@@ -30,6 +30,17 @@ function mailWithSubject(subject: string, after = 0) {
   );
 }
 const countSubject = (subject: string, after = 0) => peer.received.slice(after).filter((r) => r.parsed.subject === subject).length;
+/**
+ * Core's messages with this subject in the send log (to `recipient` when given). A link request answers once its mail
+ * is committed there, so after the answers this is every mail the requests will ever send.
+ */
+async function logged(subject: string, recipient?: string): Promise<number> {
+  const r = await s.api(`${M}/messages?app=core&limit=100${recipient ? `&recipient=${encodeURIComponent(recipient)}` : ''}`);
+  expect(r.status).toBe(200);
+  const page = (await r.json()) as { data: Array<{ subject: string }>; nextCursor?: string | null };
+  expect(page.nextCursor ?? null).toBeNull(); // every message on one page
+  return page.data.filter((m) => m.subject === subject).length;
+}
 const linkIn = (text: string) => /(http:\/\/\S+\?token=[A-Za-z0-9_-]+)/.exec(text)![1]!;
 
 beforeAll(async () => {
@@ -89,9 +100,11 @@ describe('password reset by email', () => {
 
   it('answers the same for unknown accounts and accounts without email, and sends nothing', async () => {
     const n = peer.received.length;
+    const before = await logged('Reset your Hearth password');
     for (const login of ['nobody', 'nomail', 'x@y.example'])
       expect((await call('/api/auth/password-reset', { json: { login } })).json).toEqual({ accepted: true });
-    await new Promise((r) => setTimeout(r, 300));
+    // Nothing was handed to outgoing mail, so nothing can reach the peer later.
+    expect(await logged('Reset your Hearth password')).toBe(before);
     expect(countSubject('Reset your Hearth password', n)).toBe(0);
   });
 });
@@ -130,9 +143,16 @@ describe('magic-link sign-in', () => {
       await r.stop();
     }
     const n = peer.received.length;
+    const before = await logged('Your Hearth sign-in link', 'rita@example.test');
     for (let i = 0; i < 4; i++) await call('/api/auth/magic-link', { json: { login: 'rita' }, origin: null });
-    await new Promise((res) => setTimeout(res, 500));
-    // Rita used one link above; three more live ones may be sent, the fourth is not.
+    // Rita used one link above; three more live ones may be sent, the fourth is not: three in the send log ...
+    expect(await logged('Your Hearth sign-in link', 'rita@example.test')).toBe(before + 3);
+    // ... and those three, and no other, at the peer.
+    await until(
+      () => countSubject('Your Hearth sign-in link', n) >= 3,
+      () => `three sign-in links (got ${countSubject('Your Hearth sign-in link', n)})`,
+      10_000,
+    );
     expect(countSubject('Your Hearth sign-in link', n)).toBe(3);
   });
 });

@@ -41,19 +41,28 @@ describe('immediate lane hand-off to the SMTP thread', () => {
         const all = await Promise.all(ids.map((id) => call(s, 'GET', `${M}/messages/${id}`)));
         return { sending: all.filter((m) => m.status === 'sending').length, queued: all.filter((m) => m.status === 'queued').length };
       };
-      await until(() => held() === 8, 'eight attempts at the peers', 10_000);
-      // Sixteen rows claimed (eight in an attempt, eight handed over and waiting), four still queued; no ninth attempt.
-      await until(async () => (await status()).sending === 16, 'sixteen claimed rows', 10_000);
+      /** The SMTP thread holds `running` attempts and `waiting` handed-over rows waiting for a slot. */
+      const thread = (running: number, waiting: number) => async () => {
+        const t = await s.mail.smtpThreadState();
+        return t.running === running && t.waiting === waiting;
+      };
+      await until(() => held() === 8, 'eight attempts at the peers');
+      // Sixteen rows claimed (eight in an attempt, eight handed over and waiting), four still queued; no ninth attempt:
+      // the thread has taken all sixteen and keeps eight waiting for a slot, which frees only when an attempt ends,
+      // and no attempt ends while the peers hold every answer (the lane claims no more: its sixteen are out).
+      await until(async () => (await status()).sending === 16, 'sixteen claimed rows');
+      await until(thread(8, 8), () => 'eight attempts in the SMTP thread and eight waiting there');
       expect(await status()).toEqual({ sending: 16, queued: 4 });
-      await new Promise((r) => setTimeout(r, 300));
       expect(held()).toBe(8);
 
       // One attempt ends: a waiting row starts at once, still eight at a time, and the lane claims the next row.
       (pa.held() ? pa : pb).releaseOne();
-      await until(() => pa.received.length + pb.received.length === 1, 'the released message', 10_000);
-      await until(() => held() === 8, 'eight attempts again', 10_000);
-      await until(async () => (await status()).sending === 16, 'sixteen claimed rows again', 10_000);
-      await new Promise((r) => setTimeout(r, 200));
+      await until(() => pa.received.length + pb.received.length === 1, 'the released message');
+      await until(() => held() === 8, 'eight attempts again');
+      await until(async () => (await status()).sending === 16, 'sixteen claimed rows again');
+      // The lane's replacement row reached the thread and waits there: eight at a time still, nothing else to start.
+      await until(thread(8, 8), () => 'eight attempts in the SMTP thread and eight waiting there, again');
+      expect(await status()).toEqual({ sending: 16, queued: 3 });
       expect(held()).toBe(8);
 
       await s.close();

@@ -34,7 +34,11 @@ export async function startMailServer(opts: StartOptions & TestStoreOption = {})
 export type MailServer = Awaited<ReturnType<typeof startMailServer>>;
 
 export async function call<T = any>(s: TestServer, method: string, path: string, json?: unknown, expected = 200, token?: string): Promise<T> {
-  const r = await s.api(path, { method, json, token });
+  // A request that gets no answer (a reset connection) names itself: `fetch failed` alone does not say which one.
+  const r = await s.api(path, { method, json, token }).catch((err: Error) => {
+    const cause = (err as { cause?: { message?: string; code?: string } }).cause;
+    throw new Error(`${method} ${path}: ${err.message}${cause ? ` (${cause.code ?? ''} ${cause.message ?? ''})` : ''}`, { cause: err });
+  });
   const text = await r.text();
   expect(r.status, `${method} ${path}: ${text}`).toBe(expected);
   return (text ? JSON.parse(text) : undefined) as T;

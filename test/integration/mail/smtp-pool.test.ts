@@ -8,7 +8,7 @@ import type net from 'node:net';
 import { SMTPServer, type SMTPServerSession } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { attemptSmtp, type OutgoingMessage, type SmtpSettings } from '../../../server/mail/delivery/smtp-attempt.ts';
-import { createSmtpPool } from '../../../server/mail/delivery/smtp-pool.ts';
+import { createSmtpPool, type IdleTimers } from '../../../server/mail/delivery/smtp-pool.ts';
 import { until } from '../../helpers/wait.ts';
 import { startPeer } from './peer.ts';
 
@@ -44,7 +44,9 @@ interface At {
 
 /**
  * An SMTP server whose answers the test scripts: `mailFrom`/`rcptTo` may refuse ('drop' closes the socket without an
- * answer), `afterData` may drop the connection once a message is accepted, `dataDelayMs` holds the final reply.
+ * answer), `afterData` may drop the connection once a message is accepted, `dataDelayMs` delays the final reply (a slow
+ * server), `holdData` holds it until the test calls `release()` (an attempt that stays in progress as long as the test
+ * says: `held` lists the messages waiting).
  */
 async function startServer(opts: { auth?: { user: string; pass: string; echo?: boolean } } = {}) {
   const sockets = new Map<number, net.Socket>();
@@ -60,6 +62,8 @@ async function startServer(opts: { auth?: { user: string; pass: string; echo?: b
     rcptTo: null as null | ((at: At, address: string) => Reply | null),
     afterData: null as null | ((at: At) => 'drop' | null),
     dataDelayMs: null as null | ((at: At) => number),
+    holdData: null as null | ((at: At, messageId: string) => boolean),
+    held: [] as Array<{ messageId: string; conn: number; release: () => void }>,
   };
   const at = (session: SMTPServerSession): At => ({ conn: connOf.get(session.id)!, tx: txOf.get(session.id) ?? 0 });
   const drop = (session: SMTPServerSession) => sockets.get(session.remotePort)?.destroy();
@@ -101,10 +105,12 @@ async function startServer(opts: { auth?: { user: string; pass: string; echo?: b
       stream.on('data', (c: Buffer) => chunks.push(c));
       stream.on('end', async () => {
         const where = at(session);
+        const raw = Buffer.concat(chunks).toString('latin1');
+        const messageId = /^Message-ID: (.*)$/im.exec(raw)?.[1]?.trim() ?? '';
+        if (state.holdData?.(where, messageId)) await new Promise<void>((release) => state.held.push({ messageId, conn: where.conn, release }));
         const delay = state.dataDelayMs?.(where) ?? 0;
         if (delay) await sleep(delay);
-        const raw = Buffer.concat(chunks).toString('latin1');
-        state.received.push({ messageId: /^Message-ID: (.*)$/im.exec(raw)?.[1]?.trim() ?? '', conn: where.conn, at: Date.now() });
+        state.received.push({ messageId, conn: where.conn, at: Date.now() });
         cb(null, `Message queued as t${state.received.length}`);
         if (state.afterData?.(where) === 'drop') setImmediate(() => drop(session));
       });
@@ -118,6 +124,10 @@ async function startServer(opts: { auth?: { user: string; pass: string; echo?: b
     port,
     /** How many times each Message-ID arrived. */
     arrivals: (id: string) => state.received.filter((r) => r.messageId === id).length,
+    /** Answers every held message (accepted). */
+    release: () => {
+      for (const h of state.held.splice(0)) h.release();
+    },
     /** Stops the server; a connection the client left open is cut rather than waited for. */
     close: () =>
       new Promise<void>((resolve) => {
@@ -134,10 +144,37 @@ afterEach(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
 });
 
-function pool(o: { maxConnections: number; idleMs?: number }) {
+function pool(o: { maxConnections: number; idleMs?: number; timers?: IdleTimers }) {
   const p = createSmtpPool(o);
   cleanup.push(() => p.close());
   return p;
+}
+
+/**
+ * Idle timers the test fires itself: which timers the pool armed (with their delay) and which it cleared, instead of
+ * waiting for real milliseconds to pass.
+ */
+function manualTimers() {
+  const armed = new Map<number, { fn: () => void; ms: number }>();
+  let next = 0;
+  const timers: IdleTimers = {
+    set: (fn, ms) => {
+      armed.set(++next, { fn, ms });
+      return next;
+    },
+    clear: (h) => void armed.delete(h as number),
+  };
+  return {
+    timers,
+    /** The timers armed and not cleared or fired: [handle, delay]. */
+    armed: () => [...armed.entries()].map(([h, t]) => [h, t.ms]),
+    /** Fires every armed timer (their delay has passed). */
+    fire() {
+      const due = [...armed.values()];
+      armed.clear();
+      for (const t of due) t.fn();
+    },
+  };
 }
 
 describe('SMTP pool', () => {
@@ -174,7 +211,7 @@ describe('SMTP pool', () => {
     const perConn = [1, 2, 3].map((c) => srv.received.filter((r) => r.conn === c).length);
     expect(perConn).toEqual([100, 100, 5]);
     // the replaced sessions were closed (QUIT), only the last one is open
-    await until(() => srv.open === 1, 'the replaced sessions to close', 5_000);
+    await until(() => srv.open === 1, 'the replaced sessions to close');
   });
 
   it('a message refused at RCPT TO is permanent; the session is reset and reused', async () => {
@@ -231,7 +268,7 @@ describe('SMTP pool', () => {
     srv.afterData = (at) => (at.conn === 1 ? 'drop' : null);
     const p = pool({ maxConnections: 1 });
     expect(await p.attempt(settings(srv.port), message(1))).toMatchObject({ kind: 'accepted' });
-    await until(() => srv.open === 0, 'the dropped session to close', 5_000);
+    await until(() => srv.open === 0, 'the dropped session to close');
     const next = message(2);
     expect(await p.attempt(settings(srv.port), next)).toMatchObject({ kind: 'accepted' });
     expect(srv.arrivals(next.messageId)).toBe(1);
@@ -286,39 +323,44 @@ describe('SMTP pool', () => {
     expect(srv.received.map((r) => r.conn)).toEqual([1, 2, 2]);
     expect(srv.maxOpen).toBe(1);
     p.close();
-    await until(() => srv.open === 0, 'the pooled session to close', 2_000);
+    await until(() => srv.open === 0, 'the pooled session to close');
   });
 
+  // The budgets below are long enough for a whole SMTP exchange on a busy machine (smtp-server alone waits 100 ms
+  // before its greeting); what ends an attempt early is the server holding its answer until the test releases it.
   it('an attempt that exceeds its budget is temporary, returns in time, and frees its connection slot', async () => {
     const srv = await startServer();
-    srv.dataDelayMs = (at) => (at.conn === 1 ? 3_000 : 0);
+    const first = message(1);
+    srv.holdData = (_at, id) => id === first.messageId; // the server never answers the first message by itself
     const p = pool({ maxConnections: 1 });
-    const started = Date.now();
-    const outcome = await p.attempt(settings(srv.port), message(1), { timeoutMs: 500 });
-    const took = Date.now() - started;
-    expect(outcome).toMatchObject({ kind: 'temporary', error: expect.stringMatching(/exceeded/) });
-    expect(took).toBeGreaterThanOrEqual(450);
-    expect(took).toBeLessThan(1_500);
+    const outcome = await p.attempt(settings(srv.port), first, { timeoutMs: 2_000 });
+    // Ended by its budget (the only source of this error), while the server still held the message: in time.
+    expect(outcome).toMatchObject({ kind: 'temporary', error: expect.stringMatching(/^SMTP attempt exceeded 2 s/) });
+    expect(srv.received).toEqual([]);
+    // the timed-out session is closed and its connection slot free
+    expect(p.stats()).toEqual({ open: 0, idle: 0, waiting: 0 });
     // same pool, same settings and budget, one connection: the slot of the timed-out session is free again
     const next = message(2);
-    expect(await p.attempt(settings(srv.port), next, { timeoutMs: 500 })).toMatchObject({ kind: 'accepted' });
+    expect(await p.attempt(settings(srv.port), next, { timeoutMs: 2_000 })).toMatchObject({ kind: 'accepted' });
     expect(srv.received.find((r) => r.messageId === next.messageId)?.conn).toBe(2);
+    expect(srv.arrivals(first.messageId)).toBe(0);
   });
 
   it('an attempt waiting for a connection slot is bound by the budget too', async () => {
     const srv = await startServer();
-    srv.dataDelayMs = () => 2_000;
+    srv.holdData = () => true; // the first attempt keeps the only connection until its budget ends
     const p = pool({ maxConnections: 1 });
-    const started = Date.now();
+    // Both budgets start in the same turn: the waiting attempt's ends with the first's, before the slot frees.
     const outcomes = await Promise.all([
-      p.attempt(settings(srv.port), message(1), { timeoutMs: 400 }),
-      p.attempt(settings(srv.port), message(2), { timeoutMs: 400 }),
+      p.attempt(settings(srv.port), message(1), { timeoutMs: 2_000 }),
+      p.attempt(settings(srv.port), message(2), { timeoutMs: 2_000 }),
     ]);
     expect(outcomes).toEqual([
-      expect.objectContaining({ kind: 'temporary', error: expect.stringMatching(/exceeded/) }),
-      expect.objectContaining({ kind: 'temporary', error: expect.stringMatching(/exceeded/) }),
+      expect.objectContaining({ kind: 'temporary', error: expect.stringMatching(/^SMTP attempt exceeded 2 s/) }),
+      expect.objectContaining({ kind: 'temporary', error: expect.stringMatching(/^SMTP attempt exceeded 2 s/) }),
     ]);
-    expect(Date.now() - started).toBeLessThan(1_400);
+    // Neither waited for the server, which answered nothing; the waiting attempt never had a connection of its own.
+    expect(srv.received).toEqual([]);
     expect(srv.connections).toBe(1);
   });
 
@@ -330,43 +372,50 @@ describe('SMTP pool', () => {
     expect(outcomes.map((o) => o.kind)).toEqual(['accepted', 'accepted', 'accepted']);
     expect(srv.open).toBe(3);
     p.close();
-    await until(() => srv.open === 0, 'the idle sessions to close', 3_000);
-    const started = Date.now();
+    await until(() => srv.open === 0, 'the idle sessions to close');
+    // At once: the closed pool refuses before opening or waiting for anything (no fourth connection).
     const after = await p.attempt(settings(srv.port), message(4));
-    expect(after).toMatchObject({ kind: 'temporary' });
-    expect(Date.now() - started).toBeLessThan(500);
+    expect(after).toMatchObject({ kind: 'temporary', error: 'outgoing mail is shutting down' });
+    expect(p.stats()).toEqual({ open: 0, idle: 0, waiting: 0 });
     expect(srv.connections).toBe(3);
     expect(srv.received).toHaveLength(3);
   });
 
   it('close() while attempts are in flight and waiting: the waiting one ends temporary, the session in use closes after its message', async () => {
     const srv = await startServer();
-    srv.dataDelayMs = () => 500;
+    srv.holdData = () => true;
     const p = createSmtpPool({ maxConnections: 1 });
+    cleanup.push(() => p.close());
     const first = message(1);
-    const inFlight = p.attempt(settings(srv.port), first);
-    await until(() => srv.open === 1, 'the first session', 5_000);
+    let firstEnded = false;
+    const inFlight = p.attempt(settings(srv.port), first).finally(() => (firstEnded = true));
+    await until(() => srv.held.length === 1, 'the first message at the server, its answer held');
     const waiting = p.attempt(settings(srv.port), message(2));
-    await sleep(50);
+    await until(() => p.stats().waiting === 1, 'the second attempt waiting for the connection slot');
     p.close();
-    const started = Date.now();
-    expect(await waiting).toMatchObject({ kind: 'temporary' });
-    expect(Date.now() - started).toBeLessThan(300);
+    // The waiting attempt ends at once: before the one in flight, whose answer the server still holds.
+    expect(await waiting).toMatchObject({ kind: 'temporary', error: 'outgoing mail is shutting down' });
+    expect(firstEnded).toBe(false);
+    srv.release();
     expect(await inFlight).toMatchObject({ kind: 'accepted' });
-    await until(() => srv.open === 0, 'the session to close', 3_000);
+    await until(() => srv.open === 0, 'the session to close');
     expect(srv.connections).toBe(1);
     expect(srv.received.map((r) => r.messageId)).toEqual([first.messageId]);
   });
 
   it('idleMs: a session unused for idleMs is closed', async () => {
     const srv = await startServer();
-    const p = pool({ maxConnections: 2, idleMs: 200 });
+    const clock = manualTimers();
+    const p = pool({ maxConnections: 2, idleMs: 200, timers: clock.timers });
     expect(await p.attempt(settings(srv.port), message(1))).toMatchObject({ kind: 'accepted' });
-    const sentAt = Date.now();
-    await sleep(100);
+    // Unused, the session waits in the pool, open, on one idle timer of idleMs: nothing else closes it.
+    expect(clock.armed()).toEqual([[1, 200]]);
+    expect(p.stats()).toEqual({ open: 1, idle: 1, waiting: 0 });
     expect(srv.open).toBe(1);
-    await until(() => srv.open === 0, 'the idle session to close', 3_000);
-    expect(srv.closedAt[0]! - sentAt).toBeGreaterThanOrEqual(180);
+    expect(srv.closedAt).toEqual([]);
+    clock.fire(); // idleMs passed
+    expect(p.stats()).toEqual({ open: 0, idle: 0, waiting: 0 });
+    await until(() => srv.open === 0, 'the idle session to close');
     // the pool opens a new session afterwards
     expect(await p.attempt(settings(srv.port), message(2))).toMatchObject({ kind: 'accepted' });
     expect(srv.connections).toBe(2);
@@ -374,13 +423,16 @@ describe('SMTP pool', () => {
 
   it('idleMs: each use restarts the idle timer', async () => {
     const srv = await startServer();
-    const p = pool({ maxConnections: 1, idleMs: 300 });
-    for (let i = 0; i < 4; i++) {
+    const clock = manualTimers();
+    const p = pool({ maxConnections: 1, idleMs: 300, timers: clock.timers });
+    for (let i = 1; i <= 4; i++) {
       expect(await p.attempt(settings(srv.port), message(i))).toMatchObject({ kind: 'accepted' });
-      await sleep(150);
+      // Taking the session cleared the timer of its last rest; giving it back armed a full idleMs again.
+      expect(clock.armed(), `after use ${i}`).toEqual([[i, 300]]);
     }
     expect(srv.connections).toBe(1);
     expect(srv.open).toBe(1);
+    expect(p.stats()).toEqual({ open: 1, idle: 1, waiting: 0 });
   });
 });
 
@@ -393,7 +445,7 @@ describe('attemptSmtp', () => {
     const m = message(1);
     expect(await attemptSmtp(settings(srv.port), m)).toMatchObject({ kind: 'accepted', response: expect.stringMatching(/^250/) });
     expect(srv.arrivals(m.messageId)).toBe(1);
-    await until(() => srv.open === 0, 'the session to close', 5_000);
+    await until(() => srv.open === 0, 'the session to close');
   });
 
   it('logs in and sends with the right credentials', async () => {

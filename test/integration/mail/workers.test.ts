@@ -39,6 +39,7 @@ describe('several workers on one data folder', () => {
     // the next slots (in one process, two timers for the same slot would otherwise always fire in the same order).
     const peer = await startPeer({ dataDelayMs: 2000 });
     peers.push(peer);
+    // When each attempt started, by the test's clock in the hook (late under load, never early).
     const seen: Array<{ id: string; worker: string; at: number }> = [];
     const onAttempt = (id: string, worker: string) => seen.push({ id, worker, at: Date.now() });
     const a = await startTestServer({ mail: { onAttempt, delivery: { recoveryIntervalMs: 150 } } });
@@ -62,14 +63,27 @@ describe('several workers on one data folder', () => {
       const accB = await json(`${b.url}/api/mail/enqueue`, token, 'POST', batch(6));
       const acc = { messages: [...accA.messages, ...accB.messages] };
       await peer.waitFor(12, 30_000);
-      await new Promise((r) => setTimeout(r, 700));
+      // No thirteenth send can come once every row is sent (a claim takes only a queued row) and neither worker has
+      // an attempt in progress (one claimed before the last row settled would be counted here).
+      const ids: string[] = acc.messages.map((m: { id: string }) => m.id);
+      let records: Array<{ id: string; status: string; lastAttemptAt: string | null }> = [];
+      await until(
+        async () => (records = await Promise.all(ids.map((id) => json(`${b.url}${M}/messages/${id}`, a.token)))).every((m) => m.status === 'sent'),
+        () => `every message sent (${records.map((m) => m.status).join(', ')})`,
+      );
+      await Promise.all([a.services.mail.idle(), b.services.mail.idle()]);
       expect(peer.received).toHaveLength(12);
       expect(new Set(seen.map((x) => x.id)).size).toBe(12);
       expect(seen).toHaveLength(12);
       expect(new Set(seen.map((x) => x.worker)).size).toBe(2);
-      const starts = seen.map((x) => x.at).sort((x, y) => x - y);
-      for (let i = 1; i < starts.length; i++) expect(starts[i]! - starts[i - 1]!, `gap ${i}`).toBeGreaterThanOrEqual(370);
-      for (const m of acc.messages) expect((await json(`${b.url}${M}/messages/${m.id}`, a.token)).status).toBe('sent');
+      // The pace, from the server's own record: each attempt's pacing slot, reserved with the time it claimed the row.
+      // Slots of one profile are a full interval (400 ms at 150 a minute) apart or more, whichever worker took them.
+      const slots = records.map((m) => Date.parse(m.lastAttemptAt!)).sort((x, y) => x - y);
+      expect(slots.every(Number.isFinite)).toBe(true);
+      for (let i = 1; i < slots.length; i++) expect(slots[i]! - slots[i - 1]!, `gap ${i} of ${slots.join(', ')}`).toBeGreaterThanOrEqual(400);
+      // Every attempt the hook saw started in its row's slot, not before it.
+      const slotOf = new Map(records.map((m) => [m.id, Date.parse(m.lastAttemptAt!)]));
+      for (const x of seen) expect(x.at, `attempt of ${x.id}`).toBeGreaterThanOrEqual(slotOf.get(x.id)!);
     } finally {
       await b.close();
       await a.stop();

@@ -4248,6 +4248,8 @@ export interface components {
       updatedAt: string;
       /** @description When a queued message is due. */
       nextAttemptAt: string | null;
+      /** @description When the last attempt started: the pacing slot it took (null before the first attempt). On the bulk lane a profile reserves each slot with this time, so two attempts of one profile start at least `60000 / pacePerMinute` ms apart by it, across every worker and replica. On the immediate lane it is when the attempt was claimed, which may be shortly before its SMTP dialogue starts. */
+      lastAttemptAt: string | null;
       deadlineAt: string;
       sentAt: string | null;
       contentPurgedAt: string | null;
