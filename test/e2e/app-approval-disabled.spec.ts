@@ -19,7 +19,6 @@ let dataDir = '';
 let base = '';
 
 test.describe.configure({ mode: 'serial' });
-test.setTimeout(60_000);
 
 test.beforeAll(async ({ request }) => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-approval-off-'));

@@ -40,7 +40,6 @@ let base = '';
 let authenticatorBase = '';
 
 test.describe.configure({ mode: 'serial' });
-test.setTimeout(120_000);
 
 test.beforeAll(async ({ request }) => {
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-approval-'));
@@ -144,7 +143,7 @@ test('the administrator pairs the reference authenticator from /me', async ({ br
 
   // The browser learns the claim from its status poll and asks for the code.
   const input = card.getByLabel('Code shown on the phone');
-  await expect(input).toBeVisible({ timeout: 15_000 });
+  await expect(input).toBeVisible();
   await shot(page, 'admin-pairing-code');
   // A mistyped code is refused next to the field; the pairing survives it.
   const wrong = code.slice(0, 5) + String((Number(code[5]) + 1) % 10);
@@ -158,7 +157,7 @@ test('the administrator pairs the reference authenticator from /me', async ({ br
   await shot(page, 'admin-paired');
 
   // The phone sees the confirmation and shows the instance's (empty) inbox.
-  await expect(pairing.getByText(/Paired\. This phone can now approve sign-ins/)).toBeVisible({ timeout: 15_000 });
+  await expect(pairing.getByText(/Paired\. This phone can now approve sign-ins/)).toBeVisible();
   await pairing.getByRole('button', { name: 'Done' }).click();
   await expect(phone.getByTestId('instance')).toBeVisible();
   await expect(phone.getByTestId('inbox-empty')).toBeVisible();
@@ -202,7 +201,7 @@ test('a fresh browser signs in by approving on the phone', async ({ browser }) =
 
   // The phone's inbox shows the request with the same code and the sign-in context.
   const request = phone.getByTestId('login-request');
-  await expect(request).toBeVisible({ timeout: 15_000 });
+  await expect(request).toBeVisible();
   await expect(request.getByTestId('request-code')).toHaveText(`${code.slice(0, 3)} ${code.slice(3)}`);
   const context = request.getByTestId('login-context');
   await expect(context).toBeVisible();
@@ -218,7 +217,7 @@ test('a fresh browser signs in by approving on the phone', async ({ browser }) =
   await expect(phone.getByTestId('decision-outcome')).toHaveText(/Approved/);
 
   // The held status answers, the browser completes and enters the admin UI as that account.
-  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
   await expect(page.getByRole('link', { name: /Alex Admin/ })).toBeVisible();
   const left = await page.evaluate(() => Object.keys(sessionStorage).filter((k) => k.startsWith('hearth.app-login:')));
   expect(left).toEqual([]);
@@ -236,12 +235,12 @@ test('a sign-in denied on the phone is refused in the browser', async ({ browser
   const code = await startAppSignIn(page);
 
   const request = phone.getByTestId('login-request');
-  await expect(request).toBeVisible({ timeout: 15_000 });
+  await expect(request).toBeVisible();
   await expect(request.getByTestId('request-code')).toHaveText(`${code.slice(0, 3)} ${code.slice(3)}`);
   await request.getByRole('button', { name: 'Deny' }).click();
   await expect(phone.getByTestId('decision-outcome')).toHaveText(/Denied/);
 
-  await expect(page.getByText('Sign-in denied')).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByText('Sign-in denied')).toBeVisible();
   await expect(page.getByRole('heading', { name: 'Sign in with the authenticator app' })).toBeVisible();
   await expect(page.getByRole('button', { name: 'Send to my phone' })).toBeEnabled();
   const session = await page.request.get(`${base}/api/auth/session`);
@@ -263,7 +262,7 @@ test('a terminal sign-in shows the application, every scope and the lifetime, an
   expect(grant.user_code).toMatch(/^\d{6}$/);
 
   const entry = phone.getByTestId('login-request');
-  await expect(entry).toBeVisible({ timeout: 15_000 });
+  await expect(entry).toBeVisible();
   await expect(entry.getByRole('heading', { name: 'Sign-in from a terminal' })).toBeVisible();
   await expect(entry.getByTestId('request-code')).toHaveText(`${grant.user_code.slice(0, 3)} ${grant.user_code.slice(3)}`);
   for (const scope of ['openid', 'profile', 'offline_access']) await expect(entry.getByRole('listitem').filter({ hasText: scope })).toHaveCount(1);
@@ -312,7 +311,7 @@ test('a second device needs the first one’s approval, and so does removing it'
   await pairing.getByRole('button', { name: 'Pair this phone' }).click();
   const code = (await pairing.getByTestId('pairing-code').textContent())!.replace(/\s+/g, '');
   const input = card.getByLabel('Code shown on the phone');
-  await expect(input).toBeVisible({ timeout: 15_000 });
+  await expect(input).toBeVisible();
   await input.fill(code);
   await card.getByRole('button', { name: 'Confirm' }).click();
   await expect(card.getByText('Waiting for approval on your other device.')).toBeVisible();
@@ -320,7 +319,7 @@ test('a second device needs the first one’s approval, and so does removing it'
 
   // The first phone is asked; it approves the new device.
   const change = phone.getByTestId('device-change');
-  await expect(change).toBeVisible({ timeout: 15_000 });
+  await expect(change).toBeVisible();
   await expect(change.getByRole('heading', { name: 'Add a new device?' })).toBeVisible();
   await expect(change.getByText('Second phone')).toBeVisible();
   await shot(phone, 'phone-change-pair');
@@ -328,9 +327,9 @@ test('a second device needs the first one’s approval, and so does removing it'
   await change.getByRole('button', { name: 'Yes, add it' }).click();
   await expect(phone.getByTestId('decision-outcome')).toHaveText('Second phone was added.');
 
-  await expect(card.getByText('Device paired')).toBeVisible({ timeout: 15_000 });
+  await expect(card.getByText('Device paired')).toBeVisible();
   await expect(card.getByTestId('app-device').filter({ hasText: 'Second phone' })).toBeVisible();
-  await expect(pairing.getByText(/Paired\. This phone can now approve sign-ins/)).toBeVisible({ timeout: 15_000 });
+  await expect(pairing.getByText(/Paired\. This phone can now approve sign-ins/)).toBeVisible();
   await pairing.getByRole('button', { name: 'Done' }).click();
   await expect(second.getByTestId('inbox-empty')).toBeVisible();
 
@@ -352,7 +351,7 @@ test('a second device needs the first one’s approval, and so does removing it'
   await expect(card.getByText('Waiting for approval on your phone')).toBeVisible();
   await shot(page, 'admin-removal-waiting');
   const removal = second.getByTestId('device-change');
-  await expect(removal).toBeVisible({ timeout: 15_000 });
+  await expect(removal).toBeVisible();
   await expect(removal.getByRole('heading', { name: 'Remove this phone?' })).toBeVisible();
   await expect(removal.getByText('Spare phone')).toBeVisible();
   await expect(removal.getByRole('button', { name: 'Deny' })).toHaveCount(0);
@@ -360,9 +359,9 @@ test('a second device needs the first one’s approval, and so does removing it'
   await removal.getByRole('button', { name: 'Approve' }).click();
   await removal.getByRole('button', { name: 'Yes, remove it' }).click();
   // Approving its own removal: the phone's next inbox is refused at once and it says it was removed.
-  await expect(second.getByText('This phone was removed from the account on this server.')).toBeVisible({ timeout: 15_000 });
+  await expect(second.getByText('This phone was removed from the account on this server.')).toBeVisible();
   await shot(second, 'phone-removed-self');
-  await expect(card.getByText('Spare phone was removed.')).toBeVisible({ timeout: 15_000 });
+  await expect(card.getByText('Spare phone was removed.')).toBeVisible();
   await expect(
     card
       .getByTestId('app-device')
@@ -370,7 +369,7 @@ test('a second device needs the first one’s approval, and so does removing it'
       .getByText(/^Removed/),
   ).toBeVisible();
   // The first phone's own inbox no longer shows the (decided) change.
-  await expect(phone.getByTestId('inbox-empty')).toBeVisible({ timeout: 15_000 });
+  await expect(phone.getByTestId('inbox-empty')).toBeVisible();
 
   expect(laptop.errors, 'admin UI console errors').toEqual([]);
   expect(secondErrors, 'second authenticator console errors').toEqual([]);
@@ -430,7 +429,7 @@ test('an administrator pairs a phone for another account (assisted pairing)', as
   const code = (await pairing.getByTestId('pairing-code').textContent())!.replace(/\s+/g, '');
 
   const input = devices.getByLabel('Code shown on the phone');
-  await expect(input).toBeVisible({ timeout: 15_000 });
+  await expect(input).toBeVisible();
   await input.fill(code);
   await devices.getByRole('button', { name: 'Confirm' }).click();
   await expect(devices.getByText('Device paired')).toBeVisible();
@@ -439,7 +438,7 @@ test('an administrator pairs a phone for another account (assisted pairing)', as
   await expect(row.getByText('Assisted')).toBeVisible();
   await shot(laptop.page, 'admin-assisted');
 
-  await expect(pairing.getByText(/Paired\. This phone can now approve sign-ins/)).toBeVisible({ timeout: 15_000 });
+  await expect(pairing.getByText(/Paired\. This phone can now approve sign-ins/)).toBeVisible();
   await pairing.getByRole('button', { name: 'Done' }).click();
   await sam.getByRole('button', { name: 'Account' }).click();
   await expect(sam.getByTestId('account').getByText('sam', { exact: true })).toBeVisible();
@@ -490,7 +489,7 @@ test('an administrator revokes a device from the account dialog; the phone learn
   await shot(laptop.page, 'admin-revoked');
 
   // The phone's next inbox poll is refused: it says so and offers to forget the server.
-  await expect(phone.getByText('This phone was removed from the account on this server.')).toBeVisible({ timeout: 15_000 });
+  await expect(phone.getByText('This phone was removed from the account on this server.')).toBeVisible();
   await shot(phone, 'phone-revoked');
   await phone.getByRole('button', { name: 'Forget this server' }).click();
   await expect(phone.getByRole('heading', { name: 'No server paired yet' })).toBeVisible();

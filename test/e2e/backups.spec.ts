@@ -26,7 +26,6 @@ let base = '';
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async () => {
-  test.setTimeout(90_000);
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-backups-'));
   const env: NodeJS.ProcessEnv = { ...process.env, HEARTH_ADMIN_TOKEN: TOKEN, HEARTH_BACKUP_SCHEDULE: '0 3 * * *', HEARTH_BACKUP_KEEP: '5' };
   delete env.HEARTH_BACKUP_PASSPHRASE;

@@ -12,7 +12,7 @@ const READY = /^Hearth (\S+) listening on (https?:\/\/\S+)\s*$/m;
 const AUTHENTICATOR = /^Authenticator app on (https?:\/\/\S+)\s*$/m;
 /** Printed when it differs from the listening address: `http://localhost:<port>` on loopback, `https://<name>:<port>` with TLS. */
 const PUBLIC = /^Public address: (https?:\/\/\S+)\s*$/m;
-const START_TIMEOUT_MS = 30_000;
+const START_TIMEOUT_MS = 120_000; // a hang guard: a start on a busy 2-core machine takes many times its quiet second
 const STOP_TIMEOUT_MS = 5_000;
 
 export interface SpecServer {

@@ -40,7 +40,6 @@ let caFile = '';
 let browser: Browser;
 
 test.describe.configure({ mode: 'serial' });
-test.setTimeout(120_000);
 
 /** Chromium as the other specs launch it, reaching hearth.test on loopback, with HOME (and so ~/.pki/nssdb) at `home`. */
 function launch(home: string): Promise<Browser> {
@@ -62,7 +61,6 @@ function nssHome(dir: string, pem: string | null): string {
 }
 
 test.beforeAll(async () => {
-  test.setTimeout(90_000);
   work = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-https-'));
   dataDir = path.join(work, 'data');
   const env: NodeJS.ProcessEnv = { ...process.env, HEARTH_TLS: 'internal', HEARTH_TLS_NAMES: NAME };

@@ -32,7 +32,6 @@ let base = '';
 test.describe.configure({ mode: 'serial' });
 
 test.beforeAll(async ({ request }) => {
-  test.setTimeout(90_000);
   dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hearth-e2e-identity-extra-'));
   const port = await freePort();
   base = `http://localhost:${port}`;

@@ -33,10 +33,9 @@ let b: SpecServer | null = null;
 const dirs: string[] = [];
 
 test.describe.configure({ mode: 'serial' });
-test.setTimeout(120_000);
 
 test.beforeAll(async () => {
-  test.setTimeout(180_000);
+  test.setTimeout(360_000);
   cluster = await startPostgres();
   const databaseUrl = await cluster.createDatabase();
   // The secrets every replica of one core store shares.

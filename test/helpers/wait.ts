@@ -7,7 +7,7 @@
 export async function until<T>(
   probe: () => Promise<T | null | undefined | false> | T | null | undefined | false,
   what: string | (() => string),
-  ms = 20_000,
+  ms = 60_000,
   opts: { ignoreErrors?: boolean } = {},
 ): Promise<T> {
   const end = Date.now() + ms;

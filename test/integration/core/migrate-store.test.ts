@@ -32,7 +32,7 @@ let cluster: Postgres;
 const dirs: string[] = [];
 beforeAll(async () => {
   cluster = await startPostgres();
-}, 60_000);
+});
 afterAll(async () => {
   await cluster?.stop();
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
@@ -121,7 +121,7 @@ describe('migrate-store with the server stopped', () => {
     s = await startTestServer({ store: 'sqlite', dataDir });
     await populate(s.api, 'stopped');
     await s.close();
-  }, 60_000);
+  });
 
   it('copies every table: the same rows on both sides, counts and checksums verified, sequences past the copied ids', async () => {
     // The newest audit entry deleted: its id stays used (AUTOINCREMENT), on PostgreSQL too.
@@ -265,7 +265,7 @@ describe('migrate-store while the server runs', () => {
   beforeAll(async () => {
     s = await startServerProcess({ store: 'sqlite' });
     await populate(s.api, 'online');
-  }, 60_000);
+  });
   afterAll(async () => {
     await s?.stop();
   });
@@ -355,7 +355,7 @@ describe('hearth migrate-store (the command)', () => {
       expect(again.code).toBe(1);
       expect(again.stderr).toContain('[target_not_empty]');
     }
-  }, 60_000);
+  });
 
   it('a folder without platform.db is refused before the target is touched', async () => {
     const empty = tempDir('hearth-migrate-none-');

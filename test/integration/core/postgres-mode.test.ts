@@ -18,7 +18,7 @@ import { until } from '../../helpers/wait.ts';
 let cluster: Postgres;
 beforeAll(async () => {
   cluster = await startPostgres();
-}, 60_000);
+});
 afterAll(async () => {
   await cluster?.stop();
 });
@@ -150,5 +150,5 @@ describe('PostgreSQL going away', () => {
       await s.stop();
       await own.stop();
     }
-  }, 60_000);
+  });
 });

@@ -110,7 +110,7 @@ describe('a full disk under the namespaces folder', () => {
       await json(createTable(name), 201);
       await json(rows(name, { label: 'before' }), 201);
     }
-  }, 60_000);
+  });
   afterAll(async () => {
     await s?.stop();
     s = undefined;
@@ -197,7 +197,7 @@ describe('a full disk under the whole data folder', () => {
       await json(createTable(name), 201);
       await json(rows(name, { label: 'before' }), 201);
     }
-  }, 60_000);
+  });
   afterAll(async () => {
     await s?.stop();
     s = undefined;

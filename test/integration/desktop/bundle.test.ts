@@ -220,5 +220,5 @@ describe('desktop main process (stand-in Electron)', () => {
     } finally {
       fs.rmSync(userData, { recursive: true, force: true });
     }
-  }, 60_000);
+  });
 });

@@ -340,7 +340,6 @@ describe('headless binary', () => {
     await until(
       () => !helpers.some(alive),
       () => `the helper processes to exit (left: ${helpers.filter(alive).join(', ')})`,
-      200,
     );
     for (const pid of helpers) expect(() => process.kill(pid, 0)).toThrow();
   });

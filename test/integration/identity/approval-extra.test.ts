@@ -188,7 +188,7 @@ describe('enrolment notices', () => {
     expect(await t.services.identity.appApproval.deliverNotices()).toBe(1);
     expect((await row()).sent_at).not.toBeNull();
     expect(await t.services.identity.appApproval.deliverNotices()).toBe(0);
-    await until(() => peer.received.some((m) => m.parsed.subject === 'A device was paired with your Hearth account'), 'the enrolment notice', 10_000);
+    await until(() => peer.received.some((m) => m.parsed.subject === 'A device was paired with your Hearth account'), 'the enrolment notice');
     const mails = peer.received.filter((m) => m.parsed.subject === 'A device was paired with your Hearth account');
     expect(mails).toHaveLength(1);
     expect(mails[0]!.to).toEqual(['vic@example.test']);
@@ -224,7 +224,6 @@ describe('enrolment notices without a default mail profile', () => {
     await until(
       async () => (await attempts()) >= 3 && lines.some((l) => l.deviceId === devices[2]),
       () => `the enrolment passes (${seen} attempts)`,
-      10_000,
     );
     const noticeLines = () => lines.filter((l) => /enrolment notice/.test(l.msg));
     const before = noticeLines().length;

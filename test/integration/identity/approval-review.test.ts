@@ -199,7 +199,7 @@ describe('the disabled protocol', () => {
       other.close();
     }
     expect((await manage(s, cookie, '/manage/pairings/start', {})).status).toBe(201);
-  }, 30_000);
+  });
 });
 
 describe('audit of device changes', () => {
@@ -294,7 +294,7 @@ describe('email is a required enrolment channel', () => {
       (r) => Object.values(r)[0],
     );
     expect(rows).toEqual([`app-device-enrol:${d.deviceId}`]);
-    await until(() => peer.received.some((m) => m.to.includes('twice@example.test') && m.parsed.subject === NOTICE), 'the enrolment notice', 10_000);
+    await until(() => peer.received.some((m) => m.to.includes('twice@example.test') && m.parsed.subject === NOTICE), 'the enrolment notice');
     await s.services.mail.idle();
     expect(peer.received.filter((m) => m.to.includes('twice@example.test') && m.parsed.subject === NOTICE)).toHaveLength(1);
   });

@@ -52,7 +52,6 @@ function mailTo(address: string, subject: string) {
   return until(
     () => peer.received.find((r) => r.to.map((t) => t.toLowerCase()).includes(address) && r.parsed.subject === subject),
     `mail "${subject}" to ${address}`,
-    10_000,
   );
 }
 /** Starts a pairing, claims it with a new scripted device. */

@@ -19,7 +19,7 @@ beforeAll(async () => {
   // every check here is asked for: the five-minute schedule is an hour away
   rig = await startBounceRig({ logLevel: 'info', logLines });
   ({ s, peer, dove, proxy, app } = rig);
-}, 30_000);
+});
 afterAll(() => rig?.stop());
 
 const P = `${M}/profiles`;
@@ -123,14 +123,13 @@ describe('bounce collection: check now', () => {
     const connections = proxy.connections();
 
     const first = check('held').then(async (r) => ({ status: r.status, body: await r.json() }));
-    await until(() => held, 'the check to reach EXAMINE', 5_000);
+    await until(() => held, 'the check to reach EXAMINE');
     const scheduled = s.mail.checkBounces(); // the five-minute tick, now
     const second = check('held').then(async (r) => ({ status: r.status, body: await r.json() }));
     // both have joined (the poller logs each join) before the run may go on
     await until(
       () => logLines.filter((l) => l.msg === 'bounce collection: joining the check in progress' && l.profile === 'held').length >= 2,
       'the second caller to join',
-      5_000,
     );
     release();
     const [a, b, tick] = await Promise.all([first, second, scheduled]);

@@ -23,7 +23,7 @@ beforeAll(async () => {
   // `main` (the default) sends; each test adds its own IMAP profile and removes it afterwards.
   rig = await startBounceRig({ logLevel: 'warn', logLines });
   ({ s, peer, dove, proxy, app } = rig);
-}, 30_000);
+});
 afterEach(async () => {
   proxy.onCommand = null;
   proxy.refuse = false;

@@ -18,7 +18,7 @@ beforeAll(async () => {
   dove = await startDovecot();
   s = await startMailServer({ mail: { bounces: { tls: { ca: selfSigned().cert }, intervalMs: 3600_000, perProfile: 200 } } });
   app = await registerApp(s, 'crm');
-}, 30_000);
+});
 afterAll(async () => {
   if (!DOVECOT) return;
   await s.stop();

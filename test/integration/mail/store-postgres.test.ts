@@ -65,7 +65,7 @@ function mailService(store: Store, dir: string, onAttempt: (id: string, worker: 
 
 beforeAll(async () => {
   pgCluster = await startPostgres();
-}, 60_000);
+});
 afterAll(async () => {
   for (const m of services.splice(0)) await m.close();
   for (const s of stores.splice(0)) await s.close();

@@ -32,7 +32,7 @@ beforeAll(async () => {
     mail: { bounces: { intervalMs: 3600_000 } },
   });
   app = await registerApp(s, 'crm');
-}, 60_000);
+});
 afterAll(async () => {
   await s?.stop();
   await starttls?.close();

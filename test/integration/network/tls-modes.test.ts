@@ -287,7 +287,6 @@ describe('mDNS', () => {
         await until(
           () => seen.ptr && seen.srvPort !== 0 && seen.a,
           () => `the mDNS answers for ${label}.local (${JSON.stringify(seen)})`,
-          20_000,
         );
       } finally {
         clearInterval(again);
