@@ -34,6 +34,9 @@ export default defineConfig({
     viewport: { width: 1360, height: 860 },
     locale: 'en-GB',
     timezoneId: 'UTC',
+    // The browser asks for less motion, as a user may: the UI then runs no endless animation (placeholders, the live
+    // indicator, spinners), which would keep a software-rendering browser drawing frames for as long as a page is open.
+    reducedMotion: 'reduce',
     launchOptions: {
       executablePath: process.env.HEARTH_E2E_CHROMIUM ?? '/usr/bin/chromium',
       args: [
