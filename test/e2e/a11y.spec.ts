@@ -251,7 +251,7 @@ async function tabThrough(page: Page, stops: number, problems: string[], where: 
     let last = { what: '', problem: null as string | null };
     // Rings fade in (a 0.12 s transition): wait for the state, not for a time.
     await expect
-      .poll(async () => (last = await focusRing(page)).problem, { timeout: 10_000 })
+      .poll(async () => (last = await focusRing(page)).problem, { timeout: 30_000 })
       .toBeNull()
       .catch(() => undefined);
     if (last.problem) problems.push(`${where}: ${last.what}: ${last.problem}`);

@@ -202,12 +202,12 @@ test('the reference authenticator on its own https origin pairs with the account
   expect(code).toMatch(/^\d{6}$/);
 
   const input = card.getByLabel('Code shown on the phone');
-  await expect(input).toBeVisible({ timeout: 15_000 });
+  await expect(input).toBeVisible();
   await input.fill(code);
   await card.getByRole('button', { name: 'Confirm' }).click();
   await expect(card.getByText('Device paired')).toBeVisible();
   await expect(card.getByTestId('app-device').filter({ hasText: 'Office phone' })).toBeVisible();
-  await expect(pairing.getByText(/Paired\. This phone can now approve sign-ins/)).toBeVisible({ timeout: 15_000 });
+  await expect(pairing.getByText(/Paired\. This phone can now approve sign-ins/)).toBeVisible();
   await pairing.getByRole('button', { name: 'Done' }).click();
   await expect(phone.getByTestId('inbox-empty')).toBeVisible();
   await shot(phone, 'phone-paired');
@@ -227,13 +227,13 @@ test('a fresh browser signs in by approving on the phone', async () => {
   expect(code).toMatch(/^\d{6}$/);
 
   const request = phone.getByTestId('login-request');
-  await expect(request).toBeVisible({ timeout: 15_000 });
+  await expect(request).toBeVisible();
   await expect(request.getByTestId('request-code')).toHaveText(`${code.slice(0, 3)} ${code.slice(3)}`);
   await request.getByRole('button', { name: 'Approve' }).click();
   await request.getByRole('button', { name: 'Yes, approve' }).click();
   await expect(phone.getByTestId('decision-outcome')).toHaveText(/Approved/);
 
-  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible({ timeout: 15_000 });
+  await expect(page.getByRole('heading', { name: 'Home', level: 1 })).toBeVisible();
   await expect(page.getByRole('banner')).toContainText(ADMIN.displayName);
   await expectSecure(page, base);
   await shot(page, 'signed-in-app');
@@ -255,13 +255,11 @@ test('`hearth login --user` with --ca-file is approved on the phone', async () =
   cli.stderr!.on('data', (c) => (stderr += c));
   const done = new Promise<number | null>((resolve) => cli.on('close', (code) => resolve(code)));
   try {
-    await expect
-      .poll(() => /compare the code (\d{6})\n/.exec(stderr)?.[1] ?? (cli.exitCode !== null ? `exited: ${stderr}` : null), { timeout: 20_000 })
-      .toMatch(/^\d{6}$/);
+    await expect.poll(() => /compare the code (\d{6})\n/.exec(stderr)?.[1] ?? (cli.exitCode !== null ? `exited: ${stderr}` : null)).toMatch(/^\d{6}$/);
     const code = /compare the code (\d{6})\n/.exec(stderr)![1]!;
 
     const entry = phone.getByTestId('login-request');
-    await expect(entry).toBeVisible({ timeout: 15_000 });
+    await expect(entry).toBeVisible();
     await expect(entry.getByRole('heading', { name: 'Sign-in from a terminal' })).toBeVisible();
     await expect(entry.getByTestId('request-code')).toHaveText(`${code.slice(0, 3)} ${code.slice(3)}`);
     await expect(entry.getByText('hearth-cli')).toBeVisible();

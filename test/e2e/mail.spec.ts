@@ -135,7 +135,7 @@ async function waitForStatus(request: APIRequestContext, id: string, status: str
         last = await api<Message>(request, 'GET', `${M}/messages/${id}`);
         return last.status === status && (status !== 'queued' || last.attempts >= 1);
       },
-      { timeout: 20_000 },
+      { timeout: 60_000 },
     )
     .toBe(true);
   return last!;
