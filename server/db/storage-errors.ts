@@ -15,6 +15,7 @@
 import path from 'node:path';
 import { HearthError } from '../core/http/errors.ts';
 import { freeBytes, humanBytes } from '../core/storage/disk.ts';
+import { isBusyError } from '../core/storage/store.ts';
 import { quotaHeadroom, type TenantDb } from './namespaces/handles.ts';
 
 /**
@@ -60,14 +61,17 @@ function fullRefusal(db: TenantDb): HearthError {
 
 /** The envelope error for such a refusal of a write to `db`, or null when `err` is something else (the caller maps or rethrows it). */
 export function storageRefusal(err: unknown, db: TenantDb): HearthError | null {
+  if (isBusyError(err)) return busyRefusal();
   switch ((err as { code?: string } | null)?.code) {
     case 'SQLITE_FULL':
       return fullRefusal(db);
     case 'SQLITE_READONLY':
       return new HearthError('namespace_read_only', 'the namespace is read-only (config read_only: true)');
-    case 'SQLITE_BUSY':
-    case 'SQLITE_LOCKED':
-      return new HearthError('service_unavailable', 'the database is busy (busy_timeout passed); try again', { headers: { 'Retry-After': '1' } });
   }
   return null;
+}
+
+/** A namespace database busy past its busy_timeout (`isBusyError`): 503 with `Retry-After`, a write or a read. */
+export function busyRefusal(): HearthError {
+  return new HearthError('service_unavailable', 'the database is busy (busy_timeout passed); try again', { headers: { 'Retry-After': '1' } });
 }

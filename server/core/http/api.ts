@@ -57,6 +57,13 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
   rawBody?: Lazy<{ contentType: string; schema: Lazy<z.ZodType>; description?: string }>;
   responses: Record<number, ResponseDef>;
   /**
+   * `'no-store'`: the answers of this route are never stored by a cache (`Cache-Control: no-store` and, for HTTP/1.0
+   * caches, `Pragma: no-cache`, as RFC 6749 §5.1 asks of token answers): every route that answers secrets, personal
+   * data or state that changes under the reader. Set once the request has passed validation, before the handler runs,
+   * so that every answer of the handler carries it, its errors included.
+   */
+  cache?: 'no-store';
+  /**
    * Called when the request's path, query or body is refused (after authentication, before the error answers), with
    * the error and the parsed JSON body if there was one: e.g. to audit refused calls. The body must not be logged.
    */
@@ -169,6 +176,7 @@ export class Api {
         if (def.onInvalid && err instanceof HearthError) await def.onInvalid(c, err, raw);
         throw err;
       }
+      if (def.cache === 'no-store') noStore(c);
       const result = await def.handler(c, { params, query, body } as never);
       if (result !== undefined) setBody(ctx, result);
     });
@@ -253,7 +261,12 @@ export class Api {
       access,
       // A strict route's request with a query string goes to Koa, which refuses it as `route` does.
       takesQuery: !!def.readsQuery || !(def.path.startsWith('/v1/') || def.path.startsWith('/api/')),
-      handler: def.handler as (ctx: HotContext, params: Record<string, string>) => Promise<unknown>,
+      handler: (def.cache === 'no-store'
+        ? (ctx: HotContext, params: z.infer<P>) => {
+            noStore(ctx);
+            return def.handler(ctx, params);
+          }
+        : def.handler) as (ctx: HotContext, params: Record<string, string>) => Promise<unknown>,
       handOff: def.handOff,
     });
   }
@@ -272,6 +285,12 @@ export class Api {
       servers: info.serverUrl ? [{ url: info.serverUrl }] : [],
     });
   }
+}
+
+/** `Cache-Control: no-store` and `Pragma: no-cache` on an answer (what `RouteDef.cache` sets): for a handler whose answers differ, which sets it on some of them. */
+export function noStore(ctx: Pick<HotContext, 'set'>): void {
+  ctx.set('Cache-Control', 'no-store');
+  ctx.set('Pragma', 'no-cache');
 }
 
 /** The answer of a route that takes no query string to one that has keys (as a strict schema's `unrecognized_keys`). */

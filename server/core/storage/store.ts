@@ -83,6 +83,22 @@ export class StoreUnavailableError extends Error {
   }
 }
 
+/** PostgreSQL's "busy": lock_not_available (a lock_timeout passed), serialization_failure and deadlock_detected. */
+const PG_BUSY = new Set(['55P03', '40001', '40P01']);
+
+/**
+ * Whether `err` says the database was busy, on either engine — the one such test of the tree, which each caller
+ * answers as its 503 with `Retry-After`: SQLite's BUSY and LOCKED with every extended code (better-sqlite3 reports
+ * `SQLITE_BUSY_SNAPSHOT`, `SQLITE_BUSY_RECOVERY`, `SQLITE_BUSY_TIMEOUT`, `SQLITE_LOCKED_SHAREDCACHE`, …: a lock held
+ * past busy_timeout, a snapshot a writer moved past), and PostgreSQL's 55P03, 40001 and 40P01 (the store retries the
+ * last two itself; what reaches a caller has outlived its retries).
+ */
+export function isBusyError(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  return /^SQLITE_(BUSY|LOCKED)(_[A-Z]+)?$/.test(code) || PG_BUSY.has(code);
+}
+
 /** Channel names: lowercase words and underscores (PostgreSQL identifiers, unquoted). */
 export function checkChannel(channel: string): void {
   if (!/^[a-z][a-z0-9_]{0,62}$/.test(channel)) throw new Error(`invalid notification channel ${quoteInput(channel)}`);

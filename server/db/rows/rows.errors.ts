@@ -4,8 +4,9 @@
  * busy) go through `storageRefusal` (server/db/storage-errors.ts); anything else is rethrown as a 500.
  */
 import { HearthError } from '../../core/http/errors.ts';
+import { isBusyError } from '../../core/storage/store.ts';
 import type { TenantDb } from '../namespaces/handles.ts';
-import { storageRefusal } from '../storage-errors.ts';
+import { busyRefusal, storageRefusal } from '../storage-errors.ts';
 import { InvalidPatternError } from './functions.ts';
 
 /**
@@ -88,7 +89,7 @@ export function readError(err: unknown): never {
   if (err instanceof InvalidPatternError) throw new HearthError('invalid_filter', err.message);
   const e = err as { code?: string; message?: string };
   if (e.code === 'SQLITE_ERROR' && /fts5: syntax error/i.test(e.message ?? '')) throw new HearthError('invalid_request', `search: ${e.message}`);
-  if (e.code === 'SQLITE_BUSY') throw new HearthError('service_unavailable', 'the database is busy; try again', { headers: { 'Retry-After': '1' } });
+  if (isBusyError(err)) throw busyRefusal();
   const complex = e.code === 'SQLITE_ERROR' || e.code === 'SQLITE_RANGE' ? tooComplex(e.message ?? '') : null;
   if (complex) throw complex;
   if (e.code === 'SQLITE_ERROR') throw new HearthError('conflict', `cannot read: ${e.message} (a view may refer to a table or column that no longer exists)`);

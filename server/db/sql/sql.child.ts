@@ -21,6 +21,7 @@
 import fs from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { Database, type SqliteDb, type SqliteStatement } from '../../core/storage/sqlite.ts';
+import { isBusyError } from '../../core/storage/store.ts';
 import { InvalidPatternError, registerFunctions } from '../rows/functions.ts';
 import { CsvEncoder, runRead } from '../rows/read.ts';
 import {
@@ -276,7 +277,7 @@ function failure(id: number, err: unknown, index: number | null): RunFailed {
   if (err instanceof InvalidPatternError) return { type: 'result', id, ok: false, code: 'invalid_filter', message, index, where: 'params' };
   if (typeof code === 'string' && code.startsWith('SQLITE_')) {
     if (code.startsWith('SQLITE_READONLY')) return { type: 'result', id, ok: false, code: 'not_read_only', message, index, where: 'sql' };
-    if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) return { type: 'result', id, ok: false, code: 'busy', message, index, where: null };
+    if (isBusyError(err)) return { type: 'result', id, ok: false, code: 'busy', message, index, where: null };
     if (code.startsWith('SQLITE_CANTOPEN')) return { type: 'result', id, ok: false, code: 'file_gone', message, index: null, where: null };
     if (/^SQLITE_(CORRUPT|NOTADB|IOERR|NOMEM|FULL|INTERNAL|PERM)/.test(code))
       return { type: 'result', id, ok: false, code: 'internal', message: `${code}: ${message}`, index, where: null };

@@ -1,6 +1,5 @@
 import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
-import type { AppContext } from '../../core/http/context.ts';
 import {
   Account,
   AccountCategoryPolicy,
@@ -26,7 +25,6 @@ import {
 import type { AccountsService } from './accounts.service.ts';
 
 const BASE = '/api/admin/core';
-const noStore = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
 const policyState = (r: { policy: { allowedCategories: string[] }; valid: boolean }) => ({ ...r.policy, valid: r.valid });
 
 export function registerAccountRoutes(api: Api, accounts: AccountsService): void {
@@ -42,8 +40,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
       'Person accounts ordered by login, `per_page` (at most 100) per page. `search` matches login, email and display name. Service accounts are listed under `/api/admin/core/service-accounts`.',
     query: () => AccountListQuery,
     responses: { 200: { description: 'A page of accounts.', schema: () => AccountList } },
-    handler: (ctx, { query }) => {
-      noStore(ctx);
+    cache: 'no-store',
+    handler: (_ctx, { query }) => {
       return accounts.listAccounts(query);
     },
   });
@@ -60,8 +58,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
       201: { description: 'Created.', schema: () => Account },
       409: { description: 'The login (`login_taken`) or email (`email_taken`, case-insensitive) is in use.' },
     },
+    cache: 'no-store',
     handler: (ctx, { body }) => {
-      noStore(ctx);
       ctx.status = 201;
       return accounts.createAccount(body, actorFor(ctx));
     },
@@ -75,8 +73,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     summary: 'Read an account and its group memberships',
     params: () => SubParams,
     responses: { 200: { description: 'The account.', schema: () => AccountDetail }, 404: { description: 'No such account (`account_not_found`).' } },
-    handler: (ctx, { params }) => {
-      noStore(ctx);
+    cache: 'no-store',
+    handler: (_ctx, { params }) => {
       return accounts.getAccount(params.sub);
     },
   });
@@ -95,8 +93,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
       404: { description: 'No such account (`account_not_found`).' },
       409: { description: 'The login (`login_taken`) or email (`email_taken`) is in use.' },
     },
+    cache: 'no-store',
     handler: (ctx, { params, body }) => {
-      noStore(ctx);
       return accounts.updateAccount(params.sub, body, actorFor(ctx));
     },
   });
@@ -110,8 +108,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     description: 'Removes the account and its group memberships. Audited as `account.delete`.',
     params: () => SubParams,
     responses: { 204: { description: 'Deleted.' }, 404: { description: 'No such account (`account_not_found`).' } },
+    cache: 'no-store',
     handler: async (ctx, { params }) => {
-      noStore(ctx);
       await accounts.deleteAccount(params.sub, actorFor(ctx));
       ctx.status = 204;
     },
@@ -129,8 +127,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
       200: { description: 'The account with its new epoch.', schema: () => Account },
       404: { description: 'No such account (`account_not_found`).' },
     },
+    cache: 'no-store',
     handler: (ctx, { params }) => {
-      noStore(ctx);
       return accounts.revokeSessions(params.sub, actorFor(ctx));
     },
   });
@@ -146,8 +144,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     description: 'Groups ordered by name, `per_page` (at most 100) per page; `search` matches name and description.',
     query: () => PageQuery,
     responses: { 200: { description: 'A page of groups.', schema: () => GroupList } },
-    handler: (ctx, { query }) => {
-      noStore(ctx);
+    cache: 'no-store',
+    handler: (_ctx, { query }) => {
       return accounts.listGroups(query);
     },
   });
@@ -167,8 +165,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
           "The name is in use by another group or by an account's private Linux group (`group_exists`): group names and private group names are one namespace.",
       },
     },
+    cache: 'no-store',
     handler: (ctx, { body }) => {
-      noStore(ctx);
       ctx.status = 201;
       return accounts.createGroup(body, actorFor(ctx));
     },
@@ -182,8 +180,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     summary: 'Read a group and its direct members',
     params: () => GroupParams,
     responses: { 200: { description: 'The group.', schema: () => GroupDetail }, 404: { description: 'No such group (`group_not_found`).' } },
-    handler: (ctx, { params }) => {
-      noStore(ctx);
+    cache: 'no-store',
+    handler: (_ctx, { params }) => {
       return accounts.getGroup(params.id);
     },
   });
@@ -205,8 +203,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
           "The name is in use by another group or by an account's private Linux group (`group_exists`): group names and private group names are one namespace.",
       },
     },
+    cache: 'no-store',
     handler: (ctx, { params, body }) => {
-      noStore(ctx);
       return accounts.updateGroup(params.id, body, actorFor(ctx));
     },
   });
@@ -220,8 +218,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     description: 'Its memberships (as container and as member) go with it. Audited as `group.delete`.',
     params: () => GroupParams,
     responses: { 204: { description: 'Deleted.' }, 404: { description: 'No such group (`group_not_found`).' } },
+    cache: 'no-store',
     handler: async (ctx, { params }) => {
-      noStore(ctx);
       await accounts.deleteGroup(params.id, actorFor(ctx));
       ctx.status = 204;
     },
@@ -241,8 +239,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
       404: { description: 'No such group (`group_not_found`) or account (`account_not_found`).' },
       409: { description: 'The membership would create a cycle (`group_cycle`).' },
     },
+    cache: 'no-store',
     handler: (ctx, { params, body }) => {
-      noStore(ctx);
       return accounts.addMember(params.id, body, actorFor(ctx));
     },
   });
@@ -257,8 +255,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     params: () => GroupParams,
     query: () => MemberQuery,
     responses: { 200: { description: 'The group with its members.', schema: () => GroupDetail }, 404: { description: 'No such group (`group_not_found`).' } },
+    cache: 'no-store',
     handler: (ctx, { params, query }) => {
-      noStore(ctx);
       return accounts.removeMember(params.id, query, actorFor(ctx));
     },
   });
@@ -274,8 +272,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     description: '`per_page` (at most 100) per page; `search` matches application, resource type, resource id and display name.',
     query: () => PageQuery,
     responses: { 200: { description: 'A page of service accounts.', schema: () => ServiceAccountList } },
-    handler: (ctx, { query }) => {
-      noStore(ctx);
+    cache: 'no-store',
+    handler: (_ctx, { query }) => {
       return accounts.listServiceAccounts(query);
     },
   });
@@ -293,8 +291,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
       201: { description: 'Created.', schema: () => ServiceAccount },
       409: { description: 'The application already has a service account for this resource (`service_account_exists`).' },
     },
+    cache: 'no-store',
     handler: (ctx, { body }) => {
-      noStore(ctx);
       ctx.status = 201;
       return accounts.createServiceAccount(body, actorFor(ctx));
     },
@@ -309,8 +307,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     description: 'Audited as `service_account.delete`.',
     params: () => SubParams,
     responses: { 204: { description: 'Deleted.' }, 404: { description: 'No such service account (`service_account_not_found`).' } },
+    cache: 'no-store',
     handler: async (ctx, { params }) => {
-      noStore(ctx);
       await accounts.deleteServiceAccount(params.sub, actorFor(ctx));
       ctx.status = 204;
     },
@@ -326,8 +324,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     summary: 'Read the account-category policy',
     description: 'Which account categories may use platform credential flows. `valid: false` means the stored policy is unreadable and nothing is allowed.',
     responses: { 200: { description: 'The policy in force.', schema: () => AccountCategoryPolicyState } },
-    handler: async (ctx) => {
-      noStore(ctx);
+    cache: 'no-store',
+    handler: async (_ctx) => {
       return policyState(await accounts.readAccountCategoryPolicy());
     },
   });
@@ -341,8 +339,8 @@ export function registerAccountRoutes(api: Api, accounts: AccountsService): void
     description: 'Audited as `account_policy.update`.',
     body: () => AccountCategoryPolicy,
     responses: { 200: { description: 'The policy in force.', schema: () => AccountCategoryPolicyState } },
+    cache: 'no-store',
     handler: async (ctx, { body }) => {
-      noStore(ctx);
       return policyState(await accounts.replaceAccountCategoryPolicy(body, actorFor(ctx)));
     },
   });

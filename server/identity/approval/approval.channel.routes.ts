@@ -3,7 +3,7 @@
  * refused signatures counted towards the address's failure budget (an unknown request ID is not a guess here).
  */
 
-import { json, noStore, type RouteKit, readBody } from './approval.route-kit.ts';
+import { json, type RouteKit, readBody } from './approval.route-kit.ts';
 import { DeviceBody, DeviceResponse } from './approval.schemas.ts';
 
 export function registerDeviceChannelRoutes(k: RouteKit): void {
@@ -28,9 +28,9 @@ export function registerDeviceChannelRoutes(k: RouteKit): void {
       409: { description: 'See the description.' },
       ...E.common,
     },
+    cache: 'no-store',
     handler: async (ctx) => {
       cors(ctx);
-      noStore(ctx);
       return counted(
         ctx,
         async () => {

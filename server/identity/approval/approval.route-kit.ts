@@ -5,24 +5,20 @@
  * sign-in) and the common error responses of the OpenAPI description. Each flow's routes file registers its routes
  * through it; approval.routes.ts composes them.
  */
+
 import type { z } from 'zod';
 import type { SessionInfo } from '../../core/auth/tokens.service.ts';
 import type { Api, NoParams, RouteDef } from '../../core/http/api.ts';
+import { noStore } from '../../core/http/api.ts';
 import { readJsonBody } from '../../core/http/body.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
+import { isBusyError } from '../../core/storage/store.ts';
 import { createFailureLimiter } from '../sessions/rate-limit.ts';
 import { requirePlatformOrigin, type SessionsService } from '../sessions/sessions.service.ts';
 import { AUTH_FAILURES_PER_MINUTE, jsonBytes, LOGIN_STARTS_PER_MINUTE } from './approval.core.ts';
 import { APP_APPROVAL_BASE, APPROVAL_LIMITS } from './approval.schemas.ts';
 import type { ApprovalService } from './approval.service.ts';
-
-export const noStore = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
-
-const isBusy = (e: unknown) => {
-  const code = (e as { code?: unknown })?.code;
-  return typeof code === 'string' && (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED'));
-};
 
 /**
  * The one response guard of the protocol: a serialized answer above 8 KiB (`responseBytes`) is never sent (500
@@ -34,7 +30,7 @@ async function guardAnswer<T>(fn: () => T | Promise<T>): Promise<T> {
   try {
     r = await fn();
   } catch (e) {
-    if (isBusy(e)) throw new HearthError('approval_unavailable', 'the platform database is busy; try again shortly', { headers: { 'Retry-After': '1' } });
+    if (isBusyError(e)) throw new HearthError('approval_unavailable', 'the platform database is busy; try again shortly', { headers: { 'Retry-After': '1' } });
     throw e;
   }
   if (r !== undefined && jsonBytes(r) > APPROVAL_LIMITS.responseBytes) {

@@ -4,7 +4,7 @@
  */
 import { requirePlatformOrigin } from '../sessions/sessions.service.ts';
 import { LOGIN_STARTS_PER_MINUTE } from './approval.core.ts';
-import { json, noStore, type RouteKit, readBody } from './approval.route-kit.ts';
+import { json, type RouteKit, readBody } from './approval.route-kit.ts';
 import { LoginRefBody, LoginStartBody, LoginStartResponse, LoginStatus } from './approval.schemas.ts';
 
 export function registerBrowserLoginRoutes(k: RouteKit): void {
@@ -22,8 +22,8 @@ export function registerBrowserLoginRoutes(k: RouteKit): void {
       `${LOGIN_STARTS_PER_MINUTE} starts a minute per address (429).`,
     rawBody: json(LoginStartBody),
     responses: { 202: { description: 'The request.', schema: LoginStartResponse }, 403: { description: '`origin_mismatch`.' }, ...E.common },
+    cache: 'no-store',
     handler: async (ctx) => {
-      noStore(ctx);
       requirePlatformOrigin(ctx, issuer());
       throttle(ctx, starts);
       starts.fail(sessions.clientIp(ctx));
@@ -56,8 +56,8 @@ export function registerBrowserLoginRoutes(k: RouteKit): void {
       404: { description: 'Unavailable.' },
       ...E.common,
     },
+    cache: 'no-store',
     handler: async (ctx) => {
-      noStore(ctx);
       requirePlatformOrigin(ctx, issuer());
       const body = await readBody(ctx, LoginRefBody);
       const ac = new AbortController();
@@ -88,8 +88,8 @@ export function registerBrowserLoginRoutes(k: RouteKit): void {
       409: { description: '`login_not_approved`, `login_consumed`.' },
       ...E.common,
     },
+    cache: 'no-store',
     handler: async (ctx) => {
-      noStore(ctx);
       requirePlatformOrigin(ctx, issuer());
       const body = await readBody(ctx, LoginRefBody);
       const r = await counted(ctx, () => approval.completeLogin(body.requestId, body.browserSecret, ctx.state.requestId));

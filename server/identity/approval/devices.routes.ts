@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { actorFor } from '../../core/auth/auth.ts';
 import { requirePlatformOrigin } from '../sessions/sessions.service.ts';
-import { json, noStore, type RouteKit, readBody } from './approval.route-kit.ts';
+import { json, type RouteKit, readBody } from './approval.route-kit.ts';
 import { Device, DevicePage, DevicesQuery, DeviceUpdateBody } from './approval.schemas.ts';
 
 export function registerDeviceRoutes(k: RouteKit): void {
@@ -22,8 +22,8 @@ export function registerDeviceRoutes(k: RouteKit): void {
       'A page stays within 8 KiB: with long multi-byte names it holds fewer items and `nextCursor` continues right after its last item.',
     query: DevicesQuery,
     responses: { 200: { description: 'A page.', schema: DevicePage }, ...E.session, 503: E.common[503] },
+    cache: 'no-store',
     handler: (ctx, { query }) => {
-      noStore(ctx);
       return approval.listDevices(session(ctx).sub, query.after ?? null);
     },
   });
@@ -60,8 +60,8 @@ export function registerAdminDeviceRoutes(k: RouteKit): void {
     params: AdminParams,
     query: DevicesQuery,
     responses: { 200: { description: 'A page.', schema: DevicePage }, 404: { description: '`account_not_found`.' } },
-    handler: (ctx, { params, query }) => {
-      noStore(ctx);
+    cache: 'no-store',
+    handler: (_ctx, { params, query }) => {
       return approval.accountDevices(params.id, query.after ?? null);
     },
   });

@@ -3,7 +3,7 @@
  * initiating session).
  */
 import { actorFor } from '../../core/auth/auth.ts';
-import { json, noStore, type RouteKit, readBody } from './approval.route-kit.ts';
+import { json, type RouteKit, readBody } from './approval.route-kit.ts';
 import {
   ClaimBody,
   ClaimResponse,
@@ -65,9 +65,9 @@ export function registerPairingRoutes(k: RouteKit): void {
       409: { description: '`pairing_claimed`, `pairing_expired`.' },
       ...E.common,
     },
+    cache: 'no-store',
     handler: async (ctx) => {
       cors(ctx);
-      noStore(ctx);
       return counted(ctx, async () => approval.claim(await readBody(ctx, ClaimBody)));
     },
   });
@@ -133,9 +133,9 @@ export function registerPairingRoutes(k: RouteKit): void {
       409: { description: '`pairing_not_claimed`.' },
       ...E.common,
     },
+    cache: 'no-store',
     handler: async (ctx) => {
       cors(ctx);
-      noStore(ctx);
       return counted(ctx, async () => approval.pairingResult(await readBody(ctx, ResultBody)));
     },
   });

@@ -2,9 +2,11 @@
  * Routes of terminal sign-in (RFC 8628): the device authorization endpoint and the browser verification pages.
  * The device-code grant itself is served by `POST /oauth/token` (oauth.routes.ts → oauth.service.ts's grant map → grants/device-code.ts → device.ts).
  */
+
 import { z } from 'zod';
 import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
+import { noStore } from '../../core/http/api.ts';
 import { readFormBody } from '../../core/http/body.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
@@ -21,10 +23,6 @@ export const DEVICE_AUTHORIZATIONS_PER_MINUTE = 30;
 /** Wrong user codes per client address per minute on the verification page. */
 export const USER_CODE_FAILURES_PER_MINUTE = 10;
 
-const noStore = (ctx: AppContext) => {
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('Pragma', 'no-cache');
-};
 const Html = z.string().meta({ description: 'An HTML page.' });
 
 export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: SessionsService, opts: { issuer: () => string }): void {
@@ -117,8 +115,8 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
       'With `user_code` and a session it shows the approval page at once (client, every scope, the sign-in lifetime); without a session the form also asks for the login name and password.',
     query: z.object({ user_code: z.string().max(64).optional() }).loose(),
     responses: { 200: { description: 'The code or approval page.', schema: Html, contentType: 'text/html' } },
+    cache: 'no-store',
     handler: async (ctx, { query }) => {
-      noStore(ctx);
       const session = await sessions.sessionView(ctx);
       const userCode = typeof query.user_code === 'string' ? query.user_code : undefined;
       if (session && userCode) return showCode(ctx, userCode, session.account.login ?? '', session.account);

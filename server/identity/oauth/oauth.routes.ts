@@ -6,9 +6,11 @@
  * administration (`/api/admin/oauth/clients`) is clients.routes.ts. Handlers stay thin: the rules are in the action
  * files oauth.service.ts composes.
  */
+
 import { z } from 'zod';
 import { actorFor, BEARER } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
+import { noStore } from '../../core/http/api.ts';
 import { readFormBody, readJsonBody } from '../../core/http/body.ts';
 import type { AppContext, HotContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
@@ -24,10 +26,6 @@ const FORM_LIMIT = 64 * 1024;
 /** Dynamic registrations allowed per client IP per minute. */
 export const REGISTRATIONS_PER_MINUTE = 20;
 
-const noStore = (ctx: Pick<HotContext, 'set'>) => {
-  ctx.set('Cache-Control', 'no-store');
-  ctx.set('Pragma', 'no-cache');
-};
 /** Token, revocation, UserInfo, registration and discovery are called by browser applications on other origins (no cookies). */
 const cors = (ctx: Pick<HotContext, 'set'>) => {
   ctx.set('Access-Control-Allow-Origin', '*');
@@ -285,9 +283,9 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       },
       503: { description: 'The signing authority is unavailable.', schema: () => OAuthError },
     },
+    cache: 'no-store',
     handler: async (ctx) => {
       cors(ctx);
-      noStore(ctx);
       const form = await readFormBody(ctx, FORM_LIMIT);
       return await oauth.token(form, ctx.get('authorization'), actorFor(ctx));
     },
@@ -307,9 +305,9 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       200: { description: 'Revoked (or nothing to revoke).' },
       401: { description: '`invalid_client`, with `WWW-Authenticate: Basic realm="hearth"`.', schema: () => OAuthError },
     },
+    cache: 'no-store',
     handler: async (ctx) => {
       cors(ctx);
-      noStore(ctx);
       const form = await readFormBody(ctx, FORM_LIMIT);
       await oauth.revoke(form, ctx.get('authorization'), actorFor(ctx));
       ctx.status = 200;
@@ -371,9 +369,9 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       400: { description: '`invalid_redirect_uri` or `invalid_client_metadata`.', schema: () => OAuthError },
       429: { description: 'Too many registrations from this address (`rate_limited`).' },
     },
+    cache: 'no-store',
     handler: async (ctx) => {
       cors(ctx);
-      noStore(ctx);
       const ip = sessions.clientIp(ctx);
       const wait = registrations.retryAfter(ip);
       if (wait > 0)
@@ -413,8 +411,8 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     description: 'Shows a confirmation page; the form posts to `POST /oauth/logout`.',
     query: LogoutFields,
     responses: { 200: { description: 'Confirmation page.', schema: Html, contentType: 'text/html' } },
+    cache: 'no-store',
     handler: async (ctx, { query }) => {
-      noStore(ctx);
       const fields: Record<string, string> = {};
       for (const k of ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state'] as const) if (typeof query[k] === 'string') fields[k] = query[k]!;
       signOutPage(ctx, { fields, login: (await sessions.sessionView(ctx))?.account.login ?? null });

@@ -32,8 +32,6 @@ const Credential = z.record(z.string(), z.unknown()).meta({ description: 'The We
 const Name = z.string().trim().min(1, 'name must be 1–80 characters').max(80, 'name must be 1–80 characters').superRefine(plainTextRule('name'));
 const IdParams = z.object({ id: z.string().min(1).max(1400) });
 
-const noStore = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
-
 export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessions: SessionsService, opts: { issuer: () => string }): void {
   const tags = ['Passkeys'];
   /** Passkey management is for a signed-in account (API and OAuth tokens have no passkeys). */
@@ -52,8 +50,8 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     summary: 'Start registering a passkey',
     description: `Needs a session signed in within ten minutes (403 \`recent_auth_required\`). Answers a challenge (single-use, five minutes) and the options for \`navigator.credentials.create\`: a discoverable credential with user verification. At most ${MAX_PASSKEYS_PER_ACCOUNT} passkeys per account.`,
     responses: { 200: { description: 'The ceremony.', schema: Ceremony }, 403: { description: '`forbidden` (not a session), `recent_auth_required`.' } },
+    cache: 'no-store',
     handler: async (ctx) => {
-      noStore(ctx);
       const s = session(ctx);
       sessions.requireRecentAuth(ctx);
       return await passkeys.registrationOptions(s);
@@ -71,8 +69,8 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     body: z.object({ challengeId: z.string().max(100), credential: Credential, name: Name.optional() }).strict(),
     bodyLimit: { max: SMALL_BODY_LIMIT },
     responses: { 201: { description: 'Registered.', schema: Passkey }, 400: { description: 'Expired challenge or a credential that does not verify.' } },
+    cache: 'no-store',
     handler: async (ctx, { body }) => {
-      noStore(ctx);
       const s = session(ctx);
       sessions.requireRecentAuth(ctx);
       const r = await passkeys.register(s, { challengeId: body.challengeId, response: body.credential as never, name: body.name }, actorFor(ctx));
@@ -88,8 +86,8 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     access: 'authenticated',
     summary: "The signed-in account's passkeys",
     responses: { 200: { description: 'Passkeys.', schema: z.object({ data: z.array(Passkey) }) } },
+    cache: 'no-store',
     handler: async (ctx) => {
-      noStore(ctx);
       return { data: await passkeys.list(session(ctx).sub) };
     },
   });
@@ -138,8 +136,8 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
       403: { description: '`forbidden` (not a session).' },
       404: { description: '`passkey_not_found`.' },
     },
+    cache: 'no-store',
     handler: async (ctx) => {
-      noStore(ctx);
       return await passkeys.reauthOptions(session(ctx));
     },
   });
@@ -159,8 +157,8 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
       401: { description: '`invalid_credentials`.' },
       403: { description: '`forbidden` (not a session), `origin_mismatch`.' },
     },
+    cache: 'no-store',
     handler: async (ctx, { body }) => {
-      noStore(ctx);
       const origin = ctx.get('origin');
       if (origin && origin !== opts.issuer()) throw new HearthError('origin_mismatch', wrongOrigin(origin, opts.issuer()));
       return await passkeys.reauthenticate(session(ctx), { challengeId: body.challengeId, response: body.credential as never }, actorFor(ctx));
@@ -176,8 +174,8 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
     description:
       'Answers a challenge (single-use, five minutes) and options for `navigator.credentials.get` (discoverable credentials, user verification required).',
     responses: { 200: { description: 'The ceremony.', schema: Ceremony } },
-    handler: async (ctx) => {
-      noStore(ctx);
+    cache: 'no-store',
+    handler: async (_ctx) => {
       return await passkeys.loginOptions();
     },
   });
@@ -201,8 +199,8 @@ export function registerPasskeyRoutes(api: Api, passkeys: PasskeysService, sessi
       403: { description: '`origin_mismatch`.' },
       429: { description: '`rate_limited`.' },
     },
+    cache: 'no-store',
     handler: async (ctx, { body }) => {
-      noStore(ctx);
       const origin = ctx.get('origin');
       if (origin && origin !== opts.issuer()) throw new HearthError('origin_mismatch', wrongOrigin(origin, opts.issuer()));
       const r = await passkeys.login({ challengeId: body.challengeId, response: body.credential as never }, sessions.clientIp(ctx), ctx.state.requestId);

@@ -9,8 +9,6 @@ import { Login, SubParams } from '../accounts/accounts.schemas.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from './passwords.ts';
 import { Password, type SessionsService, wrongOrigin } from './sessions.service.ts';
 
-const noStore = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
-
 const SessionAccount = z.object({ sub: z.string(), login: z.string(), displayName: z.string(), admin: z.boolean() }).meta({ id: 'SessionAccount' });
 const SignedIn = z.object({ account: SessionAccount }).meta({ id: 'SignedIn' });
 const CurrentSession = z
@@ -80,8 +78,8 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
     summary: 'Whether first-run setup is needed',
     description: '`needed` is true while no account exists.',
     responses: { 200: { description: 'Setup state.', schema: z.object({ needed: z.boolean() }) } },
-    handler: async (ctx) => {
-      noStore(ctx);
+    cache: 'no-store',
+    handler: async (_ctx) => {
       return { needed: await sessions.needsSetup() };
     },
   });
@@ -100,8 +98,8 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
       403: { description: 'A browser request from another origin (`origin_mismatch`).' },
       409: { description: 'An account already exists (`already_set_up`).' },
     },
+    cache: 'no-store',
     handler: async (ctx, { body }) => {
-      noStore(ctx);
       originIfPresent(ctx);
       const account = await sessions.setup(body, { actor: 'setup', requestId: ctx.state.requestId });
       ctx.status = 201;
@@ -126,8 +124,8 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
       403: { description: 'A browser request from another origin (`origin_mismatch`).' },
       429: { description: 'Too many failures from this address (`rate_limited`).' },
     },
+    cache: 'no-store',
     handler: async (ctx, { body }) => {
-      noStore(ctx);
       originIfPresent(ctx);
       const r = await sessions.login(body.login, body.password, sessions.clientIp(ctx), ctx.state.requestId);
       await sessions.signedIn(ctx, r);
@@ -144,8 +142,8 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
     description:
       'Revokes the session family of the cookie and clears the cookie. Needs the platform `Origin` when a session is live. Audited as `session.logout`.',
     responses: { 204: { description: 'Signed out.' }, 403: { description: 'Wrong or missing Origin (`origin_mismatch`).' } },
+    cache: 'no-store',
     handler: async (ctx) => {
-      noStore(ctx);
       ctx.append('Set-Cookie', await sessions.logout(ctx));
       ctx.status = 204;
     },
@@ -173,8 +171,8 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
           .meta({ id: 'RequestIdentity' }),
       },
     },
+    cache: 'no-store',
     handler: (ctx) => {
-      noStore(ctx);
       return requireRole(ctx, 'authenticated');
     },
   });
@@ -186,8 +184,8 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
     access: 'public',
     summary: 'The signed-in account',
     responses: { 200: { description: 'The current session.', schema: CurrentSession }, 401: { description: 'No valid session (`unauthorized`).' } },
+    cache: 'no-store',
     handler: async (ctx) => {
-      noStore(ctx);
       const current = await sessions.current(ctx);
       if (!current) {
         if (ctx.get('cookie').includes('hearth_session=')) ctx.append('Set-Cookie', sessions.clearCookie());
@@ -211,8 +209,8 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
       401: { description: 'The current password is wrong (`invalid_credentials`).' },
       429: { description: 'Too many failures from this address (`rate_limited`).' },
     },
+    cache: 'no-store',
     handler: async (ctx, { body }) => {
-      noStore(ctx);
       const session = ctx.state.principal?.session;
       if (!session) throw new HearthError('forbidden', 'only a signed-in account can change its own password (API tokens have none)');
       await sessions.changeOwnPassword(session, body.currentPassword, body.newPassword, sessions.clientIp(ctx), actorFor(ctx));
@@ -237,8 +235,8 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
       403: { description: 'Not an account session (`forbidden`).' },
       429: { description: 'Too many failures for this account (`rate_limited`).' },
     },
+    cache: 'no-store',
     handler: async (ctx, { body }) => {
-      noStore(ctx);
       const session = ctx.state.principal?.session;
       if (!session) throw new HearthError('forbidden', 'only a signed-in account can confirm its password (API tokens have none)');
       return sessions.reauthenticate(session, body.password, actorFor(ctx));
@@ -262,8 +260,8 @@ export function registerSessionRoutes(api: Api, sessions: SessionsService, opts:
       403: { description: 'The session is older than ten minutes (`recent_auth_required`).' },
       404: { description: 'No such account (`account_not_found`).' },
     },
+    cache: 'no-store',
     handler: async (ctx, { params, body }) => {
-      noStore(ctx);
       const session = ctx.state.principal?.session;
       if (session) sessions.requireRecentAuth(ctx);
       await sessions.setPassword(params.sub, body.password, actorFor(ctx), session?.familyId ?? null);

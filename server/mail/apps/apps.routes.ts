@@ -1,6 +1,6 @@
 import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
-import { MAIL_BASE, noStore } from '../profiles/profiles.routes.ts';
+import { MAIL_BASE } from '../profiles/profiles.routes.ts';
 import { AppList, AppParams, AppRead, Policy, RegisterAppBody, RegisteredApp, UpdateAppBody } from './apps.schemas.ts';
 import type { AppsService } from './apps.service.ts';
 
@@ -16,8 +16,8 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
     description:
       '`core` first, then registered applications (with whether they declare `mail:send`) and stored policies of applications that are not registered.',
     responses: { 200: { description: 'Applications.', schema: () => AppList } },
-    handler: (ctx) => {
-      noStore(ctx);
+    cache: 'no-store',
+    handler: (_ctx) => {
       return apps.list();
     },
   });
@@ -32,8 +32,8 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
       "Creates the application's bearer credential (an API token reaching no namespace), returned once as `token`. Audited as `outgoing_mail.app.register`.",
     body: () => RegisterAppBody,
     responses: { 201: { description: 'Registered.', schema: () => RegisteredApp }, 409: { description: 'Already registered (`app_exists`).' } },
+    cache: 'no-store',
     handler: (ctx, { body }) => {
-      noStore(ctx);
       ctx.status = 201;
       return apps.register(body, actorFor(ctx));
     },
@@ -50,8 +50,8 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
       200: { description: 'The application.', schema: () => AppRead },
       404: { description: 'Neither registered nor with a stored policy (`app_unknown`).' },
     },
-    handler: (ctx, { params }) => {
-      noStore(ctx);
+    cache: 'no-store',
+    handler: (_ctx, { params }) => {
       return apps.get(params.appId);
     },
   });
@@ -66,8 +66,8 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
     params: () => AppParams,
     body: () => UpdateAppBody,
     responses: { 200: { description: 'The application.', schema: () => AppRead }, 404: { description: 'Not registered (`app_unknown`).' } },
+    cache: 'no-store',
     handler: (ctx, { params, body }) => {
-      noStore(ctx);
       return apps.update(params.appId, body, actorFor(ctx));
     },
   });
@@ -82,8 +82,8 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
       'Revokes its credential. Its stored policy and queued mail stay (absence from the registry does not cancel mail). Audited as `outgoing_mail.app.unregister`.',
     params: () => AppParams,
     responses: { 204: { description: 'Unregistered.' }, 404: { description: 'Not registered (`app_unknown`).' } },
+    cache: 'no-store',
     handler: async (ctx, { params }) => {
-      noStore(ctx);
       await apps.unregister(params.appId, actorFor(ctx));
       ctx.status = 204;
     },
@@ -104,8 +104,8 @@ export function registerAppRoutes(api: Api, apps: AppsService): void {
       404: { description: 'An unknown profile key (`profile_unknown`).' },
       409: { description: '`core` (`core_policy_fixed`).' },
     },
+    cache: 'no-store',
     handler: (ctx, { params, body }) => {
-      noStore(ctx);
       return apps.setPolicy(params.appId, body, actorFor(ctx));
     },
   });

@@ -1,6 +1,6 @@
 import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
-import { MAIL_BASE, noStore } from '../profiles/profiles.routes.ts';
+import { MAIL_BASE } from '../profiles/profiles.routes.ts';
 import { ProfileParams } from '../profiles/profiles.schemas.ts';
 import { BounceCheckResult } from './bounces.schemas.ts';
 import type { BounceChecks } from './bounces.service.ts';
@@ -23,8 +23,8 @@ export function registerBounceRoutes(api: Api, checks: BounceChecks): void {
       404: { description: 'No such profile (`profile_unknown`).' },
       409: { description: 'The profile has no bounce collection configured (`bounce_collection_off`).' },
     },
+    cache: 'no-store',
     handler: async (ctx, { params }) => {
-      noStore(ctx);
       return await checks.checkNow(params.key, actorFor(ctx));
     },
   });

@@ -4,7 +4,7 @@ import type { Api } from '../../core/http/api.ts';
 import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { AppsService, MailApplication } from '../apps/apps.service.ts';
-import { MAIL_BASE, noStore } from '../profiles/profiles.routes.ts';
+import { MAIL_BASE } from '../profiles/profiles.routes.ts';
 import { PROFILE_KEY_PATTERN } from '../profiles/profiles.schemas.ts';
 import type { ProfileStore } from '../profiles/profiles.store.ts';
 import type { SettledTopic } from '../settled/settled.service.ts';
@@ -85,8 +85,8 @@ export function registerLogRoutes(
       'Filters: `app`, `profile`, `status` (comma-separated), `since` (ISO timestamp), `ref` (`scope` or `scope:id`), `recipient` (substring). Continue with `cursor` = the returned `nextCursor`. Never returns content.',
     query: () => ListQuery,
     responses: { 200: { description: 'A page.', schema: () => MessagePage } },
-    handler: (ctx, { query }) => {
-      noStore(ctx);
+    cache: 'no-store',
+    handler: (_ctx, { query }) => {
       return log.list(query);
     },
   });
@@ -105,8 +105,8 @@ export function registerLogRoutes(
       400: { description: 'A `wait` outside 1–60 whole seconds (`invalid_request`).' },
       404: { description: 'Unknown id (`message_unknown`).' },
     },
+    cache: 'no-store',
     handler: (ctx, { params, query }) => {
-      noStore(ctx);
       return readOrWait(ctx, settled, params.id, query.wait, () => log.get(params.id));
     },
   });
@@ -120,8 +120,8 @@ export function registerLogRoutes(
     description: 'Text, HTML and custom headers, or `purged: true` after content retention. Every call writes `outgoing_mail.message.read`.',
     params: () => IdParams,
     responses: { 200: { description: 'Content or purge marker.', schema: () => MessageContent }, 404: { description: 'Unknown id (`message_unknown`).' } },
+    cache: 'no-store',
     handler: (ctx, { params }) => {
-      noStore(ctx);
       return log.content(params.id, actorFor(ctx));
     },
   });
@@ -139,8 +139,8 @@ export function registerLogRoutes(
       404: { description: 'Unknown id (`message_unknown`).' },
       409: { description: 'Not queued (`message_not_queued`).' },
     },
+    cache: 'no-store',
     handler: (ctx, { params }) => {
-      noStore(ctx);
       return log.cancel(params.id, actorFor(ctx), deps.release);
     },
   });
@@ -155,8 +155,8 @@ export function registerLogRoutes(
       'Sent rows stay sent; rows being sent finish normally. `cancelled` is zero when none remain queued. One audit entry `outgoing_mail.batch.cancel`.',
     params: () => BatchParams,
     responses: { 200: { description: 'How many were cancelled.', schema: () => BatchCancelled }, 404: { description: 'Unknown batch (`batch_unknown`).' } },
+    cache: 'no-store',
     handler: (ctx, { params }) => {
-      noStore(ctx);
       return log.cancelBatch(params.batchId, actorFor(ctx), deps.release);
     },
   });

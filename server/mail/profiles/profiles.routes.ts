@@ -1,11 +1,9 @@
 import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
-import type { AppContext } from '../../core/http/context.ts';
 import { ProfileList, ProfileParams, ProfileRead, ProfileWrite, TestSendBody, TestSendFailure, TestSendResult } from './profiles.schemas.ts';
 import type { ProfilesService } from './profiles.service.ts';
 
 export const MAIL_BASE = '/api/admin/core/outgoing-mail';
-export const noStore = (ctx: AppContext) => ctx.set('Cache-Control', 'no-store');
 
 export function registerProfileRoutes(api: Api, profiles: ProfilesService): void {
   const tags = ['Outgoing mail: profiles'];
@@ -18,8 +16,8 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
     summary: 'List sender profiles',
     description: 'Passwords are never returned: `hasPassword` and `imap.hasPassword` say whether one is stored.',
     responses: { 200: { description: 'Every profile, by key.', schema: () => ProfileList } },
-    handler: async (ctx) => {
-      noStore(ctx);
+    cache: 'no-store',
+    handler: async (_ctx) => {
       return { data: await profiles.list() };
     },
   });
@@ -33,8 +31,8 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
     description: 'Its `revision` is needed to replace it.',
     params: () => ProfileParams,
     responses: { 200: { description: 'The profile.', schema: () => ProfileRead }, 404: { description: 'No such profile (`profile_unknown`).' } },
-    handler: (ctx, { params }) => {
-      noStore(ctx);
+    cache: 'no-store',
+    handler: (_ctx, { params }) => {
       return profiles.get(params.key);
     },
   });
@@ -57,8 +55,8 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
       400: { description: 'Invalid field (`invalid_request`) or a host change without the password (`password_required`).' },
       409: { description: 'The key exists and no revision was given (`profile_exists`), or the revision is stale (`revision_conflict`).' },
     },
+    cache: 'no-store',
     handler: async (ctx, { params, body }) => {
-      noStore(ctx);
       const { profile, created } = await profiles.put(params.key, body, actorFor(ctx));
       ctx.status = created ? 201 : 200;
       return profile;
@@ -79,8 +77,8 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
       404: { description: 'No such profile (`profile_unknown`).' },
       409: { description: 'It is the default profile (`profile_is_default`).' },
     },
+    cache: 'no-store',
     handler: async (ctx, { params }) => {
-      noStore(ctx);
       await profiles.remove(params.key, actorFor(ctx));
       ctx.status = 204;
     },
@@ -95,8 +93,8 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
     description: 'Subsequent sends that give no profile use it; queued mail keeps its profile. Audited as `outgoing_mail.profile.default`.',
     params: () => ProfileParams,
     responses: { 200: { description: 'The new default profile.', schema: () => ProfileRead }, 404: { description: 'No such profile (`profile_unknown`).' } },
+    cache: 'no-store',
     handler: (ctx, { params }) => {
-      noStore(ctx);
       return profiles.setDefault(params.key, actorFor(ctx));
     },
   });
@@ -120,8 +118,8 @@ export function registerProfileRoutes(api: Api, profiles: ProfilesService): void
       404: { description: 'No such profile (`profile_unknown`).' },
       502: { description: 'The SMTP server refused or could not be reached (`smtp_failed`, with `reason` and `detail`).', schema: () => TestSendFailure },
     },
+    cache: 'no-store',
     handler: async (ctx, { params, body }) => {
-      noStore(ctx);
       return await profiles.testSend(params.key, body.to, actorFor(ctx));
     },
   });

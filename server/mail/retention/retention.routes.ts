@@ -1,6 +1,6 @@
 import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
-import { MAIL_BASE, noStore } from '../profiles/profiles.routes.ts';
+import { MAIL_BASE } from '../profiles/profiles.routes.ts';
 import { RetentionBody, RetentionRead } from './retention.schemas.ts';
 import type { RetentionService } from './retention.service.ts';
 
@@ -15,8 +15,8 @@ export function registerRetentionRoutes(api: Api, retention: RetentionService): 
     summary: 'Read both retention periods',
     description: 'Defaults: content 90 days, records 365 days.',
     responses: { 200: { description: 'Retention in days.', schema: () => RetentionRead } },
-    handler: (ctx) => {
-      noStore(ctx);
+    cache: 'no-store',
+    handler: (_ctx) => {
       return retention.read();
     },
   });
@@ -31,8 +31,8 @@ export function registerRetentionRoutes(api: Api, retention: RetentionService): 
       'Whole days 1–36500, `recordDays` at least `contentDays`; both saved together. Audited as `outgoing_mail.retention.update` with old and new values.',
     body: () => RetentionBody,
     responses: { 200: { description: 'Retention in days.', schema: () => RetentionRead } },
+    cache: 'no-store',
     handler: (ctx, { body }) => {
-      noStore(ctx);
       return retention.update(body, actorFor(ctx));
     },
   });
