@@ -23,7 +23,7 @@ describe("cache: 'no-store'", () => {
     ['mail applications', '/api/admin/core/outgoing-mail/apps', 200],
     ['the send log', '/api/admin/core/outgoing-mail/messages', 200],
     ['mail retention', '/api/admin/core/outgoing-mail/retention', 200],
-    ['an account that does not exist (the handler throws)', '/api/admin/core/accounts/nobody-here', 404],
+    ['an account that does not exist (the handler throws)', '/api/admin/core/accounts/00000000-0000-4000-8000-000000000000', 404],
   ])('%s: every answer of the handler says not to store it', async (_, path, status) => {
     const res = await s.api(path);
     expect(res.status).toBe(status);
