@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { tempDir } from '../../../test/helpers/temp.ts';
-import { readError } from '../../db/rows/rows.errors.ts';
-import { busyRefusal } from '../../db/storage-errors.ts';
-import { HearthError } from '../http/errors.ts';
-import { Database } from './sqlite.ts';
-import { isBusyError } from './store.ts';
+import { tempDir } from '../../test/helpers/temp.ts';
+import { HearthError } from '../core/http/errors.ts';
+import { Database } from '../core/storage/sqlite.ts';
+import { isBusyError } from '../core/storage/store.ts';
+import { readError } from './rows/rows.errors.ts';
+import { busyRefusal } from './storage-errors.ts';
 
 /** The error better-sqlite3 throws when `db` cannot take a write lock another connection holds (busy_timeout 0). */
 function realBusy(): unknown {
