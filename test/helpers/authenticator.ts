@@ -3,6 +3,8 @@
  * key (WebCrypto, non-extractable private key), real signatures, real HTTP to a running server.
  */
 import crypto from 'node:crypto';
+import { onTestFinished } from 'vitest';
+import type { HoldEvent } from '../../server/identity/approval/sign-in-requests.ts';
 
 export const APPROVAL_PATH = '/api/auth/app-approval/v1';
 const PROTOCOL = 'hearth-app-approval-v1';
@@ -141,4 +143,26 @@ export async function pairDevice(server: { url: string }, cookie: string, name =
   const confirm = await manage(server, cookie, '/manage/pairings/confirm', { pairingId: start.body.pairingId, comparison: claim.body.comparison });
   if (confirm.status !== 200 || confirm.body.approval !== null) throw new Error(`confirm failed: ${confirm.status} ${JSON.stringify(confirm.body)}`);
   return device;
+}
+
+/**
+ * Watches one sign-in request's held `/login/status` on a server (the approval service's `observeHolds`): `events`
+ * lists what the hold reported (`held`, then how it ended), `held` resolves once it waits. Unsubscribes when the test
+ * ends.
+ */
+export function watchHold(
+  approval: { internals: { observeHolds(fn: (e: HoldEvent) => void): () => void } },
+  requestId: string,
+): { events: HoldEvent['event'][]; held: Promise<void> } {
+  const events: HoldEvent['event'][] = [];
+  let nowHeld!: () => void;
+  const held = new Promise<void>((resolve) => (nowHeld = resolve));
+  onTestFinished(
+    approval.internals.observeHolds((e) => {
+      if (e.requestId !== requestId) return;
+      events.push(e.event);
+      if (e.event === 'held') nowHeld();
+    }),
+  );
+  return { events, held };
 }

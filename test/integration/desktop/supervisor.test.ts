@@ -31,6 +31,14 @@ const PER_SERVER = 60_000;
 const within = (servers: number) => servers * PER_SERVER;
 
 const cleanups: Array<() => Promise<void> | void> = [];
+
+/** A free port on `host` that a listener of this test holds until the test ends (a server started there fails). */
+async function takenPort(host: string): Promise<number> {
+  const blocker = net.createServer();
+  await new Promise<void>((resolve) => blocker.listen(0, host, resolve));
+  cleanups.push(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
+  return (blocker.address() as net.AddressInfo).port;
+}
 afterEach(async () => {
   for (const fn of cleanups.splice(0).reverse()) await fn();
 }, PER_SERVER);
@@ -201,10 +209,7 @@ describe('desktop supervisor: handshake', () => {
   it(
     'a server that cannot start reports why and is not restarted',
     async () => {
-      const blocker = net.createServer();
-      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
-      cleanups.push(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
-      const port = (blocker.address() as net.AddressInfo).port;
+      const port = await takenPort('127.0.0.1');
       const { sup } = harness({ settings: { port } });
       await expect(sup.start()).rejects.toThrow(/address is in use/);
       expect(sup.state).toMatchObject({ phase: 'failed', crashes: 0 });
@@ -439,10 +444,7 @@ describe('desktop supervisor: LAN sharing', () => {
   it(
     'a LAN port that is taken leaves the server where it was and the setting off',
     async () => {
-      const blocker = net.createServer();
-      await new Promise<void>((resolve) => blocker.listen(0, '0.0.0.0', resolve));
-      cleanups.push(() => new Promise<void>((resolve) => blocker.close(() => resolve())));
-      const taken = (blocker.address() as net.AddressInfo).port;
+      const taken = await takenPort('0.0.0.0');
       const { sup, dataDir } = harness();
       const store = new SettingsStore(`${dataDir}-settings.json`);
       cleanups.push(() => fs.rmSync(store.file, { force: true }));

@@ -3,8 +3,8 @@
  * scripted authenticators holding real P-256 keys.
  */
 import crypto from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { APPROVAL_PATH, manage, pairDevice, ScriptedAuthenticator } from '../../helpers/authenticator.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APPROVAL_PATH, manage, pairDevice, ScriptedAuthenticator, watchHold } from '../../helpers/authenticator.ts';
 import { signIn } from '../../helpers/http.ts';
 import { startTestServer, type TestServer } from '../../helpers/server.ts';
 import { until } from '../../helpers/wait.ts';
@@ -646,16 +646,7 @@ describe('browser sign-in', () => {
     expect(box.body.pollAfterSeconds).toBe(5);
     const approval = s.services.identity.appApproval;
     await approval.internals.listening; // the decision's wake-up reaches this process (on PostgreSQL, its notification)
-    const events: string[] = [];
-    let nowHeld!: () => void;
-    const isHeld = new Promise<void>((resolve) => (nowHeld = resolve));
-    onTestFinished(
-      approval.internals.observeHolds((e) => {
-        if (e.requestId !== req.requestId) return;
-        events.push(e.event);
-        if (e.event === 'held') nowHeld();
-      }),
-    );
+    const { events, held: isHeld } = watchHold(approval, req.requestId);
     const held = call(null, '/login/status', { requestId: req.requestId, browserSecret: req.browserSecret });
     let answered = false;
     void held.then(() => (answered = true));

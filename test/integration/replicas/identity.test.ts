@@ -9,7 +9,7 @@
 import crypto from 'node:crypto';
 import { decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
-import { APPROVAL_PATH, pairDevice } from '../../helpers/authenticator.ts';
+import { APPROVAL_PATH, pairDevice, watchHold } from '../../helpers/authenticator.ts';
 import { type RawInit, rawCall, signIn } from '../../helpers/http.ts';
 import { type Replicas, sharedSecrets, startReplicas } from '../../helpers/replicas.ts';
 import { startTestServer } from '../../helpers/server.ts';
@@ -203,16 +203,7 @@ describe('identity across replicas', () => {
     const entry = box.body.requests.find((x: { requestId: string }) => x.requestId === req.requestId);
     expect(entry).toBeTruthy();
 
-    const events: string[] = [];
-    let nowHeld!: () => void;
-    const isHeld = new Promise<void>((resolve) => (nowHeld = resolve));
-    onTestFinished(
-      approval.internals.observeHolds((e) => {
-        if (e.requestId !== req.requestId) return;
-        events.push(e.event);
-        if (e.event === 'held') nowHeld();
-      }),
-    );
+    const { events, held: isHeld } = watchHold(approval, req.requestId);
     const held = rawCall(d.url, `${APPROVAL_PATH}/login/status`, { json: { requestId: req.requestId, browserSecret: req.browserSecret } }, r.publicUrl);
     await isHeld;
     expect(events).toEqual(['held']); // D found it pending and waits: nothing decided yet
