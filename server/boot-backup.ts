@@ -1,6 +1,6 @@
 /**
- * Boot's wiring of backups (issue 17): the parts of a backup, asked of each domain through its index.ts when a backup
- * starts, and the backup service (server/core/backup) with its routes. Core never imports a domain; this file does,
+ * Boot's wiring of backups: the parts of a backup, asked of each domain through its index.ts when a backup
+ * starts, and the backup service (server/core/backup); the bootstrap registers its routes (`registerBackupRoutes`). Core never imports a domain; this file does,
  * as boot does.
  *
  * The parts, in the order they are written:
@@ -16,10 +16,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AuditLog } from './core/audit/audit.ts';
-import { type BackupPart, type BackupService, createBackupService, registerBackupRoutes, type ScheduleClock, sqliteFileSnapshot } from './core/backup/index.ts';
+import { type BackupPart, type BackupService, createBackupService, type ScheduleClock, sqliteFileSnapshot } from './core/backup/index.ts';
+
+export { registerBackupRoutes } from './core/backup/index.ts';
+
 import type { HearthConfig } from './core/config/config.ts';
-import type { Api } from './core/http/api.ts';
 import type { Logger } from './core/logging/logger.ts';
 import type { Metrics } from './core/metrics/metrics.ts';
 import type { DbService } from './db/index.ts';
@@ -70,11 +71,9 @@ export async function backupParts(deps: {
   ];
 }
 
-/** Creates the backup service and registers its routes; boot starts it with the other services and closes it first. */
+/** Creates the backup service; boot starts it with the other services and closes it first. */
 export function wireBackups(deps: {
   config: HearthConfig;
-  api: Api;
-  audit: AuditLog;
   metrics: Metrics;
   logger: Logger;
   version: string;
@@ -107,6 +106,5 @@ export function wireBackups(deps: {
     metrics: deps.metrics,
     clock: deps.backup?.clock,
   });
-  registerBackupRoutes(deps.api, { backups, audit: deps.audit });
   return backups;
 }

@@ -9,6 +9,7 @@ import type { AuditLog } from '../core/audit/audit.ts';
 import type { IdentitySecretsConfig } from '../core/config/config.ts';
 import type { Api } from '../core/http/api.ts';
 import { createLogger, type Logger } from '../core/logging/logger.ts';
+import type { Address } from '../core/net/address.ts';
 import type { SecretStore } from '../core/secrets/secrets.ts';
 import type { Migration } from '../core/storage/platform-db.ts';
 import type { Store } from '../core/storage/store.ts';
@@ -93,14 +94,16 @@ export interface IdentityDeps {
   logger: Logger;
   /** The KEKs and the broker secret (server/core/config). */
   secretsConfig: IdentitySecretsConfig;
-  /** The public origin tokens are issued for (HEARTH_PUBLIC_URL, default the listening address). */
-  issuer: () => string;
+  /**
+   * The server's public address (server/core/net/address.ts): `publicUrl` is the origin tokens are issued for
+   * (HEARTH_PUBLIC_URL, default the listening address), `authenticatorOrigin` the authenticator website's origin
+   * (HEARTH_AUTHENTICATOR_ORIGIN or the reference app's listener), or null.
+   */
+  address: Pick<Address, 'publicUrl' | 'authenticatorOrigin'>;
   /** The clock (epoch ms), default `Date.now()`; injectable for tests. */
   now?: () => number;
   /** Optional MaxMind DB files for the sign-in context (HEARTH_GEOIP_DB, HEARTH_GEOIP_ASN_DB). */
   geoip?: { cityDb?: string | null; asnDb?: string | null };
-  /** The effective authenticator website origin (HEARTH_AUTHENTICATOR_ORIGIN or the reference app's listener), or null. */
-  authenticatorOrigin?: () => string | null;
   /** Verifier transport: the private origins of the session/invocation and OAuth key sets (HEARTH_IDENTITY_JWKS_ORIGIN, HEARTH_OAUTH_JWKS_ORIGIN). */
   jwksOrigins?: JwksOrigins;
   /**
@@ -189,13 +192,14 @@ export function openIdentityOffline(deps: { store: Store; audit: AuditLog }): { 
  * approval's terminal broker). Outgoing mail is built before identity (server/boot.ts) and passed as `mailer`.
  */
 export function createIdentityService(deps: IdentityDeps) {
+  const issuer = () => deps.address.publicUrl;
   const keys = createKeysService({
     store: createKeyStore(deps.store),
     secrets: deps.secrets,
     audit: deps.audit,
     logger: deps.logger.child({ part: 'keys' }),
     secretsConfig: deps.secretsConfig,
-    issuer: deps.issuer,
+    issuer,
     now: deps.now,
     jwksOrigins: deps.jwksOrigins,
     earlyKeyPairs: deps.firstKeyPairs,
@@ -215,7 +219,7 @@ export function createIdentityService(deps: IdentityDeps) {
     store: deps.store,
     audit: deps.audit,
     logger: deps.logger,
-    issuer: deps.issuer,
+    issuer,
     now: deps.now,
     mailer: deps.mailer,
     onSignedIn,
@@ -225,7 +229,7 @@ export function createIdentityService(deps: IdentityDeps) {
     accountStore,
     sessions,
     audit: deps.audit,
-    issuer: deps.issuer,
+    issuer,
     now: deps.now,
     notice,
   });
@@ -235,7 +239,7 @@ export function createIdentityService(deps: IdentityDeps) {
     maySignIn: sessions.maySignIn,
     audit: deps.audit,
     logger: deps.logger.child({ part: 'email-links' }),
-    issuer: deps.issuer,
+    issuer,
     now: deps.now,
   });
   // email-links.ts (sessions/) still takes its mailer through a setter: it is given here, at construction.
@@ -252,8 +256,8 @@ export function createIdentityService(deps: IdentityDeps) {
     logger: deps.logger.child({ part: 'app-approval' }),
     secretsConfig: deps.secretsConfig,
     secrets: deps.secrets,
-    issuer: deps.issuer,
-    authenticatorOrigin: deps.authenticatorOrigin ?? (() => null),
+    issuer,
+    authenticatorOrigin: () => deps.address.authenticatorOrigin,
     mailer,
     loginContext,
     notifications: deps.store,
@@ -269,7 +273,7 @@ export function createIdentityService(deps: IdentityDeps) {
     authority: oauthAuthority,
     audit: deps.audit,
     logger: deps.logger.child({ part: 'oauth' }),
-    issuer: deps.issuer,
+    issuer,
     now: deps.now,
     terminalBroker: appApproval.terminalBroker(brokerSecret),
   });
@@ -280,7 +284,7 @@ export function createIdentityService(deps: IdentityDeps) {
    * database service also `{base}/v1` and, under `/v1/{ns}/…`, `{base}/v1/{ns}`.
    */
   function audiencesFor(path: string): { audiences: string[]; ns: string | null } {
-    const base = deps.issuer();
+    const base = issuer();
     if (!path.startsWith('/v1/')) return { audiences: [PLATFORM_AUDIENCE], ns: null };
     const seg = path.slice(4).split('/')[0] ?? '';
     let ns: string | null = null;
@@ -296,14 +300,14 @@ export function createIdentityService(deps: IdentityDeps) {
     registerRoutes(api: Api): void {
       registerKeyRoutes(api, keys);
       registerAccountRoutes(api, accounts);
-      registerSessionRoutes(api, sessions, { issuer: deps.issuer });
-      registerOAuthRoutes(api, oauth, sessions, { issuer: deps.issuer });
+      registerSessionRoutes(api, sessions, { issuer });
+      registerOAuthRoutes(api, oauth, sessions, { issuer });
       registerOAuthClientRoutes(api, oauth);
       registerLinuxRoutes(api, linux);
-      registerPasskeyRoutes(api, passkeys, sessions, { issuer: deps.issuer });
-      registerEmailLinkRoutes(api, emailLinks, sessions, { issuer: deps.issuer });
+      registerPasskeyRoutes(api, passkeys, sessions, { issuer });
+      registerEmailLinkRoutes(api, emailLinks, sessions, { issuer });
       registerNoticeRoutes(api, notices);
-      registerApprovalRoutes(api, appApproval, sessions, { issuer: deps.issuer });
+      registerApprovalRoutes(api, appApproval, sessions, { issuer });
     },
     /** Start-up readiness: throws when keys cannot be loaded (wrong KEK, corrupt ciphertext, mismatched pair). */
     async start(): Promise<void> {
