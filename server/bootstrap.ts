@@ -57,6 +57,8 @@ export const DEFAULT_UI_DIR = path.resolve(path.dirname(fileURLToPath(import.met
 export const allMigrations = [...coreMigrations, ...dbMigrations, ...identityMigrations, ...mailMigrations];
 
 export interface StartOptions extends ConfigInput {
+  /** A JSON or TOML file of settings (`hearth serve --config`); default HEARTH_CONFIG, else none. */
+  configFile?: string;
   /** Where log lines go (default: stdout). */
   logDestination?: DestinationStream;
   /** Environment to read settings from (default: the process environment). */
@@ -145,7 +147,7 @@ export async function openDataDir(dataDir: string, databaseUrl?: string): Promis
 }
 
 /** Loads the configuration and makes the data folder private before anything in it is opened. */
-function prepare(flags: ConfigInput, env: NodeJS.ProcessEnv | undefined, logDestination: DestinationStream | undefined) {
+function prepare(flags: ConfigInput & { configFile?: string }, env: NodeJS.ProcessEnv | undefined, logDestination: DestinationStream | undefined) {
   const config = loadConfig(flags, env ?? processEnvironment());
   const logger = createLogger({ level: config.logLevel, destination: logDestination });
   privateDir(config.dataDir);

@@ -1,12 +1,14 @@
 /**
  * Configuration is declared once: nothing under server/ reads `process.env` but server/core/config/, and the operator
- * guide's configuration table (docs/operations/running.md) is checked against the one declaration of the settings
- * (server/core/config/config.ts): every declared variable has a row, every row names a declared one.
+ * guide's configuration table (docs/operations/running.md) is the one generated from the declaration of the settings
+ * (server/core/config/settings.ts, build/settings-doc.ts): every declared variable has a row, every row names a
+ * declared one.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS, ENV_NAMES } from '../../../server/core/config/config.ts';
+import { guideWithTable } from '../../../build/settings-doc.ts';
+import { CONFIG_FILE, DEFAULTS, ENV_NAMES } from '../../../server/core/config/config.ts';
 
 const repo = path.resolve(import.meta.dirname, '../../..');
 const guide = fs.readFileSync(path.join(repo, 'docs/operations/running.md'), 'utf8');
@@ -17,7 +19,7 @@ const rows = section
   .filter((l) => /^\| `[A-Z_]+`/.test(l))
   .map((l) => {
     const cells = l.split(' | ');
-    return { names: [...cells[0]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!), defaultCell: cells[2] ?? '' };
+    return { names: [...cells[0]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!), defaultCell: cells[3] ?? '' };
   });
 
 function sources(dir: string): string[] {
@@ -39,9 +41,13 @@ describe('one place reads the environment', () => {
 });
 
 describe('the configuration table in docs/operations/running.md', () => {
+  it('is the table generated from settings.ts (run `node build/settings-doc.ts` after changing a setting)', () => {
+    expect(guideWithTable(guide)).toBe(guide);
+  });
+
   it('has a row for every declared setting and none for an undeclared one', () => {
     const documented = new Set(rows.flatMap((r) => r.names));
-    const declared = new Set(Object.values(ENV_NAMES));
+    const declared = new Set([...Object.values(ENV_NAMES), CONFIG_FILE.env]);
     expect([...declared].filter((n) => !documented.has(n)).sort()).toEqual([]);
     expect([...documented].filter((n) => !declared.has(n)).sort()).toEqual([]);
   });

@@ -1,4 +1,5 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -68,6 +69,90 @@ describe('configuration', () => {
     expect(nodeVersionProblem('v22.1.0')).toMatch(/too old/);
     expect(nodeVersionProblem('24.0.0')).toBeNull();
     expect(nodeVersionProblem('25.2.1')).toBeNull();
+  });
+});
+
+describe('the config file (--config, HEARTH_CONFIG)', () => {
+  const write = (name: string, text: string) => {
+    const dir = tempDir();
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, text);
+    return { dir, file };
+  };
+
+  it('reads TOML by its extension: keys are the settings, a relative path is resolved from the file folder', () => {
+    const { dir, file } = write('hearth.toml', 'dataDir = "data"\nport = 9443\ntlsNames = ["a.example.com", "b.example.com"]\nmdns = false\n');
+    expect(loadConfig({ configFile: file }, {})).toMatchObject({
+      dataDir: path.join(dir, 'data'),
+      port: 9443,
+      tlsNames: ['a.example.com', 'b.example.com'],
+      mdns: false,
+    });
+  });
+
+  it('reads JSON, from HEARTH_CONFIG too; the environment beats the file and an option beats both', () => {
+    const { file } = write('hearth.json', JSON.stringify({ port: 9000, host: '0.0.0.0', logLevel: 'warn' }));
+    expect(loadConfig({}, { HEARTH_CONFIG: file })).toMatchObject({ port: 9000, host: '0.0.0.0', logLevel: 'warn' });
+    expect(loadConfig({}, { HEARTH_CONFIG: file, HEARTH_PORT: '9100' })).toMatchObject({ port: 9100, host: '0.0.0.0' });
+    expect(loadConfig({ port: 9200, configFile: file }, { HEARTH_PORT: '9100' })).toMatchObject({ port: 9200, logLevel: 'warn' });
+  });
+
+  it('refuses an unknown key, with the nearest setting as a hint', () => {
+    const { file } = write('hearth.toml', 'prot = 8080\n');
+    expect(() => loadConfig({ configFile: file }, {})).toThrow(
+      new ConfigError(`unknown setting "prot" in the config file ${file} (did you mean port?); the settings are listed in docs/operations/running.md`),
+    );
+  });
+
+  it('names the file of a bad value, and never echoes a secret from it', () => {
+    const { file } = write('hearth.json', JSON.stringify({ port: 99999 }));
+    expect(() => loadConfig({ configFile: file }, {})).toThrow(/^invalid setting port \(in \/.*hearth\.json\): Too big: .* \(got 99999\)$/);
+    const secret = write('hearth.json', JSON.stringify({ adminToken: 'tiny-secret' }));
+    let err: Error | null = null;
+    try {
+      loadConfig({ configFile: secret.file }, {});
+    } catch (e) {
+      err = e as Error;
+    }
+    expect(err?.message).toBe(`invalid setting adminToken (in ${secret.file}): must be at least 16 characters`);
+  });
+
+  it('refuses a missing file, a file that does not parse and one that is not an object', () => {
+    expect(() => loadConfig({ configFile: '/nonexistent/hearth.toml' }, {})).toThrow(/^cannot read the config file \/nonexistent\/hearth\.toml .*ENOENT$/);
+    expect(() => loadConfig({ configFile: write('h.toml', 'port = = 1').file }, {})).toThrow(/is not valid TOML: /);
+    expect(() => loadConfig({ configFile: write('h.json', '{"port": ').file }, {})).toThrow(/is not valid JSON: /);
+    expect(() => loadConfig({ configFile: write('h.json', '[1]').file }, {})).toThrow(/must hold an object of settings$/);
+  });
+
+  it('`hearth serve --config` starts from the file; an unknown key stops it with one line on stderr', async () => {
+    const bad = write('hearth.toml', 'dataDir = "data"\nbogus = 1\n');
+    const r = spawnSync(process.execPath, ['bin/hearth.mjs', 'serve', '--config', bad.file], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: { ...process.env, HEARTH_LOG_LEVEL: 'silent' },
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`hearth: unknown setting "bogus" in the config file ${bad.file}; the settings are listed in docs/operations/running.md\n`);
+    expect(fs.existsSync(path.join(bad.dir, 'data'))).toBe(false);
+
+    const good = write('hearth.toml', 'dataDir = "data"\nport = 0\nlogLevel = "silent"\n');
+    const child = spawn(process.execPath, ['bin/hearth.mjs', 'serve', '--config', good.file], { cwd: repo, env: { ...process.env, HEARTH_CONFIG: '' } });
+    try {
+      let out = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on('data', (b: Buffer) => {
+          out += b.toString();
+          const m = /listening on (http:\/\/\S+)/.exec(out);
+          if (m && out.includes('Data folder:')) resolve(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`hearth serve exited (${code}) before listening: ${out}`)));
+      });
+      expect(out).toContain(`Data folder: ${path.join(good.dir, 'data')}`);
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
   });
 });
 
