@@ -49,7 +49,7 @@ module.exports = {
       name: 'outsiders-through-the-doors',
       severity: 'error',
       comment: 'The CLI, the entries, boot and the desktop shell reach a domain only through its index.ts or contract.ts.',
-      from: { path: '^(server/(cli|entry|boot[.]ts|boot-[a-z]+[.]ts)|electron/)' },
+      from: { path: '^(server/(cli|entry|boot[.]ts|bootstrap[.]ts|boot-[a-z]+[.]ts)|electron/)' },
       to: { path: `^server/${DOMAINS}/`, pathNot: [DOORS, WORKERS] },
     },
     {

@@ -25,6 +25,7 @@ export interface TerminalBroker {
     expiresAt: number;
   }>;
   state(requestId: string): Promise<'pending' | 'approved' | 'denied' | 'consumed' | 'expired' | 'unavailable'>;
+  /** Atomic and once: rechecks the device (not revoked), the account (enabled, unexpired, category) and its epoch. */
   consume(requestId: string): Promise<{ sub: string } | null>;
 }
 

@@ -28,6 +28,7 @@ import crypto from 'node:crypto';
 import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { Actor } from '../accounts/accounts.service.ts';
 import type { AccountRow } from '../accounts/accounts.store.ts';
+import type { TerminalBroker } from '../approval/terminal-broker.ts';
 import { DEVICE_CODE_GRANT } from '../contract.ts';
 import { oauthError } from './context.ts';
 import { SUPPORTED_SCOPES } from './oauth.schemas.ts';
@@ -51,23 +52,8 @@ export const LOGIN_HINT_MAX = 254;
 const USER_CODE_ALPHABET = 'BCDFGHJKLMNPQRSTVWXZ';
 const USER_CODE_LENGTH = 8;
 
-/**
- * The approval protocol's terminal broker (helper interface of `appApproval.terminalBroker(secret)`); declared here
- * narrowly so the OAuth module depends only on what it uses.
- */
-export interface TerminalBroker {
-  create(input: {
-    identifier: string;
-    client: { id: string; name: string };
-    scopes: string[];
-    lifetimeSeconds: number;
-    ip: string;
-    userAgent: string;
-  }): Promise<{ requestId: string; comparison: string; expiresAt: number }>;
-  state(requestId: string): Promise<'pending' | 'approved' | 'denied' | 'consumed' | 'expired' | 'unavailable'>;
-  /** Atomic and once: rechecks the device (not revoked), the account (enabled, unexpired, category) and its epoch. */
-  consume(requestId: string): Promise<{ sub: string } | null>;
-}
+/** The approval protocol's terminal broker (`appApproval.terminalBroker(secret)`), declared once beside it. */
+export type { TerminalBroker };
 
 /** The client fields this module reads (a subset of context.ts's Client). */
 export interface DeviceClient {

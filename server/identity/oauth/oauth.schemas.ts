@@ -174,25 +174,6 @@ export const RegisterResponse = z
   })
   .meta({ id: 'ClientRegistrationResponse' });
 
-export const AuthorizeQuery = z
-  .object({
-    client_id: z.string().optional(),
-    redirect_uri: z.string().optional(),
-    response_type: z.string().optional(),
-    scope: z.string().optional(),
-    resource: z.string().optional(),
-    state: z.string().optional(),
-    nonce: z.string().optional(),
-    code_challenge: z.string().optional(),
-    code_challenge_method: z.string().optional(),
-    prompt: z.string().optional(),
-    max_age: z.string().optional(),
-    response_mode: z.string().optional(),
-    login_hint: z.string().optional(),
-  })
-  .loose()
-  .meta({ description: 'OAuth 2.0 authorization request (RFC 6749 §4.1.1, RFC 7636, RFC 8707, OpenID Connect Core §3.1.2.1).' });
-
 export const TokenForm = z
   .object({
     grant_type: z.enum(['authorization_code', 'client_credentials', 'refresh_token', 'urn:ietf:params:oauth:grant-type:device_code']),
