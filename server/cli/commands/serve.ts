@@ -8,7 +8,8 @@ export function registerServe(serve: Command): void {
   serve.option(CONFIG_FILE.flag, `${CONFIG_FILE.help} (${CONFIG_FILE.env})`);
   const flagged = (Object.entries(SETTINGS) as Array<[SettingKey, Setting]>).filter(([, s]) => s.flag && s.help);
   for (const [, s] of flagged) {
-    const help = `${s.help} (${s.env}${s.flag!.startsWith('--no-') ? '=false' : ''})`;
+    const shownDefault = s.helpDefault ?? (s.default === undefined || Array.isArray(s.default) ? undefined : String(s.default));
+    const help = `${s.help} (${s.env}${s.flag!.startsWith('--no-') ? '=false' : ''}${shownDefault ? `; default ${shownDefault}` : ''})`;
     if (s.repeatable) serve.option(s.flag!, help, (v: string, prev: string[] = []) => [...prev, v]);
     else serve.option(s.flag!, help);
   }

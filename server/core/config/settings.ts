@@ -50,6 +50,8 @@ export interface Setting<S extends z.ZodType = z.ZodType> {
   flag?: string;
   /** The option's help line (the variable is appended); default: none, the flag is not offered without one. */
   help?: string;
+  /** The default as the option's help says it, when not the default itself (`default` is shown otherwise). */
+  helpDefault?: string;
   /** A repeatable flag (each use adds a value). */
   repeatable?: true;
   /** The value when nothing sets it (none: unset). */
@@ -305,6 +307,7 @@ export const SETTINGS = {
     env: 'HEARTH_ACME_DIRECTORY',
     flag: '--acme-directory <url>',
     help: '--tls acme: ACME directory URL',
+    helpDefault: "Let's Encrypt",
     default: 'https://acme-v02.api.letsencrypt.org/directory',
     defaultText: "Let's Encrypt production",
     allowed: 'an http(s) URL',
@@ -378,7 +381,8 @@ export const SETTINGS = {
     schema: z.string().regex(/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/i, 'must be one DNS label such as office-hearth'),
     env: 'HEARTH_MDNS_NAME',
     flag: '--mdns-name <label>',
-    help: 'the .local name to announce (default the host name)',
+    help: 'the .local name to announce',
+    helpDefault: 'the host name',
     defaultText: 'the host name',
     allowed: 'one DNS label',
     doc: 'The `.local` name announced by mDNS.',
@@ -446,7 +450,8 @@ export const SETTINGS = {
       .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be 1–63 letters, digits, dots, dashes or underscores, starting with a letter or digit'),
     env: 'HEARTH_NODE_ID',
     flag: '--node-id <name>',
-    help: "this node's name among the replicas (default generated once)",
+    help: "this node's name among the replicas",
+    helpDefault: 'generated once',
     defaultText: 'generated once into `<data>/node-id`',
     allowed: '1–63 letters, digits, `.`, `-`, `_`',
     doc: "This node's name among the replicas: namespaces whose files live in this data folder are placed on it.",
@@ -455,7 +460,8 @@ export const SETTINGS = {
     schema: origin('http://node-b.internal:8787'),
     env: 'HEARTH_NODE_URL',
     flag: '--node-url <origin>',
-    help: 'where the other replicas reach this node (default the listening address)',
+    help: 'where the other replicas reach this node',
+    helpDefault: 'the listening address',
     defaultText: 'the listening address',
     allowed: 'an origin',
     doc: 'With `HEARTH_DATABASE_URL`: the address the other replicas reach this node at, to forward requests for the namespaces placed here.',
