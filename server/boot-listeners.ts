@@ -200,6 +200,7 @@ export async function startListeners(deps: {
   /** Listeners the server has moved away from whose connections are still finishing. */
   const leaving = new Set<Promise<void>>();
   await listen(server, config.port, config.host).catch(abort);
+  bound.push(server);
   let current = describe(server, tls.enabled);
   // The public address is a name, never an IP: WebAuthn refuses IP addresses, and `localhost` is a secure context.
   const derivePublicUrl = () => {
