@@ -190,7 +190,8 @@ describe('application mail API', () => {
     });
     await call(s, 'GET', `${M}/messages/${acc.id}/content`);
     expect((await audit(s, 'outgoing_mail.message.read')).filter((a) => a.target === acc.id)).toHaveLength(2);
-    // attachments released on the terminal state
+    // attachments released on the terminal state (right after it is committed)
+    await s.mail.idle();
     expect(await s.mail.attachmentBytes()).toBe(0);
     // an application may read its own record, not another's
     expect((await call(s, 'GET', `/api/mail/messages/${acc.id}`, undefined, 200, app)).status).toBe('sent');
