@@ -24,6 +24,9 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     retry: 0,
+    // Argon2id at its lowest cost for the suite's thousands of sign-ins (server/core/config/environment.ts says why;
+    // passwords.test.ts and sessions.test.ts check the production parameters).
+    env: { HEARTH_TEST_PASSWORD_HASHING: 'light' },
     reporters: ['default'],
     projects: [
       {
@@ -35,7 +38,7 @@ export default defineConfig({
         test: {
           name: 'postgres',
           include: ['test/integration/**/*.test.ts'],
-          env: { HEARTH_TEST_STORE: 'postgres' },
+          env: { HEARTH_TEST_STORE: 'postgres', HEARTH_TEST_PASSWORD_HASHING: 'light' },
           globalSetup: ['test/helpers/postgres-global.ts'],
         },
       },

@@ -7,6 +7,7 @@
 
 import type { AuditLog } from '../core/audit/audit.ts';
 import type { IdentitySecretsConfig } from '../core/config/config.ts';
+import { testPasswordHashing } from '../core/config/environment.ts';
 import type { Api } from '../core/http/api.ts';
 import { createLogger, type Logger } from '../core/logging/logger.ts';
 import type { Address } from '../core/net/address.ts';
@@ -193,6 +194,7 @@ export function openIdentityOffline(deps: { store: Store; audit: AuditLog }): { 
  */
 export function createIdentityService(deps: IdentityDeps) {
   const issuer = () => deps.address.publicUrl;
+  if (testPasswordHashing()) deps.logger.warn('HEARTH_TEST_PASSWORD_HASHING=light: passwords are hashed for a test run, not for a real installation');
   const keys = createKeysService({
     store: createKeyStore(deps.store),
     secrets: deps.secrets,

@@ -14,6 +14,9 @@ const repoRoot = path.resolve(here, '../..');
  *
  * Run: npm run build:ui && npx playwright test -c test/e2e/playwright.config.ts (HEARTH_E2E_WORKERS: how many at once).
  */
+// The servers the specs start inherit this: Argon2id at its lowest cost, as in vitest (server/core/config/environment.ts).
+process.env.HEARTH_TEST_PASSWORD_HASHING ??= 'light';
+
 export default defineConfig({
   testDir: here,
   testMatch: '**/*.spec.ts',

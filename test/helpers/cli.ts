@@ -23,11 +23,15 @@ export interface CliOptions {
   input?: string;
 }
 
+const testSwitches = (): Record<string, string> =>
+  process.env.HEARTH_TEST_PASSWORD_HASHING ? { HEARTH_TEST_PASSWORD_HASHING: process.env.HEARTH_TEST_PASSWORD_HASHING } : {};
+
 /** Starts `hearth <args>` in `cwd` with PATH, HOME and `env`. */
 export function startCli(args: string[], opts: CliOptions): CliRun {
   const child = spawn(process.execPath, [path.join(repo, 'bin/hearth.mjs'), ...args], {
     cwd: opts.cwd,
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...opts.env },
+    // and the suite's light password hashing (HEARTH_TEST_PASSWORD_HASHING: core/config/environment.ts), as in-process servers
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...testSwitches(), ...opts.env },
     stdio: [opts.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (opts.input !== undefined) child.stdin!.end(opts.input);

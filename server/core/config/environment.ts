@@ -4,7 +4,8 @@
  * dependencies so the CLI can load it cheaply:
  *  - the CLI's variables (which server, which token, which data folder, where credentials live, which CA to trust);
  *  - the cache folder of the headless binary's extracted assets;
- *  - process plumbing between Hearth's own processes (the SQLite addon's location) and what a child process inherits.
+ *  - process plumbing between Hearth's own processes (the SQLite addon's location) and what a child process inherits;
+ *  - the test suite's one switch, HEARTH_TEST_PASSWORD_HASHING (testPasswordHashing below).
  * An empty value counts as unset, as for the server's settings.
  */
 
@@ -74,4 +75,15 @@ export function handoff(name: string): string | undefined {
 
 export function setHandoff(name: string, value: string): void {
   process.env[name] = value;
+}
+
+/**
+ * `HEARTH_TEST_PASSWORD_HASHING=light`: the test suite's switch (vitest.config.ts, the Playwright servers) for Argon2id
+ * at the lowest cost a stored hash may name (8 MiB, one pass) instead of 64 MiB and three passes, because the suite signs
+ * in thousands of times and the production parameters made Argon2 a third of its CPU time. The same code runs; only the
+ * numbers in the PHC string differ (test/integration/identity/sessions.test.ts checks the production ones with it unset).
+ * Never for a real installation: identity warns at start while it is set.
+ */
+export function testPasswordHashing(): 'light' | undefined {
+  return read('HEARTH_TEST_PASSWORD_HASHING') === 'light' ? 'light' : undefined;
 }

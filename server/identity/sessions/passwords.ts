@@ -6,11 +6,14 @@
  * Passwords are never logged, stored in clear or returned.
  */
 import crypto from 'node:crypto';
+import { testPasswordHashing } from '../../core/config/environment.ts';
 import { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../contract.ts';
 
 export { PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH };
 
 export const ARGON2_PARAMS = { memory: 65536, passes: 3, parallelism: 1, tagLength: 32, saltLength: 16 } as const;
+/** The test suite's parameters (HEARTH_TEST_PASSWORD_HASHING=light, core/config/environment.ts): the lowest LIMITS accept. */
+const LIGHT_PARAMS = { ...ARGON2_PARAMS, memory: 8192, passes: 1 } as const;
 /** Bounds accepted when reading a stored hash (a tampered row must not make verification arbitrarily expensive). */
 const LIMITS = { memory: [8192, 1 << 20], passes: [1, 10], parallelism: [1, 8], tagLength: [16, 64] } as const;
 const MAX_CONCURRENT = 4;
@@ -51,7 +54,7 @@ const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');
 
 /** Hashes a password into a PHC string. */
 export async function hashPassword(password: string): Promise<string> {
-  const { saltLength, ...p } = ARGON2_PARAMS;
+  const { saltLength, ...p } = testPasswordHashing() ? LIGHT_PARAMS : ARGON2_PARAMS;
   const salt = crypto.randomBytes(saltLength);
   const tag = await derive(password, salt, p);
   return `$argon2id$v=19$m=${p.memory},t=${p.passes},p=${p.parallelism}$${b64(salt)}$${b64(tag)}`;

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { startServer } from '../../../server/boot.ts';
 import { runCli } from '../../helpers/cli.ts';
 import { startTestServer, type TestServer, tempDir } from '../../helpers/server.ts';
@@ -52,7 +52,14 @@ afterAll(async () => {
 });
 
 describe('first-run setup', () => {
-  it('creates the first administrator only once', async () => {
+  it('creates the first administrator only once, its password hashed with the production parameters', async () => {
+    // The suite hashes with light parameters (HEARTH_TEST_PASSWORD_HASHING, vitest.config.ts); this account is hashed
+    // as a real installation hashes, and the sign-ins below verify it at that cost.
+    const light = process.env.HEARTH_TEST_PASSWORD_HASHING;
+    delete process.env.HEARTH_TEST_PASSWORD_HASHING;
+    onTestFinished(() => {
+      if (light !== undefined) process.env.HEARTH_TEST_PASSWORD_HASHING = light;
+    });
     expect((await call('/api/setup')).json).toEqual({ needed: true });
     const bad = await call('/api/setup', { method: 'POST', json: { login: 'root', password: 'short' } });
     expect(bad.status).toBe(400);
