@@ -194,7 +194,7 @@ export function openIdentityOffline(deps: { store: Store; audit: AuditLog }): { 
  */
 export function createIdentityService(deps: IdentityDeps) {
   const issuer = () => deps.address.publicUrl;
-  if (testPasswordHashing()) deps.logger.warn('HEARTH_TEST_PASSWORD_HASHING=light: passwords are hashed for a test run, not for a real installation');
+  if (testPasswordHashing()) deps.logger.info('HEARTH_TEST_PASSWORD_HASHING=light: passwords are hashed for a test run, not for a real installation');
   const keys = createKeysService({
     store: createKeyStore(deps.store),
     secrets: deps.secrets,

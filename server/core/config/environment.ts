@@ -82,7 +82,7 @@ export function setHandoff(name: string, value: string): void {
  * at the lowest cost a stored hash may name (8 MiB, one pass) instead of 64 MiB and three passes, because the suite signs
  * in thousands of times and the production parameters made Argon2 a third of its CPU time. The same code runs; only the
  * numbers in the PHC string differ (test/integration/identity/sessions.test.ts checks the production ones with it unset).
- * Never for a real installation: identity warns at start while it is set.
+ * Never for a real installation: identity says so in its start-up log while it is set.
  */
 export function testPasswordHashing(): 'light' | undefined {
   return read('HEARTH_TEST_PASSWORD_HASHING') === 'light' ? 'light' : undefined;
