@@ -89,13 +89,21 @@ export async function readJsonBody(ctx: BodySource, limit: number): Promise<unkn
  * is 400 (RFC 6749 §3.1: "Request and response parameters MUST NOT be included more than once").
  */
 export async function readFormBody(ctx: BodySource, limit: number): Promise<Record<string, string>> {
-  if (!hasBody(ctx)) return {};
-  requireMediaType(ctx, 'application/x-www-form-urlencoded');
-  const raw = await readRawBody(ctx, limit);
   const out: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) {
+  for (const [k, v] of await readFormParams(ctx, limit)) {
     if (Object.hasOwn(out, k)) throw new HearthError('invalid_request', `parameter ${quoteInput(k)} is given more than once`);
     out[k] = v;
   }
   return out;
+}
+
+/**
+ * An `application/x-www-form-urlencoded` body as it was sent, every value of a repeated parameter kept, for an endpoint
+ * that applies RFC 6749 §3.2 itself (the token endpoint: server/identity/oauth/grants/parameters.ts). Absent body → no
+ * parameters; wrong media type → 415, too large → 413.
+ */
+export async function readFormParams(ctx: BodySource, limit: number): Promise<URLSearchParams> {
+  if (!hasBody(ctx)) return new URLSearchParams();
+  requireMediaType(ctx, 'application/x-www-form-urlencoded');
+  return new URLSearchParams((await readRawBody(ctx, limit)).toString('utf8'));
 }

@@ -52,6 +52,12 @@ export async function authenticateClient(ctx: Pick<OAuthContext, 'getClient'>, i
   return client;
 }
 
+/**
+ * The form parameters of client authentication: those of `client_secret_post` and `none`, the methods Hearth takes
+ * (no `client_assertion`: JWT client authentication is not offered).
+ */
+export const CLIENT_AUTH_PARAMETERS = ['client_id', 'client_secret'] as const;
+
 /** The credentials of a form-encoded request: the header and the form's `client_id` / `client_secret`. */
 export const credentialsOf = (form: Record<string, string | undefined>, authorization: string): ClientCredentials => ({
   authorization,

@@ -306,3 +306,12 @@ export function createOAuthContext(deps: OAuthContextDeps) {
 export type OAuthContext = ReturnType<typeof createOAuthContext>;
 /** A grant of the token endpoint: the authenticated client, the form, the actor (`oauth-client:{id}`). */
 export type GrantHandler = (client: Client, form: Form, a: Actor) => Promise<Record<string, unknown>>;
+
+/**
+ * A grant of the token endpoint: the parameters it reads beside the common ones (`grant_type` and client
+ * authentication), and its handler, which is given only those (see grants/parameters.ts).
+ */
+export interface Grant {
+  parameters: ReadonlySet<string>;
+  handler: GrantHandler;
+}

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import { actorFor, BEARER } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
 import { noStore } from '../../core/http/api.ts';
-import { readFormBody, readJsonBody } from '../../core/http/body.ts';
+import { readFormBody, readFormParams, readJsonBody } from '../../core/http/body.ts';
 import type { AppContext, HotContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import { createFailureLimiter } from '../sessions/rate-limit.ts';
@@ -286,8 +286,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     cache: 'no-store',
     handler: async (ctx) => {
       cors(ctx);
-      const form = await readFormBody(ctx, FORM_LIMIT);
-      return await oauth.token(form, ctx.get('authorization'), actorFor(ctx));
+      return await oauth.token(await readFormParams(ctx, FORM_LIMIT), ctx.get('authorization'), actorFor(ctx));
     },
   });
 

@@ -9,7 +9,8 @@
  * - `client-auth.ts`: client authentication at the token, revocation and device authorization endpoints.
  * - `clients.ts`: the first-party client, client administration, dynamic registration (RFC 7591).
  * - `authorize.ts`: the authorization endpoint, sign-in and consent interactions, codes.
- * - `grants/*.ts`: the token endpoint's grants, chosen by `grant_type` below.
+ * - `grants/*.ts`: the token endpoint's grants, chosen by `grant_type` below, each with the parameters it reads
+ *   (`grants/parameters.ts`: RFC 6749 §3.2).
  * - `revoke.ts`: revocation (RFC 7009) and the end of a client's grants at logout.
  * - `userinfo.ts`: UserInfo and the principal of a bearer access token on Hearth's own APIs.
  * - `device.ts`: terminal sign-in (RFC 8628), for first-party clients only.
@@ -20,12 +21,13 @@ import type { Actor } from '../accounts/accounts.service.ts';
 import { createAuthorize } from './authorize.ts';
 import { authenticateClient, credentialsOf } from './client-auth.ts';
 import { createClients } from './clients.ts';
-import { createOAuthContext, type Form, type GrantHandler, KEEP_REVOKED_MS, type OAuthContextDeps, oauthError } from './context.ts';
+import { createOAuthContext, type Form, type Grant, KEEP_REVOKED_MS, type OAuthContextDeps, oauthError } from './context.ts';
 import { DEVICE_CODE_GRANT, type TerminalBroker } from './device.ts';
-import { authorizationCodeGrant } from './grants/authorization-code.ts';
-import { clientCredentialsGrant } from './grants/client-credentials.ts';
-import { deviceCodeGrant } from './grants/device-code.ts';
-import { refreshTokenGrant } from './grants/refresh-token.ts';
+import { authorizationCodeGrant, authorizationCodeParameters } from './grants/authorization-code.ts';
+import { clientCredentialsGrant, clientCredentialsParameters } from './grants/client-credentials.ts';
+import { deviceCodeGrant, deviceCodeParameters } from './grants/device-code.ts';
+import { COMMON_PARAMETERS, tokenParameter, tokenParameters } from './grants/parameters.ts';
+import { refreshTokenGrant, refreshTokenParameters } from './grants/refresh-token.ts';
 import type { FamilyRow } from './oauth.store.ts';
 import { createRevocation } from './revoke.ts';
 import { createBearer } from './userinfo.ts';
@@ -59,12 +61,12 @@ export function createOAuthService(
   const bearer = createBearer(ctx);
   const device = deviceCodeGrant(ctx, deps.terminalBroker);
 
-  /** The token endpoint's grants by `grant_type` (a Map: a name such as `constructor` is simply unsupported). */
-  const grants = new Map<string, GrantHandler>([
-    ['authorization_code', authorizationCodeGrant(ctx)],
-    ['client_credentials', clientCredentialsGrant(ctx)],
-    ['refresh_token', refreshTokenGrant(ctx)],
-    [DEVICE_CODE_GRANT, device.handler],
+  /** The token endpoint's grants by `grant_type`, each with its parameters (a Map: a name such as `constructor` is simply unsupported). */
+  const grants = new Map<string, Grant>([
+    ['authorization_code', { parameters: authorizationCodeParameters, handler: authorizationCodeGrant(ctx) }],
+    ['client_credentials', { parameters: clientCredentialsParameters, handler: clientCredentialsGrant(ctx) }],
+    ['refresh_token', { parameters: refreshTokenParameters, handler: refreshTokenGrant(ctx) }],
+    [DEVICE_CODE_GRANT, { parameters: deviceCodeParameters, handler: device.handler }],
   ]);
 
   return {
@@ -93,14 +95,18 @@ export function createOAuthService(
     interaction: authorize.interaction,
     consent: authorize.consent,
 
-    /** POST /oauth/token: `grant_type` is required, the client authenticates, then its grant answers. */
-    async token(form: Form, authorization: string, a: Actor) {
-      const grant = form.grant_type;
-      if (!grant) throw oauthError('invalid_request', 'grant_type is required');
+    /**
+     * POST /oauth/token: `grant_type` is required; the grant's parameters and the common ones are read (given twice:
+     * `invalid_request`; any other: ignored; see grants/parameters.ts); the client authenticates; then its grant answers.
+     */
+    async token(body: URLSearchParams, authorization: string, a: Actor) {
+      const grantType = tokenParameter(body, 'grant_type');
+      if (!grantType) throw oauthError('invalid_request', 'grant_type is required');
+      const grant = grants.get(grantType);
+      const form = tokenParameters(body, grant?.parameters ?? COMMON_PARAMETERS);
       const client = await authenticateClient(ctx, credentialsOf(form, authorization));
-      const handler = grants.get(grant);
-      if (!handler) throw oauthError('unsupported_grant_type', `grant_type ${quoteInput(grant)} is not supported`);
-      return handler(client, form, { ...a, actor: `oauth-client:${client.clientId}` });
+      if (!grant) throw oauthError('unsupported_grant_type', `grant_type ${quoteInput(grantType)} is not supported`);
+      return grant.handler(client, form, { ...a, actor: `oauth-client:${client.clientId}` });
     },
 
     revoke: revocation.revoke,

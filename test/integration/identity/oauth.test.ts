@@ -250,6 +250,93 @@ describe('authorization code + PKCE with openid-client', () => {
   });
 });
 
+describe("the token request's parameters (RFC 6749 §3.2)", () => {
+  const basic = () => ({ authorization: `Basic ${Buffer.from(`${managed.clientId}:${managed.secret}`).toString('base64')}` });
+  /** A token request whose form is written out, so that a parameter can be given twice. */
+  const post = async (body: string) => {
+    const r = await fetch(`${s.url}/oauth/token`, {
+      method: 'POST',
+      headers: { ...basic(), 'content-type': 'application/x-www-form-urlencoded' },
+      body,
+    });
+    return { status: r.status, json: await r.json() };
+  };
+  /** An authorization code for alice (not redeemed) and its PKCE verifier. */
+  async function issueCode(scope: string) {
+    const config = await rp(managed.clientId, managed.secret);
+    const verifier = client.randomPKCECodeVerifier();
+    const url = client.buildAuthorizationUrl(config, {
+      redirect_uri: REDIRECT,
+      scope,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+    });
+    const r = await call(url.toString(), { cookie: aliceCookie, origin: null });
+    expect(r.status, r.text).toBe(303);
+    return { code: new URL(r.location!).searchParams.get('code')!, verifier };
+  }
+  const form = (fields: Array<[string, string]>) => new URLSearchParams(fields).toString();
+
+  it('refuses a parameter of the grant given twice, before the grant runs (the code stays redeemable)', async () => {
+    const { code, verifier } = await issueCode('openid offline_access read');
+    const base: Array<[string, string]> = [
+      ['grant_type', 'authorization_code'],
+      ['redirect_uri', REDIRECT],
+      ['code_verifier', verifier],
+    ];
+    const twice = await post(form([...base, ['code', code], ['code', code]]));
+    expect(twice.status).toBe(400);
+    expect(twice.json).toMatchObject({ error: 'invalid_request', error_description: 'parameter "code" is given more than once' });
+    const grantTwice = await post(form([...base, ['code', code], ['grant_type', 'authorization_code']]));
+    expect(grantTwice.json).toMatchObject({ error: 'invalid_request', error_description: 'parameter "grant_type" is given more than once' });
+    const idTwice = await post(form([...base, ['code', code], ['client_id', managed.clientId], ['client_id', managed.clientId]]));
+    expect(idTwice.json).toMatchObject({ error: 'invalid_request', error_description: 'parameter "client_id" is given more than once' });
+    const ok = await post(form([...base, ['code', code]]));
+    expect(ok.status, JSON.stringify(ok.json)).toBe(200);
+    expect(ok.json.refresh_token).toBeTruthy();
+  });
+
+  it("ignores another grant's parameters (a code at a refresh, even twice), unknown parameters, and empty values", async () => {
+    const { tokens } = await codeFlow({ clientId: managed.clientId, secret: managed.secret, cookie: aliceCookie, scope: 'openid offline_access read' });
+    const withCode = await post(
+      form([
+        ['grant_type', 'refresh_token'],
+        ['refresh_token', tokens.refresh_token!],
+        ['code', 'not-a-code'],
+        ['code', 'another'],
+        ['code_verifier', 'x'],
+        ['device_code', 'y'],
+      ]),
+    );
+    expect(withCode.status, JSON.stringify(withCode.json)).toBe(200);
+    expect(withCode.json.scope).toBe('openid offline_access read');
+    const unknown = await post(
+      form([
+        ['grant_type', 'refresh_token'],
+        ['refresh_token', withCode.json.refresh_token],
+        ['audience', 'https://elsewhere.example.test'],
+        ['x-trace', '1'],
+        ['x-trace', '2'],
+        // Sent without a value: as if omitted (the granted scopes), not an empty scope.
+        ['scope', ''],
+        ['resource', ''],
+      ]),
+    );
+    expect(unknown.status, JSON.stringify(unknown.json)).toBe(200);
+    expect(unknown.json.scope).toBe('openid offline_access read');
+    expect(unknown.json.refresh_token).toBeTruthy();
+    // An unsupported grant still authenticates the client from the common parameters first.
+    const other = await post(
+      form([
+        ['grant_type', 'password'],
+        ['username', 'alice'],
+        ['password', USER_PASSWORD],
+      ]),
+    );
+    expect(other.json).toMatchObject({ error: 'unsupported_grant_type' });
+  });
+});
+
 describe('revocation (RFC 7009)', () => {
   const revoke = (form: Record<string, string>) =>
     call('/oauth/revoke', {

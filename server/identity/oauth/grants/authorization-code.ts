@@ -26,6 +26,9 @@ function pkceOk(verifier: string, challenge: string) {
   return computed.length === challenge.length && crypto.timingSafeEqual(Buffer.from(computed), Buffer.from(challenge));
 }
 
+/** What the grant reads of the token request beside the common parameters (RFC 6749 §4.1.3, RFC 7636 §4.5, RFC 8707 §2.2). */
+export const authorizationCodeParameters: ReadonlySet<string> = new Set(['code', 'redirect_uri', 'code_verifier', 'resource']);
+
 export function authorizationCodeGrant(ctx: OAuthContext): GrantHandler {
   const { store, now, record } = ctx;
 

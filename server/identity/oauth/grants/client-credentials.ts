@@ -9,6 +9,9 @@ import { type GrantHandler, type OAuthContext, oauthError, parseScope, validReso
 
 const USER_ONLY = ['openid', 'profile', 'email', 'groups', 'offline_access'];
 
+/** What the grant reads of the token request beside the common parameters (RFC 6749 §4.4.2, RFC 8707 §2.2). */
+export const clientCredentialsParameters: ReadonlySet<string> = new Set(['scope', 'resource']);
+
 export function clientCredentialsGrant(ctx: OAuthContext): GrantHandler {
   return async (client, form) => {
     if (client.isPublic || !client.grantTypes.includes('client_credentials') || !client.serviceAccountId) {

@@ -11,6 +11,9 @@ import { ACCESS_TOKEN_LIFETIME_S, type GrantHandler, type OAuthContext, REFRESH_
 import { createDeviceFlow, type DeviceFlow, type IssueResult, type TerminalBroker } from '../device.ts';
 import type { DeviceAuthorizationRow } from '../oauth.store.ts';
 
+/** What the grant reads of the token request beside the common parameters (RFC 8628 §3.4). */
+export const deviceCodeParameters: ReadonlySet<string> = new Set(['device_code']);
+
 export function deviceCodeGrant(ctx: OAuthContext, broker: TerminalBroker | null): { flow: DeviceFlow; handler: GrantHandler } {
   const { store, now } = ctx;
 

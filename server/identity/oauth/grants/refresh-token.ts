@@ -11,6 +11,9 @@
 import { HearthError, quoteInput } from '../../../core/http/errors.ts';
 import { type GrantHandler, json, type OAuthContext, oauthError, parseScope, random, sha256, validResource } from '../context.ts';
 
+/** What the grant reads of the token request beside the common parameters (RFC 6749 §6, RFC 8707 §2.2). */
+export const refreshTokenParameters: ReadonlySet<string> = new Set(['refresh_token', 'scope', 'resource']);
+
 export function refreshTokenGrant(ctx: OAuthContext): GrantHandler {
   const { store, now, record } = ctx;
   return async (client, form, a) => {
