@@ -27,8 +27,9 @@ import { createDelivery, type DeliveryOptions } from './delivery/lanes.ts';
 import type { SmtpOptions } from './delivery/smtp-attempt.ts';
 import { registerLogRoutes } from './log/log.routes.ts';
 import { EnqueueBody, SendBody } from './log/log.schemas.ts';
-import { createLogService, NOTIFICATION, NOTIFICATION_BATCH, type Sender } from './log/log.service.ts';
+import { createLogService } from './log/log.service.ts';
 import { createLogStore } from './log/log.store.ts';
+import { createSendService, NOTIFICATION, NOTIFICATION_BATCH, type Sender } from './log/send.service.ts';
 import { mailMigrations } from './mail.migrations.ts';
 import { registerProfileRoutes } from './profiles/profiles.routes.ts';
 import { createProfilesService } from './profiles/profiles.service.ts';
@@ -100,7 +101,8 @@ export function createMailService(deps: MailDeps) {
 
   // The delivery engine is created below; the hooks reach it lazily.
   let delivery: ReturnType<typeof createDelivery> | null = null;
-  const log = createLogService({
+  const log = createLogService({ store: logStore, audit: deps.audit, clock, onSettled: () => settled.poke() });
+  const send = createSendService({
     store: logStore,
     profiles: profileStore,
     apps,
@@ -108,7 +110,6 @@ export function createMailService(deps: MailDeps) {
     audit: deps.audit,
     clock,
     onAccepted: (lane) => delivery?.wake(lane),
-    onSettled: () => settled.poke(),
   });
   const profiles = createProfilesService({
     store: profileStore,
@@ -162,7 +163,7 @@ export function createMailService(deps: MailDeps) {
     registerRoutes(api: Api): void {
       registerProfileRoutes(api, profiles);
       registerAppRoutes(api, apps);
-      registerLogRoutes(api, { log, apps, profiles: profileStore, release, settled });
+      registerLogRoutes(api, { log, send, apps, profiles: profileStore, release, settled });
       registerRetentionRoutes(api, retention);
       registerBounceRoutes(api, bounceChecks);
     },
@@ -180,13 +181,13 @@ export function createMailService(deps: MailDeps) {
     },
 
     /** Core's own mail (application `core`, default profile): immediate lane, validated like the application API's (a refusal is 400 `invalid_request`, as for an application). */
-    sendAsCore: async (m: Omit<z.input<typeof SendBody>, 'profile'>) => log.send(coreSender(), parse(SendBody, m, 'body')),
+    sendAsCore: async (m: Omit<z.input<typeof SendBody>, 'profile'>) => send.send(coreSender(), parse(SendBody, m, 'body')),
     /**
      * Core's individual notification (seed 002, rule 5): immediate lane, default profile, wrapped in Hearth's HTML
      * frame; it has no 24-hour deadline, so it stays pending through temporary SMTP failures.
      */
     notify: async (m: { to: string[]; subject: string; text: string; html?: string | null; ref?: string; idempotencyKey?: string }) => {
-      return log.send(coreSender(), parse(SendBody, { ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) }, 'body'), NOTIFICATION);
+      return send.send(coreSender(), parse(SendBody, { ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) }, 'body'), NOTIFICATION);
     },
     /**
      * Core's notification batch: the default profile's bulk lane and pace; never refused by the daily recipient
@@ -198,10 +199,10 @@ export function createMailService(deps: MailDeps) {
         { ref: b.ref, messages: b.messages.map((m) => ({ ...m, html: notificationFrame(appName, m.subject, m.text, m.html ?? null) })) },
         'body',
       );
-      return log.enqueue(coreSender(), body, NOTIFICATION_BATCH);
+      return send.enqueue(coreSender(), body, NOTIFICATION_BATCH);
     },
     /** Core's notification batches: the default profile's bulk lane. */
-    enqueueAsCore: async (body: Omit<EnqueueBody, 'profile'>) => log.enqueue(coreSender(), body as EnqueueBody),
+    enqueueAsCore: async (body: Omit<EnqueueBody, 'profile'>) => send.enqueue(coreSender(), body as EnqueueBody),
 
     /**
      * A backup's parts of outgoing mail: the attachment objects that queued (unsent) mail still needs, as optional

@@ -22,7 +22,8 @@ import {
   SendBody,
   WaitQuery,
 } from './log.schemas.ts';
-import type { LogService, Sender } from './log.service.ts';
+import type { LogService } from './log.service.ts';
+import type { Sender, SendService } from './send.service.ts';
 
 export const APP_MAIL_BASE = '/api/mail';
 
@@ -70,9 +71,9 @@ function readOrWait<T extends { status: string }>(
 
 export function registerLogRoutes(
   api: Api,
-  deps: { log: LogService; apps: AppsService; profiles: ProfileStore; release: (ids: string[]) => Promise<void>; settled: SettledTopic },
+  deps: { log: LogService; send: SendService; apps: AppsService; profiles: ProfileStore; release: (ids: string[]) => Promise<void>; settled: SettledTopic },
 ): void {
-  const { log, apps, settled } = deps;
+  const { log, send, apps, settled } = deps;
   let tags = ['Outgoing mail: send log'];
   api.route({
     method: 'get',
@@ -188,7 +189,7 @@ export function registerLogRoutes(
     if (!app) return;
     const named = raw !== null && typeof raw === 'object' ? (raw as { profile?: unknown }).profile : undefined;
     const profile = typeof named === 'string' && PROFILE_KEY_PATTERN.test(named) ? named : null;
-    await log.refused(senderOf(ctx, app), call, err.code, profile);
+    await send.refused(senderOf(ctx, app), call, err.code, profile);
   };
   const appErrors = {
     403: {
@@ -218,7 +219,7 @@ export function registerLogRoutes(
       ...appErrors,
     },
     handler: async (ctx, { body }) => {
-      const r = await log.sendShared(await sender(ctx), body);
+      const r = await send.sendShared(await sender(ctx), body);
       ctx.status = r.duplicate ? 200 : 202;
       return r;
     },
@@ -240,7 +241,7 @@ export function registerLogRoutes(
       409: { description: '`backlog_full` or `mail_not_configured`.' },
     },
     handler: async (ctx, { body }) => {
-      const r = await log.enqueue(await sender(ctx), body);
+      const r = await send.enqueue(await sender(ctx), body);
       ctx.status = 202;
       return r;
     },
