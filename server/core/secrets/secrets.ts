@@ -13,8 +13,11 @@ export class SecretStore {
     this.dir = path.join(dataDir, 'secrets');
   }
 
-  /** Reads a stored secret, generating `bytes` random bytes (base64url) on first use. */
-  getOrCreate(name: string, bytes = 32): string {
+  /**
+   * Reads a stored secret, generating `bytes` random bytes on first use, written in `encoding` (base64url unless a
+   * reader needs another form, e.g. the identity KEK's hex). Concurrent first uses on one data folder agree on one value.
+   */
+  getOrCreate(name: string, bytes = 32, encoding: 'base64url' | 'hex' = 'base64url'): string {
     const file = this.file(name);
     try {
       return fs.readFileSync(file, 'utf8').trim();
@@ -22,12 +25,12 @@ export class SecretStore {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     }
     fs.mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const value = crypto.randomBytes(bytes).toString('base64url');
+    const value = crypto.randomBytes(bytes).toString(encoding);
     try {
       fs.writeFileSync(file, `${value}\n`, { mode: 0o600, flag: 'wx' });
       return value;
     } catch (err) {
-      // Another process created it first: use theirs.
+      // Another process on the same data folder created it first: use theirs.
       if ((err as NodeJS.ErrnoException).code === 'EEXIST') return fs.readFileSync(file, 'utf8').trim();
       throw err;
     }

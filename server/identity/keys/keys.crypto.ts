@@ -11,7 +11,6 @@
  */
 
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import type { IdentitySecretsConfig } from '../../core/config/config.ts';
 import type { SecretStore } from '../../core/secrets/secrets.ts';
 
@@ -94,24 +93,7 @@ export function resolveKeks(settings: KekSettings, secrets: SecretStore): KekSet
 }
 
 /** `<data>/secrets/identity-kek`: 32 random bytes as hex (the format of the environment variable), created once. */
-function storedKek(secrets: SecretStore): string {
-  const file = secrets.file(KEK_SECRET_NAME);
-  try {
-    return fs.readFileSync(file, 'utf8').trim();
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-  fs.mkdirSync(secrets.dir, { recursive: true, mode: 0o700 });
-  const value = crypto.randomBytes(32).toString('hex');
-  try {
-    fs.writeFileSync(file, `${value}\n`, { mode: 0o600, flag: 'wx' });
-    return value;
-  } catch (err) {
-    // Another process on the same data folder created it first: use theirs.
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return fs.readFileSync(file, 'utf8').trim();
-    throw err;
-  }
-}
+const storedKek = (secrets: SecretStore): string => secrets.getOrCreate(KEK_SECRET_NAME, 32, 'hex');
 
 /** The KEK with this fingerprint, if configured. */
 export function kekById(keks: KekSet, id: string): Kek | null {
