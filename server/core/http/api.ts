@@ -27,6 +27,25 @@ export interface ResponseDef {
   contentType?: string;
 }
 
+/**
+ * Reads of a route's answers by pages of other origins (CORS, `RouteDef.cors`). Set where `cache` is (once the
+ * request has passed validation, before the handler runs), so every answer of the handler carries it, its errors too.
+ * - `origins: 'any'`: `Access-Control-Allow-Origin: *`, the same answer for every origin (so no `Vary`), never with
+ *   credentials (the fetch standard refuses `*` with them): endpoints that take no cookies (OAuth's token endpoint).
+ * - `origins: (origin, ctx) => …`: the request's `Origin` when the function allows it (an allow-list, e.g. one per
+ *   application), with `Access-Control-Allow-Credentials: true` when `credentials`; nothing for any other origin or
+ *   none. Every answer, allowed or not, carries `Vary: Origin`.
+ * - `exposeHeaders`: the answer headers such a page may read beyond the safelisted ones (`WWW-Authenticate`).
+ * The route's path also answers the preflight (`OPTIONS`, 204; `Vary: Origin` as above); for an allowed origin with
+ * `Access-Control-Allow-Origin` (and `-Credentials`), `Access-Control-Allow-Methods` (`GET, POST`, which are always
+ * allowed, then any other method of the path's CORS routes), `Access-Control-Allow-Headers` (`allowHeaders`, default
+ * `Content-Type`) and `Access-Control-Max-Age: 600`. The routes of one path take the same `Cors` value.
+ */
+export type Cors = { allowHeaders?: readonly string[]; exposeHeaders?: readonly string[] } & (
+  | { origins: 'any'; credentials?: never }
+  | { origins: (origin: string, ctx: AppContext | HotContext) => boolean | Promise<boolean>; credentials?: boolean }
+);
+
 export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.ZodType> {
   method: Method;
   /** Koa-style path, e.g. `/v1/namespaces/:ns`. */
@@ -63,6 +82,8 @@ export interface RouteDef<P extends z.ZodType, Q extends z.ZodType, B extends z.
    * so that every answer of the handler carries it, its errors included.
    */
   cache?: 'no-store';
+  /** Who may read this route's answers from other origins, and its preflight (see `Cors`). */
+  cors?: Cors;
   /**
    * Called when the request's path, query or body is refused (after authentication, before the error answers), with
    * the error and the parsed JSON body if there was one: e.g. to audit refused calls. The body must not be logged.
@@ -135,6 +156,8 @@ export class Api {
   private readonly jsonLimit: number;
   /** The routes whose OpenAPI description is not in the registry yet, in the order they were added (see `route`). */
   private readonly unregistered: Array<() => void> = [];
+  /** The CORS of each path with CORS routes and those routes' methods, which its preflight answers (see `Cors`). */
+  private readonly preflights = new Map<string, { cors: Cors; methods: Set<string> }>();
 
   /** `prefilter: false` leaves @koa/router's matcher as it is (the routing benchmark's baseline; default true). */
   constructor(opts: { authenticate: Authenticator; jsonBodyLimit: number; prefilter?: boolean }) {
@@ -154,6 +177,7 @@ export class Api {
     const validators = () => (read ??= readValidators(def));
     const strictQuery = !def.query && !def.readsQuery && (def.path.startsWith('/v1/') || def.path.startsWith('/api/'));
     this.unregistered.push(() => this.registerPath(def, validators(), bodyLimit, strictQuery));
+    if (def.cors) this.preflight(def.path, def.method, def.cors);
     this.router[def.method](def.path, async (ctx) => {
       const c = ctx as unknown as AppContext;
       const pending = this.authenticate(c, def.access);
@@ -177,8 +201,37 @@ export class Api {
         throw err;
       }
       if (def.cache === 'no-store') noStore(c);
+      if (def.cors) {
+        const pending = corsAnswer(c, def.cors);
+        if (pending) await pending;
+      }
       const result = await def.handler(c, { params, query, body } as never);
       if (result !== undefined) setBody(ctx, result);
+    });
+  }
+
+  /** Answers the preflight of `path` (once per path) for its CORS routes (see `Cors`). */
+  private preflight(path: string, method: Method, cors: Cors): void {
+    const known = this.preflights.get(path);
+    if (known) {
+      if (known.cors !== cors) throw new Error(`the routes of ${path} must share one cors value`);
+      known.methods.add(method.toUpperCase());
+      return;
+    }
+    const methods = new Set(['GET', 'POST', method.toUpperCase()]);
+    this.preflights.set(path, { cors, methods });
+    const allowHeaders = (cors.allowHeaders ?? ['Content-Type']).join(', ');
+    this.router.options(path, async (ctx) => {
+      const c = ctx as unknown as AppContext;
+      const pending = allowedOrigin(c, cors);
+      const origin = pending instanceof Promise ? await pending : pending;
+      if (origin !== null) {
+        allowOrigin(c, cors, origin);
+        c.set('Access-Control-Allow-Methods', [...methods].join(', '));
+        c.set('Access-Control-Allow-Headers', allowHeaders);
+        c.set('Access-Control-Max-Age', '600');
+      }
+      c.status = 204;
     });
   }
 
@@ -261,10 +314,11 @@ export class Api {
       access,
       // A strict route's request with a query string goes to Koa, which refuses it as `route` does.
       takesQuery: !!def.readsQuery || !(def.path.startsWith('/v1/') || def.path.startsWith('/api/')),
-      handler: (def.cache === 'no-store'
+      handler: (def.cache === 'no-store' || def.cors
         ? (ctx: HotContext, params: z.infer<P>) => {
-            noStore(ctx);
-            return def.handler(ctx, params);
+            if (def.cache === 'no-store') noStore(ctx);
+            const pending = def.cors && corsAnswer(ctx, def.cors);
+            return pending ? pending.then(() => def.handler(ctx, params)) : def.handler(ctx, params);
           }
         : def.handler) as (ctx: HotContext, params: Record<string, string>) => Promise<unknown>,
       handOff: def.handOff,
@@ -291,6 +345,48 @@ export class Api {
 export function noStore(ctx: Pick<HotContext, 'set'>): void {
   ctx.set('Cache-Control', 'no-store');
   ctx.set('Pragma', 'no-cache');
+}
+
+/** What CORS needs of a request context (a Koa context or a hot route's). */
+type CorsContext = Pick<HotContext, 'get' | 'set' | 'res'>;
+
+/**
+ * The `Access-Control-Allow-Origin` of a request under `cors` (null: its origin is not allowed), after adding
+ * `Vary: Origin` to the answer when that depends on the origin.
+ */
+function allowedOrigin(ctx: CorsContext, cors: Cors): string | null | Promise<string | null> {
+  if (cors.origins === 'any') return '*';
+  varyOrigin(ctx.res);
+  const origin = ctx.get('origin');
+  if (!origin) return null;
+  const ok = cors.origins(origin, ctx as AppContext | HotContext);
+  return ok instanceof Promise ? ok.then((yes) => (yes ? origin : null)) : ok ? origin : null;
+}
+
+function allowOrigin(ctx: CorsContext, cors: Cors, origin: string): void {
+  ctx.set('Access-Control-Allow-Origin', origin);
+  if (cors.credentials) ctx.set('Access-Control-Allow-Credentials', 'true');
+}
+
+/** The CORS headers of an answer of a route with `cors` (a promise only when its origin test answers one). */
+function corsAnswer(ctx: CorsContext, cors: Cors): Promise<void> | undefined {
+  const answer = (origin: string | null) => {
+    if (origin === null) return;
+    allowOrigin(ctx, cors, origin);
+    if (cors.exposeHeaders?.length) ctx.set('Access-Control-Expose-Headers', cors.exposeHeaders.join(', '));
+  };
+  const origin = allowedOrigin(ctx, cors);
+  if (origin instanceof Promise) return origin.then(answer);
+  answer(origin);
+  return undefined;
+}
+
+/** Adds `Origin` to the answer's `Vary` (as Koa's `ctx.vary`: once, and never beside `*`). */
+function varyOrigin(res: HotContext['res']): void {
+  const current = res.getHeader('Vary');
+  const value = Array.isArray(current) ? current.join(', ') : current === undefined ? '' : String(current);
+  if (value === '') res.setHeader('Vary', 'Origin');
+  else if (!value.split(',').some((f) => ['*', 'origin'].includes(f.trim().toLowerCase()))) res.setHeader('Vary', `${value}, Origin`);
 }
 
 /** The answer of a route that takes no query string to one that has keys (as a strict schema's `unrecognized_keys`). */
