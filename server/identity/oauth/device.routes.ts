@@ -5,7 +5,7 @@
 
 import { z } from 'zod';
 import { actorFor } from '../../core/auth/auth.ts';
-import type { Api } from '../../core/http/api.ts';
+import type { Api, Cors } from '../../core/http/api.ts';
 import { noStore } from '../../core/http/api.ts';
 import { readFormBody } from '../../core/http/body.ts';
 import type { AppContext } from '../../core/http/context.ts';
@@ -24,6 +24,9 @@ export const DEVICE_AUTHORIZATIONS_PER_MINUTE = 30;
 export const USER_CODE_FAILURES_PER_MINUTE = 10;
 
 const Html = z.string().meta({ description: 'An HTML page.' });
+
+/** Any origin may ask for a device authorization, sending client credentials (its preflight as the token endpoint's). */
+const DEVICE_AUTHORIZATION_CORS: Cors = { origins: 'any', allowHeaders: ['Authorization', 'Content-Type'] };
 
 export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: SessionsService, opts: { issuer: () => string }): void {
   const tags = ['OAuth 2.0 / OpenID Connect'];
@@ -54,8 +57,8 @@ export function registerDeviceRoutes(api: Api, oauth: OAuthService, sessions: Se
       429: { description: 'Too many device authorizations from this address (`rate_limited`, `Retry-After`).', schema: () => OAuthError },
       503: { description: '`temporarily_unavailable`.', schema: () => OAuthError },
     },
+    cors: DEVICE_AUTHORIZATION_CORS,
     handler: async (ctx) => {
-      ctx.set('Access-Control-Allow-Origin', '*');
       noStore(ctx);
       const ip = sessions.clientIp(ctx);
       const wait = creations.retryAfter(ip);

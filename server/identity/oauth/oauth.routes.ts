@@ -1,18 +1,18 @@
 /**
  * The protocol endpoints of the OAuth 2.0 / OpenID Connect server: discovery (both well-known addresses; the document
  * is built in discovery.ts), the authorization endpoint with its sign-in and consent interactions, the token endpoint
- * (a hot route, answered beside Koa: server/core/http/hot.ts), revocation, UserInfo, dynamic registration, RP-initiated logout, and the CORS
- * preflights of the endpoints browser applications call. Terminal sign-in's pages are device.routes.ts; client
+ * (a hot route, answered beside Koa: server/core/http/hot.ts), revocation, UserInfo, dynamic registration and RP-initiated logout;
+ * the endpoints browser applications call declare their CORS (`OAUTH_CORS`, which answers their preflights too). Terminal sign-in's pages are device.routes.ts; client
  * administration (`/api/admin/oauth/clients`) is clients.routes.ts. Handlers stay thin: the rules are in the action
  * files oauth.service.ts composes.
  */
 
 import { z } from 'zod';
 import { actorFor, BEARER } from '../../core/auth/auth.ts';
-import type { Api } from '../../core/http/api.ts';
+import type { Api, Cors } from '../../core/http/api.ts';
 import { noStore } from '../../core/http/api.ts';
 import { readFormBody, readFormParams, readJsonBody } from '../../core/http/body.ts';
-import type { AppContext, HotContext } from '../../core/http/context.ts';
+import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import { createFailureLimiter } from '../sessions/rate-limit.ts';
 import { requirePlatformOrigin, type SessionsService } from '../sessions/sessions.service.ts';
@@ -26,11 +26,11 @@ const FORM_LIMIT = 64 * 1024;
 /** Dynamic registrations allowed per client IP per minute. */
 export const REGISTRATIONS_PER_MINUTE = 20;
 
-/** Token, revocation, UserInfo, registration and discovery are called by browser applications on other origins (no cookies). */
-const cors = (ctx: Pick<HotContext, 'set'>) => {
-  ctx.set('Access-Control-Allow-Origin', '*');
-  ctx.set('Access-Control-Expose-Headers', 'WWW-Authenticate');
-};
+/**
+ * Token, revocation, UserInfo, registration and discovery are called by browser applications on other origins (no
+ * cookies): any origin, sending its token or client credentials, reading the `WWW-Authenticate` of a refusal.
+ */
+const OAUTH_CORS: Cors = { origins: 'any', allowHeaders: ['Authorization', 'Content-Type'], exposeHeaders: ['WWW-Authenticate'] };
 
 const Html = z.string().meta({ description: 'An HTML page.' });
 const QueryParam = (description: string) =>
@@ -100,8 +100,8 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       description:
         'The same document at both addresses. `scopes_supported` lists only the delegated scopes (`groups` and `admin` exist for managed and first-party clients). Cached publicly for five minutes.',
       responses: { 200: { description: 'Metadata.', schema: z.record(z.string(), z.unknown()) } },
+      cors: OAUTH_CORS,
       handler: (ctx) => {
-        cors(ctx);
         ctx.set('Cache-Control', 'public, max-age=300');
         return discoveryDocument(opts.issuer());
       },
@@ -248,16 +248,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
     },
   });
 
-  // ---- token, revocation, UserInfo, registration ----
-  const preflight = (path: string) =>
-    api.router.options(path, (ctx) => {
-      ctx.set('Access-Control-Allow-Origin', '*');
-      ctx.set('Access-Control-Allow-Methods', 'GET, POST');
-      ctx.set('Access-Control-Allow-Headers', 'Authorization, Content-Type');
-      ctx.set('Access-Control-Max-Age', '600');
-      ctx.status = 204;
-    });
-  for (const p of ['/oauth/token', '/oauth/revoke', '/oauth/userinfo', '/oauth/register', '/oauth/device_authorization']) preflight(p);
+  // ---- token, revocation, UserInfo, registration (CORS and their preflights: OAUTH_CORS) ----
   registerDeviceRoutes(api, oauth, sessions, opts);
 
   // The token endpoint is a hot route (server/core/http/hot.ts): answered without Koa's per-request machinery.
@@ -284,8 +275,8 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       503: { description: 'The signing authority is unavailable.', schema: () => OAuthError },
     },
     cache: 'no-store',
+    cors: OAUTH_CORS,
     handler: async (ctx) => {
-      cors(ctx);
       return await oauth.token(await readFormParams(ctx, FORM_LIMIT), ctx.get('authorization'), actorFor(ctx));
     },
   });
@@ -305,8 +296,8 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       401: { description: '`invalid_client`, with `WWW-Authenticate: Basic realm="hearth"`.', schema: () => OAuthError },
     },
     cache: 'no-store',
+    cors: OAUTH_CORS,
     handler: async (ctx) => {
-      cors(ctx);
       const form = await readFormBody(ctx, FORM_LIMIT);
       await oauth.revoke(form, ctx.get('authorization'), actorFor(ctx));
       ctx.status = 200;
@@ -315,7 +306,6 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
   });
 
   const userinfo = async (ctx: AppContext) => {
-    cors(ctx);
     noStore(ctx);
     const m = BEARER.exec(ctx.get('authorization'));
     if (!m) {
@@ -348,6 +338,7 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
         401: { description: '`invalid_token` with `WWW-Authenticate`.', schema: () => OAuthError },
         403: { description: '`insufficient_scope` (no `openid`).', schema: () => OAuthError },
       },
+      cors: OAUTH_CORS,
       handler: (ctx) => userinfo(ctx),
     });
   }
@@ -369,8 +360,8 @@ export function registerOAuthRoutes(api: Api, oauth: OAuthService, sessions: Ses
       429: { description: 'Too many registrations from this address (`rate_limited`).' },
     },
     cache: 'no-store',
+    cors: OAUTH_CORS,
     handler: async (ctx) => {
-      cors(ctx);
       const ip = sessions.clientIp(ctx);
       const wait = registrations.retryAfter(ip);
       if (wait > 0)
