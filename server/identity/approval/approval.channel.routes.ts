@@ -29,8 +29,8 @@ export function registerDeviceChannelRoutes(k: RouteKit): void {
       ...E.common,
     },
     cache: 'no-store',
+    cors,
     handler: async (ctx) => {
-      cors(ctx);
       return counted(
         ctx,
         async () => {

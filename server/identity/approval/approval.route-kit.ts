@@ -8,7 +8,7 @@
 
 import type { z } from 'zod';
 import type { SessionInfo } from '../../core/auth/tokens.service.ts';
-import type { Api, NoParams, RouteDef } from '../../core/http/api.ts';
+import type { Api, Cors, NoParams, RouteDef } from '../../core/http/api.ts';
 import { noStore } from '../../core/http/api.ts';
 import { readJsonBody } from '../../core/http/body.ts';
 import type { AppContext } from '../../core/http/context.ts';
@@ -84,11 +84,8 @@ export function createRouteKit(api: Api, approval: ApprovalService, sessions: Se
       throw e;
     }
   };
-  const cors = (ctx: AppContext) => {
-    ctx.vary('Origin');
-    const allowed = approval.authenticatorOrigin();
-    if (allowed && ctx.get('origin') === allowed) ctx.set('Access-Control-Allow-Origin', allowed);
-  };
+  /** CORS for the authenticator website's origin only, never with credentials (`RouteDef.cors` of the device paths). */
+  const cors: Cors = { origins: (origin) => origin === approval.authenticatorOrigin() };
   /** An interactive platform session (API and OAuth tokens cannot manage devices). */
   const session = (ctx: AppContext): SessionInfo => {
     const p = ctx.state.principal;

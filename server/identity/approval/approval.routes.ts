@@ -2,11 +2,12 @@
  * The routes of the authenticator-approval protocol (base /api/auth/app-approval/v1), composed from one routes file
  * per flow: pairing.routes.ts, devices.routes.ts, device-changes.routes.ts, browser-login.routes.ts and
  * approval.channel.routes.ts, over the shared helpers of approval.route-kit.ts. This file owns what spans them: the
- * disabled answer (503 `approval_disabled` before authentication), the CORS preflight of the authenticator's paths,
- * the `/info` discovery document, and the order the routes are registered (and described) in.
+ * disabled answer (503 `approval_disabled` before authentication), the `/info` discovery document, and the order the
+ * routes are registered (and described) in. The paths the authenticator website calls from its own origin (`/info`,
+ * `/pairings/claim`, `/pairings/result`, `/device`) take the kit's `cors` route option, which answers their preflights
+ * too; nothing else gets CORS.
  */
 import type { Api } from '../../core/http/api.ts';
-import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { SessionsService } from '../sessions/sessions.service.ts';
 import { registerDeviceChannelRoutes } from './approval.channel.routes.ts';
@@ -17,9 +18,6 @@ import { registerBrowserLoginRoutes } from './browser-login.routes.ts';
 import { registerDeviceChangeRoutes } from './device-changes.routes.ts';
 import { registerAdminDeviceRoutes, registerDeviceRoutes } from './devices.routes.ts';
 import { registerPairingRoutes } from './pairing.routes.ts';
-
-/** The paths the authenticator website calls from its own origin (CORS); nothing else gets CORS. */
-export const CORS_PATHS = ['/info', '/pairings/claim', '/pairings/result', '/device'];
 
 /** The answer of every endpoint but `/info` while no authenticator origin is configured. */
 export const APPROVAL_DISABLED_MESSAGE =
@@ -37,18 +35,6 @@ export function registerApprovalRoutes(api: Api, approval: ApprovalService, sess
     }
     return next();
   });
-  for (const path of CORS_PATHS) {
-    api.router.options(P + path, (ctx) => {
-      const c = ctx as unknown as AppContext;
-      cors(c);
-      if (c.response.get('Access-Control-Allow-Origin')) {
-        c.set('Access-Control-Allow-Methods', 'GET, POST');
-        c.set('Access-Control-Allow-Headers', 'Content-Type');
-        c.set('Access-Control-Max-Age', '600');
-      }
-      c.status = 204;
-    });
-  }
 
   route({
     method: 'get',
@@ -62,8 +48,8 @@ export function registerApprovalRoutes(api: Api, approval: ApprovalService, sess
       '`features` lists `device-changes`, `terminal-logins` and, when the sign-in context service runs, `login-context`. Without an authenticator origin the protocol is disabled: `enabled: false`, `appOrigin: null`, `features: []`, and every other endpoint answers 503 `approval_disabled` ' +
       '(UIs hide the phone features). CORS for the authenticator origin only.',
     responses: { 200: { description: 'The info document.', schema: InfoResponse } },
+    cors,
     handler: (ctx) => {
-      cors(ctx);
       ctx.set('Cache-Control', 'no-cache');
       return approval.info();
     },

@@ -66,8 +66,8 @@ export function registerPairingRoutes(k: RouteKit): void {
       ...E.common,
     },
     cache: 'no-store',
+    cors,
     handler: async (ctx) => {
-      cors(ctx);
       return counted(ctx, async () => approval.claim(await readBody(ctx, ClaimBody)));
     },
   });
@@ -134,8 +134,8 @@ export function registerPairingRoutes(k: RouteKit): void {
       ...E.common,
     },
     cache: 'no-store',
+    cors,
     handler: async (ctx) => {
-      cors(ctx);
       return counted(ctx, async () => approval.pairingResult(await readBody(ctx, ResultBody)));
     },
   });
