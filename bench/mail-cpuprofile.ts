@@ -1,5 +1,5 @@
 /**
- * Summarises a V8 CPU profile (.cpuprofile, as written by bench/mail-server-child.ts) for the mail benchmark:
+ * Summarises a V8 CPU profile (.cpuprofile, as written by test/helpers/server-child.ts) for the mail benchmark:
  * self time by function, and inclusive time by area (a package under node_modules, a folder of server/, Node's
  * internals, GC, idle), counted once per sample however often an area appears on the stack.
  */

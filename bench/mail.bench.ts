@@ -22,7 +22,7 @@
  *                    process (bench/mail-claim.ts): p50 / p99 of the lane's claim step, against the same with 1,000
  *                    rows queued; plus the statements every acceptance and the 30-second recovery run on that queue.
  *
- * Hearth runs in its own process (bench/mail-server-child.ts); each SMTP peer (`smtp-server`, plain, counting only,
+ * Hearth runs in its own process (test/helpers/server-child.ts); each SMTP peer (`smtp-server`, plain, counting only,
  * no reverse DNS) in another (bench/mail-peer-child.ts). When an immediate-lane target is missed, one more Hearth run
  * against the peer without delay is CPU-profiled and summarised (also with BENCH_MAIL_PROFILE=1).
  *
@@ -393,7 +393,7 @@ async function main(): Promise<number> {
   //    profile to each (plus a paced one to each) and a registered application allowed to use them all.
   const fast = await startPeer(false);
   const shipped = await startPeer(true);
-  const child = await startChild('mail-server-child.ts', { dataDir: path.join(tmp.dir, 'hearth'), adminToken: token });
+  const child = await startChild('../test/helpers/server-child.ts', { dataDir: path.join(tmp.dir, 'hearth'), adminToken: token });
   run.children.add(child);
   const h: Hearth = { child, url: child.url, admin: { authorization: `Bearer ${token}` }, app: {} };
   await call(h, 'PUT', `${M}/profiles/fast`, profileBody(fast.port), 201);
