@@ -6,12 +6,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { expect, type Locator, type Page, test } from '@playwright/test';
+import { expect, type Locator, test } from '@playwright/test';
+import { shooter, watchConsole } from './console-and-shots.ts';
 import { type SpecServer, startSpecServer } from './hearth-server.ts';
-
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SHOTS = path.join(repoRoot, 'test-results/e2e/screenshots');
 
 let server: SpecServer | null = null;
 let dataDir = '';
@@ -34,19 +31,13 @@ test.afterAll(async () => {
 
 let consoleErrors: string[] = [];
 test.beforeEach(({ page }) => {
-  consoleErrors = [];
-  page.on('pageerror', (err) => consoleErrors.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) consoleErrors.push(msg.text());
-  });
+  consoleErrors = watchConsole(page);
 });
 test.afterEach(() => {
   expect(consoleErrors, 'errors in the browser console').toEqual([]);
 });
 
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `accounts-${name}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
-}
+const shot = shooter('accounts');
 
 async function expectFieldError(field: Locator, message: RegExp): Promise<void> {
   await expect(field).toHaveAttribute('aria-invalid', 'true');

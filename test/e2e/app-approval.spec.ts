@@ -22,12 +22,10 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, expect, type Page, test } from '@playwright/test';
+import { shooter, TEST_RESULTS, watchConsole } from './console-and-shots.ts';
 import { type SpecServer, startSpecServer } from './hearth-server.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SHOTS = path.join(repoRoot, 'test-results');
 const TOKEN = `e2e-approval-${crypto.randomBytes(24).toString('hex')}`;
 const ADMIN = { login: 'alex', password: 'alex password 1', displayName: 'Alex Admin' };
 const DESKTOP_CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36';
@@ -67,19 +65,8 @@ test.afterAll(async () => {
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Console errors of a page (both apps must run cleanly under their CSPs; non-2xx fetches are expected answers). */
-function watch(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) errors.push(msg.text());
-  });
-  return errors;
-}
-
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `app-approval-${name}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
-}
+// Both apps must run cleanly under their CSPs: each page's console is watched (watchConsole).
+const shot = shooter('app-approval', { dir: TEST_RESULTS });
 
 /** The phone: one context for the whole file (its IndexedDB holds the vault and the binding). */
 let phoneContext: BrowserContext;
@@ -90,7 +77,7 @@ async function newLaptop(browser: Browser): Promise<{ context: BrowserContext; p
   // A desktop Chrome's user agent (Playwright's says HeadlessChrome, which the sign-in context calls `other`).
   const context = await browser.newContext({ baseURL: base, userAgent: DESKTOP_CHROME });
   const page = await context.newPage();
-  return { context, page, errors: watch(page) };
+  return { context, page, errors: watchConsole(page) };
 }
 
 test.afterAll(async () => {
@@ -121,7 +108,7 @@ test('the administrator pairs the reference authenticator from /me', async ({ br
   // The phone opens the link: a first start asks how to protect the keys.
   phoneContext = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
   phone = await phoneContext.newPage();
-  phoneErrors = watch(phone);
+  phoneErrors = watchConsole(phone);
   await phone.goto(link);
   await expect(phone.getByRole('heading', { name: 'Protect this phone’s keys' })).toBeVisible();
   // The secret left the address bar at once.
@@ -302,7 +289,7 @@ test('a second device needs the first one’s approval, and so does removing it'
 
   const secondContext = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
   const second = await secondContext.newPage();
-  const secondErrors = watch(second);
+  const secondErrors = watchConsole(second);
   await second.goto(link);
   await second.getByLabel(/No lock/).check();
   await second.getByRole('button', { name: 'Continue' }).click();
@@ -417,7 +404,7 @@ test('an administrator pairs a phone for another account (assisted pairing)', as
   // Sam's own phone (another browser profile): a PIN protects its keys this time.
   const samContext = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
   const sam = await samContext.newPage();
-  const samErrors = watch(sam);
+  const samErrors = watchConsole(sam);
   await sam.goto(link);
   await sam.getByRole('radio', { name: /PIN/ }).check();
   await sam.getByLabel('New PIN').fill('246810');
@@ -513,7 +500,7 @@ test('an administrator revokes a device from the account dialog; the phone learn
 test('the phone’s keys can be locked with a passkey (virtual authenticator with PRF)', async ({ browser }) => {
   const context = await browser.newContext({ viewport: PHONE, isMobile: true, hasTouch: true });
   const page = await context.newPage();
-  const errors = watch(page);
+  const errors = watchConsole(page);
   const cdp = await context.newCDPSession(page);
   await cdp.send('WebAuthn.enable');
   await cdp.send('WebAuthn.addVirtualAuthenticator', {

@@ -8,13 +8,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { expect, type Page, test } from '@playwright/test';
-import { type SpecServer, startSpecServer, watchConsole } from './hearth-server.ts';
+import { expect, test } from '@playwright/test';
+import { shooter, watchConsole } from './console-and-shots.ts';
+import { type SpecServer, startSpecServer } from './hearth-server.ts';
 import { signIn } from './sign-in.ts';
 import { adminApi, seedAdmin, seedTable } from './ui-seed.ts';
 
-const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/e2e/screenshots');
 const TOKEN = `e2e-backups-${crypto.randomBytes(24).toString('hex')}`;
 const ADMIN = { login: 'bea', password: 'backup password 1', displayName: 'Bea Admin' };
 const PASSPHRASE = 'correct horse battery';
@@ -70,7 +69,7 @@ async function listed(): Promise<Array<{ name: string; size: number; status: str
   return ((await res.json()) as { data: Array<{ name: string; size: number; status: string; secrets: string | null; trigger: string }> }).data;
 }
 
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+const shot = shooter('');
 
 test('before the first backup: the empty state says how to make one, and the schedule panel reads in words', async ({ page }) => {
   await signIn(page, ADMIN, { base, at: '/backups', lands: 'Backups' });

@@ -1,11 +1,10 @@
 /**
  * Helpers for the specs that run a Hearth server of their own (`bin/hearth.mjs serve` on a free port with a fresh data
- * folder), and for watching a page's console.
+ * folder).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Page } from '@playwright/test';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const READY = /^Hearth (\S+) listening on (https?:\/\/\S+)\s*$/m;
@@ -66,14 +65,4 @@ export async function startSpecServer(args: string[], env: NodeJS.ProcessEnv): P
     await stop();
     throw err;
   }
-}
-
-/** Console errors of a page (the apps must run cleanly under their CSPs; non-2xx fetches are expected answers). */
-export function watchConsole(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('pageerror', (err) => errors.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) errors.push(msg.text());
-  });
-  return errors;
 }

@@ -19,11 +19,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, expect, type Page, test } from '@playwright/test';
 import { testHostsEnv } from '../helpers/test-hosts.ts';
-import { type SpecServer, startSpecServer, watchConsole } from './hearth-server.ts';
+import { shooter, TEST_RESULTS, watchConsole } from './console-and-shots.ts';
+import { type SpecServer, startSpecServer } from './hearth-server.ts';
 import config from './playwright.config.ts';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SHOTS = path.join(repoRoot, 'test-results');
 const NAME = 'hearth.test';
 const ADMIN = { login: 'ada', displayName: 'Ada Lovelace', email: 'ada@hearth.test', password: 'correct horse battery' };
 const DESKTOP_CHROME = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0.0.0 Safari/537.36';
@@ -83,9 +83,7 @@ test.afterAll(async () => {
   if (work) fs.rmSync(work, { recursive: true, force: true });
 });
 
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `https-${name}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
-}
+const shot = shooter('https', { dir: TEST_RESULTS });
 
 /** The page is a secure context over https at `origin`, with WebCrypto. */
 async function expectSecure(page: Page, origin: string): Promise<void> {

@@ -10,14 +10,12 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test';
 import { freePort } from '../helpers/ports.ts';
-import { type SpecServer, startSpecServer, watchConsole } from './hearth-server.ts';
+import { shooter, TEST_RESULTS, watchConsole } from './console-and-shots.ts';
+import { type SpecServer, startSpecServer } from './hearth-server.ts';
 import { signIn } from './sign-in.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SHOTS = path.join(repoRoot, 'test-results');
 const TOKEN = `e2e-identity-extra-${crypto.randomBytes(24).toString('hex')}`;
 const auth = { Authorization: `Bearer ${TOKEN}` };
 const ROOT = { login: 'root', password: 'root password 1', displayName: 'Root Admin' };
@@ -61,11 +59,8 @@ test.afterEach(() => {
   expect(consoleErrors, 'errors in the browser console').toEqual([]);
 });
 
-async function shot(page: Page, name: string, fullPage = true): Promise<void> {
-  // From the top: a full-page shot of a scrolled page draws the sticky header in the middle.
-  if (fullPage) await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: path.join(SHOTS, `identity-extra-${name}.png`), fullPage, animations: 'disabled', caret: 'hide' });
-}
+// From the top: a full-page shot of a scrolled page draws the sticky header in the middle.
+const shot = shooter('identity-extra', { dir: TEST_RESULTS, fromTop: true });
 
 async function createAccountViaApi(request: APIRequestContext, body: Record<string, unknown>, password?: string): Promise<{ sub: string; login: string }> {
   const res = await request.post(`${base}/api/admin/core/accounts`, { headers: auth, data: body });

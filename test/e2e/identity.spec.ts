@@ -7,13 +7,11 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test';
+import { shooter, TEST_RESULTS, watchConsole } from './console-and-shots.ts';
 import { type SpecServer, startSpecServer } from './hearth-server.ts';
 import { signIn } from './sign-in.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SHOTS = path.join(repoRoot, 'test-results');
 const TOKEN = `e2e-identity-${crypto.randomBytes(24).toString('hex')}`;
 const auth = { Authorization: `Bearer ${TOKEN}` };
 const ROOT = { login: 'root', password: 'root password 1', displayName: 'Root Admin' };
@@ -40,19 +38,13 @@ test.afterAll(async () => {
 // The pages must run cleanly under the server's CSP. Non-2xx fetches log "Failed to load resource": expected answers.
 let consoleErrors: string[] = [];
 test.beforeEach(({ page }) => {
-  consoleErrors = [];
-  page.on('pageerror', (err) => consoleErrors.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) consoleErrors.push(msg.text());
-  });
+  consoleErrors = watchConsole(page);
 });
 test.afterEach(() => {
   expect(consoleErrors, 'errors in the browser console').toEqual([]);
 });
 
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `identity-${name}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
-}
+const shot = shooter('identity', { dir: TEST_RESULTS });
 
 async function createAccountViaApi(request: APIRequestContext, body: Record<string, unknown>, password?: string): Promise<{ sub: string; login: string }> {
   const res = await request.post(`${base}/api/admin/core/accounts`, { headers: auth, data: body });

@@ -13,17 +13,15 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test';
 import { freePort } from '../helpers/ports.ts';
 import { dsnReport, startDovecot } from '../integration/mail/dovecot.ts';
 import { type Peer, startPeer } from '../integration/mail/peer.ts';
 import { fingerprint, makeTestCa } from '../integration/mail/test-ca.ts';
+import { shooter, TEST_RESULTS, watchConsole } from './console-and-shots.ts';
 import { type SpecServer, startSpecServer } from './hearth-server.ts';
 import { signIn } from './sign-in.ts';
 
-const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const SHOTS = path.join(repoRoot, 'test-results');
 const TOKEN = `e2e-mail-${crypto.randomBytes(24).toString('hex')}`;
 const auth = { Authorization: `Bearer ${TOKEN}` };
 const M = '/api/admin/core/outgoing-mail';
@@ -58,22 +56,13 @@ test.afterAll(async () => {
 // The sandboxed HTML view blocking the message's script is expected too (that is the point of the sandbox).
 let consoleErrors: string[] = [];
 test.beforeEach(({ page }) => {
-  consoleErrors = [];
-  page.on('pageerror', (err) => consoleErrors.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    const text = msg.text();
-    if (msg.type() !== 'error' || text.startsWith('Failed to load resource')) return;
-    if (msg.location().url === 'about:srcdoc' || /about:srcdoc/.test(text)) return;
-    consoleErrors.push(text);
-  });
+  consoleErrors = watchConsole(page, (msg) => msg.location().url === 'about:srcdoc' || /about:srcdoc/.test(msg.text()));
 });
 test.afterEach(() => {
   expect(consoleErrors, 'errors in the browser console').toEqual([]);
 });
 
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `mail-${name}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
-}
+const shot = shooter('mail', { dir: TEST_RESULTS });
 
 /** Signs in with the admin token, then opens the mail page at `to`. */
 async function openMail(page: Page, to: string): Promise<void> {

@@ -4,26 +4,20 @@
  * overview. Every step checks what the admin sees and, where it changes data, what the API says.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test';
+import { shooter, watchConsole } from './console-and-shots.ts';
 import { sharedServer } from './shared-server.ts';
 import { signIn } from './sign-in.ts';
 
 const { url: API, token: TOKEN } = sharedServer();
 const auth = { Authorization: `Bearer ${TOKEN}` };
-const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/e2e/screenshots');
 const NS = 'shop';
 
 test.describe.configure({ mode: 'serial' });
 
 let consoleErrors: string[] = [];
 test.beforeEach(({ page }) => {
-  consoleErrors = [];
-  page.on('pageerror', (err) => consoleErrors.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) consoleErrors.push(msg.text());
-  });
+  consoleErrors = watchConsole(page);
 });
 test.afterEach(() => {
   expect(consoleErrors, 'errors in the browser console').toEqual([]);
@@ -40,9 +34,7 @@ test.afterAll(async ({ request }) => {
   expect([204, 404]).toContain(res.status());
 });
 
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `ns-${name}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
-}
+const shot = shooter('ns');
 
 /** Signs in on `/` (the token lives in this tab's sessionStorage), then opens `to`. */
 async function open(page: Page, to: string): Promise<void> {

@@ -3,16 +3,14 @@
  * Every step checks what the admin sees and what the API says afterwards.
  */
 import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type APIRequestContext, expect, type Locator, type Page, test } from '@playwright/test';
 import Database from 'better-sqlite3';
+import { shooter, watchConsole } from './console-and-shots.ts';
 import { sharedServer } from './shared-server.ts';
 import { signIn } from './sign-in.ts';
 
 const { url: API, token: TOKEN } = sharedServer();
 const auth = { Authorization: `Bearer ${TOKEN}` };
-const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/e2e/screenshots');
 const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 const DEFAULTS = {
   journal_mode: 'wal',
@@ -30,19 +28,13 @@ test.describe.configure({ mode: 'serial' });
 // logs every non-2xx fetch as "Failed to load resource"; those are expected answers (401, 409…) here.
 let consoleErrors: string[] = [];
 test.beforeEach(({ page }) => {
-  consoleErrors = [];
-  page.on('pageerror', (err) => consoleErrors.push(`pageerror: ${err.message}`));
-  page.on('console', (msg) => {
-    if (msg.type() === 'error' && !msg.text().startsWith('Failed to load resource')) consoleErrors.push(msg.text());
-  });
+  consoleErrors = watchConsole(page);
 });
 test.afterEach(() => {
   expect(consoleErrors, 'errors in the browser console').toEqual([]);
 });
 
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `namespaces-${name}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
-}
+const shot = shooter('namespaces');
 
 const notifications = (page: Page) => page.getByRole('region', { name: 'Notifications' });
 const table = (page: Page) => page.getByRole('table', { name: 'Namespaces' });

@@ -16,14 +16,13 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type APIRequestContext, expect, type Locator, type Page, request as playwrightRequest, test } from '@playwright/test';
 import { create } from 'qrcode';
 import { type ServerProcess, startServerProcess } from '../helpers/server-process.ts';
+import { SCREENSHOTS, shooter } from './console-and-shots.ts';
 import config from './playwright.config.ts';
 import { signIn } from './sign-in.ts';
 
-const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/e2e/screenshots');
 const ADMIN = { login: 'nina', password: 'nina password 1', displayName: 'Nina Network' };
 const PHONE = { width: 390, height: 844 };
 const LAPTOP = { width: 1366, height: 900 };
@@ -67,6 +66,8 @@ async function health(): Promise<Health['tls']> {
   return ((await (await api.get('/healthz')).json()) as Health).tls;
 }
 
+const shot = shooter('network', { fromTop: true });
+
 /** Full-page screenshots at a phone's and a laptop's width; neither may scroll sideways. */
 async function shots(page: Page, name: string): Promise<void> {
   for (const [label, size] of [
@@ -79,8 +80,7 @@ async function shots(page: Page, name: string): Promise<void> {
         message: `${name} overflows at ${label} px`,
       })
       .toBe(0);
-    await page.evaluate(() => window.scrollTo(0, 0));
-    await page.screenshot({ path: path.join(SHOTS, `network-${name}-${label}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
+    await shot(page, `${name}-${label}`);
   }
 }
 
@@ -317,7 +317,7 @@ test('the authenticator app opened over plain http at a network name says it nee
     await expect(app.getByTestId('insecure')).toContainText('This page came over plain http, so the browser does not let the app keep keys here');
     await expect(app.getByTestId('insecure')).toContainText('--tls internal');
     await expect(app.getByRole('heading', { name: 'Protect this phone’s keys' })).toHaveCount(0);
-    await app.screenshot({ path: path.join(SHOTS, 'network-authenticator-plain-http-390.png'), fullPage: true, animations: 'disabled', caret: 'hide' });
+    await app.screenshot({ path: path.join(SCREENSHOTS, 'network-authenticator-plain-http-390.png'), fullPage: true, animations: 'disabled', caret: 'hide' });
   } finally {
     await phone.close();
   }

@@ -14,15 +14,14 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
 import { type APIRequestContext, expect, type Page, test } from '@playwright/test';
 import { type Postgres, startPostgres } from '../helpers/postgres.ts';
-import { type SpecServer, startSpecServer, watchConsole } from './hearth-server.ts';
+import { shooter, watchConsole } from './console-and-shots.ts';
+import { type SpecServer, startSpecServer } from './hearth-server.ts';
 import { signIn } from './sign-in.ts';
 
 const TOKEN = `e2e-nodes-${crypto.randomBytes(24).toString('hex')}`;
-const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../test-results/e2e/screenshots');
 const BLOCKING = new Set(['serious', 'critical']);
 /** Short, so a node that stops heartbeating turns unhealthy soon (a graceful stop is recorded at once anyway). */
 const HEALTHY_MS = 3000;
@@ -88,9 +87,7 @@ async function axe(page: Page, scope: string): Promise<string[]> {
   return violations.filter((v) => BLOCKING.has(v.impact ?? '')).flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${n.target.join(' ')}`));
 }
 
-async function shot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `nodes-${name}.png`), fullPage: true, animations: 'disabled', caret: 'hide' });
-}
+const shot = shooter('nodes');
 
 test('two nodes show on Home and the namespaces page; a namespace is created on the chosen node; a stopped node shows as not responding', async ({
   page,
