@@ -10,6 +10,7 @@ import { HearthError } from './http/errors.ts';
 import { plainTextRule } from './http/text.ts';
 import type { Metrics } from './metrics/metrics.ts';
 import { humanBytes } from './storage/disk.ts';
+import { createHealthStore } from './storage/health.store.ts';
 import type { Store } from './storage/store.ts';
 
 /** How long /healthz waits for the core store's probe write before it answers 503 (a hung PostgreSQL). */
@@ -159,7 +160,7 @@ export const CreateTokenBody = z
 export function registerCoreRoutes(
   api: Api,
   deps: {
-    /** The core store (platform.db or PostgreSQL): /healthz writes a probe row through it. */
+    /** The core store (platform.db or PostgreSQL): /healthz writes its probe row (storage/health.store.ts). */
     store: Store;
     metrics: Metrics;
     tokens: TokenService;
@@ -176,7 +177,7 @@ export function registerCoreRoutes(
     dataFolders?: Record<string, string>;
   },
 ): void {
-  const probe = (at: string) => deps.store.run('INSERT INTO health_probe (id, at) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET at = excluded.at', [at]);
+  const health = createHealthStore(deps.store);
 
   api.route({
     method: 'get',
@@ -196,7 +197,7 @@ export function registerCoreRoutes(
       // The key keeps its name on PostgreSQL too (monitors match on it); the message names the engine.
       const what = deps.store.dialect === 'postgres' ? 'core store (PostgreSQL)' : 'platform database';
       try {
-        await withTimeout(probe(new Date().toISOString()), PROBE_TIMEOUT_MS, `no answer within ${PROBE_TIMEOUT_MS} ms`);
+        await withTimeout(health.probe(new Date().toISOString()), PROBE_TIMEOUT_MS, `no answer within ${PROBE_TIMEOUT_MS} ms`);
         checks.platform_db = { ok: true };
       } catch (err) {
         checks.platform_db = { ok: false, message: `${what} cannot be written: ${(err as Error).message}` };
