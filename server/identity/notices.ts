@@ -1,5 +1,5 @@
 /**
- * Hearth's own notifications to accounts, sent through outgoing mail as application `core` (seed 002, rule 5):
+ * Hearth's own notifications to accounts, sent through outgoing mail as application `core`:
  * security notices (individual notifications, immediate lane) and administrators' announcements (notification
  * batches on the default profile's bulk lane, waiting for the rolling daily window instead of being refused).
  */

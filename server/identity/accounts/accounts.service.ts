@@ -107,7 +107,7 @@ export function createAccountsService(deps: { store: AccountStore; audit: AuditL
     if (other !== undefined && other !== self) throw new HearthError('email_taken', 'another account already uses this email address');
   };
   const page = <T>(p: Paging, count: number, data: T[]) => ({ data, page: p.page, per_page: p.per_page, total: count });
-  /** A group name is taken by another group, or by a Linux private group (seed 001: conflicts are refused, never adopted). */
+  /** A group name is taken by another group, or by a Linux private group (a conflict is refused, never adopted). */
   const checkGroupName = async (name: string) => {
     if ((await store.findGroupIdByName(name)) !== undefined) throw new HearthError('group_exists', `a group named "${name}" already exists`);
     const why = await deps.hooks?.groupNameTaken?.(name);

@@ -1,5 +1,6 @@
 /**
- * Account categories (seed 001, "Application-facing helpers"). Browser-safe: no imports, no I/O, so the UI can share it.
+ * Account categories, which decide the platform credential flows an account may use. Browser-safe: no imports, no
+ * I/O, so the UI can share it.
  * - `login`: a local full account (profile `user`), signs in with Hearth's own credentials;
  * - `guest`: a local account with the `guest` profile;
  * - `freeipa`: reserved for accounts from a FreeIPA directory; nothing produces it yet.

@@ -1,6 +1,6 @@
 /**
- * The signed device channel `POST /device` of `hearth-app-approval-v1` (seed 001, "Device commands", "Rules for
- * commands", "Signed proof format").
+ * The signed device channel `POST /device` of `hearth-app-approval-v1`: every command a device sends, each signed
+ * with the device's key in the proof format of proof.ts.
  *
  * Checks, in order: the body and proof shapes (400), the issuer is this instance (403 `wrong_issuer`), the device
  * exists (403 `device_unknown`), the proof times (400 `invalid_proof`), the signature (DER or other encodings 400
@@ -147,7 +147,7 @@ export function createDeviceChannel(parts: { core: ApprovalCore; pairing: Pairin
           body.moreChanges = 0;
         }
         const fitted = fitInbox(body, pending);
-        // Key order of the seed: logins, actions, moreActions, [changes, moreChanges], pollAfterSeconds.
+        // The key order the protocol fixes: logins, actions, moreActions, [changes, moreChanges], pollAfterSeconds.
         return {
           logins: fitted.logins,
           actions: fitted.actions,

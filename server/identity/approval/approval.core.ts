@@ -1,5 +1,5 @@
 /**
- * What every flow of the authenticator-approval protocol shares (seed 001): the service's dependencies, the clock and
+ * What every flow of the authenticator-approval protocol shares: the service's dependencies, the clock and
  * the audit writer, the lifetimes and readable windows, the states as read at a moment (`expired` once past the
  * lifetime), the account lookup by identifier, and the small helpers of secrets, codes and presentation.
  *

@@ -1,5 +1,5 @@
 /**
- * Request and response shapes of the authenticator-approval protocol (`hearth-app-approval-v1`, seed 001). Bodies are
+ * Request and response shapes of the authenticator-approval protocol (`hearth-app-approval-v1`). Bodies are
  * strict: unknown members (and private JWK members such as `d`) are refused.
  */
 import { z } from 'zod';

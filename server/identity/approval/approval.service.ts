@@ -1,5 +1,5 @@
 /**
- * The authenticator-approval protocol `hearth-app-approval-v1` (seed 001), composed from one module per flow:
+ * The authenticator-approval protocol `hearth-app-approval-v1`, composed from one module per flow:
  *
  * - approval.core.ts — what the flows share (dependencies, clock, audit, states, account lookup, helpers);
  * - pairing.ts — pairing and enrolment; devices.ts — the device list, rename and revocation;

@@ -1,5 +1,5 @@
 /**
- * Tables of the authenticator-approval protocol (seed 001): devices, pairings, device changes, browser and terminal
+ * Tables of the authenticator-approval protocol: devices, pairings, device changes, browser and terminal
  * sign-in requests, consumed proof nonces and the durable enrolment-notice outbox. Times are epoch ms.
  */
 import type { Migration } from '../../core/storage/platform-db.ts';

@@ -1,5 +1,5 @@
 /**
- * Browser sign-in by approval in the authenticator app (seed 001, "Browser login request"): `/login/start` always
+ * Browser sign-in by approval in the authenticator app: `/login/start` always
  * answers the same shape (unknown, disabled, ambiguous, unpaired and over-capacity accounts get a request that is
  * never approved, after equal work), `/login/status` holds a pending request until the app decides, it expires or
  * `pollAfterSeconds` pass (a decision in this process wakes it; one in another process on the same data folder is

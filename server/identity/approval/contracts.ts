@@ -1,6 +1,6 @@
 /**
- * The pure contracts of the authenticator-approval protocol (seed 001, "Authenticator approval objects", "Signed proof
- * format", "Client SDK surface" contracts exports): constants, limits, zod schemas of the signed parts, the exact byte
+ * The pure contracts of the authenticator-approval protocol (its objects, the signed proof format, what the client
+ * SDK exports as contracts): constants, limits, zod schemas of the signed parts, the exact byte
  * strings a device signs, and the pairing link. ONE source of truth, shared by the server (`proof.ts` re-exports it)
  * and the browser SDK (`ui/sdk/app-approval`, bundled by Vite): no `node:*` imports, no credentials, no network here.
  *
@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { formatPairingLink, PAIRING_FRAGMENT } from './pairing-link.ts';
 import { BROWSERS, OPERATING_SYSTEMS } from './user-agent.ts';
 
-/** The protocol identifier (`platform-app-approval-v1` in the seed; ours says `hearth`). */
+/** The protocol identifier: `/info` announces it, and an app requires exactly this one. */
 export const APP_APPROVAL_PROTOCOL = 'hearth-app-approval-v1';
 /** Where the protocol lives on an instance, relative to its issuer origin. */
 export const APP_APPROVAL_PATH = '/api/auth/app-approval/v1';
@@ -22,7 +22,7 @@ export const PROOF_MAX_LIFETIME_S = 60;
 export const PROOF_MAX_FUTURE_SKEW_S = 5;
 
 /**
- * The version 1 budgets of the seed's "Limits" table, under the names the server announces in `/info.limits`, plus
+ * The budgets of protocol version 1, under the names the server announces in `/info.limits`, plus
  * the SDK's own call deadline.
  */
 export const APP_APPROVAL_LIMITS = Object.freeze({
@@ -59,9 +59,9 @@ export type AppApprovalFeature = (typeof APP_APPROVAL_FEATURES)[number];
 /** The only opt-in of the `pending` command. */
 export const APP_APPROVAL_PENDING_ACCEPT = Object.freeze(['login-context'] as const);
 /**
- * The two accept features of the seed ("both accept features"). `terminal-logins` is deliberately not in it: opting in
- * to terminal sign-ins obliges the app to show the client, every scope code and the lifetime, so an app adds it
- * explicitly (`[...APP_APPROVAL_ACCEPT, 'terminal-logins']`, or `APP_APPROVAL_INBOX_ACCEPT`).
+ * The accept list an app sends by default (`device-changes`, `login-context`). `terminal-logins` is deliberately not
+ * in it: opting in to terminal sign-ins obliges the app to show the client, every scope code and the lifetime, so an
+ * app adds it explicitly (`[...APP_APPROVAL_ACCEPT, 'terminal-logins']`, or `APP_APPROVAL_INBOX_ACCEPT`).
  */
 export const APP_APPROVAL_ACCEPT = Object.freeze(['device-changes', 'login-context'] as const);
 /** Every value the `inbox` command accepts. */

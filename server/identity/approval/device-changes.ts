@@ -1,5 +1,5 @@
 /**
- * Device changes requested from the browser (seed 001, "Device change decisions"): the removal of a device that
+ * Device changes requested from the browser: the removal of a device that
  * another active device of the account approves or denies (kind `revoke`, optionally ending the account's other
  * sessions), with its status and cancellation by the requesting account and session family. Changes of kind `pair`
  * are made by pairing.ts; both kinds are decided over the device channel (approval.channel.ts). With no other

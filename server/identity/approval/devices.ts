@@ -1,5 +1,5 @@
 /**
- * The paired devices of the authenticator-approval protocol (seed 001, "Device"): the account's device list (pages
+ * The paired devices of the authenticator-approval protocol: the account's device list (pages
  * of twenty within the 8 KiB budget), renaming, and revocation by the account, by an administrator, by the device
  * itself (approval.channel.ts) or by an approved device change (device-changes.ts). Revocation cancels the pending
  * changes that target the device and is audited as `auth.app.device.revoke`; device rows stay until account deletion.

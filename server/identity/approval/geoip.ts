@@ -1,5 +1,5 @@
 /**
- * GeoIP for the sign-in context (seed 001, `AppLoginContext.country`, `.city`, `.network`).
+ * GeoIP for the sign-in context (`AppLoginContext.country`, `.city`, `.network`).
  *
  * Hearth ships no GeoIP data: the administrator may point it at MaxMind DB files (`.mmdb`, read with `mmdb-lib`):
  * - `geoipCityDb` (`HEARTH_GEOIP_DB`): GeoLite2-City, GeoLite2-Country, GeoIP2-City/-Enterprise, or any file with the

@@ -1,5 +1,5 @@
 /**
- * The enrolment notice outbox of the authenticator-approval protocol (seed 001, "durable user notification"): every
+ * The enrolment notice outbox of the authenticator-approval protocol (email is a required, durable channel): every
  * enrolment writes an outbox row (pairing.ts), and this hands the rows to outgoing mail (application `core`) after each
  * enrolment and every minute until one is accepted. A mail failure never rolls an enrolment back; an account without
  * an email address settles its notice unsent. The idempotency key is derived from the device: one email per device,

@@ -1,5 +1,5 @@
 /**
- * Pairing of authenticator devices (seed 001, "Pairing"): start (an interactive session issued within ten minutes;
+ * Pairing of authenticator devices: start (an interactive session issued within ten minutes;
  * administrator-assisted for another account), claim by the authenticator (signed with the new device key), status
  * and result, confirmation with the comparison code, and cancellation. The first device of an account and an
  * assisted pairing are enrolled at once; a further device waits for a device change of kind `pair` that an active
@@ -71,7 +71,7 @@ export function createPairing(core: ApprovalCore) {
       if (!(await maySignIn(row)))
         throw new HearthError('account_not_eligible', 'this account may not sign in (disabled, expired or its category is not allowed)');
       if (!row.email) {
-        // Email is a required channel of enrolment (seed 001): the account owner is told of every paired device.
+        // Email is a required channel of enrolment: the account owner is told of every paired device.
         throw new HearthError(
           'email_required',
           assisted

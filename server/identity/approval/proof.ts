@@ -1,5 +1,5 @@
 /**
- * The signed proof format of the authenticator-approval protocol (seed 001, "Signed proof format"): the exact byte
+ * The signed proof format of the authenticator-approval protocol: the exact byte
  * strings a device signs (re-exported from contracts.ts, which the browser SDK shares), and their verification here.
  *
  * - A message is a JSON array serialized with `JSON.stringify` (UTF-8, no extra whitespace).

@@ -1,8 +1,7 @@
 /**
- * The terminal sign-in broker for the OAuth device authorization (RFC 8628 with `login_hint`; seed 001 "Terminal
- * sign-in request"): the OAuth module, holding Core's broker secret, creates terminal sign-in requests that a device
- * whose latest inbox opted in to `terminal-logins` approves or denies (approval.channel.ts), reads their state and
- * consumes an approved one once. It has no HTTP routes of its own.
+ * The terminal sign-in broker for the OAuth device authorization (RFC 8628 with `login_hint`): the OAuth module,
+ * holding Core's broker secret, creates terminal sign-in requests that a device whose latest inbox opted in to
+ * `terminal-logins` approves or denies (approval.channel.ts), reads their state and consumes an approved one once. It has no HTTP routes of its own.
  */
 import crypto from 'node:crypto';
 import { HearthError } from '../../core/http/errors.ts';

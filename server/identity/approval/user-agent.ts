@@ -1,5 +1,5 @@
 /**
- * Browser and operating system of a sign-in, from its User-Agent (seed 001, `AppLoginContext.browser` / `.os`).
+ * Browser and operating system of a sign-in, from its User-Agent (`AppLoginContext.browser` / `.os`).
  *
  * The User-Agent is a claim of the browser, not a proof: the authenticator shows it as a hint next to the comparison
  * code. The rules are ordered because browsers copy each other's tokens:

@@ -73,7 +73,7 @@ export function createJwks(deps: JwksDeps) {
     };
   }
 
-  /** Where verifiers fetch the key sets: the configured private origins, else the issuer (seed 001, verifier transport). */
+  /** Where verifiers fetch the key sets: the configured private origins, else the issuer. */
   const transport = (issuer: string): RemoteVerifierOptions => ({
     issuer,
     identityJwksOrigin: deps.jwksOrigins?.identity,

@@ -1,5 +1,5 @@
 /**
- * The signing-key lifecycle of seed 001 ("Signing key lifecycle", "Limits: Keys") as constants and one pure planner.
+ * The signing-key lifecycle (states and limits below) as constants and one pure planner.
  * The planner never touches key material: the service feeds it rows and applies what it returns in one transaction.
  *
  *   pending  → active   maintenance, once published ≥ 10 minutes (the next key is created 15 minutes before the

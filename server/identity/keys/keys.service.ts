@@ -304,7 +304,7 @@ export function createKeysService(deps: KeysServiceDeps) {
       return sign('invocation', (iss, t) => invocationDraft(v, iss, t));
     },
     /**
-     * The closed OAuth broker (seed 001, Authentication rule 7): the OAuth module presents the deployment secret it
+     * The closed OAuth broker: the OAuth module presents the deployment secret it
      * shares with Core (`HEARTH_OAUTH_BROKER_SECRET`, generated into the secret store when unset) and gets the typed
      * authority — two token shapes, no arbitrary claims, no fallback signer. A wrong secret fails start-up.
      */

@@ -380,7 +380,7 @@ export async function verifyAccessToken(token: string, audience: string | string
   };
 }
 
-/** The transport origins of the key sets (seed 001): where verifiers fetch them; each defaults to the issuer. */
+/** The transport origins of the key sets: where verifiers fetch them; each defaults to the issuer, which stays the `iss`. */
 export interface RemoteVerifierOptions {
   /** The public origin tokens are issued for: the `iss` every verifier demands, whatever the transport. */
   issuer: string;

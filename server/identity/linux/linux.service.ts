@@ -1,8 +1,8 @@
 /**
- * Linux identity assignment (seed 001, "Linux identity"): a UID, a private primary group (GID), a home path and a
+ * Linux identity assignment: a UID, a private primary group (GID), a home path and a
  * login shell for local full accounts. Identity data only: no login, no files, no sudo.
  *
- * Choices where the seed leaves them open (docs/api/linux-identities.md):
+ * Hearth's own choices (docs/api/linux-identities.md):
  * - UIDs and GIDs share one pool (the configured range); an identity's private group gets the same number as its
  *   UID (one number per identity), a POSIX group its own number. A number is never handed out twice, even after the
  *   account or group is gone.

@@ -1,6 +1,6 @@
 /**
  * OAuth clients: the seeded first-party client, client administration (`/api/admin/oauth/clients`) and dynamic
- * registration (RFC 7591). Choices where the seed says "not shown" (also in docs/api/oauth.md):
+ * registration (RFC 7591). Hearth's own choices (also in docs/api/oauth.md):
  * - Client IDs: `hc_` + 16 random bytes (managed), `hd_` + 16 random bytes (dynamic), `hearth-cli` (first party).
  *   Client secrets: `hcs_` + 32 random bytes, shown once; stored as SHA-256 (`client-auth.ts` compares them).
  * - Managed clients get `authorization_code` and `refresh_token`, plus `client_credentials` when confidential and

@@ -141,7 +141,10 @@ export const ClientWithSecret = z
   .meta({ id: 'OAuthClientWithSecret' });
 export const ClientParams = z.object({ clientId: z.string().min(1).max(200) });
 
-/** RFC 7591 registration metadata (the rules of seed 001, "Dynamic registration"). Unknown members are ignored (RFC 7591 §2). */
+/**
+ * RFC 7591 registration metadata: dynamic clients are public (`none`), with 1–10 callbacks, the code grant (and
+ * optionally refresh) only. Unknown members are ignored (RFC 7591 §2).
+ */
 export const RegisterBody = z
   .object({
     redirect_uris: z.array(z.string().max(2048)).min(1, 'redirect_uris: 1–10 callbacks').max(10, 'redirect_uris: 1–10 callbacks'),

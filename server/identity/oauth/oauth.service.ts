@@ -1,10 +1,10 @@
 /**
- * The OAuth 2.0 / OpenID Connect authorization server (seed 001), composed from one file per action the way
+ * The OAuth 2.0 / OpenID Connect authorization server, composed from one file per action the way
  * node-oidc-provider is: this file builds the shared context and hands it to each action, and keeps the surface the
  * identity domain and the routes use (`OAuthService`). It holds no private key: the keys module's closed OAuth
  * authority signs the two permitted token shapes (RFC 9068 access tokens, ID tokens).
  *
- * Where each rule lives (choices where the seed says "not shown" are in each file's header and docs/api/oauth.md):
+ * Where each rule lives (choices of Hearth's own are in each file's header and docs/api/oauth.md):
  * - `context.ts`: the client model, lifetimes, who may authorize, the recheck of every issuance, token responses.
  * - `client-auth.ts`: client authentication at the token, revocation and device authorization endpoints.
  * - `clients.ts`: the first-party client, client administration, dynamic registration (RFC 7591).

@@ -1,5 +1,6 @@
 /**
- * Password sign-in and platform sessions (seed 001, Authentication rule 3 and "Limits: Sessions").
+ * Password sign-in and platform sessions: an HttpOnly cookie, and sensitive actions need a session issued within the
+ * last ten minutes (`RECENT_AUTH_MS`).
  *
  * - The cookie `hearth_session` holds `<familyId>.<secret>`: an opaque value looked up server-side (only the SHA-256
  *   of the secret is stored), so revocation is immediate and validation needs no signature check.
