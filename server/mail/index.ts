@@ -1,5 +1,5 @@
 /**
- * Outgoing mail (seed 002). Other domains use only this file: sender profiles, application access, the send log,
+ * Outgoing mail. Other domains use only this file: sender profiles, application access, the send log,
  * the immediate and bulk delivery lanes, recovery and retention, bounce collection (IMAP), and the settled-status
  * topic (message-ID wake-ups behind `?wait=` on the message reads).
  */
@@ -183,7 +183,7 @@ export function createMailService(deps: MailDeps) {
     /** Core's own mail (application `core`, default profile): immediate lane, validated like the application API's (a refusal is 400 `invalid_request`, as for an application). */
     sendAsCore: async (m: Omit<z.input<typeof SendBody>, 'profile'>) => send.send(coreSender(), parse(SendBody, m, 'body')),
     /**
-     * Core's individual notification (seed 002, rule 5): immediate lane, default profile, wrapped in Hearth's HTML
+     * Core's individual notification: immediate lane, default profile, wrapped in Hearth's HTML
      * frame; it has no 24-hour deadline, so it stays pending through temporary SMTP failures.
      */
     notify: async (m: { to: string[]; subject: string; text: string; html?: string | null; ref?: string; idempotencyKey?: string }) => {

@@ -1,5 +1,5 @@
 /**
- * Outgoing mail tables (seed 002), for both engines of the core store (issue 18): `up` on SQLite (platform.db), `pg`
+ * Outgoing mail tables, for both engines of the core store: `up` on SQLite (platform.db), `pg`
  * the same step on PostgreSQL, same id. Times are epoch milliseconds (BIGINT on PostgreSQL), flags INTEGER 0/1.
  * PostgreSQL forms are derived from the SQLite text (core/storage/postgres-ddl.ts: INTEGER → BIGINT, BLOB → BYTEA,
  * STRICT dropped, partial indexes and CHECKs kept); `COLLATE NOCASE` (ASCII case folding) becomes an index on
@@ -159,8 +159,9 @@ export const mailMigrations: Migration[] = [
     pg: postgresDdl(MAIL_001).replace('(message_id COLLATE NOCASE)', '(lower(message_id))'),
   },
   {
-    // Core's notifications (seed 002, behaviour rule 5): `kind`, and `window_at`, the moment a row counts in its
-    // profile's rolling 24-hour recipient window (NULL: a notification-batch row still waiting for capacity).
+    // Core's notifications (a batch waits for room under the daily recipient limit, never refused): `kind`, and
+    // `window_at`, the moment a row counts in its profile's rolling 24-hour recipient window (NULL: a
+    // notification-batch row still waiting for capacity).
     id: 'mail-002-notifications',
     up: MAIL_002,
     pg: postgresDdl(MAIL_002),
@@ -173,7 +174,7 @@ export const mailMigrations: Migration[] = [
     pg: postgresDdl(MAIL_003),
   },
   {
-    // The settled-status topic (seed 002, internal wake-ups): one entry per move of a message into a settled status,
+    // The settled-status topic (message-ID wake-ups behind `?wait=`): one entry per move of a message into a settled status,
     // written by the trigger in the transaction of the status change, whichever code path or process makes it (a lane,
     // a cancel, recovery, bounce collection, the CLI). `message_id` is the send-log record id (mail_messages.id);
     // `at` is the row's `updated_at` (the mail clock). Entries are kept five minutes (recovery trims them); waiters
@@ -221,7 +222,7 @@ export const mailMigrations: Migration[] = [
     pg: postgresDdl(MAIL_005),
   },
   {
-    // The last test send of a profile (issue 15): when, whether the server accepted it, the classified reason of a
+    // The last test send of a profile: when, whether the server accepted it, the classified reason of a
     // failure (server/mail/delivery/smtp-failure.ts), the one-sentence summary and the server's raw answer
     // (credentials redacted). NULL `last_test_at`: never tested. Profile writes keep it.
     id: 'mail-006-profile-last-test',

@@ -107,7 +107,7 @@ export function createAppsService(deps: {
       policy: await policyOf(appId),
     };
   }
-  // Awaited: the token service may answer a promise (core/auth is becoming async, issue 18).
+  // Awaited inside the try, so a lookup that rejects (an unknown or deleted token) answers null.
   const safeToken = async (id: string) => {
     try {
       return await tokens.get(id);

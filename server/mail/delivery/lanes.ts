@@ -3,8 +3,8 @@
  * each profile's attempts spaced by `pacePerMinute` through the atomic slot gate in `mail_profiles.next_slot_at`),
  * retries, and recovery every 30 seconds. Every state change is a guarded UPDATE on the durable row, so several
  * workers (processes on one data folder, or replicas on one PostgreSQL core store) never take the same row, and a
- * crash at worst repeats a delivery with the same Message-ID (at least once). The stores are async (the core store,
- * issue 18); transactions hold only statements, never an SMTP attempt.
+ * crash at worst repeats a delivery with the same Message-ID (at least once). The stores are async (the core store
+ * may be PostgreSQL); transactions hold only statements, never an SMTP attempt.
  *
  * `createDelivery` is one state machine (claim → attempt → settle, per lane) whose steps share its closure (the
  * in-flight set, the drainers, the timers, the SMTP thread); the pieces that stand alone are apart (the SMTP attempt,
@@ -347,7 +347,8 @@ export function createDelivery(deps: DeliveryDeps) {
           if (!id) return { kind: 'empty' as const };
           const peeked = (await log.get(id))!;
           if (peeked.window_at === null && profile.daily_recipient_limit !== null) {
-            // A notification-batch row enters the rolling 24-hour window only when it has room (seed 002, rule 5).
+            // A notification-batch row enters the rolling 24-hour window only when it has room: the daily recipient
+            // limit defers it, never refuses it.
             const since = now - WINDOW_MS;
             if ((await log.windowRecipients(key, since)) + peeked.recipient_count > profile.daily_recipient_limit) {
               await log.deferDue(id, ((await log.windowOldest(key, since)) ?? now) + WINDOW_MS + 1, now);

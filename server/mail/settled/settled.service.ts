@@ -1,5 +1,5 @@
 /**
- * The settled-status topic (seed 002, "internal wake-ups"): message-ID wake-ups for whoever waits for a message to
+ * The settled-status topic: message-ID wake-ups for whoever waits for a message to
  * settle (`sent`, `failed`, `cancelled`, `bounced`).
  *
  * - Publishing is durable and atomic: the trigger `mail_messages_settled` (migration `mail-004-settled-topic`)
