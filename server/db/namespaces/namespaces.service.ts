@@ -2,7 +2,7 @@
  * The namespace control plane: create, configure, list, duplicate, export, import and delete namespaces, each a
  * SQLite database in `<data>/namespaces/<fileId>.db` recorded in the registry (namespaces.store.ts, in the core
  * store). Changes to one name run one after another (`Locks`); a registry write and its audit record commit together.
- * With several nodes (issue 18) a namespace's file lives on its row's `node`: this node opens only its own namespaces
+ * With several nodes (replicas sharing one core store) a namespace's file lives on its row's `node`: this node opens only its own namespaces
  * (another's answers 421 `namespace_elsewhere`), creates the database of one placed here by another node when it
  * hears of it, and removes the files of one of its own deleted elsewhere.
  * A new database file (create, duplicate, import) that a full disk refuses is removed again and answered 507

@@ -1,5 +1,5 @@
 /**
- * Forwarding between nodes (issue 18, "Namespaces on nodes"): the Koa middleware in front of every route that sends a
+ * Forwarding between nodes: the Koa middleware in front of every route that sends a
  * request for a namespace held by another node to that node (core/net/forward.ts streams it both ways), and the write
  * gate a namespace's owner closes while the namespace moves (nodes/move.ts).
  *

@@ -1,5 +1,5 @@
 /**
- * Moving a namespace to another node online (issue 18): `POST /v1/namespaces/{ns}/move {node}`, run by the node that
+ * Moving a namespace to another node online: `POST /v1/namespaces/{ns}/move {node}`, run by the node that
  * holds it (other replicas forward the request there), and the node-to-node routes the target answers.
  *
  * The steps, on the owner (from step 3 under the namespace's control-plane lock):

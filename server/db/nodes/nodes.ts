@@ -1,6 +1,6 @@
 /**
  * Nodes: the machines whose replicas share one core store, each holding the SQLite files of the namespaces placed on
- * it (issue 18, "Namespaces on nodes"). Every node registers itself in the core store's `nodes` table and writes a
+ * it. Every node registers itself in the core store's `nodes` table and writes a
  * heartbeat every third of `healthyMs` (at most every 5 s) with its URL and load figures; a node is healthy while
  * its heartbeat is younger than `healthyMs`, it has not stopped (a graceful stop records `stopped_at`, so the
  * others stop placing namespaces on it at once) and it has a URL (it registers at start, and gets its URL once it
