@@ -1,6 +1,6 @@
 /**
  * `hearth migrate-store --from <data folder> --to <postgres url>`: moves an installation's core store (platform.db)
- * into an empty PostgreSQL database (issue 18; docs/operations/replicas.md), while the server may keep running on the
+ * into an empty PostgreSQL database (docs/operations/replicas.md), while the server may keep running on the
  * folder: an online copy, then a short pause of platform.db's writes for the tail and the verification. The engine is
  * core/storage/migrate-store.ts (imported when the command runs); this file is its options and its output: progress
  * on standard error (a bar on a terminal, a line per table otherwise, nothing with --quiet), the summary and the next

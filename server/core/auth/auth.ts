@@ -100,7 +100,7 @@ export function actorFor(ctx: { state: { principal?: Principal; requestId: strin
   return { actor: ctx.state.principal ? actorOf(ctx.state.principal) : 'anonymous', requestId: ctx.state.requestId };
 }
 
-/** The request context every domain reads after `requireRole` (seed 001, "Application-facing helpers"). */
+/** The request context every domain reads after `requireRole`: who acts, and as which subject. */
 export interface RequestIdentity {
   /** Who acts, for audit and `_meta.actor`: `account:<login>`, `service:<appId>:<resourceType>:<resourceId>`, `token:<name>`. */
   actor: string;

@@ -18,7 +18,7 @@ export interface OAuthInfo {
   audience: string[];
   /** The audit and `_meta.actor` name: `account:<login>` or `service:<appId>:<resourceType>:<resourceId>`. */
   actor: string;
-  /** The user UUID or service-account ID (the seed's `accessSubject`). */
+  /** The user UUID or service-account ID (the request context's `accessSubject`). */
   sub: string;
   actorKind: 'user' | 'service_account';
   /** The binding of the service account a client-credentials token acts as (absent for a user's token). */

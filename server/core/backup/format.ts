@@ -47,7 +47,7 @@ export function checkPartName(name: string): void {
 
 /**
  * The manifest's zod schemas, built on first use (a backup made, read or verified), not when the server starts: the
- * backup modules load with the server, and building these was ~2 ms of every start (issue 19).
+ * backup modules load with the server, and a start that makes no backup should not pay for building them.
  */
 function buildSchemas() {
   const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);

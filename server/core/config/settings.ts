@@ -44,7 +44,7 @@ const int = (min: number, max?: number) => (max === undefined ? z.coerce.number(
 
 export interface Setting<S extends z.ZodType = z.ZodType> {
   schema: S;
-  /** The environment variable (HEARTH_…; APP_SECRET is the seeds' name). */
+  /** The environment variable (HEARTH_…; APP_SECRET keeps its conventional name). */
   env: string;
   /** The `hearth serve` option (commander syntax), when the setting has one. */
   flag?: string;

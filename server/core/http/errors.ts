@@ -131,7 +131,7 @@ export const ERROR_CODES = {
   // TLS (server/identity/keys/tls).
   tls_off: 409,
   renewal_failed: 502,
-  // Authenticator approval hearth-app-approval-v1 (server/identity/approval; seed 001 "Errors": 400 invalid input,
+  // Authenticator approval hearth-app-approval-v1 (server/identity/approval: 400 invalid input,
   // 403 forbidden or wrong/revoked device or key mismatch, 404 unavailable, 409 used, stale or conflicting, 503
   // disabled or an unavailable dependency).
   comparison_mismatch: 400,

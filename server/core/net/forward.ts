@@ -1,5 +1,5 @@
 /**
- * The forwarding proxy between replicas (issue 18, "Namespaces on nodes"): a request for a namespace whose SQLite file
+ * The forwarding proxy between replicas: a request for a namespace whose SQLite file
  * lives on another node is sent on to that node and its answer sent back, so a client sees one API whichever replica
  * it reached. Core plumbing: it knows no domain; the caller (a middleware in front of the db routes) decides whether
  * and where to forward, and hands over the request with the owner's base URL.

@@ -1,6 +1,6 @@
 /**
  * Moves an installation's core store (every table of platform.db) into an empty PostgreSQL database, while the server
- * may still run on the folder (issue 18, `hearth migrate-store`; docs/operations/replicas.md). Core knows no domain:
+ * may still run on the folder (`hearth migrate-store`; docs/operations/replicas.md). Core knows no domain:
  * the tables come from platform.db's schema (migrate-tables.ts), the migrations from the caller (boot's list).
  *
  * 1. Schema: every migration must have its PostgreSQL form and platform.db must have applied exactly these

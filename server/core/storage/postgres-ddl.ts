@@ -1,5 +1,5 @@
 /**
- * The PostgreSQL form of a migration (issue 18), derived from its SQLite text by the core store's rules (store.ts),
+ * The PostgreSQL form of a migration, derived from its SQLite text by the core store's rules (store.ts),
  * so that the schema is written once and both engines get the same tables, CHECKs, foreign keys and partial indexes
  * (core and identity derive theirs; outgoing mail writes its own, for its PL/pgSQL trigger):
  * - `STRICT` and `WITHOUT ROWID` are dropped (PostgreSQL's columns are typed anyway, and its tables have no rowid);

@@ -1,5 +1,5 @@
 /**
- * The core store on PostgreSQL (`HEARTH_DATABASE_URL=postgres://…`, issue 18): the `Store` of store.ts over a `pg`
+ * The core store on PostgreSQL (`HEARTH_DATABASE_URL=postgres://…`): the `Store` of store.ts over a `pg`
  * pool. Every replica of Hearth connects to the same database; what SQLite gets from one file and one connection,
  * PostgreSQL gets from transactions, row locks and LISTEN/NOTIFY (see store.ts for the rules domain code follows).
  *

@@ -1,5 +1,5 @@
 /**
- * The core store: what the domains' stores speak to, whichever engine holds the core data (issue 18). Two
+ * The core store: what the domains' stores speak to, whichever engine holds the core data. Two
  * implementations: `sqliteStore` over platform.db (better-sqlite3, the embedded default) and `postgresStore`
  * (core/storage/postgres-store.ts, `HEARTH_DATABASE_URL`). The interface is async because PostgreSQL's is; the SQLite
  * implementation answers at once (settled promises; an error is thrown at the call) and keeps SQLite's speed.

@@ -229,7 +229,7 @@ function registerUserLinux(users: Command): void {
     });
 }
 
-/** A paired authenticator device (seed 001, "Device record"). */
+/** A paired authenticator device, as the administration API lists it. */
 interface AppDevice {
   id: string;
   name: string;
