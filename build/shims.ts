@@ -1,6 +1,6 @@
 /**
  * What the server bundles (build/lib.ts `bundleServer`) load in place of a few libraries, so that a start does not
- * pay for what it does not use (issue 19; measured on `node hearth.cjs serve` on an existing data folder, each
+ * pay for what it does not use (measured on `node hearth.cjs serve` on an existing data folder, each
  * module's own initialisation, median of three):
  *
  * - `depd` (deprecation warnings of http-errors and cookies, loaded with Koa) captures a stack trace with call sites

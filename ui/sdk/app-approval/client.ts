@@ -61,7 +61,7 @@ export const AppApprovalInfo = z.object({
 export type AppApprovalInfo = z.infer<typeof AppApprovalInfo>;
 
 /**
- * `AppLoginContext` (seed 001): computed by the instance; the app displays it and derives nothing of its own. Strict
+ * `AppLoginContext`: computed by the instance; the app displays it and derives nothing of its own. Strict
  * (the shared schema of server/identity/approval/contracts.ts): unknown members, a city or network over 96 UTF-8 bytes
  * or on several lines, or a country that is not two uppercase letters make the call fail with `invalid_response`.
  */

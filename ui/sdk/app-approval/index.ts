@@ -1,6 +1,6 @@
 /**
- * `<sdk>/browser/app-approval`: the browser SDK of `hearth-app-approval-v1` for authenticator apps (seed 001, "Client
- * SDK surface"), and the app's local vault. See docs/sdk/app-approval.md.
+ * `<sdk>/browser/app-approval`: the browser SDK of `hearth-app-approval-v1` for authenticator apps, and the
+ * app's local vault. See docs/sdk/app-approval.md.
  *
  *   import { appApproval, appPairingLink, APP_APPROVAL_ACCEPT } from '.../ui/sdk/app-approval/index.ts';
  *   const pairing = appApproval.parsePairingLink(location.href, location.origin);
@@ -50,5 +50,5 @@ export {
   vault,
 } from './vault.ts';
 
-/** The SDK's entry object, as the seed names it. */
+/** The SDK's entry object, under the name apps import (`appApproval`). */
 export const appApproval = Object.freeze({ parsePairingLink, connect, createKey, vault });

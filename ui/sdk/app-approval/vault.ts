@@ -1,5 +1,5 @@
 /**
- * The local vault of the authenticator app (seed 001, "Local vault"): a random 256-bit vault key encrypts the app's
+ * The local vault of the authenticator app: a random 256-bit vault key encrypts the app's
  * records (device bindings with their private keys) with AES-256-GCM; the vault key itself is wrapped by one or two
  * unlock methods — a six-digit PIN (Argon2id 64 MiB, t=3, p=1) and/or a passkey (WebAuthn PRF → HKDF-SHA-256) — or, as
  * the explicitly unprotected `local` method, stored raw beside the records (never combined with a PIN or passkey).
@@ -19,7 +19,7 @@ import { AppApprovalClientError } from './errors.ts';
 
 export const VAULT_VERSION = 1;
 export const VAULT_PIN_KDF = 'argon2id-64m-t3-p1';
-/** HKDF `info` of the passkey wrap key (the seed's `platform-login-vault-wrap-v1`). */
+/** HKDF `info` of the passkey wrap key. */
 export const VAULT_WRAP_INFO = 'hearth-login-vault-wrap-v1';
 const PIN_PARAMS = { memorySize: 64 * 1024, iterations: 3, parallelism: 1, hashLength: 32 } as const;
 const ENVELOPE_LABEL = 'hearth-login-vault-envelope';
