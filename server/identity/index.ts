@@ -21,8 +21,9 @@ import { accountMigrations, createAccountStore } from './accounts/accounts.store
 import { registerApprovalRoutes } from './approval/approval.routes.ts';
 import { createApprovalService } from './approval/approval.service.ts';
 import { approvalMigrations, createApprovalStore } from './approval/approval.store.ts';
-import { createLoginContext, loginContextMigrations } from './approval/context.ts';
+import { createLoginContext } from './approval/context.ts';
 import { openGeoIp } from './approval/geoip.ts';
+import { signinHistoryMigrations } from './approval/signin-history.store.ts';
 import { PURPOSES } from './keys/keys.lifecycle.ts';
 import { type EarlyKeyPairs, startKeyPairs } from './keys/keys.material.ts';
 import { registerKeyRoutes } from './keys/keys.routes.ts';
@@ -55,7 +56,7 @@ export const identityMigrations: Migration[] = [
   ...passkeyMigrations,
   ...emailLinkMigrations,
   ...approvalMigrations,
-  ...loginContextMigrations,
+  ...signinHistoryMigrations,
 ];
 
 export type { AccountCategoryPolicy } from './accounts/accounts.schemas.ts';

@@ -1,12 +1,14 @@
 /**
- * Sign-in context for the authenticator (seed 001, `AppLoginContext`) and the sign-in history behind it.
+ * Sign-in context for the authenticator and the rules of the sign-in history behind it. The context is the
+ * `AppLoginContext` each browser sign-in request carries for an authenticator that accepts `login-context`; its wire
+ * schema, shared with the SDK, is contracts.ts's (context.test.ts parses computed contexts with it).
  *
  * `compute` takes a snapshot when a browser starts an app-approval sign-in: browser and OS from the User-Agent,
  * country / city / network operator from the optional GeoIP database, and — after the installation's 14-day
  * introduction phase — what Hearth knows about this browser and this country for the account. The approval service
  * stores the snapshot with the request and never recomputes it.
  *
- * History (`identity_signin_history`, `identity_signin_browsers`, migration `identity-009-signin-history`):
+ * History (its tables, settings and SQL: signin-history.store.ts):
  * - every successful sign-in (password, passkey, email link, reset link, app approval) is recorded by
  *   `recordSuccessfulSignIn` with the SHA-256 of the browser's `hearth_browser` cookie and the country of the address
  *   (never the address itself); rows older than 90 days are removed by `cleanup` (every minute);
@@ -31,10 +33,9 @@
  */
 import crypto from 'node:crypto';
 import type { Logger } from '../../core/logging/logger.ts';
-import type { Migration } from '../../core/storage/platform-db.ts';
-import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
 import type { Store } from '../../core/storage/store.ts';
 import { type GeoIpReader, NO_GEO, parseIp } from './geoip.ts';
+import { createSigninHistoryStore, SIGNIN_SETTINGS } from './signin-history.store.ts';
 import { type Browser, type OperatingSystem, parseUserAgent } from './user-agent.ts';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -45,48 +46,7 @@ export const COUNTRY_WINDOW_MS = 90 * DAY_MS;
 /** A browser's row is kept this long after its last sign-in (the `hearth_browser` cookie's lifetime). */
 export const BROWSER_RETENTION_MS = 365 * DAY_MS;
 
-const SETTING_GEOIP_SINCE = 'login_context.geoip_since';
-const SETTING_HISTORY_STARTED = 'signin_history.started_at';
-const SETTING_INTRODUCTION = 'signin_history.introduction_started_at';
-
-const SIGNIN_HISTORY_009 = `
-        CREATE TABLE identity_signin_history (
-          id INTEGER PRIMARY KEY,
-          sub TEXT NOT NULL REFERENCES identity_accounts (sub) ON DELETE CASCADE,
-          browser_hash TEXT NOT NULL,        -- SHA-256 (hex) of the hearth_browser cookie value
-          country TEXT,                      -- ISO 3166-1 alpha-2 from GeoIP at sign-in, or NULL
-          at INTEGER NOT NULL                -- epoch ms
-        ) STRICT;
-        CREATE INDEX identity_signin_history_country ON identity_signin_history (sub, country, at);
-        CREATE INDEX identity_signin_history_at ON identity_signin_history (at);
-        CREATE TABLE identity_signin_browsers (
-          sub TEXT NOT NULL REFERENCES identity_accounts (sub) ON DELETE CASCADE,
-          browser_hash TEXT NOT NULL,
-          first_at INTEGER NOT NULL,         -- first successful sign-in of the account in this browser (knownSince)
-          last_at INTEGER NOT NULL,
-          PRIMARY KEY (sub, browser_hash)
-        ) STRICT, WITHOUT ROWID;
-        CREATE INDEX identity_signin_browsers_last ON identity_signin_browsers (last_at);
-      `;
-/** When the history started (the settings row written once, by the migration). */
-const HISTORY_STARTED_SQL = 'INSERT INTO identity_settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING';
-
-export const loginContextMigrations: Migration[] = [
-  {
-    id: 'identity-009-signin-history',
-    up: (db) => {
-      db.exec(SIGNIN_HISTORY_009);
-      const at = Date.now();
-      db.prepare(HISTORY_STARTED_SQL).run(SETTING_HISTORY_STARTED, JSON.stringify(at), at);
-    },
-    // The history's id is a rowid the database assigns: an identity column on PostgreSQL.
-    pg: async (q) => {
-      await q.run(postgresDdl(SIGNIN_HISTORY_009.replace('id INTEGER PRIMARY KEY,', 'id INTEGER PRIMARY KEY AUTOINCREMENT,')));
-      const at = Date.now();
-      await q.run(HISTORY_STARTED_SQL, [SETTING_HISTORY_STARTED, JSON.stringify(at), at]);
-    },
-  },
-];
+const { geoipSince: SETTING_GEOIP_SINCE, historyStarted: SETTING_HISTORY_STARTED, introductionStarted: SETTING_INTRODUCTION } = SIGNIN_SETTINGS;
 
 /** The shared schema (one source of truth with the SDK): server/identity/approval/contracts.ts. */
 export { AppLoginContextSchema } from './contracts.ts';
@@ -115,28 +75,13 @@ export function sameNetwork(ipA: string, ipB: string): boolean {
 }
 
 export function createLoginContext(deps: { store: Store; geoip: GeoIpReader | null; now?: () => number; logger?: Logger }) {
-  const { store, geoip } = deps;
+  const { geoip } = deps;
   const now = deps.now ?? Date.now;
 
-  // One SQL text for both engines (store.ts): the browser row keeps its earliest first and latest last sign-in.
-  const q = {
-    getSetting: 'SELECT value FROM identity_settings WHERE name = ?',
-    putSettingOnce: 'INSERT INTO identity_settings (name, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING',
-    firstPerson: "SELECT min(created_at) FROM identity_accounts WHERE kind = 'person'",
-    browser: 'SELECT first_at FROM identity_signin_browsers WHERE sub = ? AND browser_hash = ?',
-    countrySeen: 'SELECT 1 FROM identity_signin_history WHERE sub = ? AND country = ? AND at >= ? LIMIT 1',
-    otherCountrySeen: 'SELECT 1 FROM identity_signin_history WHERE sub = ? AND country IS NOT NULL AND country <> ? AND at >= ? LIMIT 1',
-    insertHistory: 'INSERT INTO identity_signin_history (sub, browser_hash, country, at) VALUES (?, ?, ?, ?)',
-    upsertBrowser: `INSERT INTO identity_signin_browsers (sub, browser_hash, first_at, last_at) VALUES (@sub, @hash, @at, @at)
-      ON CONFLICT (sub, browser_hash) DO UPDATE SET
-        first_at = CASE WHEN excluded.first_at < identity_signin_browsers.first_at THEN excluded.first_at ELSE identity_signin_browsers.first_at END,
-        last_at = CASE WHEN excluded.last_at > identity_signin_browsers.last_at THEN excluded.last_at ELSE identity_signin_browsers.last_at END`,
-    pruneHistory: 'DELETE FROM identity_signin_history WHERE at < ?',
-    pruneBrowsers: 'DELETE FROM identity_signin_browsers WHERE last_at < ?',
-  };
+  const signins = createSigninHistoryStore(deps.store);
 
   const readNumber = async (name: string): Promise<number | null> => {
-    const raw = await store.value<string>(q.getSetting, [name]);
+    const raw = await signins.getSetting(name);
     if (raw === undefined) return null;
     try {
       const v = JSON.parse(raw) as unknown;
@@ -146,7 +91,7 @@ export function createLoginContext(deps: { store: Store; geoip: GeoIpReader | nu
     }
   };
   const storeOnce = async (name: string, value: number) => {
-    await store.run(q.putSettingOnce, [name, JSON.stringify(value), now()]);
+    await signins.putSettingOnce(name, JSON.stringify(value), now());
     return readNumber(name);
   };
 
@@ -161,7 +106,7 @@ export function createLoginContext(deps: { store: Store; geoip: GeoIpReader | nu
   async function introductionStart(): Promise<number | null> {
     const stored = await readNumber(SETTING_INTRODUCTION);
     if (stored !== null) return stored;
-    const first = (await store.value<number | null>(q.firstPerson)) ?? null;
+    const first = await signins.firstPersonCreatedAt();
     if (first === null) return null;
     return storeOnce(SETTING_INTRODUCTION, Math.max(first, (await readNumber(SETTING_HISTORY_STARTED)) ?? first));
   }
@@ -186,14 +131,14 @@ export function createLoginContext(deps: { store: Store; geoip: GeoIpReader | nu
       let level: AppLoginContext['level'] = 'info';
       if (intro !== null && input.at >= intro + INTRODUCTION_MS) {
         const windowStart = input.at - COUNTRY_WINDOW_MS;
-        const first = input.browserId ? await store.value<number>(q.browser, [input.sub, browserHash(input.browserId)]) : undefined;
-        const newCountry = geo.country !== null && since !== null && (await store.value(q.countrySeen, [input.sub, geo.country, windowStart])) === undefined;
+        const first = input.browserId ? await signins.browserFirstAt(input.sub, browserHash(input.browserId)) : undefined;
+        const newCountry = geo.country !== null && since !== null && !(await signins.countrySeen(input.sub, geo.country, windowStart));
         history = {
           knownSince: first === undefined ? null : iso(first),
           newCountry,
           countriesSince: since !== null && input.at - since < COUNTRY_WINDOW_MS ? iso(since) : null,
         };
-        if (newCountry && (await store.value(q.otherCountrySeen, [input.sub, geo.country, windowStart])) !== undefined) level = 'warn';
+        if (newCountry && (await signins.otherCountrySeen(input.sub, geo.country!, windowStart))) level = 'warn';
         else if (newCountry || history.knownSince === null) level = 'hint';
       }
       return { level, browser, os, country: geo.country, city: geo.city, network: geo.network, history };
@@ -206,20 +151,17 @@ export function createLoginContext(deps: { store: Store; geoip: GeoIpReader | nu
       await geoipSince();
       const country = geoip?.lookup(input.ip).country ?? null;
       const hash = browserHash(input.browserId);
-      await store.tx(
-        async () => {
-          await store.run(q.insertHistory, [input.sub, hash, country, input.at]);
-          await store.run(q.upsertBrowser, { sub: input.sub, hash, at: input.at });
-        },
-        { name: 'sign-in history' },
-      );
+      await signins.transaction(async () => {
+        await signins.insertHistory(input.sub, hash, country, input.at);
+        await signins.upsertBrowser(input.sub, hash, input.at);
+      });
       await introductionStart();
     },
 
     /** Removes history older than 90 days and browsers unused for a year; returns how many rows went. */
     async cleanup(at = now()): Promise<{ history: number; browsers: number }> {
-      const history = (await store.run(q.pruneHistory, [at - COUNTRY_WINDOW_MS])).changes;
-      const browsers = (await store.run(q.pruneBrowsers, [at - BROWSER_RETENTION_MS])).changes;
+      const history = await signins.pruneHistory(at - COUNTRY_WINDOW_MS);
+      const browsers = await signins.pruneBrowsers(at - BROWSER_RETENTION_MS);
       if (history + browsers > 0) deps.logger?.debug({ history, browsers }, 'sign-in history pruned');
       return { history, browsers };
     },
