@@ -68,8 +68,8 @@ export interface DbOptions {
 
 export function createDbService(deps: DbServiceDeps) {
   const events = new EventBus({ bufferSize: deps.events?.bufferEvents, bufferBytes: deps.events?.bufferBytes });
-  const telemetry = createTelemetry({ store: deps.store, logger: deps.logger.child({ part: 'telemetry' }) });
   const registry = createNamespaceStore(deps.store, { logger: deps.logger.child({ part: 'registry' }) });
+  const telemetry = createTelemetry({ store: deps.store, namespaces: registry, logger: deps.logger.child({ part: 'telemetry' }) });
   const nodeId = nodeIdOf(deps.dataDir, deps.node?.id);
   const nodes = createNodes({
     store: deps.store,

@@ -1,5 +1,5 @@
 /**
- * The namespace registry in the core store (issue 18: platform.db or PostgreSQL). It never opens a tenant database.
+ * The namespace registry in the core store (platform.db or PostgreSQL). It never opens a tenant database.
  *
  * Every data-plane request looks its namespace up (`get`), so the registry keeps a per-process cache of every row
  * and answers `get` from it synchronously. The cache is loaded by `start()` and kept current by:
@@ -183,6 +183,11 @@ export function createNamespaceStore(store: Store, opts: NamespaceStoreOptions =
     get: (name: string): NamespaceRow | undefined => cache.get(name),
     /** The stored row, read now (the control plane's record, with another node's activity and storage). */
     fetch: (name: string) => store.get<NamespaceRow>('SELECT * FROM namespaces WHERE name = ?', [name]),
+    /**
+     * Whether the namespace's row is stored, read now and never from the cache: inside the caller's open transaction of
+     * the core store when there is one (the telemetry flush writes rollups only for namespaces its transaction sees).
+     */
+    isStored: async (name: string): Promise<boolean> => (await store.value('SELECT 1 FROM namespaces WHERE name = ?', [name])) !== undefined,
     // Keyset paging: `name > ?` seeks in the primary-key index ('' precedes every valid name).
     page: (after: string | null, limit: number) =>
       store.all<NamespaceRow>('SELECT * FROM namespaces WHERE name > ? ORDER BY name LIMIT ?', [after ?? '', limit]),

@@ -1,7 +1,7 @@
 /**
  * Bounded per-namespace telemetry.
  *
- * Two ring tables in the core store (platform.db or PostgreSQL, issue 18) hold rollups with a FIXED number of rows per namespace:
+ * Two ring tables in the core store (platform.db or PostgreSQL) hold rollups with a FIXED number of rows per namespace:
  *   ns_telemetry_minute: 60 slots of one minute (the `1h` window),
  *   ns_telemetry_hour:  720 slots of one hour   (the `24h`, `7d` and `30d` windows).
  * A bucket starting at `bucket_start` (unix seconds) lives in slot `(bucket_start / bucket) % slots`; when a slot is
@@ -12,11 +12,18 @@
  * in one transaction. Reads merge the pending buckets in, so the overview is current. Flushes and reads run one at a
  * time (a read never sees a batch half written, nor counts one twice). A slot's row is read and written back under
  * a row lock on PostgreSQL (two replicas flushing the same namespace add up instead of overwriting each other).
+ * A flush writes rows only for the namespaces the registry holds when its transaction asks (`isStored`, read inside
+ * the flush's transaction).
+ *
+ * One file because the ring tables, the pending aggregates and the window reads are one arithmetic: the same buckets,
+ * slots and aggregate (`Agg`, merged the same way when written and when read), and the histogram codec is the format
+ * of a stored row; split, each part would reach into the others' internals.
  */
 import type { Logger } from '../../core/logging/logger.ts';
 import type { Migration } from '../../core/storage/platform-db.ts';
 import { postgresDdl } from '../../core/storage/postgres-ddl.ts';
 import type { Store } from '../../core/storage/store.ts';
+import type { NamespaceStore } from '../namespaces/namespaces.store.ts';
 
 export const MINUTE_SLOTS = 60;
 export const HOUR_SLOTS = 24 * 30;
@@ -230,9 +237,16 @@ const WINDOWS: Record<OverviewWindow, { resolution: 'minute' | 'hour' | 'day'; s
 /** Most namespaces held in memory between flushes (requests naming unknown namespaces cannot grow it further). */
 const MAX_PENDING_NAMESPACES = 10_000;
 
-/** Bounded per-namespace telemetry rollups in platform.db. */
-export function createTelemetry(deps: { store: Store; logger: Logger; now?: () => number; flushIntervalMs?: number }) {
-  const { store, logger } = deps;
+/** Bounded per-namespace telemetry rollups in the core store. */
+export function createTelemetry(deps: {
+  store: Store;
+  /** The registry: a flush keeps rollups only for the namespaces stored when its transaction reads them. */
+  namespaces: Pick<NamespaceStore, 'isStored'>;
+  logger: Logger;
+  now?: () => number;
+  flushIntervalMs?: number;
+}) {
+  const { store, namespaces, logger } = deps;
   const now = deps.now ?? Date.now;
   const flushIntervalMs = deps.flushIntervalMs ?? 5000;
 
@@ -330,7 +344,7 @@ export function createTelemetry(deps: { store: Store; logger: Logger; now?: () =
       async () => {
         let rows = 0;
         for (const [ns, kinds] of batch) {
-          if (!(await store.value('SELECT 1 FROM namespaces WHERE name = ?', [ns]))) continue; // unknown or deleted namespace: nothing to keep
+          if (!(await namespaces.isStored(ns))) continue; // unknown or deleted namespace: nothing to keep
           for (const kind of ['minute', 'hour'] as const) {
             const { bucket, slots } = tables[kind];
             const q = sql[kind];

@@ -7,6 +7,7 @@ import { createLogger } from '../../../server/core/logging/logger.ts';
 import { type Db, openPlatformDb } from '../../../server/core/storage/platform-db.ts';
 import { postgresStore } from '../../../server/core/storage/postgres-store.ts';
 import { sqliteStore } from '../../../server/core/storage/store.ts';
+import { createNamespaceStore } from '../../../server/db/namespaces/namespaces.store.ts';
 import {
   createTelemetry,
   decodeHistogram,
@@ -103,7 +104,10 @@ describe('rollups (injected clock)', () => {
   let db: Db;
   let clock = 0;
   const logger = createLogger({ level: 'silent' });
-  const make = () => createTelemetry({ store: sqliteStore(db), logger, now: () => clock });
+  const make = () => {
+    const store = sqliteStore(db);
+    return createTelemetry({ store, namespaces: createNamespaceStore(store), logger, now: () => clock });
+  };
   const rows = (table: 'minute' | 'hour', ns: string) => db.prepare(`SELECT count(*) FROM ns_telemetry_${table} WHERE ns = ?`).pluck().get(ns) as number;
   const addNs = (name: string) =>
     db.prepare('INSERT INTO namespaces (name, file_id, created_at, config) VALUES (?, ?, ?, ?)').run(name, `f-${name}`, new Date().toISOString(), '{}');

@@ -1,5 +1,5 @@
 /**
- * The database service's core-store parts on both engines (issue 18): the namespace registry and the telemetry
+ * The database service's core-store parts on both engines: the namespace registry and the telemetry
  * rollups give the same answers on SQLite (platform.db through `sqliteStore`) and on a private PostgreSQL cluster
  * (`postgresStore`, migrated by `migratePostgres`), and so does node placement (by load, checked, a node going down
  * told once; an injected clock ages the heartbeats); and two registries on one PostgreSQL database (two replicas)
@@ -160,7 +160,7 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const [a] = await replicas(engine);
       const reg = await registry(a);
       await reg.insert({ name: 'tel', file_id: 'f-tel', created_at: new Date().toISOString(), config: '{}' });
-      const t = createTelemetry({ store: a, logger });
+      const t = createTelemetry({ store: a, namespaces: reg, logger });
       for (let i = 0; i < 10; i++) t.observe({ ns: 'tel', status: i < 8 ? 200 : 500, seconds: 0.002 * (i + 1), rowsRead: 3, rowsWritten: 1 });
       t.observe({ ns: 'ghost', status: 200, seconds: 0.001, rowsRead: 0, rowsWritten: 0 });
       await t.flush();
@@ -179,8 +179,8 @@ for (const engine of ['sqlite', 'postgres'] as const) {
       const reg = await registry(a);
       await reg.insert({ name: 'both', file_id: 'f-both', created_at: new Date().toISOString(), config: '{}' });
       const now = () => Date.UTC(2030, 0, 1, 0, 0, 30);
-      const ta = createTelemetry({ store: a, logger, now });
-      const tb = createTelemetry({ store: b, logger, now });
+      const ta = createTelemetry({ store: a, namespaces: reg, logger, now });
+      const tb = createTelemetry({ store: b, namespaces: createNamespaceStore(b), logger, now });
       for (let round = 0; round < 5; round++) {
         for (let i = 0; i < 3; i++) ta.observe({ ns: 'both', status: 200, seconds: 0.001, rowsRead: 1, rowsWritten: 0 });
         for (let i = 0; i < 4; i++) tb.observe({ ns: 'both', status: 200, seconds: 0.001, rowsRead: 1, rowsWritten: 0 });
