@@ -2,12 +2,16 @@
  * The namespace control plane: create, configure, list, duplicate, export, import and delete namespaces, each a
  * SQLite database in `<data>/namespaces/<fileId>.db` recorded in the registry (namespaces.store.ts, in the core
  * store). Changes to one name run one after another (`Locks`); a registry write and its audit record commit together.
- * With several nodes (replicas sharing one core store) a namespace's file lives on its row's `node`: this node opens only its own namespaces
- * (another's answers 421 `namespace_elsewhere`), creates the database of one placed here by another node when it
- * hears of it, and removes the files of one of its own deleted elsewhere.
+ * With several nodes (replicas sharing one core store) a namespace's file lives on its row's `node`: this node opens
+ * only its own namespaces (another's answers 421 `namespace_elsewhere`), creates the database of one placed here by
+ * another node when it hears of it, and removes the files of one of its own deleted elsewhere.
  * A new database file (create, duplicate, import) that a full disk refuses is removed again and answered 507
  * `disk_full` (storage-errors.ts), as is a registry write platform.db's full disk refuses: nothing is left behind. A
  * database the full disk will not let SQLite open (no room for its `-shm` file) is 507 `disk_full` too.
+ *
+ * One file because every operation runs inside the same closure: the name locks, the open-handle manager, the
+ * registry's remote-change hook and the disk-full rule; each operation is a short sequence of those. The snapshot copy
+ * (`snapshot`, shared by duplicate, export and backup) is the one part that could stand on its own.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';

@@ -1,3 +1,13 @@
+/**
+ * Rows of a tenant table: listing and reading by id (planned by builder.ts from the grammar, run by read.ts), and
+ * inserting, updating and deleting by filter or id, each write in one transaction whose rows are published as change
+ * events. A listing runs on the server's own connection when it is small and fast (`InlineReads`), otherwise in a
+ * query process (sql.service.ts).
+ *
+ * One file because reads and writes share the table checks (`requireTable`, `requireId`, `storedValues`), `Prefer`
+ * and the shaping of returned rows. The inline-read policy (`readsInline` with its slow-table memory) is the part
+ * that could stand on its own.
+ */
 import type Database from 'better-sqlite3';
 import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { ChangeEvent, EventBus } from '../events/bus.ts';

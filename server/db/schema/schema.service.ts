@@ -2,6 +2,10 @@
  * Schema changes of a tenant database: tables, views and indexes created, altered and dropped, each in one
  * transaction with its changelog entry (`_hearth_changelog`) and then published as a change event; reading the
  * catalog and the changelog. How a change is carried out in SQLite (DDL, the table rebuild, the view guard) is ddl.ts's.
+ *
+ * One file because every operation goes through one write step (`change`: the read-only guard, the transaction with
+ * its changelog entries, the view check, the catalog invalidation and the change event); `update` is the long one,
+ * since a rename, added, dropped and renamed columns and metadata in one request are one transaction.
  */
 import type Database from 'better-sqlite3';
 import { HearthError, quoteInput } from '../../core/http/errors.ts';

@@ -23,7 +23,8 @@
  * - A caller that goes away (AbortSignal) leaves the queue, or has its running job killed.
  *
  * This file is the scheduler (queue, limits, timers, answers); one process — forking, priority, memory word,
- * stopping — is `sql.process.ts`.
+ * stopping — is `sql.process.ts`. The scheduler stays one file because every way a job ends (answer, timeout, memory,
+ * death, abort, an export's last chunk) must free its slot and pump the queue the same way, over the same state.
  */
 import { Readable } from 'node:stream';
 import { HearthError } from '../../core/http/errors.ts';
