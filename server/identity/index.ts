@@ -1,8 +1,14 @@
 /**
- * The identity platform (seed 001). Other domains use only this file.
- * Built so far: accounts, groups, service accounts and account categories (server/identity/accounts); password sign-in,
- * first-run setup and platform sessions (server/identity/sessions); signing keys (server/identity/keys) — the only code that touches a private key. Other domains get the
- * closed signing authority (typed token shapes, no arbitrary claims) and the application-facing verifiers from here.
+ * The identity platform. Other domains use only this file.
+ * Accounts, groups, service accounts and account categories (accounts/); password sign-in, first-run setup and
+ * platform sessions (sessions/), passkeys (passkeys/); signing keys (keys/) — the only code that touches a private
+ * key; the OAuth 2.0 / OpenID Connect server (oauth/); authenticator approval (approval/); Linux identities (linux/);
+ * Hearth's notices to accounts (notices.ts). Other domains get the closed signing authority (typed token shapes, no
+ * arbitrary claims) and the application-facing verifiers from here.
+ *
+ * One file because it is the domain's one wiring point, as server/boot.ts is the server's: the migrations in order,
+ * the construction in dependency order, routes, start and stop, and the surface other domains call (a quarter of the
+ * file, mostly one line per member handing on to the service that owns it).
  */
 
 import type { AuditLog } from '../core/audit/audit.ts';

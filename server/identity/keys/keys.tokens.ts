@@ -11,6 +11,10 @@
  *
  * Purposes are mutually exclusive twice over: each purpose has its own keys and JWKS, and each validator demands its
  * own `typ` and audience rule.
+ *
+ * One file because the table above is one contract: the claims a shape's builder writes are the claims its validator
+ * demands, and a change to one is checked against the other here; the remote verifiers at the end are the same
+ * validators fed from the published key sets.
  */
 import crypto from 'node:crypto';
 import { createRemoteJWKSet, type JWTPayload, type JWTVerifyGetKey, errors as joseErrors, jwtVerify } from 'jose';

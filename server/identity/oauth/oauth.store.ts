@@ -7,7 +7,7 @@ import type { RunResult, Store } from '../../core/storage/store.ts';
  * OAuth storage. Secrets are never stored: client secrets, authorization codes and refresh tokens are kept as
  * SHA-256 hashes of high-entropy random values. Times are epoch ms.
  *
- * Named states (seed: "not shown"):
+ * Named states (Hearth's own names):
  * - authorization code: `issued` (used_at NULL, before expires_at) → `redeemed` (used_at set) | `expired`.
  * - refresh family: `active` → `revoked` (revoked_at + reason: `reuse`, `code_replay`, `revoked`, `logout`,
  *   `client_revoked`, `recheck_failed`, `fail_closed`); `reservation` is set while a refresh is being issued.
@@ -15,6 +15,10 @@ import type { RunResult, Store } from '../../core/storage/store.ts';
  * - device authorization (RFC 8628): `pending` → `approved` (browser verification) | `denied` | `expired`;
  *   `pending` (app mode: the approval is held by the authenticator) or `approved` → `consumed` (the one token
  *   exchange) ; see device.ts.
+ *
+ * One file because it is the OAuth tables and every statement on them: a guarded statement (the refresh reservation,
+ * the one-shot code) is read beside the columns and indexes it relies on. About a quarter of it is the migrations'
+ * DDL, which could move to an oauth.migrations.ts as mail's did.
  */
 const OAUTH_004 = `
       CREATE TABLE oauth_clients (
