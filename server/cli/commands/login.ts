@@ -7,6 +7,10 @@
  * `login_hint`, approved in the account's paired authenticator app; no browser and no loopback port.
  * `hearth login --device`: the same grant without `login_hint`: the user enters the printed code on the server's
  * `/oauth/device` page in a browser on any device (for machines without a browser, e.g. over SSH).
+ *
+ * One file because the three commands share discovery, the token store (`storeTokens`) and the exit codes, and
+ * `hearth login` picks its flow from its options. It does hold two flows: the device grant
+ * (`requestDeviceAuthorization` to `terminalLogin`) could be a login-device.ts beside the loopback code flow.
  */
 
 import { spawn } from 'node:child_process';

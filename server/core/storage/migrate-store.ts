@@ -22,6 +22,9 @@
  * A mismatch, or any failure once the schema exists, leaves the target to be dropped (MigrateStoreError says so).
  * Target triggers (user triggers, e.g. mail's settled trigger) are disabled inside the copying transactions: the rows
  * arrive as they are, and what the source's triggers wrote is copied as it is.
+ *
+ * One file because it is one procedure: the functions below are its steps in the order above, sharing the plan of
+ * tables and the digests; what stands alone (reading the tables and checksums) is already in migrate-tables.ts.
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -9,6 +9,10 @@
  * A check can also be asked for (`checkNow`, "check now" of the admin API): it runs one pass for that profile at once,
  * or joins the pass in progress — a profile is never checked twice at the same time, whoever asked. Each pass ends
  * with its outcome (`CheckOutcome`): the profile's status as before, the counts of the run, and an info log line.
+ *
+ * One file because a profile's check is one IMAP session whose steps (open, search from the cursor, fetch the report
+ * parts, match and record, save the cursor) share the connection, the deadline and the counts; the schedule and
+ * `checkNow` are the few lines around it, and parsing a report is apart (dsn.ts).
  */
 import net from 'node:net';
 import type tls from 'node:tls';
