@@ -50,7 +50,7 @@ export type InboxBody = {
 const size = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
 
 /**
- * Fits an inbox into `limit` bytes (seed rule 5): action summaries go first (counted in `moreActions`), then the
+ * Fits an inbox into `limit` bytes (the 8 KiB response budget): action summaries go first (counted in `moreActions`), then the
  * context of logins from the last one backwards, then the newest device changes (counted in `moreChanges`, at most
  * five). A login is never dropped.
  */

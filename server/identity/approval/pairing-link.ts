@@ -1,6 +1,6 @@
 /**
- * The pairing link's format, `{authenticatorOrigin}/#pairing=<percent-encoded JSON payload>` (seed "Pairing link
- * payload"), without any dependency: the contracts module (which validates) and the admin UI (which must not pull zod
+ * The pairing link's format, `{authenticatorOrigin}/#pairing=<percent-encoded JSON payload>` (the payload rides in
+ * the URL fragment, so it never reaches a server), without any dependency: the contracts module (which validates) and the admin UI (which must not pull zod
  * into its bundle) both build links here.
  */
 export const PAIRING_FRAGMENT = '#pairing=';

@@ -12,7 +12,7 @@
  *   eight-letter `user_code` (RFC 8628 §6.1 alphabet), a signed-in user enters it at `/oauth/device`, sees the
  *   client, the scopes and the lifetime, and approves or denies. The device code lives ten minutes.
  *
- * States (seed: "not shown"): `pending` → `approved` (browser mode) | `denied` | `expired`; `pending` (app mode;
+ * States (Hearth's own names): `pending` → `approved` (browser mode) | `denied` | `expired`; `pending` (app mode;
  * the approval itself is held by the authenticator and read through the broker) or `approved` → `consumed` by the
  * one successful token exchange. A device code is single-use: a second exchange is `invalid_grant` and revokes the
  * tokens minted from it (as for authorization codes).

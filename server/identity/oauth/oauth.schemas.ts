@@ -7,7 +7,7 @@ export const SUPPORTED_SCOPES = ['openid', 'profile', 'email', 'groups', 'offlin
 /** What discovery advertises and dynamic clients may have: `groups` and `admin` need a managed or first-party client. */
 export const DELEGATED_SCOPES = ['openid', 'profile', 'email', 'offline_access', 'read', 'write'] as const;
 export const DEFAULT_CLIENT_SCOPES = ['openid', 'profile', 'email'];
-/** The platform audience: every Hearth API accepts it (seed: the default audience `platform`). */
+/** The platform audience, a client's default audience: every Hearth API accepts it. */
 export const PLATFORM_AUDIENCE = 'hearth';
 export const LIST_MAX = 50;
 
