@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import type { Api } from './core/http/api.ts';
-import type { AppContext, AppMiddleware, AppState } from './core/http/context.ts';
+import type { AppContext, AppMiddleware, AppState } from './core/http/app-context.ts';
 import { plumbing } from './core/http/middleware.ts';
 import { serveUi } from './core/http/static-ui.ts';
 import type { Logger } from './core/logging/logger.ts';

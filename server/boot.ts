@@ -15,7 +15,7 @@ import { ensureInitialAdminToken, INITIAL_TOKEN_FILE } from './boot-token.ts';
 import { bootstrap, DEFAULT_UI_DIR, type StartOptions } from './bootstrap.ts';
 import type { TokenService } from './core/auth/tokens.service.ts';
 import type { HearthConfig } from './core/config/config.ts';
-import type { AppContext, HotContext } from './core/http/context.ts';
+import type { AppContext, HotContext } from './core/http/app-context.ts';
 import { hotDispatcher } from './core/http/hot.ts';
 import type { Logger } from './core/logging/logger.ts';
 import { bundledUiDir } from './core/runtime.ts';

@@ -3,7 +3,7 @@
 import type { AuditLog } from '../core/audit/audit.ts';
 import type { BackupPart } from '../core/backup/index.ts';
 import type { Api } from '../core/http/api.ts';
-import type { AppContext, HotContext } from '../core/http/context.ts';
+import type { AppContext, HotContext } from '../core/http/app-context.ts';
 import type { Logger } from '../core/logging/logger.ts';
 import type { Metrics } from '../core/metrics/metrics.ts';
 import { ForwardAgents } from '../core/net/forward.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { requireNamespaceAccess } from '../core/auth/auth.ts';
 import { actorOf } from '../core/auth/tokens.service.ts';
-import type { AppContext, HotContext } from '../core/http/context.ts';
+import type { AppContext, HotContext } from '../core/http/app-context.ts';
 import { HearthError, quoteInput } from '../core/http/errors.ts';
 import type { TenantDb } from './namespaces/handles.ts';
 import type { NamespaceConfig } from './namespaces/namespaces.schemas.ts';

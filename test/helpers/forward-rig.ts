@@ -9,7 +9,7 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import type { AppState } from '../../server/core/http/context.ts';
+import type { AppState } from '../../server/core/http/app-context.ts';
 import { plumbing } from '../../server/core/http/middleware.ts';
 import { createLogger } from '../../server/core/logging/logger.ts';
 import { createMetrics } from '../../server/core/metrics/metrics.ts';

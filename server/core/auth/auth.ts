@@ -1,5 +1,5 @@
 import type { Access } from '../http/api.ts';
-import type { AppContext, HotContext } from '../http/context.ts';
+import type { AppContext, HotContext } from '../http/app-context.ts';
 import { HearthError, quoteInput } from '../http/errors.ts';
 import { DATABASE_APP_ID, NAMESPACE_RESOURCE } from './database-app.ts';
 import { actorOf, type Principal, type TokenService } from './tokens.service.ts';

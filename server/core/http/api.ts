@@ -1,8 +1,8 @@
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import Router from '@koa/router';
 import { z } from 'zod';
+import type { AppContext, AppState, HotContext } from './app-context.ts';
 import { formatBytes, readJsonBody } from './body.ts';
-import type { AppContext, AppState, HotContext } from './context.ts';
 import { HearthError, QUOTE_LIMIT, quoteInput } from './errors.ts';
 import { HotRoutes } from './hot.ts';
 import { setBody } from './json-body.ts';

@@ -1,4 +1,4 @@
-import type { HotContext } from './context.ts';
+import type { HotContext } from './app-context.ts';
 import { HearthError, quoteInput } from './errors.ts';
 
 /** What reading a body needs of a request context (a Koa context or a hot route's). */

@@ -25,7 +25,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Logger } from '../logging/logger.ts';
 import type { Metrics } from '../metrics/metrics.ts';
-import type { HotContext } from './context.ts';
+import type { HotContext } from './app-context.ts';
 import { errorAnswer, finishRequest, RequestState, requestIdOf } from './middleware.ts';
 
 export type HotHandler = (ctx: HotContext, params: Record<string, string>) => Promise<unknown>;

@@ -4,7 +4,7 @@ import type { Principal } from '../auth/tokens.service.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Metrics } from '../metrics/metrics.ts';
 import { StoreUnavailableError } from '../storage/store.ts';
-import type { AppContext, AppMiddleware } from './context.ts';
+import type { AppContext, AppMiddleware } from './app-context.ts';
 import { type ErrorCode, HearthError } from './errors.ts';
 import { setBody } from './json-body.ts';
 

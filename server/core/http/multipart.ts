@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import busboy from 'busboy';
 import { privateDir } from '../storage/data-dir.ts';
-import type { AppContext } from './context.ts';
+import type { AppContext } from './app-context.ts';
 import { HearthError, quoteInput } from './errors.ts';
 
 export type Upload =

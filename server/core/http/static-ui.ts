@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AppMiddleware } from './context.ts';
+import type { AppMiddleware } from './app-context.ts';
 
 /** Content types of the files the UI builds (also the reference authenticator site's, server/core/http/authenticator-site.ts). */
 export const CONTENT_TYPES: Record<string, string> = {

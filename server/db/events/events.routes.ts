@@ -20,7 +20,7 @@ import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { z } from 'zod';
 import type { Api } from '../../core/http/api.ts';
-import type { AppContext } from '../../core/http/context.ts';
+import type { AppContext } from '../../core/http/app-context.ts';
 import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { NamespaceService } from '../namespaces/namespaces.service.ts';

@@ -237,4 +237,4 @@ export function registerNamespaceRoutes(
   });
 }
 
-export type ImportTableHandler = (ctx: import('../../core/http/context.ts').AppContext, ns: string, table: string) => Promise<unknown>;
+export type ImportTableHandler = (ctx: import('../../core/http/app-context.ts').AppContext, ns: string, table: string) => Promise<unknown>;

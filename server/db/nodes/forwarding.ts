@@ -23,7 +23,7 @@
  */
 import dns from 'node:dns/promises';
 import net from 'node:net';
-import type { AppContext, AppMiddleware } from '../../core/http/context.ts';
+import type { AppContext, AppMiddleware } from '../../core/http/app-context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import { type ForwardAgents, forward, forwardedBy, forwardedClient } from '../../core/net/forward.ts';
 import type { Owner } from './nodes.ts';

@@ -31,7 +31,7 @@ import { pipeline } from 'node:stream/promises';
 import type { AuditLog } from '../../core/audit/audit.ts';
 import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
-import type { AppContext } from '../../core/http/context.ts';
+import type { AppContext } from '../../core/http/app-context.ts';
 import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { Logger } from '../../core/logging/logger.ts';
 import type { ForwardAgents } from '../../core/net/forward.ts';

@@ -1,5 +1,5 @@
 import { PassThrough, pipeline } from 'node:stream';
-import type { AppContext } from '../../core/http/context.ts';
+import type { AppContext } from '../../core/http/app-context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { Upload } from '../../core/http/multipart.ts';
 import { spawnWorker } from '../../core/runtime.ts';

@@ -5,8 +5,8 @@
  */
 import { z } from 'zod';
 import { type Api, parse } from '../../core/http/api.ts';
+import type { AppContext } from '../../core/http/app-context.ts';
 import { readJsonBody } from '../../core/http/body.ts';
-import type { AppContext } from '../../core/http/context.ts';
 import { HearthError, quoteInput } from '../../core/http/errors.ts';
 import type { NamespaceService } from '../namespaces/namespaces.service.ts';
 import { abandonSignal, openTenant, type Tenant } from '../plane.ts';

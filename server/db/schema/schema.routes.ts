@@ -183,7 +183,7 @@ export function registerSchemaRoutes(api: Api, deps: { namespaces: NamespaceServ
 }
 
 /** DELETE may carry `{_meta}`; any other body is refused. */
-async function readOptionalMeta(ctx: import('../../core/http/context.ts').AppContext): Promise<{ _meta?: Record<string, unknown> } | undefined> {
+async function readOptionalMeta(ctx: import('../../core/http/app-context.ts').AppContext): Promise<{ _meta?: Record<string, unknown> } | undefined> {
   const { readJsonBody } = await import('../../core/http/body.ts');
   const raw = await readJsonBody(ctx, 64 * 1024);
   if (raw === undefined) return undefined;

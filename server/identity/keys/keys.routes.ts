@@ -1,6 +1,6 @@
 import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
-import type { AppContext } from '../../core/http/context.ts';
+import type { AppContext } from '../../core/http/app-context.ts';
 import { JWKS_MAX_AGE_S, type Purpose } from './keys.lifecycle.ts';
 import { Jwks, KeyList, KidParams, RevokeBody, RevokeResult, RewrapResult } from './keys.schemas.ts';
 import type { KeysService } from './keys.service.ts';

@@ -2,7 +2,7 @@
  * The server-rendered pages of the authorization flow: sign-in, consent, sign-out and errors. Plain HTML forms (no
  * script), posted back to this origin; every page forbids framing (clickjacking on consent) and caching.
  */
-import type { AppContext } from '../../core/http/context.ts';
+import type { AppContext } from '../../core/http/app-context.ts';
 import { escapeHtml } from '../../core/http/html.ts';
 import type { AccountRow } from '../accounts/accounts.store.ts';
 import type { AuthorizationParams } from './authorize.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Api } from '../../core/http/api.ts';
+import type { AppContext } from '../../core/http/app-context.ts';
 import { readFormBody, SMALL_BODY_LIMIT } from '../../core/http/body.ts';
-import type { AppContext } from '../../core/http/context.ts';
 import { escapeHtml } from '../../core/http/html.ts';
 import { errorPage, sendPage } from '../oauth/oauth.pages.ts';
 import { type EmailLinks, LINK_LIFETIME_MS, type LinkPurpose } from './email-links.ts';

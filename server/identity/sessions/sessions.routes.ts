@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { actorFor, requireRole } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
+import type { AppContext } from '../../core/http/app-context.ts';
 import { SMALL_BODY_LIMIT } from '../../core/http/body.ts';
-import type { AppContext } from '../../core/http/context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import { plainTextRule } from '../../core/http/text.ts';
 import { Login, SubParams } from '../accounts/accounts.schemas.ts';

@@ -14,7 +14,7 @@ import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { AuditLog } from '../../core/audit/audit.ts';
 import type { Principal, SessionInfo } from '../../core/auth/tokens.service.ts';
-import type { AppContext } from '../../core/http/context.ts';
+import type { AppContext } from '../../core/http/app-context.ts';
 import { badRequest, HearthError, quoteInput } from '../../core/http/errors.ts';
 import { CreateAccountBody } from '../accounts/accounts.schemas.ts';
 import { type AccountsService, type Actor, presentAccount } from '../accounts/accounts.service.ts';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { actorFor } from '../../core/auth/auth.ts';
 import type { Api } from '../../core/http/api.ts';
-import type { AppContext } from '../../core/http/context.ts';
+import type { AppContext } from '../../core/http/app-context.ts';
 import { HearthError } from '../../core/http/errors.ts';
 import type { AppsService, MailApplication } from '../apps/apps.service.ts';
 import { MAIL_BASE } from '../profiles/profiles.routes.ts';

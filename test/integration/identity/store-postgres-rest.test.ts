@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { createAuditLog } from '../../../server/core/audit/audit.ts';
-import type { AppContext } from '../../../server/core/http/context.ts';
+import type { AppContext } from '../../../server/core/http/app-context.ts';
 import { coreMigrations } from '../../../server/core/storage/platform-db.ts';
 import type { Store } from '../../../server/core/storage/store.ts';
 import { createAccountsService } from '../../../server/identity/accounts/accounts.service.ts';

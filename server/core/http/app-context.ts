@@ -1,3 +1,7 @@
+/**
+ * The types of a request's context: what every Koa middleware and route of the app sees (`AppState` on
+ * `ctx.state`, `AppContext`, `AppMiddleware`), and the part of it a hot route may use (`HotContext`).
+ */
 import type Koa from 'koa';
 import type { Principal } from '../auth/tokens.service.ts';
 import type { Logger } from '../logging/logger.ts';
