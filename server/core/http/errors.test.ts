@@ -30,8 +30,8 @@ const CHECKED_ELSEWHERE = new Set([
  */
 const FORWARDERS: Array<{ name: string; module: string; code: number; opts: number | null }> = [
   { name: 'notFound', module: 'server/core/http/errors.ts', code: 0, opts: null },
-  { name: 'oauthError', module: 'server/identity/oauth/context.ts', code: 0, opts: 2 },
-  { name: 'oauthError', module: 'server/identity/oauth/oauth.service.ts', code: 0, opts: 2 }, // re-exports context.ts's
+  { name: 'oauthError', module: 'server/identity/oauth/action-context.ts', code: 0, opts: 2 },
+  { name: 'oauthError', module: 'server/identity/oauth/oauth.service.ts', code: 0, opts: 2 }, // re-exports action-context.ts's
   { name: 'pollError', module: 'server/identity/oauth/device.ts', code: 0, opts: null },
 ];
 

@@ -14,7 +14,17 @@
 import { quoteInput } from '../../core/http/errors.ts';
 import type { Actor } from '../accounts/accounts.service.ts';
 import type { AccountRow } from '../accounts/accounts.store.ts';
-import { type Client, CODE_LIFETIME_MS, CONSENT_LIFETIME_MS, json, type OAuthContext, parseScope, random, SIGN_IN_INTERACTION_MS, sha256 } from './context.ts';
+import {
+  type Client,
+  CODE_LIFETIME_MS,
+  CONSENT_LIFETIME_MS,
+  json,
+  type OAuthContext,
+  parseScope,
+  random,
+  SIGN_IN_INTERACTION_MS,
+  sha256,
+} from './action-context.ts';
 import { absoluteUri, SUPPORTED_SCOPES } from './oauth.schemas.ts';
 
 export interface AuthorizationParams {

@@ -6,7 +6,7 @@
  * set where errors are answered); a body `client_id` that differs from the Basic one is `invalid_request`.
  */
 import crypto from 'node:crypto';
-import { type Client, type OAuthContext, oauthError, sha256 } from './context.ts';
+import { type Client, type OAuthContext, oauthError, sha256 } from './action-context.ts';
 
 export interface ClientCredentials {
   /** The request's `Authorization` header ('' when absent). */

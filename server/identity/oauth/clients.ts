@@ -24,7 +24,7 @@ import {
   random,
   rowOf,
   sha256,
-} from './context.ts';
+} from './action-context.ts';
 import { DEVICE_CODE_GRANT } from './device.ts';
 import { absoluteUri, type CreateClientBody, DELEGATED_SCOPES, PLATFORM_AUDIENCE, type RegisterBody, type UpdateClientBody } from './oauth.schemas.ts';
 

@@ -30,7 +30,7 @@ import type { Actor } from '../accounts/accounts.service.ts';
 import type { AccountRow } from '../accounts/accounts.store.ts';
 import type { TerminalBroker } from '../approval/terminal-broker.ts';
 import { DEVICE_CODE_GRANT } from '../contract.ts';
-import { oauthError } from './context.ts';
+import { oauthError } from './action-context.ts';
 import { SUPPORTED_SCOPES } from './oauth.schemas.ts';
 import type { DeviceAuthorizationRow, OAuthStore } from './oauth.store.ts';
 
@@ -55,7 +55,7 @@ const USER_CODE_LENGTH = 8;
 /** The approval protocol's terminal broker (`appApproval.terminalBroker(secret)`), declared once beside it. */
 export type { TerminalBroker };
 
-/** The client fields this module reads (a subset of context.ts's Client). */
+/** The client fields this module reads (a subset of action-context.ts's Client). */
 export interface DeviceClient {
   clientId: string;
   origin: 'managed' | 'first_party' | 'dynamic';

@@ -5,8 +5,8 @@
 import type { AppContext } from '../../core/http/app-context.ts';
 import { escapeHtml } from '../../core/http/html.ts';
 import type { AccountRow } from '../accounts/accounts.store.ts';
+import type { Client } from './action-context.ts';
 import type { AuthorizationParams } from './authorize.ts';
-import type { Client } from './context.ts';
 
 const esc = escapeHtml;
 

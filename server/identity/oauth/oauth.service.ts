@@ -5,7 +5,7 @@
  * authority signs the two permitted token shapes (RFC 9068 access tokens, ID tokens).
  *
  * Where each rule lives (choices of Hearth's own are in each file's header and docs/api/oauth.md):
- * - `context.ts`: the client model, lifetimes, who may authorize, the recheck of every issuance, token responses.
+ * - `action-context.ts`: the client model, lifetimes, who may authorize, the recheck of every issuance, token responses.
  * - `client-auth.ts`: client authentication at the token, revocation and device authorization endpoints.
  * - `clients.ts`: the first-party client, client administration, dynamic registration (RFC 7591).
  * - `authorize.ts`: the authorization endpoint, sign-in and consent interactions, codes.
@@ -18,10 +18,10 @@
 
 import { quoteInput } from '../../core/http/errors.ts';
 import type { Actor } from '../accounts/accounts.service.ts';
+import { createOAuthContext, type Form, type Grant, KEEP_REVOKED_MS, type OAuthContextDeps, oauthError } from './action-context.ts';
 import { createAuthorize } from './authorize.ts';
 import { authenticateClient, credentialsOf } from './client-auth.ts';
 import { createClients } from './clients.ts';
-import { createOAuthContext, type Form, type Grant, KEEP_REVOKED_MS, type OAuthContextDeps, oauthError } from './context.ts';
 import { DEVICE_CODE_GRANT, type TerminalBroker } from './device.ts';
 import { authorizationCodeGrant, authorizationCodeParameters } from './grants/authorization-code.ts';
 import { clientCredentialsGrant, clientCredentialsParameters } from './grants/client-credentials.ts';
@@ -32,8 +32,6 @@ import type { FamilyRow } from './oauth.store.ts';
 import { createRevocation } from './revoke.ts';
 import { createBearer } from './userinfo.ts';
 
-export { type AuthorizationParams, type AuthorizeOutcome, redirectMatches, type SessionView } from './authorize.ts';
-export { presentClient } from './clients.ts';
 export {
   ABANDONED_REGISTRATION_MS,
   ACCESS_TOKEN_LIFETIME_S,
@@ -46,7 +44,9 @@ export {
   parseScope,
   REFRESH_FAMILY_LIFETIME_MS,
   SIGN_IN_INTERACTION_MS,
-} from './context.ts';
+} from './action-context.ts';
+export { type AuthorizationParams, type AuthorizeOutcome, redirectMatches, type SessionView } from './authorize.ts';
+export { presentClient } from './clients.ts';
 
 export function createOAuthService(
   deps: OAuthContextDeps & {

@@ -8,8 +8,8 @@
  */
 import { decodeJwt } from 'jose';
 import type { Actor } from '../accounts/accounts.service.ts';
+import { type Form, type OAuthContext, oauthError, sha256 } from './action-context.ts';
 import { authenticateClient, credentialsOf } from './client-auth.ts';
-import { type Form, type OAuthContext, oauthError, sha256 } from './context.ts';
 
 export function createRevocation(ctx: OAuthContext) {
   const { store, now, record } = ctx;

@@ -7,7 +7,7 @@
 import { DATABASE_APP_ID, NAMESPACE_RESOURCE } from '../../core/auth/database-app.ts';
 import type { Principal } from '../../core/auth/tokens.service.ts';
 import { InvalidTokenError, type VerifiedAccessToken } from '../keys/keys.tokens.ts';
-import { type OAuthContext, oauthError } from './context.ts';
+import { type OAuthContext, oauthError } from './action-context.ts';
 import { PLATFORM_AUDIENCE } from './oauth.schemas.ts';
 
 export function createBearer(ctx: OAuthContext) {

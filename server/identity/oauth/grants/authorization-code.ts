@@ -17,7 +17,7 @@ import {
   REFRESH_FAMILY_LIFETIME_MS,
   sha256,
   validResource,
-} from '../context.ts';
+} from '../action-context.ts';
 import type { CodeRow } from '../oauth.store.ts';
 
 function pkceOk(verifier: string, challenge: string) {

@@ -5,7 +5,7 @@
  */
 
 import { quoteInput } from '../../../core/http/errors.ts';
-import { type GrantHandler, type OAuthContext, oauthError, parseScope, validResource } from '../context.ts';
+import { type GrantHandler, type OAuthContext, oauthError, parseScope, validResource } from '../action-context.ts';
 
 const USER_ONLY = ['openid', 'profile', 'email', 'groups', 'offline_access'];
 

@@ -7,7 +7,7 @@
  * the family and the device authorization's record of what it issued commit together.
  */
 import { decodeJwt } from 'jose';
-import { ACCESS_TOKEN_LIFETIME_S, type GrantHandler, type OAuthContext, REFRESH_FAMILY_LIFETIME_MS } from '../context.ts';
+import { ACCESS_TOKEN_LIFETIME_S, type GrantHandler, type OAuthContext, REFRESH_FAMILY_LIFETIME_MS } from '../action-context.ts';
 import { createDeviceFlow, type DeviceFlow, type IssueResult, type TerminalBroker } from '../device.ts';
 import type { DeviceAuthorizationRow } from '../oauth.store.ts';
 

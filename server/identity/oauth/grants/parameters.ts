@@ -10,8 +10,8 @@
  * All of it before client authentication, so a request is refused for its shape before its credentials are checked.
  */
 import { quoteInput } from '../../../core/http/errors.ts';
+import { type Form, oauthError } from '../action-context.ts';
 import { CLIENT_AUTH_PARAMETERS } from '../client-auth.ts';
-import { type Form, oauthError } from '../context.ts';
 
 /** The parameters of every token request, whatever its grant. */
 export const COMMON_PARAMETERS: ReadonlySet<string> = new Set(['grant_type', ...CLIENT_AUTH_PARAMETERS]);

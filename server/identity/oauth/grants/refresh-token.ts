@@ -9,7 +9,7 @@
  * otherwise the family fails closed. The rotation commits only if the reservation is still ours.
  */
 import { HearthError, quoteInput } from '../../../core/http/errors.ts';
-import { type GrantHandler, json, type OAuthContext, oauthError, parseScope, random, sha256, validResource } from '../context.ts';
+import { type GrantHandler, json, type OAuthContext, oauthError, parseScope, random, sha256, validResource } from '../action-context.ts';
 
 /** What the grant reads of the token request beside the common parameters (RFC 6749 §6, RFC 8707 §2.2). */
 export const refreshTokenParameters: ReadonlySet<string> = new Set(['refresh_token', 'scope', 'resource']);

@@ -3,7 +3,8 @@
  * store, the clock, the audit record, the signing authority, the issuer, and the rules more than one action applies —
  * who may authorize a client (Authentication rule 2), the recheck every issuance repeats (grant rule 2), the audience
  * rule, and the token-response helpers. It owns the `Client` model (row ↔ object) and the lifetimes; it owns no
- * endpoint. Everything in `server/identity/oauth/` imports this file; this file imports none of them (no cycles).
+ * endpoint. The actions in `server/identity/oauth/` import this file; it imports none of them, only the wire schemas
+ * and the store (no cycles).
  */
 import crypto from 'node:crypto';
 import type { AuditLog } from '../../core/audit/audit.ts';
