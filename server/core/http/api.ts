@@ -1,3 +1,12 @@
+/**
+ * The route kit: `Api.route` and `Api.hotRoute` turn one route declaration (`RouteDef`) into its Koa handler
+ * (authentication, validation, `cache` and `cors`), its OpenAPI entry, its preflight and, for a hot route, its entry in
+ * the hot dispatcher; `parse` is the validation they share with input that does not arrive by HTTP.
+ *
+ * One file because every option of `RouteDef` is read in these few places and a new option is added to all of them at
+ * once. The router prefilter at the end (`prefilterMatch`, a faster matcher over @koa/router's internals) is a
+ * separate concern that lives here only because the constructor installs it.
+ */
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import Router from '@koa/router';
 import { z } from 'zod';

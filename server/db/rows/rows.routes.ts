@@ -2,6 +2,10 @@
  * The row routes: `/v1/{ns}/tables/{table}/rows` (list, insert, update and delete by filter or id, CSV export) and
  * the PostgREST-compatible `/v1/{ns}/rest/{table}`. Bodies and queries are validated by rows.schemas.ts; the work is
  * rows.service.ts's. Handlers open the tenant, read `Prefer`, and shape the answer.
+ *
+ * Two route sets in one file, sharing the helpers at the top (`Prefer` and `returning`, `_meta`, the row counters,
+ * the read errors). The PostgREST set (`registerRestRoutes`, with its Range and Content-Range rules) is a whole of its
+ * own and could be a rest.routes.ts beside these helpers.
  */
 import { z } from 'zod';
 import { type Api, parse } from '../../core/http/api.ts';

@@ -1,10 +1,13 @@
 /**
  * The protocol endpoints of the OAuth 2.0 / OpenID Connect server: discovery (both well-known addresses; the document
  * is built in discovery.ts), the authorization endpoint with its sign-in and consent interactions, the token endpoint
- * (a hot route, answered beside Koa: server/core/http/hot.ts), revocation, UserInfo, dynamic registration and RP-initiated logout;
- * the endpoints browser applications call declare their CORS (`OAUTH_CORS`, which answers their preflights too). Terminal sign-in's pages are device.routes.ts; client
- * administration (`/api/admin/oauth/clients`) is clients.routes.ts. Handlers stay thin: the rules are in the action
- * files oauth.service.ts composes.
+ * (a hot route, answered beside Koa: server/core/http/hot.ts), revocation, UserInfo, dynamic registration and
+ * RP-initiated logout; the endpoints browser applications call declare their CORS (`OAUTH_CORS`, which answers their
+ * preflights too). Terminal sign-in's pages are device.routes.ts; client administration (`/api/admin/oauth/clients`)
+ * is clients.routes.ts. Handlers stay thin: the rules are in the action files oauth.service.ts composes.
+ *
+ * One file because it is the provider's whole protocol surface, read as its map: the length is the route
+ * declarations (parameters, responses and the description each endpoint publishes), not logic.
  */
 
 import { z } from 'zod';
