@@ -27,8 +27,8 @@ import { accountMigrations, createAccountStore } from './accounts/accounts.store
 import { registerApprovalRoutes } from './approval/approval.routes.ts';
 import { createApprovalService } from './approval/approval.service.ts';
 import { approvalMigrations, createApprovalStore } from './approval/approval.store.ts';
-import { createLoginContext } from './approval/context.ts';
 import { openGeoIp } from './approval/geoip.ts';
+import { createLoginContext } from './approval/signin-context.ts';
 import { signinHistoryMigrations } from './approval/signin-history.store.ts';
 import { PURPOSES } from './keys/keys.lifecycle.ts';
 import { type EarlyKeyPairs, startKeyPairs } from './keys/keys.material.ts';

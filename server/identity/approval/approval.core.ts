@@ -28,7 +28,7 @@ export const LOGIN_STARTS_PER_MINUTE = 30;
 /** Refused credentials (wrong pairing or browser secret, bad or unknown device signature) per address per minute. */
 export const AUTH_FAILURES_PER_MINUTE = 60;
 
-/** The sign-in context service (server/identity/approval/context.ts), injected so this module does not depend on it. */
+/** The sign-in context service (signin-context.ts), injected so this module does not depend on it. */
 export interface LoginContextProvider {
   compute(input: { sub: string; userAgent: string; ip: string; browserId: string | null; at: number }): Promise<unknown>;
   sameNetwork(ipA: string, ipB: string): boolean;

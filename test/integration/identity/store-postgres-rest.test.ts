@@ -1,11 +1,12 @@
 /**
- * The rest of the identity domain's stores on both core-store engines (issue 18; store-postgres.test.ts has keys,
- * OAuth, passkeys and email links): accounts, Linux identities, authenticator approval, the sign-in history and sessions give the same rows and
- * answers on SQLite and on a private PostgreSQL cluster, and the seed's multi-replica rules hold between two Store
- * instances over one database (two replicas): a sign-in request or a device change decided at two replicas at once is
- * decided once, a pairing is claimed once, a proof nonce is used once, pending rows keep their insertion order
- * (`seq`), a session created at one replica is accepted, re-authenticated and ended at the other, two replicas
- * removing the last two administrators at once leave one, and Linux numbers are never handed out twice.
+ * The rest of the identity domain's stores on both core-store engines (store-postgres.test.ts has keys, OAuth,
+ * passkeys and email links): accounts, Linux identities, authenticator approval, the sign-in history and sessions give
+ * the same rows and answers on SQLite and on a private PostgreSQL cluster, and the rules for replicas sharing one core
+ * store hold between two Store instances over one database (two replicas): a sign-in request or a device change
+ * decided at two replicas at once is decided once, a pairing is claimed once, a proof nonce is used once, pending rows
+ * keep their insertion order (`seq`), a session created at one replica is accepted, re-authenticated and ended at the
+ * other, two replicas removing the last two administrators at once leave one, and Linux numbers are never handed out
+ * twice.
  */
 import { describe, expect, it } from 'vitest';
 import { createAuditLog } from '../../../server/core/audit/audit.ts';
@@ -15,7 +16,7 @@ import type { Store } from '../../../server/core/storage/store.ts';
 import { createAccountsService } from '../../../server/identity/accounts/accounts.service.ts';
 import { type AccountRow, createAccountStore } from '../../../server/identity/accounts/accounts.store.ts';
 import { createApprovalStore } from '../../../server/identity/approval/approval.store.ts';
-import { createLoginContext } from '../../../server/identity/approval/context.ts';
+import { createLoginContext } from '../../../server/identity/approval/signin-context.ts';
 import { identityMigrations } from '../../../server/identity/index.ts';
 import { createLinuxService } from '../../../server/identity/linux/linux.service.ts';
 import { createLinuxStore } from '../../../server/identity/linux/linux.store.ts';

@@ -9,8 +9,8 @@ import { allMigrations } from '../../boot.ts';
 import { createLogger } from '../../core/logging/logger.ts';
 import { type Db, openPlatformDb } from '../../core/storage/platform-db.ts';
 import { sqliteStore } from '../../core/storage/store.ts';
-import { AppLoginContextSchema, BROWSER_RETENTION_MS, COUNTRY_WINDOW_MS, createLoginContext, INTRODUCTION_MS, sameNetwork } from './context.ts';
 import { openGeoIp } from './geoip.ts';
+import { AppLoginContextSchema, BROWSER_RETENTION_MS, COUNTRY_WINDOW_MS, createLoginContext, INTRODUCTION_MS, sameNetwork } from './signin-context.ts';
 
 const DAY = 24 * 60 * 60 * 1000;
 // Far enough ahead that the migration (run now) lies before every account of these tests.
