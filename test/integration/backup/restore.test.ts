@@ -42,6 +42,7 @@ afterAll(async () => {
   fs.rmSync(root, { recursive: true, force: true });
 });
 
+const RETRY_LATER = { retryBaseMs: 3600_000, retryMaxMs: 3600_000 };
 const rowsOf = async (s: MailServer, ns: string) => (await call<{ data: unknown[] }>(s, 'GET', `/v1/${ns}/tables/items/rows?order=id.asc&limit=1000`)).data;
 
 describe('backup and restore of a running instance', () => {
@@ -50,7 +51,10 @@ describe('backup and restore of a running instance', () => {
     async () => {
       // The original: two namespaces with rows, an administrator with a password, an OAuth client bound to a
       // namespace, a bulk message queued on a profile that cannot deliver (connection refused: it waits for a retry).
-      const a = await startMailServer({ store: 'sqlite' });
+      // A failed attempt is due again an hour later (not the minute of the default), on both servers: the backup,
+      // its checks and the restore take well over a minute of real time on a busy machine, and the restored server
+      // must still hold the message queued until the test moves its clock past the retry.
+      const a = await startMailServer({ store: 'sqlite', mail: { delivery: RETRY_LATER } });
       servers.push(a);
       const issuer = a.url.replace(/\/$/, '');
       for (const [ns, n] of [
@@ -135,7 +139,7 @@ describe('backup and restore of a running instance', () => {
       expect(restored.stdout).toContain(`KEK with fingerprint ${manifest.kekFingerprint}, which the backup held`);
 
       // The restored instance, on the same address (the issuer, and so the OAuth audiences, stay the same).
-      const b = await startMailServer({ store: 'sqlite', dataDir: target, port });
+      const b = await startMailServer({ store: 'sqlite', dataDir: target, port, mail: { delivery: RETRY_LATER } });
       servers.push(b);
       expect(await rowsOf(b, 'crm')).toEqual(before.crm);
       expect(await rowsOf(b, 'inventory')).toEqual(before.inventory);
