@@ -94,6 +94,36 @@ const dynamicBuiltins: esbuild.Plugin = {
 };
 
 /**
+ * One module namespace per CommonJS module. esbuild turns every `import x from 'node:fs'` of an ES module into
+ * `__toESM(require('node:fs'))` at that module's set-up, and `__toESM` copies each of the module's properties onto a
+ * new object as a getter: the server bundle has ~320 such calls (57 for node:crypto, 52 for node:fs, 41 for
+ * node:path, …), ~11,000 property definitions at every start for 16 built-ins and a few dozen facades. A module's
+ * namespace is one object in ES modules too, so each call site calls `__hearthToESM`, which answers the object the
+ * first call made for the same module (and the same `isNodeMode`).
+ */
+const TO_ESM_MEMO =
+  'var __hearthEsm = [new WeakMap(), new WeakMap()];\n' +
+  'function __hearthToESM(mod, isNodeMode) {\n' +
+  "  if (mod === null || (typeof mod !== 'object' && typeof mod !== 'function')) return (0, __toESM)(mod, isNodeMode);\n" +
+  '  const seen = __hearthEsm[isNodeMode ? 1 : 0];\n' +
+  '  let ns = seen.get(mod);\n' +
+  '  if (ns === undefined) seen.set(mod, (ns = (0, __toESM)(mod, isNodeMode)));\n' +
+  '  return ns;\n' +
+  '}';
+
+/**
+ * Points a bundle's `__toESM(` call sites at `__hearthToESM` (see TO_ESM_MEMO); its definition `__toESM=(` stays, and
+ * so do the memo's own calls, written `(0, __toESM)(`.
+ */
+function memoizeToEsm(file: string): void {
+  const text = fs.readFileSync(file, 'utf8');
+  const calls = text.split('__toESM(').length - 1;
+  if (calls === 0) return;
+  if (!/\b__toESM=\(/.test(text)) fail(`${file}: ${calls} __toESM calls but no esbuild __toESM helper (did esbuild's runtime change?)`);
+  fs.writeFileSync(file, text.replaceAll('__toESM(', '__hearthToESM('));
+}
+
+/**
  * Bundles a server entry into one CommonJS file for Node 24. `import.meta.url` becomes the bundle's own file URL
  * (it names helper modules that the runtime seam replaces, and the default UI folder, which entries override);
  * `supports-color` (pulled in by `debug`) is replaced by an empty module; a dynamic import of a built-in module is a
@@ -113,7 +143,7 @@ export async function bundleServer(opts: { entry: string; outfile: string; exter
     external: opts.external ?? [],
     alias: { 'supports-color': empty },
     define: { 'import.meta.url': '__hearth_import_meta_url' },
-    banner: { js: `'use strict';\nvar __hearth_import_meta_url = require('node:url').pathToFileURL(__filename).href;` },
+    banner: { js: `'use strict';\nvar __hearth_import_meta_url = require('node:url').pathToFileURL(__filename).href;\n${TO_ESM_MEMO}` },
     minifySyntax: true,
     minifyWhitespace: true,
     keepNames: false,
@@ -123,5 +153,6 @@ export async function bundleServer(opts: { entry: string; outfile: string; exter
     logOverride: { 'empty-import-meta': 'silent' },
     plugins: [dynamicBuiltins, startShims, ...(opts.plugins ?? [])],
   });
+  memoizeToEsm(opts.outfile);
   return result.metafile;
 }
