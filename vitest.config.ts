@@ -1,5 +1,6 @@
 import os from 'node:os';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/helpers/sequencer.ts';
 
 /**
  * Two projects, run together by `npx vitest run` (`npm test` runs them through test/run.ts):
@@ -24,6 +25,8 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     retry: 0,
+    // The longest files first, from test/durations.json (a clean clone has no Vitest cache to order by).
+    sequence: { sequencer: LongestFirstSequencer },
     // Argon2id at its lowest cost for the suite's thousands of sign-ins (server/core/config/environment.ts says why;
     // passwords.test.ts and sessions.test.ts check the production parameters).
     env: { HEARTH_TEST_PASSWORD_HASHING: 'light' },
